@@ -1,0 +1,31 @@
+//! The one error enum of admin-console and its mapping to statuses.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use service_kit::http::{ApiError, error_response};
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("No cluster has the id \"{0}\".")]
+    UnknownCluster(String),
+}
+
+impl ResponseError for Error {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Self::UnknownCluster(_) => StatusCode::NOT_FOUND,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        error_response(self)
+    }
+}
+
+impl ApiError for Error {
+    fn code(&self) -> &'static str {
+        match self {
+            Self::UnknownCluster(_) => "unknown_cluster",
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! Integration tests of the authproxy binary and application.
+
+mod app;
+
+test_support::binary_contract_tests!("authproxy", "/healthz");

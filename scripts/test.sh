@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The whole test run, as CI does it: dependencies, formatting, lints, every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+started=$(date +%s)
+step() { printf '\n==> %s (%ss)\n' "$*" "$(( $(date +%s) - started ))"; }
+
+step "dependencies"
+scripts/install-deps.sh
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "cargo test"
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+cargo test --workspace --locked 2>&1 | tee "$results"
+rust_passed=$(awk '/^test result:/ {sum += $4} END {print sum + 0}' "$results")
+
+for dir in */web; do
+  [ -f "$dir/package.json" ] || continue
+  step "front-end checks and tests in $dir"
+  (cd "$dir" && npm run --if-present lint && npm run --if-present typecheck && npm test)
+done
+
+step "all tests passed"
+echo "tests: ${rust_passed} passed, 0 failed"

@@ -1,0 +1,90 @@
+//! The command line every binary has: `--version`, `--config <path>`, `--validate-config`.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use serde::de::DeserializeOwned;
+
+use crate::config::{ConfigLoader, Validate};
+use crate::logging::{self, LogFormat, LogLevel};
+
+#[derive(Debug, Parser)]
+#[command(disable_version_flag = true)]
+pub struct Cli {
+    /// Path of the YAML configuration file. Without it every key takes its default.
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// Check the configuration given by --config, print every problem at once, and exit
+    /// (0 when valid).
+    #[arg(long, requires = "config")]
+    pub validate_config: bool,
+
+    /// Print `<binary> version <semver>` and exit.
+    #[arg(long)]
+    pub version: bool,
+}
+
+/// What the command line needs from a service's settings.
+pub trait ServiceSettings: DeserializeOwned + Validate {
+    fn log_level(&self) -> LogLevel;
+    fn log_format(&self) -> LogFormat;
+}
+
+/// Exit status for an invalid configuration (clap uses 2 for usage errors).
+const EXIT_INVALID_CONFIG: u8 = 1;
+
+/// The whole `main` of a service: parse the command line, load and validate the configuration,
+/// then either report or start logging and run `serve` on an actix system until it returns.
+/// `env_prefix` prefixes the environment overrides (e.g. `INGRESS_DASH`).
+pub fn run<S, F, Fut>(binary: &str, version: &str, env_prefix: &str, serve: F) -> ExitCode
+where
+    S: ServiceSettings,
+    F: FnOnce(S) -> Fut,
+    Fut: Future<Output = anyhow::Result<()>>,
+{
+    let cli = Cli::parse();
+    if cli.version {
+        println!("{binary} version {version}");
+        return ExitCode::SUCCESS;
+    }
+    let loader = ConfigLoader::new(env_prefix);
+    let source = cli
+        .config
+        .as_ref()
+        .map_or_else(|| "defaults".to_owned(), |path| path.display().to_string());
+    let loaded = match &cli.config {
+        Some(path) => loader.load_file::<S>(path),
+        None => loader.load_str::<S>(""),
+    };
+    let settings = match loaded {
+        Ok(settings) => settings,
+        Err(problems) => {
+            for problem in problems.iter() {
+                eprintln!("{source}: {problem}");
+            }
+            let count = problems.len();
+            let noun = if count == 1 { "problem" } else { "problems" };
+            eprintln!("{binary}: the configuration is not valid ({count} {noun})");
+            return ExitCode::from(EXIT_INVALID_CONFIG);
+        }
+    };
+    if cli.validate_config {
+        println!("{source}: the configuration is valid");
+        return ExitCode::SUCCESS;
+    }
+    logging::init(settings.log_level(), settings.log_format());
+    match actix_web::rt::System::new().block_on(serve(settings)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(
+                error = format!("{error:#}"),
+                "{binary} stopped with an error"
+            );
+            eprintln!("{binary}: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! Configuration loading, one recipe for every service:
+//! YAML file → strict `${NAME}` substitution → environment overrides (`<PREFIX>_SECTION__KEY`) →
+//! typed settings → validation that reports every problem at once.
+
+mod expand;
+mod problems;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use config::{Config, ConfigError, Environment, File, FileFormat, Map, Source, Value, ValueKind};
+use serde::de::DeserializeOwned;
+
+pub use expand::{ProcessEnv, VariableSource, expand_str};
+pub use problems::{ConfigProblem, ConfigProblems};
+
+use problems::problem_from_config_error;
+
+/// Semantic checks that serde cannot express: ranges, URLs, cross-field rules.
+/// Implementations push every problem they find instead of stopping at the first.
+pub trait Validate {
+    /// Takes values from the well-known environment variables a service documents (such as
+    /// ingress-dash's `PORT` or authproxy's `SESSION_SECRET`), after the file and before
+    /// validation. Most services have none.
+    fn apply_environment(&mut self, _env: &dyn VariableSource, _problems: &mut ConfigProblems) {}
+
+    fn validate(&self, problems: &mut ConfigProblems);
+}
+
+/// Loads settings of type `T` for one service.
+pub struct ConfigLoader {
+    env_prefix: String,
+    /// `None` reads the process environment; tests pass their own.
+    env: Option<HashMap<String, String>>,
+}
+
+impl ConfigLoader {
+    /// `env_prefix` is the service's prefix for overrides, e.g. `AUTHPROXY` makes
+    /// `AUTHPROXY_SERVER__PORT=9001` override `server.port`.
+    pub fn new(env_prefix: &str) -> Self {
+        Self {
+            env_prefix: env_prefix.to_owned(),
+            env: None,
+        }
+    }
+
+    /// Uses `env` instead of the process environment, for substitution and overrides alike.
+    pub fn with_env(mut self, env: HashMap<String, String>) -> Self {
+        self.env = Some(env);
+        self
+    }
+
+    /// Looks a variable up where this loader does (its own map, else the process environment).
+    pub fn var(&self, name: &str) -> Option<String> {
+        match &self.env {
+            Some(env) => env.get(name).cloned(),
+            None => std::env::var(name).ok(),
+        }
+    }
+
+    pub fn load_file<T: DeserializeOwned + Validate>(
+        &self,
+        path: &Path,
+    ) -> Result<T, ConfigProblems> {
+        let text = std::fs::read_to_string(path).map_err(|error| {
+            let mut problems = ConfigProblems::new();
+            problems.push(
+                "",
+                format!(
+                    "cannot read the configuration file {}: {error}",
+                    path.display()
+                ),
+            );
+            problems
+        })?;
+        self.load_str(&text)
+    }
+
+    /// Loads from YAML text. An empty text means "all defaults".
+    pub fn load_str<T: DeserializeOwned + Validate>(
+        &self,
+        yaml: &str,
+    ) -> Result<T, ConfigProblems> {
+        let mut problems = ConfigProblems::new();
+        let mut tree = match parse_yaml(yaml) {
+            Ok(tree) => tree,
+            Err(problem) => {
+                problems.push_problem(problem);
+                return Err(problems);
+            }
+        };
+        let lookup = |name: &str| self.var(name);
+        let mut root = Value::new(None, ValueKind::Table(std::mem::take(&mut tree)));
+        let _root_is_a_table = expand::expand_value(&mut root, "", &lookup, &mut problems);
+        let ValueKind::Table(mut tree) = root.kind else {
+            unreachable!("the root was built as a table")
+        };
+
+        // serde stops at the first bad field. To report them all, each bad key is recorded,
+        // taken out (so its default applies, or its parent goes) and the rest deserialized
+        // again. Taking out a required key makes serde complain about it next; such follow-on
+        // complaints are not reported, the parent is taken out instead.
+        const MAX_ROUNDS: usize = 64;
+        let mut taken_out: Vec<String> = Vec::new();
+        let mut shifts = IndexShifts::default();
+        for _ in 0..MAX_ROUNDS {
+            let error = match self.deserialize::<T>(&tree) {
+                Ok(mut settings) => {
+                    // Keys the validation names are in today's indices; report the file's.
+                    let mut semantic = ConfigProblems::new();
+                    settings.apply_environment(&lookup, &mut semantic);
+                    settings.validate(&mut semantic);
+                    for problem in semantic.iter() {
+                        problems.push(shifts.original(&problem.key), problem.message.clone());
+                    }
+                    problems.sort_by_key();
+                    return problems.into_result(settings);
+                }
+                Err(error) => error,
+            };
+            let problem = problem_from_config_error(&error);
+            let required = problem.message == REQUIRED;
+            let original_key = shifts.original(&problem.key);
+            if !(required && taken_out.contains(&original_key)) {
+                let reported = ConfigProblem {
+                    key: original_key,
+                    message: problem.message.clone(),
+                };
+                if problems.iter().any(|known| known == &reported) {
+                    break;
+                }
+                problems.push_problem(reported);
+            }
+            let target = if required {
+                parent_key(&problem.key)
+            } else {
+                problem.key
+            };
+            let original_target = shifts.original(&target);
+            if target.is_empty() || !remove_path(&mut tree, &target, &mut shifts) {
+                break;
+            }
+            taken_out.push(original_target);
+        }
+        problems.sort_by_key();
+        Err(problems)
+    }
+
+    fn deserialize<T: DeserializeOwned>(
+        &self,
+        tree: &Map<String, Value>,
+    ) -> Result<T, ConfigError> {
+        let overrides = Environment::with_prefix(&self.env_prefix)
+            .prefix_separator("_")
+            .separator("__")
+            .try_parsing(true)
+            .source(
+                self.env
+                    .as_ref()
+                    .map(|env| env.clone().into_iter().collect()),
+            );
+        Config::builder()
+            .add_source(Layer(tree.clone()))
+            .add_source(overrides)
+            .build()?
+            .try_deserialize()
+    }
+}
+
+fn parse_yaml(yaml: &str) -> Result<Map<String, Value>, ConfigProblem> {
+    if yaml.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    let parsed = Config::builder()
+        .add_source(File::from_str(yaml, FileFormat::Yaml))
+        .build()
+        .map_err(|error| problem_from_config_error(&error))?;
+    parsed
+        .collect()
+        .map_err(|error| problem_from_config_error(&error))
+}
+
+/// The already substituted file, as a source for `config`.
+#[derive(Debug, Clone)]
+struct Layer(Map<String, Value>);
+
+impl Source for Layer {
+    fn clone_into_box(&self) -> Box<dyn Source + Send + Sync> {
+        Box::new(self.clone())
+    }
+
+    fn collect(&self) -> Result<Map<String, Value>, ConfigError> {
+        Ok(self.0.clone())
+    }
+}
+
+/// The message of a problem about a required key that is absent.
+pub(crate) const REQUIRED: &str = "is required";
+
+/// `a.b[2].c` → `a.b[2]`; `a.b[2]` → `a.b`; `a` → ``.
+fn parent_key(key: &str) -> String {
+    match key.rfind(['.', '[']) {
+        Some(cut) => key[..cut].to_owned(),
+        None => String::new(),
+    }
+}
+
+/// Array elements taken out shift the indices of later elements. Problems are reported with
+/// the indices of the file, so each removal is remembered and undone when naming a key.
+#[derive(Default)]
+struct IndexShifts(Vec<(String, usize)>);
+
+impl IndexShifts {
+    /// `key` (in today's indices) in the indices of the file as written.
+    fn original(&self, key: &str) -> String {
+        let mut key = key.to_owned();
+        for (array, removed) in self.0.iter().rev() {
+            let prefix = format!("{array}[");
+            if let Some(rest) = key.strip_prefix(&prefix)
+                && let Some((index, tail)) = rest.split_once(']')
+                && let Ok(index) = index.parse::<usize>()
+                && index >= *removed
+            {
+                key = format!("{prefix}{}]{tail}", index + 1);
+            }
+        }
+        key
+    }
+}
+
+/// Removes `a.b[2].c` from `tree`; false when the path does not lead anywhere.
+fn remove_path(tree: &mut Map<String, Value>, path: &str, shifts: &mut IndexShifts) -> bool {
+    let removed = remove_in_table(tree, &path_segments(path));
+    if removed && path.ends_with(']') {
+        let (array, index) = path.rsplit_once('[').expect("the path ends with an index");
+        let index = index.trim_end_matches(']').parse().unwrap_or(0);
+        shifts.0.push((array.to_owned(), index));
+    }
+    removed
+}
+
+fn remove_in_table(table: &mut Map<String, Value>, segments: &[PathSegment]) -> bool {
+    match segments {
+        [PathSegment::Key(key)] => table.remove(key.as_str()).is_some(),
+        [PathSegment::Key(key), rest @ ..] => table
+            .get_mut(key.as_str())
+            .is_some_and(|value| remove_in_value(value, rest)),
+        _ => false,
+    }
+}
+
+fn remove_in_value(value: &mut Value, segments: &[PathSegment]) -> bool {
+    match (&mut value.kind, segments) {
+        (ValueKind::Table(table), segments) => remove_in_table(table, segments),
+        (ValueKind::Array(items), [PathSegment::Index(index)]) if *index < items.len() => {
+            items.remove(*index);
+            true
+        }
+        (ValueKind::Array(items), [PathSegment::Index(index), rest @ ..]) => items
+            .get_mut(*index)
+            .is_some_and(|item| remove_in_value(item, rest)),
+        _ => false,
+    }
+}
+
+#[derive(Debug, PartialEq)]
+enum PathSegment {
+    Key(String),
+    Index(usize),
+}
+
+fn path_segments(path: &str) -> Vec<PathSegment> {
+    let mut segments = Vec::new();
+    for part in path.split('.') {
+        let (key, mut indices) = match part.find('[') {
+            Some(open) => (&part[..open], &part[open..]),
+            None => (part, ""),
+        };
+        if !key.is_empty() {
+            segments.push(PathSegment::Key(key.to_owned()));
+        }
+        while let Some(rest) = indices.strip_prefix('[') {
+            let Some(close) = rest.find(']') else { break };
+            if let Ok(index) = rest[..close].parse() {
+                segments.push(PathSegment::Index(index));
+            }
+            indices = &rest[close + 1..];
+        }
+    }
+    segments
+}
+
+#[cfg(test)]
+mod tests;

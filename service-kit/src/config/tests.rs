@@ -1,0 +1,185 @@
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::*;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct Sample {
+    server: Server,
+    secret: String,
+    items: Vec<Item>,
+}
+
+impl Default for Sample {
+    fn default() -> Self {
+        Self {
+            server: Server::default(),
+            secret: "default-secret".into(),
+            items: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct Server {
+    port: u16,
+    #[serde(with = "humantime_serde")]
+    timeout: Duration,
+}
+
+impl Default for Server {
+    fn default() -> Self {
+        Self {
+            port: 8080,
+            timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Item {
+    name: String,
+    #[allow(dead_code)]
+    weight: u8,
+}
+
+impl Validate for Sample {
+    fn validate(&self, problems: &mut ConfigProblems) {
+        problems.check(self.secret.len() >= 8, "secret", "must be at least 8 bytes");
+        for (index, item) in self.items.iter().enumerate() {
+            problems.check(
+                !item.name.is_empty(),
+                &format!("items[{index}].name"),
+                "must not be empty",
+            );
+        }
+    }
+}
+
+fn loader(env: &[(&str, &str)]) -> ConfigLoader {
+    let env: HashMap<String, String> = env
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    ConfigLoader::new("SAMPLE").with_env(env)
+}
+
+fn problems_of(result: Result<Sample, ConfigProblems>) -> Vec<String> {
+    result
+        .expect_err("the configuration should be rejected")
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+#[test]
+fn empty_text_gives_defaults() {
+    let sample: Sample = loader(&[]).load_str("").unwrap();
+    assert_eq!(sample.server.port, 8080);
+    assert_eq!(sample.server.timeout, Duration::from_secs(30));
+}
+
+#[test]
+fn substitution_keeps_yaml_typing_and_special_characters() {
+    let sample: Sample = loader(&[("PORT", "9001"), ("SECRET", "pa#ss: \"word\"")])
+        .load_str("server:\n  port: ${PORT}\n  timeout: ${TIMEOUT:-5s}\nsecret: ${SECRET}\n")
+        .unwrap();
+    assert_eq!(sample.server.port, 9001);
+    assert_eq!(sample.server.timeout, Duration::from_secs(5));
+    assert_eq!(sample.secret, "pa#ss: \"word\"");
+}
+
+#[test]
+fn environment_overrides_the_file() {
+    let sample: Sample = loader(&[("SAMPLE_SERVER__PORT", "7000")])
+        .load_str("server:\n  port: 9001\n")
+        .unwrap();
+    assert_eq!(sample.server.port, 7000);
+}
+
+#[test]
+fn every_problem_is_reported_once_with_its_key() {
+    let yaml = "server:\n  port: 70000\n  timeout: soon\n  colour: red\nsecret: ${MISSING}\nitems:\n  - name: ''\n    weight: 1\n  - name: b\n    weight: heavy\n";
+    let problems = problems_of(loader(&[]).load_str(yaml));
+    assert_eq!(
+        problems,
+        vec![
+            "items[0].name: must not be empty",
+            "items[1].weight: expected an integer, found a string",
+            "secret: environment variable MISSING is not set (write ${MISSING:-default} to allow a default)",
+            "server.colour: is not a known key (expected `port` or `timeout`)",
+            "server.port: is out of range for an unsigned 16 bit integer",
+            "server.timeout: invalid value: expected a duration, found a string",
+        ],
+        "{problems:#?}"
+    );
+}
+
+#[test]
+fn semantic_problems_are_collected_after_type_problems_are_fixed() {
+    let problems =
+        problems_of(loader(&[]).load_str("secret: short\nitems:\n  - name: ''\n    weight: 1\n"));
+    assert_eq!(
+        problems,
+        vec![
+            "items[0].name: must not be empty",
+            "secret: must be at least 8 bytes"
+        ]
+    );
+}
+
+#[test]
+fn malformed_yaml_is_one_line_with_its_position() {
+    let problems = problems_of(loader(&[]).load_str("server:\n  port: [1\n"));
+    assert_eq!(problems.len(), 1);
+    assert!(
+        problems[0].starts_with("the file is not valid YAML"),
+        "{problems:?}"
+    );
+    assert!(problems[0].contains("line"), "{problems:?}");
+}
+
+#[test]
+fn no_value_is_echoed_in_problems() {
+    let secret = "hunter2-very-secret";
+    let yaml = format!("server:\n  port: {secret}\n  timeout: {secret}\nsecret: [{secret}]\n");
+    let problems = loader(&[])
+        .load_str::<Sample>(&yaml)
+        .unwrap_err()
+        .to_string();
+    assert!(!problems.contains(secret), "{problems}");
+    assert_eq!(problems.lines().count(), 3, "{problems}");
+}
+
+#[test]
+fn missing_required_field_names_the_key() {
+    let problems = problems_of(loader(&[]).load_str("items:\n  - name: a\n"));
+    assert_eq!(problems, vec!["items[0].weight: is required"]);
+}
+
+#[test]
+fn unreadable_file_is_a_problem_not_a_panic() {
+    let problems = problems_of(loader(&[]).load_file(Path::new("/nonexistent/config.yaml")));
+    assert!(problems[0].contains("cannot read the configuration file"));
+}
+
+#[test]
+fn problems_in_several_array_elements_keep_their_file_indices() {
+    let yaml = "items:\n  - name: a\n    weight: x\n  - name: b\n  - name: c\n    weight: y\n  - name: ''\n    weight: 2\nserver:\n  port: -1\n";
+    let problems = problems_of(loader(&[]).load_str(yaml));
+    assert_eq!(
+        problems,
+        vec![
+            "items[0].weight: expected an integer, found a string",
+            "items[1].weight: is required",
+            "items[2].weight: expected an integer, found a string",
+            "items[3].name: must not be empty",
+            "server.port: is out of range for an unsigned 64 bit or less integer",
+        ]
+    );
+}

@@ -1,0 +1,84 @@
+//! Logs through `tracing`: one line per event, JSON or text, level from configuration.
+
+use serde::Deserialize;
+use tracing_subscriber::EnvFilter;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub enum LogLevel {
+    Debug,
+    #[default]
+    Info,
+    Warn,
+    Error,
+}
+
+impl LogLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Debug => "debug",
+            Self::Info => "info",
+            Self::Warn => "warn",
+            Self::Error => "error",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "String")]
+pub enum LogFormat {
+    /// One JSON object per line with `timestamp` (RFC 3339), `level`, `message` and the event's
+    /// fields at the top level, which is what log shippers index without extra parsing.
+    #[default]
+    Json,
+    /// `timestamp LEVEL message key=value ...`
+    Text,
+}
+
+impl TryFrom<String> for LogLevel {
+    type Error = &'static str;
+
+    fn try_from(value: String) -> Result<Self, &'static str> {
+        match value.to_ascii_lowercase().as_str() {
+            "debug" => Ok(Self::Debug),
+            "info" => Ok(Self::Info),
+            "warn" | "warning" => Ok(Self::Warn),
+            "error" => Ok(Self::Error),
+            _ => Err("must be one of debug, info, warn, error"),
+        }
+    }
+}
+
+impl TryFrom<String> for LogFormat {
+    type Error = &'static str;
+
+    fn try_from(value: String) -> Result<Self, &'static str> {
+        match value.to_ascii_lowercase().as_str() {
+            "json" => Ok(Self::Json),
+            "text" => Ok(Self::Text),
+            _ => Err("must be json or text"),
+        }
+    }
+}
+
+/// Installs the process-wide subscriber. `RUST_LOG`, when set, refines the configured level
+/// (e.g. `info,authproxy=debug`). A second call is a no-op, which keeps tests that build several
+/// applications in one process simple.
+pub fn init(level: LogLevel, format: LogFormat) {
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level.as_str()));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_target(false)
+        .with_writer(std::io::stdout);
+    let _already_installed = match format {
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_span_list(false)
+            .try_init(),
+        LogFormat::Text => builder.try_init(),
+    };
+}

@@ -1,0 +1,72 @@
+//! The actix server every service runs: request metrics, the common error body for extractor
+//! rejections and unknown routes, liveness, `/_metrics`, and graceful shutdown.
+
+use std::net::TcpListener;
+use std::time::Duration;
+
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{App, HttpServer, web};
+
+use crate::http::{ServiceVersion, configure_extractors, liveness, route_not_found};
+use crate::metrics::{metrics_endpoint, prometheus_handle, record_request};
+
+/// What differs between the services' servers, apart from their routes.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    pub host: String,
+    /// 0 picks a free port; [`RunningServer::port`] tells which.
+    pub port: u16,
+    /// How long in-flight requests may go on after SIGTERM.
+    pub shutdown_timeout: Duration,
+    pub metrics_enabled: bool,
+    pub version: &'static str,
+    /// Liveness path, e.g. `/healthz` or `/api/live`.
+    pub liveness_path: &'static str,
+}
+
+pub struct RunningServer {
+    port: u16,
+    server: Server,
+}
+
+impl RunningServer {
+    /// Binds and starts serving; `routes` adds the service's own routes and app data.
+    pub fn start<F>(options: ServerOptions, routes: F) -> std::io::Result<Self>
+    where
+        F: Fn(&mut web::ServiceConfig) + Clone + Send + 'static,
+    {
+        let listener = TcpListener::bind((options.host.as_str(), options.port))?;
+        let port = listener.local_addr()?.port();
+        let prometheus = web::Data::new(prometheus_handle());
+        let version = web::Data::new(ServiceVersion(options.version));
+        let (liveness_path, metrics_enabled) = (options.liveness_path, options.metrics_enabled);
+        let server = HttpServer::new(move || {
+            let mut app = App::new()
+                .wrap(from_fn(record_request))
+                .configure(configure_extractors)
+                .app_data(version.clone())
+                .app_data(prometheus.clone())
+                .route(liveness_path, web::get().to(liveness));
+            if metrics_enabled {
+                app = app.route("/_metrics", web::get().to(metrics_endpoint));
+            }
+            app.configure(routes.clone())
+                .default_service(web::to(route_not_found))
+        })
+        .shutdown_timeout(options.shutdown_timeout.as_secs())
+        .listen(listener)?
+        .run();
+        Ok(Self { port, server })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves until SIGTERM or SIGINT, then stops accepting and lets in-flight requests finish
+    /// within the shutdown time-out.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}

@@ -1,0 +1,164 @@
+//! The shared server: liveness, `/_metrics`, and the common error body for everything actix
+//! rejects before a handler runs.
+
+use std::time::Duration;
+
+use actix_web::{HttpResponse, web};
+use serde::Deserialize;
+use service_kit::server::{RunningServer, ServerOptions};
+
+#[derive(Deserialize)]
+struct Page {
+    size: u32,
+}
+
+fn routes(config: &mut web::ServiceConfig) {
+    config
+        .route(
+            "/api/items",
+            web::get().to(|page: web::Query<Page>| async move {
+                HttpResponse::Ok().json(serde_json::json!({"size": page.size}))
+            }),
+        )
+        .route(
+            "/api/items",
+            web::post().to(|body: web::Json<Page>| async move {
+                HttpResponse::Ok().json(serde_json::json!({"size": body.size}))
+            }),
+        );
+}
+
+async fn start(metrics_enabled: bool) -> String {
+    let options = ServerOptions {
+        host: "127.0.0.1".into(),
+        port: 0,
+        shutdown_timeout: Duration::from_secs(1),
+        metrics_enabled,
+        version: "9.8.7",
+        liveness_path: "/live",
+    };
+    let server = RunningServer::start(options, routes).expect("server starts");
+    let address = format!("http://127.0.0.1:{}", server.port());
+    tokio::spawn(server.run_until_stopped());
+    address
+}
+
+async fn error_of(response: reqwest::Response) -> (u16, serde_json::Value) {
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("a JSON error body"))
+}
+
+#[tokio::test]
+async fn liveness_answers_healthy_and_the_version() {
+    let address = start(true).await;
+    let body: serde_json::Value = test_support::http_client()
+        .get(format!("{address}/live"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        body,
+        serde_json::json!({"status": "healthy", "version": "9.8.7"})
+    );
+}
+
+#[tokio::test]
+async fn unknown_routes_get_the_common_404_body() {
+    let address = start(true).await;
+    let (status, body) = error_of(
+        test_support::http_client()
+            .get(format!("{address}/nowhere"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 404);
+    assert_eq!(body["error"]["code"], "not_found");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/nowhere")
+    );
+}
+
+#[tokio::test]
+async fn bad_query_and_body_get_the_common_400_body() {
+    let address = start(true).await;
+    let (status, body) = error_of(
+        test_support::http_client()
+            .get(format!("{address}/api/items?size=big"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (400, Some("invalid_query"))
+    );
+
+    let response = test_support::http_client()
+        .post(format!("{address}/api/items"))
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = error_of(response).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (400, Some("invalid_body"))
+    );
+}
+
+#[tokio::test]
+async fn metrics_endpoint_exports_request_metrics_by_route_template() {
+    let address = start(true).await;
+    test_support::http_client()
+        .get(format!("{address}/api/items?size=3"))
+        .send()
+        .await
+        .unwrap();
+    let response = test_support::http_client()
+        .get(format!("{address}/_metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain")
+    );
+    let text = response.text().await.unwrap();
+    assert!(
+        text.lines().any(|l| l.starts_with("http_requests_total{")
+            && l.contains("route=\"/api/items\"")
+            && l.contains("status=\"200\"")),
+        "{text}"
+    );
+    assert!(
+        text.contains("http_request_duration_seconds_bucket{"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn metrics_endpoint_is_absent_when_disabled() {
+    let address = start(false).await;
+    assert_eq!(
+        test_support::http_client()
+            .get(format!("{address}/_metrics"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+}

@@ -1,0 +1,242 @@
+//! The command-line contract every service binary keeps, as a macro each service's test
+//! binary expands: `--version`, `--validate-config` (valid and with several problems), JSON
+//! logs, and graceful shutdown on SIGTERM.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::process::{ChildGuard, TempDir, free_port, http_get, wait_until};
+
+/// A built service binary (`env!("CARGO_BIN_EXE_<name>")`).
+pub struct ServiceBinary {
+    pub path: PathBuf,
+    pub name: &'static str,
+    pub liveness_path: &'static str,
+    scratch: TempDir,
+}
+
+impl ServiceBinary {
+    pub fn new(path: &str, name: &'static str, liveness_path: &'static str) -> Self {
+        Self {
+            path: PathBuf::from(path),
+            name,
+            liveness_path,
+            scratch: TempDir::new(name),
+        }
+    }
+
+    /// Writes `yaml` to a file in this binary's scratch directory.
+    pub fn config_file(&self, file_name: &str, yaml: &str) -> PathBuf {
+        let path = self.scratch.path().join(file_name);
+        std::fs::write(&path, yaml).expect("writing a configuration file");
+        path
+    }
+
+    /// Runs to completion with a clean environment plus `env`.
+    pub fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        self.command(env)
+            .args(args)
+            .output()
+            .expect("running the service binary")
+    }
+
+    fn command(&self, env: &[(&str, &str)]) -> Command {
+        let mut command = Command::new(&self.path);
+        command
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        command
+    }
+
+    /// Starts the binary with `config` and waits for its liveness path.
+    pub fn start(&self, config: &Path, port: u16) -> RunningBinary {
+        let mut guard = ChildGuard::spawn(
+            self.name,
+            self.command(&[])
+                .arg("--config")
+                .arg(config)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+        );
+        let host_port = format!("127.0.0.1:{port}");
+        wait_until(self.name, Duration::from_secs(30), || {
+            guard.assert_running();
+            matches!(http_get(&host_port, self.liveness_path), Some((200, _)))
+        });
+        RunningBinary { guard, host_port }
+    }
+}
+
+pub struct RunningBinary {
+    pub guard: ChildGuard,
+    pub host_port: String,
+}
+
+impl RunningBinary {
+    /// Sends SIGTERM and waits for the exit; the exit status, or `None` after `timeout`.
+    pub fn terminate(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let pid = self.guard.pid().to_string();
+        let sent = Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("running kill");
+        assert!(sent.success(), "kill -TERM {pid} failed");
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.guard.child_mut().try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+
+    /// The lines the process wrote to stdout (call after it has exited).
+    pub fn stdout_lines(&mut self) -> Vec<String> {
+        let stdout = self
+            .guard
+            .child_mut()
+            .stdout
+            .take()
+            .expect("stdout is piped");
+        BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .collect()
+    }
+}
+
+/// A minimal valid configuration on `port` with JSON logs.
+pub fn minimal_config(port: u16) -> String {
+    format!(
+        "server:\n  host: 127.0.0.1\n  port: {port}\n  shutdown_timeout: 5s\nobservability:\n  log_level: info\n  log_format: json\n"
+    )
+}
+
+pub fn free_port_config() -> (u16, String) {
+    let port = free_port();
+    (port, minimal_config(port))
+}
+
+/// Expands to the command-line contract tests for one service binary.
+///
+/// ```ignore
+/// test_support::binary_contract_tests!("admin-console", "/api/live");
+/// ```
+#[macro_export]
+macro_rules! binary_contract_tests {
+    ($name:literal, $liveness:literal) => {
+        mod binary_contract {
+            use std::time::Duration;
+
+            use $crate::binary::{ServiceBinary, free_port_config};
+
+            fn binary() -> ServiceBinary {
+                ServiceBinary::new(env!(concat!("CARGO_BIN_EXE_", $name)), $name, $liveness)
+            }
+
+            #[test]
+            fn version_prints_name_version_semver() {
+                let output = binary().run(&["--version"], &[]);
+                assert!(output.status.success());
+                assert_eq!(
+                    String::from_utf8_lossy(&output.stdout).trim(),
+                    format!("{} version {}", $name, env!("CARGO_PKG_VERSION"))
+                );
+            }
+
+            #[test]
+            fn validate_config_accepts_a_valid_file() {
+                let binary = binary();
+                let (_, yaml) = free_port_config();
+                let path = binary.config_file("valid.yaml", &yaml);
+                let output = binary.run(&["--config", path.to_str().unwrap(), "--validate-config"], &[]);
+                assert!(
+                    output.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+
+            #[test]
+            fn validate_config_lists_every_problem_without_secrets() {
+                let binary = binary();
+                let secret = "s3cr3t-value-that-must-not-leak";
+                let yaml = format!(
+                    "server:\n  port: {secret}\n  host: ${{UNSET_HOST_VARIABLE}}\n  shutdown_timeout: forever\nobservability:\n  log_level: chatty\n"
+                );
+                let path = binary.config_file("invalid.yaml", &yaml);
+                let output = binary.run(&["--config", path.to_str().unwrap(), "--validate-config"], &[]);
+                assert_eq!(output.status.code(), Some(1));
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                for key in [
+                    "server.port:",
+                    "server.host: environment variable UNSET_HOST_VARIABLE is not set",
+                    "server.shutdown_timeout:",
+                    "observability.log_level: must be one of debug, info, warn, error",
+                ] {
+                    assert!(stderr.contains(key), "missing {key:?} in:\n{stderr}");
+                }
+                assert!(!stderr.contains(secret), "the value leaked:\n{stderr}");
+                assert!(!stderr.contains("panicked"), "{stderr}");
+            }
+
+            #[test]
+            fn example_configuration_is_valid() {
+                let example = $crate::repo_root().join("examples").join(concat!($name, ".yaml"));
+                let output = binary().run(&["--config", example.to_str().unwrap(), "--validate-config"], &[]);
+                assert!(
+                    output.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+
+            #[test]
+            fn malformed_yaml_is_one_precise_line() {
+                let binary = binary();
+                let path = binary.config_file("malformed.yaml", "server:\n  port: [9000\n");
+                let output = binary.run(&["--config", path.to_str().unwrap(), "--validate-config"], &[]);
+                assert_eq!(output.status.code(), Some(1));
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                let problem_lines: Vec<_> = stderr.lines().filter(|l| l.contains("not valid YAML")).collect();
+                assert_eq!(problem_lines.len(), 1, "{stderr}");
+                assert!(problem_lines[0].contains("line 3"), "{stderr}");
+            }
+
+            #[test]
+            fn missing_config_file_is_reported_not_a_panic() {
+                let output = binary().run(&["--config", "/nonexistent/x.yaml", "--validate-config"], &[]);
+                assert_eq!(output.status.code(), Some(1));
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                assert!(stderr.contains("cannot read the configuration file"), "{stderr}");
+            }
+
+            #[test]
+            fn serves_liveness_logs_json_and_stops_gracefully_on_sigterm() {
+                let binary = binary();
+                let (port, yaml) = free_port_config();
+                let path = binary.config_file("serve.yaml", &yaml);
+                let mut running = binary.start(&path, port);
+                let status = running
+                    .terminate(Duration::from_secs(15))
+                    .expect("the service did not stop within 15 s of SIGTERM");
+                assert!(status.success(), "exit status after SIGTERM: {status}");
+                let lines = running.stdout_lines();
+                assert!(!lines.is_empty(), "no log lines");
+                for line in &lines {
+                    let record: $crate::serde_json::Value = $crate::serde_json::from_str(line)
+                        .unwrap_or_else(|_| panic!("not one JSON object per line: {line}"));
+                    for field in ["timestamp", "level", "message"] {
+                        assert!(record.get(field).is_some(), "no {field} in {line}");
+                    }
+                }
+            }
+        }
+    };
+}

@@ -1,0 +1,30 @@
+//! Real dependencies for tests, each on a free loopback port, stopped when dropped.
+//!
+//! Every server is a child process whose PID is recorded in its [`ChildGuard`]; dropping the
+//! guard kills and reaps it, so a failing test never leaves a server behind. Nothing here
+//! relies on a server someone else started.
+
+pub mod binary;
+mod process;
+mod servers;
+
+pub use process::{ChildGuard, TempDir, free_port, http_get, repo_root, wait_until};
+pub use servers::{Osmem, Prometheus, RedisServer};
+
+/// Re-exported for the macros, so a test crate need not depend on it.
+pub use serde_json;
+
+/// An HTTP client for tests. reqwest is built without a bundled crypto provider (the workspace
+/// uses ring only), so this installs ring first, once per process.
+pub fn http_client() -> reqwest::Client {
+    install_crypto_provider();
+    reqwest::Client::new()
+}
+
+/// Installs ring as the process's rustls provider; later calls do nothing.
+pub fn install_crypto_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}

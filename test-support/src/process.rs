@@ -1,0 +1,125 @@
+//! Child processes, free ports, readiness polling and scratch directories.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// A port that was free a moment ago on 127.0.0.1. Servers that can bind port 0 themselves
+/// (osmem) should do so instead; this is for those that cannot (Redis, Prometheus).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .expect("binding a loopback port")
+}
+
+/// The workspace root (the folder with the top-level Cargo.toml).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("test-support sits one level below the workspace root")
+        .to_path_buf()
+}
+
+/// A running child process, killed and reaped on drop.
+pub struct ChildGuard {
+    name: String,
+    child: Child,
+}
+
+impl ChildGuard {
+    /// Spawns `command`; panics with the program's name when it cannot start (a missing
+    /// binary means `make test` did not install it, which the message says).
+    pub fn spawn(name: &str, command: &mut Command) -> Self {
+        let child = command.spawn().unwrap_or_else(|error| {
+            panic!("cannot start {name} ({error}); `make test` installs it, see the README")
+        });
+        Self {
+            name: name.to_owned(),
+            child,
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Panics if the process has already exited, with its status.
+    pub fn assert_running(&mut self) {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            panic!("{} exited early with {status}", self.name);
+        }
+    }
+
+    pub fn child_mut(&mut self) -> &mut Child {
+        &mut self.child
+    }
+}
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Polls `ready` every 50 ms until it returns true; panics after `timeout` naming `what`.
+pub fn wait_until(what: &str, timeout: Duration, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !ready() {
+        assert!(
+            Instant::now() < deadline,
+            "{what} was not ready within {timeout:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A minimal blocking `GET` for readiness checks: `(status, body)`, or `None` when nothing
+/// answers. Tests use a real HTTP client; this only keeps the harness free of one.
+pub fn http_get(host_port: &str, path: &str) -> Option<(u16, String)> {
+    let mut stream = TcpStream::connect(host_port).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.0\r\nHost: {host_port}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    let status = response.split(' ').nth(1)?.parse().ok()?;
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default();
+    Some((status, body))
+}
+
+/// A scratch directory under the system temp dir, removed on drop.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(prefix: &str) -> Self {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "{prefix}-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&path).expect("creating a scratch directory");
+        Self(path)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

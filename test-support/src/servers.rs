@@ -1,0 +1,168 @@
+//! The real servers: Redis, osmem-server (an in-memory OpenSearch) and Prometheus.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::process::{ChildGuard, TempDir, free_port, http_get, repo_root, wait_until};
+
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// `redis-server` on a free port, without persistence.
+pub struct RedisServer {
+    pub port: u16,
+    guard: ChildGuard,
+}
+
+impl RedisServer {
+    pub fn start() -> Self {
+        let port = free_port();
+        let mut guard = ChildGuard::spawn(
+            "redis-server",
+            Command::new("redis-server")
+                .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+                .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+                .stdout(Stdio::null()),
+        );
+        wait_until("redis-server", START_TIMEOUT, || {
+            guard.assert_running();
+            redis_ping(port)
+        });
+        Self { port, guard }
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.guard.pid()
+    }
+}
+
+fn redis_ping(port: u16) -> bool {
+    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    let mut reply = [0u8; 7];
+    stream.write_all(b"PING\r\n").is_ok()
+        && stream.read_exact(&mut reply).is_ok()
+        && &reply == b"+PONG\r\n"
+}
+
+/// `osmem-server`, an in-memory OpenSearch-compatible server from PyPI, installed by
+/// `make test` into the repository's `.venv`. It binds port 0 itself and prints its URL.
+pub struct Osmem {
+    pub url: String,
+    guard: ChildGuard,
+}
+
+impl Osmem {
+    pub fn start() -> Self {
+        let binary = osmem_binary();
+        let mut guard = ChildGuard::spawn(
+            "osmem-server",
+            Command::new(&binary)
+                .args(["-addr", "127.0.0.1:0", "-no-stdin-watch", "-no-ja"])
+                .args(["-parent-pid", &std::process::id().to_string()])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null()),
+        );
+        let stdout = guard.child_mut().stdout.take().expect("stdout is piped");
+        let mut first_line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut first_line)
+            .expect("reading osmem-server's address");
+        let announced: serde_json::Value = serde_json::from_str(&first_line).unwrap_or_else(|_| {
+            panic!("osmem-server printed {first_line:?}, not its JSON address")
+        });
+        let url = announced["url"]
+            .as_str()
+            .expect("osmem-server's announcement has a url")
+            .to_owned();
+        let host_port = url.trim_start_matches("http://").to_owned();
+        wait_until("osmem-server", START_TIMEOUT, || {
+            guard.assert_running();
+            matches!(http_get(&host_port, "/_cluster/health"), Some((200, _)))
+        });
+        Self { url, guard }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.guard.pid()
+    }
+}
+
+/// `OSMEM_SERVER_BIN`, else the binary inside the repository's venv.
+fn osmem_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("OSMEM_SERVER_BIN") {
+        return PathBuf::from(path);
+    }
+    let site_packages = repo_root().join(".venv/lib");
+    std::fs::read_dir(&site_packages)
+        .ok()
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|python| {
+            python
+                .path()
+                .join("site-packages/osmem_server/bin/osmem-server")
+        })
+        .find(|candidate| candidate.exists())
+        .unwrap_or_else(|| {
+            panic!(
+                "osmem-server is not installed in {}; run `make test` (or `make deps`)",
+                site_packages.display()
+            )
+        })
+}
+
+/// A Prometheus server with the given scrape configuration and its own storage directory.
+pub struct Prometheus {
+    pub url: String,
+    guard: ChildGuard,
+    _storage: TempDir,
+}
+
+impl Prometheus {
+    /// `config_yaml` gets Prometheus's own `host:port` (to let it scrape itself) and returns a
+    /// complete prometheus.yml; `data_dir` is an existing TSDB directory to serve (backfilled
+    /// history), or `None` for an empty one.
+    pub fn start(config_yaml: impl FnOnce(&str) -> String, data_dir: Option<PathBuf>) -> Self {
+        let storage = TempDir::new("prometheus");
+        let port = free_port();
+        let config_path = storage.path().join("prometheus.yml");
+        let config = config_yaml(&format!("127.0.0.1:{port}"));
+        std::fs::write(&config_path, config).expect("writing prometheus.yml");
+        let tsdb = data_dir.unwrap_or_else(|| storage.path().join("data"));
+        let mut guard = ChildGuard::spawn(
+            "prometheus",
+            Command::new("prometheus")
+                .arg(format!("--config.file={}", config_path.display()))
+                .arg(format!("--storage.tsdb.path={}", tsdb.display()))
+                .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+                // Backfilled blocks can be weeks old; keep them all.
+                .arg("--storage.tsdb.retention.time=90d")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        );
+        let host_port = format!("127.0.0.1:{port}");
+        wait_until("prometheus", START_TIMEOUT, || {
+            guard.assert_running();
+            matches!(http_get(&host_port, "/-/ready"), Some((200, _)))
+        });
+        Self {
+            url: format!("http://{host_port}"),
+            guard,
+            _storage: storage,
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.guard.pid()
+    }
+}

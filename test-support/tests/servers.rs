@@ -1,0 +1,121 @@
+//! The harness itself: each real server starts on a free port, answers, and is gone after drop.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::time::Duration;
+
+use test_support::{Osmem, Prometheus, RedisServer, http_client, wait_until};
+
+fn process_exists(pid: u32) -> bool {
+    // A reaped process has no /proc entry; a zombie would still have one, so this also proves
+    // the guard waited for it.
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// One RESP command, the reply's first line.
+fn redis_command(port: u16, command: &[&str]) -> String {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let mut request = format!("*{}\r\n", command.len());
+    for part in command {
+        request.push_str(&format!("${}\r\n{part}\r\n", part.len()));
+    }
+    stream.write_all(request.as_bytes()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    let mut reply = [0u8; 64];
+    let read = stream.read(&mut reply).unwrap();
+    String::from_utf8_lossy(&reply[..read]).to_string()
+}
+
+#[test]
+fn redis_starts_answers_and_stops() {
+    let redis = RedisServer::start();
+    let pid = redis.pid();
+    assert_eq!(
+        redis_command(redis.port, &["SET", "k", "v", "EX", "60"]),
+        "+OK\r\n"
+    );
+    assert_eq!(redis_command(redis.port, &["GET", "k"]), "$1\r\nv\r\n");
+    drop(redis);
+    assert!(
+        !process_exists(pid),
+        "redis-server {pid} still runs after drop"
+    );
+}
+
+#[tokio::test]
+async fn osmem_starts_indexes_and_stops() {
+    let osmem = Osmem::start();
+    let pid = osmem.pid();
+    let client = http_client();
+    let created = client
+        .put(format!("{}/logs-1", osmem.url))
+        .json(&serde_json::json!({"settings": {"number_of_shards": 1}}))
+        .send()
+        .await
+        .unwrap();
+    assert!(created.status().is_success(), "{:?}", created.text().await);
+    let indexed = client
+        .post(format!("{}/logs-1/_doc?refresh=true", osmem.url))
+        .json(&serde_json::json!({"message": "hello"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(indexed.status(), 201);
+    let count: serde_json::Value = client
+        .get(format!("{}/logs-1/_count", osmem.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(count["count"], 1);
+    drop(osmem);
+    assert!(
+        !process_exists(pid),
+        "osmem-server {pid} still runs after drop"
+    );
+}
+
+#[tokio::test]
+async fn prometheus_scrapes_and_answers_queries() {
+    let prometheus = Prometheus::start(
+        |own_address| {
+            format!(
+                "global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: self\n    static_configs:\n      - targets: ['{own_address}']\n"
+            )
+        },
+        None,
+    );
+    let pid = prometheus.pid();
+    let client = http_client();
+    let query = format!(
+        "{}/api/v1/query?query=up%7Bjob%3D%22self%22%7D",
+        prometheus.url
+    );
+    let mut last = serde_json::Value::Null;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::time::Instant::now() < deadline {
+        last = client
+            .get(&query)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if last["data"]["result"][0]["value"][1] == "1" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert_eq!(last["status"], "success");
+    assert_eq!(last["data"]["result"][0]["value"][1], "1", "{last}");
+    drop(prometheus);
+    wait_until("prometheus to be gone", Duration::from_secs(5), || {
+        !process_exists(pid)
+    });
+}
