@@ -19,7 +19,8 @@ trap stop INT TERM EXIT
 
 start() { # name, then the command
   local name=$1; shift
-  "$@" 2>&1 | sed -u "s/^/[$name] /" &
+  # Process substitution, not a pipe, so $! is the service itself and Ctrl+C or TERM reach it.
+  "$@" > >(sed -u "s/^/[$name] /") 2>&1 &
   pids+=("$!")
 }
 

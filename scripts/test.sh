@@ -20,10 +20,12 @@ trap 'rm -f "$results"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$results"
 rust_passed=$(awk '/^test result:/ {sum += $4} END {print sum + 0}' "$results")
 
+# Front ends: type check, unit tests (Vitest), a production build, then the browser tests,
+# which start the debug binaries cargo test just built.
 for dir in */web; do
   [ -f "$dir/package.json" ] || continue
-  step "front-end checks and tests in $dir"
-  (cd "$dir" && npm run --if-present lint && npm run --if-present typecheck && npm test)
+  step "front end in $dir"
+  (cd "$dir" && npm run --if-present typecheck && npm test && npm run build && npm run --if-present e2e)
 done
 
 step "all tests passed"

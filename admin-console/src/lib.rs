@@ -26,6 +26,7 @@ impl Application {
             metrics_enabled: settings.observability.metrics_enabled,
             version: VERSION,
             liveness_path: "/api/live",
+            client_request_timeout: None,
         };
         let server = RunningServer::start(options, routes)?;
         Ok(Self { server })

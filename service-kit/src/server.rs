@@ -23,6 +23,8 @@ pub struct ServerOptions {
     pub version: &'static str,
     /// Liveness path, e.g. `/healthz` or `/api/live`.
     pub liveness_path: &'static str,
+    /// Time a client has to send a request's head; `None` keeps actix's 5 s.
+    pub client_request_timeout: Option<Duration>,
 }
 
 pub struct RunningServer {
@@ -41,7 +43,7 @@ impl RunningServer {
         let prometheus = web::Data::new(prometheus_handle());
         let version = web::Data::new(ServiceVersion(options.version));
         let (liveness_path, metrics_enabled) = (options.liveness_path, options.metrics_enabled);
-        let server = HttpServer::new(move || {
+        let mut server = HttpServer::new(move || {
             let mut app = App::new()
                 .wrap(from_fn(record_request))
                 .configure(configure_extractors)
@@ -51,12 +53,16 @@ impl RunningServer {
             if metrics_enabled {
                 app = app.route("/_metrics", web::get().to(metrics_endpoint));
             }
-            app.configure(routes.clone())
-                .default_service(web::to(route_not_found))
+            // The common 404 first, so a service whose routes set their own default service
+            // (authproxy forwards every other path) replaces it.
+            app.default_service(web::to(route_not_found))
+                .configure(routes.clone())
         })
-        .shutdown_timeout(options.shutdown_timeout.as_secs())
-        .listen(listener)?
-        .run();
+        .shutdown_timeout(options.shutdown_timeout.as_secs());
+        if let Some(timeout) = options.client_request_timeout {
+            server = server.client_request_timeout(timeout);
+        }
+        let server = server.listen(listener)?.run();
         Ok(Self { port, server })
     }
 

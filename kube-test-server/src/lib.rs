@@ -1,0 +1,1 @@
+//! Placeholder: the in-memory Kubernetes API server arrives with the ingress-dash backend issue.
