@@ -25,6 +25,11 @@ pub struct Cli {
     /// Print `<binary> version <semver>` and exit.
     #[arg(long)]
     pub version: bool,
+
+    /// GET this plain-http URL (e.g. http://127.0.0.1:8080/api/live) and exit 0 when it answers
+    /// 2xx within 3 s: the container HEALTHCHECK, for images that have no curl.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["config", "validate_config"])]
+    pub healthcheck: Option<String>,
 }
 
 /// What the command line needs from a service's settings.
@@ -49,6 +54,15 @@ where
     if cli.version {
         println!("{binary} version {version}");
         return ExitCode::SUCCESS;
+    }
+    if let Some(url) = &cli.healthcheck {
+        return match crate::probe::get_ok(url, std::time::Duration::from_secs(3)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(reason) => {
+                eprintln!("{binary}: healthcheck {url} failed: {reason}");
+                ExitCode::FAILURE
+            }
+        };
     }
     let loader = ConfigLoader::new(env_prefix);
     let source = cli

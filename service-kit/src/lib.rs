@@ -7,5 +7,6 @@ pub mod config;
 pub mod http;
 pub mod logging;
 pub mod metrics;
+pub mod probe;
 pub mod server;
 pub mod settings;

@@ -223,10 +223,15 @@ macro_rules! binary_contract_tests {
                 let (port, yaml) = free_port_config();
                 let path = binary.config_file("serve.yaml", &yaml);
                 let mut running = binary.start(&path, port);
+                let url = format!("http://{}{}", running.host_port, $liveness);
+                let probe = binary.run(&["--healthcheck", &url], &[]);
+                assert!(probe.status.success(), "{}", String::from_utf8_lossy(&probe.stderr));
                 let status = running
                     .terminate(Duration::from_secs(15))
                     .expect("the service did not stop within 15 s of SIGTERM");
                 assert!(status.success(), "exit status after SIGTERM: {status}");
+                let probe = binary.run(&["--healthcheck", &url], &[]);
+                assert!(!probe.status.success(), "healthcheck passed with the service stopped");
                 let lines = running.stdout_lines();
                 assert!(!lines.is_empty(), "no log lines");
                 for line in &lines {
