@@ -2,7 +2,8 @@
 # Installs what the tests and `make run` need, skipping what is already there:
 #   Debian packages  redis-server, prometheus (with promtool), prometheus-elasticsearch-exporter,
 #                    chromium (browser tests), nginx (benchmarks)
-#   Python venv      .venv with osmem-server (an in-memory OpenSearch-compatible server)
+#   Python venv      .venv with osmem-server (an in-memory OpenSearch-compatible server) and
+#                    the packaging checks' tools (scripts/requirements-test.txt)
 #   npm              `npm ci` in every web/ folder that has a package-lock.json
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,21 +35,25 @@ else
   log "Debian packages present"
 fi
 
-osmem=".venv/lib/python3*/site-packages/osmem_server/bin/osmem-server"
-# shellcheck disable=SC2086
-if ! ls $osmem >/dev/null 2>&1; then
-  log "python venv .venv with osmem-server"
-  python3 -m venv .venv
-  .venv/bin/pip install --quiet --disable-pip-version-check osmem-server==0.1.6
+# The venv is reinstalled from scripts/requirements-test.txt only when that file changed.
+requirements=scripts/requirements-test.txt
+stamp=.venv/.requirements.sha256
+wanted=$(sha256sum "$requirements" | cut -d' ' -f1)
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+  log "python venv .venv from $requirements"
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/pip install --quiet --disable-pip-version-check -r "$requirements"
+  echo "$wanted" > "$stamp"
 else
-  log "osmem-server present"
+  log "python venv up to date"
 fi
 
 for lock in */web/package-lock.json; do
   [ -e "$lock" ] || continue
   dir=$(dirname "$lock")
-  # npm ci always wipes node_modules; skip it when the installed tree matches the lock file.
-  if [ -f "$dir/node_modules/.package-lock.json" ] && cmp -s <(sed 1,3d "$lock") <(sed 1,3d "$dir/node_modules/.package-lock.json" 2>/dev/null); then
+  # npm ci always wipes node_modules; skip it when the installed tree (npm's hidden lock file)
+  # is newer than package-lock.json, the same test npm itself uses.
+  if [ "$dir/node_modules/.package-lock.json" -nt "$lock" ]; then
     log "npm packages present in $dir"
   else
     log "npm ci in $dir"

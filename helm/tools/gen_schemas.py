@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Writes values.schema.json for the three service charts. Their values share one shape; this
+keeps the three schemas identical where the charts are, and states the few differences once.
+Run after changing a chart's values: python3 helm/tools/gen_schemas.py"""
+import copy
+import json
+from pathlib import Path
+
+CHARTS = Path(__file__).resolve().parent.parent / "search-platform" / "charts"
+
+string = {"type": "string"}
+obj = {"type": "object"}
+string_map = {"type": "object", "additionalProperties": {"type": "string"}}
+port = {"type": "integer", "minimum": 1, "maximum": 65535}
+path = {"type": "string", "pattern": "^/"}
+
+common = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "enabled": {"type": "boolean", "description": "Install this service (umbrella chart)."},
+        "global": obj,
+        "image": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["repository"],
+            "properties": {
+                "repository": {"type": "string", "minLength": 1},
+                "tag": string,
+                "pullPolicy": {"enum": ["Always", "IfNotPresent", "Never"]},
+            },
+        },
+        "imagePullSecrets": {"type": "array", "items": obj},
+        "nameOverride": string,
+        "fullnameOverride": string,
+        "replicaCount": {"type": "integer", "minimum": 0},
+        "containerPort": port,
+        "probes": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["livenessPath", "readinessPath"],
+            "properties": {"livenessPath": path, "readinessPath": path},
+        },
+        "config": {
+            "type": "object",
+            "description": "The service's YAML configuration file; see docs/<service>.md.",
+        },
+        "secret": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "create": {"type": "boolean"},
+                "existingSecret": string,
+                "env": {
+                    "type": "object",
+                    "propertyNames": {"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+                    "additionalProperties": {"type": "string"},
+                },
+            },
+        },
+        "extraEnv": {"type": "array", "items": obj},
+        "service": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "type": {"enum": ["ClusterIP", "NodePort", "LoadBalancer"]},
+                "port": port,
+            },
+        },
+        "serviceAccount": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "create": {"type": "boolean"},
+                "name": string,
+                "annotations": string_map,
+                "automountToken": {"type": "boolean"},
+            },
+        },
+        "podAnnotations": string_map,
+        "podSecurityContext": obj,
+        "securityContext": obj,
+        "resources": obj,
+        "ingress": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "enabled": {"type": "boolean"},
+                "className": string,
+                "annotations": string_map,
+                "hosts": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["host", "paths"],
+                        "properties": {
+                            "host": string,
+                            "paths": {
+                                "type": "array",
+                                "items": {
+                                    "type": "object",
+                                    "required": ["path", "pathType"],
+                                    "properties": {
+                                        "path": path,
+                                        "pathType": {"enum": ["Prefix", "Exact", "ImplementationSpecific"]},
+                                    },
+                                },
+                            },
+                        },
+                    },
+                },
+                "tls": {"type": "array", "items": obj},
+            },
+        },
+        "serviceMonitor": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "enabled": {"type": "boolean"},
+                "interval": string,
+                "scrapeTimeout": string,
+                "labels": string_map,
+            },
+        },
+        "podDisruptionBudget": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "enabled": {"type": "boolean"},
+                "minAvailable": {"type": ["integer", "string"]},
+                "maxUnavailable": {"type": ["integer", "string", "null"]},
+            },
+        },
+        "nodeSelector": string_map,
+        "tolerations": {"type": "array", "items": obj},
+        "affinity": obj,
+    },
+}
+
+
+def write(chart: str, schema: dict) -> None:
+    schema["title"] = f"{chart} chart values"
+    (CHARTS / chart / "values.schema.json").write_text(json.dumps(schema, indent=2) + "\n")
+
+
+write("admin-console", copy.deepcopy(common))
+
+authproxy = copy.deepcopy(common)
+# Several replicas share sessions and cached credentials only through Redis.
+authproxy["if"] = {"properties": {"replicaCount": {"minimum": 2}}, "required": ["replicaCount"]}
+authproxy["then"] = {
+    "properties": {
+        "config": {
+            "required": ["cache"],
+            "properties": {"cache": {"required": ["backend"], "properties": {"backend": {"const": "redis"}}}},
+        }
+    }
+}
+write("authproxy", authproxy)
+
+ingress = copy.deepcopy(common)
+ingress["properties"]["rbac"] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {"create": {"type": "boolean"}},
+}
+ingress["properties"]["watchNamespaces"] = {
+    "type": "array",
+    "items": {"type": "string", "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", "maxLength": 63},
+    "uniqueItems": True,
+}
+write("ingress-dash", ingress)

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Checks the packaging without a container engine or a cluster:
+
+- hadolint on every Dockerfile;
+- docker/compose.yaml against the Compose specification's JSON schema, the files it mounts
+  exist, and each service's mounted configuration passes `<binary> --validate-config` with the
+  environment compose gives it;
+- the Helm umbrella chart: strict lint and render with default values and with every
+  helm/search-platform/ci/*.yaml, every rendered manifest against the Kubernetes schemas
+  (kubernetes-validate), the security and probe settings of every Deployment, and each
+  rendered ConfigMap's config.yaml through `<binary> --validate-config`.
+
+Run from the repository root with the venv's Python after `cargo build` (it uses
+target/debug/<binary>). Prints one line per check and a closing `N passed, N failed` line.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import helm_python as helm
+import kubernetes_validate
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV_BIN = ROOT / ".venv" / "bin"
+BINARIES = {name: ROOT / "target" / "debug" / name for name in ("admin-console", "authproxy", "ingress-dash")}
+CHART = ROOT / "helm" / "search-platform"
+KUBERNETES_VERSION = "1.33.0"
+# Custom resources have no schema in kubernetes-validate; they are checked by hand below.
+CUSTOM_KINDS = {("monitoring.coreos.com/v1", "ServiceMonitor")}
+
+results: list[tuple[str, str | None]] = []
+
+
+def check(name: str, problem: str | None) -> None:
+    results.append((name, problem))
+    print(f"{'ok  ' if problem is None else 'FAIL'} {name}" + ("" if problem is None else f"\n     {problem}"))
+
+
+def run(command: list[str], env: dict[str, str] | None = None) -> tuple[int, str]:
+    completed = subprocess.run(command, capture_output=True, text=True, env=env)
+    return completed.returncode, (completed.stdout + completed.stderr).strip()
+
+
+def validate_service_config(binary: str, config_text: str, env: dict[str, str], label: str) -> None:
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as file:
+        file.write(config_text)
+    try:
+        clean_env = {"PATH": os.environ.get("PATH", ""), **env}
+        code, output = run([str(BINARIES[binary]), "--config", file.name, "--validate-config"], clean_env)
+        check(f"{label}: {binary} --validate-config", None if code == 0 else output)
+    finally:
+        os.unlink(file.name)
+
+
+def check_dockerfiles() -> None:
+    for dockerfile in sorted((ROOT / "docker").glob("*.Dockerfile")):
+        code, output = run([str(VENV_BIN / "hadolint"), str(dockerfile)])
+        check(f"hadolint {dockerfile.relative_to(ROOT)}", None if code == 0 else output)
+        text = dockerfile.read_text()
+        missing = [word for word in ("HEALTHCHECK", "USER 65532", "org.opencontainers.image.title") if word not in text]
+        check(f"{dockerfile.name} has a health check, a non-root user and OCI labels", f"missing {missing}" if missing else None)
+
+
+def check_compose() -> None:
+    compose_file = ROOT / "docker" / "compose.yaml"
+    if not compose_file.exists():
+        check("docker/compose.yaml exists", "not found")
+        return
+    code, output = run([str(VENV_BIN / "check-jsonschema"), "--builtin-schema", "vendor.compose-spec", str(compose_file)])
+    check("docker/compose.yaml matches the Compose specification schema", None if code == 0 else output)
+    compose = yaml.safe_load(compose_file.read_text())
+    for name, service in compose["services"].items():
+        for volume in service.get("volumes", []):
+            source = volume.split(":")[0] if isinstance(volume, str) else volume.get("source", "")
+            if source.startswith("."):
+                path = (compose_file.parent / source).resolve()
+                check(f"compose {name}: mounted {source} exists", None if path.exists() else f"{path} is missing")
+        if name in BINARIES:
+            environment = service.get("environment", {})
+            if isinstance(environment, list):
+                environment = dict(item.split("=", 1) for item in environment)
+            config_path = next(
+                (compose_file.parent / v.split(":")[0] for v in service.get("volumes", []) if isinstance(v, str) and v.split(":")[1].endswith(".yaml")),
+                None,
+            )
+            if config_path is None:
+                check(f"compose {name}: mounts a configuration file", "no *.yaml volume")
+                continue
+            env = {key: str(value) for key, value in environment.items()}
+            # Compose itself substitutes ${NAME:-default} in the file; defaults are what a
+            # laptop run without an .env file sees.
+            env = {key: os.path.expandvars(value) for key, value in env.items()}
+            validate_service_config(name, config_path.read_text(), env, f"compose {name}")
+
+
+def deployment_problems(document: dict) -> list[str]:
+    problems = []
+    pod = document["spec"]["template"]["spec"]
+    if not pod.get("securityContext", {}).get("runAsNonRoot"):
+        problems.append("pod securityContext.runAsNonRoot is not true")
+    for container in pod["containers"]:
+        context = container.get("securityContext", {})
+        if context.get("readOnlyRootFilesystem") is not True:
+            problems.append(f"{container['name']}: readOnlyRootFilesystem is not true")
+        if context.get("allowPrivilegeEscalation") is not False:
+            problems.append(f"{container['name']}: allowPrivilegeEscalation is not false")
+        for probe in ("livenessProbe", "readinessProbe"):
+            if "httpGet" not in container.get(probe, {}):
+                problems.append(f"{container['name']}: no {probe}")
+        if "limits" not in container.get("resources", {}):
+            problems.append(f"{container['name']}: no resource limits")
+    return problems
+
+
+EXPECTED_PROBES = {
+    "admin-console": ("/api/live", "/api/live"),
+    "authproxy": ("/healthz", "/healthz"),
+    "ingress-dash": ("/api/live", "/api/health"),
+}
+
+
+def secret_env(documents: list[dict]) -> dict[str, dict[str, str]]:
+    """Environment each service gets from the chart's Secrets, by app name."""
+    env: dict[str, dict[str, str]] = {}
+    for document in documents:
+        if document.get("kind") == "Secret":
+            app = document["metadata"]["labels"]["app.kubernetes.io/name"]
+            env.setdefault(app, {}).update(document.get("stringData") or {})
+    return env
+
+
+def check_chart(values_file: Path | None) -> None:
+    label = f"helm {values_file.name if values_file else 'default values'}"
+    values = yaml.safe_load(values_file.read_text()) if values_file else None
+    report = helm.lint(str(CHART), values, strict=True, with_subcharts=True, kube_version=f"v{KUBERNETES_VERSION}")
+    errors = [m for m in report.get("messages", []) if m["severity"] >= 2] + [{"error": e} for e in report.get("errors", [])]
+    check(f"{label}: helm lint --strict", "; ".join(str(m.get("path", "")) + " " + m["error"] for m in errors) or None)
+    try:
+        rendered = helm.Chart.load(str(CHART)).render(values, name="sp", namespace="search", is_install=True)
+    except helm.HelmError as error:
+        check(f"{label}: helm template", str(error))
+        return
+    check(f"{label}: helm template", None)
+    documents = [
+        doc
+        for path, text in rendered.items()
+        if path.endswith((".yaml", ".yml"))
+        for doc in yaml.safe_load_all(text)
+        if doc
+    ]
+    env_by_app = secret_env(documents)
+    for document in documents:
+        kind, name = document.get("kind"), document.get("metadata", {}).get("name")
+        if (document.get("apiVersion"), kind) in CUSTOM_KINDS:
+            endpoints = document.get("spec", {}).get("endpoints", [])
+            ok = bool(endpoints) and all(e.get("path") == "/_metrics" and e.get("port") for e in endpoints)
+            check(f"{label}: {kind} {name} scrapes /_metrics", None if ok else str(document.get("spec")))
+            continue
+        try:
+            kubernetes_validate.validate(document, KUBERNETES_VERSION, strict=True)
+            problem = None
+        except Exception as error:  # the library raises several error types
+            problem = str(error).splitlines()[0]
+        check(f"{label}: {kind} {name} matches the Kubernetes {KUBERNETES_VERSION} schema", problem)
+        if kind == "Deployment":
+            check(f"{label}: Deployment {name} is restricted and probed", "; ".join(deployment_problems(document)) or None)
+            app = document["metadata"]["labels"]["app.kubernetes.io/name"]
+            container = document["spec"]["template"]["spec"]["containers"][0]
+            probes = (container["livenessProbe"]["httpGet"]["path"], container["readinessProbe"]["httpGet"]["path"])
+            check(f"{label}: {app} probes {probes}", None if probes == EXPECTED_PROBES[app] else f"expected {EXPECTED_PROBES[app]}")
+        if kind == "ConfigMap":
+            app = document["metadata"]["labels"]["app.kubernetes.io/name"]
+            validate_service_config(app, document["data"]["config.yaml"], env_by_app.get(app, {}), label)
+
+
+def main() -> int:
+    os.chdir(ROOT)
+    missing = [str(path) for path in BINARIES.values() if not path.exists()]
+    if missing:
+        print(f"build the binaries first (cargo build): missing {missing}")
+        return 1
+    check_dockerfiles()
+    check_compose()
+    check_chart(None)
+    for values_file in sorted((CHART / "ci").glob("*.yaml")):
+        check_chart(values_file)
+    failed = sum(1 for _, problem in results if problem is not None)
+    print(f"packaging: {len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
