@@ -4,7 +4,7 @@
 #                    chromium (browser tests), nginx (benchmarks)
 #   Python venv      .venv with osmem-server (an in-memory OpenSearch-compatible server) and
 #                    the packaging checks' tools (scripts/requirements-test.txt)
-#   npm              `npm ci` in every web/ folder that has a package-lock.json
+#   npm              `npm ci` in every web/ folder and test-support/oidc (package-lock.json)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,7 +48,7 @@ else
   log "python venv up to date"
 fi
 
-for lock in */web/package-lock.json; do
+for lock in */web/package-lock.json test-support/*/package-lock.json; do
   [ -e "$lock" ] || continue
   dir=$(dirname "$lock")
   # npm ci always wipes node_modules; skip it when the installed tree (npm's hidden lock file)

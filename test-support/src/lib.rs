@@ -1,13 +1,16 @@
-//! Real dependencies for tests, each on a free loopback port, stopped when dropped.
+//! Real dependencies for tests, each on a free loopback port, stopped when dropped: Redis,
+//! osmem-server (an in-memory OpenSearch), Prometheus and an OpenID provider.
 //!
 //! Every server is a child process whose PID is recorded in its [`ChildGuard`]; dropping the
 //! guard kills and reaps it, so a failing test never leaves a server behind. Nothing here
 //! relies on a server someone else started.
 
 pub mod binary;
+mod oidc;
 mod process;
 mod servers;
 
+pub use oidc::OidcProvider;
 pub use process::{ChildGuard, TempDir, free_port, http_get, repo_root, wait_until};
 pub use servers::{Osmem, Prometheus, RedisServer};
 

@@ -5,7 +5,7 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::time::Duration;
 
-use test_support::{Osmem, Prometheus, RedisServer, http_client, wait_until};
+use test_support::{OidcProvider, Osmem, Prometheus, RedisServer, http_client, wait_until};
 
 fn process_exists(pid: u32) -> bool {
     // A reaped process has no /proc entry; a zombie would still have one, so this also proves
@@ -118,4 +118,48 @@ async fn prometheus_scrapes_and_answers_queries() {
     wait_until("prometheus to be gone", Duration::from_secs(5), || {
         !process_exists(pid)
     });
+}
+
+#[tokio::test]
+async fn oidc_provider_publishes_discovery_with_pkce_and_logout() {
+    let provider = OidcProvider::start(&serde_json::json!({
+        "clients": [{
+            "client_id": "authproxy",
+            "client_secret": "test-secret",
+            "redirect_uris": ["http://127.0.0.1:1/auth/callback"]
+        }],
+        "users": {"alice": {"groups": ["admins"]}}
+    }));
+    let pid = provider.pid();
+    let discovery: serde_json::Value = http_client()
+        .get(format!(
+            "{}/.well-known/openid-configuration",
+            provider.issuer
+        ))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(discovery["issuer"], provider.issuer);
+    assert_eq!(
+        discovery["code_challenge_methods_supported"],
+        serde_json::json!(["S256"])
+    );
+    assert!(discovery["end_session_endpoint"].as_str().is_some());
+    let jwks: serde_json::Value = http_client()
+        .get(discovery["jwks_uri"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(!jwks["keys"].as_array().unwrap().is_empty());
+    drop(provider);
+    assert!(
+        !process_exists(pid),
+        "oidc-provider {pid} still runs after drop"
+    );
 }

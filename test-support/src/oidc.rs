@@ -1,0 +1,62 @@
+//! A real OpenID provider (panva's `oidc-provider`, npm) run by Node from `test-support/oidc`.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::process::{ChildGuard, http_get, repo_root, wait_until};
+
+/// The provider, with the clients and users given to [`OidcProvider::start`]. Signing in needs no
+/// form: the user named by the authorization request's `login_hint` is signed in and every
+/// requested scope granted. PKCE (S256) is required.
+pub struct OidcProvider {
+    /// `http://127.0.0.1:<port>`; discovery is at `<issuer>/.well-known/openid-configuration`.
+    pub issuer: String,
+    guard: ChildGuard,
+}
+
+impl OidcProvider {
+    /// `config` is `{"clients": [{"client_id", "client_secret", "redirect_uris",
+    /// "post_logout_redirect_uris"}], "users": {"<login>": {"email", "name", "groups"}}}`.
+    pub fn start(config: &serde_json::Value) -> Self {
+        let dir = repo_root().join("test-support/oidc");
+        assert!(
+            dir.join("node_modules/oidc-provider").exists(),
+            "oidc-provider is not installed in {}; run `make test` (or `make deps`)",
+            dir.display()
+        );
+        let mut guard = ChildGuard::spawn(
+            "oidc-provider",
+            Command::new("node")
+                .arg(dir.join("server.js"))
+                .env("OIDC_TEST_CONFIG", config.to_string())
+                .stdout(Stdio::piped())
+                // Its development-mode warnings are expected; keep them out of test output.
+                .stderr(Stdio::null()),
+        );
+        let stdout = guard.child_mut().stdout.take().expect("stdout is piped");
+        let mut first_line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut first_line)
+            .expect("reading the provider's issuer");
+        let announced: serde_json::Value = serde_json::from_str(&first_line)
+            .unwrap_or_else(|_| panic!("oidc-provider printed {first_line:?}, not its issuer"));
+        let issuer = announced["issuer"]
+            .as_str()
+            .expect("the announcement has an issuer")
+            .to_owned();
+        let host_port = issuer.trim_start_matches("http://").to_owned();
+        wait_until("oidc-provider", Duration::from_secs(30), || {
+            guard.assert_running();
+            matches!(
+                http_get(&host_port, "/.well-known/openid-configuration"),
+                Some((200, _))
+            )
+        });
+        Self { issuer, guard }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.guard.pid()
+    }
+}
