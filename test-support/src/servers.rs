@@ -10,15 +10,34 @@ use crate::process::{ChildGuard, TempDir, free_port, http_get, repo_root, wait_u
 
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// `redis-server` on a free port, without persistence.
+/// `redis-server` on a free port, without persistence. It can be stopped and started again on
+/// the same port, to test how a service behaves while Redis is down and after it returns.
 pub struct RedisServer {
     pub port: u16,
-    guard: ChildGuard,
+    guard: Option<ChildGuard>,
 }
 
 impl RedisServer {
     pub fn start() -> Self {
-        let port = free_port();
+        let mut redis = Self {
+            port: free_port(),
+            guard: None,
+        };
+        redis.restart();
+        redis
+    }
+
+    /// Kills the server; connections to it fail until [`RedisServer::restart`].
+    pub fn stop(&mut self) {
+        self.guard = None;
+    }
+
+    /// Starts a fresh (empty) server on the same port; a no-op while it runs.
+    pub fn restart(&mut self) {
+        if self.guard.is_some() {
+            return;
+        }
+        let port = self.port;
         let mut guard = ChildGuard::spawn(
             "redis-server",
             Command::new("redis-server")
@@ -30,15 +49,16 @@ impl RedisServer {
             guard.assert_running();
             redis_ping(port)
         });
-        Self { port, guard }
+        self.guard = Some(guard);
     }
 
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}", self.port)
     }
 
+    /// The running server's PID.
     pub fn pid(&self) -> u32 {
-        self.guard.pid()
+        self.guard.as_ref().expect("redis-server is stopped").pid()
     }
 }
 
