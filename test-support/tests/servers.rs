@@ -38,6 +38,20 @@ fn redis_starts_answers_and_stops() {
         "+OK\r\n"
     );
     assert_eq!(redis_command(redis.port, &["GET", "k"]), "$1\r\nv\r\n");
+    let mut redis = redis;
+    redis.stop();
+    assert!(
+        !process_exists(pid),
+        "redis-server {pid} still runs after stop"
+    );
+    assert!(TcpStream::connect(("127.0.0.1", redis.port)).is_err());
+    redis.restart();
+    assert_eq!(
+        redis_command(redis.port, &["GET", "k"]),
+        "$-1\r\n",
+        "a restarted Redis is empty"
+    );
+    let pid = redis.pid();
     drop(redis);
     assert!(
         !process_exists(pid),
