@@ -36,6 +36,12 @@ pub struct Cli {
 pub trait ServiceSettings: DeserializeOwned + Validate {
     fn log_level(&self) -> LogLevel;
     fn log_format(&self) -> LogFormat;
+
+    /// Where to export traces, when the service traces at all.
+    #[cfg(feature = "otel")]
+    fn tracing(&self) -> Option<crate::telemetry::TracingSettings> {
+        None
+    }
 }
 
 /// Exit status for an invalid configuration (clap uses 2 for usage errors).
@@ -89,8 +95,22 @@ where
         println!("{source}: the configuration is valid");
         return ExitCode::SUCCESS;
     }
+    #[cfg(feature = "otel")]
+    let tracing_pipeline = match start_tracing(&settings) {
+        Ok(pipeline) => pipeline,
+        Err(error) => {
+            eprintln!("{binary}: cannot start tracing: {error:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    #[cfg(not(feature = "otel"))]
     logging::init(settings.log_level(), settings.log_format());
-    match actix_web::rt::System::new().block_on(serve(settings)) {
+    let outcome = actix_web::rt::System::new().block_on(serve(settings));
+    #[cfg(feature = "otel")]
+    if let Some(pipeline) = tracing_pipeline {
+        pipeline.shutdown();
+    }
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             tracing::error!(
@@ -101,4 +121,22 @@ where
             ExitCode::FAILURE
         }
     }
+}
+
+/// Installs logging, with the OpenTelemetry layer when the settings ask for traces.
+#[cfg(feature = "otel")]
+fn start_tracing<S: ServiceSettings>(
+    settings: &S,
+) -> anyhow::Result<Option<crate::telemetry::Tracing>> {
+    let Some(tracing_settings) = settings.tracing() else {
+        logging::init(settings.log_level(), settings.log_format());
+        return Ok(None);
+    };
+    let pipeline = crate::telemetry::Tracing::install(&tracing_settings)?;
+    logging::init_with_layer(
+        settings.log_level(),
+        settings.log_format(),
+        Some(pipeline.layer()),
+    );
+    Ok(Some(pipeline))
 }

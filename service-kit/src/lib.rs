@@ -10,3 +10,5 @@ pub mod metrics;
 pub mod probe;
 pub mod server;
 pub mod settings;
+#[cfg(feature = "otel")]
+pub mod telemetry;

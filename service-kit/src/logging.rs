@@ -1,7 +1,9 @@
 //! Logs through `tracing`: one line per event, JSON or text, level from configuration.
 
 use serde::Deserialize;
-use tracing_subscriber::EnvFilter;
+use tracing_subscriber::layer::{Layer, Layered, SubscriberExt};
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Registry, fmt};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "String")]
@@ -65,20 +67,40 @@ impl TryFrom<String> for LogFormat {
 /// (e.g. `info,authproxy=debug`). A second call is a no-op, which keeps tests that build several
 /// applications in one process simple.
 pub fn init(level: LogLevel, format: LogFormat) {
+    init_with_layer(level, format, None::<NoLayer>);
+}
+
+/// Like [`init`], plus one more layer (the OpenTelemetry one when tracing is on).
+pub fn init_with_layer<L>(level: LogLevel, format: LogFormat, extra: Option<L>)
+where
+    L: Layer<Layered<EnvFilter, Layered<BoxedFmtLayer, Registry>>> + Send + Sync,
+{
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level.as_str()));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(false)
-        .with_target(false)
-        .with_writer(std::io::stdout);
-    let _already_installed = match format {
-        LogFormat::Json => builder
+    let fmt_layer: BoxedFmtLayer = match format {
+        LogFormat::Json => fmt::layer()
             .json()
             .flatten_event(true)
             .with_current_span(false)
             .with_span_list(false)
-            .try_init(),
-        LogFormat::Text => builder.try_init(),
+            .with_ansi(false)
+            .with_target(false)
+            .with_writer(std::io::stdout)
+            .boxed(),
+        LogFormat::Text => fmt::layer()
+            .with_ansi(false)
+            .with_target(false)
+            .with_writer(std::io::stdout)
+            .boxed(),
     };
+    let _already_installed = tracing_subscriber::registry()
+        .with(fmt_layer)
+        .with(filter)
+        .with(extra)
+        .try_init();
 }
+
+type BoxedFmtLayer = Box<dyn Layer<Registry> + Send + Sync>;
+
+/// Stands in for "no extra layer".
+pub type NoLayer = tracing_subscriber::layer::Identity;
