@@ -95,6 +95,7 @@ where
         println!("{source}: the configuration is valid");
         return ExitCode::SUCCESS;
     }
+    crate::install_crypto_provider();
     #[cfg(feature = "otel")]
     let tracing_pipeline = match start_tracing(&settings) {
         Ok(pipeline) => pipeline,

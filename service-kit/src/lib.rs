@@ -12,3 +12,13 @@ pub mod server;
 pub mod settings;
 #[cfg(feature = "otel")]
 pub mod telemetry;
+
+/// Makes ring the process's rustls provider (the workspace builds rustls and reqwest without a
+/// bundled one, so TLS and every reqwest client need this first). Later calls do nothing.
+pub fn install_crypto_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Err only means a provider is already installed, which is what we want.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}

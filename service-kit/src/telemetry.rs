@@ -26,7 +26,7 @@ pub struct TracingSettings {
     pub endpoint: String,
     pub service_name: String,
     /// Share of new traces sampled, 0.0..=1.0. A trace continued from a caller follows the
-    /// caller's sampling decision.
+    /// caller's sampling decision; 0.0 exports nothing.
     pub ratio: f64,
 }
 
@@ -40,13 +40,14 @@ impl Tracing {
     /// Installs the propagators and the exporter. The exporter sends from its own thread with a
     /// blocking client, so it works under any runtime.
     pub fn install(settings: &TracingSettings) -> anyhow::Result<Self> {
+        crate::install_crypto_provider();
         install_propagators();
         let exporter = opentelemetry_otlp::SpanExporter::builder()
             .with_http()
             .with_protocol(Protocol::HttpBinary)
             .with_endpoint(traces_url(&settings.endpoint))
             .build()?;
-        let sampler = Sampler::ParentBased(Box::new(Sampler::TraceIdRatioBased(settings.ratio)));
+        let sampler = sampler_for(settings.ratio);
         let provider = SdkTracerProvider::builder()
             .with_batch_exporter(exporter)
             .with_sampler(sampler)
@@ -86,6 +87,17 @@ pub fn install_propagators() {
             B3Encoding::SingleAndMultiHeader,
         )),
     ]));
+}
+
+/// New traces are sampled at `ratio`; a trace continued from a caller keeps the caller's
+/// decision, except that 0.0 exports nothing at all, which is what an operator setting the
+/// ratio to zero means.
+fn sampler_for(ratio: f64) -> Sampler {
+    if ratio <= 0.0 {
+        Sampler::AlwaysOff
+    } else {
+        Sampler::ParentBased(Box::new(Sampler::TraceIdRatioBased(ratio.min(1.0))))
+    }
 }
 
 fn traces_url(endpoint: &str) -> String {
@@ -161,6 +173,12 @@ impl Injector for OutgoingHeaders<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zero_ratio_samples_nothing_even_for_sampled_callers() {
+        assert!(matches!(sampler_for(0.0), Sampler::AlwaysOff));
+        assert!(matches!(sampler_for(0.5), Sampler::ParentBased(_)));
+    }
 
     #[test]
     fn collector_base_urls_get_the_traces_path() {

@@ -7,10 +7,12 @@
 
 pub mod binary;
 mod oidc;
+mod otlp;
 mod process;
 mod servers;
 
 pub use oidc::OidcProvider;
+pub use otlp::{OtlpReceiver, ReceivedSpan};
 pub use process::{ChildGuard, TempDir, free_port, http_get, repo_root, wait_until};
 pub use servers::{Osmem, Prometheus, RedisServer};
 
