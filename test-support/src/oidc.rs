@@ -1,6 +1,5 @@
 //! A real OpenID provider (panva's `oidc-provider`, npm) run by Node from `test-support/oidc`.
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -34,17 +33,7 @@ impl OidcProvider {
                 // Its development-mode warnings are expected; keep them out of test output.
                 .stderr(Stdio::null()),
         );
-        let stdout = guard.child_mut().stdout.take().expect("stdout is piped");
-        let mut first_line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut first_line)
-            .expect("reading the provider's issuer");
-        let announced: serde_json::Value = serde_json::from_str(&first_line)
-            .unwrap_or_else(|_| panic!("oidc-provider printed {first_line:?}, not its issuer"));
-        let issuer = announced["issuer"]
-            .as_str()
-            .expect("the announcement has an issuer")
-            .to_owned();
+        let issuer = guard.announced("issuer");
         let host_port = issuer.trim_start_matches("http://").to_owned();
         wait_until("oidc-provider", Duration::from_secs(30), || {
             guard.assert_running();

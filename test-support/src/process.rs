@@ -1,6 +1,6 @@
 //! Child processes, free ports, readiness polling and scratch directories.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -56,6 +56,22 @@ impl ChildGuard {
 
     pub fn child_mut(&mut self) -> &mut Child {
         &mut self.child
+    }
+
+    /// Reads the JSON line a server prints on start (its address) and returns the string field
+    /// `field` of it. The child's stdout must be piped.
+    pub fn announced(&mut self, field: &str) -> String {
+        let stdout = self.child.stdout.take().expect("stdout is piped");
+        let mut first_line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut first_line)
+            .unwrap_or_else(|error| panic!("reading what {} printed: {error}", self.name));
+        let announced: serde_json::Value = serde_json::from_str(&first_line)
+            .unwrap_or_else(|_| panic!("{} printed {first_line:?}, not a JSON line", self.name));
+        announced[field]
+            .as_str()
+            .unwrap_or_else(|| panic!("{} announced no {field}: {first_line}", self.name))
+            .to_owned()
     }
 }
 

@@ -1,6 +1,6 @@
 //! The real servers: Redis, osmem-server (an in-memory OpenSearch) and Prometheus.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -91,18 +91,7 @@ impl Osmem {
                 .stdout(Stdio::piped())
                 .stderr(Stdio::null()),
         );
-        let stdout = guard.child_mut().stdout.take().expect("stdout is piped");
-        let mut first_line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut first_line)
-            .expect("reading osmem-server's address");
-        let announced: serde_json::Value = serde_json::from_str(&first_line).unwrap_or_else(|_| {
-            panic!("osmem-server printed {first_line:?}, not its JSON address")
-        });
-        let url = announced["url"]
-            .as_str()
-            .expect("osmem-server's announcement has a url")
-            .to_owned();
+        let url = guard.announced("url");
         let host_port = url.trim_start_matches("http://").to_owned();
         wait_until("osmem-server", START_TIMEOUT, || {
             guard.assert_running();
