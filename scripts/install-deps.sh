@@ -16,6 +16,8 @@ declare -A packages=(
   [prometheus]=promtool
   [prometheus-elasticsearch-exporter]=prometheus-elasticsearch-exporter
   [chromium]=chromium
+  [wrk]=wrk                  # benchmarks (bench/, benches/)
+  [nginx-light]=nginx        # the benchmarks' reverse-proxy baseline
 )
 missing=()
 for package in "${!packages[@]}"; do
@@ -28,7 +30,7 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   # The Debian services start themselves on install; the tests start their own copies.
-  for service in redis-server prometheus prometheus-elasticsearch-exporter; do
+  for service in redis-server prometheus prometheus-elasticsearch-exporter nginx; do
     $sudo systemctl disable --now "$service" >/dev/null 2>&1 || $sudo service "$service" stop >/dev/null 2>&1 || true
   done
 else

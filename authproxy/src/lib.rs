@@ -3,13 +3,28 @@
 //! `Application::build` binds the listener (port 0 allowed) so tests can start the whole service
 //! in-process; `main.rs` only parses the command line.
 
+pub mod basic;
+pub mod cluster;
 pub mod config;
+pub mod crypto;
 pub mod error;
+pub mod forwarded;
+pub mod gate;
+mod handlers;
+pub mod health;
+pub mod identity;
+pub mod managed;
+pub mod metrics;
+pub mod proxy;
+pub mod roles;
+pub mod state;
+pub mod store;
 
 use actix_web::web;
 use service_kit::server::{RunningServer, ServerOptions};
 
 pub use config::Settings;
+pub use state::AppState;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -19,6 +34,10 @@ pub struct Application {
 
 impl Application {
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
+        let state = web::Data::new(AppState::build(&settings)?);
+        // The recorder is process-wide and installed on first use; register after it exists.
+        let _recorder = service_kit::metrics::prometheus_handle();
+        metrics::register();
         let options = ServerOptions {
             host: settings.server.host.clone(),
             port: settings.server.port,
@@ -26,9 +45,22 @@ impl Application {
             metrics_enabled: settings.observability.metrics_enabled,
             version: VERSION,
             liveness_path: "/healthz",
-            client_request_timeout: None,
+            client_request_timeout: Some(settings.server.read_timeout),
         };
-        let server = RunningServer::start(options, routes)?;
+        let mode = settings.server.mode;
+        let server = RunningServer::start(options, move |config: &mut web::ServiceConfig| {
+            config.app_data(state.clone());
+            // Runs once per worker, on that worker's thread.
+            let client = state::http_client().unwrap_or_else(|_| state.http.clone());
+            config.app_data(web::Data::new(state::WorkerClient(client)));
+            handlers::configure(mode, config);
+        })?;
+        tracing::info!(
+            mode = ?settings.server.mode,
+            cache_backend = ?settings.cache.backend,
+            search_flavor = ?settings.search.flavor,
+            "authproxy configured"
+        );
         Ok(Self { server })
     }
 
@@ -41,6 +73,3 @@ impl Application {
         self.server.run_until_stopped().await
     }
 }
-
-/// The service's own routes; authentication and forwarding arrive with their issue.
-fn routes(_config: &mut web::ServiceConfig) {}

@@ -1,7 +1,12 @@
-//! The application started in-process on a free port, as every later test of this crate does.
+//! The application started in-process on a free port, with the servers it talks to.
+
+use std::collections::HashMap;
 
 use authproxy::{Application, Settings};
 use service_kit::config::ConfigLoader;
+
+use crate::support::security_stub::{ADMIN_PASSWORD, ADMIN_USER, Flavor, SecurityStub};
+use crate::support::{basic, bcrypt_hash};
 
 pub struct TestApp {
     pub address: String,
@@ -11,11 +16,20 @@ pub struct TestApp {
 /// Starts the application on 127.0.0.1 with a free port and `overrides_yaml` on top of the
 /// defaults, the way `main` would.
 pub async fn spawn_app(overrides_yaml: &str) -> TestApp {
-    let yaml = format!("server:\n  host: 127.0.0.1\n  port: 0\n{overrides_yaml}");
+    spawn_app_with_env(overrides_yaml, HashMap::new()).await
+}
+
+pub async fn spawn_app_with_env(overrides_yaml: &str, env: HashMap<String, String>) -> TestApp {
+    // A configuration with its own `server:` section sets host and port itself.
+    let yaml = if overrides_yaml.contains("server:") {
+        overrides_yaml.to_owned()
+    } else {
+        format!("server:\n  host: 127.0.0.1\n  port: 0\n{overrides_yaml}")
+    };
     let settings: Settings = ConfigLoader::new("TEST_UNUSED_PREFIX")
-        .with_env(Default::default())
+        .with_env(env)
         .load_str(&yaml)
-        .expect("test configuration is valid");
+        .unwrap_or_else(|problems| panic!("test configuration is invalid:\n{problems}"));
     let app = Application::build(settings)
         .await
         .expect("application starts");
@@ -23,19 +37,113 @@ pub async fn spawn_app(overrides_yaml: &str) -> TestApp {
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
-        client: test_support::http_client(),
+        client: no_redirects(),
+    }
+}
+
+/// A client that shows redirects instead of following them.
+pub fn no_redirects() -> reqwest::Client {
+    test_support::install_crypto_provider();
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.address)
+    }
+
+    pub async fn get_as(&self, path: &str, user: &str, password: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(path))
+            .header("authorization", basic(user, password))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// The value of one counter (without labels) on `/_metrics`.
+    pub async fn counter(&self, name: &str) -> f64 {
+        let text = self
+            .client
+            .get(self.url("/_metrics"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        text.lines()
+            .find_map(|line| {
+                let (metric, value) = line.rsplit_once(' ')?;
+                (metric == name).then(|| value.parse().ok())?
+            })
+            .unwrap_or_else(|| panic!("{name} is not on /_metrics:\n{text}"))
+    }
+}
+
+/// The local users every test configuration has (bcrypt cost 4).
+pub const ANN_PASSWORD: &str = "ann-password-1";
+pub const BOB_PASSWORD: &str = "bob-password-2";
+
+/// Local users ann (group `admins`) and bob (no group), a role mapping for admins and the
+/// default roles, towards `search_url` with the stub's admin.
+pub fn users_yaml(search_url: &str, flavor: Flavor) -> String {
+    let flavor = match flavor {
+        Flavor::Elasticsearch => "elasticsearch",
+        Flavor::Opensearch => "opensearch",
+    };
+    format!(
+        r#"basic_auth:
+  users:
+    - {{username: ann, password_hash: "{ann}", email: ann@example.com, name: Ann Example, groups: [admins, staff]}}
+    - {{username: bob, password_hash: "{bob}", email: bob@example.org}}
+  max_failures_per_user: 3
+  max_failures_per_address: 1000
+user_management:
+  role_mappings:
+    - {{claim: groups, pattern: "admin*", search_roles: [superuser]}}
+    - {{claim: email, pattern: "*@example.com", es_roles: [kibana_user]}}
+  default_search_roles: [reader]
+search:
+  url: {search_url}
+  flavor: {flavor}
+  admin_user: {ADMIN_USER}
+  admin_password: {ADMIN_PASSWORD}
+"#,
+        ann = bcrypt_hash(ANN_PASSWORD),
+        bob = bcrypt_hash(BOB_PASSWORD),
+    )
+}
+
+/// osmem behind the security stub, and the proxy in `mode` in front of them.
+pub struct Stack {
+    pub app: TestApp,
+    pub stub: SecurityStub,
+    pub _osmem: test_support::Osmem,
+}
+
+pub async fn spawn_stack(mode: &str, flavor: Flavor, extra_yaml: &str) -> Stack {
+    let osmem = test_support::Osmem::start();
+    let stub = SecurityStub::start(flavor, &osmem.url);
+    let yaml = format!(
+        "server:\n  host: 127.0.0.1\n  port: 0\n  mode: {mode}\n  trusted_proxies: [127.0.0.1]\n{}{extra_yaml}",
+        users_yaml(&stub.url, flavor)
+    );
+    let app = spawn_app(&yaml).await;
+    Stack {
+        app,
+        stub,
+        _osmem: osmem,
     }
 }
 
 #[tokio::test]
 async fn liveness_reports_healthy_with_the_version() {
     let app = spawn_app("").await;
-    let response = app
-        .client
-        .get(format!("{}/healthz", app.address))
-        .send()
-        .await
-        .unwrap();
+    let response = app.client.get(app.url("/healthz")).send().await.unwrap();
     assert_eq!(response.status(), 200);
     let body: serde_json::Value = response.json().await.unwrap();
     assert_eq!(

@@ -1,0 +1,337 @@
+//! Load benchmark, one run, figures side by side with their baselines (wrk on loopback):
+//!
+//! 1. forward-auth decisions per second with Basic credentials on a cache hit, against a bare
+//!    actix handler on the same machine (goal: ≥ 0.7×, p99 < 5 ms at 64 connections);
+//! 2. standalone proxy throughput against nginx `proxy_pass` to the same upstream (goal: ≥ 0.8×).
+//!
+//! `cargo bench -p authproxy --bench load` (release build). Needs `wrk` and `nginx` (Debian).
+//! `BENCH_SECONDS` (default 10) and `BENCH_CONNECTIONS` (default 64) tune the runs;
+//! `BENCH_HOLD=standalone` (or `forward_auth`) keeps only that server under load for that many
+//! seconds instead, for profiling (`perf record -p <pid>`).
+
+use std::net::TcpListener;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use actix_web::{App, HttpResponse, HttpServer, web};
+use authproxy::{Application, Settings};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use service_kit::config::ConfigLoader;
+use test_support::{ChildGuard, TempDir, free_port, wait_until};
+
+const PASSWORD: &str = "bench-password";
+/// What the upstream answers: the size of a typical `_cluster/health` body.
+const UPSTREAM_BODY: &str = r#"{"cluster_name":"bench","status":"green","timed_out":false,"number_of_nodes":3,"number_of_data_nodes":3,"active_primary_shards":10,"active_shards":20,"relocating_shards":0,"initializing_shards":0,"unassigned_shards":0,"delayed_unassigned_shards":0,"number_of_pending_tasks":0,"number_of_in_flight_fetch":0,"task_max_waiting_in_queue_millis":0,"active_shards_percent_as_number":100.0}"#;
+
+struct Figures {
+    requests_per_second: f64,
+    p99_ms: f64,
+}
+
+fn main() {
+    let seconds: u64 = env_or("BENCH_SECONDS", 10);
+    let connections: u64 = env_or("BENCH_CONNECTIONS", 64);
+    for tool in ["wrk", "nginx"] {
+        if Command::new("which")
+            .arg(tool)
+            .output()
+            .map_or(true, |o| !o.status.success())
+        {
+            eprintln!("{tool} is not installed: apt-get install -y wrk nginx-light");
+            std::process::exit(2);
+        }
+    }
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let _guard = runtime.enter();
+    let bare_port = start_bare_handler();
+    let upstream_port = start_upstream();
+    let forward_auth_port = runtime.block_on(start_authproxy("forward_auth", upstream_port));
+    let standalone_port = runtime.block_on(start_authproxy("standalone", upstream_port));
+    let nginx = Nginx::start(upstream_port);
+
+    let authorization = format!("Basic {}", STANDARD.encode(format!("bench:{PASSWORD}")));
+    let header = format!("Authorization: {authorization}");
+    // Warm-up: the first request runs bcrypt and the upsert; the rest are cache hits.
+    for port in [forward_auth_port, standalone_port] {
+        let (status, _) = get_status(port, "/_cluster/health", &authorization);
+        assert_eq!(status, 200, "authproxy on {port} answered {status}");
+    }
+
+    if let Ok(target) = std::env::var("BENCH_HOLD") {
+        let port = if target == "standalone" {
+            standalone_port
+        } else {
+            forward_auth_port
+        };
+        let held = wrk(
+            port,
+            "/_cluster/health",
+            Some(&header),
+            seconds,
+            connections,
+        );
+        println!(
+            "{target}: {:.0} req/s, p99 {:.2} ms",
+            held.requests_per_second, held.p99_ms
+        );
+        return;
+    }
+    let run =
+        |port: u16, path: &str, header: Option<&str>| wrk(port, path, header, seconds, connections);
+    let bare = run(bare_port, "/auth", None);
+    let decisions = run(forward_auth_port, "/_cluster/health", Some(&header));
+    let through_nginx = run(nginx.port, "/_cluster/health", None);
+    let through_proxy = run(standalone_port, "/_cluster/health", Some(&header));
+
+    println!();
+    println!(
+        "authproxy load benchmark: wrk, {connections} connections, {seconds} s each, 127.0.0.1"
+    );
+    println!(
+        "{:<44} {:>12} {:>10} | {:<26} {:>12} {:>10} | {:>6} {:>6}",
+        "measured", "req/s", "p99 ms", "baseline", "req/s", "p99 ms", "ratio", "goal"
+    );
+    print_row(
+        "forward_auth, Basic, cache hit",
+        &decisions,
+        "bare actix handler",
+        &bare,
+        0.7,
+    );
+    print_row(
+        "standalone proxy, Basic, cache hit",
+        &through_proxy,
+        "nginx proxy_pass",
+        &through_nginx,
+        0.8,
+    );
+    println!(
+        "forward_auth p99 goal: < 5 ms at 64 connections -> {:.2} ms ({})",
+        decisions.p99_ms,
+        if decisions.p99_ms < 5.0 {
+            "met"
+        } else {
+            "missed"
+        }
+    );
+    drop(nginx);
+}
+
+fn print_row(name: &str, measured: &Figures, baseline_name: &str, baseline: &Figures, goal: f64) {
+    let ratio = measured.requests_per_second / baseline.requests_per_second;
+    println!(
+        "{:<44} {:>12.0} {:>10.2} | {:<26} {:>12.0} {:>10.2} | {:>5.2}x {:>5.1}x {}",
+        name,
+        measured.requests_per_second,
+        measured.p99_ms,
+        baseline_name,
+        baseline.requests_per_second,
+        baseline.p99_ms,
+        ratio,
+        goal,
+        if ratio >= goal { "met" } else { "missed" }
+    );
+}
+
+fn env_or(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The baseline decision: a bare actix handler answering 200 with a few headers.
+fn start_bare_handler() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = HttpServer::new(|| {
+        App::new().default_service(web::to(|| async {
+            HttpResponse::Ok()
+                .insert_header(("cache-control", "no-store"))
+                .insert_header(("x-auth-request-user", "bench"))
+                .insert_header(("authorization", "Basic YmVuY2g6YmVuY2g="))
+                .finish()
+        }))
+    })
+    .disable_signals()
+    .listen(listener)
+    .unwrap()
+    .run();
+    tokio::spawn(server);
+    port
+}
+
+/// The search cluster stand-in: Elasticsearch's user API (`GET` 404 `{}`, `PUT` `{"created":
+/// true}`) and a fixed `_cluster/health` body for every other path.
+fn start_upstream() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = HttpServer::new(|| {
+        App::new()
+            .route(
+                "/_security/user/{name}",
+                web::get().to(|| async { HttpResponse::NotFound().json(serde_json::json!({})) }),
+            )
+            .route(
+                "/_security/user/{name}",
+                web::put()
+                    .to(|| async { HttpResponse::Ok().json(serde_json::json!({"created": true})) }),
+            )
+            .default_service(web::to(|| async {
+                HttpResponse::Ok()
+                    .content_type("application/json")
+                    .body(UPSTREAM_BODY)
+            }))
+    })
+    .disable_signals()
+    .listen(listener)
+    .unwrap()
+    .run();
+    tokio::spawn(server);
+    port
+}
+
+async fn start_authproxy(mode: &str, upstream_port: u16) -> u16 {
+    // Cost 10: what `htpasswd -B` writes by default; only the first request pays it.
+    let hash = bcrypt::hash(PASSWORD, 10).unwrap();
+    let yaml = format!(
+        "server: {{host: 127.0.0.1, port: 0, mode: {mode}}}\n\
+         observability: {{metrics_enabled: true}}\n\
+         search: {{url: \"http://127.0.0.1:{upstream_port}\", admin_user: admin, admin_password: x}}\n\
+         basic_auth:\n  users: [{{username: bench, password_hash: \"{hash}\", groups: [ops]}}]\n"
+    );
+    let settings: Settings = ConfigLoader::new("BENCH_UNUSED")
+        .with_env(Default::default())
+        .load_str(&yaml)
+        .unwrap_or_else(|problems| panic!("{problems}"));
+    let app = Application::build(settings).await.unwrap();
+    let port = app.port();
+    tokio::spawn(app.run_until_stopped());
+    port
+}
+
+struct Nginx {
+    port: u16,
+    _guard: ChildGuard,
+    _dir: TempDir,
+}
+
+impl Nginx {
+    fn start(upstream_port: u16) -> Self {
+        let dir = TempDir::new("bench-nginx");
+        let port = free_port();
+        let prefix = dir.path().display().to_string();
+        let config = format!(
+            "worker_processes auto;\n\
+             pid {prefix}/nginx.pid;\n\
+             error_log {prefix}/error.log warn;\n\
+             events {{ worker_connections 4096; }}\n\
+             http {{\n\
+               access_log off;\n\
+               client_body_temp_path {prefix}/body;\n\
+               proxy_temp_path {prefix}/proxy;\n\
+               fastcgi_temp_path {prefix}/fastcgi;\n\
+               uwsgi_temp_path {prefix}/uwsgi;\n\
+               scgi_temp_path {prefix}/scgi;\n\
+               upstream search {{ server 127.0.0.1:{upstream_port}; keepalive 64; }}\n\
+               server {{\n\
+                 listen 127.0.0.1:{port};\n\
+                 location / {{\n\
+                   proxy_pass http://search;\n\
+                   proxy_http_version 1.1;\n\
+                   proxy_set_header Connection \"\";\n\
+                   proxy_set_header Authorization \"Basic YmVuY2g6YmVuY2g=\";\n\
+                 }}\n\
+               }}\n\
+             }}\n"
+        );
+        let path = dir.path().join("nginx.conf");
+        std::fs::write(&path, config).unwrap();
+        let mut guard = ChildGuard::spawn(
+            "nginx",
+            Command::new("nginx")
+                .args(["-p", &prefix, "-c", &path.display().to_string()])
+                .args(["-g", "daemon off;"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        );
+        wait_until("nginx", Duration::from_secs(10), || {
+            guard.assert_running();
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
+        Self {
+            port,
+            _guard: guard,
+            _dir: dir,
+        }
+    }
+}
+
+fn get_status(port: u16, path: &str, authorization: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: {authorization}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, response)
+}
+
+fn wrk(port: u16, path: &str, header: Option<&str>, seconds: u64, connections: u64) -> Figures {
+    let mut command = Command::new("wrk");
+    command.args([
+        "-t2",
+        &format!("-c{connections}"),
+        &format!("-d{seconds}s"),
+        "--latency",
+    ]);
+    if let Some(header) = header {
+        command.args(["-H", header]);
+    }
+    command.arg(format!("http://127.0.0.1:{port}{path}"));
+    let output = command.output().expect("running wrk");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        !text.contains("Non-2xx"),
+        "wrk saw non-2xx answers on port {port}:\n{text}"
+    );
+    let requests_per_second = text
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("Requests/sec:"))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no Requests/sec in wrk output:\n{text}"));
+    let p99_ms = text
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("99%"))
+        .map(|value| latency_ms(value.trim()))
+        .unwrap_or_else(|| panic!("no 99% latency in wrk output:\n{text}"));
+    Figures {
+        requests_per_second,
+        p99_ms,
+    }
+}
+
+/// wrk's `1.23ms`, `850.00us`, `1.01s`.
+fn latency_ms(value: &str) -> f64 {
+    let split = value
+        .find(|c: char| c.is_ascii_alphabetic())
+        .unwrap_or(value.len());
+    let (number, unit) = value.split_at(split);
+    let number: f64 = number.parse().unwrap_or(f64::NAN);
+    match unit {
+        "us" => number / 1000.0,
+        "ms" => number,
+        "s" => number * 1000.0,
+        "m" => number * 60_000.0,
+        _ => f64::NAN,
+    }
+}

@@ -1,0 +1,123 @@
+//! Parsing `Authorization: Basic <base64(user:password)>` (RFC 7617) without ever panicking.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use secrecy::SecretString;
+
+/// Decoded Basic credentials. The password never leaves a `SecretString`.
+pub struct BasicCredentials {
+    pub username: String,
+    pub password: SecretString,
+}
+
+impl std::fmt::Debug for BasicCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BasicCredentials")
+            .field("username", &self.username)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What an `Authorization` header holds.
+#[derive(Debug)]
+pub enum AuthorizationHeader {
+    Basic(BasicCredentials),
+    /// Another scheme (e.g. `Bearer`), which this proxy does not accept.
+    OtherScheme,
+    /// `Basic` with a value that is not base64 of UTF-8 `user:password`.
+    Malformed,
+}
+
+/// Longest header value considered; longer ones are malformed (a username plus a password
+/// never needs this much, and it bounds the work done on hostile input).
+const MAX_HEADER_LEN: usize = 4096;
+
+pub fn parse_authorization(value: &[u8]) -> AuthorizationHeader {
+    if value.len() > MAX_HEADER_LEN {
+        return AuthorizationHeader::Malformed;
+    }
+    let Ok(text) = std::str::from_utf8(value) else {
+        return AuthorizationHeader::Malformed;
+    };
+    let text = text.trim();
+    let (scheme, rest) = text.split_once(' ').unwrap_or((text, ""));
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return AuthorizationHeader::OtherScheme;
+    }
+    let Ok(decoded) = STANDARD.decode(rest.trim()) else {
+        return AuthorizationHeader::Malformed;
+    };
+    let Ok(decoded) = String::from_utf8(decoded) else {
+        return AuthorizationHeader::Malformed;
+    };
+    match decoded.split_once(':') {
+        Some((username, password)) if !username.is_empty() => {
+            AuthorizationHeader::Basic(BasicCredentials {
+                username: username.to_owned(),
+                password: SecretString::from(password),
+            })
+        }
+        _ => AuthorizationHeader::Malformed,
+    }
+}
+
+/// `Basic base64(user:password)`, for the managed credential sent to the search cluster.
+pub fn basic_header_value(username: &str, password: &str) -> String {
+    format!(
+        "Basic {}",
+        STANDARD.encode(format!("{username}:{password}"))
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use secrecy::ExposeSecret;
+
+    use super::*;
+
+    #[test]
+    fn parses_basic_and_rejects_the_rest() {
+        let value = basic_header_value("ann", "pa:ss wörd");
+        let AuthorizationHeader::Basic(credentials) = parse_authorization(value.as_bytes()) else {
+            panic!("not basic")
+        };
+        assert_eq!(credentials.username, "ann");
+        assert_eq!(credentials.password.expose_secret(), "pa:ss wörd");
+        assert!(matches!(
+            parse_authorization(b"bAsIc YW5uOng="),
+            AuthorizationHeader::Basic(_)
+        ));
+        assert!(matches!(
+            parse_authorization(b"Bearer abc"),
+            AuthorizationHeader::OtherScheme
+        ));
+        for bad in [
+            &b"Basic"[..],
+            b"Basic !!!",
+            b"Basic bm9jb2xvbg==",
+            b"Basic OnB3",
+            b"\xff\xfe",
+        ] {
+            assert!(
+                matches!(parse_authorization(bad), AuthorizationHeader::Malformed),
+                "{bad:?}"
+            );
+        }
+        assert!(!format!("{credentials:?}").contains("wörd"));
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(value in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let _ = parse_authorization(&value);
+        }
+
+        #[test]
+        fn arbitrary_basic_payloads_never_panic(payload in ".{0,200}") {
+            let _ = parse_authorization(format!("Basic {payload}").as_bytes());
+            let encoded = STANDARD.encode(payload.as_bytes());
+            let _ = parse_authorization(format!("Basic {encoded}").as_bytes());
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! HTTP Basic credentials against the configured local users (bcrypt).
+//!
+//! bcrypt is slow on purpose, so a successful verification is remembered in memory for
+//! `basic_auth.verified_ttl` (keyed by a salted SHA-256 of user and password, never the password
+//! itself). An unknown user is checked against a dummy hash of the same cost, so it takes as long
+//! as a wrong password. Failures are limited per user and per source address.
+
+mod header;
+mod limiter;
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use moka::future::Cache;
+use secrecy::ExposeSecret;
+use sha2::{Digest, Sha256};
+use tokio::sync::Semaphore;
+
+pub use header::{AuthorizationHeader, BasicCredentials, basic_header_value, parse_authorization};
+pub use limiter::FailureLimiter;
+
+use crate::config::BasicAuthSettings;
+use crate::identity::Identity;
+
+/// Cost of the dummy hash when no user is configured (nothing to hide then).
+const MIN_COST: u32 = 4;
+
+/// Why Basic credentials were not accepted.
+#[derive(Debug, PartialEq, Eq)]
+pub enum BasicRejection {
+    /// Unknown user or wrong password (indistinguishable on purpose).
+    Invalid,
+    /// Too many failures for this user or address; seconds to wait.
+    Limited(u64),
+}
+
+/// Accepted credentials.
+#[derive(Debug)]
+pub struct Verified {
+    /// Shared with the verification cache: a cache hit allocates nothing.
+    pub identity: Arc<Identity>,
+    /// True when a recent verification was reused (no bcrypt run).
+    pub from_cache: bool,
+}
+
+pub struct BasicAuthenticator {
+    users: HashMap<String, crate::config::LocalUser>,
+    dummy_hash: String,
+    salt: [u8; 32],
+    verified: Cache<[u8; 32], Arc<Identity>>,
+    limiter: FailureLimiter,
+    /// bcrypt runs on the blocking pool; this bounds how many at once, so a flood of wrong
+    /// passwords cannot take every core.
+    bcrypt_slots: Semaphore,
+}
+
+impl BasicAuthenticator {
+    pub fn new(settings: &BasicAuthSettings) -> Self {
+        let users: HashMap<_, _> = settings
+            .users
+            .iter()
+            .map(|user| (user.username.clone(), user.clone()))
+            .collect();
+        let cost = users
+            .values()
+            .filter_map(|user| user.password_hash.parse::<bcrypt::HashParts>().ok())
+            .map(|parts| parts.get_cost())
+            .max()
+            .unwrap_or(MIN_COST);
+        let dummy_password: [u8; 16] = rand::random();
+        let dummy_hash =
+            bcrypt::hash(dummy_password, cost).expect("bcrypt costs from valid hashes are valid");
+        let parallelism = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Self {
+            users,
+            dummy_hash,
+            salt: rand::random(),
+            verified: Cache::builder()
+                .max_capacity(10_000)
+                .time_to_live(settings.verified_ttl)
+                .build(),
+            limiter: FailureLimiter::new(
+                settings.max_failures_per_user,
+                settings.max_failures_per_address,
+                settings.failure_window,
+            ),
+            bcrypt_slots: Semaphore::new(parallelism),
+        }
+    }
+
+    pub async fn verify(
+        &self,
+        credentials: &BasicCredentials,
+        source: Option<IpAddr>,
+    ) -> Result<Verified, BasicRejection> {
+        if let Some(wait) = self.limiter.refused_for(&credentials.username, source) {
+            return Err(BasicRejection::Limited(wait));
+        }
+        let fingerprint = self.fingerprint(credentials);
+        if let Some(identity) = self.verified.get(&fingerprint).await {
+            return Ok(Verified {
+                identity,
+                from_cache: true,
+            });
+        }
+        let user = self.users.get(&credentials.username);
+        let hash = user.map_or(self.dummy_hash.clone(), |user| user.password_hash.clone());
+        let password = credentials.password.expose_secret().to_owned();
+        let matched = {
+            let _slot = self.bcrypt_slots.acquire().await;
+            tokio::task::spawn_blocking(move || bcrypt::verify(password, &hash).unwrap_or(false))
+                .await
+                .unwrap_or(false)
+        };
+        match user {
+            Some(user) if matched => {
+                let identity = Arc::new(Identity::local(
+                    &user.username,
+                    &user.email,
+                    &user.name,
+                    &user.groups,
+                ));
+                self.verified.insert(fingerprint, identity.clone()).await;
+                Ok(Verified {
+                    identity,
+                    from_cache: false,
+                })
+            }
+            _ => match self.limiter.record_failure(&credentials.username, source) {
+                Some(wait) => Err(BasicRejection::Limited(wait)),
+                None => Err(BasicRejection::Invalid),
+            },
+        }
+    }
+
+    fn fingerprint(&self, credentials: &BasicCredentials) -> [u8; 32] {
+        let mut hasher = Sha256::new();
+        hasher.update(self.salt);
+        hasher.update((credentials.username.len() as u64).to_le_bytes());
+        hasher.update(credentials.username.as_bytes());
+        hasher.update(credentials.password.expose_secret().as_bytes());
+        hasher.finalize().into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use secrecy::SecretString;
+
+    use super::*;
+    use crate::config::LocalUser;
+
+    fn settings(hash: &str) -> BasicAuthSettings {
+        BasicAuthSettings {
+            users: vec![LocalUser {
+                username: "ann".to_owned(),
+                password_hash: hash.to_owned(),
+                email: "ann@example.com".to_owned(),
+                name: "Ann".to_owned(),
+                groups: vec!["admins".to_owned()],
+            }],
+            max_failures_per_user: 3,
+            ..BasicAuthSettings::default()
+        }
+    }
+
+    fn credentials(username: &str, password: &str) -> BasicCredentials {
+        BasicCredentials {
+            username: username.to_owned(),
+            password: SecretString::from(password),
+        }
+    }
+
+    #[tokio::test]
+    async fn verifies_once_then_remembers() {
+        let hash = bcrypt::hash("right", 6).unwrap();
+        let authenticator = BasicAuthenticator::new(&settings(&hash));
+        let verified = authenticator
+            .verify(&credentials("ann", "right"), None)
+            .await
+            .unwrap();
+        assert!(!verified.from_cache);
+        let identity = verified.identity;
+        assert_eq!(identity.email, "ann@example.com");
+        assert_eq!(identity.groups, ["admins"]);
+        let started = Instant::now();
+        for _ in 0..50 {
+            authenticator
+                .verify(&credentials("ann", "right"), None)
+                .await
+                .unwrap();
+        }
+        // 50 bcrypt runs at cost 6 would take far longer than 50 cache look-ups.
+        assert!(started.elapsed() < Duration::from_millis(500));
+        assert_eq!(
+            authenticator
+                .verify(&credentials("ann", "wrong"), None)
+                .await
+                .unwrap_err(),
+            BasicRejection::Invalid
+        );
+    }
+
+    #[tokio::test]
+    async fn unknown_users_cost_a_bcrypt_run_and_failures_are_limited() {
+        let hash = bcrypt::hash("right", 8).unwrap();
+        let authenticator = BasicAuthenticator::new(&settings(&hash));
+        let time = |username: String| {
+            let authenticator = &authenticator;
+            async move {
+                let started = Instant::now();
+                let _ = authenticator
+                    .verify(&credentials(&username, "x"), None)
+                    .await;
+                started.elapsed()
+            }
+        };
+        // The fastest of three runs each, so a busy machine does not decide the outcome.
+        let mut unknown = Duration::MAX;
+        let mut known = Duration::MAX;
+        for round in 0..3 {
+            unknown = unknown.min(time(format!("nobody-{round}")).await);
+            known = known.min(time("ann".to_owned()).await);
+        }
+        let ratio = unknown.as_secs_f64() / known.as_secs_f64();
+        assert!(
+            (0.5..2.0).contains(&ratio),
+            "unknown {unknown:?} vs known {known:?}"
+        );
+        // ann has used the three failures allowed; the next attempt is limited, even with the
+        // right password.
+        assert!(matches!(
+            authenticator.verify(&credentials("ann", "x"), None).await,
+            Err(BasicRejection::Limited(_))
+        ));
+        assert!(matches!(
+            authenticator
+                .verify(&credentials("ann", "right"), None)
+                .await,
+            Err(BasicRejection::Limited(_))
+        ));
+    }
+}

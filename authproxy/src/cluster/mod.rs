@@ -1,0 +1,71 @@
+//! The search cluster as seen by the proxy: its security user API (Elasticsearch's
+//! `/_security/user/<name>` or OpenSearch's `/_plugins/_security/api/internalusers/<name>`) and
+//! its health, behind a narrow async trait.
+
+mod users;
+
+use futures_util::future::BoxFuture;
+use secrecy::SecretString;
+
+pub use users::SearchClusterClient;
+
+/// Marks users this proxy created, in Elasticsearch `metadata` and OpenSearch `attributes`;
+/// a user without it is never overwritten.
+pub const MANAGED_BY_KEY: &str = "managed_by";
+pub const MANAGED_BY_VALUE: &str = "authproxy";
+
+/// A user to create or update.
+#[derive(Debug)]
+pub struct UserSpec<'a> {
+    pub username: &'a str,
+    pub password: &'a SecretString,
+    pub roles: &'a [String],
+    pub email: &'a str,
+    pub full_name: &'a str,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ClusterError {
+    #[error("{0}")]
+    Unreachable(String),
+    #[error("time-out")]
+    Timeout,
+    #[error("{0}")]
+    BadResponse(String),
+    #[error("the administrative credentials were rejected")]
+    AdminRejected,
+    #[error("user {0:?} exists and is not managed by this proxy")]
+    ForeignUser(String),
+}
+
+impl From<ClusterError> for crate::error::Error {
+    fn from(error: ClusterError) -> Self {
+        match error {
+            ClusterError::Unreachable(message) => Self::SearchUnreachable(message),
+            ClusterError::Timeout => Self::SearchTimeout,
+            ClusterError::BadResponse(message) => Self::SearchBadResponse(message),
+            ClusterError::AdminRejected => Self::SearchAdminRejected,
+            ClusterError::ForeignUser(name) => Self::SearchUserConflict(name),
+        }
+    }
+}
+
+impl ClusterError {
+    /// Classifies a transport error: connect → unreachable, time-out → time-out.
+    pub fn from_transport(error: &reqwest::Error) -> Self {
+        if error.is_timeout() {
+            Self::Timeout
+        } else if error.is_connect() {
+            Self::Unreachable("the connection was refused or failed".to_owned())
+        } else {
+            Self::BadResponse("the connection broke".to_owned())
+        }
+    }
+}
+
+pub trait SearchUsers: Send + Sync + 'static {
+    /// Creates the user, or updates it when this proxy created it; refuses a foreign user.
+    fn upsert_user<'a>(&'a self, user: UserSpec<'a>) -> BoxFuture<'a, Result<(), ClusterError>>;
+    /// For `/_health`: the cluster answers its health endpoint.
+    fn health(&self) -> BoxFuture<'_, Result<(), ClusterError>>;
+}

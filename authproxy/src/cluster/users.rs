@@ -1,0 +1,167 @@
+//! [`SearchUsers`] over HTTP with the administrative credentials, in both products' formats.
+
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use reqwest::{StatusCode, Url};
+use secrecy::{ExposeSecret, SecretString};
+use serde_json::{Value, json};
+
+use super::{ClusterError, MANAGED_BY_KEY, MANAGED_BY_VALUE, SearchUsers, UserSpec};
+use crate::config::{SearchFlavor, SearchSettings};
+
+/// Bound on one user-API call; these are small requests.
+const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub struct SearchClusterClient {
+    http: reqwest::Client,
+    base: Url,
+    flavor: SearchFlavor,
+    admin_user: String,
+    admin_password: Option<SecretString>,
+}
+
+impl SearchClusterClient {
+    pub fn new(http: reqwest::Client, settings: &SearchSettings) -> anyhow::Result<Self> {
+        Ok(Self {
+            http,
+            base: Url::parse(&settings.url)?,
+            flavor: settings.flavor,
+            admin_user: settings.admin_user.clone(),
+            admin_password: settings.admin_password.clone(),
+        })
+    }
+
+    fn user_url(&self, username: &str) -> Url {
+        let mut url = self.base.clone();
+        {
+            let mut segments = url.path_segments_mut().expect("http(s) URLs have a path");
+            segments.pop_if_empty();
+            match self.flavor {
+                SearchFlavor::Elasticsearch => segments.extend(["_security", "user"]),
+                SearchFlavor::Opensearch => {
+                    segments.extend(["_plugins", "_security", "api", "internalusers"])
+                }
+            };
+            segments.push(username);
+        }
+        url
+    }
+
+    fn request(&self, method: reqwest::Method, url: Url) -> reqwest::RequestBuilder {
+        let builder = self.http.request(method, url).timeout(CALL_TIMEOUT);
+        match &self.admin_password {
+            Some(password) => builder.basic_auth(&self.admin_user, Some(password.expose_secret())),
+            None => builder,
+        }
+    }
+
+    /// `Some(managed)` when the user exists, `None` when it does not.
+    async fn existing_user(&self, username: &str) -> Result<Option<bool>, ClusterError> {
+        let response = self
+            .request(reqwest::Method::GET, self.user_url(username))
+            .send()
+            .await
+            .map_err(|error| ClusterError::from_transport(&error))?;
+        match response.status() {
+            StatusCode::NOT_FOUND => Ok(None),
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => Err(ClusterError::AdminRejected),
+            status if status.is_success() => {
+                let body: Value = response.json().await.map_err(|_| {
+                    ClusterError::BadResponse("the user API answered with invalid JSON".to_owned())
+                })?;
+                let marks = match self.flavor {
+                    SearchFlavor::Elasticsearch => "metadata",
+                    SearchFlavor::Opensearch => "attributes",
+                };
+                let managed = body
+                    .get(username)
+                    .and_then(|user| user.get(marks))
+                    .and_then(|marks| marks.get(MANAGED_BY_KEY))
+                    .and_then(Value::as_str)
+                    == Some(MANAGED_BY_VALUE);
+                Ok(Some(managed))
+            }
+            status => Err(ClusterError::BadResponse(format!(
+                "the user API answered {status} to a user look-up"
+            ))),
+        }
+    }
+
+    fn user_body(&self, user: &UserSpec<'_>) -> Value {
+        match self.flavor {
+            SearchFlavor::Elasticsearch => json!({
+                "password": user.password.expose_secret(),
+                "roles": user.roles,
+                "full_name": user.full_name,
+                "email": user.email,
+                "metadata": { MANAGED_BY_KEY: MANAGED_BY_VALUE },
+                "enabled": true,
+            }),
+            // Attribute values are strings in OpenSearch; the roles are security roles mapped
+            // directly to the user (they must exist), like Elasticsearch's `roles`.
+            SearchFlavor::Opensearch => json!({
+                "password": user.password.expose_secret(),
+                "opendistro_security_roles": user.roles,
+                "backend_roles": [],
+                "attributes": {
+                    MANAGED_BY_KEY: MANAGED_BY_VALUE,
+                    "email": user.email,
+                    "full_name": user.full_name,
+                },
+            }),
+        }
+    }
+}
+
+impl SearchUsers for SearchClusterClient {
+    fn upsert_user<'a>(&'a self, user: UserSpec<'a>) -> BoxFuture<'a, Result<(), ClusterError>> {
+        async move {
+            if self.existing_user(user.username).await? == Some(false) {
+                return Err(ClusterError::ForeignUser(user.username.to_owned()));
+            }
+            let response = self
+                .request(reqwest::Method::PUT, self.user_url(user.username))
+                .json(&self.user_body(&user))
+                .send()
+                .await
+                .map_err(|error| ClusterError::from_transport(&error))?;
+            match response.status() {
+                status if status.is_success() => Ok(()),
+                StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
+                    Err(ClusterError::AdminRejected)
+                }
+                status => Err(ClusterError::BadResponse(format!(
+                    "the user API answered {status} to an upsert"
+                ))),
+            }
+        }
+        .boxed()
+    }
+
+    fn health(&self) -> BoxFuture<'_, Result<(), ClusterError>> {
+        async move {
+            let mut url = self.base.clone();
+            url.path_segments_mut()
+                .expect("http(s) URLs have a path")
+                .pop_if_empty()
+                .extend(["_cluster", "health"]);
+            let response = self
+                .request(reqwest::Method::GET, url)
+                .send()
+                .await
+                .map_err(|error| ClusterError::from_transport(&error))?;
+            match response.status() {
+                status if status.is_success() => Ok(()),
+                StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
+                    Err(ClusterError::AdminRejected)
+                }
+                status => Err(ClusterError::BadResponse(format!(
+                    "the health endpoint answered {status}"
+                ))),
+            }
+        }
+        .boxed()
+    }
+}

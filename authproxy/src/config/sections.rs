@@ -1,0 +1,263 @@
+//! The sections of the configuration file and their defaults (the specification's example
+//! values where it gives one).
+
+use std::time::Duration;
+
+use secrecy::SecretString;
+use serde::Deserialize;
+use service_kit::logging::{LogFormat, LogLevel};
+
+/// `server.mode`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerMode {
+    /// Answers a reverse proxy's authentication sub-request (Traefik forwardAuth, nginx
+    /// auth_request) with the managed credentials in headers.
+    #[default]
+    ForwardAuth,
+    /// Forwards every request to `search.url` itself.
+    Standalone,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerSettings {
+    pub host: String,
+    /// 0 picks a free port (used by tests).
+    pub port: u16,
+    pub mode: ServerMode,
+    /// Time a client has to send a request's head.
+    #[serde(with = "humantime_serde")]
+    pub read_timeout: Duration,
+    /// Time the search cluster has to start answering a forwarded request (504 after it).
+    #[serde(with = "humantime_serde")]
+    pub write_timeout: Duration,
+    /// How long in-flight requests may go on after SIGTERM.
+    #[serde(with = "humantime_serde")]
+    pub shutdown_timeout: Duration,
+    /// Addresses or CIDR ranges (`10.0.0.0/8`) whose `X-Forwarded-*` / `X-Original-*` headers
+    /// are believed. Empty: forwarded headers are ignored.
+    pub trusted_proxies: Vec<String>,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        Self {
+            host: "0.0.0.0".to_owned(),
+            port: 9000,
+            mode: ServerMode::ForwardAuth,
+            read_timeout: Duration::from_secs(30),
+            write_timeout: Duration::from_secs(30),
+            shutdown_timeout: Duration::from_secs(30),
+            trusted_proxies: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OidcSettings {
+    pub enabled: bool,
+    pub issuer_url: String,
+    pub client_id: String,
+    /// `OIDC_CLIENT_SECRET` when empty.
+    pub client_secret: Option<SecretString>,
+    /// The callback address; its path is the callback route.
+    pub redirect_url: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SessionSettings {
+    #[serde(with = "humantime_serde")]
+    pub ttl: Duration,
+    pub cookie_name: String,
+    /// Empty: a host-only cookie.
+    pub cookie_domain: String,
+    /// Signs session cookies; `SESSION_SECRET` when empty; at least 32 bytes.
+    pub secret: Option<SecretString>,
+}
+
+impl Default for SessionSettings {
+    fn default() -> Self {
+        Self {
+            ttl: Duration::from_secs(24 * 3600),
+            cookie_name: "_authproxy_session".to_owned(),
+            cookie_domain: String::new(),
+            secret: None,
+        }
+    }
+}
+
+/// `cache.backend`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheBackend {
+    /// In this process; for a single replica.
+    #[default]
+    Memory,
+    /// Shared by every replica.
+    Redis,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CacheSettings {
+    pub backend: CacheBackend,
+    /// `REDIS_URL` when empty; required for the redis backend.
+    pub redis_url: String,
+    #[serde(with = "humantime_serde")]
+    pub credential_ttl: Duration,
+    /// Exactly 32 bytes; `CACHE_ENCRYPTION_KEY` when empty. Without one, the memory backend
+    /// uses a random key for the life of the process.
+    pub encryption_key: Option<SecretString>,
+}
+
+impl Default for CacheSettings {
+    fn default() -> Self {
+        Self {
+            backend: CacheBackend::Memory,
+            redis_url: String::new(),
+            credential_ttl: Duration::from_secs(3600),
+            encryption_key: None,
+        }
+    }
+}
+
+/// One claim-to-role rule: when the identity's `claim` (or one of its values, for a list)
+/// matches the glob `pattern`, the identity gets `search_roles`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoleMapping {
+    pub claim: String,
+    pub pattern: String,
+    #[serde(alias = "es_roles")]
+    pub search_roles: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UserManagementSettings {
+    pub enabled: bool,
+    pub password_length: usize,
+    /// How long a generated password is used before the user is upserted with a new one.
+    #[serde(with = "humantime_serde")]
+    pub credential_ttl: Duration,
+    pub role_mappings: Vec<RoleMapping>,
+    #[serde(alias = "default_es_roles")]
+    pub default_search_roles: Vec<String>,
+}
+
+impl Default for UserManagementSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            password_length: 32,
+            credential_ttl: Duration::from_secs(3600),
+            role_mappings: Vec::new(),
+            default_search_roles: Vec::new(),
+        }
+    }
+}
+
+/// Which security API the search cluster speaks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchFlavor {
+    /// `PUT /_security/user/<name>`.
+    #[default]
+    Elasticsearch,
+    /// `PUT /_plugins/_security/api/internalusers/<name>`.
+    Opensearch,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchSettings {
+    pub url: String,
+    pub flavor: SearchFlavor,
+    pub admin_user: String,
+    /// `SEARCH_ADMIN_PASSWORD` when empty.
+    pub admin_password: Option<SecretString>,
+}
+
+impl Default for SearchSettings {
+    fn default() -> Self {
+        Self {
+            url: "http://localhost:9200".to_owned(),
+            flavor: SearchFlavor::Elasticsearch,
+            admin_user: "elastic".to_owned(),
+            admin_password: None,
+        }
+    }
+}
+
+/// A local user for HTTP Basic credentials.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocalUser {
+    pub username: String,
+    /// bcrypt (`$2a$`, `$2b$`, `$2y$`), e.g. from `htpasswd -nbB`.
+    pub password_hash: String,
+    #[serde(default)]
+    pub email: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub groups: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BasicAuthSettings {
+    pub enabled: bool,
+    pub users: Vec<LocalUser>,
+    /// How long a successful verification is remembered, so bcrypt does not run per request.
+    #[serde(with = "humantime_serde")]
+    pub verified_ttl: Duration,
+    /// Failed attempts allowed per user name within `failure_window` before 429.
+    pub max_failures_per_user: u32,
+    /// Failed attempts allowed per source address within `failure_window` before 429.
+    pub max_failures_per_address: u32,
+    #[serde(with = "humantime_serde")]
+    pub failure_window: Duration,
+}
+
+impl Default for BasicAuthSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            users: Vec::new(),
+            verified_ttl: Duration::from_secs(60),
+            max_failures_per_user: 5,
+            max_failures_per_address: 20,
+            failure_window: Duration::from_secs(60),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ObservabilitySettings {
+    pub log_level: LogLevel,
+    pub log_format: LogFormat,
+    pub metrics_enabled: bool,
+    pub otel_enabled: bool,
+    pub otel_endpoint: String,
+    pub otel_service_name: String,
+    pub otel_trace_ratio: f64,
+}
+
+impl Default for ObservabilitySettings {
+    fn default() -> Self {
+        Self {
+            log_level: LogLevel::Info,
+            log_format: LogFormat::Json,
+            metrics_enabled: true,
+            otel_enabled: false,
+            otel_endpoint: "http://localhost:4318".to_owned(),
+            otel_service_name: "authproxy".to_owned(),
+            otel_trace_ratio: 1.0,
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! The reverse proxy's authentication sub-request (Traefik forwardAuth, nginx auth_request).
+
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpRequest, HttpResponse, web};
+
+use crate::basic::basic_header_value;
+use crate::error::Error;
+use crate::gate::{RequestContext, authenticate};
+use crate::state::AppState;
+
+/// 200 with the managed credential in `Authorization` and the identity in
+/// `X-Auth-Request-User/-Email/-Groups`; never cached by anything in between.
+pub async fn check(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+) -> Result<HttpResponse, Error> {
+    let context = RequestContext::of(&state, &request);
+    let identity = authenticate(&state, &request, &context).await?;
+    let mut response = HttpResponse::Ok();
+    response.insert_header((header::CACHE_CONTROL, "no-store"));
+    let identity_headers = [
+        ("x-auth-request-user", identity.username.clone()),
+        ("x-auth-request-email", identity.email.clone()),
+        ("x-auth-request-groups", identity.groups.join(",")),
+    ];
+    for (name, value) in identity_headers {
+        // A value that cannot be a header (control characters) is left out, never sent raw.
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            response.insert_header((name, value));
+        }
+    }
+    if let Some(managed) = &state.managed {
+        let credential = managed.credential_for(&identity).await?;
+        let value = basic_header_value(
+            &credential.username,
+            secrecy::ExposeSecret::expose_secret(&credential.password),
+        );
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            response.insert_header((header::AUTHORIZATION, value));
+        }
+    }
+    Ok(response.finish())
+}

@@ -1,0 +1,19 @@
+//! standalone mode: authenticate, then forward to the search cluster as the managed user.
+
+use actix_web::{HttpRequest, HttpResponse, web};
+
+use crate::error::Error;
+use crate::gate::{RequestContext, authenticate};
+use crate::proxy;
+use crate::state::{AppState, WorkerClient};
+
+pub async fn forward(
+    state: web::Data<AppState>,
+    client: web::Data<WorkerClient>,
+    request: HttpRequest,
+    payload: web::Payload,
+) -> Result<HttpResponse, Error> {
+    let context = RequestContext::of(&state, &request);
+    let identity = authenticate(&state, &request, &context).await?;
+    proxy::forward(&state, &client, &request, payload, &identity, &context).await
+}

@@ -1,0 +1,108 @@
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+
+use super::*;
+use crate::cluster::ClusterError;
+use crate::config::RoleMapping;
+use crate::store::MemoryStore;
+
+/// Counts upserts and answers slowly, so concurrent callers overlap.
+#[derive(Default)]
+struct CountingCluster {
+    upserts: AtomicUsize,
+    last_roles: Mutex<Vec<String>>,
+}
+
+impl SearchUsers for CountingCluster {
+    fn upsert_user<'a>(&'a self, user: UserSpec<'a>) -> BoxFuture<'a, Result<(), ClusterError>> {
+        async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            self.upserts.fetch_add(1, Ordering::SeqCst);
+            *self.last_roles.lock().unwrap() = user.roles.to_vec();
+            Ok(())
+        }
+        .boxed()
+    }
+
+    fn health(&self) -> BoxFuture<'_, Result<(), ClusterError>> {
+        async { Ok(()) }.boxed()
+    }
+}
+
+fn managed(store: Arc<dyn KeyValueStore>, cluster: Arc<CountingCluster>) -> ManagedUsers {
+    let mapper = RoleMapper::new(
+        &[RoleMapping {
+            claim: "groups".to_owned(),
+            pattern: "admin*".to_owned(),
+            search_roles: vec!["superuser".to_owned()],
+        }],
+        &["reader".to_owned()],
+    );
+    ManagedUsers::new(
+        store,
+        CredentialCipher::new(&[1u8; 32]).unwrap(),
+        cluster,
+        mapper,
+        Duration::from_secs(60),
+        32,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_first_requests_make_one_upsert() {
+    let cluster = Arc::new(CountingCluster::default());
+    let users = Arc::new(managed(Arc::new(MemoryStore::default()), cluster.clone()));
+    let identity = Identity::local("ann", "", "", &["admins".to_owned()]);
+    let tasks: Vec<_> = (0..20)
+        .map(|_| {
+            let users = users.clone();
+            let identity = identity.clone();
+            tokio::spawn(async move { users.credential_for(&identity).await.unwrap() })
+        })
+        .collect();
+    let mut passwords = Vec::new();
+    for task in tasks {
+        passwords.push(task.await.unwrap().password.expose_secret().to_owned());
+    }
+    assert_eq!(cluster.upserts.load(Ordering::SeqCst), 1);
+    assert!(
+        passwords
+            .iter()
+            .all(|p| p == &passwords[0] && p.len() == 32)
+    );
+    assert_eq!(*cluster.last_roles.lock().unwrap(), ["superuser"]);
+}
+
+#[tokio::test]
+async fn tampered_entries_are_misses_and_refresh_replaces_the_password() {
+    let store: Arc<dyn KeyValueStore> = Arc::new(MemoryStore::default());
+    let cluster = Arc::new(CountingCluster::default());
+    let users = managed(store.clone(), cluster.clone());
+    let identity = Identity::local("bob", "", "", &[]);
+    let first = users.credential_for(&identity).await.unwrap();
+    assert_eq!(first.roles, ["reader"]);
+    store
+        .set(
+            &store_key("bob"),
+            b"garbage".to_vec(),
+            Duration::from_secs(60),
+        )
+        .await
+        .unwrap();
+    let second = users.credential_for(&identity).await.unwrap();
+    assert_eq!(cluster.upserts.load(Ordering::SeqCst), 2);
+    let refreshed = users.refresh(&identity, &second).await.unwrap();
+    assert_ne!(
+        refreshed.password.expose_secret(),
+        second.password.expose_secret()
+    );
+    // A refresh with an already replaced credential reuses the replacement.
+    let again = users.refresh(&identity, &second).await.unwrap();
+    assert_eq!(
+        again.password.expose_secret(),
+        refreshed.password.expose_secret()
+    );
+    assert_eq!(cluster.upserts.load(Ordering::SeqCst), 3);
+}

@@ -1,0 +1,54 @@
+//! The seven counters of the specification (section 4), exactly these names. The request
+//! duration histogram (`http_request_duration_seconds`) comes from service-kit's middleware.
+
+use std::sync::OnceLock;
+
+use metrics::Counter;
+
+pub const AUTH_ATTEMPTS: &str = "proxy_auth_attempts_total";
+pub const AUTH_SUCCESSES: &str = "proxy_auth_successes_total";
+pub const AUTH_FAILURES: &str = "proxy_auth_failures_total";
+pub const SESSION_CREATES: &str = "proxy_session_creates_total";
+pub const USER_UPSERTS: &str = "proxy_user_upserts_total";
+pub const CRED_CACHE_HITS: &str = "proxy_cred_cache_hits_total";
+pub const CRED_CACHE_MISSES: &str = "proxy_cred_cache_misses_total";
+
+const ALL: [(&str, &str); 7] = [
+    (AUTH_ATTEMPTS, "Authentication attempts"),
+    (AUTH_SUCCESSES, "Successful authentications"),
+    (AUTH_FAILURES, "Failed authentications"),
+    (SESSION_CREATES, "Sessions created"),
+    (USER_UPSERTS, "Search-cluster user upserts"),
+    (CRED_CACHE_HITS, "Credential cache hits"),
+    (CRED_CACHE_MISSES, "Credential cache misses"),
+];
+
+/// Handles resolved once: a `counter!` look-up per event would hash the name on every request
+/// of the hot path.
+static HANDLES: OnceLock<Vec<(&'static str, Counter)>> = OnceLock::new();
+
+/// Describes the counters and registers them at 0, so `/_metrics` lists all seven before the
+/// first event (a scrape that sees a counter appear later loses its first increments). Call
+/// after the process's recorder is installed.
+pub fn register() {
+    HANDLES.get_or_init(|| {
+        ALL.iter()
+            .map(|(name, help)| {
+                metrics::describe_counter!(*name, *help);
+                let counter = metrics::counter!(*name);
+                counter.increment(0);
+                (*name, counter)
+            })
+            .collect()
+    });
+}
+
+pub fn increment(name: &'static str) {
+    match HANDLES
+        .get()
+        .and_then(|handles| handles.iter().find(|(known, _)| *known == name))
+    {
+        Some((_, counter)) => counter.increment(1),
+        None => metrics::counter!(name).increment(1),
+    }
+}

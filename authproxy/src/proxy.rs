@@ -1,0 +1,277 @@
+//! standalone forwarding to `search.url`: bodies stream both ways (a large `_bulk` request or a
+//! large response is never held whole), hop-by-hop headers are removed, the caller's credentials
+//! and identity headers are replaced by the managed credential, and a 401 from the cluster
+//! refreshes that credential once and retries when the body can be replayed.
+
+use std::io;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::web::{self, Bytes, BytesMut};
+use actix_web::{HttpRequest, HttpResponse};
+use futures_util::StreamExt;
+use secrecy::ExposeSecret;
+
+use crate::basic::basic_header_value;
+use crate::cluster::ClusterError;
+use crate::error::Error;
+use crate::gate::RequestContext;
+use crate::identity::Identity;
+use crate::managed::ManagedCredential;
+use crate::state::{AppState, WorkerClient};
+
+/// Bodies up to this size are read whole so a request can be retried after a credential
+/// refresh; larger or chunked bodies stream and are not retried.
+const REPLAYABLE_LIMIT: usize = 1024 * 1024;
+
+/// Chunks in flight between the client's body and the cluster request.
+const BODY_CHANNEL_CHUNKS: usize = 8;
+
+/// RFC 9110 §7.6.1 connection-specific headers, plus the ones this proxy replaces.
+const NOT_FORWARDED: &[&str] = &[
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "host",
+    "authorization",
+    "cookie",
+    "expect",
+    "content-length",
+];
+
+enum OutboundBody {
+    Replayable(Bytes),
+    Streaming(reqwest::Body),
+}
+
+pub async fn forward(
+    state: &AppState,
+    client: &WorkerClient,
+    request: &HttpRequest,
+    payload: web::Payload,
+    identity: &Identity,
+    context: &RequestContext,
+) -> Result<HttpResponse, Error> {
+    let mut credential = match &state.managed {
+        Some(managed) => Some(managed.credential_for(identity).await?),
+        None => None,
+    };
+    let body = outbound_body(request, payload).await?;
+    let replay = match &body {
+        OutboundBody::Replayable(bytes) => Some(bytes.clone()),
+        OutboundBody::Streaming(_) => None,
+    };
+    let mut response = send(state, client, request, context, body, credential.as_ref()).await?;
+    if response.status() == reqwest::StatusCode::UNAUTHORIZED
+        && let (Some(managed), Some(stale), Some(bytes)) = (&state.managed, &credential, replay)
+    {
+        tracing::info!(
+            username = %identity.username,
+            method = %identity.method,
+            "the search cluster rejected the managed credential; refreshing it once"
+        );
+        let fresh = managed.refresh(identity, stale).await?;
+        response = send(
+            state,
+            client,
+            request,
+            context,
+            OutboundBody::Replayable(bytes),
+            Some(&fresh),
+        )
+        .await?;
+        credential = Some(fresh);
+    }
+    drop(credential);
+    Ok(relay_response(response))
+}
+
+/// Small bodies whole (replayable), the rest as a stream fed by a local task, since actix's
+/// payload cannot cross threads and reqwest's body must.
+async fn outbound_body(
+    request: &HttpRequest,
+    mut payload: web::Payload,
+) -> Result<OutboundBody, Error> {
+    let headers = request.headers();
+    let chunked = headers.contains_key("transfer-encoding");
+    let length = headers
+        .get("content-length")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<usize>().ok());
+    if !chunked && length.unwrap_or(0) <= REPLAYABLE_LIMIT {
+        let mut body = BytesMut::with_capacity(length.unwrap_or(0));
+        while let Some(chunk) = payload.next().await {
+            let chunk = chunk.map_err(|error| Error::InvalidBody(error.to_string()))?;
+            if body.len() + chunk.len() > REPLAYABLE_LIMIT {
+                return Err(Error::InvalidBody(
+                    "it is longer than its Content-Length".to_owned(),
+                ));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        return Ok(OutboundBody::Replayable(body.freeze()));
+    }
+    let (sender, receiver) = tokio::sync::mpsc::channel::<io::Result<Bytes>>(BODY_CHANNEL_CHUNKS);
+    actix_web::rt::spawn(async move {
+        while let Some(chunk) = payload.next().await {
+            let chunk = chunk.map_err(|error| io::Error::other(error.to_string()));
+            let failed = chunk.is_err();
+            if sender.send(chunk).await.is_err() || failed {
+                break;
+            }
+        }
+    });
+    let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        receiver.recv().await.map(|chunk| (chunk, receiver))
+    });
+    Ok(OutboundBody::Streaming(reqwest::Body::wrap_stream(stream)))
+}
+
+async fn send(
+    state: &AppState,
+    client: &WorkerClient,
+    request: &HttpRequest,
+    context: &RequestContext,
+    body: OutboundBody,
+    credential: Option<&ManagedCredential>,
+) -> Result<reqwest::Response, Error> {
+    let url = format!("{}{}", state.search_base, path_and_query(request));
+    let method = reqwest::Method::from_bytes(request.method().as_str().as_bytes())
+        .map_err(|_| Error::InvalidBody("the method is not valid".to_owned()))?;
+    let mut outbound = client.0.request(method, url);
+    let listed = connection_listed(
+        request
+            .headers()
+            .get_all("connection")
+            .map(|value| value.as_bytes()),
+    );
+    for (name, value) in request.headers() {
+        if is_forwarded_header(name) && !listed.iter().any(|l| l == name.as_str()) {
+            outbound = outbound.header(name.as_str(), value.as_bytes());
+        }
+    }
+    let client = context
+        .source_ip
+        .map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
+    outbound = outbound
+        .header("x-forwarded-for", client)
+        .header("x-forwarded-proto", request.connection_info().scheme())
+        .header("x-forwarded-host", request.connection_info().host());
+    if let Some(credential) = credential {
+        outbound = outbound.header(
+            "authorization",
+            basic_header_value(&credential.username, credential.password.expose_secret()),
+        );
+    }
+    outbound = match body {
+        OutboundBody::Replayable(bytes) if bytes.is_empty() => outbound,
+        OutboundBody::Replayable(bytes) => outbound.body(bytes),
+        OutboundBody::Streaming(body) => {
+            if let Some(length) = request.headers().get("content-length") {
+                outbound = outbound.header("content-length", length.as_bytes());
+            }
+            outbound.body(body)
+        }
+    };
+    match tokio::time::timeout(state.upstream_timeout, outbound.send()).await {
+        Ok(Ok(response)) => Ok(response),
+        Ok(Err(error)) => Err(ClusterError::from_transport(&error).into()),
+        Err(_) => Err(Error::SearchTimeout),
+    }
+}
+
+fn path_and_query(request: &HttpRequest) -> String {
+    request
+        .uri()
+        .path_and_query()
+        .map_or_else(|| "/".to_owned(), |pq| pq.as_str().to_owned())
+}
+
+/// Header names a `Connection` header lists: hop-by-hop for this connection only.
+fn connection_listed<'a>(values: impl Iterator<Item = &'a [u8]>) -> Vec<String> {
+    values
+        .filter_map(|value| std::str::from_utf8(value).ok())
+        .flat_map(|value| value.split(','))
+        .map(|name| name.trim().to_ascii_lowercase())
+        .filter(|name| !name.is_empty())
+        .collect()
+}
+
+fn is_forwarded_header(name: &HeaderName) -> bool {
+    let name = name.as_str();
+    !NOT_FORWARDED.contains(&name)
+        && !name.starts_with("x-auth-request-")
+        && !name.starts_with("x-forwarded-")
+        && !name.starts_with("x-original-")
+        && name != "x-real-ip"
+}
+
+/// The cluster's status, headers (without hop-by-hop ones) and body, streamed.
+fn relay_response(upstream: reqwest::Response) -> HttpResponse {
+    let status =
+        StatusCode::from_u16(upstream.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
+    let mut response = HttpResponse::build(status);
+    let listed = connection_listed(
+        upstream
+            .headers()
+            .get_all("connection")
+            .iter()
+            .map(|value| value.as_bytes()),
+    );
+    for (name, value) in upstream.headers() {
+        let lower = name.as_str();
+        if NOT_FORWARDED.contains(&lower) || listed.iter().any(|n| n == lower) {
+            continue;
+        }
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(lower.as_bytes()),
+            HeaderValue::from_bytes(value.as_bytes()),
+        ) {
+            response.append_header((name, value));
+        }
+    }
+    // The cluster's own Content-Length (also right for HEAD, whose body is empty).
+    let length = upstream
+        .headers()
+        .get("content-length")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if let Some(length) = length {
+        response.no_chunking(length);
+    }
+    response.streaming(upstream.bytes_stream())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hop_by_hop_and_identity_headers_are_not_forwarded() {
+        for name in [
+            "connection",
+            "transfer-encoding",
+            "authorization",
+            "x-auth-request-user",
+            "x-forwarded-for",
+            "cookie",
+        ] {
+            assert!(
+                !is_forwarded_header(&HeaderName::from_static(name)),
+                "{name}"
+            );
+        }
+        for name in ["content-type", "accept", "traceparent", "x-opaque-id"] {
+            assert!(
+                is_forwarded_header(&HeaderName::from_static(name)),
+                "{name}"
+            );
+        }
+    }
+}

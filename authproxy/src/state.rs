@@ -1,0 +1,100 @@
+//! Everything the handlers share, built once from the settings.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use crate::basic::BasicAuthenticator;
+use crate::cluster::{SearchClusterClient, SearchUsers};
+use crate::config::{CacheBackend, ServerMode, Settings};
+use crate::crypto::CredentialCipher;
+use crate::forwarded::TrustedProxies;
+use crate::managed::ManagedUsers;
+use crate::roles::RoleMapper;
+use crate::store::{KeyValueStore, MemoryStore, RedisStore};
+
+/// Time to open a connection to the search cluster before it counts as unreachable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+pub struct AppState {
+    pub mode: ServerMode,
+    /// `None` when `basic_auth.enabled` is false.
+    pub basic: Option<BasicAuthenticator>,
+    /// `None` when `user_management.enabled` is false: the caller's identity is passed on
+    /// without search-cluster credentials.
+    pub managed: Option<ManagedUsers>,
+    pub trusted: TrustedProxies,
+    pub store: Arc<dyn KeyValueStore>,
+    pub cluster: Arc<dyn SearchUsers>,
+    pub http: reqwest::Client,
+    /// `search.url` without a trailing slash.
+    pub search_base: String,
+    /// Time the cluster has to start answering a forwarded request.
+    pub upstream_timeout: Duration,
+    pub oidc_enabled: bool,
+    pub oidc_issuer: String,
+}
+
+/// The outbound client settings every client of this service shares.
+pub fn http_client() -> reqwest::Result<reqwest::Client> {
+    service_kit::install_crypto_provider();
+    reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        .pool_idle_timeout(Duration::from_secs(60))
+        .build()
+}
+
+/// The client standalone forwarding uses, one per actix worker: each worker is its own
+/// single-threaded runtime, and a pooled connection serves fastest from the runtime that drives
+/// it (a pool shared by all workers hops threads on every request).
+pub struct WorkerClient(pub reqwest::Client);
+
+impl AppState {
+    pub fn build(settings: &Settings) -> anyhow::Result<Self> {
+        let http = http_client().context("building the HTTP client")?;
+        let store: Arc<dyn KeyValueStore> = match settings.cache.backend {
+            CacheBackend::Memory => Arc::new(MemoryStore::default()),
+            CacheBackend::Redis => {
+                Arc::new(RedisStore::new(&settings.cache.redis_url).context("configuring Redis")?)
+            }
+        };
+        let cipher = match &settings.cache.encryption_key {
+            Some(key) if !secrecy::ExposeSecret::expose_secret(key).is_empty() => {
+                CredentialCipher::new(secrecy::ExposeSecret::expose_secret(key).as_bytes())
+                    .context("cache.encryption_key")?
+            }
+            _ => CredentialCipher::ephemeral(),
+        };
+        let cluster: Arc<dyn SearchUsers> = Arc::new(
+            SearchClusterClient::new(http.clone(), &settings.search).context("search.url")?,
+        );
+        let users = &settings.user_management;
+        let managed = users.enabled.then(|| {
+            ManagedUsers::new(
+                store.clone(),
+                cipher,
+                cluster.clone(),
+                RoleMapper::new(&users.role_mappings, &users.default_search_roles),
+                settings.cache.credential_ttl.min(users.credential_ttl),
+                users.password_length,
+            )
+        });
+        Ok(Self {
+            mode: settings.server.mode,
+            basic: settings
+                .basic_auth
+                .enabled
+                .then(|| BasicAuthenticator::new(&settings.basic_auth)),
+            managed,
+            trusted: TrustedProxies::new(&settings.server.trusted_proxies),
+            store,
+            cluster,
+            http,
+            search_base: settings.search.url.trim_end_matches('/').to_owned(),
+            upstream_timeout: settings.server.write_timeout,
+            oidc_enabled: settings.oidc.enabled,
+            oidc_issuer: settings.oidc.issuer_url.trim_end_matches('/').to_owned(),
+        })
+    }
+}

@@ -1,0 +1,120 @@
+//! `GET /_health`: per-check values and 503 when something is unhealthy.
+
+use serde_json::json;
+
+use crate::app::{spawn_app, spawn_stack};
+use crate::support::security_stub::Flavor;
+
+#[tokio::test]
+async fn healthy_when_store_and_cluster_answer_and_oidc_is_disabled() {
+    let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, "").await;
+    let response = stack
+        .app
+        .client
+        .get(stack.app.url("/_health"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({"status": "healthy", "checks": {"session_store": "ok", "oidc_provider": "disabled", "search_backend": "ok"}})
+    );
+}
+
+#[tokio::test]
+async fn unhealthy_with_an_explanation_when_the_cluster_is_down() {
+    let closed_port = test_support::free_port();
+    let app = spawn_app(&format!(
+        "search: {{url: \"http://127.0.0.1:{closed_port}\"}}\n"
+    ))
+    .await;
+    let response = app.client.get(app.url("/_health")).send().await.unwrap();
+    assert_eq!(response.status(), 503);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["status"], "unhealthy");
+    assert_eq!(body["checks"]["session_store"], "ok");
+    assert_ne!(body["checks"]["search_backend"], "ok");
+    assert!(
+        body["checks"]["search_backend"]
+            .as_str()
+            .unwrap()
+            .starts_with("unhealthy")
+    );
+}
+
+#[tokio::test]
+async fn metrics_list_the_seven_counters_and_the_duration_histogram() {
+    let app = spawn_app("").await;
+    let text = app
+        .client
+        .get(app.url("/_metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for name in [
+        "proxy_auth_attempts_total",
+        "proxy_auth_successes_total",
+        "proxy_auth_failures_total",
+        "proxy_session_creates_total",
+        "proxy_user_upserts_total",
+        "proxy_cred_cache_hits_total",
+        "proxy_cred_cache_misses_total",
+    ] {
+        assert!(
+            text.lines()
+                .any(|line| line.starts_with(&format!("{name} "))),
+            "{name} missing:\n{text}"
+        );
+    }
+    // The histogram appears once a request has been recorded.
+    let again = app
+        .client
+        .get(app.url("/_metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        again.contains("http_request_duration_seconds_bucket"),
+        "{again}"
+    );
+}
+
+#[tokio::test]
+async fn metrics_are_not_served_when_disabled() {
+    let app = spawn_app("observability: {metrics_enabled: false}\n").await;
+    let response = app.client.get(app.url("/_metrics")).send().await.unwrap();
+    // forward_auth answers every other path: without credentials, a challenge.
+    assert_ne!(response.status(), 200);
+}
+
+#[tokio::test]
+async fn an_unreachable_identity_provider_is_reported_when_oidc_is_enabled() {
+    let closed_port = test_support::free_port();
+    let app = crate::app::spawn_app_with_env(
+        &format!(
+            "oidc:\n  enabled: true\n  issuer_url: \"http://127.0.0.1:{closed_port}/realms/x\"\n  \
+             client_id: authproxy\n  redirect_url: \"http://127.0.0.1/auth/callback\"\n"
+        ),
+        [
+            ("OIDC_CLIENT_SECRET", "client-secret"),
+            ("SESSION_SECRET", "0123456789abcdef0123456789abcdef"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect(),
+    )
+    .await;
+    let response = app.client.get(app.url("/_health")).send().await.unwrap();
+    assert_eq!(response.status(), 503);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["status"], "unhealthy");
+    assert_eq!(body["checks"]["oidc_provider"], "unreachable");
+}

@@ -1,0 +1,98 @@
+//! Log records of the real binary: JSON with the specified fields, the text format, and never a
+//! password.
+
+use std::time::Duration;
+
+use test_support::binary::ServiceBinary;
+
+use crate::app::{ANN_PASSWORD, no_redirects};
+use crate::support::{basic, bcrypt_hash};
+
+const WRONG_PASSWORD: &str = "definitely-not-the-password";
+
+/// Runs the binary with one local user and `log_format`, signs in right and wrong, and returns
+/// its stdout lines.
+async fn log_lines(log_format: &str) -> Vec<String> {
+    let binary = ServiceBinary::new(env!("CARGO_BIN_EXE_authproxy"), "authproxy", "/healthz");
+    let port = test_support::free_port();
+    let yaml = format!(
+        "server: {{host: 127.0.0.1, port: {port}, shutdown_timeout: 5s}}\n\
+         observability: {{log_level: info, log_format: {log_format}}}\n\
+         user_management: {{enabled: false}}\n\
+         basic_auth:\n  users: [{{username: ann, password_hash: \"{}\", groups: [ops]}}]\n",
+        bcrypt_hash(ANN_PASSWORD)
+    );
+    let path = binary.config_file("logs.yaml", &yaml);
+    let mut running = binary.start(&path, port);
+    let client = no_redirects();
+    let url = format!("http://127.0.0.1:{port}/anything");
+    for password in [ANN_PASSWORD, WRONG_PASSWORD] {
+        client
+            .get(&url)
+            .header("authorization", basic("ann", password))
+            .send()
+            .await
+            .unwrap();
+    }
+    running
+        .terminate(Duration::from_secs(15))
+        .expect("stops on SIGTERM");
+    let lines = running.stdout_lines();
+    for line in &lines {
+        assert!(
+            !line.contains(ANN_PASSWORD),
+            "a password was logged: {line}"
+        );
+        assert!(
+            !line.contains(WRONG_PASSWORD),
+            "a password was logged: {line}"
+        );
+    }
+    lines
+}
+
+#[tokio::test]
+async fn json_records_carry_username_method_and_source_ip() {
+    let lines = log_lines("json").await;
+    let records: Vec<serde_json::Value> = lines
+        .iter()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
+        .collect();
+    let find = |message: &str| {
+        records
+            .iter()
+            .find(|r| r["message"] == message)
+            .unwrap_or_else(|| panic!("no {message:?} record in {lines:#?}"))
+    };
+    for (message, level) in [
+        ("authentication succeeded", "INFO"),
+        ("authentication failed", "WARN"),
+    ] {
+        let record = find(message);
+        assert_eq!(record["level"], level);
+        assert_eq!(record["username"], "ann");
+        assert_eq!(record["method"], "basic");
+        assert_eq!(record["source_ip"], "127.0.0.1");
+        let timestamp = record["timestamp"].as_str().unwrap();
+        assert!(
+            timestamp.len() >= 20 && timestamp.as_bytes()[10] == b'T',
+            "ISO 8601: {timestamp}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn text_records_are_one_line_with_key_value_pairs() {
+    let lines = log_lines("text").await;
+    let line = lines
+        .iter()
+        .find(|line| line.contains("authentication succeeded"))
+        .unwrap_or_else(|| panic!("no success line in {lines:#?}"));
+    let mut parts = line.split_whitespace();
+    let timestamp = parts.next().unwrap();
+    assert_eq!(timestamp.as_bytes()[10], b'T', "{line}");
+    assert_eq!(parts.next(), Some("INFO"), "{line}");
+    for pair in ["username=ann", "method=basic", "source_ip=127.0.0.1"] {
+        assert!(line.contains(pair), "{pair} missing: {line}");
+    }
+}

@@ -1,0 +1,115 @@
+//! The redis backend: shared between replicas, encrypted, tamper-proof, fail-closed and
+//! self-healing.
+
+use std::time::{Duration, Instant};
+
+use deadpool_redis::redis::{self, AsyncCommands};
+
+use crate::app::{ANN_PASSWORD, TestApp, spawn_app, users_yaml};
+use crate::support::decode_basic;
+use crate::support::redis::RestartableRedis;
+use crate::support::security_stub::{Flavor, SecurityStub};
+
+const KEY: &str = "0123456789abcdef0123456789abcdef";
+
+fn redis_yaml(stub: &SecurityStub, redis_url: &str) -> String {
+    format!(
+        "cache: {{backend: redis, redis_url: \"{redis_url}\", encryption_key: {KEY}}}\n{}",
+        users_yaml(&stub.url, Flavor::Elasticsearch)
+    )
+}
+
+async fn raw(redis_url: &str) -> redis::aio::MultiplexedConnection {
+    redis::Client::open(redis_url)
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap()
+}
+
+async fn managed_password(app: &TestApp) -> String {
+    let response = app.get_as("/x", "ann", ANN_PASSWORD).await;
+    assert_eq!(response.status(), 200);
+    decode_basic(response.headers()["authorization"].to_str().unwrap()).1
+}
+
+#[tokio::test]
+async fn replicas_share_encrypted_credentials_and_tampering_is_a_miss() {
+    let redis_server = test_support::RedisServer::start();
+    let osmem = test_support::Osmem::start();
+    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let yaml = redis_yaml(&stub, &redis_server.url());
+    let first = spawn_app(&yaml).await;
+    let second = spawn_app(&yaml).await;
+
+    let password = managed_password(&first).await;
+    assert_eq!(stub.puts(), 1);
+    // The other replica finds it in Redis: same credential, no new upsert.
+    assert_eq!(managed_password(&second).await, password);
+    assert_eq!(stub.puts(), 1);
+
+    let mut connection = raw(&redis_server.url()).await;
+    let key = "authproxy:credential:ann";
+    let stored: Vec<u8> = connection.get(key).await.unwrap();
+    assert!(!stored.is_empty());
+    assert!(
+        !stored
+            .windows(password.len())
+            .any(|w| w == password.as_bytes()),
+        "the password is stored encrypted"
+    );
+    let ttl: i64 = connection.pttl(key).await.unwrap();
+    assert!(ttl > 0 && ttl <= 3_600_000, "per-key TTL, got {ttl}");
+
+    // Flip one byte: the entry no longer decrypts, which is a miss, not an error.
+    let mut tampered = stored.clone();
+    let last = tampered.len() - 1;
+    tampered[last] ^= 0x55;
+    let _: () = connection.set(key, tampered).await.unwrap();
+    let misses = first.counter("proxy_cred_cache_misses_total").await;
+    let replaced = managed_password(&first).await;
+    assert_ne!(replaced, password);
+    assert_eq!(stub.puts(), 2);
+    assert!(first.counter("proxy_cred_cache_misses_total").await >= misses + 1.0);
+}
+
+#[tokio::test]
+async fn redis_down_fails_closed_and_recovery_is_automatic() {
+    let mut redis_server = RestartableRedis::start();
+    let osmem = test_support::Osmem::start();
+    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let app = spawn_app(&redis_yaml(&stub, &redis_server.url())).await;
+    managed_password(&app).await;
+
+    redis_server.stop();
+    let response = app.get_as("/x", "ann", ANN_PASSWORD).await;
+    assert_eq!(response.status(), 503);
+    assert!(response.headers().contains_key("retry-after"));
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "session_store_unavailable");
+    assert!(response_has_no_authorization(&app).await);
+    let health = app.client.get(app.url("/_health")).send().await.unwrap();
+    assert_eq!(health.status(), 503);
+    let report: serde_json::Value = health.json().await.unwrap();
+    assert_eq!(report["status"], "unhealthy");
+    assert_eq!(report["checks"]["session_store"], "unreachable");
+
+    redis_server.resume();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let status = app.get_as("/x", "ann", ANN_PASSWORD).await.status();
+        if status == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no recovery, still {status}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let health = app.client.get(app.url("/_health")).send().await.unwrap();
+    assert_eq!(health.status(), 200);
+}
+
+/// While the store is down nothing is let through: no credential is handed out.
+async fn response_has_no_authorization(app: &TestApp) -> bool {
+    let response = app.get_as("/x", "ann", ANN_PASSWORD).await;
+    response.status() == 503 && !response.headers().contains_key("authorization")
+}

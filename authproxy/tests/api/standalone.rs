@@ -1,0 +1,251 @@
+//! standalone mode: the proxy forwards to the search cluster itself, streaming, as the managed
+//! user.
+
+use crate::app::{ANN_PASSWORD, BOB_PASSWORD, spawn_app, spawn_stack, users_yaml};
+use crate::support::basic;
+use crate::support::security_stub::Flavor;
+
+#[tokio::test]
+async fn forwarded_requests_reach_osmem_as_the_managed_user() {
+    let stack = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
+    let app = &stack.app;
+    let response = app
+        .client
+        .get(app.url("/_cluster/health"))
+        .header("authorization", basic("ann", ANN_PASSWORD))
+        .header("x-auth-request-user", "root")
+        .header("connection", "keep-alive, x-hop")
+        .header("x-hop", "must-not-pass")
+        .header("x-opaque-id", "kept")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let health: serde_json::Value = response.json().await.unwrap();
+    assert!(health.get("status").is_some(), "{health}");
+    let forwarded = stack.stub.forwarded();
+    let last = forwarded.last().unwrap();
+    assert_eq!(last.user, "ann", "the cluster saw the managed user");
+    assert_eq!(last.path, "/_cluster/health");
+    let header = |name: &str| {
+        last.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        header("x-auth-request-user"),
+        None,
+        "client identity headers are dropped"
+    );
+    assert_eq!(
+        header("x-hop"),
+        None,
+        "headers named by Connection are hop-by-hop"
+    );
+    assert_eq!(header("x-opaque-id").as_deref(), Some("kept"));
+    assert_eq!(header("x-forwarded-for").as_deref(), Some("127.0.0.1"));
+
+    // HEAD keeps the cluster's status and Content-Length, and has no body.
+    let head = |url: String, authorization: String| {
+        let client = app.client.clone();
+        async move {
+            let response = client
+                .head(url)
+                .header("authorization", authorization)
+                .send()
+                .await
+                .unwrap();
+            let length = response
+                .headers()
+                .get("content-length")
+                .map(|v| v.to_str().unwrap().to_owned());
+            (response.status(), length)
+        }
+    };
+    let direct = head(
+        format!("{}/", stack.stub.url),
+        basic(
+            crate::support::security_stub::ADMIN_USER,
+            crate::support::security_stub::ADMIN_PASSWORD,
+        ),
+    )
+    .await;
+    let proxied = head(app.url("/"), basic("ann", ANN_PASSWORD)).await;
+    assert_eq!(proxied, direct);
+}
+
+#[tokio::test]
+async fn a_large_bulk_request_streams_through_and_documents_are_indexed() {
+    let stack = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
+    let app = &stack.app;
+    // ~3 MiB of NDJSON: larger than the replay buffer, so it streams.
+    let padding = "x".repeat(1000);
+    let mut body = String::new();
+    let documents = 3000;
+    for id in 0..documents {
+        body.push_str(&format!(
+            "{{\"index\":{{\"_index\":\"bulk-test\",\"_id\":\"{id}\"}}}}\n"
+        ));
+        body.push_str(&format!("{{\"n\":{id},\"pad\":\"{padding}\"}}\n"));
+    }
+    let length = body.len();
+    assert!(length > 2 * 1024 * 1024);
+    let response = app
+        .client
+        .post(app.url("/_bulk?refresh=true"))
+        .header("authorization", basic("bob", BOB_PASSWORD))
+        .header("content-type", "application/x-ndjson")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let result: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(
+        result["errors"],
+        false,
+        "{}",
+        &result.to_string()[..200.min(result.to_string().len())]
+    );
+    assert_eq!(result["items"].as_array().unwrap().len(), documents);
+    let seen = stack.stub.forwarded();
+    assert_eq!(
+        seen.last().unwrap().body_len,
+        length,
+        "the whole body arrived"
+    );
+
+    // A large response comes back whole too.
+    let search = app
+        .client
+        .post(app.url("/bulk-test/_search"))
+        .header("authorization", basic("bob", BOB_PASSWORD))
+        .header("content-type", "application/json")
+        .body(r#"{"size": 1000, "query": {"match_all": {}}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(search.status(), 200);
+    let hits: serde_json::Value = search.json().await.unwrap();
+    assert_eq!(hits["hits"]["hits"].as_array().unwrap().len(), 1000);
+}
+
+#[tokio::test]
+async fn a_rejected_credential_is_refreshed_once_and_the_request_retried() {
+    let stack = spawn_stack("standalone", Flavor::Opensearch, "").await;
+    let app = &stack.app;
+    let get = || app.get_as("/_cluster/health", "ann", ANN_PASSWORD);
+    assert_eq!(get().await.status(), 200);
+    let puts = stack.stub.puts();
+    // An operator changes the password behind the proxy's back: the cached one is now wrong.
+    stack.stub.set_password("ann", "changed-by-an-operator");
+    let retried = get().await;
+    assert_eq!(retried.status(), 200);
+    assert_eq!(stack.stub.puts(), puts + 1, "one refresh");
+    assert_ne!(
+        stack.stub.user("ann").unwrap().password,
+        "changed-by-an-operator"
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_cluster_is_503_with_the_common_body() {
+    let closed_port = test_support::free_port();
+    let yaml = format!(
+        "server: {{host: 127.0.0.1, port: 0, mode: standalone}}\n{}",
+        users_yaml(
+            &format!("http://127.0.0.1:{closed_port}"),
+            Flavor::Elasticsearch
+        )
+    );
+    let app = spawn_app(&yaml).await;
+    let response = app.get_as("/_cluster/health", "ann", ANN_PASSWORD).await;
+    assert_eq!(response.status(), 503);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "search_unreachable");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unreachable")
+    );
+}
+
+#[tokio::test]
+async fn without_credentials_the_root_redirects_and_api_paths_are_challenged() {
+    let stack = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
+    let app = &stack.app;
+    let root = app.client.get(app.url("/")).send().await.unwrap();
+    assert_eq!(root.status(), 302);
+    assert_eq!(root.headers()["location"], "/auth/start?rd=%2F");
+    let api = app
+        .client
+        .get(app.url("/_cat/indices"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(api.status(), 401);
+    assert!(
+        stack.stub.forwarded().is_empty(),
+        "nothing reached the cluster"
+    );
+    // Sign-in without OIDC: a Basic challenge, then back to a local path only.
+    let start = app
+        .client
+        .get(app.url("/auth/start?rd=/app"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(start.status(), 401);
+    let signed_in = app
+        .client
+        .get(app.url("/auth/start?rd=//evil.example"))
+        .header("authorization", basic("ann", ANN_PASSWORD))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed_in.status(), 302);
+    assert_eq!(signed_in.headers()["location"], "/");
+}
+
+#[tokio::test]
+async fn rejected_admin_credentials_are_502_with_a_clear_message() {
+    let osmem = test_support::Osmem::start();
+    let stub =
+        crate::support::security_stub::SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let yaml = format!(
+        "server: {{host: 127.0.0.1, port: 0, mode: standalone}}\n{}",
+        users_yaml(&stub.url, Flavor::Elasticsearch)
+    )
+    .replace(
+        crate::support::security_stub::ADMIN_PASSWORD,
+        "not-the-admin-password",
+    );
+    let app = spawn_app(&yaml).await;
+    let response = app.get_as("/_cluster/health", "ann", ANN_PASSWORD).await;
+    assert_eq!(response.status(), 502);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "search_admin_rejected");
+    assert!(!body.to_string().contains("not-the-admin-password"));
+}
+
+#[tokio::test]
+async fn a_cluster_that_does_not_answer_is_504() {
+    // Accepts connections and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let app = spawn_app(&format!(
+        "server: {{host: 127.0.0.1, port: 0, mode: standalone, write_timeout: 1s}}\n\
+         user_management: {{enabled: false}}\n\
+         search: {{url: \"http://127.0.0.1:{port}\"}}\n\
+         basic_auth:\n  users: [{{username: ann, password_hash: \"{}\"}}]\n",
+        crate::support::bcrypt_hash(ANN_PASSWORD)
+    ))
+    .await;
+    let response = app.get_as("/_cluster/health", "ann", ANN_PASSWORD).await;
+    assert_eq!(response.status(), 504);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "search_timeout");
+    drop(silent);
+}

@@ -1,0 +1,25 @@
+//! Servers and helpers the authproxy tests start themselves.
+
+pub mod redis;
+pub mod security_stub;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+
+/// `Basic base64(user:password)`.
+pub fn basic(user: &str, password: &str) -> String {
+    format!("Basic {}", STANDARD.encode(format!("{user}:{password}")))
+}
+
+/// `(user, password)` from a Basic header value.
+pub fn decode_basic(value: &str) -> (String, String) {
+    let encoded = value.strip_prefix("Basic ").expect("a Basic header");
+    let decoded = String::from_utf8(STANDARD.decode(encoded).unwrap()).unwrap();
+    let (user, password) = decoded.split_once(':').unwrap();
+    (user.to_owned(), password.to_owned())
+}
+
+/// A bcrypt hash at the lowest cost, so tests stay fast in debug builds.
+pub fn bcrypt_hash(password: &str) -> String {
+    bcrypt::hash(password, 4).unwrap()
+}
