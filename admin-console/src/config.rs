@@ -1,29 +1,135 @@
 //! admin-console settings: the YAML file's shape, its defaults and its validation.
 
+mod cluster;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
 use serde::Deserialize;
 use service_kit::cli::ServiceSettings;
 use service_kit::config::{ConfigProblems, Validate};
 use service_kit::logging::{LogFormat, LogLevel};
-use service_kit::settings::{ObservabilitySettings, ServerSettings};
+use service_kit::settings::{ObservabilitySettings, validate_listen};
+
+pub(crate) use cluster::check_http_url;
+pub use cluster::{
+    ClusterAuth, ClusterSettings, ClusterTimeouts, ClusterTls, MetricsServerSettings, MetricsSource,
+};
 
 /// The default `server.port`.
-#[derive(Debug, Clone)]
-pub struct DefaultPort;
-
-impl service_kit::settings::DefaultPort for DefaultPort {
-    const PORT: u16 = 8080;
-}
+pub const DEFAULT_PORT: u16 = 8080;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Settings {
-    pub server: ServerSettings<DefaultPort>,
+    pub server: ServerSettings,
     pub observability: ObservabilitySettings,
+    /// The search clusters the console administers, in display order.
+    pub clusters: Vec<ClusterSettings>,
+    /// The background sampler that feeds the history of `internal` clusters.
+    pub internal_history: InternalHistorySettings,
+}
+
+/// `server:` — where to listen, and where the built web app is.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerSettings {
+    pub host: String,
+    /// 0 picks a free port (used by tests).
+    pub port: u16,
+    /// How long in-flight requests may run on after SIGTERM.
+    #[serde(with = "humantime_serde")]
+    pub shutdown_timeout: Duration,
+    /// Directory of the built web app (`npm run build` in `admin-console/web` writes
+    /// `admin-console/web/dist`). Relative paths are taken from the working directory, so the
+    /// default suits `make run` from the repository root; containers set an absolute path.
+    /// When it does not exist the API still works and `/` says the web app is not built.
+    pub static_dir: PathBuf,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        Self {
+            host: "0.0.0.0".to_owned(),
+            port: DEFAULT_PORT,
+            shutdown_timeout: Duration::from_secs(30),
+            static_dir: PathBuf::from("admin-console/web/dist"),
+        }
+    }
+}
+
+/// `internal_history:` — how often `internal` clusters are sampled and how much is kept.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct InternalHistorySettings {
+    /// Time between two samples of each cluster (three light calls each).
+    #[serde(with = "humantime_serde")]
+    pub sample_interval: Duration,
+    /// How far back samples are kept; memory is bounded by `retention / sample_interval`
+    /// samples per cluster.
+    #[serde(with = "humantime_serde")]
+    pub retention: Duration,
+}
+
+impl Default for InternalHistorySettings {
+    fn default() -> Self {
+        Self {
+            sample_interval: Duration::from_secs(60),
+            retention: Duration::from_secs(7 * 24 * 3600),
+        }
+    }
+}
+
+/// The most samples kept per cluster, whatever the settings say (about 100 bytes each).
+pub const MAX_SAMPLES_PER_CLUSTER: usize = 100_000;
+
+impl InternalHistorySettings {
+    pub fn capacity(&self) -> usize {
+        let interval = self.sample_interval.as_secs_f64().max(1.0);
+        ((self.retention.as_secs_f64() / interval).ceil() as usize)
+            .clamp(1, MAX_SAMPLES_PER_CLUSTER)
+    }
+
+    fn validate(&self, problems: &mut ConfigProblems) {
+        problems.check(
+            self.sample_interval >= Duration::from_secs(1),
+            "internal_history.sample_interval",
+            "must be at least 1s",
+        );
+        problems.check(
+            self.retention >= self.sample_interval,
+            "internal_history.retention",
+            "must be at least one sample_interval",
+        );
+    }
 }
 
 impl Validate for Settings {
     fn validate(&self, problems: &mut ConfigProblems) {
-        self.server.validate(problems);
+        validate_listen(&self.server.host, self.server.shutdown_timeout, problems);
+        problems.check(
+            !self.server.static_dir.as_os_str().is_empty(),
+            "server.static_dir",
+            "must not be empty",
+        );
+        self.internal_history.validate(problems);
+        for (index, cluster) in self.clusters.iter().enumerate() {
+            cluster.validate(&format!("clusters[{index}]"), problems);
+        }
+        for (index, cluster) in self.clusters.iter().enumerate() {
+            if let Some(first) = self.clusters[..index]
+                .iter()
+                .position(|earlier| earlier.id == cluster.id)
+            {
+                problems.push(
+                    format!("clusters[{index}].id"),
+                    format!(
+                        "\"{}\" is already the id of clusters[{first}]; ids must be unique",
+                        cluster.id
+                    ),
+                );
+            }
+        }
     }
 }
 

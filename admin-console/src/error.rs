@@ -8,12 +8,63 @@ use service_kit::http::{ApiError, error_response};
 pub enum Error {
     #[error("No cluster has the id \"{0}\".")]
     UnknownCluster(String),
+    /// Bad input from the caller; the message says which rule was broken.
+    #[error("{0}")]
+    BadRequest(String),
+    /// The console path tried to leave the cluster (`..`, an absolute URL, a scheme).
+    #[error("{0}")]
+    ForbiddenPath(String),
+    /// A console method the relay does not send.
+    #[error("{0}")]
+    MethodNotAllowed(String),
+    /// The upstream (cluster or metrics server) answered, but not with what was expected.
+    #[error("{0}")]
+    Upstream(String),
+    /// The upstream could not be reached (refused, DNS, TLS).
+    #[error("{0}")]
+    Unreachable(String),
+    /// The upstream did not answer in time.
+    #[error("{0}")]
+    Timeout(String),
+    /// The metrics server answered but has no series for this cluster.
+    #[error("{0}")]
+    NoMetricsData(String),
+}
+
+impl Error {
+    /// Classifies a failed call to `target` (e.g. `cluster "prod"`), without its URL's secrets.
+    pub fn from_reqwest(target: &str, error: &reqwest::Error) -> Self {
+        if error.is_timeout() {
+            Self::Timeout(format!("{target} did not answer in time."))
+        } else if error.is_connect() {
+            Self::Unreachable(format!("{target} is unreachable: {}.", root_cause(error)))
+        } else {
+            Self::Upstream(format!(
+                "The call to {target} failed: {}.",
+                root_cause(error)
+            ))
+        }
+    }
+}
+
+/// The innermost message of an error chain (reqwest's outer message repeats the URL).
+fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut current = error;
+    while let Some(source) = current.source() {
+        current = source;
+    }
+    current.to_string().trim_end_matches('.').to_owned()
 }
 
 impl ResponseError for Error {
     fn status_code(&self) -> StatusCode {
         match self {
             Self::UnknownCluster(_) => StatusCode::NOT_FOUND,
+            Self::BadRequest(_) | Self::ForbiddenPath(_) => StatusCode::BAD_REQUEST,
+            Self::Upstream(_) | Self::NoMetricsData(_) => StatusCode::BAD_GATEWAY,
+            Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Unreachable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
         }
     }
 
@@ -26,6 +77,13 @@ impl ApiError for Error {
     fn code(&self) -> &'static str {
         match self {
             Self::UnknownCluster(_) => "unknown_cluster",
+            Self::BadRequest(_) => "bad_request",
+            Self::ForbiddenPath(_) => "forbidden_path",
+            Self::MethodNotAllowed(_) => "method_not_allowed",
+            Self::Upstream(_) => "upstream_error",
+            Self::Unreachable(_) => "upstream_unreachable",
+            Self::Timeout(_) => "upstream_timeout",
+            Self::NoMetricsData(_) => "no_metrics_data",
         }
     }
 }

@@ -3,22 +3,57 @@
 //! `Application::build` binds the listener (port 0 allowed) so tests can start the whole service
 //! in-process; `main.rs` only parses the command line.
 
+pub mod cluster;
 pub mod config;
 pub mod error;
+mod handlers;
+pub mod metrics;
+pub mod relay;
+pub mod web_app;
 
+use std::sync::Arc;
+
+use actix_web::middleware::Compress;
 use actix_web::web;
 use service_kit::server::{RunningServer, ServerOptions};
 
 pub use config::Settings;
+use handlers::AppState;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub struct Application {
     server: RunningServer,
+    samplers: Vec<tokio::task::JoinHandle<()>>,
 }
 
 impl Application {
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
+        // reqwest is built without a bundled provider; ring is the workspace's one.
+        let _already_installed = rustls::crypto::ring::default_provider().install_default();
+        let clusters = cluster::Clusters::new(&settings.clusters, &settings.internal_history)?;
+        let mut samplers = Vec::new();
+        for cluster in clusters.iter() {
+            if let Some(store) = &cluster.history {
+                samplers.push(tokio::spawn(metrics::internal::run_sampler(
+                    Arc::new(cluster.client.clone()),
+                    cluster.id().to_owned(),
+                    store.clone(),
+                    settings.internal_history.sample_interval,
+                )));
+            }
+        }
+        let state = web::Data::new(AppState {
+            clusters,
+            validation_http: metrics::validate::validation_http_client()?,
+        });
+        if !settings.server.static_dir.join("index.html").is_file() {
+            tracing::warn!(
+                static_dir = %settings.server.static_dir.display(),
+                "the web app is not built; the API works, / answers 404"
+            );
+        }
+        let web_app = web::Data::new(web_app::WebApp::new(settings.server.static_dir.clone()));
         let options = ServerOptions {
             host: settings.server.host.clone(),
             port: settings.server.port,
@@ -28,8 +63,10 @@ impl Application {
             liveness_path: "/api/live",
             client_request_timeout: None,
         };
-        let server = RunningServer::start(options, routes)?;
-        Ok(Self { server })
+        let server = RunningServer::start(options, move |config| {
+            routes(config, state.clone(), web_app.clone())
+        })?;
+        Ok(Self { server, samplers })
     }
 
     pub fn port(&self) -> u16 {
@@ -38,9 +75,50 @@ impl Application {
 
     /// Serves until SIGTERM/SIGINT, then lets in-flight requests finish.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.run_until_stopped().await
+        let result = self.server.run_until_stopped().await;
+        for sampler in self.samplers {
+            sampler.abort();
+        }
+        result
     }
 }
 
-/// The service's own routes; the cluster API and console relay arrive with their issue.
-fn routes(_config: &mut web::ServiceConfig) {}
+/// The API and the web app, gzip-compressed for browsers that ask for it (streamed bodies are
+/// compressed chunk by chunk; bodies the cluster already encoded pass through untouched).
+fn routes(
+    config: &mut web::ServiceConfig,
+    state: web::Data<AppState>,
+    site: web::Data<web_app::WebApp>,
+) {
+    use handlers::*;
+    // The relay comes first: the router tries patterns in order, and console traffic is the
+    // bulk of the requests.
+    let cluster_routes = web::scope("/api/clusters/{cluster_id}")
+        .route("/proxy", web::route().to(proxy))
+        .route("/proxy/{tail:.*}", web::route().to(proxy))
+        .route("", web::get().to(get_cluster))
+        .route("/overview", web::get().to(overview))
+        .route("/nodes", web::get().to(nodes))
+        .route("/indices", web::get().to(indices))
+        .route("/allocation", web::get().to(get_allocation))
+        .route("/allocation", web::put().to(put_allocation))
+        .route("/metrics", web::get().to(snapshot))
+        .route("/metrics/history", web::get().to(history));
+    config.service(
+        web::scope("")
+            .wrap(Compress::default())
+            .app_data(state)
+            .app_data(site)
+            .service(cluster_routes)
+            .route("/api/clusters", web::get().to(list_clusters))
+            .route(
+                "/api/metrics_server/validate",
+                web::post().to(validate_metrics_server),
+            )
+            .route(
+                "/api/prometheus/validate",
+                web::post().to(validate_metrics_server),
+            )
+            .default_service(web::to(web_app::serve)),
+    );
+}

@@ -1,4 +1,4 @@
-//! The application started in-process on a free port, as every later test of this crate does.
+//! The application started in-process on a free port, as every test of this crate does.
 
 use admin_console::{Application, Settings};
 use service_kit::config::ConfigLoader;
@@ -8,13 +8,35 @@ pub struct TestApp {
     pub client: reqwest::Client,
 }
 
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.address)
+    }
+
+    pub async fn get_json(&self, path: &str) -> (u16, serde_json::Value) {
+        let response = self.client.get(self.url(path)).send().await.unwrap();
+        let status = response.status().as_u16();
+        (
+            status,
+            response.json().await.unwrap_or(serde_json::Value::Null),
+        )
+    }
+}
+
 /// Starts the application on 127.0.0.1 with a free port and `overrides_yaml` on top of the
 /// defaults, the way `main` would.
 pub async fn spawn_app(overrides_yaml: &str) -> TestApp {
-    let yaml = format!("server:\n  host: 127.0.0.1\n  port: 0\n{overrides_yaml}");
+    let yaml = format!(
+        "server:\n  host: 127.0.0.1\n  port: 0\n  static_dir: /nonexistent-admin-console-web\n{overrides_yaml}"
+    );
+    spawn_app_with(&yaml).await
+}
+
+/// Starts the application with exactly `yaml` (which must set `server.port: 0`).
+pub async fn spawn_app_with(yaml: &str) -> TestApp {
     let settings: Settings = ConfigLoader::new("TEST_UNUSED_PREFIX")
         .with_env(Default::default())
-        .load_str(&yaml)
+        .load_str(yaml)
         .expect("test configuration is valid");
     let app = Application::build(settings)
         .await
@@ -25,6 +47,11 @@ pub async fn spawn_app(overrides_yaml: &str) -> TestApp {
         address,
         client: test_support::http_client(),
     }
+}
+
+/// A `clusters:` list entry pointing at `url` (more keys may follow, indented by 4).
+pub fn cluster_yaml(id: &str, url: &str) -> String {
+    format!("  - id: {id}\n    name: Cluster {id}\n    url: {url}\n")
 }
 
 #[tokio::test]

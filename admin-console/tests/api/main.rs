@@ -1,5 +1,12 @@
 //! Integration tests of the admin-console binary and application.
 
 mod app;
+mod clusters;
+mod config;
+mod metrics_external;
+mod metrics_internal;
+mod relay;
+mod support;
+mod web_app;
 
 test_support::binary_contract_tests!("admin-console", "/api/live");

@@ -1,0 +1,278 @@
+//! The cluster views of the web app (summary, overview, nodes, allocation lock), built from a
+//! few light cluster calls made concurrently. Elasticsearch 8 and OpenSearch 2 answer these
+//! calls in the same documented shapes.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::client::ClusterApi;
+use crate::error::Error;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Health {
+    Green,
+    Yellow,
+    Red,
+}
+
+impl Health {
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.to_ascii_lowercase().as_str() {
+            "green" => Some(Self::Green),
+            "yellow" => Some(Self::Yellow),
+            "red" => Some(Self::Red),
+            _ => None,
+        }
+    }
+}
+
+/// What `GET /` says about the software.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Version {
+    pub number: Option<String>,
+    pub distribution: &'static str,
+}
+
+impl Version {
+    pub fn from_root(root: &Value) -> Self {
+        let distribution = match root["version"]["distribution"].as_str() {
+            Some("opensearch") => "opensearch",
+            _ => "elasticsearch",
+        };
+        Self {
+            number: root["version"]["number"].as_str().map(str::to_owned),
+            distribution,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Overview {
+    pub cluster_id: String,
+    pub name: String,
+    pub cluster_name: String,
+    pub health: Health,
+    pub version: Option<String>,
+    pub distribution: Option<&'static str>,
+    pub node_count: u64,
+    pub data_node_count: u64,
+    pub index_count: u64,
+    pub shard_count: u64,
+    pub primary_shard_count: u64,
+    pub replica_shard_count: u64,
+    pub unassigned_shards: u64,
+    pub relocating_shards: u64,
+    pub initializing_shards: u64,
+    pub document_count: u64,
+    pub store_size_bytes: u64,
+}
+
+/// Reads a required field of a cluster answer.
+pub(crate) fn required_u64(value: &Value, pointer: &str, what: &str) -> Result<u64, Error> {
+    value
+        .pointer(pointer)
+        .and_then(Value::as_u64)
+        .ok_or_else(|| Error::Upstream(format!("The {what} answer has no {pointer}.")))
+}
+
+pub(crate) fn health_of(health: &Value) -> Result<Health, Error> {
+    health["status"]
+        .as_str()
+        .and_then(Health::parse)
+        .ok_or_else(|| Error::Upstream("The _cluster/health answer has no status.".to_owned()))
+}
+
+/// Three concurrent calls: `/`, `_cluster/health`, `_cluster/stats` (filtered to what is used).
+pub async fn overview(cluster: &impl ClusterApi, id: &str, name: &str) -> Result<Overview, Error> {
+    let (root, health, stats) = futures_util::join!(
+        cluster.get_json("/"),
+        cluster.get_json("_cluster/health"),
+        cluster.get_json(
+            "_cluster/stats?filter_path=cluster_name,indices.count,indices.docs.count,indices.store.size_in_bytes"
+        ),
+    );
+    let (health, stats) = (health?, stats?);
+    let version = root.ok().map(|root| Version::from_root(&root));
+    let shards = required_u64(&health, "/active_shards", "_cluster/health")?;
+    let primaries = required_u64(&health, "/active_primary_shards", "_cluster/health")?;
+    Ok(Overview {
+        cluster_id: id.to_owned(),
+        name: name.to_owned(),
+        cluster_name: health["cluster_name"]
+            .as_str()
+            .or_else(|| stats["cluster_name"].as_str())
+            .unwrap_or_default()
+            .to_owned(),
+        health: health_of(&health)?,
+        version: version.as_ref().and_then(|version| version.number.clone()),
+        distribution: version.as_ref().map(|version| version.distribution),
+        node_count: required_u64(&health, "/number_of_nodes", "_cluster/health")?,
+        data_node_count: required_u64(&health, "/number_of_data_nodes", "_cluster/health")?,
+        index_count: required_u64(&stats, "/indices/count", "_cluster/stats")?,
+        shard_count: shards,
+        primary_shard_count: primaries,
+        replica_shard_count: shards.saturating_sub(primaries),
+        unassigned_shards: required_u64(&health, "/unassigned_shards", "_cluster/health")?,
+        relocating_shards: required_u64(&health, "/relocating_shards", "_cluster/health")?,
+        initializing_shards: required_u64(&health, "/initializing_shards", "_cluster/health")?,
+        document_count: stats
+            .pointer("/indices/docs/count")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+        store_size_bytes: stats
+            .pointer("/indices/store/size_in_bytes")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+    })
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Node {
+    pub id: String,
+    pub name: String,
+    pub ip: Option<String>,
+    pub version: Option<String>,
+    pub roles: Vec<String>,
+    pub is_master: bool,
+    pub heap_percent: Option<f64>,
+    pub disk_used_percent: Option<f64>,
+    pub cpu_percent: Option<f64>,
+}
+
+/// Three concurrent calls: `_nodes` (names, roles, versions), `_nodes/stats/jvm,os,fs`
+/// (usage; a cluster that refuses it still lists its nodes, without usage) and `_cat/master`.
+pub async fn nodes(cluster: &impl ClusterApi) -> Result<Vec<Node>, Error> {
+    let (info, stats, master) = futures_util::join!(
+        cluster.get_json("_nodes?filter_path=nodes.*.name,nodes.*.ip,nodes.*.version,nodes.*.roles,nodes.*.host"),
+        cluster.get_json("_nodes/stats/jvm,os,fs?filter_path=nodes.*.jvm.mem,nodes.*.os.cpu.percent,nodes.*.fs.total"),
+        cluster.get_json("_cat/master?format=json&h=id"),
+    );
+    let info = info?;
+    let stats = stats.unwrap_or(Value::Null);
+    let master_id = master
+        .ok()
+        .and_then(|master| master[0]["id"].as_str().map(str::to_owned));
+    let Some(entries) = info["nodes"].as_object() else {
+        return Ok(Vec::new());
+    };
+    let mut nodes: Vec<Node> = entries
+        .iter()
+        .map(|(id, node)| {
+            let stat = &stats["nodes"][id];
+            Node {
+                id: id.clone(),
+                name: node["name"].as_str().unwrap_or(id).to_owned(),
+                ip: node["ip"]
+                    .as_str()
+                    .or_else(|| node["host"].as_str())
+                    .map(str::to_owned),
+                version: node["version"].as_str().map(str::to_owned),
+                roles: node["roles"]
+                    .as_array()
+                    .map(|roles| {
+                        roles
+                            .iter()
+                            .filter_map(|role| role.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                is_master: master_id.as_deref() == Some(id.as_str()),
+                heap_percent: percent_of(
+                    &stat["jvm"]["mem"]["heap_used_in_bytes"],
+                    &stat["jvm"]["mem"]["heap_max_in_bytes"],
+                ),
+                disk_used_percent: disk_used_percent(&stat["fs"]["total"]),
+                cpu_percent: stat["os"]["cpu"]["percent"].as_f64(),
+            }
+        })
+        .collect();
+    nodes.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(nodes)
+}
+
+/// `used / total` in percent, `None` when the total is missing or zero.
+pub(crate) fn percent_of(used: &Value, total: &Value) -> Option<f64> {
+    let (used, total) = (used.as_f64()?, total.as_f64()?);
+    (total > 0.0).then(|| round2(100.0 * used / total))
+}
+
+/// Disk use of an `fs.total` object (`total_in_bytes`, `available_in_bytes`).
+pub(crate) fn disk_used_percent(fs_total: &Value) -> Option<f64> {
+    let total = fs_total["total_in_bytes"].as_f64()?;
+    let available = fs_total["available_in_bytes"].as_f64()?;
+    (total > 0.0).then(|| round2(100.0 * (total - available) / total))
+}
+
+pub(crate) fn round2(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}
+
+/// The values of `cluster.routing.allocation.enable`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AllocationEnable {
+    All,
+    Primaries,
+    NewPrimaries,
+    None,
+}
+
+impl AllocationEnable {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::All => "all",
+            Self::Primaries => "primaries",
+            Self::NewPrimaries => "new_primaries",
+            Self::None => "none",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Allocation {
+    pub enable: AllocationEnable,
+    /// Whether shard allocation is restricted (`enable` is not `all`).
+    pub locked: bool,
+}
+
+impl Allocation {
+    fn new(enable: AllocationEnable) -> Self {
+        Self {
+            enable,
+            locked: enable != AllocationEnable::All,
+        }
+    }
+}
+
+const ALLOCATION_SETTING: &str = "cluster.routing.allocation.enable";
+
+/// The effective setting: transient wins over persistent, the default is `all`.
+pub async fn allocation(cluster: &impl ClusterApi) -> Result<Allocation, Error> {
+    let settings = cluster
+        .get_json("_cluster/settings?flat_settings=true")
+        .await?;
+    let value = settings["transient"][ALLOCATION_SETTING]
+        .as_str()
+        .or_else(|| settings["persistent"][ALLOCATION_SETTING].as_str())
+        .unwrap_or("all");
+    let enable = serde_json::from_value(Value::String(value.to_owned())).map_err(|_| {
+        Error::Upstream(format!(
+            "The cluster reports {ALLOCATION_SETTING} = \"{value}\", which is not a known value."
+        ))
+    })?;
+    Ok(Allocation::new(enable))
+}
+
+/// Sets the persistent setting, then reads back the effective value (a transient setting
+/// would still override it, and the answer must say so).
+pub async fn set_allocation(
+    cluster: &impl ClusterApi,
+    enable: AllocationEnable,
+) -> Result<Allocation, Error> {
+    let body = json!({ "persistent": { ALLOCATION_SETTING: enable.as_str() } });
+    cluster.put_json("_cluster/settings", &body).await?;
+    allocation(cluster).await
+}

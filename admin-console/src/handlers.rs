@@ -1,0 +1,124 @@
+//! Thin HTTP handlers: parse, call the domain code, serialize.
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::cluster::Clusters;
+use crate::cluster::indices::{IndexQuery, IndexQueryParams, page_of};
+use crate::cluster::views::{self, AllocationEnable};
+use crate::error::Error;
+use crate::metrics::time_range::{RangeParams, TimeRange, now};
+use crate::metrics::validate::{self, ValidationRequest};
+use crate::metrics::{self, HISTORY_DEFAULT_SPAN, SNAPSHOT_DEFAULT_SPAN};
+
+/// What every handler shares.
+pub struct AppState {
+    pub clusters: Clusters,
+    /// Short time-outs for the validation endpoint.
+    pub validation_http: reqwest::Client,
+}
+
+type State = web::Data<AppState>;
+
+/// Cluster data changes all the time: never cached by the browser.
+fn fresh<T: Serialize>(body: &T) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(body)
+}
+
+pub async fn list_clusters(state: State) -> HttpResponse {
+    fresh(&json!({ "clusters": state.clusters.summaries().await }))
+}
+
+pub async fn get_cluster(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
+    Ok(fresh(&state.clusters.get(&id)?.summary().await))
+}
+
+pub async fn overview(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
+    let cluster = state.clusters.get(&id)?;
+    Ok(fresh(
+        &views::overview(cluster.api(), cluster.id(), &cluster.settings.name).await?,
+    ))
+}
+
+pub async fn nodes(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
+    let cluster = state.clusters.get(&id)?;
+    Ok(fresh(
+        &json!({ "nodes": views::nodes(cluster.api()).await? }),
+    ))
+}
+
+pub async fn indices(
+    state: State,
+    id: web::Path<String>,
+    params: web::Query<IndexQueryParams>,
+) -> Result<HttpResponse, Error> {
+    let cluster = state.clusters.get(&id)?;
+    let query = IndexQuery::parse(&params)?;
+    let rows = cluster.indices().await?;
+    Ok(fresh(&page_of(&rows, &query)))
+}
+
+pub async fn get_allocation(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
+    let cluster = state.clusters.get(&id)?;
+    Ok(fresh(&views::allocation(cluster.api()).await?))
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AllocationBody {
+    enable: AllocationEnable,
+}
+
+pub async fn put_allocation(
+    state: State,
+    id: web::Path<String>,
+    body: web::Json<AllocationBody>,
+) -> Result<HttpResponse, Error> {
+    let cluster = state.clusters.get(&id)?;
+    Ok(fresh(
+        &views::set_allocation(cluster.api(), body.enable).await?,
+    ))
+}
+
+pub async fn proxy(
+    state: State,
+    request: HttpRequest,
+    payload: web::Payload,
+) -> Result<HttpResponse, Error> {
+    let id = request.match_info().get("cluster_id").unwrap_or_default();
+    let cluster = state.clusters.get(id)?;
+    crate::relay::relay(request.clone(), payload, cluster).await
+}
+
+pub async fn snapshot(
+    state: State,
+    id: web::Path<String>,
+    params: web::Query<RangeParams>,
+) -> Result<HttpResponse, Error> {
+    let cluster = state.clusters.get(&id)?;
+    let now = now();
+    let range = TimeRange::parse(&params, SNAPSHOT_DEFAULT_SPAN, now)?;
+    Ok(fresh(&metrics::snapshot(cluster, range, now).await?))
+}
+
+pub async fn history(
+    state: State,
+    id: web::Path<String>,
+    params: web::Query<RangeParams>,
+) -> Result<HttpResponse, Error> {
+    let cluster = state.clusters.get(&id)?;
+    let range = TimeRange::parse(&params, HISTORY_DEFAULT_SPAN, now())?;
+    Ok(fresh(&metrics::history(cluster, range).await?))
+}
+
+pub async fn validate_metrics_server(
+    state: State,
+    body: web::Json<ValidationRequest>,
+) -> Result<HttpResponse, Error> {
+    let answer = validate::validate(state.validation_http.clone(), body.into_inner()).await?;
+    Ok(fresh(&answer))
+}

@@ -1,0 +1,94 @@
+//! `internal` metrics: three light calls made concurrently (`_cluster/health`, filtered
+//! `_cluster/stats`, `_nodes/stats/os` for CPU; never the full cluster state), and the
+//! background sampler that records them for the history.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::Measurement;
+use super::history::HistoryStore;
+use super::time_range::now;
+use crate::cluster::client::ClusterApi;
+use crate::cluster::views::{self, disk_used_percent, percent_of, round2};
+use crate::error::Error;
+
+pub const HEALTH_PATH: &str = "_cluster/health";
+pub const STATS_PATH: &str =
+    "_cluster/stats?filter_path=indices.count,indices.docs.count,nodes.jvm.mem,nodes.fs";
+pub const NODES_OS_PATH: &str = "_nodes/stats/os?filter_path=nodes.*.os.cpu.percent";
+
+/// The cluster's state now. Health and stats are needed; CPU is `null` when the cluster
+/// refuses `_nodes/stats` (permissions, or a server without it).
+pub async fn measure(cluster: &impl ClusterApi, timestamp: i64) -> Result<Measurement, Error> {
+    let (health, stats, nodes_os) = futures_util::join!(
+        cluster.get_json(HEALTH_PATH),
+        cluster.get_json(STATS_PATH),
+        cluster.get_json(NODES_OS_PATH),
+    );
+    let (health, stats) = (health?, stats?);
+    let u64_at = |value: &Value, pointer: &str| value.pointer(pointer).and_then(Value::as_u64);
+    Ok(Measurement {
+        timestamp,
+        health: Some(views::health_of(&health)?),
+        node_count: u64_at(&health, "/number_of_nodes"),
+        index_count: u64_at(&stats, "/indices/count"),
+        document_count: u64_at(&stats, "/indices/docs/count"),
+        shard_count: u64_at(&health, "/active_shards"),
+        unassigned_shards: u64_at(&health, "/unassigned_shards"),
+        memory_usage_percent: percent_of(
+            &stats["nodes"]["jvm"]["mem"]["heap_used_in_bytes"],
+            &stats["nodes"]["jvm"]["mem"]["heap_max_in_bytes"],
+        ),
+        disk_usage_percent: disk_used_percent(&stats["nodes"]["fs"]),
+        cpu_usage_percent: nodes_os.ok().and_then(|nodes| average_cpu(&nodes)),
+    })
+}
+
+/// The mean `os.cpu.percent` of the nodes that report one.
+fn average_cpu(nodes_stats: &Value) -> Option<f64> {
+    let values: Vec<f64> = nodes_stats["nodes"]
+        .as_object()?
+        .values()
+        .filter_map(|node| node["os"]["cpu"]["percent"].as_f64())
+        .collect();
+    (!values.is_empty()).then(|| round2(values.iter().sum::<f64>() / values.len() as f64))
+}
+
+/// Samples `cluster` into `store` every `interval` until the task is aborted. A failed sample
+/// records nothing: the history shows a gap, not made-up values.
+pub async fn run_sampler<C: ClusterApi>(
+    cluster: Arc<C>,
+    cluster_id: String,
+    store: Arc<HistoryStore>,
+    interval: Duration,
+) {
+    store.set_sample_interval_secs(interval.as_secs().max(1) as i64);
+    let mut ticker = tokio::time::interval(interval);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticker.tick().await;
+        match measure(cluster.as_ref(), now()).await {
+            Ok(sample) => store.record(sample),
+            Err(error) => {
+                tracing::debug!(cluster = %cluster_id, %error, "history sample failed");
+                metrics::counter!("admin_console_history_sample_failures_total", "cluster" => cluster_id.clone())
+                    .increment(1);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn cpu_is_the_mean_of_reporting_nodes() {
+        let nodes = json!({"nodes": {"a": {"os": {"cpu": {"percent": 10}}}, "b": {"os": {"cpu": {"percent": 21}}}, "c": {}}});
+        assert_eq!(average_cpu(&nodes), Some(15.5));
+        assert_eq!(average_cpu(&json!({"nodes": {}})), None);
+    }
+}

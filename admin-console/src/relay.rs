@@ -1,0 +1,288 @@
+//! The console relay: `ANY /api/clusters/:id/proxy/*path` sends the browser's request to the
+//! cluster with the configured credentials and streams both bodies through unchanged.
+
+use std::time::Instant;
+
+use actix_web::body::SizedStream;
+use actix_web::http::header::{self, HeaderName, HeaderValue};
+use actix_web::http::{Method, StatusCode};
+use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
+use futures_util::StreamExt;
+
+use crate::cluster::Cluster;
+use crate::error::Error;
+
+/// Request headers that describe the body or the wanted answer; everything else (cookies,
+/// the browser's own Authorization, Origin…) stays on this side.
+const FORWARDED_REQUEST_HEADERS: &[&str] = &[
+    "accept",
+    "accept-encoding",
+    "content-encoding",
+    "content-length",
+    "content-type",
+    "traceparent",
+    "tracestate",
+    "x-opaque-id",
+];
+
+/// Hop-by-hop headers (RFC 9110 §7.6.1) and the length actix sets from the body.
+const DROPPED_RESPONSE_HEADERS: &[&str] = &[
+    "connection",
+    "content-length",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+const RELAYED_METHODS: [Method; 6] = [
+    Method::GET,
+    Method::POST,
+    Method::PUT,
+    Method::DELETE,
+    Method::PATCH,
+    Method::HEAD,
+];
+
+/// Request bodies are handed over in chunks through a small channel, so memory stays bounded
+/// whatever the body's size.
+const BODY_CHANNEL_CHUNKS: usize = 8;
+
+/// The path after `/proxy`, checked: it must stay on the cluster. Returns the path (starting
+/// with `/`, or empty for the cluster root).
+pub fn checked_tail(raw_tail: &str) -> Result<&str, Error> {
+    let refuse = |why: &str| {
+        Error::ForbiddenPath(format!(
+            "The console path is refused: {why}. Give a path on the cluster, such as /_cluster/health."
+        ))
+    };
+    if raw_tail.is_empty() || raw_tail == "/" {
+        return Ok(raw_tail);
+    }
+    let decoded = percent_decode(raw_tail);
+    if decoded.contains('\\') {
+        return Err(refuse("it contains a backslash"));
+    }
+    if decoded.starts_with("//") {
+        return Err(refuse("it starts with // (a host, not a path)"));
+    }
+    if decoded.contains("://") {
+        return Err(refuse("it contains an absolute URL"));
+    }
+    let mut segments = decoded.trim_start_matches('/').split('/');
+    if segments
+        .clone()
+        .any(|segment| segment == ".." || segment == ".")
+    {
+        return Err(refuse("it contains a . or .. segment"));
+    }
+    if let Some(first) = segments.next() {
+        let scheme = first
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if first.ends_with(':')
+            || (first.contains(':')
+                && matches!(
+                    scheme.as_str(),
+                    "http" | "https" | "file" | "ftp" | "data" | "javascript"
+                ))
+        {
+            return Err(refuse("it starts with a URL scheme"));
+        }
+    }
+    Ok(raw_tail)
+}
+
+/// `%XX` decoded for the checks above (invalid escapes are kept as they are).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index] == b'%'
+            && index + 2 < bytes.len()
+            && let Some(byte) = text
+                .get(index + 1..index + 3)
+                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+        {
+            out.push(byte);
+            index += 3;
+            continue;
+        }
+        out.push(bytes[index]);
+        index += 1;
+    }
+    // Decoding twice catches `%252e%252e`, which some servers decode twice.
+    let once = String::from_utf8_lossy(&out).into_owned();
+    if once.contains('%') && once != text {
+        percent_decode(&once)
+    } else {
+        once
+    }
+}
+
+pub async fn relay(
+    request: HttpRequest,
+    payload: web::Payload,
+    cluster: &Cluster,
+) -> Result<HttpResponse, Error> {
+    if !RELAYED_METHODS.contains(request.method()) {
+        return Err(Error::MethodNotAllowed(format!(
+            "The console relays GET, POST, PUT, DELETE, PATCH and HEAD, not {}.",
+            request.method()
+        )));
+    }
+    let prefix = format!("/api/clusters/{}/proxy", cluster.id());
+    let raw_tail = request
+        .uri()
+        .path()
+        .strip_prefix(&prefix)
+        .unwrap_or_default();
+    let tail = checked_tail(raw_tail)?;
+    let path_and_query = match request.uri().query() {
+        Some(query) => format!("{tail}?{query}"),
+        None => tail.to_owned(),
+    };
+    let method = reqwest::Method::from_bytes(request.method().as_str().as_bytes())
+        .map_err(|_| Error::BadRequest("The method is not valid.".to_owned()))?;
+    let mut upstream = cluster
+        .client
+        .request(method, &path_and_query)
+        .timeout(cluster.client.timeouts().relay);
+    for name in FORWARDED_REQUEST_HEADERS {
+        for value in request.headers().get_all(*name) {
+            upstream = upstream.header(*name, value.as_bytes());
+        }
+    }
+    if has_body(&request) {
+        upstream = upstream.body(stream_body(payload));
+    }
+    let started = Instant::now();
+    let response = upstream
+        .send()
+        .await
+        .map_err(|error| Error::from_reqwest(cluster.client.label(), &error))?;
+    let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    Ok(relay_response(&request, response, elapsed_ms, cluster.client.label()).await)
+}
+
+fn has_body(request: &HttpRequest) -> bool {
+    let headers = request.headers();
+    let length = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    match length {
+        Some(length) => length > 0,
+        None => headers.contains_key(header::TRANSFER_ENCODING),
+    }
+}
+
+/// actix's payload lives on this worker thread; reqwest wants a `Send` stream. A local task
+/// moves the chunks over a bounded channel, which also gives back-pressure.
+fn stream_body(mut payload: web::Payload) -> reqwest::Body {
+    let (sender, receiver) =
+        tokio::sync::mpsc::channel::<Result<web::Bytes, std::io::Error>>(BODY_CHANNEL_CHUNKS);
+    actix_web::rt::spawn(async move {
+        while let Some(chunk) = payload.next().await {
+            let item = chunk.map_err(|error| std::io::Error::other(error.to_string()));
+            let failed = item.is_err();
+            if sender.send(item).await.is_err() || failed {
+                break;
+            }
+        }
+    });
+    reqwest::Body::wrap_stream(tokio_stream::wrappers::ReceiverStream::new(receiver))
+}
+
+async fn relay_response(
+    request: &HttpRequest,
+    response: reqwest::Response,
+    elapsed_ms: f64,
+    label: &str,
+) -> HttpResponse {
+    let status =
+        StatusCode::from_u16(response.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
+    let mut builder = HttpResponse::build(status);
+    for (name, value) in response.headers() {
+        if DROPPED_RESPONSE_HEADERS.contains(&name.as_str()) {
+            continue;
+        }
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(name.as_str().as_bytes()),
+            HeaderValue::from_bytes(value.as_bytes()),
+        ) {
+            builder.append_header((name, value));
+        }
+    }
+    builder.insert_header((
+        HeaderName::from_static("server-timing"),
+        format!("upstream;dur={elapsed_ms:.1}"),
+    ));
+    if request.method() == Method::HEAD {
+        // No body follows a HEAD answer (actix writes none for HEAD), but its length header
+        // still says what GET would send: a sized, empty body carries it.
+        let length = response
+            .headers()
+            .get(reqwest::header::CONTENT_LENGTH)
+            .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+        return match length {
+            Some(length) => builder.body(SizedStream::new(
+                length,
+                futures_util::stream::empty::<Result<web::Bytes, std::io::Error>>(),
+            )),
+            None => builder.finish(),
+        };
+    }
+    let length = response.content_length();
+    match length {
+        // A small body of known size is read first, so head and body leave in one write
+        // (two writes would meet Nagle's algorithm and the client's delayed ACK).
+        Some(length) if length <= SMALL_BODY_BYTES => match response.bytes().await {
+            Ok(body) => builder.body(body),
+            Err(error) => Error::from_reqwest(label, &error).error_response(),
+        },
+        Some(length) => builder.body(SizedStream::new(length, response.bytes_stream())),
+        None => builder.streaming(response.bytes_stream()),
+    }
+}
+
+/// Bodies up to this size (and of announced length) are sent in one piece; larger ones are
+/// streamed chunk by chunk, so memory stays bounded.
+const SMALL_BODY_BYTES: u64 = 64 * 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_that_leave_the_cluster_are_refused() {
+        for bad in [
+            "/../etc/passwd",
+            "/a/%2e%2e/b",
+            "/a/%252e%252e/b",
+            "//evil.example/x",
+            "/http://evil.example/",
+            "/https:/evil",
+            "/a\\b",
+            "/./x",
+        ] {
+            assert!(checked_tail(bad).is_err(), "{bad}");
+        }
+        for good in [
+            "",
+            "/",
+            "/_cluster/health",
+            "/logs-*/_search",
+            "/remote:logs/_search",
+            "/a%20b",
+        ] {
+            assert!(checked_tail(good).is_ok(), "{good}");
+        }
+    }
+}

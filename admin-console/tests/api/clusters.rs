@@ -1,0 +1,270 @@
+//! The cluster API against osmem-server (behind the `_nodes/stats` front).
+
+use serde_json::json;
+use test_support::Osmem;
+
+use crate::app::{TestApp, cluster_yaml, spawn_app};
+use crate::support::cluster_stub::{ClusterStub, NodeUsage};
+use crate::support::{closed_port_url, seed_indices, silent_server_url};
+
+struct Fixture {
+    app: TestApp,
+    _osmem: Osmem,
+    stub: ClusterStub,
+}
+
+async fn fixture(extra_clusters: &str) -> Fixture {
+    let osmem = Osmem::start();
+    let stub = ClusterStub::start(&osmem.url, NodeUsage::default());
+    let yaml = format!(
+        "clusters:\n{}{extra_clusters}",
+        cluster_yaml("main", &stub.url)
+    );
+    let app = spawn_app(&yaml).await;
+    Fixture {
+        app,
+        _osmem: osmem,
+        stub,
+    }
+}
+
+#[tokio::test]
+async fn the_list_probes_every_cluster_and_says_why_one_is_unreachable() {
+    let dead = closed_port_url();
+    let f = fixture(&cluster_yaml("dead", &dead)).await;
+    let (status, body) = f.app.get_json("/api/clusters").await;
+    assert_eq!(status, 200);
+    let clusters = body["clusters"].as_array().unwrap();
+    assert_eq!(clusters.len(), 2);
+    let main = &clusters[0];
+    assert_eq!(main["id"], "main");
+    assert_eq!(main["name"], "Cluster main");
+    assert_eq!(main["metricsSource"], "internal");
+    assert_eq!(main["reachable"], true);
+    assert_eq!(main["health"], "green");
+    assert_eq!(main["distribution"], "opensearch");
+    assert!(main["version"].as_str().unwrap().contains('.'));
+    assert_eq!(main["error"], serde_json::Value::Null);
+    let dead = &clusters[1];
+    assert_eq!(dead["reachable"], false);
+    assert_eq!(dead["health"], serde_json::Value::Null);
+    assert!(
+        dead["error"].as_str().unwrap().contains("unreachable"),
+        "{dead}"
+    );
+
+    let (status, one) = f.app.get_json("/api/clusters/main").await;
+    assert_eq!((status, &one["id"]), (200, &json!("main")));
+}
+
+#[tokio::test]
+async fn unknown_cluster_ids_get_404_in_the_common_body() {
+    let f = fixture("").await;
+    for path in [
+        "/api/clusters/nope",
+        "/api/clusters/nope/overview",
+        "/api/clusters/nope/metrics",
+        "/api/clusters/nope/proxy/_cluster/health",
+    ] {
+        let (status, body) = f.app.get_json(path).await;
+        assert_eq!(status, 404, "{path}");
+        assert_eq!(body["error"]["code"], "unknown_cluster", "{path}");
+        assert!(body["error"]["message"].as_str().unwrap().contains("nope"));
+    }
+}
+
+#[tokio::test]
+async fn overview_counts_nodes_indices_shards_and_documents() {
+    let f = fixture("").await;
+    seed_indices(&f.stub.url, "logs", 3, |n| n + 1).await;
+    let (status, body) = f.app.get_json("/api/clusters/main/overview").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["clusterId"], "main");
+    assert_eq!(body["name"], "Cluster main");
+    assert_eq!(body["clusterName"], "osmem");
+    // One node cannot hold replicas: yellow, with the replicas unassigned.
+    assert_eq!(body["health"], "yellow");
+    assert_eq!(body["nodeCount"], 1);
+    assert_eq!(body["dataNodeCount"], 1);
+    assert_eq!(body["indexCount"], 3);
+    assert_eq!(body["shardCount"], 3);
+    assert_eq!(body["primaryShardCount"], 3);
+    assert_eq!(body["replicaShardCount"], 0);
+    assert_eq!(body["unassignedShards"], 3);
+    assert_eq!(body["documentCount"], 6);
+    assert_eq!(body["distribution"], "opensearch");
+    assert!(body["storeSizeBytes"].as_u64().unwrap() > 0);
+}
+
+#[tokio::test]
+async fn nodes_have_roles_master_flag_and_usage_from_nodes_stats() {
+    let f = fixture("").await;
+    let (status, body) = f.app.get_json("/api/clusters/main/nodes").await;
+    assert_eq!(status, 200, "{body}");
+    let nodes = body["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 1);
+    let node = &nodes[0];
+    assert_eq!(node["name"], "osmem-node");
+    assert_eq!(node["isMaster"], true);
+    let roles: Vec<&str> = node["roles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap())
+        .collect();
+    assert!(
+        roles.contains(&"cluster_manager") && roles.contains(&"data"),
+        "{roles:?}"
+    );
+    assert_eq!(node["heapPercent"], 25.0);
+    assert_eq!(node["diskUsedPercent"], 60.0);
+    assert_eq!(node["cpuPercent"], 7.0);
+    assert_eq!(node["ip"], "127.0.0.1");
+}
+
+#[tokio::test]
+async fn indices_are_paged_sorted_and_filtered_on_the_server() {
+    let f = fixture("").await;
+    seed_indices(&f.stub.url, "app", 12, |n| n % 5).await;
+    seed_indices(&f.stub.url, "audit", 3, |_| 0).await;
+
+    let (status, page) = f
+        .app
+        .get_json("/api/clusters/main/indices?page=2&size=5&sort=name&order=asc")
+        .await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(page["total"], 15);
+    assert_eq!(
+        (page["page"].as_u64(), page["size"].as_u64()),
+        (Some(2), Some(5))
+    );
+    let names: Vec<&str> = page["indices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["app-0005", "app-0006", "app-0007", "app-0008", "app-0009"]
+    );
+    let row = &page["indices"][0];
+    assert_eq!(row["docsCount"], 0);
+    assert_eq!(row["status"], "open");
+    assert_eq!(row["health"], "yellow");
+    assert_eq!(
+        (row["primaries"].as_u64(), row["replicas"].as_u64()),
+        (Some(1), Some(1))
+    );
+    assert!(row["storeSizeBytes"].is_u64());
+
+    let (_, by_docs) = f
+        .app
+        .get_json("/api/clusters/main/indices?size=3&sort=docsCount&order=desc&filter=APP")
+        .await;
+    assert_eq!(by_docs["total"], 12);
+    assert_eq!(by_docs["sort"], "docsCount");
+    assert_eq!(by_docs["order"], "desc");
+    let names: Vec<&str> = by_docs["indices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["app-0009", "app-0004", "app-0008"]);
+
+    let (status, error) = f.app.get_json("/api/clusters/main/indices?size=501").await;
+    assert_eq!(status, 400);
+    assert!(error["error"]["message"].as_str().unwrap().contains("size"));
+}
+
+#[tokio::test]
+async fn the_allocation_lock_is_read_and_set_persistently() {
+    let f = fixture("").await;
+    let (status, body) = f.app.get_json("/api/clusters/main/allocation").await;
+    assert_eq!(status, 200);
+    assert_eq!(body, json!({"enable": "all", "locked": false}));
+
+    let response = f
+        .app
+        .client
+        .put(f.app.url("/api/clusters/main/allocation"))
+        .json(&json!({"enable": "primaries"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.json::<serde_json::Value>().await.unwrap(),
+        json!({"enable": "primaries", "locked": true})
+    );
+    let settings: serde_json::Value = f
+        .app
+        .client
+        .get(format!(
+            "{}/_cluster/settings?flat_settings=true",
+            f.stub.url
+        ))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        settings["persistent"]["cluster.routing.allocation.enable"],
+        "primaries"
+    );
+
+    let response = f
+        .app
+        .client
+        .put(f.app.url("/api/clusters/main/allocation"))
+        .json(&json!({"enable": "sideways"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 400);
+}
+
+#[tokio::test]
+async fn an_unreachable_or_silent_cluster_gets_503_or_504_saying_which() {
+    let dead = closed_port_url();
+    let silent = silent_server_url();
+    let extra = format!(
+        "{}{}    timeouts:\n      request: 300ms\n      probe: 300ms\n",
+        cluster_yaml("dead", &dead),
+        cluster_yaml("silent", &silent)
+    );
+    let f = fixture(&extra).await;
+    let (status, body) = f.app.get_json("/api/clusters/dead/overview").await;
+    assert_eq!(status, 503);
+    assert_eq!(body["error"]["code"], "upstream_unreachable");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("cluster \"dead\" is unreachable")
+    );
+    let (status, body) = f.app.get_json("/api/clusters/silent/nodes").await;
+    assert_eq!(status, 504);
+    assert_eq!(body["error"]["code"], "upstream_timeout");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("did not answer in time")
+    );
+
+    f.stub.set_unavailable(true);
+    let (status, body) = f.app.get_json("/api/clusters/main/overview").await;
+    assert_eq!(status, 502);
+    assert_eq!(body["error"]["code"], "upstream_error");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("state not recovered"),
+        "{body}"
+    );
+}
