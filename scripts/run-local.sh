@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # Builds and starts the three services with the example configurations in examples/, plus the
-# local dependencies they need, prints each URL, and stops everything on Ctrl+C.
+# local dependencies they need, prints each URL, and stops everything on Ctrl+C:
+#   osmem-server (in-memory OpenSearch) as the search cluster on :9200,
+#   prometheus-elasticsearch-exporter on :9114 and Prometheus on :9090 scraping it,
+#   redis-server on :6379, kube-test-server (sample Kubernetes API) on :6443.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
 cargo build --release --bins
+for web in */web; do
+  [ -f "$web/package.json" ] && (cd "$web" && npm run build --silent)
+done
 
+run_dir=.run
+mkdir -p "$run_dir"
 pids=()
 stop() {
   trap - INT TERM EXIT
@@ -19,20 +27,41 @@ trap stop INT TERM EXIT
 
 start() { # name, then the command
   local name=$1; shift
-  # Process substitution, not a pipe, so $! is the service itself and Ctrl+C or TERM reach it.
+  # Process substitution, not a pipe, so $! is the process itself and Ctrl+C or TERM reach it.
   "$@" > >(sed -u "s/^/[$name] /") 2>&1 &
   pids+=("$!")
 }
 
+osmem=$(ls .venv/lib/python3*/site-packages/osmem_server/bin/osmem-server)
+start osmem "$osmem" -addr 127.0.0.1:9200 -no-stdin-watch -no-ja
+start redis redis-server --bind 127.0.0.1 --port 6379 --save "" --appendonly no
+start exporter prometheus-elasticsearch-exporter --es.uri=http://127.0.0.1:9200 --web.listen-address=127.0.0.1:9114
+cat > "$run_dir/prometheus.yml" <<'YAML'
+global: {scrape_interval: 15s}
+scrape_configs:
+  - job_name: elasticsearch
+    static_configs: [{targets: ["127.0.0.1:9114"], labels: {cluster: monitored}}]
+  - job_name: search-platform
+    metrics_path: /_metrics
+    static_configs: [{targets: ["127.0.0.1:8080", "127.0.0.1:9000", "127.0.0.1:3000"]}]
+YAML
+start prometheus prometheus --config.file="$run_dir/prometheus.yml" --storage.tsdb.path="$run_dir/prometheus" --web.listen-address=127.0.0.1:9090
+start kube-test-server target/release/kube-test-server --port 6443 --sample 200 --namespaces 10 --churn 5s
+sleep 1
+
+export MONITORED_SEARCH_URL=http://127.0.0.1:9200
 start admin-console target/release/admin-console --config examples/admin-console.yaml
 start authproxy target/release/authproxy --config examples/authproxy.yaml
 start ingress-dash target/release/ingress-dash --config examples/ingress-dash.yaml
 
 cat <<MSG
 
-  admin-console  http://127.0.0.1:8080/api/live   metrics http://127.0.0.1:8080/_metrics
-  authproxy      http://127.0.0.1:9000/healthz    metrics http://127.0.0.1:9000/_metrics
-  ingress-dash   http://127.0.0.1:3000/api/live   metrics http://127.0.0.1:3000/_metrics
+  admin-console     http://127.0.0.1:8080            metrics http://127.0.0.1:8080/_metrics
+  authproxy         http://127.0.0.1:9000/healthz    metrics http://127.0.0.1:9000/_metrics
+  ingress-dash      http://127.0.0.1:3000            metrics http://127.0.0.1:3000/_metrics
+  search cluster    http://127.0.0.1:9200            (osmem-server)
+  Prometheus        http://127.0.0.1:9090
+  kube-test-server  http://127.0.0.1:6443            (sample Kubernetes API for ingress-dash)
 
 Press Ctrl+C to stop everything.
 MSG

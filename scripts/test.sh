@@ -20,8 +20,12 @@ trap 'rm -f "$results"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$results"
 rust_passed=$(awk '/^test result:/ {sum += $4} END {print sum + 0}' "$results")
 
-# Front ends: type check, unit tests (Vitest), a production build, then the browser tests,
-# which start the debug binaries cargo test just built.
+# The browser tests and the packaging checks start the debug binaries; cargo test does not
+# always build every binary (kube-test-server), so build them all.
+step "cargo build (binaries for the browser tests and packaging checks)"
+cargo build --workspace --bins --locked
+
+# Front ends: type check, unit tests (Vitest), a production build, then the browser tests.
 for dir in */web; do
   [ -f "$dir/package.json" ] || continue
   step "front end in $dir"

@@ -1,25 +1,222 @@
 //! ingress-dash settings: the YAML file's shape, its defaults and its validation.
 
+use std::path::PathBuf;
+use std::time::Duration;
+
+use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use service_kit::cli::ServiceSettings;
 use service_kit::config::{ConfigProblems, Validate, VariableSource};
 use service_kit::logging::{LogFormat, LogLevel};
-use service_kit::settings::{ObservabilitySettings, ServerSettings};
+use service_kit::settings::{ObservabilitySettings, validate_listen};
+
+use crate::namespaces::is_dns1123_label;
 
 /// The default `server.port` (the specification's 3000); the `PORT` environment variable
 /// overrides both it and the file.
-#[derive(Debug, Clone)]
-pub struct DefaultPort;
-
-impl service_kit::settings::DefaultPort for DefaultPort {
-    const PORT: u16 = 3000;
-}
+pub const DEFAULT_PORT: u16 = 3000;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Settings {
-    pub server: ServerSettings<DefaultPort>,
+    pub server: ServerSettings,
+    pub kubernetes: KubernetesSettings,
+    pub cache: CacheSettings,
+    pub rate_limit: RateLimitSettings,
+    pub stream: StreamSettings,
+    pub resilience: ResilienceSettings,
     pub observability: ObservabilitySettings,
+}
+
+/// `server:`: where to listen, and the built web app to serve.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerSettings {
+    pub host: String,
+    /// 0 picks a free port (used by tests).
+    pub port: u16,
+    #[serde(with = "humantime_serde")]
+    pub shutdown_timeout: Duration,
+    /// Directory of the built web app (`index.html` and `assets/`); absent: API only.
+    pub static_dir: Option<PathBuf>,
+}
+
+impl Default for ServerSettings {
+    fn default() -> Self {
+        Self {
+            host: "0.0.0.0".to_owned(),
+            port: DEFAULT_PORT,
+            shutdown_timeout: Duration::from_secs(30),
+            static_dir: None,
+        }
+    }
+}
+
+/// `kubernetes:`: how to reach the API and what to watch.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct KubernetesSettings {
+    /// An API server URL used as is, without credentials (tests, `kubectl proxy`). Absent: the
+    /// kubeconfig below, else `KUBECONFIG`/`~/.kube/config`, else the in-cluster service account.
+    pub api_url: Option<String>,
+    pub kubeconfig: Option<PathBuf>,
+    pub context: Option<String>,
+    /// Namespaces to watch, for namespace-scoped installs without permission to list
+    /// namespaces. Empty: every namespace, with one cluster-wide watcher.
+    pub namespaces: Vec<String>,
+    /// How long a watcher keeps running after its last subscriber left.
+    #[serde(with = "humantime_serde")]
+    pub watch_grace_period: Duration,
+    /// Time-out of each list request.
+    #[serde(with = "humantime_serde")]
+    pub request_timeout: Duration,
+    /// Time-out of the health check (the specification's 5 seconds).
+    #[serde(with = "humantime_serde")]
+    pub health_timeout: Duration,
+    /// Page size of the watchers' initial lists.
+    pub page_size: u32,
+    /// Server-side time-out of each watch request (`timeoutSeconds`); the watcher re-watches
+    /// from its last resourceVersion when it ends.
+    #[serde(with = "humantime_serde")]
+    pub watch_timeout: Duration,
+}
+
+impl Default for KubernetesSettings {
+    fn default() -> Self {
+        Self {
+            api_url: None,
+            kubeconfig: None,
+            context: None,
+            namespaces: Vec::new(),
+            watch_grace_period: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(10),
+            health_timeout: Duration::from_secs(5),
+            page_size: 500,
+            watch_timeout: Duration::from_secs(290),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheBackend {
+    #[default]
+    Memory,
+    Redis,
+}
+
+/// `cache:`: list results, in memory or in Redis (shared by replicas).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CacheSettings {
+    pub backend: CacheBackend,
+    /// `redis://[:password@]host:port/db`; required for the redis backend.
+    pub redis_url: Option<SecretString>,
+    #[serde(with = "humantime_serde")]
+    pub ttl: Duration,
+    /// Entries kept by the memory backend.
+    pub max_entries: u64,
+}
+
+impl Default for CacheSettings {
+    fn default() -> Self {
+        Self {
+            backend: CacheBackend::Memory,
+            redis_url: None,
+            ttl: Duration::from_secs(5),
+            max_entries: 1000,
+        }
+    }
+}
+
+/// `rate_limit:`: the per-client token bucket on `/api/`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RateLimitSettings {
+    pub enabled: bool,
+    /// Bucket size.
+    pub burst: u32,
+    /// Tokens added per second.
+    pub per_second: u32,
+}
+
+impl Default for RateLimitSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            burst: 100,
+            per_second: 10,
+        }
+    }
+}
+
+/// `stream:`: the SSE endpoint's limits.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StreamSettings {
+    /// Namespaces one request may name.
+    pub max_namespaces: usize,
+    /// Concurrent stream clients; more get 503.
+    pub max_clients: usize,
+    /// Events kept for `Last-Event-ID` resumes.
+    pub replay_buffer: usize,
+    /// Events queued for one client before it is resynced.
+    pub client_buffer: usize,
+    #[serde(with = "humantime_serde")]
+    pub heartbeat_interval: Duration,
+    /// The `retry:` the browser is told.
+    #[serde(with = "humantime_serde")]
+    pub retry: Duration,
+}
+
+impl Default for StreamSettings {
+    fn default() -> Self {
+        Self {
+            max_namespaces: 50,
+            max_clients: 5000,
+            replay_buffer: 4096,
+            client_buffer: 1024,
+            heartbeat_interval: Duration::from_secs(15),
+            retry: Duration::from_secs(3),
+        }
+    }
+}
+
+/// `resilience:`: retries and the circuit breaker (specification section 8).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ResilienceSettings {
+    /// Attempts in total, the first one included.
+    pub retry_max_attempts: usize,
+    #[serde(with = "humantime_serde")]
+    pub retry_initial_delay: Duration,
+    #[serde(with = "humantime_serde")]
+    pub retry_max_delay: Duration,
+    pub retry_multiplier: f32,
+    /// Failure share (0..1) over the window that opens the breaker.
+    pub breaker_failure_rate: f64,
+    #[serde(with = "humantime_serde")]
+    pub breaker_window: Duration,
+    /// Calls in the window before the failure rate counts.
+    pub breaker_min_calls: usize,
+    /// Time open before one probe is let through.
+    #[serde(with = "humantime_serde")]
+    pub breaker_open_for: Duration,
+}
+
+impl Default for ResilienceSettings {
+    fn default() -> Self {
+        Self {
+            retry_max_attempts: 3,
+            retry_initial_delay: Duration::from_secs(1),
+            retry_max_delay: Duration::from_secs(30),
+            retry_multiplier: 2.0,
+            breaker_failure_rate: 0.5,
+            breaker_window: Duration::from_secs(30),
+            breaker_min_calls: 10,
+            breaker_open_for: Duration::from_secs(60),
+        }
+    }
 }
 
 impl Validate for Settings {
@@ -34,7 +231,109 @@ impl Validate for Settings {
     }
 
     fn validate(&self, problems: &mut ConfigProblems) {
-        self.server.validate(problems);
+        validate_listen(&self.server.host, self.server.shutdown_timeout, problems);
+        let kube = &self.kubernetes;
+        if let Some(url) = &kube.api_url {
+            problems.check(
+                url.starts_with("http://") || url.starts_with("https://"),
+                "kubernetes.api_url",
+                "must be an http:// or https:// URL",
+            );
+        }
+        for namespace in &kube.namespaces {
+            problems.check(
+                is_dns1123_label(namespace),
+                "kubernetes.namespaces",
+                format!("\"{namespace}\" is not a valid namespace name (a DNS-1123 label)"),
+            );
+        }
+        problems.check(
+            kube.health_timeout > Duration::ZERO && kube.request_timeout > Duration::ZERO,
+            "kubernetes.request_timeout",
+            "time-outs must be longer than zero",
+        );
+        problems.check(
+            kube.page_size > 0,
+            "kubernetes.page_size",
+            "must be at least 1",
+        );
+        if self.cache.backend == CacheBackend::Redis {
+            let url = self.cache.redis_url.as_ref().map(|url| url.expose_secret());
+            problems.check(
+                url.is_some_and(|url| url.starts_with("redis://") || url.starts_with("rediss://")),
+                "cache.redis_url",
+                "must be a redis:// or rediss:// URL when cache.backend is redis",
+            );
+        }
+        problems.check(
+            self.cache.max_entries > 0,
+            "cache.max_entries",
+            "must be at least 1",
+        );
+        if self.rate_limit.enabled {
+            problems.check(
+                self.rate_limit.burst > 0,
+                "rate_limit.burst",
+                "must be at least 1",
+            );
+            problems.check(
+                self.rate_limit.per_second > 0,
+                "rate_limit.per_second",
+                "must be at least 1",
+            );
+        }
+        let stream = &self.stream;
+        problems.check(
+            stream.max_namespaces > 0,
+            "stream.max_namespaces",
+            "must be at least 1",
+        );
+        problems.check(
+            stream.max_clients > 0,
+            "stream.max_clients",
+            "must be at least 1",
+        );
+        problems.check(
+            stream.replay_buffer > 0,
+            "stream.replay_buffer",
+            "must be at least 1",
+        );
+        problems.check(
+            stream.client_buffer > 0,
+            "stream.client_buffer",
+            "must be at least 1",
+        );
+        problems.check(
+            stream.heartbeat_interval >= Duration::from_secs(1),
+            "stream.heartbeat_interval",
+            "must be at least 1s",
+        );
+        let resilience = &self.resilience;
+        problems.check(
+            (1..=10).contains(&resilience.retry_max_attempts),
+            "resilience.retry_max_attempts",
+            "must be between 1 and 10",
+        );
+        problems.check(
+            resilience.retry_multiplier >= 1.0,
+            "resilience.retry_multiplier",
+            "must be at least 1",
+        );
+        problems.check(
+            resilience.retry_initial_delay <= resilience.retry_max_delay,
+            "resilience.retry_initial_delay",
+            "must not exceed resilience.retry_max_delay",
+        );
+        problems.check(
+            resilience.breaker_failure_rate > 0.0 && resilience.breaker_failure_rate <= 1.0,
+            "resilience.breaker_failure_rate",
+            "must be above 0 and at most 1",
+        );
+        problems.check(
+            resilience.breaker_window >= Duration::from_secs(1),
+            "resilience.breaker_window",
+            "must be at least 1s",
+        );
     }
 }
 
@@ -80,6 +379,38 @@ mod tests {
                 .port,
             8081
         );
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let problems = load(
+            "kubernetes:\n  namespaces: [Bad_Name]\ncache:\n  backend: redis\nresilience:\n  retry_max_attempts: 0\n",
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(problems.contains("kubernetes.namespaces"), "{problems}");
+        assert!(problems.contains("cache.redis_url"), "{problems}");
+        assert!(
+            problems.contains("resilience.retry_max_attempts"),
+            "{problems}"
+        );
+    }
+
+    #[test]
+    fn defaults_follow_the_specification() {
+        let settings = load("", &[]).unwrap();
+        assert_eq!(settings.kubernetes.health_timeout, Duration::from_secs(5));
+        assert_eq!(settings.resilience.retry_max_attempts, 3);
+        assert_eq!(
+            settings.resilience.breaker_open_for,
+            Duration::from_secs(60)
+        );
+        assert_eq!(
+            (settings.rate_limit.burst, settings.rate_limit.per_second),
+            (100, 10)
+        );
+        assert_eq!(settings.stream.heartbeat_interval, Duration::from_secs(15));
     }
 
     #[test]

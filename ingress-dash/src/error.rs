@@ -1,19 +1,52 @@
 //! The one error enum of ingress-dash and its mapping to statuses.
 
+use std::time::Duration;
+
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use service_kit::http::{ApiError, error_response};
+
+use crate::kube_api::KubeError;
+use crate::resilience::CallError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("\"{0}\" is not a valid namespace name (a DNS-1123 label).")]
     InvalidNamespace(String),
+    #[error("Namespace \"{0}\" is not among the namespaces this dashboard watches.")]
+    NamespaceNotWatched(String),
+    #[error("At most {max} namespaces may be requested at once.")]
+    TooManyNamespaces { max: usize },
+    #[error("Too many requests from this client; retry in {}s.", .retry_after.as_secs().max(1))]
+    RateLimited { retry_after: Duration },
+    #[error("Too many open streams; retry later.")]
+    TooManyStreams,
+    #[error("{0}")]
+    Upstream(#[from] CallError),
 }
 
 impl ResponseError for Error {
     fn status_code(&self) -> StatusCode {
         match self {
-            Self::InvalidNamespace(_) => StatusCode::BAD_REQUEST,
+            Self::InvalidNamespace(_) | Self::TooManyNamespaces { .. } => StatusCode::BAD_REQUEST,
+            Self::NamespaceNotWatched(_) => StatusCode::NOT_FOUND,
+            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::TooManyStreams => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Upstream(CallError::CircuitOpen { .. }) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Upstream(CallError::Kube(error)) => match error {
+                // Permanent errors keep their status (401, 403, 404); others are gateway errors.
+                KubeError::Api {
+                    status: status @ (401 | 403 | 404),
+                    ..
+                } => StatusCode::from_u16(*status).unwrap_or(StatusCode::BAD_GATEWAY),
+                KubeError::Api { status: 429, .. } => StatusCode::SERVICE_UNAVAILABLE,
+                KubeError::Api { status, .. } if *status >= 500 => StatusCode::SERVICE_UNAVAILABLE,
+                KubeError::Api { .. } | KubeError::BadAnswer(_) => StatusCode::BAD_GATEWAY,
+                KubeError::Unreachable(_) | KubeError::NotConfigured(_) => {
+                    StatusCode::SERVICE_UNAVAILABLE
+                }
+                KubeError::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
+            },
         }
     }
 
@@ -26,6 +59,24 @@ impl ApiError for Error {
     fn code(&self) -> &'static str {
         match self {
             Self::InvalidNamespace(_) => "invalid_namespace",
+            Self::NamespaceNotWatched(_) => "namespace_not_watched",
+            Self::TooManyNamespaces { .. } => "too_many_namespaces",
+            Self::RateLimited { .. } => "rate_limited",
+            Self::TooManyStreams => "too_many_streams",
+            Self::Upstream(error) => error.code(),
+        }
+    }
+
+    fn retry_after_secs(&self) -> Option<u64> {
+        match self {
+            Self::RateLimited { retry_after } => {
+                Some(retry_after.as_secs_f64().ceil().max(1.0) as u64)
+            }
+            Self::Upstream(CallError::CircuitOpen { retry_after }) => {
+                Some(retry_after.as_secs().max(1))
+            }
+            Self::TooManyStreams => Some(5),
+            _ => None,
         }
     }
 }

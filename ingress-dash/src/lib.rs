@@ -3,22 +3,73 @@
 //! `Application::build` binds the listener (port 0 allowed) so tests can start the whole service
 //! in-process; `main.rs` only parses the command line.
 
+pub mod cache;
 pub mod config;
 pub mod error;
+pub mod health;
+pub mod hub;
+pub mod kube_api;
+pub mod namespaces;
+pub mod rate_limit;
+pub mod records;
+pub mod resilience;
+mod routes;
+pub mod state;
+mod static_files;
+pub mod stream;
+
+use std::sync::Arc;
 
 use actix_web::web;
 use service_kit::server::{RunningServer, ServerOptions};
 
 pub use config::Settings;
 
+use crate::cache::CoalescingCache;
+use crate::hub::{Hub, HubSettings};
+use crate::kube_api::{KubeClient, SharedKubeApi};
+use crate::rate_limit::ClientRateLimiter;
+use crate::resilience::Resilience;
+use crate::state::AppState;
+use crate::stream::ClientCounter;
+
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub struct Application {
     server: RunningServer,
+    state: web::Data<AppState>,
 }
 
 impl Application {
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
+        // kube's TLS uses rustls; ring is the workspace's only provider.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let api: SharedKubeApi = Arc::new(KubeClient::connect(&settings.kubernetes).await);
+        Self::build_with_api(settings, api)
+    }
+
+    /// Builds with a given Kubernetes API implementation (tests pass fakes or wrappers).
+    pub fn build_with_api(settings: Settings, api: SharedKubeApi) -> anyhow::Result<Self> {
+        // Install the recorder before the first gauge (the breaker's state) is set.
+        let _ = service_kit::metrics::prometheus_handle();
+        let hub = Hub::new(
+            api.clone(),
+            HubSettings {
+                grace_period: settings.kubernetes.watch_grace_period,
+                replay_buffer: settings.stream.replay_buffer,
+                client_buffer: settings.stream.client_buffer,
+                namespaces: settings.kubernetes.namespaces.clone(),
+            },
+        );
+        let state = web::Data::new(AppState {
+            resilience: Resilience::new(&settings.resilience),
+            cache: CoalescingCache::new(cache::build_cache(&settings.cache)?),
+            api,
+            hub,
+            clients: Arc::new(ClientCounter::default()),
+            settings: settings.clone(),
+        });
+        let limiter = ClientRateLimiter::new(&settings.rate_limit).map(web::Data::from);
         let options = ServerOptions {
             host: settings.server.host.clone(),
             port: settings.server.port,
@@ -28,12 +79,25 @@ impl Application {
             liveness_path: "/api/live",
             client_request_timeout: None,
         };
-        let server = RunningServer::start(options, routes)?;
-        Ok(Self { server })
+        let static_dir = settings.server.static_dir.clone();
+        let shared = state.clone();
+        let server = RunningServer::start(options, move |config: &mut web::ServiceConfig| {
+            config.app_data(shared.clone());
+            if let Some(limiter) = &limiter {
+                config.app_data(limiter.clone());
+            }
+            routes::configure(config, static_dir.clone());
+        })?;
+        Ok(Self { server, state })
     }
 
     pub fn port(&self) -> u16 {
         self.server.port()
+    }
+
+    /// The running state, for tests (watcher count, breaker state).
+    pub fn state(&self) -> web::Data<AppState> {
+        self.state.clone()
     }
 
     /// Serves until SIGTERM/SIGINT, then lets in-flight requests finish.
@@ -41,6 +105,3 @@ impl Application {
         self.server.run_until_stopped().await
     }
 }
-
-/// The service's own routes; the ingress API and stream arrive with their issue.
-fn routes(_config: &mut web::ServiceConfig) {}

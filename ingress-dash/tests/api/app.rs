@@ -1,17 +1,56 @@
-//! The application started in-process on a free port, as every later test of this crate does.
+//! The application started in-process on a free port against a kube-test-server, and an SSE
+//! reader for the stream tests.
 
+use std::time::Duration;
+
+use futures_util::StreamExt;
 use ingress_dash::{Application, Settings};
+use kube_test_server::{KubeTestServer, Options};
 use service_kit::config::ConfigLoader;
 
 pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
+    pub kube: KubeTestServer,
+    pub state: actix_web::web::Data<ingress_dash::state::AppState>,
 }
 
-/// Starts the application on 127.0.0.1 with a free port and `overrides_yaml` on top of the
-/// defaults, the way `main` would.
-pub async fn spawn_app(overrides_yaml: &str) -> TestApp {
-    let yaml = format!("server:\n  host: 127.0.0.1\n  port: 0\n{overrides_yaml}");
+/// Starts a kube-test-server and the application against it, with `overrides_yaml` (top-level
+/// sections other than `server` and `kubernetes`, or `kubernetes` keys via `kube_yaml`).
+pub async fn spawn_app(kube_yaml: &str, overrides_yaml: &str) -> TestApp {
+    let kube = KubeTestServer::start(Options {
+        bookmark_interval: Duration::from_millis(500),
+        ..Options::default()
+    })
+    .expect("kube-test-server starts");
+    spawn_app_with(kube, kube_yaml, overrides_yaml).await
+}
+
+/// The application serving the web app built in `static_dir`.
+pub async fn spawn_app_static(static_dir: &std::path::Path) -> TestApp {
+    let kube = KubeTestServer::start(Options::default()).expect("kube-test-server starts");
+    let server = format!("  static_dir: {}\n", static_dir.display());
+    spawn_app_full(kube, &server, "", "").await
+}
+
+pub async fn spawn_app_with(
+    kube: KubeTestServer,
+    kube_yaml: &str,
+    overrides_yaml: &str,
+) -> TestApp {
+    spawn_app_full(kube, "", kube_yaml, overrides_yaml).await
+}
+
+async fn spawn_app_full(
+    kube: KubeTestServer,
+    server_yaml: &str,
+    kube_yaml: &str,
+    overrides_yaml: &str,
+) -> TestApp {
+    let yaml = format!(
+        "server:\n  host: 127.0.0.1\n  port: 0\n{server_yaml}kubernetes:\n  api_url: {}\n  watch_grace_period: 1s\n{kube_yaml}resilience:\n  retry_initial_delay: 10ms\n  retry_max_delay: 50ms\n{overrides_yaml}",
+        kube.url()
+    );
     let settings: Settings = ConfigLoader::new("TEST_UNUSED_PREFIX")
         .with_env(Default::default())
         .load_str(&yaml)
@@ -20,24 +59,139 @@ pub async fn spawn_app(overrides_yaml: &str) -> TestApp {
         .await
         .expect("application starts");
     let address = format!("http://127.0.0.1:{}", app.port());
+    let state = app.state();
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
         client: test_support::http_client(),
+        kube,
+        state,
     }
+}
+
+impl TestApp {
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client
+            .get(format!("{}{path}", self.address))
+            .send()
+            .await
+            .expect("request sent")
+    }
+
+    pub async fn get_json(&self, path: &str) -> (u16, serde_json::Value) {
+        let response = self.get(path).await;
+        let status = response.status().as_u16();
+        (status, response.json().await.expect("a JSON body"))
+    }
+
+    pub async fn stream(&self, query: &str, last_event_id: Option<&str>) -> SseReader {
+        let mut request = self
+            .client
+            .get(format!("{}/api/ingresses/stream{query}", self.address));
+        if let Some(id) = last_event_id {
+            request = request.header("Last-Event-ID", id);
+        }
+        let response = request.send().await.expect("stream opened");
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        SseReader {
+            body: Box::pin(response.bytes_stream()),
+            raw: Vec::new(),
+            consumed: 0,
+        }
+    }
+}
+
+/// One parsed SSE block.
+#[derive(Debug, Clone)]
+pub struct SseEvent {
+    pub event: String,
+    pub id: String,
+    pub data: serde_json::Value,
+}
+
+pub struct SseReader {
+    body: std::pin::Pin<
+        Box<dyn futures_util::Stream<Item = reqwest::Result<actix_web::web::Bytes>> + Send>,
+    >,
+    /// Every byte received, for byte-exact checks.
+    pub raw: Vec<u8>,
+    consumed: usize,
+}
+
+impl SseReader {
+    /// The next complete block (`\n\n`-terminated) as text, waiting at most `timeout`.
+    pub async fn next_block(&mut self, timeout: Duration) -> Option<String> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if let Some(end) = find(&self.raw[self.consumed..], b"\n\n") {
+                let block =
+                    String::from_utf8(self.raw[self.consumed..self.consumed + end].to_vec())
+                        .unwrap();
+                self.consumed += end + 2;
+                return Some(block);
+            }
+            match tokio::time::timeout_at(deadline, self.body.next()).await {
+                Ok(Some(Ok(chunk))) => self.raw.extend_from_slice(&chunk),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The next event (skipping comments and `retry:`).
+    pub async fn next_event(&mut self, timeout: Duration) -> Option<SseEvent> {
+        loop {
+            let block = self.next_block(timeout).await?;
+            let mut event = SseEvent {
+                event: String::new(),
+                id: String::new(),
+                data: serde_json::Value::Null,
+            };
+            for line in block.lines() {
+                if let Some(value) = line.strip_prefix("event: ") {
+                    event.event = value.to_owned();
+                } else if let Some(value) = line.strip_prefix("id: ") {
+                    event.id = value.to_owned();
+                } else if let Some(value) = line.strip_prefix("data: ") {
+                    event.data = serde_json::from_str(value).unwrap();
+                }
+            }
+            if !event.event.is_empty() {
+                return Some(event);
+            }
+        }
+    }
+
+    /// Events until `done` says so, failing after `timeout`.
+    pub async fn events_until(
+        &mut self,
+        timeout: Duration,
+        mut done: impl FnMut(&[SseEvent]) -> bool,
+    ) -> Vec<SseEvent> {
+        let mut events = Vec::new();
+        let deadline = tokio::time::Instant::now() + timeout;
+        while !done(&events) {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            match self.next_event(left).await {
+                Some(event) => events.push(event),
+                None => panic!("timed out; events so far: {events:#?}"),
+            }
+        }
+        events
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
 }
 
 #[tokio::test]
 async fn liveness_reports_healthy_with_the_version() {
-    let app = spawn_app("").await;
-    let response = app
-        .client
-        .get(format!("{}/api/live", app.address))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    let body: serde_json::Value = response.json().await.unwrap();
+    let app = spawn_app("", "").await;
+    let (status, body) = app.get_json("/api/live").await;
+    assert_eq!(status, 200);
     assert_eq!(
         body,
         serde_json::json!({"status": "healthy", "version": ingress_dash::VERSION})

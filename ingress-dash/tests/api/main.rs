@@ -1,5 +1,9 @@
 //! Integration tests of the ingress-dash binary and application.
 
 mod app;
+mod health;
+mod snapshot;
+mod static_files;
+mod stream;
 
 test_support::binary_contract_tests!("ingress-dash", "/api/live");

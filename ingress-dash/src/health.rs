@@ -1,0 +1,89 @@
+//! `GET /api/health` (specification section 4): lists namespaces with a 5 s time-out.
+
+use std::time::{Duration, Instant};
+
+use k8s_openapi::jiff::Timestamp;
+use serde::Serialize;
+
+use crate::kube_api::{KubeApi, KubeError};
+use crate::resilience::BreakerState;
+
+#[derive(Debug, Serialize)]
+pub struct HealthBody {
+    pub status: &'static str,
+    pub timestamp: String,
+    pub checks: Checks,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Checks {
+    pub kubernetes: KubernetesCheck,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KubernetesCheck {
+    pub status: &'static str,
+    /// Milliseconds.
+    pub latency: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The breaker's state, beside the specified fields (DECISIONS: visible in health).
+    pub circuit_breaker: &'static str,
+}
+
+impl HealthBody {
+    pub fn is_healthy(&self) -> bool {
+        self.status == "healthy"
+    }
+}
+
+fn now_iso8601() -> String {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis() as i64);
+    Timestamp::from_millisecond(millis)
+        .unwrap_or(Timestamp::UNIX_EPOCH)
+        .to_string()
+}
+
+/// Checks connectivity: lists namespaces (one is enough), or with a configured namespace list
+/// (no cluster-wide permission), the ingresses of the first configured namespace.
+pub async fn check(
+    api: &dyn KubeApi,
+    namespaces: &[String],
+    timeout: Duration,
+    breaker: BreakerState,
+) -> HealthBody {
+    let started = Instant::now();
+    let call = async {
+        match namespaces.first() {
+            Some(namespace) => api
+                .list_ingresses(Some(namespace.clone()))
+                .await
+                .map(|_| ()),
+            None => api.list_namespaces(Some(1)).await.map(|_| ()),
+        }
+    };
+    let result = match tokio::time::timeout(timeout, call).await {
+        Ok(result) => result,
+        Err(_) => Err(KubeError::Timeout(timeout)),
+    };
+    let latency = started.elapsed().as_millis() as u64;
+    let (status, kube_status, error) = match result {
+        Ok(()) => ("healthy", "up", None),
+        Err(error) => ("unhealthy", "down", Some(error.to_string())),
+    };
+    HealthBody {
+        status,
+        timestamp: now_iso8601(),
+        checks: Checks {
+            kubernetes: KubernetesCheck {
+                status: kube_status,
+                latency,
+                error,
+                circuit_breaker: breaker.as_str(),
+            },
+        },
+    }
+}

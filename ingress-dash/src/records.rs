@@ -1,0 +1,371 @@
+//! The browser's view of an Ingress (`IngressRecord` in docs/api/ingress-dash.md): only the
+//! fields the dashboard shows, never managedFields or the raw object.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::networking::v1::{Ingress, IngressBackend};
+use serde::{Deserialize, Serialize};
+
+/// Annotations that are tooling noise, not configuration a reader wants to see.
+const NOISE_ANNOTATIONS: &[&str] = &[
+    "kubectl.kubernetes.io/last-applied-configuration",
+    "deployment.kubernetes.io/revision",
+    "meta.helm.sh/release-name",
+    "meta.helm.sh/release-namespace",
+];
+
+const LEGACY_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IngressRecord {
+    pub uid: String,
+    pub name: String,
+    pub namespace: String,
+    pub ingress_class_name: Option<String>,
+    pub hosts: Vec<String>,
+    pub rules: Vec<Rule>,
+    pub default_backend: Option<Backend>,
+    pub tls: Vec<Tls>,
+    pub addresses: Vec<String>,
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    pub created_at: String,
+    pub resource_version: String,
+    pub links: Vec<Link>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    pub host: Option<String>,
+    pub paths: Vec<PathRule>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PathRule {
+    pub path: Option<String>,
+    pub path_type: String,
+    pub backend: Backend,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Backend {
+    Service { name: String, port: ServicePort },
+    Resource(ResourceBackend),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ServicePort {
+    Number(i32),
+    Name(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceBackend {
+    pub api_group: Option<String>,
+    pub kind: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tls {
+    pub hosts: Vec<String>,
+    pub secret_name: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Link {
+    pub host: String,
+    pub url: String,
+}
+
+impl IngressRecord {
+    pub fn from_ingress(ingress: &Ingress) -> Self {
+        let metadata = &ingress.metadata;
+        let spec = ingress.spec.clone().unwrap_or_default();
+        let annotations = metadata.annotations.clone().unwrap_or_default();
+        let ingress_class_name = spec
+            .ingress_class_name
+            .clone()
+            .or_else(|| annotations.get(LEGACY_CLASS_ANNOTATION).cloned());
+        let rules: Vec<Rule> = spec
+            .rules
+            .unwrap_or_default()
+            .into_iter()
+            .map(|rule| Rule {
+                host: rule.host,
+                paths: rule
+                    .http
+                    .map(|http| http.paths)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|path| PathRule {
+                        path: path.path,
+                        path_type: path.path_type,
+                        backend: Backend::from(path.backend),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let mut hosts: Vec<String> = Vec::new();
+        for host in rules.iter().filter_map(|rule| rule.host.as_ref()) {
+            if !hosts.contains(host) {
+                hosts.push(host.clone());
+            }
+        }
+        let tls: Vec<Tls> = spec
+            .tls
+            .unwrap_or_default()
+            .into_iter()
+            .map(|tls| Tls {
+                hosts: tls.hosts.unwrap_or_default(),
+                secret_name: tls.secret_name,
+            })
+            .collect();
+        let links = hosts
+            .iter()
+            .filter(|host| !host.contains('*'))
+            .map(|host| {
+                let secure = tls
+                    .iter()
+                    .any(|entry| entry.hosts.iter().any(|h| h == host));
+                let scheme = if secure { "https" } else { "http" };
+                Link {
+                    host: host.clone(),
+                    url: format!("{scheme}://{host}/"),
+                }
+            })
+            .collect();
+        let addresses = ingress
+            .status
+            .as_ref()
+            .and_then(|status| status.load_balancer.as_ref())
+            .and_then(|lb| lb.ingress.as_ref())
+            .into_iter()
+            .flatten()
+            .filter_map(|entry| entry.ip.clone().or_else(|| entry.hostname.clone()))
+            .collect();
+        Self {
+            uid: metadata.uid.clone().unwrap_or_default(),
+            name: metadata.name.clone().unwrap_or_default(),
+            namespace: metadata.namespace.clone().unwrap_or_default(),
+            ingress_class_name,
+            hosts,
+            rules,
+            default_backend: spec.default_backend.map(Backend::from),
+            tls,
+            addresses,
+            labels: metadata.labels.clone().unwrap_or_default(),
+            annotations: annotations
+                .into_iter()
+                .filter(|(key, _)| !NOISE_ANNOTATIONS.contains(&key.as_str()))
+                .collect(),
+            created_at: metadata
+                .creation_timestamp
+                .as_ref()
+                .map(|time| time.0.to_string())
+                .unwrap_or_default(),
+            resource_version: metadata.resource_version.clone().unwrap_or_default(),
+            links,
+        }
+    }
+
+    /// Whether `term` (already lower-case) occurs in the name, namespace, a host, a backend
+    /// service, the class or an address.
+    pub fn matches(&self, term: &str) -> bool {
+        let contains = |text: &str| text.to_lowercase().contains(term);
+        contains(&self.name)
+            || contains(&self.namespace)
+            || self.hosts.iter().any(|host| contains(host))
+            || self.ingress_class_name.as_deref().is_some_and(contains)
+            || self.addresses.iter().any(|address| contains(address))
+            || self.rules.iter().flat_map(|rule| &rule.paths).any(|path| {
+                matches!(&path.backend, Backend::Service { name, .. } if contains(name))
+                    || path.path.as_deref().is_some_and(contains)
+            })
+    }
+}
+
+/// A record as the hub keeps it: its JSON (serialised once, for every snapshot and event) and
+/// the few fields the hub and search need. Far smaller than the typed record.
+#[derive(Debug)]
+pub struct StoredRecord {
+    pub namespace: String,
+    pub name: String,
+    pub resource_version: String,
+    /// Lower-case text that [`IngressRecord::matches`] searches, one field per line.
+    search: String,
+    json: Box<serde_json::value::RawValue>,
+}
+
+impl StoredRecord {
+    pub fn new(record: &IngressRecord) -> Self {
+        let mut search = vec![record.name.clone(), record.namespace.clone()];
+        search.extend(record.hosts.iter().cloned());
+        search.extend(record.ingress_class_name.iter().cloned());
+        search.extend(record.addresses.iter().cloned());
+        for path in record.rules.iter().flat_map(|rule| &rule.paths) {
+            if let Backend::Service { name, .. } = &path.backend {
+                search.push(name.clone());
+            }
+            search.extend(path.path.iter().cloned());
+        }
+        let json = serde_json::value::to_raw_value(record).expect("records serialise");
+        Self {
+            namespace: record.namespace.clone(),
+            name: record.name.clone(),
+            resource_version: record.resource_version.clone(),
+            search: search.join("\n").to_lowercase(),
+            json,
+        }
+    }
+
+    /// Same as [`IngressRecord::matches`]; `term` is lower-case.
+    pub fn matches(&self, term: &str) -> bool {
+        self.search.split('\n').any(|field| field.contains(term))
+    }
+
+    pub fn json(&self) -> &str {
+        self.json.get()
+    }
+}
+
+impl Serialize for StoredRecord {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.json.serialize(serializer)
+    }
+}
+
+impl From<IngressBackend> for Backend {
+    fn from(backend: IngressBackend) -> Self {
+        if let Some(service) = backend.service {
+            let port = service.port.unwrap_or_default();
+            let port = match (port.number, port.name) {
+                (Some(number), _) => ServicePort::Number(number),
+                (None, Some(name)) => ServicePort::Name(name),
+                (None, None) => ServicePort::Number(0),
+            };
+            return Backend::Service {
+                name: service.name,
+                port,
+            };
+        }
+        let resource = backend.resource.unwrap_or_default();
+        Backend::Resource(ResourceBackend {
+            api_group: resource.api_group,
+            kind: resource.kind,
+            name: resource.name,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn record(value: serde_json::Value) -> serde_json::Value {
+        let ingress: Ingress = serde_json::from_value(value).unwrap();
+        serde_json::to_value(IngressRecord::from_ingress(&ingress)).unwrap()
+    }
+
+    #[test]
+    fn record_has_the_contract_fields_and_drops_noise() {
+        let value = record(json!({
+            "metadata": {
+                "name": "web", "namespace": "shop", "uid": "u-1", "resourceVersion": "7",
+                "creationTimestamp": "2026-01-02T03:04:05Z",
+                "labels": {"app": "web"},
+                "annotations": {
+                    "kubectl.kubernetes.io/last-applied-configuration": "{}",
+                    "kubernetes.io/ingress.class": "nginx",
+                    "team": "payments",
+                },
+                "managedFields": [{"manager": "kubectl"}],
+            },
+            "spec": {
+                "rules": [
+                    {"host": "shop.example.com", "http": {"paths": [
+                        {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80}}}},
+                        {"pathType": "ImplementationSpecific", "backend": {"service": {"name": "api", "port": {"name": "http"}}}},
+                    ]}},
+                    {"host": "shop.example.com"},
+                    {"host": "*.cdn.example.com", "http": {"paths": [
+                        {"path": "/", "pathType": "Prefix", "backend": {"resource": {"apiGroup": "k8s.example.com", "kind": "Bucket", "name": "assets"}}},
+                    ]}},
+                    {"host": "plain.example.com"},
+                ],
+                "defaultBackend": {"service": {"name": "fallback", "port": {"number": 8080}}},
+                "tls": [{"hosts": ["shop.example.com"], "secretName": "shop-tls"}, {"hosts": ["x.example.com"]}],
+            },
+            "status": {"loadBalancer": {"ingress": [{"ip": "10.0.0.1"}, {"hostname": "lb.example.com"}]}},
+        }));
+        assert_eq!(
+            value,
+            json!({
+                "uid": "u-1", "name": "web", "namespace": "shop",
+                "ingressClassName": "nginx",
+                "hosts": ["shop.example.com", "*.cdn.example.com", "plain.example.com"],
+                "rules": [
+                    {"host": "shop.example.com", "paths": [
+                        {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": 80}}},
+                        {"path": null, "pathType": "ImplementationSpecific", "backend": {"service": {"name": "api", "port": "http"}}},
+                    ]},
+                    {"host": "shop.example.com", "paths": []},
+                    {"host": "*.cdn.example.com", "paths": [
+                        {"path": "/", "pathType": "Prefix", "backend": {"resource": {"apiGroup": "k8s.example.com", "kind": "Bucket", "name": "assets"}}},
+                    ]},
+                    {"host": "plain.example.com", "paths": []},
+                ],
+                "defaultBackend": {"service": {"name": "fallback", "port": 8080}},
+                "tls": [{"hosts": ["shop.example.com"], "secretName": "shop-tls"}, {"hosts": ["x.example.com"], "secretName": null}],
+                "addresses": ["10.0.0.1", "lb.example.com"],
+                "labels": {"app": "web"},
+                "annotations": {"kubernetes.io/ingress.class": "nginx", "team": "payments"},
+                "createdAt": "2026-01-02T03:04:05Z",
+                "resourceVersion": "7",
+                "links": [
+                    {"host": "shop.example.com", "url": "https://shop.example.com/"},
+                    {"host": "plain.example.com", "url": "http://plain.example.com/"},
+                ],
+            })
+        );
+    }
+
+    #[test]
+    fn stored_records_serialise_and_search_like_records() {
+        let ingress: Ingress = serde_json::from_value(json!({
+            "metadata": {"name": "Web", "namespace": "shop", "resourceVersion": "3"},
+            "spec": {"rules": [{"host": "shop.example.com", "http": {"paths": [
+                {"path": "/api", "pathType": "Prefix", "backend": {"service": {"name": "payments", "port": {"number": 80}}}},
+            ]}}]},
+        }))
+        .unwrap();
+        let record = IngressRecord::from_ingress(&ingress);
+        let stored = StoredRecord::new(&record);
+        assert_eq!(
+            serde_json::to_value(&stored).unwrap(),
+            serde_json::to_value(&record).unwrap()
+        );
+        for term in ["web", "shop.ex", "payments", "/api"] {
+            assert!(stored.matches(term) && record.matches(term), "{term}");
+        }
+        assert!(!stored.matches("nothing") && !record.matches("nothing"));
+    }
+
+    #[test]
+    fn class_field_wins_over_the_legacy_annotation() {
+        let value = record(json!({
+            "metadata": {"name": "a", "annotations": {"kubernetes.io/ingress.class": "old"}},
+            "spec": {"ingressClassName": "new"},
+        }));
+        assert_eq!(value["ingressClassName"], "new");
+        assert_eq!(value["defaultBackend"], serde_json::Value::Null);
+    }
+}

@@ -1,0 +1,113 @@
+//! Thin handlers: parse, call the state, answer.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use actix_web::http::header;
+use actix_web::middleware::{Compress, from_fn};
+use actix_web::{HttpRequest, HttpResponse, web};
+use serde_json::json;
+
+use crate::error::Error;
+use crate::namespaces::Selection;
+use crate::state::AppState;
+use crate::stream::{self, StreamOptions};
+use crate::{health, rate_limit, static_files};
+
+pub fn configure(config: &mut web::ServiceConfig, static_dir: Option<std::path::PathBuf>) {
+    config
+        .route("/api/health", web::get().to(health_check))
+        .service(
+            web::scope("/api")
+                .wrap(from_fn(rate_limit::limit))
+                .wrap(Compress::default())
+                .route("/namespaces", web::get().to(namespaces))
+                .route("/ingresses", web::get().to(ingresses))
+                .route("/ingresses/stream", web::get().to(ingress_stream)),
+        );
+    static_files::configure(config, static_dir);
+}
+
+type Query = web::Query<HashMap<String, String>>;
+
+fn selection(state: &AppState, query: &Query) -> Result<Selection, Error> {
+    Selection::parse(
+        query.get("namespaces").map(String::as_str),
+        &state.settings.kubernetes.namespaces,
+        state.settings.stream.max_namespaces,
+    )
+}
+
+async fn health_check(state: web::Data<AppState>) -> HttpResponse {
+    let body = health::check(
+        state.api.as_ref(),
+        &state.settings.kubernetes.namespaces,
+        state.settings.kubernetes.health_timeout,
+        state.resilience.breaker.state(),
+    )
+    .await;
+    let mut response = if body.is_healthy() {
+        HttpResponse::Ok()
+    } else {
+        HttpResponse::ServiceUnavailable()
+    };
+    response
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(body)
+}
+
+async fn namespaces(state: web::Data<AppState>) -> Result<HttpResponse, Error> {
+    let namespaces = state.namespaces().await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(json!({ "namespaces": namespaces })))
+}
+
+async fn ingresses(state: web::Data<AppState>, query: Query) -> Result<HttpResponse, Error> {
+    let selection = selection(&state, &query)?;
+    let search = query
+        .get("search")
+        .map(|term| term.trim().to_lowercase())
+        .filter(|term| !term.is_empty());
+    let snapshot = state.snapshot(&selection, search.as_deref()).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(snapshot))
+}
+
+async fn ingress_stream(
+    state: web::Data<AppState>,
+    query: Query,
+    request: HttpRequest,
+) -> Result<HttpResponse, Error> {
+    let selection = selection(&state, &query)?;
+    // Browsers resend the last id as a header; `lastEventId` serves clients that cannot.
+    let last_event_id = request
+        .headers()
+        .get("Last-Event-ID")
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| query.get("lastEventId").cloned())
+        .and_then(|id| id.trim().parse::<u64>().ok());
+    let slot = state
+        .clients
+        .try_acquire(state.settings.stream.max_clients)
+        .ok_or(Error::TooManyStreams)?;
+    let options = StreamOptions {
+        heartbeat: state.settings.stream.heartbeat_interval,
+        retry: state.settings.stream.retry,
+        settle_timeout: state
+            .settings
+            .kubernetes
+            .request_timeout
+            .min(Duration::from_secs(10)),
+    };
+    let body = stream::open(state.hub.clone(), selection, last_event_id, options, slot);
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        // Not compressed (Compress skips it) and not buffered by nginx.
+        .insert_header((header::CONTENT_ENCODING, "identity"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(body))
+}

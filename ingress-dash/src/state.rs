@@ -1,0 +1,114 @@
+//! Everything the handlers share, and the list paths (cache, deduplication, retries, breaker).
+
+use std::sync::Arc;
+
+use futures_util::FutureExt;
+
+use crate::cache::CoalescingCache;
+use crate::config::Settings;
+use crate::hub::{Hub, NamespaceError, Scope, Snapshot};
+use crate::kube_api::SharedKubeApi;
+use crate::namespaces::Selection;
+use crate::records::{IngressRecord, StoredRecord};
+use crate::resilience::{CallError, Resilience};
+use crate::stream::ClientCounter;
+
+pub struct AppState {
+    pub settings: Settings,
+    pub api: SharedKubeApi,
+    pub resilience: Resilience,
+    pub cache: CoalescingCache,
+    pub hub: Arc<Hub>,
+    pub clients: Arc<ClientCounter>,
+}
+
+impl AppState {
+    /// Sorted namespace names: the configured list, else a cached list of the cluster's.
+    pub async fn namespaces(&self) -> Result<Vec<String>, CallError> {
+        let configured = &self.settings.kubernetes.namespaces;
+        if !configured.is_empty() {
+            let mut names = configured.clone();
+            names.sort();
+            names.dedup();
+            return Ok(names);
+        }
+        let (api, resilience) = (self.api.clone(), self.resilience.clone());
+        let bytes = self
+            .cache
+            .get_or_load("namespaces", move || {
+                async move {
+                    let names = resilience
+                        .call("list_namespaces", || api.list_namespaces(None))
+                        .await?;
+                    Ok(serde_json::to_vec(&names).expect("names serialise"))
+                }
+                .boxed()
+            })
+            .await?;
+        Ok(serde_json::from_slice(&bytes).unwrap_or_default())
+    }
+
+    /// The snapshot for a request: from the watchers' memory once they have listed, else from
+    /// (cached, deduplicated) lists while the watchers start for the next requests.
+    pub async fn snapshot(
+        &self,
+        selection: &Selection,
+        search: Option<&str>,
+    ) -> Result<Snapshot, CallError> {
+        // Holding and releasing keeps the watchers alive for another grace period.
+        let _hold = self.hub.subscribe(selection);
+        if self.hub.is_settled(selection) {
+            return Ok(self.hub.snapshot(selection, search));
+        }
+        let scopes = self.hub.scopes_for(selection);
+        let lists =
+            futures_util::future::join_all(scopes.iter().map(|scope| self.list_scope(scope))).await;
+        let mut snapshot = Snapshot::default();
+        for (scope, result) in scopes.iter().zip(lists) {
+            match result {
+                Ok(records) => snapshot.items.extend(
+                    records
+                        .iter()
+                        .map(|record| Arc::new(StoredRecord::new(record)))
+                        .filter(|record| selection.contains(&record.namespace))
+                        .filter(|record| search.is_none_or(|term| record.matches(term))),
+                ),
+                // Cluster-wide, there is nothing else to show: the request fails.
+                Err(error) if *scope == Scope::Cluster => return Err(error),
+                Err(error) => snapshot.errors.push(NamespaceError {
+                    namespace: scope.label().to_owned(),
+                    code: error.code().to_owned(),
+                    message: error.to_string(),
+                }),
+            }
+        }
+        snapshot
+            .items
+            .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        Ok(snapshot)
+    }
+
+    async fn list_scope(&self, scope: &Scope) -> Result<Vec<IngressRecord>, CallError> {
+        let namespace = match scope {
+            Scope::Cluster => None,
+            Scope::Namespace(namespace) => Some(namespace.clone()),
+        };
+        let key = format!("ingresses:{}", scope.label());
+        let (api, resilience) = (self.api.clone(), self.resilience.clone());
+        let bytes = self
+            .cache
+            .get_or_load(&key, move || {
+                async move {
+                    let ingresses = resilience
+                        .call("list_ingresses", || api.list_ingresses(namespace.clone()))
+                        .await?;
+                    let records: Vec<IngressRecord> =
+                        ingresses.iter().map(IngressRecord::from_ingress).collect();
+                    Ok(serde_json::to_vec(&records).expect("records serialise"))
+                }
+                .boxed()
+            })
+            .await?;
+        Ok(serde_json::from_slice(&bytes).unwrap_or_default())
+    }
+}

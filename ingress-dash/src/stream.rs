@@ -1,0 +1,290 @@
+//! `GET /api/ingresses/stream`: the SSE wire format and one task per client.
+//!
+//! Wire format (docs/api/ingress-dash.md): `retry: <ms>` first, then events as
+//! `event: <name>\nid: <id>\ndata: <json>\n\n`, and `: heartbeat\n\n` comments. The client's
+//! task reads the hub's bounded broadcast; when it falls behind (a slow client), it gets a
+//! `resync` and a fresh `snapshot` instead of unbounded buffering.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use actix_web::web::Bytes;
+use serde_json::json;
+use tokio::sync::{broadcast, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
+
+use crate::hub::{self, Hub, Start};
+use crate::namespaces::Selection;
+
+pub fn retry_field(retry: Duration) -> Bytes {
+    Bytes::from(format!("retry: {}\n\n", retry.as_millis()))
+}
+
+pub fn event(name: &str, id: u64, data: &[u8]) -> Bytes {
+    let mut bytes = Vec::with_capacity(data.len() + name.len() + 40);
+    bytes.extend_from_slice(format!("event: {name}\nid: {id}\ndata: ").as_bytes());
+    bytes.extend_from_slice(data);
+    bytes.extend_from_slice(b"\n\n");
+    Bytes::from(bytes)
+}
+
+pub const HEARTBEAT: &[u8] = b": heartbeat\n\n";
+
+#[derive(Debug, Clone)]
+pub struct StreamOptions {
+    pub heartbeat: Duration,
+    pub retry: Duration,
+    /// How long a new client waits for its watchers' first lists before its snapshot.
+    pub settle_timeout: Duration,
+}
+
+/// Counts open streams against the configured maximum.
+#[derive(Debug, Default)]
+pub struct ClientCounter(AtomicUsize);
+
+pub struct ClientSlot(Arc<ClientCounter>);
+
+impl ClientCounter {
+    pub fn try_acquire(self: &Arc<Self>, max: usize) -> Option<ClientSlot> {
+        let acquired = self
+            .0
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |open| {
+                (open < max).then_some(open + 1)
+            })
+            .is_ok();
+        acquired.then(|| {
+            metrics::gauge!("ingress_dash_stream_clients").increment(1.0);
+            ClientSlot(self.clone())
+        })
+    }
+
+    pub fn open(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        self.0.0.fetch_sub(1, Ordering::SeqCst);
+        metrics::gauge!("ingress_dash_stream_clients").decrement(1.0);
+    }
+}
+
+/// Starts the client's task and returns its body.
+pub fn open(
+    hub: Arc<Hub>,
+    selection: Selection,
+    last_event_id: Option<u64>,
+    options: StreamOptions,
+    slot: ClientSlot,
+) -> ReceiverStream<Result<Bytes, Infallible>> {
+    // Small: the broadcast is the real buffer; this only smooths writes.
+    let (sender, body) = mpsc::channel(16);
+    tokio::spawn(async move {
+        let _slot = slot;
+        let _ = run(hub, selection, last_event_id, options, sender).await;
+    });
+    ReceiverStream::new(body)
+}
+
+struct Closed;
+
+struct Client {
+    sender: mpsc::Sender<Result<Bytes, Infallible>>,
+}
+
+impl Client {
+    async fn send(&self, bytes: Bytes) -> Result<(), Closed> {
+        self.sender.send(Ok(bytes)).await.map_err(|_| Closed)
+    }
+
+    async fn send_event(&self, name: &str, id: u64, data: &[u8]) -> Result<(), Closed> {
+        self.send(event(name, id, data)).await?;
+        metrics::counter!("ingress_dash_stream_events_sent_total", "event" => name.to_owned())
+            .increment(1);
+        Ok(())
+    }
+
+    async fn send_start(&self, start: Start, reason: &str) -> Result<(), Closed> {
+        match start {
+            Start::Snapshot {
+                resync_id,
+                id,
+                snapshot,
+            } => {
+                if let Some(resync_id) = resync_id {
+                    let data = json!({"reason": reason}).to_string();
+                    self.send_event("resync", resync_id, data.as_bytes())
+                        .await?;
+                }
+                let data = serde_json::to_vec(&snapshot).expect("snapshots serialise");
+                self.send_event("snapshot", id, &data).await
+            }
+            Start::Replay(events) => {
+                for event in events {
+                    self.send_event(event.kind.name(), event.id, &event.data)
+                        .await?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+async fn run(
+    hub: Arc<Hub>,
+    selection: Selection,
+    last_event_id: Option<u64>,
+    options: StreamOptions,
+    sender: mpsc::Sender<Result<Bytes, Infallible>>,
+) -> Result<(), Closed> {
+    let client = Client { sender };
+    client.send(retry_field(options.retry)).await?;
+    let subscription = hub.subscribe(&selection);
+    let scopes = subscription.scopes.clone();
+    hub.wait_settled(&scopes, options.settle_timeout).await;
+    let (start, mut receiver) = hub.start(&selection, &scopes, last_event_id);
+    client
+        .send_start(start, "the missed events are no longer available")
+        .await?;
+    let mut heartbeat = tokio::time::interval_at(
+        tokio::time::Instant::now() + options.heartbeat,
+        options.heartbeat,
+    );
+    loop {
+        tokio::select! {
+            _ = client.sender.closed() => return Err(Closed),
+            _ = heartbeat.tick() => client.send(Bytes::from_static(HEARTBEAT)).await?,
+            received = receiver.recv() => match received {
+                Ok(event) => {
+                    if hub::matches(&event, &scopes, &selection) {
+                        client.send_event(event.kind.name(), event.id, &event.data).await?;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    metrics::counter!("ingress_dash_stream_resyncs_total").increment(1);
+                    tracing::info!(missed, "stream client too slow; resyncing");
+                    let resync_id = hub.next_id();
+                    let data = json!({"reason": "slow client: events were dropped"}).to_string();
+                    client.send_event("resync", resync_id, data.as_bytes()).await?;
+                    let (start, fresh) = hub.start(&selection, &scopes, None);
+                    receiver = fresh;
+                    client.send_start(start, "").await?;
+                }
+                Err(broadcast::error::RecvError::Closed) => return Ok(()),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures_util::StreamExt;
+    use futures_util::future::BoxFuture;
+    use futures_util::stream::BoxStream;
+    use k8s_openapi::api::networking::v1::Ingress;
+    use kube::runtime::watcher::Event;
+
+    use super::*;
+    use crate::hub::HubSettings;
+    use crate::kube_api::{KubeApi, KubeError};
+
+    /// A Kubernetes API whose one watch the test feeds by hand.
+    type Feed = mpsc::UnboundedReceiver<Result<Event<Ingress>, KubeError>>;
+
+    struct HandFedApi(std::sync::Mutex<Option<Feed>>);
+
+    impl KubeApi for HandFedApi {
+        fn list_namespaces(&self, _: Option<u32>) -> BoxFuture<'_, Result<Vec<String>, KubeError>> {
+            Box::pin(async { Ok(Vec::new()) })
+        }
+
+        fn list_ingresses(
+            &self,
+            _: Option<String>,
+        ) -> BoxFuture<'_, Result<Vec<Ingress>, KubeError>> {
+            Box::pin(async { Ok(Vec::new()) })
+        }
+
+        fn watch_ingresses(
+            &self,
+            _: Option<String>,
+        ) -> BoxStream<'static, Result<Event<Ingress>, KubeError>> {
+            let receiver = self.0.lock().unwrap().take().expect("one watch");
+            tokio_stream::wrappers::UnboundedReceiverStream::new(receiver).boxed()
+        }
+    }
+
+    fn ingress(name: &str, version: u32) -> Ingress {
+        serde_json::from_value(json!({
+            "metadata": {"name": name, "namespace": "a", "uid": name, "resourceVersion": version.to_string()},
+        }))
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_slow_client_is_resynced_with_bounded_memory() {
+        let (feed, receiver) = mpsc::unbounded_channel();
+        let api = Arc::new(HandFedApi(std::sync::Mutex::new(Some(receiver))));
+        let hub = Hub::new(
+            api,
+            HubSettings {
+                grace_period: Duration::from_secs(1),
+                replay_buffer: 8,
+                client_buffer: 8,
+                namespaces: vec!["a".into()],
+            },
+        );
+        feed.send(Ok(Event::Init)).unwrap();
+        feed.send(Ok(Event::InitDone)).unwrap();
+        let options = StreamOptions {
+            heartbeat: Duration::from_secs(15),
+            retry: Duration::from_secs(3),
+            settle_timeout: Duration::from_secs(5),
+        };
+        let slot = Arc::new(ClientCounter::default()).try_acquire(1).unwrap();
+        let mut body = open(hub.clone(), Selection::All, None, options, slot);
+        let mut text = String::new();
+        while !text.contains("event: snapshot") {
+            let Some(Ok(bytes)) = body.next().await else {
+                panic!("stream ended")
+            };
+            text.push_str(std::str::from_utf8(&bytes).unwrap());
+        }
+        // The client reads nothing while 100 changes happen: far more than its buffers hold.
+        for version in 0..100 {
+            feed.send(Ok(Event::Apply(ingress(&format!("i{version}"), version))))
+                .unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let mut text = String::new();
+        while !text.contains("event: snapshot") {
+            let Some(Ok(bytes)) = body.next().await else {
+                panic!("stream ended")
+            };
+            text.push_str(std::str::from_utf8(&bytes).unwrap());
+        }
+        assert!(text.contains("event: resync"), "{text}");
+        let snapshot = text.rsplit("event: snapshot\n").next().unwrap();
+        assert_eq!(
+            snapshot.matches("\"uid\":").count(),
+            100,
+            "the fresh snapshot has everything"
+        );
+    }
+
+    #[test]
+    fn wire_format_is_exact() {
+        assert_eq!(
+            retry_field(Duration::from_secs(3)),
+            Bytes::from_static(b"retry: 3000\n\n")
+        );
+        assert_eq!(
+            event("added", 42, br#"{"a":1}"#),
+            Bytes::from_static(b"event: added\nid: 42\ndata: {\"a\":1}\n\n")
+        );
+        assert_eq!(HEARTBEAT, b": heartbeat\n\n");
+    }
+}

@@ -1,0 +1,220 @@
+//! `GET /api/ingresses` and `GET /api/namespaces` against the test API server.
+
+use std::time::Duration;
+
+use kube_test_server::sample;
+use serde_json::json;
+
+use crate::app::spawn_app;
+
+#[tokio::test]
+async fn snapshot_merges_namespaces_and_isolates_a_forbidden_one() {
+    let app = spawn_app("", "").await;
+    sample::populate(&app.kube.cluster, 6, 3);
+    app.kube.cluster.faults.forbid_namespace("team-002");
+    let (status, body) = app
+        .get_json("/api/ingresses?namespaces=team-000,team-001,team-002")
+        .await;
+    assert_eq!(status, 200);
+    let names: Vec<(&str, &str)> = body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| {
+            (
+                item["namespace"].as_str().unwrap(),
+                item["name"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("team-000", "app-00000"),
+            ("team-000", "app-00003"),
+            ("team-001", "app-00001"),
+            ("team-001", "app-00004"),
+        ]
+    );
+    let errors = body["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0]["namespace"], "team-002");
+    assert_eq!(errors[0]["code"], "kubernetes_forbidden");
+    // Payloads carry the record, never the raw object.
+    let first = &body["items"][0];
+    assert!(first.get("metadata").is_none() && first.get("managedFields").is_none());
+    assert!(
+        first["annotations"]
+            .get("kubectl.kubernetes.io/last-applied-configuration")
+            .is_none()
+    );
+    assert_eq!(first["ingressClassName"], "nginx");
+    assert_eq!(
+        first["links"][0],
+        json!({"host": "app-00000.team-000.example.com", "url": "https://app-00000.team-000.example.com/"})
+    );
+}
+
+#[tokio::test]
+async fn steady_state_snapshots_come_from_the_watchers_memory() {
+    let app = spawn_app("", "").await;
+    sample::populate(&app.kube.cluster, 20, 2);
+    let (status, body) = app.get_json("/api/ingresses").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["items"].as_array().unwrap().len(), 20);
+    // Once the watcher has listed, requests cost no API call.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let lists = app.kube.cluster.list_requests();
+    for _ in 0..10 {
+        let (_, body) = app.get_json("/api/ingresses?search=APP-0001").await;
+        assert_eq!(body["items"].as_array().unwrap().len(), 10);
+    }
+    assert_eq!(app.kube.cluster.list_requests(), lists);
+}
+
+#[tokio::test]
+async fn concurrent_identical_requests_share_one_upstream_list() {
+    let app = spawn_app("", "").await;
+    sample::populate(&app.kube.cluster, 0, 3);
+    app.kube
+        .cluster
+        .faults
+        .set_latency(Duration::from_millis(200));
+    let requests = (0..100).map(|_| app.get_json("/api/namespaces"));
+    let answers = futures_util::future::join_all(requests).await;
+    for (status, body) in answers {
+        assert_eq!(status, 200);
+        assert_eq!(
+            body,
+            json!({"namespaces": ["team-000", "team-001", "team-002"]})
+        );
+    }
+    assert_eq!(app.kube.cluster.list_requests(), 1);
+    // And the cache answers the next one.
+    app.get_json("/api/namespaces").await;
+    assert_eq!(app.kube.cluster.list_requests(), 1);
+}
+
+#[tokio::test]
+async fn configured_namespaces_work_without_cluster_permissions() {
+    let app = spawn_app("  namespaces: [team-001, team-000]\n", "").await;
+    sample::populate(&app.kube.cluster, 4, 3);
+    app.kube.cluster.faults.forbid_cluster_scope(true);
+    let (status, body) = app.get_json("/api/namespaces").await;
+    assert_eq!(
+        (status, body),
+        (200, json!({"namespaces": ["team-000", "team-001"]}))
+    );
+    let (status, body) = app.get_json("/api/ingresses").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["items"].as_array().unwrap().len(), 3);
+    assert_eq!(body["errors"], json!([]));
+    let (status, body) = app.get_json("/api/ingresses?namespaces=team-002").await;
+    assert_eq!(status, 404);
+    assert_eq!(body["error"]["code"], "namespace_not_watched");
+    let (status, _) = app.get_json("/api/health").await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn bad_namespace_parameters_are_refused_with_the_common_body() {
+    let app = spawn_app("", "stream:\n  max_namespaces: 2\n").await;
+    let (status, body) = app.get_json("/api/ingresses?namespaces=Team_A").await;
+    assert_eq!(status, 400);
+    assert_eq!(body["error"]["code"], "invalid_namespace");
+    let (status, body) = app.get_json("/api/ingresses/stream?namespaces=a,b,c").await;
+    assert_eq!(status, 400);
+    assert_eq!(body["error"]["code"], "too_many_namespaces");
+}
+
+#[tokio::test]
+async fn cluster_wide_failure_is_an_error_status() {
+    let app = spawn_app("", "").await;
+    app.kube.cluster.faults.forbid_cluster_scope(true);
+    let (status, body) = app.get_json("/api/ingresses").await;
+    assert_eq!(status, 403);
+    assert_eq!(body["error"]["code"], "kubernetes_forbidden");
+}
+
+#[tokio::test]
+async fn rate_limit_answers_429_with_retry_after() {
+    let app = spawn_app("", "rate_limit:\n  burst: 5\n  per_second: 1\n").await;
+    for _ in 0..5 {
+        assert_eq!(app.get("/api/namespaces").await.status(), 200);
+    }
+    let response = app.get("/api/namespaces").await;
+    assert_eq!(response.status(), 429);
+    let retry_after: u64 = response.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=1).contains(&retry_after), "{retry_after}");
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "rate_limited");
+    // Probes are never limited.
+    assert_eq!(app.get("/api/live").await.status(), 200);
+}
+
+#[tokio::test]
+async fn snapshot_is_gzip_compressed_when_asked() {
+    let app = spawn_app("", "").await;
+    sample::populate(&app.kube.cluster, 50, 2);
+    let response = app
+        .client
+        .get(format!("{}/api/ingresses", app.address))
+        .header("Accept-Encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-encoding"], "gzip");
+}
+
+#[tokio::test]
+async fn metrics_export_breaker_cache_watchers_clients_and_events() {
+    let app = spawn_app("", "").await;
+    sample::populate(&app.kube.cluster, 2, 1);
+    app.get_json("/api/namespaces").await;
+    app.get_json("/api/namespaces").await;
+    let mut stream = app.stream("", None).await;
+    stream.next_event(Duration::from_secs(10)).await.unwrap();
+    let metrics = app.get("/_metrics").await.text().await.unwrap();
+    for name in [
+        "ingress_dash_circuit_breaker_state",
+        "ingress_dash_cache_hits_total",
+        "ingress_dash_cache_misses_total",
+        "ingress_dash_watchers",
+        "ingress_dash_stream_clients",
+        "ingress_dash_stream_events_sent_total",
+    ] {
+        assert!(metrics.contains(name), "{name} missing from:\n{metrics}");
+    }
+}
+
+#[tokio::test]
+async fn redis_cache_serves_repeated_lists_and_survives_redis_going_away() {
+    let mut redis = test_support::RedisServer::start();
+    let app = spawn_app(
+        "",
+        &format!(
+            "cache:\n  backend: redis\n  redis_url: {}\n  ttl: 30s\n",
+            redis.url()
+        ),
+    )
+    .await;
+    sample::populate(&app.kube.cluster, 0, 2);
+    for _ in 0..3 {
+        let (status, body) = app.get_json("/api/namespaces").await;
+        assert_eq!(
+            (status, body),
+            (200, json!({"namespaces": ["team-000", "team-001"]}))
+        );
+    }
+    assert_eq!(app.kube.cluster.list_requests(), 1);
+    // Without Redis, requests still work (a miss each time), never fail.
+    redis.stop();
+    let (status, _) = app.get_json("/api/namespaces").await;
+    assert_eq!(status, 200);
+    assert_eq!(app.kube.cluster.list_requests(), 2);
+}

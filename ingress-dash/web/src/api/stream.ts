@@ -1,0 +1,192 @@
+// The SSE connection to `GET /api/ingresses/stream`: decodes named events, batches them per
+// animation frame, and reports the connection state. EventSource reconnects by itself after a
+// dropped connection and sends `Last-Event-ID`; when the server refuses the stream (an HTTP error
+// closes an EventSource for good) this opens a new one with backoff, which starts from a snapshot.
+
+import { STREAM_EVENT_TYPES, type StreamEvent, type StreamEventType } from "./types";
+
+/** A drop that lasts longer than this turns "reconnecting" into "stale". */
+export const STALE_AFTER_MS = 10_000;
+const BACKOFF_INITIAL_MS = 1_000;
+const BACKOFF_MAX_MS = 30_000;
+
+export type ConnectionStatus =
+  | { state: "connecting" }
+  | { state: "live"; since: number }
+  /** `since`: when the page last had a working stream; its data may be older than now. */
+  | { state: "reconnecting"; since: number }
+  | {
+      state: "stale";
+      since: number;
+      retryAt: number | null;
+      /** Why the server refused the stream, when it said so (status and error message). */
+      reason?: string;
+    };
+
+export interface StreamHandlers {
+  onEvents(events: StreamEvent[]): void;
+  onStatus(status: ConnectionStatus): void;
+}
+
+export function streamUrl(namespaces: readonly string[]): string {
+  if (namespaces.length === 0) return "/api/ingresses/stream";
+  return `/api/ingresses/stream?namespaces=${namespaces.map(encodeURIComponent).join(",")}`;
+}
+
+/** Opens the stream; returns a function that closes it. */
+export function openIngressStream(url: string, handlers: StreamHandlers): () => void {
+  let source: EventSource | null = null;
+  let closed = false;
+  let queue: StreamEvent[] = [];
+  let flushScheduled = false;
+  let status: ConnectionStatus = { state: "connecting" };
+  let lostAt: number | null = null;
+  let staleTimer: ReturnType<typeof setTimeout> | undefined;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let backoff = BACKOFF_INITIAL_MS;
+
+  const setStatus = (next: ConnectionStatus) => {
+    status = next;
+    handlers.onStatus(next);
+  };
+
+  const flush = () => {
+    flushScheduled = false;
+    if (closed || queue.length === 0) return;
+    const batch = queue;
+    queue = [];
+    handlers.onEvents(batch);
+  };
+
+  const scheduleFlush = () => {
+    if (flushScheduled) return;
+    flushScheduled = true;
+    // Hidden tabs get no animation frames; a timer still drains the queue there.
+    if (typeof document !== "undefined" && document.visibilityState === "visible") requestAnimationFrame(flush);
+    else setTimeout(flush, 250);
+  };
+
+  const enqueue = (event: StreamEvent) => {
+    // A snapshot replaces everything before it: a hidden tab's queue stays bounded.
+    if (event.type === "snapshot") queue = [];
+    queue.push(event);
+    scheduleFlush();
+  };
+
+  const markLive = () => {
+    clearTimeout(staleTimer);
+    lostAt = null;
+    backoff = BACKOFF_INITIAL_MS;
+    if (status.state !== "live") setStatus({ state: "live", since: Date.now() });
+  };
+
+  const markLost = (permanent: boolean) => {
+    const since = lostAt ?? (status.state === "live" ? Date.now() : statusSince(status) ?? Date.now());
+    lostAt = since;
+    if (permanent) {
+      const delay = backoff;
+      backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
+      setStatus({ state: "stale", since, retryAt: Date.now() + delay });
+      clearTimeout(retryTimer);
+      retryTimer = setTimeout(connect, delay);
+      // EventSource hides the HTTP status; ask once more with fetch to say why (429, 400, 5xx).
+      void explainRefusal(url).then((refusal) => {
+        if (closed || !refusal || status.state !== "stale" || status.since !== since) return;
+        const wait = refusal.retryAfterMs ?? delay;
+        clearTimeout(retryTimer);
+        retryTimer = setTimeout(connect, wait);
+        setStatus({ state: "stale", since, retryAt: Date.now() + wait, reason: refusal.reason });
+      });
+      return;
+    }
+    if (status.state === "stale") return;
+    setStatus({ state: "reconnecting", since });
+    clearTimeout(staleTimer);
+    staleTimer = setTimeout(() => {
+      if (!closed && status.state === "reconnecting") setStatus({ state: "stale", since, retryAt: null });
+    }, Math.max(0, since + STALE_AFTER_MS - Date.now()));
+  };
+
+  const listener = (type: StreamEventType) => (event: Event) => {
+    // The stream's own `error` event shares its name with EventSource's connection error;
+    // only a MessageEvent carries data.
+    if (!(event instanceof MessageEvent)) return;
+    try {
+      enqueue({ type, data: JSON.parse(event.data as string) } as StreamEvent);
+    } catch (err) {
+      console.warn(`ingress-dash: undecodable ${type} event`, err);
+    }
+    if (status.state !== "live") markLive();
+  };
+
+  function connect() {
+    if (closed) return;
+    source?.close();
+    const es = new EventSource(url);
+    source = es;
+    es.addEventListener("open", () => {
+      if (source === es) markLive();
+    });
+    for (const type of STREAM_EVENT_TYPES) es.addEventListener(type, listener(type));
+    es.addEventListener("error", (event) => {
+      if (source !== es || closed || event instanceof MessageEvent) return;
+      markLost(es.readyState === EventSource.CLOSED);
+    });
+  }
+
+  const onOnline = () => {
+    // Back from offline: try at once rather than waiting out the backoff.
+    if (!closed && source?.readyState === EventSource.CLOSED) {
+      clearTimeout(retryTimer);
+      connect();
+    }
+  };
+  if (typeof window !== "undefined") window.addEventListener("online", onOnline);
+
+  setStatus(status);
+  connect();
+
+  return () => {
+    closed = true;
+    clearTimeout(staleTimer);
+    clearTimeout(retryTimer);
+    if (typeof window !== "undefined") window.removeEventListener("online", onOnline);
+    source?.close();
+    source = null;
+    queue = [];
+  };
+}
+
+interface Refusal {
+  reason: string;
+  retryAfterMs: number | null;
+}
+
+/** The status and common error body of a refused stream request, or null if it now works. */
+async function explainRefusal(url: string): Promise<Refusal | null> {
+  const controller = new AbortController();
+  try {
+    const response = await fetch(url, { signal: controller.signal, headers: { accept: "text/event-stream" } });
+    if (response.ok) return null;
+    let message = response.statusText;
+    try {
+      const body = (await response.json()) as { error?: { message?: string } };
+      if (body.error?.message) message = body.error.message;
+    } catch {
+      // Not the common error body (a proxy's page): the status says enough.
+    }
+    const retryAfter = Number(response.headers.get("retry-after"));
+    return {
+      reason: `HTTP ${response.status}${message ? `: ${message}` : ""}`,
+      retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, BACKOFF_MAX_MS) : null,
+    };
+  } catch {
+    return null;
+  } finally {
+    controller.abort();
+  }
+}
+
+function statusSince(status: ConnectionStatus): number | null {
+  return status.state === "connecting" ? null : status.since;
+}

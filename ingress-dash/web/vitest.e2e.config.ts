@@ -1,0 +1,16 @@
+import { defineConfig } from "vitest/config";
+
+// Browser tests: real ingress-dash + kube-test-server binaries, Debian Chromium via playwright-core.
+export default defineConfig({
+  test: {
+    include: ["e2e/**/*.e2e.ts"],
+    environment: "node",
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // One browser and one pair of servers per file; files run one after another so the
+    // 2-core machine is not overloaded and timing assertions stay meaningful.
+    fileParallelism: false,
+    // A loaded machine (make test runs beside other builds) gets time; passing runs do not wait.
+    expect: { poll: { timeout: 10_000, interval: 50 } },
+  },
+});

@@ -1,0 +1,82 @@
+//! `kube-test-server`: the in-memory Kubernetes API server with sample data, for `make run` and
+//! manual testing of ingress-dash. Prints its URL (and writes a kubeconfig when asked).
+
+use std::time::Duration;
+
+use clap::Parser;
+use kube_test_server::{KubeTestServer, Options, sample};
+
+#[derive(Parser)]
+#[command(name = "kube-test-server", version, about)]
+struct Args {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 6443)]
+    port: u16,
+    /// Number of sample ingresses.
+    #[arg(long, default_value_t = 200)]
+    sample: usize,
+    /// Number of namespaces the sample ingresses are spread over.
+    #[arg(long, default_value_t = 10)]
+    namespaces: usize,
+    /// Modify one sample ingress this often (e.g. 2s) so the stream has something to show.
+    #[arg(long, value_parser = humantime_duration)]
+    churn: Option<Duration>,
+    /// Answer 403 Forbidden for ingresses in this namespace, as RBAC would (repeatable).
+    #[arg(long = "forbid-namespace", value_name = "NAMESPACE")]
+    forbid_namespaces: Vec<String>,
+    /// Write a kubeconfig for this server to this file.
+    #[arg(long)]
+    kubeconfig_out: Option<std::path::PathBuf>,
+}
+
+fn humantime_duration(text: &str) -> Result<Duration, String> {
+    let (number, unit) = text.split_at(
+        text.find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(text.len()),
+    );
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("not a duration: {text}"))?;
+    match unit {
+        "ms" => Ok(Duration::from_millis(number)),
+        "s" | "" => Ok(Duration::from_secs(number)),
+        "m" => Ok(Duration::from_secs(number * 60)),
+        _ => Err(format!("unknown unit in {text} (use ms, s or m)")),
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let server = KubeTestServer::start_on(Options::default(), &args.host, args.port)?;
+    sample::populate(&server.cluster, args.sample, args.namespaces);
+    for namespace in &args.forbid_namespaces {
+        server.cluster.faults.forbid_namespace(namespace);
+    }
+    if let Some(path) = &args.kubeconfig_out {
+        std::fs::write(path, server.kubeconfig())?;
+    }
+    println!("kube-test-server listening on {}", server.url());
+    println!(
+        "{} ingresses in {} namespaces",
+        args.sample,
+        args.namespaces.max(1)
+    );
+    let mut tick = 0usize;
+    loop {
+        match args.churn {
+            Some(period) if args.sample > 0 => {
+                std::thread::sleep(period);
+                let index = tick % args.sample;
+                let namespace = sample::namespace_name(index % args.namespaces.max(1));
+                let mut ingress = sample::ingress(&namespace, &format!("app-{index:05}"), index);
+                ingress["metadata"]["labels"]["churn"] = serde_json::json!(tick.to_string());
+                server.cluster.put_ingress(ingress);
+                tick += 1;
+            }
+            _ => std::thread::park(),
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! Sample data: a realistic spread of ingresses over namespaces, for `make run`, the tests and
+//! the benchmark.
+
+use serde_json::{Value, json};
+
+use crate::Cluster;
+
+/// Namespace `index` of the sample set: `team-000`, `team-001`, ...
+pub fn namespace_name(index: usize) -> String {
+    format!("team-{index:03}")
+}
+
+/// An ingress with the variety a dashboard must handle: class by field or legacy annotation,
+/// TLS for some hosts, a wildcard host, a resource backend, load-balancer addresses, and the
+/// noise (managedFields, last-applied-configuration) that must never reach the browser.
+pub fn ingress(namespace: &str, name: &str, index: usize) -> Value {
+    let host = format!("{name}.{namespace}.example.com");
+    let mut spec = json!({
+        "rules": [{
+            "host": host,
+            "http": {"paths": [
+                {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": name, "port": {"number": 80}}}},
+                {"path": "/api", "pathType": "Prefix", "backend": {"service": {"name": format!("{name}-api"), "port": {"name": "http"}}}},
+            ]},
+        }],
+    });
+    let mut annotations = json!({
+        "kubectl.kubernetes.io/last-applied-configuration": "{\"apiVersion\":\"networking.k8s.io/v1\"}",
+        "nginx.ingress.kubernetes.io/proxy-body-size": "8m",
+    });
+    match index % 4 {
+        0 => spec["ingressClassName"] = json!("nginx"),
+        1 => annotations["kubernetes.io/ingress.class"] = json!("traefik"),
+        2 => spec["ingressClassName"] = json!("haproxy"),
+        _ => {}
+    }
+    if index.is_multiple_of(2) {
+        spec["tls"] = json!([{"hosts": [host], "secretName": format!("{name}-tls")}]);
+    }
+    if index.is_multiple_of(5) {
+        spec["rules"].as_array_mut().expect("rules is an array").push(json!({
+            "host": format!("*.{namespace}.example.com"),
+            "http": {"paths": [{"path": "/", "pathType": "ImplementationSpecific", "backend": {"resource": {"apiGroup": "k8s.example.com", "kind": "StorageBucket", "name": "static-assets"}}}]},
+        }));
+    }
+    if index.is_multiple_of(7) {
+        spec["defaultBackend"] =
+            json!({"service": {"name": "default-http-backend", "port": {"number": 8080}}});
+    }
+    let load_balancer = if index.is_multiple_of(3) {
+        json!({"ingress": [{"ip": format!("10.0.{}.{}", (index / 250) % 250, index % 250 + 1)}]})
+    } else {
+        json!({"ingress": [{"hostname": format!("lb-{index}.elb.example.com")}]})
+    };
+    json!({
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": {"app.kubernetes.io/name": name, "app.kubernetes.io/part-of": namespace},
+            "annotations": annotations,
+            "managedFields": [{"manager": "kubectl-client-side-apply", "operation": "Update", "apiVersion": "networking.k8s.io/v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}}}],
+        },
+        "spec": spec,
+        "status": {"loadBalancer": load_balancer},
+    })
+}
+
+/// Adds `namespaces` namespaces and `ingresses` ingresses spread evenly over them.
+pub fn populate(cluster: &Cluster, ingresses: usize, namespaces: usize) {
+    let namespaces = namespaces.max(1);
+    for index in 0..namespaces {
+        cluster.add_namespace(&namespace_name(index));
+    }
+    for index in 0..ingresses {
+        let namespace = namespace_name(index % namespaces);
+        let name = format!("app-{index:05}");
+        cluster.put_ingress(ingress(&namespace, &name, index));
+    }
+}

@@ -1,0 +1,436 @@
+//! The cluster's objects with a global resourceVersion, a bounded change history (like etcd with
+//! compaction) and the open watches fed from it.
+//!
+//! Every write bumps one cluster-wide counter, as etcd's revision does, so resourceVersions are
+//! comparable across kinds. The history keeps each change with the object's previous state, which
+//! lets a paginated list serve later pages from the snapshot of its first page, and lets a watch
+//! replay everything after its resourceVersion. Anything older than the compacted revision answers
+//! 410 Gone, as a real API server does.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+/// The two kinds this server holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Namespace,
+    Ingress,
+}
+
+impl Kind {
+    pub fn api_version(self) -> &'static str {
+        match self {
+            Kind::Namespace => "v1",
+            Kind::Ingress => "networking.k8s.io/v1",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Namespace => "Namespace",
+            Kind::Ingress => "Ingress",
+        }
+    }
+
+    pub fn plural(self) -> &'static str {
+        match self {
+            Kind::Namespace => "namespaces",
+            Kind::Ingress => "ingresses",
+        }
+    }
+}
+
+/// A watch event type, as on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One write, kept in the history.
+#[derive(Debug, Clone)]
+pub struct Change {
+    pub revision: u64,
+    pub kind: Kind,
+    /// `namespace/name` for ingresses, `name` for namespaces.
+    pub key: String,
+    pub namespace: Option<String>,
+    pub event: EventType,
+    /// The object after the change (for DELETED: its last state, with the delete's revision).
+    pub object: Arc<Value>,
+    /// The object before the change, to roll a snapshot back.
+    pub previous: Option<Arc<Value>>,
+}
+
+/// What a watch or list selects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    pub kind: Kind,
+    /// `None`: cluster-wide.
+    pub namespace: Option<String>,
+}
+
+impl Scope {
+    pub fn matches(&self, change: &Change) -> bool {
+        change.kind == self.kind && (self.namespace.is_none() || self.namespace == change.namespace)
+    }
+}
+
+/// What a watch receives after its replay.
+#[derive(Debug, Clone)]
+pub enum WatchMessage {
+    Change(Arc<Change>),
+    /// The history this watch needs is gone: ERROR 410, then the end of the stream.
+    Expired,
+    /// Fault injection: the connection breaks.
+    Drop,
+}
+
+pub(crate) struct Watcher {
+    scope: Scope,
+    sender: mpsc::UnboundedSender<WatchMessage>,
+}
+
+/// Why a list or watch cannot be served from the history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expired {
+    pub oldest_available: u64,
+}
+
+pub(crate) struct Store {
+    revision: u64,
+    /// Changes at or below this revision are gone.
+    compacted: u64,
+    history: VecDeque<Arc<Change>>,
+    history_limit: usize,
+    objects: BTreeMap<(KindKey, String), Arc<Value>>,
+    watchers: Vec<Watcher>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum KindKey {
+    Namespace,
+    Ingress,
+}
+
+impl From<Kind> for KindKey {
+    fn from(kind: Kind) -> Self {
+        match kind {
+            Kind::Namespace => KindKey::Namespace,
+            Kind::Ingress => KindKey::Ingress,
+        }
+    }
+}
+
+/// A consistent list: the objects of a scope at `revision`, sorted by key.
+pub struct Snapshot {
+    pub revision: u64,
+    pub items: Vec<(String, Arc<Value>)>,
+}
+
+impl Store {
+    pub fn new(history_limit: usize) -> Self {
+        Self {
+            revision: 1,
+            compacted: 1,
+            history: VecDeque::new(),
+            history_limit: history_limit.max(1),
+            objects: BTreeMap::new(),
+            watchers: Vec::new(),
+        }
+    }
+
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    pub fn get(&self, kind: Kind, key: &str) -> Option<Arc<Value>> {
+        self.objects.get(&(kind.into(), key.to_owned())).cloned()
+    }
+
+    /// Creates or replaces an object; sets its resourceVersion (and uid and creationTimestamp
+    /// on create) as the API server does.
+    pub fn put(&mut self, kind: Kind, mut object: Value) -> Arc<Value> {
+        let key = object_key(kind, &object);
+        let namespace = object_namespace(kind, &object);
+        let previous = self.get(kind, &key);
+        self.revision += 1;
+        let metadata = object
+            .as_object_mut()
+            .expect("objects are JSON objects")
+            .entry("metadata")
+            .or_insert_with(|| json!({}));
+        let metadata = metadata.as_object_mut().expect("metadata is an object");
+        metadata.insert("resourceVersion".into(), json!(self.revision.to_string()));
+        match &previous {
+            Some(previous) => {
+                for field in ["uid", "creationTimestamp"] {
+                    if let Some(value) = previous["metadata"].get(field) {
+                        metadata.insert(field.into(), value.clone());
+                    }
+                }
+            }
+            None => {
+                metadata
+                    .entry("uid")
+                    .or_insert_with(|| json!(synthetic_uid(self.revision)));
+                metadata
+                    .entry("creationTimestamp")
+                    .or_insert_with(|| json!(crate::wire::now_rfc3339()));
+            }
+        }
+        metadata.entry("generation").or_insert(json!(1));
+        let object = Arc::new(object);
+        self.objects
+            .insert((kind.into(), key.clone()), object.clone());
+        let event = if previous.is_some() {
+            EventType::Modified
+        } else {
+            EventType::Added
+        };
+        self.record(Change {
+            revision: self.revision,
+            kind,
+            key,
+            namespace,
+            event,
+            object: object.clone(),
+            previous,
+        });
+        object
+    }
+
+    /// Deletes an object; deleting a namespace deletes its ingresses first, as the namespace
+    /// controller would. Returns whether it existed.
+    pub fn delete(&mut self, kind: Kind, key: &str) -> bool {
+        if kind == Kind::Namespace {
+            let prefix = format!("{key}/");
+            let ingresses: Vec<String> = self
+                .objects
+                .range((KindKey::Ingress, prefix.clone())..)
+                .take_while(|((k, name), _)| *k == KindKey::Ingress && name.starts_with(&prefix))
+                .map(|((_, name), _)| name.clone())
+                .collect();
+            for ingress in ingresses {
+                self.delete(Kind::Ingress, &ingress);
+            }
+        }
+        let Some(previous) = self.objects.remove(&(kind.into(), key.to_owned())) else {
+            return false;
+        };
+        self.revision += 1;
+        let mut object = (*previous).clone();
+        object["metadata"]["resourceVersion"] = json!(self.revision.to_string());
+        self.record(Change {
+            revision: self.revision,
+            kind,
+            key: key.to_owned(),
+            namespace: object_namespace(kind, &previous),
+            event: EventType::Deleted,
+            object: Arc::new(object),
+            previous: Some(previous),
+        });
+        true
+    }
+
+    fn record(&mut self, change: Change) {
+        let change = Arc::new(change);
+        self.watchers.retain(|watcher| {
+            !watcher.scope.matches(&change)
+                || watcher
+                    .sender
+                    .send(WatchMessage::Change(change.clone()))
+                    .is_ok()
+        });
+        self.history.push_back(change);
+        while self.history.len() > self.history_limit {
+            let dropped = self.history.pop_front().expect("history is not empty");
+            self.compacted = dropped.revision;
+        }
+    }
+
+    /// Forgets the whole history (as an etcd compaction would): older lists and watches get 410.
+    /// Open watches are told so, as the API server does when its watch cache falls behind.
+    pub fn compact(&mut self) {
+        self.history.clear();
+        self.compacted = self.revision;
+        for watcher in self.watchers.drain(..) {
+            let _ = watcher.sender.send(WatchMessage::Expired);
+        }
+    }
+
+    /// Breaks every open watch connection.
+    pub fn drop_watches(&mut self) {
+        for watcher in self.watchers.drain(..) {
+            let _ = watcher.sender.send(WatchMessage::Drop);
+        }
+    }
+
+    pub fn open_watches(&mut self) -> usize {
+        self.watchers.retain(|watcher| !watcher.sender.is_closed());
+        self.watchers.len()
+    }
+
+    /// The objects of `scope` at `revision` (`None`: now).
+    pub fn snapshot(&self, scope: &Scope, revision: Option<u64>) -> Result<Snapshot, Expired> {
+        let revision = revision.unwrap_or(self.revision);
+        if revision < self.compacted || revision > self.revision {
+            return Err(Expired {
+                oldest_available: self.compacted,
+            });
+        }
+        let mut objects: BTreeMap<String, Arc<Value>> = self
+            .objects
+            .iter()
+            .filter(|((kind, _), _)| *kind == scope.kind.into())
+            .map(|((_, key), object)| (key.clone(), object.clone()))
+            .collect();
+        for change in self.history.iter().rev() {
+            if change.revision <= revision {
+                break;
+            }
+            if change.kind != scope.kind {
+                continue;
+            }
+            match (&change.event, &change.previous) {
+                (EventType::Added, _) | (_, None) => {
+                    objects.remove(&change.key);
+                }
+                (_, Some(previous)) => {
+                    objects.insert(change.key.clone(), previous.clone());
+                }
+            }
+        }
+        let items = objects
+            .into_iter()
+            .filter(|(_, object)| {
+                scope.namespace.is_none() || object_namespace(scope.kind, object) == scope.namespace
+            })
+            .collect();
+        Ok(Snapshot { revision, items })
+    }
+
+    /// Starts a watch of `scope` after `revision`: the changes since then, then live ones.
+    pub fn watch(
+        &mut self,
+        scope: Scope,
+        revision: u64,
+    ) -> Result<(Vec<Arc<Change>>, mpsc::UnboundedReceiver<WatchMessage>), Expired> {
+        if revision < self.compacted {
+            return Err(Expired {
+                oldest_available: self.compacted,
+            });
+        }
+        let replay = self
+            .history
+            .iter()
+            .filter(|change| change.revision > revision && scope.matches(change))
+            .cloned()
+            .collect();
+        let (sender, receiver) = mpsc::unbounded_channel();
+        self.watchers.push(Watcher { scope, sender });
+        Ok((replay, receiver))
+    }
+}
+
+fn object_key(kind: Kind, object: &Value) -> String {
+    let name = object["metadata"]["name"].as_str().unwrap_or_default();
+    match object_namespace(kind, object) {
+        Some(namespace) => format!("{namespace}/{name}"),
+        None => name.to_owned(),
+    }
+}
+
+fn object_namespace(kind: Kind, object: &Value) -> Option<String> {
+    match kind {
+        Kind::Namespace => None,
+        Kind::Ingress => Some(
+            object["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or("default")
+                .to_owned(),
+        ),
+    }
+}
+
+/// A stable, unique, UUID-shaped uid.
+fn synthetic_uid(revision: u64) -> String {
+    let hex = format!(
+        "{:032x}",
+        0x6b75_6265_0000_0000_0000_0000_0000_0000u128 + revision as u128
+    );
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ingress(namespace: &str, name: &str, host: &str) -> Value {
+        json!({"metadata": {"name": name, "namespace": namespace}, "spec": {"rules": [{"host": host}]}})
+    }
+
+    #[test]
+    fn snapshot_at_an_older_revision_rolls_back_later_changes() {
+        let mut store = Store::new(100);
+        store.put(Kind::Ingress, ingress("a", "one", "one.example"));
+        let before = store.revision();
+        store.put(Kind::Ingress, ingress("a", "one", "changed.example"));
+        store.put(Kind::Ingress, ingress("a", "two", "two.example"));
+        let scope = Scope {
+            kind: Kind::Ingress,
+            namespace: Some("a".into()),
+        };
+        let old = store.snapshot(&scope, Some(before)).unwrap();
+        assert_eq!(old.items.len(), 1);
+        assert_eq!(old.items[0].1["spec"]["rules"][0]["host"], "one.example");
+        assert_eq!(store.snapshot(&scope, None).unwrap().items.len(), 2);
+    }
+
+    #[test]
+    fn compacted_revisions_are_expired() {
+        let mut store = Store::new(100);
+        store.put(Kind::Ingress, ingress("a", "one", "x"));
+        let old = store.revision();
+        store.put(Kind::Ingress, ingress("a", "two", "y"));
+        store.compact();
+        let scope = Scope {
+            kind: Kind::Ingress,
+            namespace: None,
+        };
+        assert!(store.snapshot(&scope, Some(old)).is_err());
+        assert!(store.watch(scope, old).is_err());
+    }
+
+    #[test]
+    fn deleting_a_namespace_deletes_its_ingresses() {
+        let mut store = Store::new(100);
+        store.put(Kind::Namespace, json!({"metadata": {"name": "a"}}));
+        store.put(Kind::Ingress, ingress("a", "one", "x"));
+        store.put(Kind::Ingress, ingress("ab", "two", "y"));
+        assert!(store.delete(Kind::Namespace, "a"));
+        assert!(store.get(Kind::Ingress, "a/one").is_none());
+        assert!(store.get(Kind::Ingress, "ab/two").is_some());
+    }
+}

@@ -1,0 +1,363 @@
+//! Kubernetes wire formats: `Status` bodies, `List` kinds, watch events, continue tokens, and
+//! the `Table` kubectl asks for (https://kubernetes.io/docs/reference/using-api/api-concepts/).
+
+use std::sync::Arc;
+
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
+use k8s_openapi::jiff::{Timestamp, Unit};
+use serde_json::{Value, json};
+
+use crate::store::Kind;
+
+pub fn now_rfc3339() -> String {
+    format_time(now())
+}
+
+fn now() -> Timestamp {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs() as i64);
+    Timestamp::from_second(seconds).unwrap_or(Timestamp::UNIX_EPOCH)
+}
+
+fn format_time(time: Timestamp) -> String {
+    time.round(Unit::Second)
+        .unwrap_or(time)
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}
+
+/// A `metav1.Status` failure body.
+pub fn status(code: u16, reason: &str, message: &str, details: Option<Value>) -> Value {
+    let mut body = json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    });
+    if let Some(details) = details {
+        body["details"] = details;
+    }
+    body
+}
+
+pub fn status_response(body: Value) -> HttpResponse {
+    let code = body["code"].as_u64().unwrap_or(500) as u16;
+    HttpResponse::build(StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
+        .content_type("application/json")
+        .body(body.to_string())
+}
+
+/// 410 Gone with reason `Expired`, for a resourceVersion or continue token older than the
+/// compacted history.
+pub fn expired(oldest: u64, requested: &str) -> Value {
+    status(
+        410,
+        "Expired",
+        &format!("too old resource version: {requested} ({oldest})"),
+        None,
+    )
+}
+
+pub fn forbidden(verb: &str, kind: Kind, namespace: Option<&str>) -> Value {
+    let group = match kind {
+        Kind::Namespace => "",
+        Kind::Ingress => "networking.k8s.io",
+    };
+    let resource = if group.is_empty() {
+        kind.plural().to_owned()
+    } else {
+        format!("{}.{group}", kind.plural())
+    };
+    let scope = match namespace {
+        Some(namespace) => format!("in the namespace \"{namespace}\""),
+        None => "at the cluster scope".to_owned(),
+    };
+    status(
+        403,
+        "Forbidden",
+        &format!(
+            "{resource} is forbidden: User \"system:serviceaccount:ingress-dash:ingress-dash\" cannot {verb} resource \"{}\" in API group \"{group}\" {scope}",
+            kind.plural()
+        ),
+        Some(json!({"group": group, "kind": kind.plural()})),
+    )
+}
+
+pub fn not_found(kind: Kind, name: &str) -> Value {
+    let group = match kind {
+        Kind::Namespace => "",
+        Kind::Ingress => "networking.k8s.io",
+    };
+    let resource = if group.is_empty() {
+        kind.plural().to_owned()
+    } else {
+        format!("{}.{group}", kind.plural())
+    };
+    status(
+        404,
+        "NotFound",
+        &format!("{resource} \"{name}\" not found"),
+        Some(json!({"name": name, "group": group, "kind": kind.plural()})),
+    )
+}
+
+pub fn unavailable() -> Value {
+    status(
+        503,
+        "ServiceUnavailable",
+        "the server is currently unable to handle the request",
+        None,
+    )
+}
+
+pub fn bad_request(message: &str) -> Value {
+    status(400, "BadRequest", message, None)
+}
+
+/// A `<Kind>List`. Items carry no `kind`/`apiVersion`, as the API server sends them.
+pub fn list(
+    kind: Kind,
+    revision: u64,
+    continue_token: Option<String>,
+    remaining: Option<usize>,
+    items: &[Arc<Value>],
+) -> Value {
+    let mut metadata = json!({"resourceVersion": revision.to_string()});
+    if let Some(token) = continue_token {
+        metadata["continue"] = json!(token);
+        metadata["remainingItemCount"] = json!(remaining.unwrap_or(0));
+    }
+    let items: Vec<&Value> = items.iter().map(|item| item.as_ref()).collect();
+    json!({
+        "kind": format!("{}List", kind.name()),
+        "apiVersion": kind.api_version(),
+        "metadata": metadata,
+        "items": items,
+    })
+}
+
+/// One line of a watch stream: `{"type": ..., "object": ...}` and a newline.
+pub fn watch_event(event_type: &str, object: &Value) -> String {
+    let mut line = json!({"type": event_type, "object": object}).to_string();
+    line.push('\n');
+    line
+}
+
+/// A watch object with `kind` and `apiVersion` (which watch events carry, unlike list items).
+pub fn with_type_meta(kind: Kind, object: &Value) -> Value {
+    let mut typed = json!({"kind": kind.name(), "apiVersion": kind.api_version()});
+    if let (Some(typed), Some(fields)) = (typed.as_object_mut(), object.as_object()) {
+        for (name, value) in fields {
+            typed.insert(name.clone(), value.clone());
+        }
+    }
+    typed
+}
+
+pub fn bookmark(kind: Kind, revision: u64, initial_events_end: bool) -> Value {
+    let mut metadata = json!({"resourceVersion": revision.to_string()});
+    if initial_events_end {
+        metadata["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+    }
+    json!({"kind": kind.name(), "apiVersion": kind.api_version(), "metadata": metadata})
+}
+
+/// An opaque continue token: the snapshot revision and the last key served, hex-encoded JSON.
+pub fn encode_continue(revision: u64, last_key: &str) -> String {
+    json!({"rv": revision, "start": last_key})
+        .to_string()
+        .bytes()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+pub fn decode_continue(token: &str) -> Option<(u64, String)> {
+    if !token.len().is_multiple_of(2) {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..token.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(token.get(i..i + 2)?, 16).ok())
+        .collect();
+    let value: Value = serde_json::from_slice(&bytes?).ok()?;
+    Some((value["rv"].as_u64()?, value["start"].as_str()?.to_owned()))
+}
+
+/// Whether the client asked for server-side printing (`as=Table`), as kubectl does.
+pub fn wants_table(accept: &str) -> bool {
+    accept
+        .split(',')
+        .next()
+        .is_some_and(|first| first.contains("as=Table") && first.contains("g=meta.k8s.io"))
+}
+
+/// Whether the client asked for metadata only (`as=PartialObjectMetadataList`), as kube's
+/// `list_metadata` does.
+pub fn wants_metadata_only(accept: &str) -> bool {
+    accept
+        .split(',')
+        .next()
+        .is_some_and(|first| first.contains("as=PartialObjectMetadataList"))
+}
+
+/// A `PartialObjectMetadataList`: each item's metadata only.
+pub fn partial_metadata_list(revision: u64, items: &[Arc<Value>]) -> Value {
+    let items: Vec<Value> = items
+        .iter()
+        .map(|item| {
+            json!({
+                "kind": "PartialObjectMetadata",
+                "apiVersion": "meta.k8s.io/v1",
+                "metadata": item["metadata"],
+            })
+        })
+        .collect();
+    json!({
+        "kind": "PartialObjectMetadataList",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": {"resourceVersion": revision.to_string()},
+        "items": items,
+    })
+}
+
+/// A `meta.k8s.io/v1` `Table` with the columns `kubectl get` prints for the kind.
+pub fn table(kind: Kind, revision: u64, items: &[Arc<Value>]) -> Value {
+    let column = |name: &str, format: &str, description: &str| json!({"name": name, "type": "string", "format": format, "description": description, "priority": 0});
+    let columns = match kind {
+        Kind::Namespace => vec![
+            column("Name", "name", "Name must be unique within a namespace."),
+            column("Status", "", "The status of the namespace"),
+            column(
+                "Age",
+                "",
+                "CreationTimestamp is a timestamp representing the server time when this object was created.",
+            ),
+        ],
+        Kind::Ingress => vec![
+            column("Name", "name", "Name must be unique within a namespace."),
+            column("Class", "", "The name of the IngressClass resource."),
+            column(
+                "Hosts",
+                "",
+                "Hosts that incoming requests are matched against.",
+            ),
+            column(
+                "Address",
+                "",
+                "Address is a list containing ingress points for the load-balancer.",
+            ),
+            column("Ports", "", "Ports of TLS configurations that open."),
+            column(
+                "Age",
+                "",
+                "CreationTimestamp is a timestamp representing the server time when this object was created.",
+            ),
+        ],
+    };
+    let rows: Vec<Value> = items
+        .iter()
+        .map(|item| {
+            let age = age(item["metadata"]["creationTimestamp"].as_str());
+            let cells = match kind {
+                Kind::Namespace => json!([
+                    item["metadata"]["name"],
+                    item["status"]["phase"].as_str().unwrap_or("Active"),
+                    age
+                ]),
+                Kind::Ingress => ingress_cells(item, age),
+            };
+            json!({
+                "cells": cells,
+                "object": {
+                    "kind": "PartialObjectMetadata",
+                    "apiVersion": "meta.k8s.io/v1",
+                    "metadata": item["metadata"],
+                },
+            })
+        })
+        .collect();
+    json!({
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": {"resourceVersion": revision.to_string()},
+        "columnDefinitions": columns,
+        "rows": rows,
+    })
+}
+
+fn ingress_cells(item: &Value, age: String) -> Value {
+    let hosts: Vec<&str> = item["spec"]["rules"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|rule| rule["host"].as_str())
+        .collect();
+    let addresses: Vec<&str> = item["status"]["loadBalancer"]["ingress"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry["ip"].as_str().or(entry["hostname"].as_str()))
+        .collect();
+    let ports = if item["spec"]["tls"]
+        .as_array()
+        .is_some_and(|tls| !tls.is_empty())
+    {
+        "80, 443"
+    } else {
+        "80"
+    };
+    json!([
+        item["metadata"]["name"],
+        item["spec"]["ingressClassName"]
+            .as_str()
+            .unwrap_or("<none>"),
+        if hosts.is_empty() {
+            "*".to_owned()
+        } else {
+            hosts.join(",")
+        },
+        addresses.join(","),
+        ports,
+        age
+    ])
+}
+
+/// kubectl's short age: `45s`, `12m`, `5h`, `3d`.
+fn age(created: Option<&str>) -> String {
+    let Some(created) = created.and_then(|text| text.parse::<Timestamp>().ok()) else {
+        return "<unknown>".to_owned();
+    };
+    let seconds = now().as_second() - created.as_second();
+    match seconds.max(0) {
+        s if s < 120 => format!("{s}s"),
+        s if s < 3600 * 3 => format!("{}m", s / 60),
+        s if s < 86400 * 2 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn continue_tokens_round_trip_and_reject_garbage() {
+        let token = encode_continue(42, "team-a/web");
+        assert_eq!(decode_continue(&token), Some((42, "team-a/web".into())));
+        assert_eq!(decode_continue("zz"), None);
+        assert_eq!(decode_continue("abc"), None);
+    }
+
+    #[test]
+    fn kubectl_table_accept_header_is_recognised() {
+        assert!(wants_table(
+            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
+        ));
+        assert!(!wants_table("application/json"));
+    }
+}

@@ -1,0 +1,5 @@
+//! The server against real clients: kubectl, and raw HTTP checks of the API conventions.
+
+mod conventions;
+mod kubectl;
+mod writes;
