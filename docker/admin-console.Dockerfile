@@ -33,7 +33,8 @@ COPY --from=build /usr/local/bin/admin-console /usr/local/bin/admin-console
 COPY --from=web /web/dist /usr/share/admin-console/web
 COPY examples/admin-console.yaml /etc/admin-console/config.yaml
 # The example configuration listens on ${HOST:-127.0.0.1}; in a container it must be reachable.
-ENV HOST=0.0.0.0
+ENV HOST=0.0.0.0 \
+    CONSOLE_STATIC_DIR=/usr/share/admin-console/web
 # distroless "nonroot" is uid 65532; stated numerically so Kubernetes can verify runAsNonRoot.
 USER 65532:65532
 EXPOSE 8080

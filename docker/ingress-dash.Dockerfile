@@ -33,7 +33,8 @@ COPY --from=build /usr/local/bin/ingress-dash /usr/local/bin/ingress-dash
 COPY --from=web /web/dist /usr/share/ingress-dash/web
 COPY examples/ingress-dash.yaml /etc/ingress-dash/config.yaml
 # The example configuration listens on ${HOST:-127.0.0.1}; in a container it must be reachable.
-ENV HOST=0.0.0.0
+ENV HOST=0.0.0.0 \
+    INGRESS_WEB_DIR=/usr/share/ingress-dash/web
 # distroless "nonroot" is uid 65532; stated numerically so Kubernetes can verify runAsNonRoot.
 USER 65532:65532
 EXPOSE 3000

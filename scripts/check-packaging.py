@@ -16,6 +16,7 @@ target/debug/<binary>). Prints one line per check and a closing `N passed, N fai
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -66,6 +67,11 @@ def check_dockerfiles() -> None:
         check(f"{dockerfile.name} has a health check, a non-root user and OCI labels", f"missing {missing}" if missing else None)
 
 
+def compose_interpolate(text: str) -> str:
+    """${NAME:-default} / ${NAME} as Compose resolves them with an empty environment."""
+    return re.sub(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-([^}]*))?\}", lambda m: m.group(1) or "", text)
+
+
 def check_compose() -> None:
     compose_file = ROOT / "docker" / "compose.yaml"
     if not compose_file.exists():
@@ -91,10 +97,9 @@ def check_compose() -> None:
             if config_path is None:
                 check(f"compose {name}: mounts a configuration file", "no *.yaml volume")
                 continue
-            env = {key: str(value) for key, value in environment.items()}
-            # Compose itself substitutes ${NAME:-default} in the file; defaults are what a
-            # laptop run without an .env file sees.
-            env = {key: os.path.expandvars(value) for key, value in env.items()}
+            # Compose substitutes ${NAME:-default}; the defaults are what a laptop run without an
+            # .env file sees.
+            env = {key: compose_interpolate(str(value)) for key, value in environment.items()}
             validate_service_config(name, config_path.read_text(), env, f"compose {name}")
 
 

@@ -25,6 +25,9 @@ rust_passed=$(awk '/^test result:/ {sum += $4} END {print sum + 0}' "$results")
 step "cargo build (binaries for the browser tests and packaging checks)"
 cargo build --workspace --bins --locked
 
+step "packaging: Dockerfiles, compose, Helm chart"
+.venv/bin/python scripts/check-packaging.py
+
 # Front ends: type check, unit tests (Vitest), a production build, then the browser tests.
 for dir in */web; do
   [ -f "$dir/package.json" ] || continue
