@@ -45,6 +45,8 @@ pub enum EventKind {
     Modified,
     Deleted,
     Error,
+    /// A watcher that had failed works again; clients clear that namespace's error.
+    Recovered,
 }
 
 impl EventKind {
@@ -54,6 +56,7 @@ impl EventKind {
             EventKind::Modified => "modified",
             EventKind::Deleted => "deleted",
             EventKind::Error => "error",
+            EventKind::Recovered => "recovered",
         }
     }
 }
@@ -476,5 +479,6 @@ fn replay_after(
 /// Whether `event` belongs to a client of `scopes` and `selection`.
 pub fn matches(event: &HubEvent, scopes: &[Scope], selection: &Selection) -> bool {
     scopes.contains(&event.scope)
-        && (event.kind == EventKind::Error || selection.contains(&event.namespace))
+        && (matches!(event.kind, EventKind::Error | EventKind::Recovered)
+            || selection.contains(&event.namespace))
 }

@@ -12,7 +12,7 @@ use futures_util::stream::BoxStream;
 use k8s_openapi::api::networking::v1::Ingress;
 use kube::runtime::watcher::Event;
 
-use super::{EventKind, Hub, NamespaceError, Scope, Status};
+use super::{EventKind, Hub, NamespaceError, Scope, State, Status};
 use crate::kube_api::KubeError;
 use crate::records::{IngressRecord, StoredRecord};
 
@@ -63,11 +63,20 @@ impl Hub {
         let Some(watcher) = state.watchers.get_mut(scope) else {
             return;
         };
+        let recovered = matches!(watcher.status, Status::Failed(_));
         watcher.status = Status::Ready;
         watcher.settled.send_replace(true);
+        if recovered {
+            self.publish_recovered(&mut state, scope);
+        }
+        let Some(watcher) = state.watchers.get_mut(scope) else {
+            return;
+        };
         let first = watcher.synced_through.is_none();
         let previous = std::mem::replace(&mut watcher.records, listed);
-        if first && !watcher.seen_syncing {
+        // Clients that saw this scope failing, or still syncing, have none of its records:
+        // they get them as events. Otherwise the first list is what snapshots are made from.
+        if first && !watcher.seen_syncing && !recovered {
             watcher.synced_through = Some(last_id);
             return;
         }
@@ -101,6 +110,13 @@ impl Hub {
         let Some(watcher) = state.watchers.get_mut(scope) else {
             return;
         };
+        if matches!(watcher.status, Status::Failed(_)) {
+            watcher.status = Status::Ready;
+            self.publish_recovered(&mut state, scope);
+        }
+        let Some(watcher) = state.watchers.get_mut(scope) else {
+            return;
+        };
         watcher.status = Status::Ready;
         let key = key(&record);
         let kind = match watcher.records.get(&key) {
@@ -128,6 +144,14 @@ impl Hub {
             EventKind::Deleted,
             json(&record),
         );
+    }
+
+    /// Tells clients that the failed watcher of `scope` works again, so its error banner goes
+    /// even when nothing changed in the namespace meanwhile.
+    fn publish_recovered(&self, state: &mut State, scope: &Scope) {
+        tracing::info!(scope = scope.label(), "watcher recovered");
+        let data = Bytes::from(serde_json::json!({ "namespace": scope.label() }).to_string());
+        self.publish(state, scope, scope.label(), EventKind::Recovered, data);
     }
 
     fn fail(&self, scope: &Scope, error: &KubeError) {

@@ -115,6 +115,27 @@ async fn a_forbidden_namespace_is_an_error_while_the_others_stream() {
         (added.event.as_str(), &added.data["name"]),
         ("added", &json!("late"))
     );
+
+    // When the namespace works again, clients hear so even if nothing in it changed.
+    app.kube.cluster.faults.allow_namespace("team-001");
+    let mut seen = Vec::new();
+    let recovered = loop {
+        let event = stream.next_event(Duration::from_secs(30)).await.unwrap();
+        if event.event == "recovered" {
+            break event;
+        }
+        seen.push(event.event);
+    };
+    assert_eq!(
+        recovered.data,
+        json!({"namespace": "team-001"}),
+        "after {seen:?}"
+    );
+    let added = stream.next_event(WAIT).await.unwrap();
+    assert_eq!(
+        (added.event.as_str(), &added.data["namespace"]),
+        ("added", &json!("team-001"))
+    );
 }
 
 #[tokio::test]

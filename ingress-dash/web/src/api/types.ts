@@ -62,6 +62,7 @@ export type StreamEvent =
   | { type: "snapshot"; data: Snapshot }
   | { type: "added" | "modified" | "deleted"; data: IngressRecord }
   | { type: "error"; data: NamespaceError }
+  | { type: "recovered"; data: { namespace: string } }
   | { type: "resync"; data: ResyncNotice };
 
 export type StreamEventType = StreamEvent["type"];
@@ -72,6 +73,7 @@ export const STREAM_EVENT_TYPES: readonly StreamEventType[] = [
   "modified",
   "deleted",
   "error",
+  "recovered",
   "resync",
 ];
 

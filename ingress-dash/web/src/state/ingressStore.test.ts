@@ -91,6 +91,15 @@ describe("event reducer", () => {
     expect(state.errors.size).toBe(0);
   });
 
+  it("a recovered event clears only its namespace's error, with no change to the rows", () => {
+    let state = snapshotted();
+    state = apply(state, T0 + 1, { type: "error", data: { namespace: "ops", code: "forbidden", message: "403" } });
+    state = apply(state, T0 + 2, { type: "error", data: { namespace: "shop", code: "forbidden", message: "403" } });
+    state = apply(state, T0 + 3, { type: "recovered", data: { namespace: "ops" } });
+    expect([...state.errors.keys()]).toEqual(["shop"]);
+    expect(state.items.size).toBe(2);
+  });
+
   it("an error of the cluster-wide watcher clears with any event", () => {
     let state = snapshotted();
     state = apply(state, T0 + 1, { type: "error", data: { namespace: "*", code: "kubernetes_unavailable", message: "503" } });

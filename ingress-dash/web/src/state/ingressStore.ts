@@ -159,6 +159,9 @@ export function applyEvents(state: IngressState, events: readonly StreamEvent[],
       case "error":
         draft.mutErrors().set(event.data.namespace, event.data);
         break;
+      case "recovered":
+        if (draft.currentErrors.has(event.data.namespace)) draft.mutErrors().delete(event.data.namespace);
+        break;
       case "resync":
         lastResync = { reason: event.data.reason, at: now };
         break;
