@@ -33,6 +33,11 @@ pub enum Error {
     SearchAdminRejected,
     #[error("The request body could not be read: {0}.")]
     InvalidBody(String),
+    /// An OIDC callback that does not complete a sign-in this browser started.
+    #[error("Sign-in failed ({0}); start again from the application.")]
+    SignInFailed(&'static str),
+    #[error("The identity provider is unavailable: {0}.")]
+    ProviderUnavailable(String),
 }
 
 /// The Basic challenge every 401 carries.
@@ -51,6 +56,8 @@ impl ResponseError for Error {
             Self::SearchTimeout => StatusCode::GATEWAY_TIMEOUT,
             Self::SearchBadResponse(_) | Self::SearchAdminRejected => StatusCode::BAD_GATEWAY,
             Self::InvalidBody(_) => StatusCode::BAD_REQUEST,
+            Self::SignInFailed(_) => StatusCode::UNAUTHORIZED,
+            Self::ProviderUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
@@ -88,13 +95,17 @@ impl ApiError for Error {
             Self::SearchBadResponse(_) => "search_bad_response",
             Self::SearchAdminRejected => "search_admin_rejected",
             Self::InvalidBody(_) => "invalid_body",
+            Self::SignInFailed(_) => "sign_in_failed",
+            Self::ProviderUnavailable(_) => "oidc_provider_unavailable",
         }
     }
 
     fn retry_after_secs(&self) -> Option<u64> {
         match self {
             Self::TooManyFailures { retry_after_secs } => Some(*retry_after_secs),
-            Self::StoreUnavailable(_) | Self::SearchUnreachable(_) => Some(5),
+            Self::StoreUnavailable(_)
+            | Self::SearchUnreachable(_)
+            | Self::ProviderUnavailable(_) => Some(5),
             _ => None,
         }
     }

@@ -1,5 +1,5 @@
-//! Authenticating one request, whatever the mode: Basic credentials now (sessions arrive with
-//! OIDC), the counters and log records of every attempt, and the answer to a request without
+//! Authenticating one request, whatever the mode: Basic credentials, else the OIDC session
+//! cookie, the counters and log records of every attempt, and the answer to a request without
 //! credentials (302 toward sign-in for browsers and the root, 401 with a Basic challenge
 //! otherwise).
 
@@ -10,14 +10,18 @@ use actix_web::HttpRequest;
 use actix_web::http::header;
 
 use crate::basic::{AuthorizationHeader, BasicRejection, Verified, parse_authorization};
+use crate::config::ServerMode;
 use crate::error::Error;
 use crate::forwarded::OriginalRequest;
 use crate::identity::{AuthMethod, Identity};
 use crate::metrics;
+use crate::session::SessionLookup;
 use crate::state::AppState;
 
 /// Where sign-in starts.
 pub const SIGN_IN_PATH: &str = "/auth/start";
+/// Where a session ends (with OIDC).
+pub const LOGOUT_PATH: &str = "/auth/logout";
 
 /// What is known about a request before authentication.
 #[derive(Debug, Clone)]
@@ -49,7 +53,7 @@ pub async fn authenticate(
     context: &RequestContext,
 ) -> Result<Arc<Identity>, Error> {
     let Some(value) = request.headers().get(header::AUTHORIZATION) else {
-        return Err(challenge(request, context));
+        return session_identity(state, request, context).await;
     };
     metrics::increment(metrics::AUTH_ATTEMPTS);
     let source_ip = context.source();
@@ -119,8 +123,46 @@ pub async fn authenticate(
     }
 }
 
-/// No credentials: browsers and the root are sent to sign-in, other clients get 401.
-fn challenge(request: &HttpRequest, context: &RequestContext) -> Error {
+/// The identity of a valid session cookie; otherwise the challenge. A cookie whose signature
+/// does not verify is a failed authentication; an ended session is simply signed out.
+async fn session_identity(
+    state: &AppState,
+    request: &HttpRequest,
+    context: &RequestContext,
+) -> Result<Arc<Identity>, Error> {
+    let (Some(sessions), Some(cookie)) = (
+        &state.sessions,
+        state
+            .sessions
+            .as_ref()
+            .and_then(|sessions| request.cookie(sessions.cookie_name())),
+    ) else {
+        return Err(challenge(state, request, context));
+    };
+    match sessions.lookup(cookie.value()).await? {
+        SessionLookup::Valid(record) => Ok(Arc::new(record.identity())),
+        SessionLookup::Ended => Err(challenge(state, request, context)),
+        SessionLookup::BadSignature => {
+            metrics::increment(metrics::AUTH_ATTEMPTS);
+            metrics::increment(metrics::AUTH_FAILURES);
+            tracing::warn!(
+                username = "-",
+                method = %AuthMethod::Oidc,
+                source_ip = %context.source(),
+                reason = "the session cookie's signature does not verify",
+                "authentication failed"
+            );
+            Err(challenge(state, request, context))
+        }
+    }
+}
+
+/// No credentials: browsers and the root are sent to sign-in, other clients get 401. Behind a
+/// trusted reverse proxy whose original host is inside the cookie domain, `rd` is that full URL,
+/// so the browser returns to the application it came from; and in forward_auth mode with OIDC,
+/// sign-in starts on the proxy's own public host (that of `oidc.redirect_url`), so the reverse
+/// proxy need not route `/auth/*` of every application.
+fn challenge(state: &AppState, request: &HttpRequest, context: &RequestContext) -> Error {
     let uri = context
         .original
         .as_ref()
@@ -132,13 +174,31 @@ fn challenge(request: &HttpRequest, context: &RequestContext) -> Error {
         .get(header::ACCEPT)
         .and_then(|accept| accept.to_str().ok())
         .is_some_and(|accept| accept.contains("text/html"));
-    if path == "/" || wants_html {
-        Error::SignInRequired {
-            location: sign_in_location(&uri),
-        }
-    } else {
-        Error::Unauthenticated
+    if path != "/" && !wants_html {
+        return Error::Unauthenticated;
     }
+    let return_to = match context.original.as_ref() {
+        Some(OriginalRequest {
+            proto: Some(proto),
+            host: Some(host),
+            ..
+        }) if matches!(proto.as_str(), "http" | "https")
+            && state
+                .redirects
+                .is_inside_cookie_domain(host.split(':').next().unwrap_or("")) =>
+        {
+            format!("{proto}://{host}{uri}")
+        }
+        _ => uri,
+    };
+    let location = sign_in_location(&return_to);
+    let location = match (&state.sign_in, state.mode) {
+        (Some(flow), ServerMode::ForwardAuth) => {
+            format!("{}{location}", flow.provider.public_origin())
+        }
+        _ => location,
+    };
+    Error::SignInRequired { location }
 }
 
 /// `/auth/start?rd=<uri, percent-encoded>`.

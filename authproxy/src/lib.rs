@@ -6,6 +6,7 @@
 pub mod basic;
 pub mod cluster;
 pub mod config;
+pub mod cookies;
 pub mod crypto;
 pub mod error;
 pub mod forwarded;
@@ -15,13 +16,18 @@ pub mod health;
 pub mod identity;
 pub mod managed;
 pub mod metrics;
+pub mod oidc;
 pub mod proxy;
+pub mod redirect;
 pub mod roles;
+pub mod session;
 pub mod state;
 pub mod store;
 
 use actix_web::web;
 use service_kit::server::{RunningServer, ServerOptions};
+use service_kit::telemetry::PropagatingRootSpan;
+use tracing_actix_web::TracingLogger;
 
 pub use config::Settings;
 pub use state::AppState;
@@ -30,6 +36,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub struct Application {
     server: RunningServer,
+    state: web::Data<AppState>,
 }
 
 impl Application {
@@ -48,12 +55,32 @@ impl Application {
             client_request_timeout: Some(settings.server.read_timeout),
         };
         let mode = settings.server.mode;
+        let callback_path = state
+            .sign_in
+            .as_ref()
+            .map(|flow| flow.provider.callback_path());
+        let traced = settings.observability.otel_enabled;
+        let shared = state.clone();
         let server = RunningServer::start(options, move |config: &mut web::ServiceConfig| {
             config.app_data(state.clone());
             // Runs once per worker, on that worker's thread.
             let client = state::http_client().unwrap_or_else(|_| state.http.clone());
             config.app_data(web::Data::new(state::WorkerClient(client)));
-            handlers::configure(mode, config);
+            let routes = |config: &mut web::ServiceConfig| {
+                handlers::configure(mode, callback_path.as_deref(), config);
+            };
+            if traced {
+                // Every route but liveness and `/_metrics` (probes and scrapes are not worth a
+                // trace) in one scope behind the root span that continues the caller's trace.
+                // Without tracing the scope is not there at all: the request path costs nothing.
+                config.service(
+                    web::scope("")
+                        .wrap(TracingLogger::<PropagatingRootSpan>::new())
+                        .configure(routes),
+                );
+            } else {
+                routes(config);
+            }
         })?;
         tracing::info!(
             mode = ?settings.server.mode,
@@ -61,11 +88,19 @@ impl Application {
             search_flavor = ?settings.search.flavor,
             "authproxy configured"
         );
-        Ok(Self { server })
+        Ok(Self {
+            server,
+            state: shared,
+        })
     }
 
     pub fn port(&self) -> u16 {
         self.server.port()
+    }
+
+    /// What the handlers share (tests reach the OIDC provider's key cache through it).
+    pub fn state(&self) -> web::Data<AppState> {
+        self.state.clone()
     }
 
     /// Serves until SIGTERM/SIGINT, then lets in-flight requests finish.

@@ -161,8 +161,13 @@ async fn send(
         .map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
     outbound = outbound
         .header("x-forwarded-for", client)
-        .header("x-forwarded-proto", request.connection_info().scheme())
-        .header("x-forwarded-host", request.connection_info().host());
+        .header("x-forwarded-proto", forwarded_proto(context))
+        .header("x-forwarded-host", forwarded_host(request, context));
+    if state.tracing_enabled {
+        let mut trace_headers = reqwest::header::HeaderMap::new();
+        service_kit::telemetry::inject_current_context(&mut trace_headers);
+        outbound = outbound.headers(trace_headers);
+    }
     if let Some(credential) = credential {
         outbound = outbound.header(
             "authorization",
@@ -184,6 +189,33 @@ async fn send(
         Ok(Err(error)) => Err(ClusterError::from_transport(&error).into()),
         Err(_) => Err(Error::SearchTimeout),
     }
+}
+
+/// The scheme the client used: a trusted proxy's word for it, else this listener's (plain
+/// http). actix's `connection_info()` is not used: it believes `X-Forwarded-*` and `Forwarded`
+/// from anyone.
+fn forwarded_proto(context: &RequestContext) -> String {
+    context
+        .original
+        .as_ref()
+        .and_then(|original| original.proto.clone())
+        .unwrap_or_else(|| "http".to_owned())
+}
+
+/// The host the client asked for: a trusted proxy's word for it, else the `Host` header.
+fn forwarded_host(request: &HttpRequest, context: &RequestContext) -> String {
+    context
+        .original
+        .as_ref()
+        .and_then(|original| original.host.clone())
+        .or_else(|| {
+            request
+                .headers()
+                .get("host")
+                .and_then(|host| host.to_str().ok())
+                .map(str::to_owned)
+        })
+        .unwrap_or_default()
 }
 
 fn path_and_query(request: &HttpRequest) -> String {

@@ -8,10 +8,15 @@ use anyhow::Context;
 use crate::basic::BasicAuthenticator;
 use crate::cluster::{SearchClusterClient, SearchUsers};
 use crate::config::{CacheBackend, ServerMode, Settings};
+use crate::cookies::CookieSigner;
 use crate::crypto::CredentialCipher;
 use crate::forwarded::TrustedProxies;
 use crate::managed::ManagedUsers;
+use crate::oidc::OidcProvider;
+use crate::oidc::sign_in::SignInFlow;
+use crate::redirect::RedirectPolicy;
 use crate::roles::RoleMapper;
+use crate::session::Sessions;
 use crate::store::{KeyValueStore, MemoryStore, RedisStore};
 
 /// Time to open a connection to the search cluster before it counts as unreachable.
@@ -34,6 +39,14 @@ pub struct AppState {
     pub upstream_timeout: Duration,
     pub oidc_enabled: bool,
     pub oidc_issuer: String,
+    /// Browser sessions; `None` without OIDC.
+    pub sessions: Option<Sessions>,
+    /// OIDC sign-in; `None` without OIDC.
+    pub sign_in: Option<SignInFlow>,
+    /// Which `rd` targets are allowed after sign-in and logout.
+    pub redirects: RedirectPolicy,
+    /// Trace context goes to the search cluster only when tracing is on.
+    pub tracing_enabled: bool,
 }
 
 /// The outbound client settings every client of this service shares.
@@ -69,6 +82,39 @@ impl AppState {
         let cluster: Arc<dyn SearchUsers> = Arc::new(
             SearchClusterClient::new(http.clone(), &settings.search).context("search.url")?,
         );
+        let redirects = RedirectPolicy::new(&settings.session.cookie_domain);
+        let (sessions, sign_in) = if settings.oidc.enabled {
+            let secret = settings
+                .session
+                .secret
+                .as_ref()
+                .map(|secret| secrecy::ExposeSecret::expose_secret(secret).as_bytes())
+                .unwrap_or_default();
+            let signer = CookieSigner::new(
+                secret,
+                &settings.session.cookie_domain,
+                &settings.oidc.redirect_url,
+            )?;
+            let provider = OidcProvider::new(&settings.oidc).context("oidc")?;
+            let sessions = Sessions::new(
+                store.clone(),
+                cipher.clone(),
+                signer.clone(),
+                &settings.session.cookie_name,
+                settings.session.ttl,
+            );
+            let flow = SignInFlow::new(
+                provider,
+                store.clone(),
+                cipher.clone(),
+                signer,
+                &settings.session.cookie_name,
+                redirects.clone(),
+            );
+            (Some(sessions), Some(flow))
+        } else {
+            (None, None)
+        };
         let users = &settings.user_management;
         let managed = users.enabled.then(|| {
             ManagedUsers::new(
@@ -95,6 +141,10 @@ impl AppState {
             upstream_timeout: settings.server.write_timeout,
             oidc_enabled: settings.oidc.enabled,
             oidc_issuer: settings.oidc.issuer_url.trim_end_matches('/').to_owned(),
+            sessions,
+            sign_in,
+            redirects,
+            tracing_enabled: settings.observability.otel_enabled,
         })
     }
 }

@@ -1,6 +1,7 @@
 //! Logs through `tracing`: one line per event, JSON or text, level from configuration.
 
 use serde::Deserialize;
+use tracing_subscriber::filter::{Filtered, LevelFilter};
 use tracing_subscriber::layer::{Layer, Layered, SubscriberExt};
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Registry, fmt};
@@ -70,10 +71,12 @@ pub fn init(level: LogLevel, format: LogFormat) {
     init_with_layer(level, format, None::<NoLayer>);
 }
 
-/// Like [`init`], plus one more layer (the OpenTelemetry one when tracing is on).
+/// Like [`init`], plus one more layer (the OpenTelemetry one when tracing is on). The log level
+/// filters the log lines only: the extra layer sees every span at INFO and above, so raising
+/// the log level to `warn` does not switch tracing off.
 pub fn init_with_layer<L>(level: LogLevel, format: LogFormat, extra: Option<L>)
 where
-    L: Layer<Layered<EnvFilter, Layered<BoxedFmtLayer, Registry>>> + Send + Sync,
+    L: Layer<Layered<Filtered<BoxedFmtLayer, EnvFilter, Registry>, Registry>> + Send + Sync,
 {
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level.as_str()));
@@ -94,9 +97,8 @@ where
             .boxed(),
     };
     let _already_installed = tracing_subscriber::registry()
-        .with(fmt_layer)
-        .with(filter)
-        .with(extra)
+        .with(fmt_layer.with_filter(filter))
+        .with(extra.map(|layer| layer.with_filter(LevelFilter::INFO)))
         .try_init();
 }
 

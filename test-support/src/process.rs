@@ -62,10 +62,13 @@ impl ChildGuard {
     /// `field` of it. The child's stdout must be piped.
     pub fn announced(&mut self, field: &str) -> String {
         let stdout = self.child.stdout.take().expect("stdout is piped");
+        let mut reader = BufReader::new(stdout);
         let mut first_line = String::new();
-        BufReader::new(stdout)
+        reader
             .read_line(&mut first_line)
             .unwrap_or_else(|error| panic!("reading what {} printed: {error}", self.name));
+        // Keep draining: a server whose stdout is closed dies on its next write (Node: EPIPE).
+        std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
         let announced: serde_json::Value = serde_json::from_str(&first_line)
             .unwrap_or_else(|_| panic!("{} printed {first_line:?}, not a JSON line", self.name));
         announced[field]

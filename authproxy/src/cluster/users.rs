@@ -50,7 +50,16 @@ impl SearchClusterClient {
     }
 
     fn request(&self, method: reqwest::Method, url: Url) -> reqwest::RequestBuilder {
-        let builder = self.http.request(method, url).timeout(CALL_TIMEOUT);
+        // The trace goes on into the cluster's security API too. Upserts are rare (once per
+        // credential lifetime), so this costs nothing worth a switch; without tracing the
+        // installed propagator is a no-op.
+        let mut trace_headers = reqwest::header::HeaderMap::new();
+        service_kit::telemetry::inject_current_context(&mut trace_headers);
+        let builder = self
+            .http
+            .request(method, url)
+            .timeout(CALL_TIMEOUT)
+            .headers(trace_headers);
         match &self.admin_password {
             Some(password) => builder.basic_auth(&self.admin_user, Some(password.expose_secret())),
             None => builder,

@@ -72,6 +72,17 @@ impl ServiceSettings for Settings {
     fn log_format(&self) -> LogFormat {
         self.observability.log_format
     }
+
+    fn tracing(&self) -> Option<service_kit::telemetry::TracingSettings> {
+        let observability = &self.observability;
+        observability
+            .otel_enabled
+            .then(|| service_kit::telemetry::TracingSettings {
+                endpoint: observability.otel_endpoint.clone(),
+                service_name: observability.otel_service_name.clone(),
+                ratio: observability.otel_trace_ratio,
+            })
+    }
 }
 
 #[cfg(test)]

@@ -54,7 +54,7 @@ impl Default for ServerSettings {
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct OidcSettings {
     pub enabled: bool,
@@ -64,6 +64,36 @@ pub struct OidcSettings {
     pub client_secret: Option<SecretString>,
     /// The callback address; its path is the callback route.
     pub redirect_url: String,
+    /// Scopes requested; `openid` is always sent. Add `groups` for providers (Dex, Keycloak
+    /// with a mapper) that release group membership only under that scope.
+    pub scopes: Vec<String>,
+    /// The claim that names the search-cluster user; `email`, then `sub` when it is absent.
+    pub username_claim: String,
+    /// The claim (a list or one string) shown as `X-Auth-Request-Groups`.
+    pub groups_claim: String,
+    /// Where the provider sends the browser after logout (must be registered there); empty:
+    /// the root of the `redirect_url` host.
+    pub post_logout_redirect_url: String,
+}
+
+impl Default for OidcSettings {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            issuer_url: String::new(),
+            client_id: String::new(),
+            client_secret: None,
+            redirect_url: String::new(),
+            scopes: vec![
+                "openid".to_owned(),
+                "email".to_owned(),
+                "profile".to_owned(),
+            ],
+            username_claim: "preferred_username".to_owned(),
+            groups_claim: "groups".to_owned(),
+            post_logout_redirect_url: String::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -154,3 +154,66 @@ fn bad_enums_and_durations_name_their_keys() {
         );
     }
 }
+
+#[test]
+fn oidc_keys_have_defaults_and_are_validated() {
+    let settings = load("", &[]).unwrap();
+    assert_eq!(settings.oidc.scopes, ["openid", "email", "profile"]);
+    assert_eq!(settings.oidc.username_claim, "preferred_username");
+    assert_eq!(settings.oidc.groups_claim, "groups");
+    assert!(settings.tracing().is_none(), "tracing is off by default");
+
+    let yaml = "oidc:\n  enabled: true\n  issuer_url: https://idp.example.com\n  client_id: c\n  \
+                redirect_url: https://auth.example.com/auth/callback\n  scopes: [openid, \"bad scope\"]\n  \
+                username_claim: \"\"\n  post_logout_redirect_url: not-a-url\n";
+    let problems = load(
+        yaml,
+        &[("OIDC_CLIENT_SECRET", "s"), ("SESSION_SECRET", "short")],
+    )
+    .unwrap_err();
+    let keys = problem_keys(&problems);
+    for key in [
+        "oidc.scopes[1]",
+        "oidc.username_claim",
+        "oidc.post_logout_redirect_url",
+        "session.secret",
+    ] {
+        assert!(keys.iter().any(|k| k == key), "{key} not in {keys:?}");
+    }
+
+    let traced = load(
+        "observability: {otel_enabled: true, otel_endpoint: \"http://c:4318\", otel_trace_ratio: 0.25}",
+        &[],
+    )
+    .unwrap()
+    .tracing()
+    .expect("tracing on");
+    assert_eq!(traced.endpoint, "http://c:4318");
+    assert_eq!(traced.service_name, "authproxy");
+    assert!((traced.ratio - 0.25).abs() < f64::EPSILON);
+
+    let elsewhere = "oidc:\n  enabled: true\n  issuer_url: https://idp.example.com\n  client_id: c\n  \
+                     redirect_url: https://auth.example.com/auth/callback\n  \
+                     post_logout_redirect_url: https://evil.example/\n\
+                     session: {cookie_domain: .example.com}\n";
+    let problems = load(
+        elsewhere,
+        &[
+            ("OIDC_CLIENT_SECRET", "s"),
+            ("SESSION_SECRET", "0123456789abcdef0123456789abcdef"),
+        ],
+    )
+    .unwrap_err();
+    assert_eq!(problem_keys(&problems), ["oidc.post_logout_redirect_url"]);
+    let inside = elsewhere.replace("https://evil.example/", "https://www.example.com/");
+    assert!(
+        load(
+            &inside,
+            &[
+                ("OIDC_CLIENT_SECRET", "s"),
+                ("SESSION_SECRET", "0123456789abcdef0123456789abcdef"),
+            ],
+        )
+        .is_ok()
+    );
+}

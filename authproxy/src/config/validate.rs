@@ -10,6 +10,7 @@ use service_kit::settings::validate_listen;
 
 use super::{CacheBackend, Settings};
 use crate::forwarded::TrustedProxies;
+use crate::redirect::RedirectPolicy;
 use crate::roles::Glob;
 
 /// Shortest generated password accepted: both clusters accept 6, but a machine password this
@@ -64,6 +65,41 @@ fn validate_oidc(settings: &Settings, problems: &mut ConfigProblems) {
         "session.secret",
         "is required when oidc.enabled is true (or set SESSION_SECRET)",
     );
+    problems.check(
+        !oidc.username_claim.trim().is_empty(),
+        "oidc.username_claim",
+        "must name a claim, such as preferred_username or email",
+    );
+    if !oidc.post_logout_redirect_url.is_empty() {
+        http_url(
+            &oidc.post_logout_redirect_url,
+            "oidc.post_logout_redirect_url",
+            problems,
+        );
+        let host = |url: &str| {
+            reqwest::Url::parse(url)
+                .ok()
+                .and_then(|url| url.host_str().map(str::to_ascii_lowercase))
+        };
+        if let Some(target) = host(&oidc.post_logout_redirect_url) {
+            let policy = RedirectPolicy::new(&settings.session.cookie_domain);
+            problems.check(
+                policy.is_inside_cookie_domain(&target) || host(&oidc.redirect_url) == Some(target),
+                "oidc.post_logout_redirect_url",
+                "must be on the host of oidc.redirect_url or inside session.cookie_domain",
+            );
+        }
+    }
+    for (index, scope) in oidc.scopes.iter().enumerate() {
+        problems.check(
+            !scope.is_empty()
+                && scope
+                    .bytes()
+                    .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\'),
+            &format!("oidc.scopes[{index}]"),
+            "must be a scope token (printable ASCII, no spaces)",
+        );
+    }
 }
 
 fn validate_session(settings: &Settings, problems: &mut ConfigProblems) {

@@ -1,5 +1,7 @@
-//! `GET /auth/start?rd=<path>`: where sign-in starts. Without OIDC, signing in means giving Basic
-//! credentials: the browser is challenged, and once they verify it goes back to `rd`.
+//! Sign-in and logout. `GET /auth/start?rd=<target>[&login_hint=<user>]` starts OIDC sign-in
+//! when `oidc.enabled`; without OIDC it is a Basic challenge that returns to `rd` once the
+//! credentials verify. The callback (path of `oidc.redirect_url`) creates the session;
+//! `/auth/logout` ends it. Every answer here carries `Cache-Control: no-store`.
 
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -7,10 +9,19 @@ use serde::Deserialize;
 
 use crate::error::Error;
 use crate::gate::{RequestContext, authenticate};
+use crate::identity::AuthMethod;
+use crate::metrics;
+use crate::oidc::sign_in::CallbackQuery;
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize)]
 pub struct StartQuery {
+    rd: Option<String>,
+    login_hint: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct LogoutQuery {
     rd: Option<String>,
 }
 
@@ -19,48 +30,105 @@ pub async fn start(
     request: HttpRequest,
     query: web::Query<StartQuery>,
 ) -> Result<HttpResponse, Error> {
+    if let Some(flow) = &state.sign_in {
+        let started = flow
+            .start(query.rd.as_deref(), query.login_hint.as_deref())
+            .await?;
+        return Ok(redirect(&started.location).cookie(started.cookie).finish());
+    }
     let context = RequestContext::of(&state, &request);
     if request.headers().get(header::AUTHORIZATION).is_none() {
         return Err(Error::Unauthenticated);
     }
     authenticate(&state, &request, &context).await?;
-    let target = query
-        .rd
-        .as_deref()
-        .filter(|rd| is_local_path(rd))
-        .unwrap_or("/");
-    Ok(HttpResponse::Found()
-        .insert_header((header::LOCATION, target))
-        .insert_header((header::CACHE_CONTROL, "no-store"))
+    let target = state.redirects.safe_target(query.rd.as_deref());
+    Ok(redirect(&target).finish())
+}
+
+/// The provider sends the browser back here.
+pub async fn callback(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    query: web::Query<CallbackQuery>,
+) -> Result<HttpResponse, Error> {
+    let (Some(flow), Some(sessions)) = (&state.sign_in, &state.sessions) else {
+        return Err(Error::SignInFailed("OIDC sign-in is not enabled"));
+    };
+    let context = RequestContext::of(&state, &request);
+    let source_ip = context
+        .source_ip
+        .map_or_else(|| "-".to_owned(), |ip| ip.to_string());
+    metrics::increment(metrics::AUTH_ATTEMPTS);
+    let state_cookie = request.cookie(flow.state_cookie_name());
+    let finished = match flow
+        .finish(&query, state_cookie.as_ref().map(|cookie| cookie.value()))
+        .await
+    {
+        Ok(finished) => finished,
+        Err(error) => {
+            metrics::increment(metrics::AUTH_FAILURES);
+            tracing::warn!(
+                username = "-",
+                method = %AuthMethod::Oidc,
+                source_ip = %source_ip,
+                reason = %error,
+                "authentication failed"
+            );
+            return Err(error);
+        }
+    };
+    let session_cookie = sessions
+        .create(&finished.identity, Some(finished.id_token))
+        .await?;
+    metrics::increment(metrics::AUTH_SUCCESSES);
+    tracing::info!(
+        username = %finished.identity.username,
+        method = %AuthMethod::Oidc,
+        source_ip = %source_ip,
+        "authentication succeeded"
+    );
+    Ok(redirect(&finished.return_to)
+        .cookie(session_cookie)
+        .cookie(flow.state_cookie_removal())
         .finish())
 }
 
-/// Only a path on this host: `/x`, never `//host`, `/\host` or anything with a scheme or
-/// control characters (no open redirect).
-fn is_local_path(target: &str) -> bool {
-    target.starts_with('/')
-        && !target.starts_with("//")
-        && !target.starts_with("/\\")
-        && !target.chars().any(|c| c.is_control() || c == '\\')
+/// Ends the session (store and cookie), then sends the browser to the provider's
+/// `end_session_endpoint` when it has one, else to `rd`.
+pub async fn logout(
+    state: web::Data<AppState>,
+    request: HttpRequest,
+    query: web::Query<LogoutQuery>,
+) -> Result<HttpResponse, Error> {
+    let target = state.redirects.safe_target(query.rd.as_deref());
+    let Some(sessions) = &state.sessions else {
+        return Ok(redirect(&target).finish());
+    };
+    let record = match request.cookie(sessions.cookie_name()) {
+        Some(cookie) => sessions.remove(cookie.value()).await?,
+        None => None,
+    };
+    if let Some(record) = &record {
+        tracing::info!(
+            username = %record.username,
+            method = %AuthMethod::Oidc,
+            "signed out"
+        );
+    }
+    let provider_logout = match (&state.sign_in, &record) {
+        (Some(flow), Some(record)) => flow.provider.logout_url(record.id_token.as_deref()).await,
+        _ => None,
+    };
+    let location = provider_logout.unwrap_or(target);
+    Ok(redirect(&location)
+        .cookie(sessions.removal_cookie())
+        .finish())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::is_local_path;
-
-    #[test]
-    fn only_local_paths_are_redirect_targets() {
-        assert!(is_local_path("/"));
-        assert!(is_local_path("/logs/_search?q=1"));
-        for bad in [
-            "//evil.example",
-            "/\\evil.example",
-            "https://evil.example",
-            "evil",
-            "/a\r\nb",
-            "",
-        ] {
-            assert!(!is_local_path(bad), "{bad}");
-        }
-    }
+fn redirect(location: &str) -> actix_web::HttpResponseBuilder {
+    let mut response = HttpResponse::Found();
+    response
+        .insert_header((header::LOCATION, location))
+        .insert_header((header::CACHE_CONTROL, "no-store"));
+    response
 }

@@ -79,6 +79,10 @@ impl KeyValueStore for MemoryStore {
         .boxed()
     }
 
+    fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
+        async move { Ok(self.entries.remove(key).await.map(|entry| entry.value)) }.boxed()
+    }
+
     fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         async { Ok(()) }.boxed()
     }
@@ -104,5 +108,11 @@ mod tests {
         assert_eq!(store.get("long").await.unwrap(), Some(b"b".to_vec()));
         store.delete("long").await.unwrap();
         assert_eq!(store.get("long").await.unwrap(), None);
+        store
+            .set("once", b"c".to_vec(), Duration::from_secs(60))
+            .await
+            .unwrap();
+        assert_eq!(store.take("once").await.unwrap(), Some(b"c".to_vec()));
+        assert_eq!(store.take("once").await.unwrap(), None);
     }
 }

@@ -1,4 +1,4 @@
-//! The key-value store behind the credential cache (and, later, sessions): memory or Redis,
+//! The key-value store behind the credential cache sessions and pending sign-ins: memory or Redis,
 //! each key with its own time-to-live.
 
 mod memory;
@@ -26,6 +26,9 @@ pub trait KeyValueStore: Send + Sync + 'static {
         ttl: Duration,
     ) -> BoxFuture<'a, Result<(), StoreError>>;
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// Gets and deletes in one step, so of two concurrent takers only one gets the value
+    /// (one-time sign-in records).
+    fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>>;
     /// For `/_health`.
     fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>>;
 }

@@ -87,6 +87,17 @@ impl KeyValueStore for RedisStore {
             .boxed()
     }
 
+    fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
+        // GETDEL (Redis 6.2+) is atomic: a replayed callback racing the first one gets nothing.
+        self.run(move |mut connection| async move {
+            deadpool_redis::redis::cmd("GETDEL")
+                .arg(key)
+                .query_async::<Option<Vec<u8>>>(&mut connection)
+                .await
+        })
+        .boxed()
+    }
+
     fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         self.run(|mut connection| async move {
             deadpool_redis::redis::cmd("PING")

@@ -11,6 +11,7 @@ use crate::support::{basic, bcrypt_hash};
 pub struct TestApp {
     pub address: String,
     pub client: reqwest::Client,
+    pub state: actix_web::web::Data<authproxy::AppState>,
 }
 
 /// Starts the application on 127.0.0.1 with a free port and `overrides_yaml` on top of the
@@ -34,10 +35,12 @@ pub async fn spawn_app_with_env(overrides_yaml: &str, env: HashMap<String, Strin
         .await
         .expect("application starts");
     let address = format!("http://127.0.0.1:{}", app.port());
+    let state = app.state();
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
         client: no_redirects(),
+        state,
     }
 }
 

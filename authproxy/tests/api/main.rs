@@ -5,8 +5,11 @@ mod forward_auth;
 mod health;
 mod logs;
 mod malformed_input;
+mod oidc;
 mod redis;
+mod security;
 mod standalone;
 mod support;
+mod tracing;
 
 test_support::binary_contract_tests!("authproxy", "/healthz");

@@ -7,7 +7,6 @@ use deadpool_redis::redis::{self, AsyncCommands};
 
 use crate::app::{ANN_PASSWORD, TestApp, spawn_app, users_yaml};
 use crate::support::decode_basic;
-use crate::support::redis::RestartableRedis;
 use crate::support::security_stub::{Flavor, SecurityStub};
 
 const KEY: &str = "0123456789abcdef0123456789abcdef";
@@ -75,7 +74,7 @@ async fn replicas_share_encrypted_credentials_and_tampering_is_a_miss() {
 
 #[tokio::test]
 async fn redis_down_fails_closed_and_recovery_is_automatic() {
-    let mut redis_server = RestartableRedis::start();
+    let mut redis_server = test_support::RedisServer::start();
     let osmem = test_support::Osmem::start();
     let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
     let app = spawn_app(&redis_yaml(&stub, &redis_server.url())).await;
@@ -94,7 +93,7 @@ async fn redis_down_fails_closed_and_recovery_is_automatic() {
     assert_eq!(report["status"], "unhealthy");
     assert_eq!(report["checks"]["session_store"], "unreachable");
 
-    redis_server.resume();
+    redis_server.restart();
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let status = app.get_as("/x", "ann", ANN_PASSWORD).await.status();

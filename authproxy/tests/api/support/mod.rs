@@ -1,6 +1,6 @@
 //! Servers and helpers the authproxy tests start themselves.
 
-pub mod redis;
+pub mod browser;
 pub mod security_stub;
 
 use base64::Engine;

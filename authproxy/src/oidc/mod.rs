@@ -1,0 +1,338 @@
+//! OpenID Connect with the `openidconnect` crate: discovery from `oidc.issuer_url` (lazily, so
+//! the service starts while the provider is down, and again when an ID token names a key id the
+//! cached key set lacks), the authorization request (code flow, PKCE S256, `state`, `nonce`,
+//! optional `login_hint`), the code exchange, ID token verification, userinfo, and the
+//! RP-initiated logout URL.
+
+mod claims;
+mod http;
+pub mod sign_in;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use openidconnect::core::{CoreAuthenticationFlow, CoreClient, CoreIdToken};
+use openidconnect::{
+    AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndSessionUrl, EndpointMaybeSet,
+    EndpointNotSet, EndpointSet, IssuerUrl, LogoutRequest, Nonce, OAuth2TokenResponse,
+    PkceCodeChallenge, PkceCodeVerifier, PostLogoutRedirectUrl, ProviderMetadataWithLogout,
+    RedirectUrl, RequestTokenError, Scope, UserInfoUrl,
+};
+use secrecy::ExposeSecret;
+use serde_json::{Map, Value};
+
+pub use claims::identity_from_claims;
+pub use http::ProviderHttp;
+
+use crate::config::OidcSettings;
+use crate::error::Error;
+
+/// Keys are fetched again at most this often, whatever ID tokens claim.
+const MIN_REDISCOVERY_INTERVAL: Duration = Duration::from_secs(10);
+/// Longest `login_hint` passed on to the provider.
+const MAX_LOGIN_HINT_LEN: usize = 256;
+
+type DiscoveredClient = CoreClient<
+    EndpointSet,
+    EndpointNotSet,
+    EndpointNotSet,
+    EndpointNotSet,
+    EndpointMaybeSet,
+    EndpointMaybeSet,
+>;
+
+struct Discovered {
+    client: DiscoveredClient,
+    metadata: ProviderMetadataWithLogout,
+    end_session: Option<EndSessionUrl>,
+    userinfo: Option<UserInfoUrl>,
+}
+
+/// What `/auth/start` sends the browser to, and what the callback needs to finish.
+pub struct AuthorizationStart {
+    pub url: String,
+    pub state: String,
+    pub nonce: String,
+    pub pkce_verifier: String,
+}
+
+/// A verified sign-in: every claim of the ID token (and userinfo) and the raw ID token.
+pub struct SignedIn {
+    pub claims: Map<String, Value>,
+    pub id_token: String,
+}
+
+pub struct OidcProvider {
+    issuer: IssuerUrl,
+    client_id: ClientId,
+    client_secret: Option<ClientSecret>,
+    redirect: RedirectUrl,
+    scopes: Vec<String>,
+    post_logout: String,
+    pub username_claim: String,
+    pub groups_claim: String,
+    http: ProviderHttp,
+    discovered: tokio::sync::RwLock<Option<Arc<Discovered>>>,
+    last_discovery: Mutex<Option<Instant>>,
+}
+
+impl OidcProvider {
+    pub fn new(settings: &OidcSettings) -> anyhow::Result<Self> {
+        let redirect = RedirectUrl::new(settings.redirect_url.clone())?;
+        let post_logout = if settings.post_logout_redirect_url.is_empty() {
+            let mut root = redirect.url().clone();
+            root.set_path("/");
+            root.set_query(None);
+            root.to_string()
+        } else {
+            settings.post_logout_redirect_url.clone()
+        };
+        Ok(Self {
+            issuer: IssuerUrl::new(settings.issuer_url.clone())?,
+            client_id: ClientId::new(settings.client_id.clone()),
+            client_secret: settings
+                .client_secret
+                .as_ref()
+                .map(|secret| ClientSecret::new(secret.expose_secret().to_owned())),
+            redirect,
+            scopes: settings.scopes.clone(),
+            post_logout,
+            username_claim: settings.username_claim.clone(),
+            groups_claim: settings.groups_claim.clone(),
+            http: ProviderHttp::new()?,
+            discovered: tokio::sync::RwLock::new(None),
+            last_discovery: Mutex::new(None),
+        })
+    }
+
+    /// `scheme://host[:port]` of `oidc.redirect_url`: the proxy's public address.
+    pub fn public_origin(&self) -> String {
+        self.redirect.url().origin().ascii_serialization()
+    }
+
+    /// The issuer as configured, for the callback's `iss` parameter (RFC 9207).
+    pub fn issuer(&self) -> &str {
+        self.issuer.as_str()
+    }
+
+    /// The callback path (from `oidc.redirect_url`).
+    pub fn callback_path(&self) -> String {
+        self.redirect.url().path().to_owned()
+    }
+
+    async fn discovered(&self) -> Result<Arc<Discovered>, Error> {
+        if let Some(discovered) = self.discovered.read().await.as_ref() {
+            return Ok(discovered.clone());
+        }
+        self.discover(None).await
+    }
+
+    /// Fetches the metadata and keys again, unless `stale` was already replaced or the last
+    /// fetch was very recent.
+    async fn discover(&self, stale: Option<&Arc<Discovered>>) -> Result<Arc<Discovered>, Error> {
+        let mut slot = self.discovered.write().await;
+        if let Some(current) = slot.as_ref() {
+            let replaced = stale.is_none_or(|stale| !Arc::ptr_eq(stale, current));
+            let recent = self
+                .last_discovery
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_some_and(|at| at.elapsed() < MIN_REDISCOVERY_INTERVAL);
+            if replaced || recent {
+                return Ok(current.clone());
+            }
+        }
+        let metadata = ProviderMetadataWithLogout::discover_async(self.issuer.clone(), &self.http)
+            .await
+            .map_err(|error| Error::ProviderUnavailable(format!("discovery failed: {error}")))?;
+        *self
+            .last_discovery
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        let discovered = Arc::new(self.client_for(metadata));
+        *slot = Some(discovered.clone());
+        Ok(discovered)
+    }
+
+    fn client_for(&self, metadata: ProviderMetadataWithLogout) -> Discovered {
+        let end_session = metadata.additional_metadata().end_session_endpoint.clone();
+        let userinfo = metadata.userinfo_endpoint().cloned();
+        let client = CoreClient::from_provider_metadata(
+            metadata.clone(),
+            self.client_id.clone(),
+            self.client_secret.clone(),
+        )
+        .set_redirect_uri(self.redirect.clone());
+        Discovered {
+            client,
+            metadata,
+            end_session,
+            userinfo,
+        }
+    }
+
+    /// Makes the cached key set stale, as if the provider had rotated its keys since they were
+    /// fetched: the next ID token names a key id the cache lacks. For tests of the re-fetch.
+    #[doc(hidden)]
+    pub async fn forget_keys(&self) {
+        let mut slot = self.discovered.write().await;
+        if let Some(current) = slot.as_ref() {
+            let metadata = current
+                .metadata
+                .clone()
+                .set_jwks(openidconnect::JsonWebKeySet::new(Vec::new()));
+            *slot = Some(Arc::new(self.client_for(metadata)));
+        }
+        *self
+            .last_discovery
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// The provider's authorization URL for a new sign-in.
+    pub async fn start(&self, login_hint: Option<&str>) -> Result<AuthorizationStart, Error> {
+        let discovered = self.discovered().await?;
+        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+        let mut request = discovered
+            .client
+            .authorize_url(
+                CoreAuthenticationFlow::AuthorizationCode,
+                CsrfToken::new_random,
+                Nonce::new_random,
+            )
+            .set_pkce_challenge(challenge);
+        for scope in self.scopes.iter().filter(|scope| *scope != "openid") {
+            request = request.add_scope(Scope::new(scope.clone()));
+        }
+        if let Some(hint) = login_hint
+            .filter(|hint| !hint.is_empty() && hint.len() <= MAX_LOGIN_HINT_LEN)
+            .filter(|hint| !hint.chars().any(char::is_control))
+        {
+            request = request.add_extra_param("login_hint", hint.to_owned());
+        }
+        let (url, state, nonce) = request.url();
+        Ok(AuthorizationStart {
+            url: url.to_string(),
+            state: state.secret().clone(),
+            nonce: nonce.secret().clone(),
+            pkce_verifier: verifier.secret().clone(),
+        })
+    }
+
+    /// Exchanges the code (with the PKCE verifier) and verifies the ID token: signature with
+    /// the provider's keys, issuer, audience, expiry and `nonce`.
+    pub async fn finish(
+        &self,
+        code: &str,
+        pkce_verifier: &str,
+        nonce: &str,
+    ) -> Result<SignedIn, Error> {
+        let discovered = self.discovered().await?;
+        let token = discovered
+            .client
+            .exchange_code(AuthorizationCode::new(code.to_owned()))
+            .map_err(|_| Error::ProviderUnavailable("the provider has no token endpoint".into()))?
+            .set_pkce_verifier(PkceCodeVerifier::new(pkce_verifier.to_owned()))
+            .request_async(&self.http)
+            .await
+            .map_err(|error| match error {
+                RequestTokenError::ServerResponse(_) | RequestTokenError::Parse(..) => {
+                    Error::SignInFailed("the provider did not accept the authorization code")
+                }
+                RequestTokenError::Request(error) => Error::ProviderUnavailable(error.to_string()),
+                RequestTokenError::Other(message) => Error::ProviderUnavailable(message),
+            })?;
+        let id_token = token
+            .extra_fields()
+            .id_token()
+            .ok_or(Error::SignInFailed("the provider sent no ID token"))?;
+        let nonce = Nonce::new(nonce.to_owned());
+        let verified = match id_token.claims(&discovered.client.id_token_verifier(), &nonce) {
+            Err(openidconnect::ClaimsVerificationError::SignatureVerification(
+                openidconnect::SignatureVerificationError::NoMatchingKey,
+            )) => {
+                // The provider rotated its keys since they were fetched.
+                let fresh = self.discover(Some(&discovered)).await?;
+                id_token
+                    .claims(&fresh.client.id_token_verifier(), &nonce)
+                    .map(drop)
+            }
+            other => other.map(drop),
+        };
+        verified.map_err(|error| {
+            Error::SignInFailed(match error {
+                openidconnect::ClaimsVerificationError::InvalidNonce(_) => {
+                    "the ID token's nonce does not match"
+                }
+                openidconnect::ClaimsVerificationError::SignatureVerification(_) => {
+                    "the ID token's signature does not verify"
+                }
+                openidconnect::ClaimsVerificationError::Expired(_) => "the ID token has expired",
+                _ => "the ID token is not valid for this client",
+            })
+        })?;
+        let raw = id_token.to_string();
+        let mut claims = claims::payload_of(&raw)
+            .ok_or(Error::SignInFailed("the ID token's claims cannot be read"))?;
+        if let Some(userinfo) = &discovered.userinfo {
+            self.merge_userinfo(userinfo, token.access_token().secret(), &mut claims)
+                .await;
+        }
+        Ok(SignedIn {
+            claims,
+            id_token: raw,
+        })
+    }
+
+    /// Adds the claims the userinfo endpoint has and the ID token lacks (some providers put
+    /// `groups` only there). Best effort: the sign-in stands on the verified ID token.
+    async fn merge_userinfo(
+        &self,
+        endpoint: &UserInfoUrl,
+        access_token: &str,
+        claims: &mut Map<String, Value>,
+    ) {
+        let response = self
+            .http
+            .client()
+            .get(endpoint.url().clone())
+            .bearer_auth(access_token)
+            .header("accept", "application/json")
+            .send()
+            .await;
+        let Ok(response) = response else {
+            tracing::warn!("the userinfo endpoint could not be reached; using the ID token alone");
+            return;
+        };
+        let Ok(userinfo) = response.json::<Map<String, Value>>().await else {
+            return;
+        };
+        // OIDC Core 5.3.2: userinfo for another subject must not be used.
+        if userinfo.get("sub") != claims.get("sub") {
+            tracing::warn!("the userinfo response names another subject; ignored");
+            return;
+        }
+        for (name, value) in userinfo {
+            claims.entry(name).or_insert(value);
+        }
+    }
+
+    /// Where to send the browser at logout: the provider's `end_session_endpoint` with
+    /// `id_token_hint` and `post_logout_redirect_uri`, when it publishes one.
+    pub async fn logout_url(&self, id_token: Option<&str>) -> Option<String> {
+        let discovered = self.discovered().await.ok()?;
+        let endpoint = discovered.end_session.clone()?;
+        let mut request = LogoutRequest::from(endpoint).set_client_id(self.client_id.clone());
+        if let Some(token) = id_token.and_then(|token| token.parse::<CoreIdToken>().ok()) {
+            request = request.set_id_token_hint(&token);
+        }
+        if let Ok(target) = PostLogoutRedirectUrl::new(self.post_logout.clone()) {
+            request = request.set_post_logout_redirect_uri(target);
+        }
+        Some(request.http_get_url().to_string())
+    }
+
+    pub fn post_logout_url(&self) -> &str {
+        &self.post_logout
+    }
+}

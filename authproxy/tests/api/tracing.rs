@@ -1,0 +1,159 @@
+//! Tracing of the real binary against a real OTLP/HTTP receiver (oteltap): an incoming W3C
+//! `traceparent` or B3 context is continued, passed on to the search cluster, and nothing is
+//! exported at ratio 0.0.
+
+use std::time::Duration;
+
+use test_support::OtlpReceiver;
+use test_support::binary::{RunningBinary, ServiceBinary};
+
+use crate::app::{ANN_PASSWORD, no_redirects, users_yaml};
+use crate::support::basic;
+use crate::support::security_stub::{Flavor, SecurityStub};
+
+const W3C_TRACE: &str = "0af7651916cd43dd8448eb211c80319c";
+const W3C_PARENT: &str = "b7ad6b7169203331";
+const B3_TRACE: &str = "463ac35c9f6413ad48485a3953bb6124";
+const B3_PARENT: &str = "a2fb4a1d1a96d312";
+const B3_SINGLE_TRACE: &str = "80f198ee56343ba864fe8b2a57d3eff7";
+const B3_SINGLE_PARENT: &str = "e457b5a2e4d86bd1";
+
+struct Traced {
+    running: RunningBinary,
+    url: String,
+    _binary: ServiceBinary,
+}
+
+fn start(receiver: &OtlpReceiver, stub: &SecurityStub, ratio: f64) -> Traced {
+    let binary = ServiceBinary::new(env!("CARGO_BIN_EXE_authproxy"), "authproxy", "/healthz");
+    let port = test_support::free_port();
+    let yaml = format!(
+        "server: {{host: 127.0.0.1, port: {port}, mode: standalone, shutdown_timeout: 5s}}\n\
+         observability:\n  log_level: warn\n  otel_enabled: true\n  otel_endpoint: {}\n  \
+         otel_service_name: authproxy-test\n  otel_trace_ratio: {ratio}\n{}",
+        receiver.endpoint,
+        users_yaml(&stub.url, Flavor::Elasticsearch)
+    );
+    let path = binary.config_file("tracing.yaml", &yaml);
+    let running = binary.start(&path, port);
+    Traced {
+        running,
+        url: format!("http://127.0.0.1:{port}"),
+        _binary: binary,
+    }
+}
+
+async fn search(url: &str, headers: &[(&str, String)]) {
+    let mut request = no_redirects()
+        .get(format!("{url}/_cluster/health"))
+        .header("authorization", basic("ann", ANN_PASSWORD));
+    for (name, value) in headers {
+        request = request.header(*name, value);
+    }
+    assert_eq!(request.send().await.unwrap().status(), 200);
+}
+
+/// SIGTERM flushes the exporter's batch.
+fn stop(mut traced: Traced) {
+    traced
+        .running
+        .terminate(Duration::from_secs(15))
+        .expect("stops on SIGTERM");
+}
+
+#[tokio::test]
+async fn incoming_w3c_and_b3_contexts_are_continued_and_passed_to_the_cluster() {
+    let receiver = OtlpReceiver::start();
+    let osmem = test_support::Osmem::start();
+    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let traced = start(&receiver, &stub, 1.0);
+
+    search(
+        &traced.url,
+        &[("traceparent", format!("00-{W3C_TRACE}-{W3C_PARENT}-01"))],
+    )
+    .await;
+    search(
+        &traced.url,
+        &[
+            ("x-b3-traceid", B3_TRACE.to_owned()),
+            ("x-b3-spanid", B3_PARENT.to_owned()),
+            ("x-b3-sampled", "1".to_owned()),
+        ],
+    )
+    .await;
+    search(
+        &traced.url,
+        &[("b3", format!("{B3_SINGLE_TRACE}-{B3_SINGLE_PARENT}-1"))],
+    )
+    .await;
+
+    // The cluster saw each trace continued (W3C and B3 both injected).
+    let forwarded = stub.forwarded();
+    for trace in [W3C_TRACE, B3_TRACE, B3_SINGLE_TRACE] {
+        let request = forwarded
+            .iter()
+            .find(|request| {
+                request
+                    .headers
+                    .iter()
+                    .any(|(name, value)| name == "traceparent" && value.contains(trace))
+            })
+            .unwrap_or_else(|| panic!("no forwarded request carries trace {trace}"));
+        let header = |name: &str| {
+            request
+                .headers
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+        };
+        assert!(
+            header("b3").is_some_and(|b3| b3.starts_with(trace)),
+            "{:?}",
+            request.headers
+        );
+        assert_eq!(header("x-b3-traceid").as_deref(), Some(trace));
+    }
+
+    stop(traced);
+    for (trace, parent) in [
+        (W3C_TRACE, W3C_PARENT),
+        (B3_TRACE, B3_PARENT),
+        (B3_SINGLE_TRACE, B3_SINGLE_PARENT),
+    ] {
+        let span = receiver
+            .wait_for(Duration::from_secs(10), |span| {
+                span.trace_id == trace && span.parent_span_id == parent
+            })
+            .unwrap_or_else(|| {
+                panic!(
+                    "no span of trace {trace} with parent {parent}: {:?}",
+                    receiver.spans()
+                )
+            });
+        assert!(!span.span_id.is_empty());
+    }
+}
+
+#[tokio::test]
+async fn ratio_zero_exports_nothing() {
+    let receiver = OtlpReceiver::start();
+    let osmem = test_support::Osmem::start();
+    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let traced = start(&receiver, &stub, 0.0);
+    for _ in 0..3 {
+        search(
+            &traced.url,
+            &[("traceparent", format!("00-{W3C_TRACE}-{W3C_PARENT}-01"))],
+        )
+        .await;
+    }
+    stop(traced);
+    assert!(
+        receiver
+            .wait_for(Duration::from_secs(2), |_| true)
+            .is_none(),
+        "spans were exported at ratio 0.0: {:?}",
+        receiver.spans()
+    );
+}
