@@ -1,0 +1,202 @@
+// The REST console against the real binary and osmem: execution, history, drawer geometry,
+// display modes and persistence.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { newPage, osmem, screenshot, startStack, stopStack } from "./stack.mjs";
+import {
+  CONSOLE,
+  consoleMode,
+  dragDrawerTo,
+  drawerWidth,
+  fillRequest,
+  historyPaths,
+  openCluster,
+  openConsole,
+  waitForStatus,
+} from "./helpers.mjs";
+
+let stack;
+before(async () => {
+  stack = await startStack();
+});
+after(async () => {
+  await stopStack(stack);
+});
+
+test("Ctrl+Enter executes; status with its message, duration and a highlighted body are shown", async () => {
+  const page = await newPage(stack);
+  await openCluster(page, "prod");
+  await openConsole(page);
+
+  // From the path input.
+  await fillRequest(page, { method: "GET", path: "_cluster/health" });
+  await page.locator(`${CONSOLE} input[aria-label="Path"]`).press("Control+Enter");
+  assert.equal(await waitForStatus(page, "200"), "200 OK");
+  assert.match(await page.locator('[data-testid="response-duration"]').textContent(), /^\d+ ms$|^\d+\.\d\d s$/);
+  const body = page.locator('[data-testid="response-body"]');
+  assert.match(await body.textContent(), /"cluster_name"/);
+  assert.ok((await body.locator(".tok-propertyName").count()) > 3, "keys are highlighted");
+  assert.ok((await body.locator(".tok-string, .tok-number").count()) > 1, "values are highlighted");
+  // Pretty-printed: one key per line.
+  assert.ok((await body.locator(".cm-line").count()) > 5);
+
+  // From inside the JSON body editor: a POST that creates a document.
+  await fillRequest(page, { method: "PUT", path: "e2e-console/_doc/1", body: '{\n  "service": "checkout",\n  "latency_ms": 42\n}' });
+  await page.locator(`${CONSOLE} [data-testid="body-editor"] .cm-content`).press("Control+Enter");
+  assert.equal(await waitForStatus(page, "201"), "201 Created");
+  const stored = await osmem(stack, "GET", "e2e-console/_doc/1");
+  assert.equal(stored._source.service, "checkout");
+
+  // An error status keeps its message; no confirmation step for a destructive call.
+  await fillRequest(page, { method: "DELETE", path: "no-such-index-e2e", body: "" });
+  await page.locator(`${CONSOLE} input[aria-label="Path"]`).press("Control+Enter");
+  assert.equal(await waitForStatus(page, "404"), "404 Not Found");
+  await screenshot(page, "console-execute");
+  await page.close();
+});
+
+test("history survives a reload, is per cluster, reloads an entry into the editor, and clears", async () => {
+  const page = await newPage(stack);
+  await openCluster(page, "prod");
+  await openConsole(page);
+  await page.locator(`${CONSOLE} [role="tab"]`, { hasText: "History" }).click();
+  await page.locator('[aria-label="Clear history"]').click().catch(() => {});
+  await page.locator(`${CONSOLE} [role="tab"]`, { hasText: "Request" }).click();
+
+  await fillRequest(page, { method: "GET", path: "_cat/indices?format=json" });
+  await page.locator(`${CONSOLE} button[type="submit"]`).click();
+  await waitForStatus(page, "200");
+  await fillRequest(page, { method: "POST", path: "e2e-history/_search", body: '{"query":{"match_all":{}}}' });
+  await page.locator(`${CONSOLE} button[type="submit"]`).click();
+  await waitForStatus(page, "");
+
+  await page.reload();
+  await openConsole(page);
+  assert.deepEqual(await historyPaths(page), ["e2e-history/_search", "_cat/indices?format=json"]);
+
+  // Another cluster has its own history.
+  await openCluster(page, "staging");
+  assert.equal(await page.locator(CONSOLE).count(), 0, "the console closes when the cluster changes");
+  await openConsole(page);
+  assert.deepEqual(await historyPaths(page), []);
+  await page.locator(`${CONSOLE} [role="tab"]`, { hasText: "Request" }).click();
+  await fillRequest(page, { method: "GET", path: "_nodes" });
+  await page.locator(`${CONSOLE} input[aria-label="Path"]`).press("Control+Enter");
+  await waitForStatus(page, "200");
+  assert.deepEqual(await historyPaths(page), ["_nodes"]);
+
+  await openCluster(page, "prod");
+  await openConsole(page);
+  assert.deepEqual(await historyPaths(page), ["e2e-history/_search", "_cat/indices?format=json"]);
+
+  // Choosing an entry reloads method, path and body into the editor.
+  await page.locator(`${CONSOLE} .history-entry`, { hasText: "e2e-history/_search" }).click();
+  assert.equal(await page.locator(`${CONSOLE} select[aria-label="HTTP method"]`).inputValue(), "POST");
+  assert.equal(await page.locator(`${CONSOLE} input[aria-label="Path"]`).inputValue(), "e2e-history/_search");
+  assert.match(await page.locator(`${CONSOLE} [data-testid="body-editor"] .cm-content`).textContent(), /match_all/);
+  await screenshot(page, "console-history-loaded");
+
+  await page.locator(`${CONSOLE} [role="tab"]`, { hasText: "History" }).click();
+  await screenshot(page, "console-history");
+  await page.locator('[aria-label="Clear history"]').click();
+  assert.deepEqual(await page.locator(`${CONSOLE} .history-path`).allTextContents(), []);
+  await page.reload();
+  await openConsole(page);
+  assert.deepEqual(await historyPaths(page), [], "cleared history stays cleared");
+  // The other cluster's history is untouched.
+  await openCluster(page, "staging");
+  await openConsole(page);
+  assert.deepEqual(await historyPaths(page), ["_nodes"]);
+  await page.close();
+});
+
+test("the drawer resizes between 400 px and half the viewport, and keeps its width per cluster", async () => {
+  const page = await newPage(stack);
+  const viewport = page.viewportSize().width;
+  await openCluster(page, "prod");
+  await openConsole(page);
+  assert.equal(await consoleMode(page), "drawer");
+
+  await dragDrawerTo(page, 20);
+  assert.equal(await drawerWidth(page), viewport / 2, "max is 50% of the viewport");
+  await dragDrawerTo(page, viewport - 50);
+  assert.equal(await drawerWidth(page), 400, "min is 400 px");
+  await dragDrawerTo(page, viewport - 610);
+  assert.equal(await drawerWidth(page), 610);
+  await screenshot(page, "console-drawer-resized");
+
+  await page.reload();
+  await openConsole(page);
+  assert.equal(await drawerWidth(page), 610, "width survives a reload");
+
+  await openCluster(page, "staging");
+  await openConsole(page);
+  assert.equal(await drawerWidth(page), 560, "another cluster keeps its own (default) width");
+  await dragDrawerTo(page, viewport - 450);
+  assert.equal(await drawerWidth(page), 450);
+  await openCluster(page, "prod");
+  await openConsole(page);
+  assert.equal(await drawerWidth(page), 610);
+
+  // A narrower window clamps the stored width to its 50%.
+  await page.setViewportSize({ width: 1000, height: 800 });
+  assert.equal(await drawerWidth(page), 500);
+  await page.close();
+});
+
+test("Detach makes a modal, Attach a drawer; the mode is stored and reused; Escape closes either", async () => {
+  const page = await newPage(stack);
+  await openCluster(page, "prod");
+  await openConsole(page);
+  assert.equal(await consoleMode(page), "drawer");
+  await page.keyboard.press("Escape");
+  await page.locator(CONSOLE).waitFor({ state: "detached" });
+
+  await openConsole(page);
+  await page.locator(`${CONSOLE} button`, { hasText: "Detach" }).click();
+  assert.equal(await consoleMode(page), "modal");
+  assert.equal(await page.locator('[role="dialog"][aria-label="REST console"]').count(), 1);
+  await fillRequest(page, { method: "GET", path: "_cluster/health" });
+  await page.locator(`${CONSOLE} input[aria-label="Path"]`).press("Control+Enter");
+  await waitForStatus(page, "200");
+  await screenshot(page, "console-modal");
+
+  // Escape closes the modal, even with focus inside the editor.
+  await page.locator(`${CONSOLE} [data-testid="body-editor"] .cm-content`).click();
+  await page.keyboard.press("Escape");
+  await page.locator(CONSOLE).waitFor({ state: "detached" });
+
+  // The stored mode is reused, also after a reload.
+  await page.reload();
+  await openConsole(page);
+  assert.equal(await consoleMode(page), "modal");
+  await page.locator(`${CONSOLE} button`, { hasText: "Attach" }).click();
+  assert.equal(await consoleMode(page), "drawer");
+  await page.keyboard.press("Escape");
+  await page.locator(CONSOLE).waitFor({ state: "detached" });
+  await page.reload();
+  await openConsole(page);
+  assert.equal(await consoleMode(page), "drawer");
+  await screenshot(page, "console-attached");
+  await page.close();
+});
+
+test("the console stays open, with its request and response, while moving between views", async () => {
+  const page = await newPage(stack);
+  await openCluster(page, "prod");
+  await openConsole(page);
+  await fillRequest(page, { method: "GET", path: "_cat/health?format=json" });
+  await page.locator(`${CONSOLE} input[aria-label="Path"]`).press("Control+Enter");
+  await waitForStatus(page, "200");
+  for (const view of ["Nodes", "Indices", "Statistics", "Overview"]) {
+    await page.locator("nav.tabs a", { hasText: view }).click();
+    await page.locator("nav.tabs a.active", { hasText: view }).waitFor();
+    assert.equal(await page.locator(CONSOLE).count(), 1, `open on ${view}`);
+    assert.equal(await page.locator(`${CONSOLE} input[aria-label="Path"]`).inputValue(), "_cat/health?format=json");
+    assert.equal(await page.locator('[data-testid="response-status"]').textContent(), "200 OK");
+  }
+  await page.locator("nav.tabs a", { hasText: "Statistics" }).click();
+  await page.locator('[data-testid="chart-nodes-indices"] canvas').waitFor();
+  await screenshot(page, "console-across-views");
+  await page.close();
+});

@@ -1,0 +1,65 @@
+// A small History-API router: the app has five routes, not worth a routing library.
+import { useEffect, useSyncExternalStore } from "react";
+
+const listeners = new Set<() => void>();
+function notify() {
+  for (const l of listeners) l();
+}
+window.addEventListener("popstate", notify);
+
+function subscribe(listener: () => void) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+const snapshot = () => window.location.pathname + window.location.search;
+
+export function useLocation(): { pathname: string; search: string } {
+  const href = useSyncExternalStore(subscribe, snapshot);
+  const q = href.indexOf("?");
+  return q < 0 ? { pathname: href, search: "" } : { pathname: href.slice(0, q), search: href.slice(q) };
+}
+
+export function navigate(to: string, options: { replace?: boolean } = {}) {
+  if (to === snapshot()) return;
+  if (options.replace) window.history.replaceState(null, "", to);
+  else window.history.pushState(null, "", to);
+  notify();
+}
+
+export type Route =
+  | { name: "clusters" }
+  | { name: "cluster"; clusterId: string; view: ClusterView }
+  | { name: "not-found" };
+
+export type ClusterView = "overview" | "nodes" | "indices" | "statistics";
+export const CLUSTER_VIEWS: ReadonlyArray<{ id: ClusterView; label: string }> = [
+  { id: "overview", label: "Overview" },
+  { id: "nodes", label: "Nodes" },
+  { id: "indices", label: "Indices" },
+  { id: "statistics", label: "Statistics" },
+];
+
+export function matchRoute(pathname: string): Route {
+  if (pathname === "/" || pathname === "" || pathname === "/clusters") return { name: "clusters" };
+  const m = /^\/clusters\/([^/]+)(?:\/([^/]+))?\/?$/.exec(pathname);
+  if (m) {
+    const view = (m[2] ?? "overview") as ClusterView;
+    if (CLUSTER_VIEWS.some((v) => v.id === view)) {
+      return { name: "cluster", clusterId: decodeURIComponent(m[1]), view };
+    }
+  }
+  return { name: "not-found" };
+}
+
+export function clusterPath(clusterId: string, view: ClusterView = "overview"): string {
+  const base = `/clusters/${encodeURIComponent(clusterId)}`;
+  return view === "overview" ? base : `${base}/${view}`;
+}
+
+/** Keeps the document title in step with the view. */
+export function useTitle(title: string) {
+  useEffect(() => {
+    document.title = `${title} · Admin console`;
+  }, [title]);
+}

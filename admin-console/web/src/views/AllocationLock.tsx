@@ -1,0 +1,107 @@
+// The lock button: shard allocation (`cluster.routing.allocation.enable`, persistent).
+import { useEffect, useRef, useState } from "react";
+import { api, type Allocation, type AllocationEnable } from "../api";
+import { useAsync } from "../useAsync";
+import { LockIcon, UnlockIcon } from "../components/icons";
+
+const OPTIONS: ReadonlyArray<{ value: AllocationEnable; label: string; help: string }> = [
+  { value: "all", label: "All shards", help: "Unlocked: every shard can be allocated" },
+  { value: "primaries", label: "Primaries only", help: "For rolling restarts: replicas stay put" },
+  { value: "new_primaries", label: "New primaries only", help: "Only primaries of new indices" },
+  { value: "none", label: "None", help: "Locked: no shard is allocated" },
+];
+
+export function AllocationLock({ clusterId }: { clusterId: string }) {
+  const loaded = useAsync((signal) => api.allocation(clusterId, signal), [clusterId], 30_000);
+  const [current, setCurrent] = useState<Allocation | undefined>();
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const box = useRef<HTMLDivElement>(null);
+  const allocation = current ?? loaded.data;
+
+  useEffect(() => setCurrent(undefined), [loaded.data]);
+
+  useEffect(() => {
+    if (!open) return;
+    const onDown = (e: MouseEvent) => {
+      if (!box.current?.contains(e.target as Node)) setOpen(false);
+    };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") {
+        e.preventDefault(); // this Escape closes the menu, not the console
+        setOpen(false);
+      }
+    };
+    document.addEventListener("mousedown", onDown);
+    document.addEventListener("keydown", onKey, true);
+    return () => {
+      document.removeEventListener("mousedown", onDown);
+      document.removeEventListener("keydown", onKey, true);
+    };
+  }, [open]);
+
+  const choose = async (enable: AllocationEnable) => {
+    setOpen(false);
+    setBusy(true);
+    setError(null);
+    try {
+      setCurrent(await api.setAllocation(clusterId, enable));
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const locked = allocation?.locked ?? false;
+  const title = allocation
+    ? `Shard allocation: ${allocation.enable}${locked ? " (locked)" : ""}`
+    : loaded.error
+      ? `Allocation setting unavailable: ${loaded.error.message}`
+      : "Loading the allocation setting…";
+
+  return (
+    <div className="lock" ref={box}>
+      <button
+        className={`btn btn-icon lock-button ${locked ? "locked" : ""}`}
+        aria-label={locked ? "Allocation locked" : "Allocation unlocked"}
+        aria-haspopup="menu"
+        aria-expanded={open}
+        title={title}
+        disabled={busy || !allocation}
+        onClick={() => setOpen((o) => !o)}
+        data-testid="allocation-lock"
+        data-enable={allocation?.enable}
+      >
+        {locked ? <LockIcon /> : <UnlockIcon />}
+        {locked && <span className="lock-label">{allocation?.enable}</span>}
+      </button>
+      {open && allocation && (
+        <div className="menu" role="menu">
+          <div className="menu-title">Shard allocation</div>
+          {OPTIONS.map((o) => (
+            <button
+              key={o.value}
+              role="menuitemradio"
+              aria-checked={allocation.enable === o.value}
+              className="menu-item"
+              onClick={() => void choose(o.value)}
+            >
+              <span className="menu-check">{allocation.enable === o.value ? "●" : ""}</span>
+              <span>
+                {o.label}
+                <small className="muted">{o.help}</small>
+              </span>
+            </button>
+          ))}
+        </div>
+      )}
+      {error && (
+        <div className="lock-error" role="alert" onClick={() => setError(null)}>
+          {error}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,100 @@
+// Every cluster view: the header (name, health, version, allocation lock, console icon),
+// the view tabs, and the chosen view.
+import { lazy, Suspense, useEffect } from "react";
+import { api } from "../api";
+import type { Theme } from "../prefs";
+import { useAsync } from "../useAsync";
+import { CLUSTER_VIEWS, clusterPath, type ClusterView } from "../router";
+import { Link } from "../components/Link";
+import { ErrorState, HealthBadge } from "../components/common";
+import { TerminalIcon } from "../components/icons";
+import { AllocationLock } from "./AllocationLock";
+import { OverviewView } from "./OverviewView";
+import { NodesView } from "./NodesView";
+import { IndicesView } from "./IndicesView";
+import { Loading } from "../components/common";
+
+// uPlot loads with the Statistics view.
+const StatisticsView = lazy(() => import("./StatisticsView").then((m) => ({ default: m.StatisticsView })));
+
+interface Props {
+  clusterId: string;
+  view: ClusterView;
+  search: string;
+  consoleOpen: boolean;
+  onToggleConsole: () => void;
+  onName: (name: string) => void;
+  theme: Theme;
+}
+
+export function ClusterLayout({ clusterId, view, search, consoleOpen, onToggleConsole, onName, theme }: Props) {
+  const summary = useAsync((signal) => api.cluster(clusterId, signal), [clusterId], 15_000);
+  const cluster = summary.data;
+
+  useEffect(() => {
+    onName(cluster?.name ?? "");
+  }, [cluster?.name, onName]);
+
+  const unknown = summary.error && "code" in summary.error && summary.error.code === "unknown_cluster";
+
+  return (
+    <div className="cluster-page">
+      <div className="cluster-header" data-testid="cluster-header">
+        <div className="cluster-title">
+          <h1>{cluster?.name ?? clusterId}</h1>
+          <HealthBadge
+            health={cluster?.reachable ? cluster.health : null}
+            label={cluster && !cluster.reachable ? "unreachable" : undefined}
+          />
+          {cluster?.version && (
+            <span className="version" data-testid="cluster-version">
+              {cluster.distribution === "opensearch" ? "OpenSearch" : cluster.distribution === "elasticsearch" ? "Elasticsearch" : ""}{" "}
+              {cluster.version}
+            </span>
+          )}
+        </div>
+        <div className="cluster-actions">
+          {!unknown && <AllocationLock clusterId={clusterId} />}
+          {!unknown && (
+            <button
+              className={`btn btn-icon console-toggle ${consoleOpen ? "active" : ""}`}
+              onClick={onToggleConsole}
+              aria-label="Open console"
+              aria-pressed={consoleOpen}
+              title="REST console"
+              data-testid="console-toggle"
+            >
+              <TerminalIcon />
+            </button>
+          )}
+        </div>
+      </div>
+      {cluster && !cluster.reachable && cluster.error && (
+        <div className="banner banner-error">This cluster is unreachable: {cluster.error}</div>
+      )}
+      <nav className="tabs" aria-label="Cluster views">
+        {CLUSTER_VIEWS.map((v) => (
+          <Link key={v.id} to={clusterPath(clusterId, v.id)} className={`tab ${v.id === view ? "active" : ""}`} aria-current={v.id === view ? "page" : undefined}>
+            {v.label}
+          </Link>
+        ))}
+      </nav>
+      <div className="view">
+        {unknown && summary.error ? (
+          <ErrorState error={summary.error} />
+        ) : (
+          <>
+            {view === "overview" && <OverviewView clusterId={clusterId} />}
+            {view === "nodes" && <NodesView clusterId={clusterId} />}
+            {view === "indices" && <IndicesView clusterId={clusterId} search={search} />}
+            {view === "statistics" && (
+              <Suspense fallback={<Loading what="statistics" />}>
+                <StatisticsView clusterId={clusterId} search={search} theme={theme} metricsSource={cluster?.metricsSource} />
+              </Suspense>
+            )}
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
