@@ -97,13 +97,7 @@ impl Default for KubernetesSettings {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CacheBackend {
-    #[default]
-    Memory,
-    Redis,
-}
+pub use service_kit::settings::CacheBackend;
 
 /// `cache:`: list results, in memory or in Redis (shared by replicas).
 #[derive(Debug, Clone, Deserialize)]

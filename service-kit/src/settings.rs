@@ -78,3 +78,14 @@ pub fn validate_listen(host: &str, shutdown_timeout: Duration, problems: &mut Co
         "must be at most 1h",
     );
 }
+
+/// Where a service keeps what several replicas must share (`cache.backend`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheBackend {
+    /// In this process; for a single replica.
+    #[default]
+    Memory,
+    /// Shared by every replica.
+    Redis,
+}

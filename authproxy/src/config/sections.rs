@@ -119,16 +119,7 @@ impl Default for SessionSettings {
     }
 }
 
-/// `cache.backend`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CacheBackend {
-    /// In this process; for a single replica.
-    #[default]
-    Memory,
-    /// Shared by every replica.
-    Redis,
-}
+pub use service_kit::settings::CacheBackend;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
