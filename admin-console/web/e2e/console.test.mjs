@@ -140,7 +140,13 @@ test("the drawer resizes between 400 px and half the viewport, and keeps its wid
 
   // A narrower window clamps the stored width to its 50%.
   await page.setViewportSize({ width: 1000, height: 800 });
-  assert.equal(await drawerWidth(page), 500);
+  // The clamp follows the window's resize event and a re-render: poll briefly.
+  let clamped = await drawerWidth(page);
+  for (let i = 0; i < 40 && clamped !== 500; i++) {
+    await page.waitForTimeout(50);
+    clamped = await drawerWidth(page);
+  }
+  assert.equal(clamped, 500);
   await page.close();
 });
 
