@@ -18,9 +18,16 @@ export async function consoleMode(page) {
   return page.locator(CONSOLE).getAttribute("data-mode");
 }
 
+/** The console's width once it has settled (resizes re-render asynchronously). */
 export async function drawerWidth(page) {
-  const box = await page.locator(CONSOLE).boundingBox();
-  return Math.round(box.width);
+  let width = Math.round((await page.locator(CONSOLE).boundingBox()).width);
+  for (let i = 0; i < 20; i++) {
+    await page.waitForTimeout(50);
+    const next = Math.round((await page.locator(CONSOLE).boundingBox()).width);
+    if (next === width) break;
+    width = next;
+  }
+  return width;
 }
 
 /** Types a request into the console; `body` replaces the editor's content. */
