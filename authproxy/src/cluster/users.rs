@@ -136,15 +136,7 @@ impl SearchUsers for SearchClusterClient {
                 .send()
                 .await
                 .map_err(|error| ClusterError::from_transport(&error))?;
-            match response.status() {
-                status if status.is_success() => Ok(()),
-                StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
-                    Err(ClusterError::AdminRejected)
-                }
-                status => Err(ClusterError::BadResponse(format!(
-                    "the user API answered {status} to an upsert"
-                ))),
-            }
+            admin_call_outcome(response.status(), "the user API", "an upsert")
         }
         .boxed()
     }
@@ -161,16 +153,19 @@ impl SearchUsers for SearchClusterClient {
                 .send()
                 .await
                 .map_err(|error| ClusterError::from_transport(&error))?;
-            match response.status() {
-                status if status.is_success() => Ok(()),
-                StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
-                    Err(ClusterError::AdminRejected)
-                }
-                status => Err(ClusterError::BadResponse(format!(
-                    "the health endpoint answered {status}"
-                ))),
-            }
+            admin_call_outcome(response.status(), "the health endpoint", "a check")
         }
         .boxed()
+    }
+}
+
+/// What an administrative call's status means: 401/403 say the admin credentials are refused.
+fn admin_call_outcome(status: StatusCode, endpoint: &str, call: &str) -> Result<(), ClusterError> {
+    match status {
+        status if status.is_success() => Ok(()),
+        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => Err(ClusterError::AdminRejected),
+        status => Err(ClusterError::BadResponse(format!(
+            "{endpoint} answered {status} to {call}"
+        ))),
     }
 }
