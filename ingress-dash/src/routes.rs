@@ -1,12 +1,14 @@
 //! Thin handlers: parse, call the state, answer.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::time::Duration;
 
-use actix_web::http::header;
+use actix_web::http::header::{self, ContentType};
 use actix_web::middleware::{Compress, from_fn};
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::json;
+use service_kit::server::ShutdownNotice;
 
 use crate::error::Error;
 use crate::namespaces::Selection;
@@ -70,15 +72,18 @@ async fn ingresses(state: web::Data<AppState>, query: Query) -> Result<HttpRespo
         .map(|term| term.trim().to_lowercase())
         .filter(|term| !term.is_empty());
     let snapshot = state.snapshot(&selection, search.as_deref()).await?;
+    let chunks = snapshot.into_json_chunks().map(Ok::<_, Infallible>);
     Ok(HttpResponse::Ok()
+        .content_type(ContentType::json())
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(snapshot))
+        .streaming(futures_util::stream::iter(chunks)))
 }
 
 async fn ingress_stream(
     state: web::Data<AppState>,
     query: Query,
     request: HttpRequest,
+    shutdown: web::Data<ShutdownNotice>,
 ) -> Result<HttpResponse, Error> {
     let selection = selection(&state, &query)?;
     // Browsers resend the last id as a header; `lastEventId` serves clients that cannot.
@@ -102,7 +107,14 @@ async fn ingress_stream(
             .request_timeout
             .min(Duration::from_secs(10)),
     };
-    let body = stream::open(state.hub.clone(), selection, last_event_id, options, slot);
+    let body = stream::open(
+        state.hub.clone(),
+        selection,
+        last_event_id,
+        options,
+        slot,
+        shutdown.get_ref().clone(),
+    );
     Ok(HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header((header::CACHE_CONTROL, "no-cache"))

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use actix_web::web::Bytes;
 use serde_json::json;
+use service_kit::server::ShutdownNotice;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
@@ -22,9 +23,14 @@ pub fn retry_field(retry: Duration) -> Bytes {
     Bytes::from(format!("retry: {}\n\n", retry.as_millis()))
 }
 
+/// `event:`, `id:` and the start of the `data:` line; the data and a blank line must follow.
+fn event_head(name: &str, id: u64) -> Bytes {
+    Bytes::from(format!("event: {name}\nid: {id}\ndata: "))
+}
+
 pub fn event(name: &str, id: u64, data: &[u8]) -> Bytes {
     let mut bytes = Vec::with_capacity(data.len() + name.len() + 40);
-    bytes.extend_from_slice(format!("event: {name}\nid: {id}\ndata: ").as_bytes());
+    bytes.extend_from_slice(&event_head(name, id));
     bytes.extend_from_slice(data);
     bytes.extend_from_slice(b"\n\n");
     Bytes::from(bytes)
@@ -79,12 +85,18 @@ pub fn open(
     last_event_id: Option<u64>,
     options: StreamOptions,
     slot: ClientSlot,
+    shutdown: ShutdownNotice,
 ) -> ReceiverStream<Result<Bytes, Infallible>> {
     // Small: the broadcast is the real buffer; this only smooths writes.
     let (sender, body) = mpsc::channel(16);
     tokio::spawn(async move {
         let _slot = slot;
-        let _ = run(hub, selection, last_event_id, options, sender).await;
+        // On SIGTERM the body ends, so the server stops at once instead of waiting out its
+        // shutdown time-out, and the browser reconnects (to another replica) after `retry`.
+        tokio::select! {
+            _ = run(hub, selection, last_event_id, options, sender) => {}
+            _ = shutdown.stopping() => {}
+        }
     });
     ReceiverStream::new(body)
 }
@@ -119,8 +131,16 @@ impl Client {
                     self.send_event("resync", resync_id, data.as_bytes())
                         .await?;
                 }
-                let data = serde_json::to_vec(&snapshot).expect("snapshots serialise");
-                self.send_event("snapshot", id, &data).await
+                // Written a chunk at a time, like `GET /api/ingresses`: a 10k snapshot is
+                // megabytes, and a client may connect while others are still reading theirs.
+                self.send(event_head("snapshot", id)).await?;
+                for chunk in snapshot.into_json_chunks() {
+                    self.send(chunk).await?;
+                }
+                self.send(Bytes::from_static(b"\n\n")).await?;
+                metrics::counter!("ingress_dash_stream_events_sent_total", "event" => "snapshot")
+                    .increment(1);
+                Ok(())
             }
             Start::Replay(events) => {
                 for event in events {
@@ -224,8 +244,12 @@ mod tests {
         .unwrap()
     }
 
-    #[tokio::test]
-    async fn a_slow_client_is_resynced_with_bounded_memory() {
+    type FeedSender = mpsc::UnboundedSender<Result<Event<Ingress>, KubeError>>;
+    type Body = ReceiverStream<Result<Bytes, Infallible>>;
+
+    /// A stream client of namespace `a`, whose watch the test feeds through the returned sender
+    /// (already listed, empty) and whose shutdown notice it sets off with the returned trigger.
+    fn open_hand_fed_stream() -> (FeedSender, tokio::sync::watch::Sender<bool>, Body) {
         let (feed, receiver) = mpsc::unbounded_channel();
         let api = Arc::new(HandFedApi(std::sync::Mutex::new(Some(receiver))));
         let hub = Hub::new(
@@ -245,27 +269,43 @@ mod tests {
             settle_timeout: Duration::from_secs(5),
         };
         let slot = Arc::new(ClientCounter::default()).try_acquire(1).unwrap();
-        let mut body = open(hub.clone(), Selection::All, None, options, slot);
+        let (stop, shutdown) = ShutdownNotice::channel();
+        let body = open(hub, Selection::All, None, options, slot, shutdown);
+        (feed, stop, body)
+    }
+
+    /// Reads until a whole `snapshot` event has arrived.
+    async fn read_through_snapshot(body: &mut Body) -> String {
         let mut text = String::new();
-        while !text.contains("event: snapshot") {
+        while !(text.contains("event: snapshot") && text.ends_with("\n\n")) {
             let Some(Ok(bytes)) = body.next().await else {
                 panic!("stream ended")
             };
             text.push_str(std::str::from_utf8(&bytes).unwrap());
         }
+        text
+    }
+
+    #[tokio::test]
+    async fn the_stream_ends_when_the_server_stops() {
+        let (_feed, stop, mut body) = open_hand_fed_stream();
+        read_through_snapshot(&mut body).await;
+        stop.send_replace(true);
+        let end = tokio::time::timeout(Duration::from_secs(5), body.next()).await;
+        assert!(matches!(end, Ok(None)), "the body did not end on shutdown");
+    }
+
+    #[tokio::test]
+    async fn a_slow_client_is_resynced_with_bounded_memory() {
+        let (feed, _stop, mut body) = open_hand_fed_stream();
+        read_through_snapshot(&mut body).await;
         // The client reads nothing while 100 changes happen: far more than its buffers hold.
         for version in 0..100 {
             feed.send(Ok(Event::Apply(ingress(&format!("i{version}"), version))))
                 .unwrap();
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let mut text = String::new();
-        while !text.contains("event: snapshot") {
-            let Some(Ok(bytes)) = body.next().await else {
-                panic!("stream ended")
-            };
-            text.push_str(std::str::from_utf8(&bytes).unwrap());
-        }
+        let text = read_through_snapshot(&mut body).await;
         assert!(text.contains("event: resync"), "{text}");
         let snapshot = text.rsplit("event: snapshot\n").next().unwrap();
         assert_eq!(

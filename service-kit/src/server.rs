@@ -1,5 +1,10 @@
 //! The actix server every service runs: request metrics, the common error body for extractor
 //! rejections and unknown routes, liveness, `/_metrics`, and graceful shutdown.
+//!
+//! Signals are handled here rather than by actix so that long-lived responses (Server-Sent
+//! Events) can learn of the shutdown through [`ShutdownNotice`] and end: otherwise every open
+//! stream holds the process for the whole shutdown time-out, and its clients reconnect only when
+//! the process is killed.
 
 use std::net::TcpListener;
 use std::time::Duration;
@@ -7,6 +12,7 @@ use std::time::Duration;
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
+use tokio::sync::watch;
 
 use crate::http::{ServiceVersion, configure_extractors, liveness, route_not_found};
 use crate::metrics::{metrics_endpoint, prometheus_handle, record_request};
@@ -30,6 +36,31 @@ pub struct ServerOptions {
 pub struct RunningServer {
     port: u16,
     server: Server,
+    stopping: watch::Sender<bool>,
+}
+
+/// App data every route can extract (`web::Data<ShutdownNotice>`) to learn that the server is
+/// stopping, e.g. to end a stream so the client reconnects elsewhere.
+#[derive(Debug, Clone)]
+pub struct ShutdownNotice(watch::Receiver<bool>);
+
+impl ShutdownNotice {
+    /// A notice and the sender that sets it off (`send_replace(true)`); the server makes its
+    /// own, tests of stream code make one by hand.
+    pub fn channel() -> (watch::Sender<bool>, Self) {
+        let (sender, receiver) = watch::channel(false);
+        (sender, Self(receiver))
+    }
+
+    /// Resolves once SIGTERM or SIGINT has been received (or the server is gone).
+    pub async fn stopping(&self) {
+        let mut receiver = self.0.clone();
+        let _ = receiver.wait_for(|stopping| *stopping).await;
+    }
+
+    pub fn is_stopping(&self) -> bool {
+        *self.0.borrow()
+    }
 }
 
 impl RunningServer {
@@ -42,6 +73,8 @@ impl RunningServer {
         let port = listener.local_addr()?.port();
         let prometheus = web::Data::new(prometheus_handle());
         let version = web::Data::new(ServiceVersion(options.version));
+        let (stopping, notice) = ShutdownNotice::channel();
+        let notice = web::Data::new(notice);
         let (liveness_path, metrics_enabled) = (options.liveness_path, options.metrics_enabled);
         let mut server = HttpServer::new(move || {
             let mut app = App::new()
@@ -49,6 +82,7 @@ impl RunningServer {
                 .configure(configure_extractors)
                 .app_data(version.clone())
                 .app_data(prometheus.clone())
+                .app_data(notice.clone())
                 .route(liveness_path, web::get().to(liveness));
             if metrics_enabled {
                 app = app.route("/_metrics", web::get().to(metrics_endpoint));
@@ -58,12 +92,17 @@ impl RunningServer {
             app.default_service(web::to(route_not_found))
                 .configure(routes.clone())
         })
-        .shutdown_timeout(options.shutdown_timeout.as_secs());
+        .shutdown_timeout(options.shutdown_timeout.as_secs())
+        .disable_signals();
         if let Some(timeout) = options.client_request_timeout {
             server = server.client_request_timeout(timeout);
         }
         let server = server.listen(listener)?.run();
-        Ok(Self { port, server })
+        Ok(Self {
+            port,
+            server,
+            stopping,
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -73,6 +112,38 @@ impl RunningServer {
     /// Serves until SIGTERM or SIGINT, then stops accepting and lets in-flight requests finish
     /// within the shutdown time-out.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.await
+        let (handle, stopping) = (self.server.handle(), self.stopping);
+        let on_signal = tokio::spawn(async move {
+            let signal = shutdown_signal().await;
+            tracing::info!(signal, "stopping: finishing in-flight requests");
+            stopping.send_replace(true);
+            handle.stop(true).await;
+        });
+        let result = self.server.await;
+        on_signal.abort();
+        result
+    }
+}
+
+/// The name of the first of SIGTERM and SIGINT to arrive.
+async fn shutdown_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(mut terminate), Ok(mut interrupt)) => tokio::select! {
+                _ = terminate.recv() => "SIGTERM",
+                _ = interrupt.recv() => "SIGINT",
+            },
+            _ => std::future::pending().await,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "Ctrl-C"
     }
 }

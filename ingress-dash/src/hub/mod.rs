@@ -8,6 +8,7 @@
 //! held while a client takes its snapshot and subscribes, so a snapshot plus the events after it
 //! is exactly the state.
 
+pub mod snapshot_body;
 mod watcher_task;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};

@@ -2,6 +2,7 @@
 
 mod app;
 mod health;
+mod shutdown;
 mod snapshot;
 mod static_files;
 mod stream;

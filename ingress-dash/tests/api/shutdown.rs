@@ -1,0 +1,83 @@
+//! SIGTERM with dashboards connected: the real binary ends its open streams and exits at once
+//! instead of waiting out `server.shutdown_timeout` (a Kubernetes rollout would otherwise kill
+//! the pod after its grace period with the streams still open).
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use kube_test_server::{KubeTestServer, Options};
+use test_support::binary::ServiceBinary;
+use test_support::free_port;
+
+#[test]
+fn sigterm_ends_open_streams_and_the_process_promptly() {
+    let kube = KubeTestServer::start(Options::default()).expect("kube-test-server starts");
+    kube.cluster.add_namespace("shop");
+    let binary = ServiceBinary::new(
+        env!("CARGO_BIN_EXE_ingress-dash"),
+        "ingress-dash",
+        "/api/live",
+    );
+    let port = free_port();
+    let config = binary.config_file(
+        "shutdown.yaml",
+        &format!(
+            "server:\n  host: 127.0.0.1\n  port: {port}\n  shutdown_timeout: 60s\nkubernetes:\n  api_url: {}\n  namespaces: [shop]\n",
+            kube.url()
+        ),
+    );
+    let mut running = binary.start(&config, port);
+
+    let mut streams: Vec<TcpStream> = (0..3).map(|_| open_stream(port)).collect();
+    for stream in &mut streams {
+        read_until(stream, "event: snapshot");
+    }
+
+    let asked = Instant::now();
+    let status = running
+        .terminate(Duration::from_secs(10))
+        .expect("ingress-dash kept running with open streams (it waits out shutdown_timeout)");
+    assert!(status.success(), "exit status after SIGTERM: {status}");
+    assert!(asked.elapsed() < Duration::from_secs(10));
+    for stream in &mut streams {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(2)))
+            .unwrap();
+        let mut rest = Vec::new();
+        // The chunked body is terminated and the connection closed, not reset mid-event.
+        stream
+            .read_to_end(&mut rest)
+            .expect("the stream closes cleanly");
+        assert!(
+            String::from_utf8_lossy(&rest).ends_with("0\r\n\r\n") || rest.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&rest)
+        );
+    }
+}
+
+fn open_stream(port: u16) -> TcpStream {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connects");
+    stream
+        .write_all(b"GET /api/ingresses/stream HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n")
+        .unwrap();
+    stream
+}
+
+fn read_until(stream: &mut TcpStream, text: &str) {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut received = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while !String::from_utf8_lossy(&received).contains(text) {
+        let read = stream.read(&mut buffer).expect("stream data");
+        assert!(
+            read > 0,
+            "stream closed early: {}",
+            String::from_utf8_lossy(&received)
+        );
+        received.extend_from_slice(&buffer[..read]);
+    }
+}
