@@ -29,8 +29,7 @@ pub struct Application {
 
 impl Application {
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
-        // reqwest is built without a bundled provider; ring is the workspace's one.
-        let _already_installed = rustls::crypto::ring::default_provider().install_default();
+        service_kit::install_crypto_provider();
         let clusters = cluster::Clusters::new(&settings.clusters, &settings.internal_history)?;
         let mut samplers = Vec::new();
         for cluster in clusters.iter() {

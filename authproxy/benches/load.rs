@@ -5,9 +5,10 @@
 //! 2. standalone proxy throughput against nginx `proxy_pass` to the same upstream (goal: ≥ 0.8×).
 //!
 //! `cargo bench -p authproxy --bench load` (release build). Needs `wrk` and `nginx` (Debian).
-//! `BENCH_SECONDS` (default 10) and `BENCH_CONNECTIONS` (default 64) tune the runs;
-//! `BENCH_HOLD=standalone` (or `forward_auth`) keeps only that server under load for that many
-//! seconds instead, for profiling (`perf record -p <pid>`).
+//! `BENCH_SECONDS` (default 10), `BENCH_CONNECTIONS` (default 64) and `BENCH_ROUNDS` (default 3)
+//! tune the runs; `BENCH_HOLD=forward_auth` (or `standalone`, `bare`, `nginx`) keeps only that
+//! server under load for that many seconds instead, for profiling (`perf record -p <pid>`) and
+//! CPU per request.
 
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
@@ -32,6 +33,7 @@ struct Figures {
 fn main() {
     let seconds: u64 = env_or("BENCH_SECONDS", 10);
     let connections: u64 = env_or("BENCH_CONNECTIONS", 64);
+    let rounds_count: u64 = env_or("BENCH_ROUNDS", 3).max(1);
     for tool in ["wrk", "nginx"] {
         if Command::new("which")
             .arg(tool)
@@ -59,10 +61,11 @@ fn main() {
     }
 
     if let Ok(target) = std::env::var("BENCH_HOLD") {
-        let port = if target == "standalone" {
-            standalone_port
-        } else {
-            forward_auth_port
+        let port = match target.as_str() {
+            "standalone" => standalone_port,
+            "bare" => bare_port,
+            "nginx" => nginx.port,
+            _ => forward_auth_port,
         };
         let held = wrk(
             port,
@@ -77,16 +80,22 @@ fn main() {
         );
         return;
     }
+    // Rounds alternate the four servers, so a slow stretch of the shared machine hits every
+    // figure alike; each figure is the median over the rounds.
     let run =
         |port: u16, path: &str, header: Option<&str>| wrk(port, path, header, seconds, connections);
-    let bare = run(bare_port, "/auth", None);
-    let decisions = run(forward_auth_port, "/_cluster/health", Some(&header));
-    let through_nginx = run(nginx.port, "/_cluster/health", None);
-    let through_proxy = run(standalone_port, "/_cluster/health", Some(&header));
+    let mut rounds: [Vec<Figures>; 4] = Default::default();
+    for _ in 0..rounds_count {
+        rounds[0].push(run(bare_port, "/auth", None));
+        rounds[1].push(run(forward_auth_port, "/_cluster/health", Some(&header)));
+        rounds[2].push(run(nginx.port, "/_cluster/health", None));
+        rounds[3].push(run(standalone_port, "/_cluster/health", Some(&header)));
+    }
+    let [bare, decisions, through_nginx, through_proxy] = rounds.map(|figures| median(&figures));
 
     println!();
     println!(
-        "authproxy load benchmark: wrk, {connections} connections, {seconds} s each, 127.0.0.1"
+        "authproxy load benchmark: wrk, {connections} connections, {seconds} s each, median of {rounds_count} alternating rounds, 127.0.0.1"
     );
     println!(
         "{:<44} {:>12} {:>10} | {:<26} {:>12} {:>10} | {:>6} {:>6}",
@@ -132,6 +141,18 @@ fn print_row(name: &str, measured: &Figures, baseline_name: &str, baseline: &Fig
         goal,
         if ratio >= goal { "met" } else { "missed" }
     );
+}
+
+/// The median request rate and the median p99 (each on its own).
+fn median(figures: &[Figures]) -> Figures {
+    let middle = |mut values: Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    Figures {
+        requests_per_second: middle(figures.iter().map(|f| f.requests_per_second).collect()),
+        p99_ms: middle(figures.iter().map(|f| f.p99_ms).collect()),
+    }
 }
 
 fn env_or(name: &str, default: u64) -> u64 {
@@ -213,7 +234,7 @@ async fn start_authproxy(mode: &str, upstream_port: u16) -> u16 {
 
 struct Nginx {
     port: u16,
-    _guard: ChildGuard,
+    guard: ChildGuard,
     _dir: TempDir,
 }
 
@@ -262,9 +283,16 @@ impl Nginx {
         });
         Self {
             port,
-            _guard: guard,
+            guard,
             _dir: dir,
         }
+    }
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        // Its workers go with the master only on SIGTERM.
+        let _ = self.guard.terminate(Duration::from_secs(5));
     }
 }
 

@@ -41,9 +41,21 @@ impl RequestContext {
         }
     }
 
-    fn source(&self) -> String {
-        self.source_ip
-            .map_or_else(|| "-".to_owned(), |ip| ip.to_string())
+    /// The address for log records, `-` when unknown; formatted only if a record is written.
+    pub fn source(&self) -> SourceIp {
+        SourceIp(self.source_ip)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct SourceIp(Option<IpAddr>);
+
+impl std::fmt::Display for SourceIp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(ip) => ip.fmt(f),
+            None => f.write_str("-"),
+        }
     }
 }
 

@@ -64,8 +64,9 @@ impl Application {
         let server = RunningServer::start(options, move |config: &mut web::ServiceConfig| {
             config.app_data(state.clone());
             // Runs once per worker, on that worker's thread.
-            let client = state::http_client().unwrap_or_else(|_| state.http.clone());
-            config.app_data(web::Data::new(state::WorkerClient(client)));
+            let client = state::WorkerClient::build()
+                .unwrap_or_else(|_| state::WorkerClient(state.http.clone()));
+            config.app_data(web::Data::new(client));
             let routes = |config: &mut web::ServiceConfig| {
                 handlers::configure(mode, callback_path.as_deref(), config);
             };

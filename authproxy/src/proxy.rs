@@ -12,7 +12,6 @@ use actix_web::{HttpRequest, HttpResponse};
 use futures_util::StreamExt;
 use secrecy::ExposeSecret;
 
-use crate::basic::basic_header_value;
 use crate::cluster::ClusterError;
 use crate::error::Error;
 use crate::gate::RequestContext;
@@ -67,7 +66,7 @@ pub async fn forward(
         OutboundBody::Replayable(bytes) => Some(bytes.clone()),
         OutboundBody::Streaming(_) => None,
     };
-    let mut response = send(state, client, request, context, body, credential.as_ref()).await?;
+    let mut response = send(state, client, request, context, body, credential.as_deref()).await?;
     if response.status() == reqwest::StatusCode::UNAUTHORIZED
         && let (Some(managed), Some(stale), Some(bytes)) = (&state.managed, &credential, replay)
     {
@@ -89,7 +88,7 @@ pub async fn forward(
         credential = Some(fresh);
     }
     drop(credential);
-    Ok(relay_response(response))
+    relay_response(response, request.method() == actix_web::http::Method::HEAD).await
 }
 
 /// Small bodies whole (replayable), the rest as a stream fed by a local task, since actix's
@@ -141,7 +140,7 @@ async fn send(
     body: OutboundBody,
     credential: Option<&ManagedCredential>,
 ) -> Result<reqwest::Response, Error> {
-    let url = format!("{}{}", state.search_base, path_and_query(request));
+    let url = upstream_url(&state.search_base, request.uri());
     let method = reqwest::Method::from_bytes(request.method().as_str().as_bytes())
         .map_err(|_| Error::InvalidBody("the method is not valid".to_owned()))?;
     let mut outbound = client.0.request(method, url);
@@ -169,10 +168,7 @@ async fn send(
         outbound = outbound.headers(trace_headers);
     }
     if let Some(credential) = credential {
-        outbound = outbound.header(
-            "authorization",
-            basic_header_value(&credential.username, credential.password.expose_secret()),
-        );
+        outbound = outbound.header("authorization", credential.authorization.expose_secret());
     }
     outbound = match body {
         OutboundBody::Replayable(bytes) if bytes.is_empty() => outbound,
@@ -218,11 +214,13 @@ fn forwarded_host(request: &HttpRequest, context: &RequestContext) -> String {
         .unwrap_or_default()
 }
 
-fn path_and_query(request: &HttpRequest) -> String {
-    request
-        .uri()
-        .path_and_query()
-        .map_or_else(|| "/".to_owned(), |pq| pq.as_str().to_owned())
+/// The request's path and query below `search.url` (whose own path, if any, is kept).
+fn upstream_url(base: &reqwest::Url, uri: &actix_web::http::Uri) -> reqwest::Url {
+    let mut url = base.clone();
+    let prefix = base.path().trim_end_matches('/');
+    url.set_path(&format!("{prefix}{}", uri.path()));
+    url.set_query(uri.query());
+    url
 }
 
 /// Header names a `Connection` header lists: hop-by-hop for this connection only.
@@ -244,8 +242,12 @@ fn is_forwarded_header(name: &HeaderName) -> bool {
         && name != "x-real-ip"
 }
 
-/// The cluster's status, headers (without hop-by-hop ones) and body, streamed.
-fn relay_response(upstream: reqwest::Response) -> HttpResponse {
+/// Bodies up to this size (and of announced length) are read whole and sent with the head in
+/// one write; larger ones stream chunk by chunk, so memory stays bounded.
+const SMALL_BODY_BYTES: u64 = 64 * 1024;
+
+/// The cluster's status, headers (without hop-by-hop ones) and body.
+async fn relay_response(upstream: reqwest::Response, head: bool) -> Result<HttpResponse, Error> {
     let status =
         StatusCode::from_u16(upstream.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
     let mut response = HttpResponse::build(status);
@@ -274,15 +276,54 @@ fn relay_response(upstream: reqwest::Response) -> HttpResponse {
         .get("content-length")
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
-    if let Some(length) = length {
-        response.no_chunking(length);
+    match length {
+        // Head and body leave in one write: streamed, they would be two, and the second
+        // would wait for the client's delayed ACK (Nagle).
+        Some(length) if length <= SMALL_BODY_BYTES && !head => {
+            let body = upstream
+                .bytes()
+                .await
+                .map_err(|error| Error::from(ClusterError::from_transport(&error)))?;
+            Ok(response.body(body))
+        }
+        Some(length) => {
+            response.no_chunking(length);
+            Ok(response.streaming(upstream.bytes_stream()))
+        }
+        None => Ok(response.streaming(upstream.bytes_stream())),
     }
-    response.streaming(upstream.bytes_stream())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn requests_go_below_the_configured_url() {
+        let plain = reqwest::Url::parse("http://127.0.0.1:9200").unwrap();
+        let prefixed = reqwest::Url::parse("https://search.example/es/").unwrap();
+        for (base, uri, expected) in [
+            (&plain, "/", "http://127.0.0.1:9200/"),
+            (
+                &plain,
+                "/_cluster/health",
+                "http://127.0.0.1:9200/_cluster/health",
+            ),
+            (
+                &plain,
+                "/logs-*/_search?q=a%20b&size=1",
+                "http://127.0.0.1:9200/logs-*/_search?q=a%20b&size=1",
+            ),
+            (
+                &prefixed,
+                "/_cat/indices?v",
+                "https://search.example/es/_cat/indices?v",
+            ),
+        ] {
+            let uri: actix_web::http::Uri = uri.parse().unwrap();
+            assert_eq!(upstream_url(base, &uri).as_str(), expected);
+        }
+    }
 
     #[test]
     fn hop_by_hop_and_identity_headers_are_not_forwarded() {

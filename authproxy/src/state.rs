@@ -33,8 +33,8 @@ pub struct AppState {
     pub store: Arc<dyn KeyValueStore>,
     pub cluster: Arc<dyn SearchUsers>,
     pub http: reqwest::Client,
-    /// `search.url` without a trailing slash.
-    pub search_base: String,
+    /// `search.url`, parsed once (a forwarded request only sets its path and query).
+    pub search_base: reqwest::Url,
     /// Time the cluster has to start answering a forwarded request.
     pub upstream_timeout: Duration,
     pub oidc_enabled: bool,
@@ -62,6 +62,20 @@ pub fn http_client() -> reqwest::Result<reqwest::Client> {
 /// single-threaded runtime, and a pooled connection serves fastest from the runtime that drives
 /// it (a pool shared by all workers hops threads on every request).
 pub struct WorkerClient(pub reqwest::Client);
+
+impl WorkerClient {
+    /// Redirects are not followed: a redirect from the cluster is the client's to see (and
+    /// following it would send the managed credential wherever it points).
+    pub fn build() -> reqwest::Result<Self> {
+        service_kit::install_crypto_provider();
+        reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .pool_idle_timeout(Duration::from_secs(60))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map(Self)
+    }
+}
 
 impl AppState {
     pub fn build(settings: &Settings) -> anyhow::Result<Self> {
@@ -137,7 +151,7 @@ impl AppState {
             store,
             cluster,
             http,
-            search_base: settings.search.url.trim_end_matches('/').to_owned(),
+            search_base: reqwest::Url::parse(&settings.search.url).context("search.url")?,
             upstream_timeout: settings.server.write_timeout,
             oidc_enabled: settings.oidc.enabled,
             oidc_issuer: settings.oidc.issuer_url.trim_end_matches('/').to_owned(),

@@ -25,6 +25,10 @@ fn routes(config: &mut web::ServiceConfig) {
             web::post().to(|body: web::Json<Page>| async move {
                 HttpResponse::Ok().json(serde_json::json!({"size": body.size}))
             }),
+        )
+        .service(
+            web::scope("/api/shelves/{shelf}")
+                .route("/books/{tail:.*}", web::get().to(HttpResponse::NoContent)),
         );
 }
 
@@ -120,11 +124,13 @@ async fn bad_query_and_body_get_the_common_400_body() {
 #[tokio::test]
 async fn metrics_endpoint_exports_request_metrics_by_route_template() {
     let address = start(true).await;
-    test_support::http_client()
-        .get(format!("{address}/api/items?size=3"))
-        .send()
-        .await
-        .unwrap();
+    for path in ["/api/items?size=3", "/api/shelves/s1/books/a/b", "/nowhere"] {
+        test_support::http_client()
+            .get(format!("{address}{path}"))
+            .send()
+            .await
+            .unwrap();
+    }
     let response = test_support::http_client()
         .get(format!("{address}/_metrics"))
         .send()
@@ -144,6 +150,18 @@ async fn metrics_endpoint_exports_request_metrics_by_route_template() {
             && l.contains("status=\"200\"")),
         "{text}"
     );
+    // Nested scopes give the whole template; unknown paths one label, not one per path.
+    for (route, status) in [
+        ("/api/shelves/{shelf}/books/{tail:.*}", "204"),
+        ("unmatched", "404"),
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with("http_requests_total{")
+                && l.contains(&format!("route=\"{route}\""))
+                && l.contains(&format!("status=\"{status}\""))),
+            "{route}: {text}"
+        );
+    }
     assert!(
         text.contains("http_request_duration_seconds_bucket{"),
         "{text}"

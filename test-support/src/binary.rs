@@ -5,7 +5,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::process::{ChildGuard, TempDir, free_port, http_get, wait_until};
 
@@ -80,20 +80,7 @@ pub struct RunningBinary {
 impl RunningBinary {
     /// Sends SIGTERM and waits for the exit; the exit status, or `None` after `timeout`.
     pub fn terminate(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
-        let pid = self.guard.pid().to_string();
-        let sent = Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .expect("running kill");
-        assert!(sent.success(), "kill -TERM {pid} failed");
-        let deadline = Instant::now() + timeout;
-        while Instant::now() < deadline {
-            if let Ok(Some(status)) = self.guard.child_mut().try_wait() {
-                return Some(status);
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        None
+        self.guard.terminate(timeout)
     }
 
     /// The lines the process wrote to stdout (call after it has exited).

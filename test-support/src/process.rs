@@ -54,6 +54,26 @@ impl ChildGuard {
         }
     }
 
+    /// Sends SIGTERM and waits for the exit; the exit status, or `None` after `timeout`.
+    /// For programs that must stop their own children (nginx's master stops its workers on
+    /// SIGTERM; SIGKILL, as on drop, would leave them running).
+    pub fn terminate(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let pid = self.pid().to_string();
+        let sent = Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("running kill");
+        assert!(sent.success(), "kill -TERM {pid} failed");
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+
     pub fn child_mut(&mut self) -> &mut Child {
         &mut self.child
     }

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use moka::future::Cache;
+use moka::sync::Cache;
 use secrecy::ExposeSecret;
 use sha2::{Digest, Sha256};
 use tokio::sync::Semaphore;
@@ -98,7 +98,7 @@ impl BasicAuthenticator {
             return Err(BasicRejection::Limited(wait));
         }
         let fingerprint = self.fingerprint(credentials);
-        if let Some(identity) = self.verified.get(&fingerprint).await {
+        if let Some(identity) = self.verified.get(&fingerprint) {
             return Ok(Verified {
                 identity,
                 from_cache: true,
@@ -121,7 +121,7 @@ impl BasicAuthenticator {
                     &user.name,
                     &user.groups,
                 ));
-                self.verified.insert(fingerprint, identity.clone()).await;
+                self.verified.insert(fingerprint, identity.clone());
                 Ok(Verified {
                     identity,
                     from_cache: false,

@@ -3,7 +3,6 @@
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 
-use crate::basic::basic_header_value;
 use crate::error::Error;
 use crate::gate::{RequestContext, authenticate};
 use crate::state::AppState;
@@ -31,11 +30,8 @@ pub async fn check(
     }
     if let Some(managed) = &state.managed {
         let credential = managed.credential_for(&identity).await?;
-        let value = basic_header_value(
-            &credential.username,
-            secrecy::ExposeSecret::expose_secret(&credential.password),
-        );
-        if let Ok(value) = HeaderValue::from_str(&value) {
+        let value = secrecy::ExposeSecret::expose_secret(&credential.authorization);
+        if let Ok(value) = HeaderValue::from_str(value) {
             response.insert_header((header::AUTHORIZATION, value));
         }
     }

@@ -55,9 +55,7 @@ pub async fn callback(
         return Err(Error::SignInFailed("OIDC sign-in is not enabled"));
     };
     let context = RequestContext::of(&state, &request);
-    let source_ip = context
-        .source_ip
-        .map_or_else(|| "-".to_owned(), |ip| ip.to_string());
+    let source_ip = context.source();
     metrics::increment(metrics::AUTH_ATTEMPTS);
     let state_cookie = request.cookie(flow.state_cookie_name());
     let finished = match flow

@@ -106,3 +106,42 @@ async fn tampered_entries_are_misses_and_refresh_replaces_the_password() {
     );
     assert_eq!(cluster.upserts.load(Ordering::SeqCst), 3);
 }
+
+#[tokio::test]
+async fn the_opened_copy_is_used_only_while_the_stored_bytes_are_unchanged() {
+    let store: Arc<dyn KeyValueStore> = Arc::new(MemoryStore::default());
+    let cluster = Arc::new(CountingCluster::default());
+    let users = managed(store.clone(), cluster.clone());
+    let identity = Identity::local("cid", "", "", &[]);
+    let created = users.credential_for(&identity).await.unwrap();
+    // Two hits: the second is answered from the opened copy.
+    for _ in 0..2 {
+        let hit = users.credential_for(&identity).await.unwrap();
+        assert_eq!(
+            hit.password.expose_secret(),
+            created.password.expose_secret()
+        );
+    }
+    assert_eq!(cluster.upserts.load(Ordering::SeqCst), 1);
+
+    // One flipped bit in the stored value: not the opened copy, and it does not decrypt.
+    let key = store_key("cid");
+    let mut sealed = store.get(&key).await.unwrap().unwrap();
+    let last = sealed.len() - 1;
+    sealed[last] ^= 1;
+    store
+        .set(&key, sealed, Duration::from_secs(60))
+        .await
+        .unwrap();
+    let after_tampering = users.credential_for(&identity).await.unwrap();
+    assert_eq!(cluster.upserts.load(Ordering::SeqCst), 2);
+    assert_ne!(
+        after_tampering.password.expose_secret(),
+        created.password.expose_secret()
+    );
+
+    // Gone from the store: gone, whatever was opened before.
+    store.delete(&key).await.unwrap();
+    users.credential_for(&identity).await.unwrap();
+    assert_eq!(cluster.upserts.load(Ordering::SeqCst), 3);
+}

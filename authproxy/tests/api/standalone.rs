@@ -235,17 +235,45 @@ async fn a_cluster_that_does_not_answer_is_504() {
     // Accepts connections and never answers.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = silent.local_addr().unwrap().port();
-    let app = spawn_app(&format!(
-        "server: {{host: 127.0.0.1, port: 0, mode: standalone, write_timeout: 1s}}\n\
-         user_management: {{enabled: false}}\n\
-         search: {{url: \"http://127.0.0.1:{port}\"}}\n\
-         basic_auth:\n  users: [{{username: ann, password_hash: \"{}\"}}]\n",
-        crate::support::bcrypt_hash(ANN_PASSWORD)
-    ))
-    .await;
+    let app = spawn_app(&unmanaged_standalone(port, ", write_timeout: 1s")).await;
     let response = app.get_as("/_cluster/health", "ann", ANN_PASSWORD).await;
     assert_eq!(response.status(), 504);
     let body: serde_json::Value = response.json().await.unwrap();
     assert_eq!(body["error"]["code"], "search_timeout");
     drop(silent);
+}
+
+#[tokio::test]
+async fn a_redirect_from_the_cluster_reaches_the_client_unfollowed() {
+    // Answers every request with a redirect elsewhere; following it would send the managed
+    // credential to whatever the Location names.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut connection in listener.incoming().flatten() {
+            let mut request = [0u8; 4096];
+            let _ = connection.read(&mut request);
+            let _ = connection.write_all(
+                b"HTTP/1.1 307 Temporary Redirect\r\nLocation: http://192.0.2.1/elsewhere\r\n\
+                  Content-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+        }
+    });
+    let app = spawn_app(&unmanaged_standalone(port, "")).await;
+    let response = app.get_as("/_cluster/health", "ann", ANN_PASSWORD).await;
+    assert_eq!(response.status(), 307);
+    assert_eq!(response.headers()["location"], "http://192.0.2.1/elsewhere");
+}
+
+/// Standalone mode towards a cluster on `port` without user management (ann's own Basic
+/// credentials authenticate her); `server_extra` adds keys to `server`.
+fn unmanaged_standalone(port: u16, server_extra: &str) -> String {
+    format!(
+        "server: {{host: 127.0.0.1, port: 0, mode: standalone{server_extra}}}\n\
+         user_management: {{enabled: false}}\n\
+         search: {{url: \"http://127.0.0.1:{port}\"}}\n\
+         basic_auth:\n  users: [{{username: ann, password_hash: \"{}\"}}]\n",
+        crate::support::bcrypt_hash(ANN_PASSWORD)
+    )
 }
