@@ -3,7 +3,7 @@
 #
 #   bench/admin-console/run.sh          # from the repository root; builds the release binary
 #
-# Needs wrk, curl, python3 and osmem-server (in .venv, installed by `make test`).
+# Needs wrk, nginx, curl, python3 and osmem-server (in .venv, installed by `make test`).
 # BENCH_SECONDS (default 5) sets the length of each wrk run. Everything listens on 127.0.0.1
 # and is stopped (by its own PID) when the script ends.
 set -euo pipefail
@@ -32,6 +32,32 @@ PROXY_PORT=$(free_port)
 python3 "$HERE/counting_proxy.py" "$PROXY_PORT" "$CLUSTER" "$WORK/calls.log" &
 PIDS+=($!)
 wait_http "http://127.0.0.1:$PROXY_PORT/_cluster/health"
+
+# A reference relay on the same machine: nginx proxy_pass to the same cluster, so the ratio the
+# console reaches can be read against what a C reverse proxy reaches here.
+NGINX_PORT=$(free_port)
+mkdir -p "$WORK/nginx"
+cat >"$WORK/nginx/nginx.conf" <<NGINX
+worker_processes auto;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/nginx/body; proxy_temp_path $WORK/nginx/proxy;
+  fastcgi_temp_path $WORK/nginx/fastcgi; uwsgi_temp_path $WORK/nginx/uwsgi; scgi_temp_path $WORK/nginx/scgi;
+  upstream cluster { server ${CLUSTER#http://}; keepalive 64; }
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    location / { proxy_pass http://cluster; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+NGINX
+# SIGTERM (the cleanup's kill) makes the master stop its workers too.
+nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" -g "daemon off;" &
+PIDS+=($!)
+wait_http "http://127.0.0.1:$NGINX_PORT/_cluster/health"
+NGINX_RELAY="http://127.0.0.1:$NGINX_PORT"
 
 PORT=$(free_port)
 cat >"$WORK/admin-console.yaml" <<YAML
@@ -73,12 +99,14 @@ echo "== relay throughput, _cluster/health, 32 connections (${SECONDS_PER_RUN}s 
 curl -fs -o /dev/null "$RELAY/_cluster/health"
 DIRECT_RPS=$(rps 32 "$CLUSTER/_cluster/health")
 RELAY_RPS=$(rps 32 "$RELAY/_cluster/health")
-awk -v d="$DIRECT_RPS" -v r="$RELAY_RPS" 'BEGIN {printf "  direct %10.0f req/s | relay %10.0f req/s | ratio %.2fx (goal >= 0.6x)\n", d, r, r/d}'
+NGINX_RPS=$(rps 32 "$NGINX_RELAY/_cluster/health")
+awk -v d="$DIRECT_RPS" -v r="$RELAY_RPS" -v n="$NGINX_RPS" 'BEGIN {printf "  direct %10.0f req/s | relay %10.0f req/s | ratio %.2fx (goal >= 0.6x) | reference: nginx proxy_pass %.0f req/s, %.2fx\n", d, r, r/d, n, n/d}'
 
 echo "== added latency, 1 connection, p50"
 DIRECT_P50=$(p50_us 1 "$CLUSTER/_cluster/health")
 RELAY_P50=$(p50_us 1 "$RELAY/_cluster/health")
-awk -v d="$DIRECT_P50" -v r="$RELAY_P50" 'BEGIN {printf "  direct %8.0f us | relay %8.0f us | added %6.0f us (goal < 40 us)\n", d, r, r-d}'
+NGINX_P50=$(p50_us 1 "$NGINX_RELAY/_cluster/health")
+awk -v d="$DIRECT_P50" -v r="$RELAY_P50" -v n="$NGINX_P50" 'BEGIN {printf "  direct %8.0f us | relay %8.0f us | added %6.0f us (goal < 40 us) | reference: nginx adds %.0f us\n", d, r, r-d, n-d}'
 
 echo "== 36 MB response: peak memory of admin-console over idle"
 SIZE=$(python3 "$HERE/seed_large.py" "$CLUSTER" 37)

@@ -17,14 +17,15 @@ pub async fn check(
     let identity = authenticate(&state, &request, &context).await?;
     let mut response = HttpResponse::Ok();
     response.insert_header((header::CACHE_CONTROL, "no-store"));
+    let groups = identity.groups.join(",");
     let identity_headers = [
-        ("x-auth-request-user", identity.username.clone()),
-        ("x-auth-request-email", identity.email.clone()),
-        ("x-auth-request-groups", identity.groups.join(",")),
+        ("x-auth-request-user", identity.username.as_str()),
+        ("x-auth-request-email", identity.email.as_str()),
+        ("x-auth-request-groups", groups.as_str()),
     ];
     for (name, value) in identity_headers {
         // A value that cannot be a header (control characters) is left out, never sent raw.
-        if let Ok(value) = HeaderValue::from_str(&value) {
+        if let Ok(value) = HeaderValue::from_str(value) {
             response.insert_header((name, value));
         }
     }
