@@ -69,6 +69,14 @@ pub async fn authenticate(
     };
     metrics::increment(metrics::AUTH_ATTEMPTS);
     let source_ip = context.source();
+    // The same header as a recent success: no decoding, no bcrypt.
+    if let Some(identity) = state
+        .basic
+        .as_ref()
+        .and_then(|basic| basic.remembered(value.as_bytes()))
+    {
+        return Ok(succeeded(identity, true, source_ip));
+    }
     let credentials = match (parse_authorization(value.as_bytes()), &state.basic) {
         (AuthorizationHeader::Basic(credentials), Some(_)) => credentials,
         (parsed, _) => {
@@ -89,31 +97,14 @@ pub async fn authenticate(
         }
     };
     let basic = state.basic.as_ref().expect("matched Some above");
-    match basic.verify(&credentials, context.source_ip).await {
+    match basic
+        .verify(value.as_bytes(), &credentials, context.source_ip)
+        .await
+    {
         Ok(Verified {
             identity,
             from_cache,
-        }) => {
-            metrics::increment(metrics::AUTH_SUCCESSES);
-            // A sign-in (bcrypt ran) is an event worth a line; the same credentials again
-            // within verified_ttl are routine and would flood the log at request rate.
-            if from_cache {
-                tracing::debug!(
-                    username = %identity.username,
-                    method = %AuthMethod::Basic,
-                    source_ip = %source_ip,
-                    "authentication succeeded"
-                );
-            } else {
-                tracing::info!(
-                    username = %identity.username,
-                    method = %AuthMethod::Basic,
-                    source_ip = %source_ip,
-                    "authentication succeeded"
-                );
-            }
-            Ok(identity)
-        }
+        }) => Ok(succeeded(identity, from_cache, source_ip)),
         Err(rejection) => {
             metrics::increment(metrics::AUTH_FAILURES);
             let (reason, error) = match rejection {
@@ -133,6 +124,29 @@ pub async fn authenticate(
             Err(error)
         }
     }
+}
+
+/// Counts and logs a successful Basic authentication.
+fn succeeded(identity: Arc<Identity>, from_cache: bool, source_ip: SourceIp) -> Arc<Identity> {
+    metrics::increment(metrics::AUTH_SUCCESSES);
+    // A sign-in (bcrypt ran) is an event worth a line; the same credentials again within
+    // verified_ttl are routine and would flood the log at request rate.
+    if from_cache {
+        tracing::debug!(
+            username = %identity.username,
+            method = %AuthMethod::Basic,
+            source_ip = %source_ip,
+            "authentication succeeded"
+        );
+    } else {
+        tracing::info!(
+            username = %identity.username,
+            method = %AuthMethod::Basic,
+            source_ip = %source_ip,
+            "authentication succeeded"
+        );
+    }
+    identity
 }
 
 /// The identity of a valid session cookie; otherwise the challenge. A cookie whose signature

@@ -66,12 +66,18 @@ impl FailureLimiter {
         self.last_block_ends_ms.fetch_max(ends, Ordering::AcqRel);
     }
 
+    /// Whether any user or address may be blocked right now.
+    pub fn blocks_active(&self) -> bool {
+        self.millis_since_start(std::time::Instant::now())
+            < self.last_block_ends_ms.load(Ordering::Acquire)
+    }
+
     /// Seconds to wait when `username` or `address` is currently refused.
     pub fn refused_for(&self, username: &str, address: Option<IpAddr>) -> Option<u64> {
-        let now = std::time::Instant::now();
-        if self.millis_since_start(now) >= self.last_block_ends_ms.load(Ordering::Acquire) {
+        if !self.blocks_active() {
             return None;
         }
+        let now = std::time::Instant::now();
         let by_user = self.blocked_users.get(username);
         let by_address = address.and_then(|address| self.blocked_addresses.get(&address));
         [by_user, by_address]

@@ -1,8 +1,8 @@
 //! HTTP Basic credentials against the configured local users (bcrypt).
 //!
 //! bcrypt is slow on purpose, so a successful verification is remembered in memory for
-//! `basic_auth.verified_ttl` (keyed by a salted SHA-256 of user and password, never the password
-//! itself). An unknown user is checked against a dummy hash of the same cost, so it takes as long
+//! `basic_auth.verified_ttl` (keyed by a salted SHA-256 of the `Authorization` value, never the
+//! password itself). An unknown user is checked against a dummy hash of the same cost, so it takes as long
 //! as a wrong password. Failures are limited per user and per source address.
 
 mod header;
@@ -89,15 +89,27 @@ impl BasicAuthenticator {
         }
     }
 
+    /// The identity verified before for exactly this `Authorization` value, answered without
+    /// decoding it, while no user or address is blocked (while one is, every attempt goes
+    /// through [`Self::verify`] so the block is checked first).
+    pub fn remembered(&self, header_value: &[u8]) -> Option<Arc<Identity>> {
+        if self.limiter.blocks_active() {
+            return None;
+        }
+        self.verified.get(&self.fingerprint(header_value))
+    }
+
+    /// Checks `credentials`, decoded from `header_value`.
     pub async fn verify(
         &self,
+        header_value: &[u8],
         credentials: &BasicCredentials,
         source: Option<IpAddr>,
     ) -> Result<Verified, BasicRejection> {
         if let Some(wait) = self.limiter.refused_for(&credentials.username, source) {
             return Err(BasicRejection::Limited(wait));
         }
-        let fingerprint = self.fingerprint(credentials);
+        let fingerprint = self.fingerprint(header_value);
         if let Some(identity) = self.verified.get(&fingerprint) {
             return Ok(Verified {
                 identity,
@@ -134,12 +146,12 @@ impl BasicAuthenticator {
         }
     }
 
-    fn fingerprint(&self, credentials: &BasicCredentials) -> [u8; 32] {
+    /// A salted hash of the whole header value: it decodes to exactly one user and password,
+    /// so the value identifies the credentials without being kept.
+    fn fingerprint(&self, header_value: &[u8]) -> [u8; 32] {
         let mut hasher = Sha256::new();
         hasher.update(self.salt);
-        hasher.update((credentials.username.len() as u64).to_le_bytes());
-        hasher.update(credentials.username.as_bytes());
-        hasher.update(credentials.password.expose_secret().as_bytes());
+        hasher.update(header_value);
         hasher.finalize().into()
     }
 }
@@ -174,32 +186,35 @@ mod tests {
         }
     }
 
+    /// Verifies `username:password` as the gate does: the header value and what it decodes to.
+    async fn verify(
+        authenticator: &BasicAuthenticator,
+        username: &str,
+        password: &str,
+    ) -> Result<Verified, BasicRejection> {
+        let header = basic_header_value(username, password);
+        authenticator
+            .verify(header.as_bytes(), &credentials(username, password), None)
+            .await
+    }
+
     #[tokio::test]
     async fn verifies_once_then_remembers() {
         let hash = bcrypt::hash("right", 6).unwrap();
         let authenticator = BasicAuthenticator::new(&settings(&hash));
-        let verified = authenticator
-            .verify(&credentials("ann", "right"), None)
-            .await
-            .unwrap();
+        let verified = verify(&authenticator, "ann", "right").await.unwrap();
         assert!(!verified.from_cache);
         let identity = verified.identity;
         assert_eq!(identity.email, "ann@example.com");
         assert_eq!(identity.groups, ["admins"]);
         let started = Instant::now();
         for _ in 0..50 {
-            authenticator
-                .verify(&credentials("ann", "right"), None)
-                .await
-                .unwrap();
+            verify(&authenticator, "ann", "right").await.unwrap();
         }
         // 50 bcrypt runs at cost 6 would take far longer than 50 cache look-ups.
         assert!(started.elapsed() < Duration::from_millis(500));
         assert_eq!(
-            authenticator
-                .verify(&credentials("ann", "wrong"), None)
-                .await
-                .unwrap_err(),
+            verify(&authenticator, "ann", "wrong").await.unwrap_err(),
             BasicRejection::Invalid
         );
     }
@@ -212,9 +227,7 @@ mod tests {
             let authenticator = &authenticator;
             async move {
                 let started = Instant::now();
-                let _ = authenticator
-                    .verify(&credentials(&username, "x"), None)
-                    .await;
+                let _ = verify(authenticator, &username, "x").await;
                 started.elapsed()
             }
         };
@@ -233,13 +246,38 @@ mod tests {
         // ann has used the three failures allowed; the next attempt is limited, even with the
         // right password.
         assert!(matches!(
-            authenticator.verify(&credentials("ann", "x"), None).await,
+            verify(&authenticator, "ann", "x").await,
             Err(BasicRejection::Limited(_))
         ));
         assert!(matches!(
+            verify(&authenticator, "ann", "right").await,
+            Err(BasicRejection::Limited(_))
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_remembered_header_is_refused_while_its_user_is_blocked() {
+        let hash = bcrypt::hash("right", 4).unwrap();
+        let authenticator = BasicAuthenticator::new(&settings(&hash));
+        let header = basic_header_value("ann", "right");
+        assert!(authenticator.remembered(header.as_bytes()).is_none());
+        verify(&authenticator, "ann", "right").await.unwrap();
+        let remembered = authenticator.remembered(header.as_bytes()).unwrap();
+        assert_eq!(remembered.username, "ann");
+        // Another encoding of other credentials is not taken for it.
+        assert!(
             authenticator
-                .verify(&credentials("ann", "right"), None)
-                .await,
+                .remembered(basic_header_value("ann", "righ").as_bytes())
+                .is_none()
+        );
+
+        // Three failures are allowed; the fourth blocks ann.
+        for _ in 0..4 {
+            let _ = verify(&authenticator, "ann", "wrong").await;
+        }
+        assert!(authenticator.remembered(header.as_bytes()).is_none());
+        assert!(matches!(
+            verify(&authenticator, "ann", "right").await,
             Err(BasicRejection::Limited(_))
         ));
     }
