@@ -72,6 +72,9 @@ impl WorkerClient {
             .connect_timeout(CONNECT_TIMEOUT)
             .pool_idle_timeout(Duration::from_secs(60))
             .redirect(reqwest::redirect::Policy::none())
+            // No retries by the client (a forwarded POST must not run twice); with none
+            // allowed it also stops copying every request in case one is needed.
+            .retry(reqwest::retry::never().max_retries_per_request(0))
             .build()
             .map(Self)
     }

@@ -57,6 +57,9 @@ impl ClusterClient {
                 .pool_idle_timeout(Duration::from_secs(60))
                 .pool_max_idle_per_host(256)
                 .redirect(reqwest::redirect::Policy::none())
+                // No retries by the client (a relayed POST must not run twice); with none
+                // allowed it also stops copying every request in case one is needed.
+                .retry(reqwest::retry::never().max_retries_per_request(0))
                 .user_agent(concat!("admin-console/", env!("CARGO_PKG_VERSION")));
             if !tls.roots.is_empty() {
                 builder = builder.tls_certs_merge(tls.roots.clone());
