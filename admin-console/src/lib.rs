@@ -90,11 +90,21 @@ fn routes(
     site: web::Data<web_app::WebApp>,
 ) {
     use handlers::*;
-    // The relay comes first: the router tries patterns in order, and console traffic is the
-    // bulk of the requests.
+    // The relay comes first, as whole-path resources: the router tries patterns in order,
+    // console traffic is the bulk of the requests, and one pattern per request costs less than
+    // a scope's pattern and then the resource's (regex matching was 6% of a relayed request).
+    for pattern in [
+        "/api/clusters/{cluster_id}/proxy/{tail:.*}",
+        "/api/clusters/{cluster_id}/proxy",
+    ] {
+        config.service(
+            web::resource(pattern)
+                .wrap(Compress::default())
+                .app_data(state.clone())
+                .route(web::route().to(proxy)),
+        );
+    }
     let cluster_routes = web::scope("/api/clusters/{cluster_id}")
-        .route("/proxy", web::route().to(proxy))
-        .route("/proxy/{tail:.*}", web::route().to(proxy))
         .route("", web::get().to(get_cluster))
         .route("/overview", web::get().to(overview))
         .route("/nodes", web::get().to(nodes))

@@ -4,16 +4,32 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// A port that was free a moment ago on 127.0.0.1. Servers that can bind port 0 themselves
-/// (osmem) should do so instead; this is for those that cannot (Redis, Prometheus).
+/// A port that is free on 127.0.0.1 and stays free until the caller binds it, for servers
+/// that cannot bind port 0 themselves (Redis, Prometheus) or whose port must be known before
+/// they start (an OIDC redirect URL names it).
+///
+/// Ports come from below the kernel's ephemeral range (32768 and up on Linux): a port the
+/// kernel handed out for `bind(0)` would be free again after the check but could be given to
+/// the next outgoing connection or port-0 listener before the caller binds it, which made
+/// "Address already in use" flakes. Here each test process walks
+/// 20000..32000 from an offset derived from its PID and never offers a port twice.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .map(|address| address.port())
-        .expect("binding a loopback port")
+    const FIRST: u32 = 20_000;
+    const COUNT: u32 = 12_000;
+    static NEXT: OnceLock<AtomicU32> = OnceLock::new();
+    let next = NEXT.get_or_init(|| AtomicU32::new(std::process::id().wrapping_mul(197) % COUNT));
+    for _ in 0..COUNT {
+        let offset = next.fetch_add(1, Ordering::Relaxed) % COUNT;
+        let port = (FIRST + offset) as u16;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free loopback port in {FIRST}..{}", FIRST + COUNT)
 }
 
 /// The workspace root (the folder with the top-level Cargo.toml).
