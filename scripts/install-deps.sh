@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests and `make run` need, skipping what is already there:
 #   Debian packages  redis-server, prometheus (with promtool), prometheus-elasticsearch-exporter,
-#                    chromium (browser tests), nginx (benchmarks)
+#                    chromium (browser tests), nginx (benchmarks; TLS front in tests), openssl
+#                    (test certificates)
 #   Python venv      .venv with osmem-server (an in-memory OpenSearch-compatible server) and
 #                    the packaging checks' tools (scripts/requirements-test.txt)
 #   npm              `npm ci` in every web/ folder and test-support/oidc (package-lock.json)
@@ -17,7 +18,8 @@ declare -A packages=(
   [prometheus-elasticsearch-exporter]=prometheus-elasticsearch-exporter
   [chromium]=chromium
   [wrk]=wrk                  # benchmarks (bench/, benches/)
-  [nginx-light]=nginx        # the benchmarks' reverse-proxy baseline
+  [nginx-light]=nginx        # the benchmarks' reverse-proxy baseline; TLS in front of osmem in tests
+  [openssl]=openssl          # a private CA and certificates for the TLS tests
 )
 missing=()
 for package in "${!packages[@]}"; do

@@ -13,8 +13,9 @@ use service_kit::settings::{ObservabilitySettings, validate_listen};
 
 pub(crate) use cluster::check_http_url;
 pub use cluster::{
-    ClusterAuth, ClusterSettings, ClusterTimeouts, ClusterTls, MetricsServerSettings, MetricsSource,
+    ClusterAuth, ClusterSettings, ClusterTimeouts, MetricsServerSettings, MetricsSource,
 };
+pub use service_kit::client_tls::ClientTlsSettings;
 
 /// The default `server.port`.
 pub const DEFAULT_PORT: u16 = 8080;

@@ -37,13 +37,28 @@ impl Error {
         if error.is_timeout() {
             Self::Timeout(format!("{target} did not answer in time."))
         } else if error.is_connect() {
-            Self::Unreachable(format!("{target} is unreachable: {}.", root_cause(error)))
+            Self::Unreachable(format!(
+                "{target} is unreachable: {}.{}",
+                root_cause(error),
+                certificate_hint(error)
+            ))
         } else {
             Self::Upstream(format!(
                 "The call to {target} failed: {}.",
                 root_cause(error)
             ))
         }
+    }
+}
+
+/// What to do when the server's certificate was refused: the usual cause is a cluster whose
+/// certificates come from a private CA the console was not told about.
+fn certificate_hint(error: &(dyn std::error::Error + 'static)) -> &'static str {
+    if service_kit::client_tls::is_untrusted_certificate(error) {
+        " The server's certificate is not trusted: for a cluster, name the CA that signed it \
+         in the cluster's tls.ca_file."
+    } else {
+        ""
     }
 }
 

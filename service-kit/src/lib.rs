@@ -3,6 +3,8 @@
 //! each crate's error enum to the common error body. Service behaviour never lives here.
 
 pub mod cli;
+#[cfg(feature = "client-tls")]
+pub mod client_tls;
 pub mod config;
 pub mod http;
 pub mod logging;

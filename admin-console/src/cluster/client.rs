@@ -14,6 +14,7 @@ use reqwest::header::HeaderValue;
 use reqwest::{Method, RequestBuilder};
 use secrecy::ExposeSecret;
 use serde_json::Value;
+use service_kit::client_tls::ClientTls;
 
 use crate::config::{ClusterAuth, ClusterSettings, ClusterTimeouts};
 use crate::error::Error;
@@ -46,13 +47,13 @@ pub struct ClusterClient {
 
 impl ClusterClient {
     pub fn new(settings: &ClusterSettings) -> anyhow::Result<Self> {
-        let tls = TlsMaterial::load(settings)?;
-        if settings.tls.insecure_skip_verify {
+        let tls = ClientTls::load(&settings.tls)?;
+        if tls.skips_verification() {
             tracing::warn!(cluster = %settings.id, "TLS verification is off for this cluster");
         }
         let connect_timeout = settings.timeouts.connect;
         let build = move || -> reqwest::Result<reqwest::Client> {
-            let mut builder = reqwest::Client::builder()
+            let builder = reqwest::Client::builder()
                 .connect_timeout(connect_timeout)
                 .pool_idle_timeout(Duration::from_secs(60))
                 .pool_max_idle_per_host(256)
@@ -61,15 +62,7 @@ impl ClusterClient {
                 // allowed it also stops copying every request in case one is needed.
                 .retry(reqwest::retry::never().max_retries_per_request(0))
                 .user_agent(concat!("admin-console/", env!("CARGO_PKG_VERSION")));
-            if !tls.roots.is_empty() {
-                builder = builder.tls_certs_merge(tls.roots.clone());
-            }
-            if let Some(identity) = &tls.identity {
-                builder = builder.identity(identity.clone());
-            }
-            builder
-                .tls_danger_accept_invalid_certs(tls.insecure)
-                .build()
+            tls.apply(builder).build()
         };
         let shared = build()?;
         Ok(Self {
@@ -165,45 +158,6 @@ impl ClusterApi for ClusterClient {
             .await
             .map_err(|error| Error::from_reqwest(&self.label, &error))?;
         self.json_of(response).await
-    }
-}
-
-/// The CA certificates and client identity, read once at start.
-struct TlsMaterial {
-    roots: Vec<reqwest::Certificate>,
-    identity: Option<reqwest::Identity>,
-    insecure: bool,
-}
-
-impl TlsMaterial {
-    fn load(settings: &ClusterSettings) -> anyhow::Result<Self> {
-        let tls = &settings.tls;
-        let read = |path: &std::path::Path| {
-            std::fs::read(path)
-                .map_err(|error| anyhow::anyhow!("reading {}: {error}", path.display()))
-        };
-        let roots = match &tls.ca_file {
-            Some(path) => reqwest::Certificate::from_pem_bundle(&read(path)?)
-                .map_err(|error| anyhow::anyhow!("{} is not PEM: {error}", path.display()))?,
-            None => Vec::new(),
-        };
-        let identity = match (&tls.client_cert_file, &tls.client_key_file) {
-            (Some(cert), Some(key)) => {
-                let mut pem = read(cert)?;
-                pem.push(b'\n');
-                pem.extend(read(key)?);
-                Some(
-                    reqwest::Identity::from_pem(&pem)
-                        .map_err(|error| anyhow::anyhow!("client certificate or key: {error}"))?,
-                )
-            }
-            _ => None,
-        };
-        Ok(Self {
-            roots,
-            identity,
-            insecure: tls.insecure_skip_verify,
-        })
     }
 }
 

@@ -1,12 +1,12 @@
 //! One entry of `clusters:`: where the cluster is, how to reach it, and where its metrics are.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use reqwest::Url;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
+use service_kit::client_tls::ClientTlsSettings;
 use service_kit::config::ConfigProblems;
 
 /// Where a cluster's statistics come from.
@@ -53,7 +53,7 @@ pub struct ClusterSettings {
     #[serde(default)]
     pub auth: Option<ClusterAuth>,
     #[serde(default)]
-    pub tls: ClusterTls,
+    pub tls: ClientTlsSettings,
     #[serde(default)]
     pub timeouts: ClusterTimeouts,
 }
@@ -69,19 +69,6 @@ pub struct ClusterAuth {
     pub api_key: Option<SecretString>,
     /// Sent as `Authorization: Bearer <bearer_token>`.
     pub bearer_token: Option<SecretString>,
-}
-
-/// TLS towards the cluster. The system's roots are trusted, plus `ca_file` when given.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ClusterTls {
-    /// PEM file with extra CA certificates.
-    pub ca_file: Option<PathBuf>,
-    /// PEM client certificate (chain) for mutual TLS, with `client_key_file`.
-    pub client_cert_file: Option<PathBuf>,
-    pub client_key_file: Option<PathBuf>,
-    /// Accepts any server certificate. Only for test clusters; logged as a warning at start.
-    pub insecure_skip_verify: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -220,29 +207,6 @@ impl ClusterAuth {
                 );
             }
         }
-    }
-}
-
-impl ClusterTls {
-    fn validate(&self, at: &str, problems: &mut ConfigProblems) {
-        for (key, file) in [
-            ("ca_file", &self.ca_file),
-            ("client_cert_file", &self.client_cert_file),
-            ("client_key_file", &self.client_key_file),
-        ] {
-            if let Some(path) = file {
-                problems.check(
-                    path.is_file(),
-                    &format!("{at}.{key}"),
-                    format!("{} is not a readable file", path.display()),
-                );
-            }
-        }
-        problems.check(
-            self.client_cert_file.is_some() == self.client_key_file.is_some(),
-            &format!("{at}.client_key_file"),
-            "client_cert_file and client_key_file go together",
-        );
     }
 }
 

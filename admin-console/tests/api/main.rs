@@ -7,6 +7,7 @@ mod metrics_external;
 mod metrics_internal;
 mod relay;
 mod support;
+mod tls;
 mod web_app;
 
 test_support::binary_contract_tests!("admin-console", "/api/live");
