@@ -47,15 +47,25 @@ def run(command: list[str], env: dict[str, str] | None = None) -> tuple[int, str
     return completed.returncode, (completed.stdout + completed.stderr).strip()
 
 
-def validate_service_config(binary: str, config_text: str, env: dict[str, str], label: str) -> None:
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as file:
-        file.write(config_text)
-    try:
+def validate_service_config(
+    binary: str, config_text: str, env: dict[str, str], label: str, mounts: list[str] = ()
+) -> None:
+    """`<binary> --validate-config` on the text. Files the configuration names under a volume
+    mount of the pod (a CA from a Secret) exist only in the pod: they are stood in for by empty
+    files below a scratch directory, and the configuration is pointed there."""
+    with tempfile.TemporaryDirectory() as scratch:
+        for mount in mounts:
+            pattern = re.escape(mount.rstrip("/")) + r"/[^\s\"',}\]]+"
+            for referenced in set(re.findall(pattern, config_text)):
+                stand_in = Path(scratch + referenced)
+                stand_in.parent.mkdir(parents=True, exist_ok=True)
+                stand_in.touch()
+            config_text = re.sub(pattern, lambda m: scratch + m.group(0), config_text)
+        config_file = Path(scratch) / "config.yaml"
+        config_file.write_text(config_text)
         clean_env = {"PATH": os.environ.get("PATH", ""), **env}
-        code, output = run([str(BINARIES[binary]), "--config", file.name, "--validate-config"], clean_env)
+        code, output = run([str(BINARIES[binary]), "--config", str(config_file), "--validate-config"], clean_env)
         check(f"{label}: {binary} --validate-config", None if code == 0 else output)
-    finally:
-        os.unlink(file.name)
 
 
 def check_dockerfiles() -> None:
@@ -139,6 +149,21 @@ def secret_env(documents: list[dict]) -> dict[str, dict[str, str]]:
     return env
 
 
+def volume_mounts(documents: list[dict]) -> dict[str, list[str]]:
+    """Mount paths of each service's extra volumes (not its own config and /tmp), by app name."""
+    mounts: dict[str, list[str]] = {}
+    for document in documents:
+        if document.get("kind") == "Deployment":
+            app = document["metadata"]["labels"]["app.kubernetes.io/name"]
+            container = document["spec"]["template"]["spec"]["containers"][0]
+            mounts[app] = [
+                mount["mountPath"]
+                for mount in container.get("volumeMounts", [])
+                if mount["name"] not in ("config", "tmp")
+            ]
+    return mounts
+
+
 def check_chart(values_file: Path | None) -> None:
     label = f"helm {values_file.name if values_file else 'default values'}"
     values = yaml.safe_load(values_file.read_text()) if values_file else None
@@ -159,6 +184,7 @@ def check_chart(values_file: Path | None) -> None:
         if doc
     ]
     env_by_app = secret_env(documents)
+    mounts_by_app = volume_mounts(documents)
     for document in documents:
         kind, name = document.get("kind"), document.get("metadata", {}).get("name")
         if (document.get("apiVersion"), kind) in CUSTOM_KINDS:
@@ -180,7 +206,8 @@ def check_chart(values_file: Path | None) -> None:
             check(f"{label}: {app} probes {probes}", None if probes == EXPECTED_PROBES[app] else f"expected {EXPECTED_PROBES[app]}")
         if kind == "ConfigMap":
             app = document["metadata"]["labels"]["app.kubernetes.io/name"]
-            validate_service_config(app, document["data"]["config.yaml"], env_by_app.get(app, {}), label)
+            config = document["data"]["config.yaml"]
+            validate_service_config(app, config, env_by_app.get(app, {}), label, mounts_by_app.get(app, []))
 
 
 def main() -> int:

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use service_kit::client_tls::ClientTls;
 
 use crate::basic::BasicAuthenticator;
 use crate::cluster::{SearchClusterClient, SearchUsers};
@@ -32,7 +33,12 @@ pub struct AppState {
     pub trusted: TrustedProxies,
     pub store: Arc<dyn KeyValueStore>,
     pub cluster: Arc<dyn SearchUsers>,
+    /// For the identity provider's health check.
     pub http: reqwest::Client,
+    /// `search.tls`, read once; every client towards the cluster applies it.
+    pub search_tls: ClientTls,
+    /// The shared client towards the cluster (user management, its health).
+    pub search_http: reqwest::Client,
     /// `search.url`, parsed once (a forwarded request only sets its path and query).
     pub search_base: reqwest::Url,
     /// Time the cluster has to start answering a forwarded request.
@@ -58,6 +64,17 @@ pub fn http_client() -> reqwest::Result<reqwest::Client> {
         .build()
 }
 
+/// The client towards the search cluster, with `search.tls` applied.
+fn search_client(tls: &ClientTls) -> reqwest::Result<reqwest::Client> {
+    service_kit::install_crypto_provider();
+    tls.apply(
+        reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .pool_idle_timeout(Duration::from_secs(60)),
+    )
+    .build()
+}
+
 /// The client standalone forwarding uses, one per actix worker: each worker is its own
 /// single-threaded runtime, and a pooled connection serves fastest from the runtime that drives
 /// it (a pool shared by all workers hops threads on every request).
@@ -66,23 +83,27 @@ pub struct WorkerClient(pub reqwest::Client);
 impl WorkerClient {
     /// Redirects are not followed: a redirect from the cluster is the client's to see (and
     /// following it would send the managed credential wherever it points).
-    pub fn build() -> reqwest::Result<Self> {
+    pub fn build(tls: &ClientTls) -> reqwest::Result<Self> {
         service_kit::install_crypto_provider();
-        reqwest::Client::builder()
+        let builder = reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
             .pool_idle_timeout(Duration::from_secs(60))
             .redirect(reqwest::redirect::Policy::none())
             // No retries by the client (a forwarded POST must not run twice); with none
             // allowed it also stops copying every request in case one is needed.
-            .retry(reqwest::retry::never().max_retries_per_request(0))
-            .build()
-            .map(Self)
+            .retry(reqwest::retry::never().max_retries_per_request(0));
+        tls.apply(builder).build().map(Self)
     }
 }
 
 impl AppState {
     pub fn build(settings: &Settings) -> anyhow::Result<Self> {
         let http = http_client().context("building the HTTP client")?;
+        let search_tls = ClientTls::load(&settings.search.tls).context("search.tls")?;
+        if search_tls.skips_verification() {
+            tracing::warn!("TLS verification towards the search cluster is off (search.tls)");
+        }
+        let search_http = search_client(&search_tls).context("building the search client")?;
         let store: Arc<dyn KeyValueStore> = match settings.cache.backend {
             CacheBackend::Memory => Arc::new(MemoryStore::default()),
             CacheBackend::Redis => {
@@ -97,7 +118,8 @@ impl AppState {
             _ => CredentialCipher::ephemeral(),
         };
         let cluster: Arc<dyn SearchUsers> = Arc::new(
-            SearchClusterClient::new(http.clone(), &settings.search).context("search.url")?,
+            SearchClusterClient::new(search_http.clone(), &settings.search)
+                .context("search.url")?,
         );
         let redirects = RedirectPolicy::new(&settings.session.cookie_domain);
         let (sessions, sign_in) = if settings.oidc.enabled {
@@ -154,6 +176,8 @@ impl AppState {
             store,
             cluster,
             http,
+            search_tls,
+            search_http,
             search_base: reqwest::Url::parse(&settings.search.url).context("search.url")?,
             upstream_timeout: settings.server.write_timeout,
             oidc_enabled: settings.oidc.enabled,

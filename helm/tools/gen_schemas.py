@@ -60,6 +60,8 @@ common = {
             },
         },
         "extraEnv": {"type": "array", "items": obj},
+        "extraVolumes": {"type": "array", "items": obj},
+        "extraVolumeMounts": {"type": "array", "items": obj},
         "service": {
             "type": "object",
             "additionalProperties": False,

@@ -51,10 +51,16 @@ impl From<ClusterError> for crate::error::Error {
 }
 
 impl ClusterError {
-    /// Classifies a transport error: connect → unreachable, time-out → time-out.
+    /// Classifies a transport error: connect → unreachable (saying so when it was the
+    /// certificate), time-out → time-out.
     pub fn from_transport(error: &reqwest::Error) -> Self {
         if error.is_timeout() {
             Self::Timeout
+        } else if service_kit::client_tls::is_untrusted_certificate(error) {
+            Self::Unreachable(
+                "its TLS certificate is not trusted (name the CA that signed it in search.tls.ca_file)"
+                    .to_owned(),
+            )
         } else if error.is_connect() {
             Self::Unreachable("the connection was refused or failed".to_owned())
         } else {

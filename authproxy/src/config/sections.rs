@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use secrecy::SecretString;
 use serde::Deserialize;
+use service_kit::client_tls::ClientTlsSettings;
 use service_kit::logging::{LogFormat, LogLevel};
 
 /// `server.mode`.
@@ -200,6 +201,9 @@ pub struct SearchSettings {
     pub admin_user: String,
     /// `SEARCH_ADMIN_PASSWORD` when empty.
     pub admin_password: Option<SecretString>,
+    /// TLS towards the cluster (a private CA, a client certificate); the same block as
+    /// admin-console's `clusters[].tls`.
+    pub tls: ClientTlsSettings,
 }
 
 impl Default for SearchSettings {
@@ -209,6 +213,7 @@ impl Default for SearchSettings {
             flavor: SearchFlavor::Elasticsearch,
             admin_user: "elastic".to_owned(),
             admin_password: None,
+            tls: ClientTlsSettings::default(),
         }
     }
 }

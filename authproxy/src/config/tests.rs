@@ -99,7 +99,7 @@ cache: {backend: redis, encryption_key: only-31-bytes-long-key-xxxxxxxx}
 user_management:
   password_length: 4
   role_mappings: [{claim: groups, pattern: "[unclosed", search_roles: [r]}]
-search: {url: "localhost:9200"}
+search: {url: "localhost:9200", tls: {ca_file: /nonexistent/ca.pem}}
 basic_auth:
   users: [{username: ann, password_hash: plaintext-oops}]
 observability: {otel_trace_ratio: 1.5, otel_endpoint: "nope"}
@@ -119,6 +119,7 @@ observability: {otel_trace_ratio: 1.5, otel_endpoint: "nope"}
         "user_management.password_length",
         "user_management.role_mappings[0].pattern",
         "search.url",
+        "search.tls.ca_file",
         "basic_auth.users[0].password_hash",
         "observability.otel_trace_ratio",
         "observability.otel_endpoint",

@@ -195,6 +195,7 @@ fn check_roles(roles: &[String], key: &str, problems: &mut ConfigProblems) {
 
 fn validate_search(settings: &Settings, problems: &mut ConfigProblems) {
     http_url(&settings.search.url, "search.url", problems);
+    settings.search.tls.validate("search.tls", problems);
     if settings.user_management.enabled {
         problems.check(
             !settings.search.admin_user.trim().is_empty(),

@@ -67,6 +67,13 @@ impl TestApp {
             .unwrap()
     }
 
+    /// `GET path` without credentials: the status and the JSON body (null if not JSON).
+    pub async fn get_json(&self, path: &str) -> (u16, serde_json::Value) {
+        let response = self.client.get(self.url(path)).send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or_default())
+    }
+
     /// The value of one counter (without labels) on `/_metrics`.
     pub async fn counter(&self, name: &str) -> f64 {
         let text = self

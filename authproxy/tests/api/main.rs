@@ -10,6 +10,7 @@ mod redis;
 mod security;
 mod standalone;
 mod support;
+mod tls;
 mod tracing;
 
 test_support::binary_contract_tests!("authproxy", "/healthz");
