@@ -3,6 +3,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use service_kit::http::{ApiError, error_response};
+use service_kit::relay_client::RelayError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -51,16 +52,41 @@ impl Error {
     }
 }
 
+impl Error {
+    /// Classifies a failed relayed call to `target`.
+    pub fn from_relay(target: &str, error: RelayError) -> Self {
+        match error {
+            RelayError::Timeout => Self::Timeout(format!("{target} did not answer in time.")),
+            RelayError::Connect {
+                reason,
+                untrusted_certificate,
+            } => Self::Unreachable(format!(
+                "{target} is unreachable: {reason}.{}",
+                if untrusted_certificate {
+                    UNTRUSTED_CERTIFICATE_HINT
+                } else {
+                    ""
+                }
+            )),
+            RelayError::Broken(reason) => {
+                Self::Upstream(format!("The call to {target} failed: {reason}."))
+            }
+        }
+    }
+}
+
 /// What to do when the server's certificate was refused: the usual cause is a cluster whose
 /// certificates come from a private CA the console was not told about.
 fn certificate_hint(error: &(dyn std::error::Error + 'static)) -> &'static str {
     if service_kit::client_tls::is_untrusted_certificate(error) {
-        " The server's certificate is not trusted: for a cluster, name the CA that signed it \
-         in the cluster's tls.ca_file."
+        UNTRUSTED_CERTIFICATE_HINT
     } else {
         ""
     }
 }
+
+const UNTRUSTED_CERTIFICATE_HINT: &str = " The server's certificate is not trusted: for a \
+    cluster, name the CA that signed it in the cluster's tls.ca_file.";
 
 /// The innermost message of an error chain (reqwest's outer message repeats the URL).
 fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {

@@ -7,7 +7,7 @@ use actix_web::body::SizedStream;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
-use futures_util::StreamExt;
+use service_kit::relay_client::{body_stream, collect_body, empty_body, streamed_body};
 
 use crate::cluster::Cluster;
 use crate::error::Error;
@@ -46,10 +46,6 @@ const RELAYED_METHODS: [Method; 6] = [
     Method::PATCH,
     Method::HEAD,
 ];
-
-/// Request bodies are handed over in chunks through a small channel, so memory stays bounded
-/// whatever the body's size.
-const BODY_CHANNEL_CHUNKS: usize = 8;
 
 /// The path after `/proxy`, checked: it must stay on the cluster. Returns the path (starting
 /// with `/`, or empty for the cluster root).
@@ -144,31 +140,39 @@ pub async fn relay(
         .strip_prefix(&prefix)
         .unwrap_or_default();
     let tail = checked_tail(raw_tail)?;
-    let path_and_query = match request.uri().query() {
-        Some(query) => format!("{tail}?{query}"),
-        None => tail.to_owned(),
-    };
-    let method = reqwest::Method::from_bytes(request.method().as_str().as_bytes())
+    let method = http::Method::from_bytes(request.method().as_str().as_bytes())
         .map_err(|_| Error::BadRequest("The method is not valid.".to_owned()))?;
     let mut upstream = cluster
         .client
-        .request(method, &path_and_query)
-        .timeout(cluster.client.timeouts().relay);
-    for name in FORWARDED_REQUEST_HEADERS {
-        for value in request.headers().get_all(*name) {
-            upstream = upstream.header(*name, value.as_bytes());
+        .relay_request(method, tail, request.uri().query())?;
+    if let Some(headers) = upstream.headers_mut() {
+        for name in FORWARDED_REQUEST_HEADERS {
+            for value in request.headers().get_all(*name) {
+                if let Ok(value) = http::HeaderValue::from_bytes(value.as_bytes()) {
+                    headers.append(http::HeaderName::from_static(name), value);
+                }
+            }
         }
     }
-    if has_body(&request) {
-        upstream = upstream.body(stream_body(payload));
-    }
+    let body = if has_body(&request) {
+        streamed_body(payload)
+    } else {
+        empty_body()
+    };
+    let upstream = upstream.body(body).map_err(|error| {
+        Error::BadRequest(format!("The console request is not valid: {error}."))
+    })?;
+    let label = cluster.client.label();
+    let deadline = tokio::time::Instant::now() + cluster.client.timeouts().relay;
     let started = Instant::now();
-    let response = upstream
-        .send()
+    let response = cluster
+        .client
+        .relay_client()
+        .send(upstream, deadline)
         .await
-        .map_err(|error| Error::from_reqwest(cluster.client.label(), &error))?;
+        .map_err(|error| Error::from_relay(label, error))?;
     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
-    Ok(relay_response(&request, response, elapsed_ms, cluster.client.label()).await)
+    Ok(relay_response(&request, response, elapsed_ms, label, deadline).await)
 }
 
 fn has_body(request: &HttpRequest) -> bool {
@@ -183,33 +187,17 @@ fn has_body(request: &HttpRequest) -> bool {
     }
 }
 
-/// actix's payload lives on this worker thread; reqwest wants a `Send` stream. A local task
-/// moves the chunks over a bounded channel, which also gives back-pressure.
-fn stream_body(mut payload: web::Payload) -> reqwest::Body {
-    let (sender, receiver) =
-        tokio::sync::mpsc::channel::<Result<web::Bytes, std::io::Error>>(BODY_CHANNEL_CHUNKS);
-    actix_web::rt::spawn(async move {
-        while let Some(chunk) = payload.next().await {
-            let item = chunk.map_err(|error| std::io::Error::other(error.to_string()));
-            let failed = item.is_err();
-            if sender.send(item).await.is_err() || failed {
-                break;
-            }
-        }
-    });
-    reqwest::Body::wrap_stream(tokio_stream::wrappers::ReceiverStream::new(receiver))
-}
-
 async fn relay_response(
     request: &HttpRequest,
-    response: reqwest::Response,
+    response: http::Response<hyper::body::Incoming>,
     elapsed_ms: f64,
     label: &str,
+    deadline: tokio::time::Instant,
 ) -> HttpResponse {
-    let status =
-        StatusCode::from_u16(response.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
+    let (head, body) = response.into_parts();
+    let status = StatusCode::from_u16(head.status.as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
     let mut builder = HttpResponse::build(status);
-    for (name, value) in response.headers() {
+    for (name, value) in &head.headers {
         if DROPPED_RESPONSE_HEADERS.contains(&name.as_str()) {
             continue;
         }
@@ -224,13 +212,13 @@ async fn relay_response(
         HeaderName::from_static("server-timing"),
         format!("upstream;dur={elapsed_ms:.1}"),
     ));
+    let length = head
+        .headers
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
     if request.method() == Method::HEAD {
         // No body follows a HEAD answer (actix writes none for HEAD), but its length header
         // still says what GET would send: a sized, empty body carries it.
-        let length = response
-            .headers()
-            .get(reqwest::header::CONTENT_LENGTH)
-            .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
         return match length {
             Some(length) => builder.body(SizedStream::new(
                 length,
@@ -239,16 +227,17 @@ async fn relay_response(
             None => builder.finish(),
         };
     }
-    let length = response.content_length();
     match length {
         // A small body of known size is read first, so head and body leave in one write
         // (two writes would meet Nagle's algorithm and the client's delayed ACK).
-        Some(length) if length <= SMALL_BODY_BYTES => match response.bytes().await {
-            Ok(body) => builder.body(body),
-            Err(error) => Error::from_reqwest(label, &error).error_response(),
-        },
-        Some(length) => builder.body(SizedStream::new(length, response.bytes_stream())),
-        None => builder.streaming(response.bytes_stream()),
+        Some(length) if length <= SMALL_BODY_BYTES => {
+            match collect_body(body, Some(deadline)).await {
+                Ok(body) => builder.body(body),
+                Err(error) => Error::from_relay(label, error).error_response(),
+            }
+        }
+        Some(length) => builder.body(SizedStream::new(length, body_stream(body, Some(deadline)))),
+        None => builder.streaming(body_stream(body, Some(deadline))),
     }
 }
 

@@ -63,10 +63,6 @@ impl Application {
         let shared = state.clone();
         let server = RunningServer::start(options, move |config: &mut web::ServiceConfig| {
             config.app_data(state.clone());
-            // Runs once per worker, on that worker's thread.
-            let client = state::WorkerClient::build(&state.search_tls)
-                .unwrap_or_else(|_| state::WorkerClient(state.search_http.clone()));
-            config.app_data(web::Data::new(client));
             let routes = |config: &mut web::ServiceConfig| {
                 handlers::configure(mode, callback_path.as_deref(), config);
             };

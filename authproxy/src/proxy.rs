@@ -3,28 +3,26 @@
 //! and identity headers are replaced by the managed credential, and a 401 from the cluster
 //! refreshes that credential once and retries when the body can be replayed.
 
-use std::io;
-
 use actix_web::http::StatusCode;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::web::{self, Bytes, BytesMut};
 use actix_web::{HttpRequest, HttpResponse};
 use futures_util::StreamExt;
 use secrecy::ExposeSecret;
+use service_kit::relay_client::{
+    RelayBody, body_stream, collect_body, empty_body, full_body, streamed_body,
+};
 
 use crate::cluster::ClusterError;
 use crate::error::Error;
 use crate::gate::RequestContext;
 use crate::identity::Identity;
 use crate::managed::ManagedCredential;
-use crate::state::{AppState, WorkerClient};
+use crate::state::AppState;
 
 /// Bodies up to this size are read whole so a request can be retried after a credential
 /// refresh; larger or chunked bodies stream and are not retried.
 const REPLAYABLE_LIMIT: usize = 1024 * 1024;
-
-/// Chunks in flight between the client's body and the cluster request.
-const BODY_CHANNEL_CHUNKS: usize = 8;
 
 /// RFC 9110 §7.6.1 connection-specific headers, plus the ones this proxy replaces.
 const NOT_FORWARDED: &[&str] = &[
@@ -46,12 +44,11 @@ const NOT_FORWARDED: &[&str] = &[
 
 enum OutboundBody {
     Replayable(Bytes),
-    Streaming(reqwest::Body),
+    Streaming(RelayBody),
 }
 
 pub async fn forward(
     state: &AppState,
-    client: &WorkerClient,
     request: &HttpRequest,
     payload: web::Payload,
     identity: &Identity,
@@ -66,8 +63,8 @@ pub async fn forward(
         OutboundBody::Replayable(bytes) => Some(bytes.clone()),
         OutboundBody::Streaming(_) => None,
     };
-    let mut response = send(state, client, request, context, body, credential.as_deref()).await?;
-    if response.status() == reqwest::StatusCode::UNAUTHORIZED
+    let mut response = send(state, request, context, body, credential.as_deref()).await?;
+    if response.status() == http::StatusCode::UNAUTHORIZED
         && let (Some(managed), Some(stale), Some(bytes)) = (&state.managed, &credential, replay)
     {
         tracing::info!(
@@ -78,7 +75,6 @@ pub async fn forward(
         let fresh = managed.refresh(identity, stale).await?;
         response = send(
             state,
-            client,
             request,
             context,
             OutboundBody::Replayable(bytes),
@@ -91,8 +87,7 @@ pub async fn forward(
     relay_response(response, request.method() == actix_web::http::Method::HEAD).await
 }
 
-/// Small bodies whole (replayable), the rest as a stream fed by a local task, since actix's
-/// payload cannot cross threads and reqwest's body must.
+/// Small bodies whole (replayable), the rest streamed.
 async fn outbound_body(
     request: &HttpRequest,
     mut payload: web::Payload,
@@ -116,34 +111,24 @@ async fn outbound_body(
         }
         return Ok(OutboundBody::Replayable(body.freeze()));
     }
-    let (sender, receiver) = tokio::sync::mpsc::channel::<io::Result<Bytes>>(BODY_CHANNEL_CHUNKS);
-    actix_web::rt::spawn(async move {
-        while let Some(chunk) = payload.next().await {
-            let chunk = chunk.map_err(|error| io::Error::other(error.to_string()));
-            let failed = chunk.is_err();
-            if sender.send(chunk).await.is_err() || failed {
-                break;
-            }
-        }
-    });
-    let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
-        receiver.recv().await.map(|chunk| (chunk, receiver))
-    });
-    Ok(OutboundBody::Streaming(reqwest::Body::wrap_stream(stream)))
+    Ok(OutboundBody::Streaming(streamed_body(payload)))
 }
 
 async fn send(
     state: &AppState,
-    client: &WorkerClient,
     request: &HttpRequest,
     context: &RequestContext,
     body: OutboundBody,
     credential: Option<&ManagedCredential>,
-) -> Result<reqwest::Response, Error> {
-    let url = upstream_url(&state.search_base, request.uri());
-    let method = reqwest::Method::from_bytes(request.method().as_str().as_bytes())
+) -> Result<http::Response<hyper::body::Incoming>, Error> {
+    let method = http::Method::from_bytes(request.method().as_str().as_bytes())
         .map_err(|_| Error::InvalidBody("the method is not valid".to_owned()))?;
-    let mut outbound = client.0.request(method, url);
+    let uri = http::Uri::try_from(upstream_url(&state.relay_prefix, request.uri()))
+        .map_err(|error| Error::InvalidBody(format!("the path is not valid: {error}")))?;
+    let mut outbound = http::Request::builder().method(method).uri(uri);
+    let headers = outbound
+        .headers_mut()
+        .expect("a method and URI that parsed make a valid request head");
     let listed = connection_listed(
         request
             .headers()
@@ -151,40 +136,59 @@ async fn send(
             .map(|value| value.as_bytes()),
     );
     for (name, value) in request.headers() {
-        if is_forwarded_header(name) && !listed.iter().any(|l| l == name.as_str()) {
-            outbound = outbound.header(name.as_str(), value.as_bytes());
+        if is_forwarded_header(name)
+            && !listed.iter().any(|l| l == name.as_str())
+            && let (Ok(name), Ok(value)) = (
+                http::HeaderName::from_bytes(name.as_str().as_bytes()),
+                http::HeaderValue::from_bytes(value.as_bytes()),
+            )
+        {
+            headers.append(name, value);
         }
     }
     let client = context
         .source_ip
         .map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
-    outbound = outbound
-        .header("x-forwarded-for", client)
-        .header("x-forwarded-proto", forwarded_proto(context))
-        .header("x-forwarded-host", forwarded_host(request, context));
+    for (name, value) in [
+        ("x-forwarded-for", client),
+        ("x-forwarded-proto", forwarded_proto(context)),
+        ("x-forwarded-host", forwarded_host(request, context)),
+    ] {
+        if let Ok(value) = http::HeaderValue::try_from(value) {
+            headers.insert(name, value);
+        }
+    }
     if state.tracing_enabled {
-        let mut trace_headers = reqwest::header::HeaderMap::new();
-        service_kit::telemetry::inject_current_context(&mut trace_headers);
-        outbound = outbound.headers(trace_headers);
+        service_kit::telemetry::inject_current_context(headers);
     }
-    if let Some(credential) = credential {
-        outbound = outbound.header("authorization", credential.authorization.expose_secret());
+    if let Some(credential) = credential
+        && let Ok(mut value) = http::HeaderValue::from_str(credential.authorization.expose_secret())
+    {
+        value.set_sensitive(true);
+        headers.insert(http::header::AUTHORIZATION, value);
     }
-    outbound = match body {
-        OutboundBody::Replayable(bytes) if bytes.is_empty() => outbound,
-        OutboundBody::Replayable(bytes) => outbound.body(bytes),
+    let body = match body {
+        OutboundBody::Replayable(bytes) if bytes.is_empty() => empty_body(),
+        // hyper sets Content-Length from a whole body's size.
+        OutboundBody::Replayable(bytes) => full_body(bytes),
         OutboundBody::Streaming(body) => {
-            if let Some(length) = request.headers().get("content-length") {
-                outbound = outbound.header("content-length", length.as_bytes());
+            if let Some(length) = request.headers().get("content-length")
+                && let Ok(length) = http::HeaderValue::from_bytes(length.as_bytes())
+            {
+                headers.insert(http::header::CONTENT_LENGTH, length);
             }
-            outbound.body(body)
+            body
         }
     };
-    match tokio::time::timeout(state.upstream_timeout, outbound.send()).await {
-        Ok(Ok(response)) => Ok(response),
-        Ok(Err(error)) => Err(ClusterError::from_transport(&error).into()),
-        Err(_) => Err(Error::SearchTimeout),
-    }
+    let outbound = outbound
+        .body(body)
+        .map_err(|error| Error::InvalidBody(error.to_string()))?;
+    let deadline = tokio::time::Instant::now() + state.upstream_timeout;
+    state
+        .relay
+        .send(outbound, deadline)
+        .await
+        .map_err(|error| ClusterError::from_relay(error).into())
 }
 
 /// The scheme the client used: a trusted proxy's word for it, else this listener's (plain
@@ -214,12 +218,14 @@ fn forwarded_host(request: &HttpRequest, context: &RequestContext) -> String {
         .unwrap_or_default()
 }
 
-/// The request's path and query below `search.url` (whose own path, if any, is kept).
-fn upstream_url(base: &reqwest::Url, uri: &actix_web::http::Uri) -> reqwest::Url {
-    let mut url = base.clone();
-    let prefix = base.path().trim_end_matches('/');
-    url.set_path(&format!("{prefix}{}", uri.path()));
-    url.set_query(uri.query());
+/// The request's path and query below `search.url` (`prefix`: the URL without its trailing
+/// slash, whose own path, if any, is kept).
+fn upstream_url(prefix: &str, uri: &actix_web::http::Uri) -> String {
+    let mut url = format!("{prefix}{}", uri.path());
+    if let Some(query) = uri.query() {
+        url.push('?');
+        url.push_str(query);
+    }
     url
 }
 
@@ -247,18 +253,21 @@ fn is_forwarded_header(name: &HeaderName) -> bool {
 const SMALL_BODY_BYTES: u64 = 64 * 1024;
 
 /// The cluster's status, headers (without hop-by-hop ones) and body.
-async fn relay_response(upstream: reqwest::Response, head: bool) -> Result<HttpResponse, Error> {
-    let status =
-        StatusCode::from_u16(upstream.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
+async fn relay_response(
+    upstream: http::Response<hyper::body::Incoming>,
+    head: bool,
+) -> Result<HttpResponse, Error> {
+    let (parts, body) = upstream.into_parts();
+    let status = StatusCode::from_u16(parts.status.as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
     let mut response = HttpResponse::build(status);
     let listed = connection_listed(
-        upstream
-            .headers()
+        parts
+            .headers
             .get_all("connection")
             .iter()
             .map(|value| value.as_bytes()),
     );
-    for (name, value) in upstream.headers() {
+    for (name, value) in &parts.headers {
         let lower = name.as_str();
         if NOT_FORWARDED.contains(&lower) || listed.iter().any(|n| n == lower) {
             continue;
@@ -271,26 +280,27 @@ async fn relay_response(upstream: reqwest::Response, head: bool) -> Result<HttpR
         }
     }
     // The cluster's own Content-Length (also right for HEAD, whose body is empty).
-    let length = upstream
-        .headers()
+    let length = parts
+        .headers
         .get("content-length")
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
+    // The body has no deadline: `server.write_timeout` bounds the wait for the answer to
+    // start, and a large answer may take longer than that to arrive.
     match length {
         // Head and body leave in one write: streamed, they would be two, and the second
         // would wait for the client's delayed ACK (Nagle).
         Some(length) if length <= SMALL_BODY_BYTES && !head => {
-            let body = upstream
-                .bytes()
+            let body = collect_body(body, None)
                 .await
-                .map_err(|error| Error::from(ClusterError::from_transport(&error)))?;
+                .map_err(|error| Error::from(ClusterError::from_relay(error)))?;
             Ok(response.body(body))
         }
         Some(length) => {
             response.no_chunking(length);
-            Ok(response.streaming(upstream.bytes_stream()))
+            Ok(response.streaming(body_stream(body, None)))
         }
-        None => Ok(response.streaming(upstream.bytes_stream())),
+        None => Ok(response.streaming(body_stream(body, None))),
     }
 }
 
@@ -300,28 +310,28 @@ mod tests {
 
     #[test]
     fn requests_go_below_the_configured_url() {
-        let plain = reqwest::Url::parse("http://127.0.0.1:9200").unwrap();
-        let prefixed = reqwest::Url::parse("https://search.example/es/").unwrap();
+        let plain = "http://127.0.0.1:9200";
+        let prefixed = "https://search.example/es";
         for (base, uri, expected) in [
-            (&plain, "/", "http://127.0.0.1:9200/"),
+            (plain, "/", "http://127.0.0.1:9200/"),
             (
-                &plain,
+                plain,
                 "/_cluster/health",
                 "http://127.0.0.1:9200/_cluster/health",
             ),
             (
-                &plain,
+                plain,
                 "/logs-*/_search?q=a%20b&size=1",
                 "http://127.0.0.1:9200/logs-*/_search?q=a%20b&size=1",
             ),
             (
-                &prefixed,
+                prefixed,
                 "/_cat/indices?v",
                 "https://search.example/es/_cat/indices?v",
             ),
         ] {
             let uri: actix_web::http::Uri = uri.parse().unwrap();
-            assert_eq!(upstream_url(base, &uri).as_str(), expected);
+            assert_eq!(upstream_url(base, &uri), expected);
         }
     }
 

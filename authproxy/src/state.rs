@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use service_kit::client_tls::ClientTls;
+use service_kit::relay_client::RelayClient;
 
 use crate::basic::BasicAuthenticator;
 use crate::cluster::{SearchClusterClient, SearchUsers};
@@ -35,12 +36,12 @@ pub struct AppState {
     pub cluster: Arc<dyn SearchUsers>,
     /// For the identity provider's health check.
     pub http: reqwest::Client,
-    /// `search.tls`, read once; every client towards the cluster applies it.
-    pub search_tls: ClientTls,
-    /// The shared client towards the cluster (user management, its health).
+    /// The client towards the cluster for user management and its health.
     pub search_http: reqwest::Client,
-    /// `search.url`, parsed once (a forwarded request only sets its path and query).
-    pub search_base: reqwest::Url,
+    /// standalone forwarding's client (hyper directly, a pool per worker thread).
+    pub relay: RelayClient,
+    /// `search.url` without its trailing slash: a forwarded request's path is appended.
+    pub relay_prefix: String,
     /// Time the cluster has to start answering a forwarded request.
     pub upstream_timeout: Duration,
     pub oidc_enabled: bool,
@@ -73,27 +74,6 @@ fn search_client(tls: &ClientTls) -> reqwest::Result<reqwest::Client> {
             .pool_idle_timeout(Duration::from_secs(60)),
     )
     .build()
-}
-
-/// The client standalone forwarding uses, one per actix worker: each worker is its own
-/// single-threaded runtime, and a pooled connection serves fastest from the runtime that drives
-/// it (a pool shared by all workers hops threads on every request).
-pub struct WorkerClient(pub reqwest::Client);
-
-impl WorkerClient {
-    /// Redirects are not followed: a redirect from the cluster is the client's to see (and
-    /// following it would send the managed credential wherever it points).
-    pub fn build(tls: &ClientTls) -> reqwest::Result<Self> {
-        service_kit::install_crypto_provider();
-        let builder = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .pool_idle_timeout(Duration::from_secs(60))
-            .redirect(reqwest::redirect::Policy::none())
-            // No retries by the client (a forwarded POST must not run twice); with none
-            // allowed it also stops copying every request in case one is needed.
-            .retry(reqwest::retry::never().max_retries_per_request(0));
-        tls.apply(builder).build().map(Self)
-    }
 }
 
 impl AppState {
@@ -176,9 +156,13 @@ impl AppState {
             store,
             cluster,
             http,
-            search_tls,
             search_http,
-            search_base: reqwest::Url::parse(&settings.search.url).context("search.url")?,
+            relay: RelayClient::new(&search_tls, CONNECT_TIMEOUT),
+            relay_prefix: reqwest::Url::parse(&settings.search.url)
+                .context("search.url")?
+                .as_str()
+                .trim_end_matches('/')
+                .to_owned(),
             upstream_timeout: settings.server.write_timeout,
             oidc_enabled: settings.oidc.enabled,
             oidc_issuer: settings.oidc.issuer_url.trim_end_matches('/').to_owned(),

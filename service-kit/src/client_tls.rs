@@ -3,7 +3,12 @@
 //! is the same in admin-console (`clusters[].tls`) and authproxy (`search.tls`).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::{DigitallySignedStruct, SignatureScheme};
 use serde::Deserialize;
 
 use crate::config::ConfigProblems;
@@ -46,38 +51,53 @@ impl ClientTlsSettings {
     }
 }
 
-/// The CA certificates and client identity of a [`ClientTlsSettings`], read once at start and
-/// applied to every client built for that server.
+/// The rustls configuration of a [`ClientTlsSettings`], built once at start and shared by every
+/// client towards that server (reqwest's and the relay's hyper client), so both trust and present
+/// exactly the same certificates.
 #[derive(Clone)]
 pub struct ClientTls {
-    roots: Vec<reqwest::Certificate>,
-    identity: Option<reqwest::Identity>,
+    config: Arc<rustls::ClientConfig>,
     insecure: bool,
 }
 
 impl ClientTls {
     /// Reads and parses the files; the error names the file and what is wrong with it.
     pub fn load(settings: &ClientTlsSettings) -> anyhow::Result<Self> {
-        let roots = match &settings.ca_file {
-            Some(path) => reqwest::Certificate::from_pem_bundle(&read(path)?)
-                .map_err(|error| anyhow::anyhow!("{} is not PEM: {error}", path.display()))?,
-            None => Vec::new(),
+        crate::install_crypto_provider();
+        let provider = rustls::crypto::CryptoProvider::get_default()
+            .cloned()
+            .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()));
+        let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+            .with_safe_default_protocol_versions()?;
+        let builder = if settings.insecure_skip_verify {
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate(provider)))
+        } else {
+            // The system's roots (as reqwest uses by default), plus the configured CA.
+            let extra_roots = match &settings.ca_file {
+                Some(path) => certificates(path)?,
+                None => Vec::new(),
+            };
+            let verifier =
+                rustls_platform_verifier::Verifier::new_with_extra_roots(extra_roots, provider)?;
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(verifier))
         };
-        let identity = match (&settings.client_cert_file, &settings.client_key_file) {
+        let config = match (&settings.client_cert_file, &settings.client_key_file) {
             (Some(certificate), Some(key)) => {
-                let mut pem = read(certificate)?;
-                pem.push(b'\n');
-                pem.extend(read(key)?);
-                Some(
-                    reqwest::Identity::from_pem(&pem)
-                        .map_err(|error| anyhow::anyhow!("client certificate or key: {error}"))?,
-                )
+                let key = PrivateKeyDer::from_pem_slice(&read(key)?).map_err(|error| {
+                    anyhow::anyhow!("{} holds no PEM private key: {error}", key.display())
+                })?;
+                builder
+                    .with_client_auth_cert(certificates(certificate)?, key)
+                    .map_err(|error| anyhow::anyhow!("client certificate or key: {error}"))?
             }
-            _ => None,
+            _ => builder.with_no_client_auth(),
         };
         Ok(Self {
-            roots,
-            identity,
+            config: Arc::new(config),
             insecure: settings.insecure_skip_verify,
         })
     }
@@ -86,20 +106,82 @@ impl ClientTls {
         self.insecure
     }
 
-    /// `builder` with these roots, this identity and this verification setting.
-    pub fn apply(&self, mut builder: reqwest::ClientBuilder) -> reqwest::ClientBuilder {
-        if !self.roots.is_empty() {
-            builder = builder.tls_certs_merge(self.roots.clone());
-        }
-        if let Some(identity) = &self.identity {
-            builder = builder.identity(identity.clone());
-        }
-        builder.tls_danger_accept_invalid_certs(self.insecure)
+    /// The configuration for hyper-rustls or any other rustls client.
+    pub fn rustls_config(&self) -> rustls::ClientConfig {
+        (*self.config).clone()
+    }
+
+    /// `builder` with this TLS configuration.
+    pub fn apply(&self, builder: reqwest::ClientBuilder) -> reqwest::ClientBuilder {
+        builder.use_preconfigured_tls(self.rustls_config())
     }
 }
 
 fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
     std::fs::read(path).map_err(|error| anyhow::anyhow!("reading {}: {error}", path.display()))
+}
+
+/// Every certificate of a PEM file; an error when there is none.
+fn certificates(path: &Path) -> anyhow::Result<Vec<CertificateDer<'static>>> {
+    let certificates = CertificateDer::pem_slice_iter(&read(path)?)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| anyhow::anyhow!("{} is not PEM: {error}", path.display()))?;
+    anyhow::ensure!(
+        !certificates.is_empty(),
+        "{} holds no PEM certificate",
+        path.display()
+    );
+    Ok(certificates)
+}
+
+/// `insecure_skip_verify`: any certificate is accepted, but the handshake's signatures are
+/// still checked (the peer must hold the key of the certificate it shows).
+#[derive(Debug)]
+struct AcceptAnyCertificate(Arc<rustls::crypto::CryptoProvider>);
+
+impl ServerCertVerifier for AcceptAnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        certificate: &CertificateDer<'_>,
+        signature: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            certificate,
+            signature,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        certificate: &CertificateDer<'_>,
+        signature: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            certificate,
+            signature,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
 }
 
 /// Whether a failed call failed because the server's certificate was refused, so the message

@@ -3,13 +3,15 @@
 //! each crate's error enum to the common error body. Service behaviour never lives here.
 
 pub mod cli;
-#[cfg(feature = "client-tls")]
+#[cfg(feature = "outbound")]
 pub mod client_tls;
 pub mod config;
 pub mod http;
 pub mod logging;
 pub mod metrics;
 pub mod probe;
+#[cfg(feature = "outbound")]
+pub mod relay_client;
 pub mod server;
 pub mod settings;
 #[cfg(feature = "otel")]

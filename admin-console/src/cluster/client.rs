@@ -15,6 +15,7 @@ use reqwest::{Method, RequestBuilder};
 use secrecy::ExposeSecret;
 use serde_json::Value;
 use service_kit::client_tls::ClientTls;
+use service_kit::relay_client::RelayClient;
 
 use crate::config::{ClusterAuth, ClusterSettings, ClusterTimeouts};
 use crate::error::Error;
@@ -31,6 +32,8 @@ pub trait ClusterApi: Send + Sync {
     ) -> impl Future<Output = Result<Value, Error>> + Send;
 }
 
+const USER_AGENT: &str = concat!("admin-console/", env!("CARGO_PKG_VERSION"));
+
 #[derive(Clone)]
 pub struct ClusterClient {
     /// `cluster "id"`, for messages.
@@ -39,6 +42,10 @@ pub struct ClusterClient {
     /// whole URL, host included, per call was 4% of a relayed request's CPU).
     base: reqwest::Url,
     http: PerThreadClient,
+    /// The console relay's client (hyper directly; see service-kit's relay_client).
+    relay: RelayClient,
+    /// The configured URL without its trailing slash: a relayed path is appended to it.
+    relay_prefix: String,
     /// The `Authorization` value of the configured credentials, built once and marked
     /// sensitive so it is never logged.
     authorization: Option<HeaderValue>,
@@ -52,6 +59,7 @@ impl ClusterClient {
             tracing::warn!(cluster = %settings.id, "TLS verification is off for this cluster");
         }
         let connect_timeout = settings.timeouts.connect;
+        let relay = RelayClient::new(&tls, connect_timeout);
         let build = move || -> reqwest::Result<reqwest::Client> {
             let builder = reqwest::Client::builder()
                 .connect_timeout(connect_timeout)
@@ -61,14 +69,17 @@ impl ClusterClient {
                 // No retries by the client (a relayed POST must not run twice); with none
                 // allowed it also stops copying every request in case one is needed.
                 .retry(reqwest::retry::never().max_retries_per_request(0))
-                .user_agent(concat!("admin-console/", env!("CARGO_PKG_VERSION")));
+                .user_agent(USER_AGENT);
             tls.apply(builder).build()
         };
         let shared = build()?;
+        let base = reqwest::Url::parse(&settings.url)
+            .map_err(|error| anyhow::anyhow!("the URL {}: {error}", settings.url))?;
         Ok(Self {
             label: format!("cluster \"{}\"", settings.id),
-            base: reqwest::Url::parse(&settings.url)
-                .map_err(|error| anyhow::anyhow!("the URL {}: {error}", settings.url))?,
+            relay,
+            relay_prefix: base.as_str().trim_end_matches('/').to_owned(),
+            base,
             http: PerThreadClient {
                 key: NEXT_CLIENT_KEY.fetch_add(1, Ordering::Relaxed),
                 shared,
@@ -99,6 +110,36 @@ impl ClusterClient {
         url.set_path(&format!("{prefix}/{}", path.trim_start_matches('/')));
         url.set_query(query);
         url
+    }
+
+    pub fn relay_client(&self) -> &RelayClient {
+        &self.relay
+    }
+
+    /// The head of a relayed request to `path` (empty or starting with `/`, already checked
+    /// and percent-encoded, as it came in) and `query`, with this cluster's credentials.
+    pub fn relay_request(
+        &self,
+        method: http::Method,
+        path: &str,
+        query: Option<&str>,
+    ) -> Result<http::request::Builder, Error> {
+        let mut uri = format!("{}/{}", self.relay_prefix, path.trim_start_matches('/'));
+        if let Some(query) = query {
+            uri.push('?');
+            uri.push_str(query);
+        }
+        let uri = http::Uri::try_from(uri).map_err(|error| {
+            Error::BadRequest(format!("The console path is not valid: {error}."))
+        })?;
+        let mut builder = http::Request::builder()
+            .method(method)
+            .uri(uri)
+            .header(http::header::USER_AGENT, USER_AGENT);
+        if let Some(value) = &self.authorization {
+            builder = builder.header(http::header::AUTHORIZATION, value.clone());
+        }
+        Ok(builder)
     }
 
     /// A request with this cluster's credentials and no time-out of its own.

@@ -5,15 +5,14 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use crate::error::Error;
 use crate::gate::{RequestContext, authenticate};
 use crate::proxy;
-use crate::state::{AppState, WorkerClient};
+use crate::state::AppState;
 
 pub async fn forward(
     state: web::Data<AppState>,
-    client: web::Data<WorkerClient>,
     request: HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, Error> {
     let context = RequestContext::of(&state, &request);
     let identity = authenticate(&state, &request, &context).await?;
-    proxy::forward(&state, &client, &request, payload, &identity, &context).await
+    proxy::forward(&state, &request, payload, &identity, &context).await
 }
