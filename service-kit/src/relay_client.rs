@@ -102,7 +102,7 @@ impl RelayClient {
         request: http::Request<RelayBody>,
         deadline: Instant,
     ) -> Result<http::Response<Incoming>, RelayError> {
-        let sent = self.pooled().request(request);
+        let sent = self.with_pool(|pool| pool.request(request));
         match tokio::time::timeout_at(deadline, sent).await {
             Ok(Ok(response)) => Ok(response),
             Ok(Err(error)) => Err(RelayError::from_client(&error)),
@@ -110,16 +110,18 @@ impl RelayClient {
         }
     }
 
-    fn pooled(&self) -> PooledClient {
+    /// Runs `use_pool` with this thread's pool (built on first use), without cloning it.
+    fn with_pool<T>(&self, use_pool: impl FnOnce(&PooledClient) -> T) -> T {
         thread_local! {
             static POOLS: RefCell<HashMap<u64, PooledClient>> = RefCell::new(HashMap::new());
         }
         POOLS.with(|pools| {
-            pools
-                .borrow_mut()
-                .entry(self.key)
-                .or_insert_with(|| self.build())
-                .clone()
+            use_pool(
+                pools
+                    .borrow_mut()
+                    .entry(self.key)
+                    .or_insert_with(|| self.build()),
+            )
         })
     }
 
