@@ -68,6 +68,14 @@ def validate_service_config(
         check(f"{label}: {binary} --validate-config", None if code == 0 else output)
 
 
+def check_examples() -> None:
+    """The example configurations: make run uses them and each image ships its own as the
+    default, so they must pass the binary's own validation with an empty environment."""
+    for name in BINARIES:
+        example = ROOT / "examples" / f"{name}.yaml"
+        validate_service_config(name, example.read_text(), {}, f"examples/{example.name}")
+
+
 def check_dockerfiles() -> None:
     for dockerfile in sorted((ROOT / "docker").glob("*.Dockerfile")):
         code, output = run([str(VENV_BIN / "hadolint"), str(dockerfile)])
@@ -216,6 +224,7 @@ def main() -> int:
     if missing:
         print(f"build the binaries first (cargo build): missing {missing}")
         return 1
+    check_examples()
     check_dockerfiles()
     check_compose()
     check_chart(None)

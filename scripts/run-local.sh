@@ -51,13 +51,19 @@ sleep 1
 
 export MONITORED_SEARCH_URL=http://127.0.0.1:9200
 start admin-console target/release/admin-console --config examples/admin-console.yaml
-start authproxy target/release/authproxy --config examples/authproxy.yaml
+# The example has no users; make run's copy has one, so Basic credentials work at once.
+# Hash of demo-password; a demo user never goes into the example itself (the image ships it).
+demo_user='    - {username: demo, password_hash: "$2b$10$uAn0p5y/S2uFK1/2fyCGOukyhduTOSviLChHMBbuocdmD0J0gzGTK", email: demo@example.com, name: Demo User, groups: [admins]}'
+awk -v user="$demo_user" '/^  users: \[\]$/ { print "  users:"; print user; next } { print }' \
+  examples/authproxy.yaml > "$run_dir/authproxy.yaml"
+start authproxy target/release/authproxy --config "$run_dir/authproxy.yaml"
 start ingress-dash target/release/ingress-dash --config examples/ingress-dash.yaml
 
 cat <<MSG
 
   admin-console     http://127.0.0.1:8080            metrics http://127.0.0.1:8080/_metrics
   authproxy         http://127.0.0.1:9000/healthz    metrics http://127.0.0.1:9000/_metrics
+                    Basic user demo / demo-password (forward_auth: curl -u demo:demo-password -i http://127.0.0.1:9000/)
   ingress-dash      http://127.0.0.1:3000            metrics http://127.0.0.1:3000/_metrics
   search cluster    http://127.0.0.1:9200            (osmem-server)
   Prometheus        http://127.0.0.1:9090
