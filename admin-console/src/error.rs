@@ -35,25 +35,10 @@ pub enum Error {
 impl Error {
     /// Classifies a failed call to `target` (e.g. `cluster "prod"`), without its URL's secrets.
     pub fn from_reqwest(target: &str, error: &reqwest::Error) -> Self {
-        if error.is_timeout() {
-            Self::Timeout(format!("{target} did not answer in time."))
-        } else if error.is_connect() {
-            Self::Unreachable(format!(
-                "{target} is unreachable: {}.{}",
-                root_cause(error),
-                certificate_hint(error)
-            ))
-        } else {
-            Self::Upstream(format!(
-                "The call to {target} failed: {}.",
-                root_cause(error)
-            ))
-        }
+        Self::from_relay(target, RelayError::from_reqwest(error))
     }
-}
 
-impl Error {
-    /// Classifies a failed relayed call to `target`.
+    /// Classifies a failed call to `target`, relayed or made through [`Self::from_reqwest`].
     pub fn from_relay(target: &str, error: RelayError) -> Self {
         match error {
             RelayError::Timeout => Self::Timeout(format!("{target} did not answer in time.")),
@@ -62,8 +47,11 @@ impl Error {
                 untrusted_certificate,
             } => Self::Unreachable(format!(
                 "{target} is unreachable: {reason}.{}",
+                // The usual cause: a cluster whose certificates come from a private CA the
+                // console was not told about.
                 if untrusted_certificate {
-                    UNTRUSTED_CERTIFICATE_HINT
+                    " The server's certificate is not trusted: for a cluster, name the CA that \
+                     signed it in the cluster's tls.ca_file."
                 } else {
                     ""
                 }
@@ -73,28 +61,6 @@ impl Error {
             }
         }
     }
-}
-
-/// What to do when the server's certificate was refused: the usual cause is a cluster whose
-/// certificates come from a private CA the console was not told about.
-fn certificate_hint(error: &(dyn std::error::Error + 'static)) -> &'static str {
-    if service_kit::client_tls::is_untrusted_certificate(error) {
-        UNTRUSTED_CERTIFICATE_HINT
-    } else {
-        ""
-    }
-}
-
-const UNTRUSTED_CERTIFICATE_HINT: &str = " The server's certificate is not trusted: for a \
-    cluster, name the CA that signed it in the cluster's tls.ca_file.";
-
-/// The innermost message of an error chain (reqwest's outer message repeats the URL).
-fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut current = error;
-    while let Some(source) = current.source() {
-        current = source;
-    }
-    current.to_string().trim_end_matches('.').to_owned()
 }
 
 impl ResponseError for Error {

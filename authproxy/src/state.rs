@@ -38,10 +38,9 @@ pub struct AppState {
     pub http: reqwest::Client,
     /// The client towards the cluster for user management and its health.
     pub search_http: reqwest::Client,
-    /// standalone forwarding's client (hyper directly, a pool per worker thread).
+    /// standalone forwarding's client towards `search.url` (hyper directly, a pool per
+    /// worker thread).
     pub relay: RelayClient,
-    /// `search.url` without its trailing slash: a forwarded request's path is appended.
-    pub relay_prefix: String,
     /// Time the cluster has to start answering a forwarded request.
     pub upstream_timeout: Duration,
     pub oidc_enabled: bool,
@@ -56,34 +55,27 @@ pub struct AppState {
     pub tracing_enabled: bool,
 }
 
-/// The outbound client settings every client of this service shares.
-pub fn http_client() -> reqwest::Result<reqwest::Client> {
+/// The outbound client settings every reqwest client of this service shares.
+fn client_builder() -> reqwest::ClientBuilder {
     service_kit::install_crypto_provider();
     reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
         .pool_idle_timeout(Duration::from_secs(60))
-        .build()
-}
-
-/// The client towards the search cluster, with `search.tls` applied.
-fn search_client(tls: &ClientTls) -> reqwest::Result<reqwest::Client> {
-    service_kit::install_crypto_provider();
-    tls.apply(
-        reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
-            .pool_idle_timeout(Duration::from_secs(60)),
-    )
-    .build()
 }
 
 impl AppState {
     pub fn build(settings: &Settings) -> anyhow::Result<Self> {
-        let http = http_client().context("building the HTTP client")?;
+        let http = client_builder()
+            .build()
+            .context("building the HTTP client")?;
         let search_tls = ClientTls::load(&settings.search.tls).context("search.tls")?;
         if search_tls.skips_verification() {
             tracing::warn!("TLS verification towards the search cluster is off (search.tls)");
         }
-        let search_http = search_client(&search_tls).context("building the search client")?;
+        let search_http = search_tls
+            .apply(client_builder())
+            .build()
+            .context("building the search client")?;
         let store: Arc<dyn KeyValueStore> = match settings.cache.backend {
             CacheBackend::Memory => Arc::new(MemoryStore::default()),
             CacheBackend::Redis => {
@@ -157,12 +149,13 @@ impl AppState {
             cluster,
             http,
             search_http,
-            relay: RelayClient::new(&search_tls, CONNECT_TIMEOUT),
-            relay_prefix: reqwest::Url::parse(&settings.search.url)
-                .context("search.url")?
-                .as_str()
-                .trim_end_matches('/')
-                .to_owned(),
+            relay: RelayClient::new(
+                reqwest::Url::parse(&settings.search.url)
+                    .context("search.url")?
+                    .as_str(),
+                &search_tls,
+                CONNECT_TIMEOUT,
+            ),
             upstream_timeout: settings.server.write_timeout,
             oidc_enabled: settings.oidc.enabled,
             oidc_issuer: settings.oidc.issuer_url.trim_end_matches('/').to_owned(),

@@ -32,7 +32,9 @@ pub type RelayBody = UnsyncBoxBody<Bytes, std::io::Error>;
 /// whatever the body's size.
 const BODY_CHANNEL_CHUNKS: usize = 8;
 
-/// Why a relayed call failed, in the words a caller's error message needs.
+/// Why a call to the upstream failed, in the words a caller's error message needs: a relayed
+/// call, or (through [`RelayError::from_reqwest`]) any other call to the same server, so both
+/// kinds are classified and worded alike.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum RelayError {
     /// The deadline passed before the answer (or its body) was complete.
@@ -51,6 +53,20 @@ pub enum RelayError {
 }
 
 impl RelayError {
+    /// The same classification for a call made with reqwest.
+    pub fn from_reqwest(error: &reqwest::Error) -> Self {
+        if error.is_timeout() {
+            Self::Timeout
+        } else if error.is_connect() {
+            Self::Connect {
+                reason: root_cause(error),
+                untrusted_certificate: is_untrusted_certificate(error),
+            }
+        } else {
+            Self::Broken(root_cause(error))
+        }
+    }
+
     fn from_client(error: &hyper_util::client::legacy::Error) -> Self {
         if error.is_connect() {
             Self::Connect {
@@ -74,12 +90,16 @@ fn root_cause(error: &(dyn std::error::Error + 'static)) -> String {
 
 type PooledClient = Client<HttpsConnector<HttpConnector>, RelayBody>;
 
-/// The pooled client of one upstream. Cloning is cheap; each worker thread builds its own
+/// The pooled client of one upstream and where requests go on it. Cloning is cheap; each
+/// worker thread builds its own
 /// pool on first use, because a connection is driven by the runtime that opened it and
 /// every actix worker is its own runtime (a shared pool would hop threads on every request).
 #[derive(Clone)]
 pub struct RelayClient {
     key: u64,
+    /// The upstream's URL without its trailing slash: a relayed path is appended to it, so a
+    /// server behind a path prefix keeps it.
+    prefix: String,
     tls: ClientTls,
     connect_timeout: Duration,
 }
@@ -87,12 +107,25 @@ pub struct RelayClient {
 static NEXT_RELAY_CLIENT: AtomicU64 = AtomicU64::new(0);
 
 impl RelayClient {
-    pub fn new(tls: &ClientTls, connect_timeout: Duration) -> Self {
+    /// A client for the upstream at `base` (an absolute URL, checked by the configuration).
+    pub fn new(base: &str, tls: &ClientTls, connect_timeout: Duration) -> Self {
         Self {
             key: NEXT_RELAY_CLIENT.fetch_add(1, Ordering::Relaxed),
+            prefix: base.trim_end_matches('/').to_owned(),
             tls: tls.clone(),
             connect_timeout,
         }
+    }
+
+    /// The upstream URI of `path` (percent-encoded as it came in; empty for the root) and
+    /// `query`, below the configured URL's own path.
+    pub fn uri(&self, path: &str, query: Option<&str>) -> Result<http::Uri, http::uri::InvalidUri> {
+        let mut uri = format!("{}/{}", self.prefix, path.trim_start_matches('/'));
+        if let Some(query) = query {
+            uri.push('?');
+            uri.push_str(query);
+        }
+        http::Uri::try_from(uri)
     }
 
     /// Sends `request` and waits for the answer's head until `deadline`. Redirects are not
@@ -218,5 +251,42 @@ async fn within<F: std::future::Future>(
     match deadline {
         Some(deadline) => tokio::time::timeout_at(deadline, future).await,
         None => Ok(future.await),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client_tls::ClientTlsSettings;
+
+    #[test]
+    fn requests_go_below_the_configured_url() {
+        let tls = ClientTls::load(&ClientTlsSettings::default()).unwrap();
+        let plain = RelayClient::new("http://127.0.0.1:9200", &tls, Duration::from_secs(1));
+        let prefixed = RelayClient::new("https://search.example/es/", &tls, Duration::from_secs(1));
+        for (client, path, query, expected) in [
+            (&plain, "", None, "http://127.0.0.1:9200/"),
+            (&plain, "/", None, "http://127.0.0.1:9200/"),
+            (
+                &plain,
+                "/_cluster/health",
+                None,
+                "http://127.0.0.1:9200/_cluster/health",
+            ),
+            (
+                &plain,
+                "/logs-*/_search",
+                Some("q=a%20b&size=1"),
+                "http://127.0.0.1:9200/logs-*/_search?q=a%20b&size=1",
+            ),
+            (
+                &prefixed,
+                "/_cat/indices",
+                Some("v"),
+                "https://search.example/es/_cat/indices?v",
+            ),
+        ] {
+            assert_eq!(client.uri(path, query).unwrap().to_string(), expected);
+        }
     }
 }

@@ -27,23 +27,25 @@ fn stalling_server(answer: &'static [u8]) -> String {
     address
 }
 
-fn client() -> RelayClient {
+/// `GET path` on `base` through a new client, with `deadline` for the answer's head.
+async fn get(
+    base: &str,
+    path: &str,
+    deadline: Instant,
+) -> Result<http::Response<hyper::body::Incoming>, RelayError> {
     let tls = ClientTls::load(&ClientTlsSettings::default()).unwrap();
-    RelayClient::new(&tls, Duration::from_secs(2))
-}
-
-fn get(url: &str) -> http::Request<service_kit::relay_client::RelayBody> {
-    http::Request::get(url).body(empty_body()).unwrap()
+    let client = RelayClient::new(base, &tls, Duration::from_secs(2));
+    let request = http::Request::get(client.uri(path, None).unwrap())
+        .body(empty_body())
+        .unwrap();
+    client.send(request, deadline).await
 }
 
 #[tokio::test]
 async fn a_body_cut_short_by_the_deadline_ends_in_an_error_not_a_short_success() {
     let address = stalling_server(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nfirst ten.");
     let deadline = Instant::now() + Duration::from_millis(500);
-    let response = client()
-        .send(get(&format!("{address}/big")), deadline)
-        .await
-        .unwrap();
+    let response = get(&address, "/big", deadline).await.unwrap();
     assert_eq!(response.status(), 200);
     let chunks: Vec<_> = body_stream(response.into_body(), Some(deadline))
         .collect()
@@ -56,10 +58,7 @@ async fn a_body_cut_short_by_the_deadline_ends_in_an_error_not_a_short_success()
 async fn no_answer_before_the_deadline_is_a_timeout() {
     let address = stalling_server(b"");
     let deadline = Instant::now() + Duration::from_millis(300);
-    let error = client()
-        .send(get(&format!("{address}/")), deadline)
-        .await
-        .unwrap_err();
+    let error = get(&address, "/", deadline).await.unwrap_err();
     assert_eq!(error, RelayError::Timeout);
 }
 
@@ -69,7 +68,7 @@ async fn a_refused_connection_is_a_connect_error() {
     let address = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
     let deadline = Instant::now() + Duration::from_secs(2);
-    let error = client().send(get(&address), deadline).await.unwrap_err();
+    let error = get(&address, "/", deadline).await.unwrap_err();
     assert!(
         matches!(
             error,

@@ -44,8 +44,6 @@ pub struct ClusterClient {
     http: PerThreadClient,
     /// The console relay's client (hyper directly; see service-kit's relay_client).
     relay: RelayClient,
-    /// The configured URL without its trailing slash: a relayed path is appended to it.
-    relay_prefix: String,
     /// The `Authorization` value of the configured credentials, built once and marked
     /// sensitive so it is never logged.
     authorization: Option<HeaderValue>,
@@ -59,26 +57,25 @@ impl ClusterClient {
             tracing::warn!(cluster = %settings.id, "TLS verification is off for this cluster");
         }
         let connect_timeout = settings.timeouts.connect;
-        let relay = RelayClient::new(&tls, connect_timeout);
+        let base = reqwest::Url::parse(&settings.url)
+            .map_err(|error| anyhow::anyhow!("the URL {}: {error}", settings.url))?;
+        let relay = RelayClient::new(base.as_str(), &tls, connect_timeout);
         let build = move || -> reqwest::Result<reqwest::Client> {
             let builder = reqwest::Client::builder()
                 .connect_timeout(connect_timeout)
                 .pool_idle_timeout(Duration::from_secs(60))
                 .pool_max_idle_per_host(256)
                 .redirect(reqwest::redirect::Policy::none())
-                // No retries by the client (a relayed POST must not run twice); with none
-                // allowed it also stops copying every request in case one is needed.
+                // No retries by the client (a PUT must not run twice); with none allowed it
+                // also stops copying every request in case one is needed.
                 .retry(reqwest::retry::never().max_retries_per_request(0))
                 .user_agent(USER_AGENT);
             tls.apply(builder).build()
         };
         let shared = build()?;
-        let base = reqwest::Url::parse(&settings.url)
-            .map_err(|error| anyhow::anyhow!("the URL {}: {error}", settings.url))?;
         Ok(Self {
             label: format!("cluster \"{}\"", settings.id),
             relay,
-            relay_prefix: base.as_str().trim_end_matches('/').to_owned(),
             base,
             http: PerThreadClient {
                 key: NEXT_CLIENT_KEY.fetch_add(1, Ordering::Relaxed),
@@ -124,12 +121,7 @@ impl ClusterClient {
         path: &str,
         query: Option<&str>,
     ) -> Result<http::request::Builder, Error> {
-        let mut uri = format!("{}/{}", self.relay_prefix, path.trim_start_matches('/'));
-        if let Some(query) = query {
-            uri.push('?');
-            uri.push_str(query);
-        }
-        let uri = http::Uri::try_from(uri).map_err(|error| {
+        let uri = self.relay.uri(path, query).map_err(|error| {
             Error::BadRequest(format!("The console path is not valid: {error}."))
         })?;
         let mut builder = http::Request::builder()

@@ -55,19 +55,9 @@ impl ClusterError {
     /// Classifies a transport error: connect → unreachable (saying so when it was the
     /// certificate), time-out → time-out.
     pub fn from_transport(error: &reqwest::Error) -> Self {
-        if error.is_timeout() {
-            Self::Timeout
-        } else if service_kit::client_tls::is_untrusted_certificate(error) {
-            Self::Unreachable(UNTRUSTED_CERTIFICATE.to_owned())
-        } else if error.is_connect() {
-            Self::Unreachable(CONNECTION_FAILED.to_owned())
-        } else {
-            Self::BadResponse("the connection broke".to_owned())
-        }
+        Self::from_relay(RelayError::from_reqwest(error))
     }
-}
 
-impl ClusterError {
     /// Classifies a failed forwarded request the way [`ClusterError::from_transport`] does.
     pub fn from_relay(error: RelayError) -> Self {
         match error {
@@ -75,16 +65,18 @@ impl ClusterError {
             RelayError::Connect {
                 untrusted_certificate: true,
                 ..
-            } => Self::Unreachable(UNTRUSTED_CERTIFICATE.to_owned()),
-            RelayError::Connect { .. } => Self::Unreachable(CONNECTION_FAILED.to_owned()),
+            } => Self::Unreachable(
+                "its TLS certificate is not trusted (name the CA that signed it in \
+                 search.tls.ca_file)"
+                    .to_owned(),
+            ),
+            RelayError::Connect { .. } => {
+                Self::Unreachable("the connection was refused or failed".to_owned())
+            }
             RelayError::Broken(_) => Self::BadResponse("the connection broke".to_owned()),
         }
     }
 }
-
-const UNTRUSTED_CERTIFICATE: &str =
-    "its TLS certificate is not trusted (name the CA that signed it in search.tls.ca_file)";
-const CONNECTION_FAILED: &str = "the connection was refused or failed";
 
 pub trait SearchUsers: Send + Sync + 'static {
     /// Creates the user, or updates it when this proxy created it; refuses a foreign user.
