@@ -7,6 +7,7 @@ use actix_web::body::SizedStream;
 use actix_web::http::header::{self, HeaderName, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
+use percent_encoding::percent_decode_str;
 use service_kit::relay_client::{body_stream, collect_body, empty_body, streamed_body};
 
 use crate::cluster::Cluster;
@@ -94,31 +95,18 @@ pub fn checked_tail(raw_tail: &str) -> Result<&str, Error> {
     Ok(raw_tail)
 }
 
-/// `%XX` decoded for the checks above (invalid escapes are kept as they are).
+/// `%XX` decoded for the checks above (invalid escapes are kept as they are), repeatedly:
+/// `%252e%252e` becomes `..` on a server that decodes twice.
 fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index] == b'%'
-            && index + 2 < bytes.len()
-            && let Some(byte) = text
-                .get(index + 1..index + 3)
-                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
-        {
-            out.push(byte);
-            index += 3;
-            continue;
+    let mut decoded = text.to_owned();
+    loop {
+        let once = percent_decode_str(&decoded)
+            .decode_utf8_lossy()
+            .into_owned();
+        if once == decoded {
+            return decoded;
         }
-        out.push(bytes[index]);
-        index += 1;
-    }
-    // Decoding twice catches `%252e%252e`, which some servers decode twice.
-    let once = String::from_utf8_lossy(&out).into_owned();
-    if once.contains('%') && once != text {
-        percent_decode(&once)
-    } else {
-        once
+        decoded = once;
     }
 }
 
@@ -270,8 +258,17 @@ mod tests {
             "/logs-*/_search",
             "/remote:logs/_search",
             "/a%20b",
+            "/a%zz/b",
+            "/a%2",
         ] {
             assert!(checked_tail(good).is_ok(), "{good}");
         }
+    }
+
+    #[test]
+    fn decoding_repeats_until_nothing_changes_and_keeps_invalid_escapes() {
+        assert_eq!(percent_decode("/a/%25252e%25252e"), "/a/..");
+        assert_eq!(percent_decode("/a%zz%2"), "/a%zz%2");
+        assert_eq!(percent_decode("/%ff"), "/\u{fffd}");
     }
 }

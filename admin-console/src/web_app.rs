@@ -7,6 +7,7 @@ use actix_files::NamedFile;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::{HttpRequest, HttpResponse};
+use percent_encoding::percent_decode_str;
 use service_kit::http::{Rejection, error_response, route_not_found};
 
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
@@ -98,26 +99,13 @@ async fn file_response(
     }
 }
 
-/// `%XX` decoding of a URL path for file lookup; anything odd is left as is and will not match
-/// a file.
+/// `%XX` decoding of a URL path for file lookup; a path that does not decode to UTF-8 becomes
+/// empty and matches no file.
 fn percent_decode_path(path: &str) -> String {
-    let bytes = path.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index] == b'%'
-            && let Some(byte) = path
-                .get(index + 1..index + 3)
-                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
-        {
-            out.push(byte);
-            index += 3;
-            continue;
-        }
-        out.push(bytes[index]);
-        index += 1;
-    }
-    String::from_utf8(out).unwrap_or_default()
+    percent_decode_str(path)
+        .decode_utf8()
+        .map(|decoded| decoded.into_owned())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! percent-encoded or mixed-case variants, userinfo, other schemes, control characters), falls
 //! back to `/`: no open redirect.
 
+use percent_encoding::percent_decode_str;
 use reqwest::Url;
 
 /// Longest `rd` accepted; browsers and proxies cap URLs around here anyway.
@@ -118,24 +119,12 @@ fn local_path(raw: &str, once: &str, twice: &str) -> Option<String> {
     Some(target)
 }
 
-/// `%XX` decoded; `None` when the result is not UTF-8.
+/// `%XX` decoded (invalid escapes kept as they are); `None` when the result is not UTF-8.
 fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index] == b'%'
-            && let Some(hex) = text.get(index + 1..index + 3)
-            && let Ok(byte) = u8::from_str_radix(hex, 16)
-        {
-            out.push(byte);
-            index += 3;
-            continue;
-        }
-        out.push(bytes[index]);
-        index += 1;
-    }
-    String::from_utf8(out).ok()
+    percent_decode_str(text)
+        .decode_utf8()
+        .ok()
+        .map(|decoded| decoded.into_owned())
 }
 
 #[cfg(test)]
