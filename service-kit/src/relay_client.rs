@@ -120,12 +120,18 @@ impl RelayClient {
     /// The upstream URI of `path` (percent-encoded as it came in; empty for the root) and
     /// `query`, below the configured URL's own path.
     pub fn uri(&self, path: &str, query: Option<&str>) -> Result<http::Uri, http::uri::InvalidUri> {
-        let mut uri = format!("{}/{}", self.prefix, path.trim_start_matches('/'));
+        http::Uri::try_from(self.url(path, query))
+    }
+
+    /// [`Self::uri`] as text, for the same server's other clients: every call to it joins
+    /// paths the same way (a server behind a path prefix keeps it).
+    pub fn url(&self, path: &str, query: Option<&str>) -> String {
+        let mut url = format!("{}/{}", self.prefix, path.trim_start_matches('/'));
         if let Some(query) = query {
-            uri.push('?');
-            uri.push_str(query);
+            url.push('?');
+            url.push_str(query);
         }
-        http::Uri::try_from(uri)
+        url
     }
 
     /// Sends `request` and waits for the answer's head until `deadline`. Redirects are not

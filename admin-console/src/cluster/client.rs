@@ -1,11 +1,7 @@
 //! The HTTP client of one search cluster: one `reqwest` client (connection pool, TLS settings)
 //! per cluster, with its credentials applied to every call and never shown to the browser.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use base64::Engine;
@@ -38,11 +34,10 @@ const USER_AGENT: &str = concat!("admin-console/", env!("CARGO_PKG_VERSION"));
 pub struct ClusterClient {
     /// `cluster "id"`, for messages.
     label: String,
-    /// The configured URL, parsed once: every call only sets its path and query (parsing the
-    /// whole URL, host included, per call was 4% of a relayed request's CPU).
-    base: reqwest::Url,
-    http: PerThreadClient,
-    /// The console relay's client (hyper directly; see service-kit's relay_client).
+    /// For the views, metrics and settings (the console relay has its own client).
+    http: reqwest::Client,
+    /// The console relay's client (hyper directly; see service-kit's relay_client). It also
+    /// joins every URL on this cluster.
     relay: RelayClient,
     /// The `Authorization` value of the configured credentials, built once and marked
     /// sensitive so it is never logged.
@@ -60,28 +55,17 @@ impl ClusterClient {
         let base = reqwest::Url::parse(&settings.url)
             .map_err(|error| anyhow::anyhow!("the URL {}: {error}", settings.url))?;
         let relay = RelayClient::new(base.as_str(), &tls, connect_timeout);
-        let build = move || -> reqwest::Result<reqwest::Client> {
-            let builder = reqwest::Client::builder()
-                .connect_timeout(connect_timeout)
-                .pool_idle_timeout(Duration::from_secs(60))
-                .pool_max_idle_per_host(256)
-                .redirect(reqwest::redirect::Policy::none())
-                // No retries by the client (a PUT must not run twice); with none allowed it
-                // also stops copying every request in case one is needed.
-                .retry(reqwest::retry::never().max_retries_per_request(0))
-                .user_agent(USER_AGENT);
-            tls.apply(builder).build()
-        };
-        let shared = build()?;
+        let builder = reqwest::Client::builder()
+            .connect_timeout(connect_timeout)
+            .pool_idle_timeout(Duration::from_secs(60))
+            .redirect(reqwest::redirect::Policy::none())
+            // No retries by the client: a PUT must not run twice.
+            .retry(reqwest::retry::never().max_retries_per_request(0))
+            .user_agent(USER_AGENT);
         Ok(Self {
             label: format!("cluster \"{}\"", settings.id),
             relay,
-            base,
-            http: PerThreadClient {
-                key: NEXT_CLIENT_KEY.fetch_add(1, Ordering::Relaxed),
-                shared,
-                build: Arc::new(build),
-            },
+            http: tls.apply(builder).build()?,
             authorization: settings.auth.as_ref().map(authorization),
             timeouts: settings.timeouts.clone(),
         })
@@ -97,16 +81,11 @@ impl ClusterClient {
 
     /// The URL of `path` (which may carry a query string) on this cluster, below the
     /// configured URL's own path (a cluster behind a path prefix keeps it).
-    pub fn url_of(&self, path: &str) -> reqwest::Url {
-        let (path, query) = match path.split_once('?') {
-            Some((path, query)) => (path, Some(query)),
-            None => (path, None),
-        };
-        let mut url = self.base.clone();
-        let prefix = self.base.path().trim_end_matches('/');
-        url.set_path(&format!("{prefix}/{}", path.trim_start_matches('/')));
-        url.set_query(query);
-        url
+    pub fn url_of(&self, path: &str) -> String {
+        match path.split_once('?') {
+            Some((path, query)) => self.relay.url(path, Some(query)),
+            None => self.relay.url(path, None),
+        }
     }
 
     pub fn relay_client(&self) -> &RelayClient {
@@ -136,7 +115,7 @@ impl ClusterClient {
 
     /// A request with this cluster's credentials and no time-out of its own.
     pub fn request(&self, method: Method, path: &str) -> RequestBuilder {
-        let builder = self.http.get().request(method, self.url_of(path));
+        let builder = self.http.request(method, self.url_of(path));
         match &self.authorization {
             None => builder,
             Some(value) => builder.header(reqwest::header::AUTHORIZATION, value.clone()),
@@ -191,35 +170,6 @@ impl ClusterApi for ClusterClient {
             .await
             .map_err(|error| Error::from_reqwest(&self.label, &error))?;
         self.json_of(response).await
-    }
-}
-
-static NEXT_CLIENT_KEY: AtomicU64 = AtomicU64::new(0);
-
-type BuildClient = dyn Fn() -> reqwest::Result<reqwest::Client> + Send + Sync;
-
-/// One reqwest client (and so one connection pool) per thread and cluster. Each actix worker
-/// runs its own runtime; a connection opened on one worker and used from another would wake
-/// both threads for every request.
-#[derive(Clone)]
-struct PerThreadClient {
-    key: u64,
-    shared: reqwest::Client,
-    build: Arc<BuildClient>,
-}
-
-impl PerThreadClient {
-    fn get(&self) -> reqwest::Client {
-        thread_local! {
-            static CLIENTS: RefCell<HashMap<u64, reqwest::Client>> = RefCell::new(HashMap::new());
-        }
-        CLIENTS.with(|clients| {
-            clients
-                .borrow_mut()
-                .entry(self.key)
-                .or_insert_with(|| (self.build)().unwrap_or_else(|_| self.shared.clone()))
-                .clone()
-        })
     }
 }
 
@@ -302,7 +252,7 @@ mod tests {
                 "https://search.example/es/_nodes/stats?level=x?y",
             ),
         ] {
-            assert_eq!(cluster.url_of(path).as_str(), url, "{path}");
+            assert_eq!(cluster.url_of(path), url, "{path}");
         }
     }
 

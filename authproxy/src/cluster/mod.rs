@@ -58,7 +58,7 @@ impl ClusterError {
         Self::from_relay(RelayError::from_reqwest(error))
     }
 
-    /// Classifies a failed forwarded request the way [`ClusterError::from_transport`] does.
+    /// Classifies a failed call to the cluster, forwarded or made with reqwest.
     pub fn from_relay(error: RelayError) -> Self {
         match error {
             RelayError::Timeout => Self::Timeout,
