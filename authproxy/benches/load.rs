@@ -4,9 +4,14 @@
 //!    actix handler on the same machine (goal: ≥ 0.7×, p99 < 5 ms at 64 connections);
 //! 2. standalone proxy throughput against nginx `proxy_pass` to the same upstream (goal: ≥ 0.8×).
 //!
+//! A third row, without a goal, measures the floor of the stack: a minimal relay built from the
+//! same parts as standalone mode (an actix-web handler sending through service-kit's hyper
+//! client) that checks nothing and copies no header. It shows how much of standalone's distance
+//! to nginx is authproxy's own work and how much is actix-web and hyper themselves.
+//!
 //! `cargo bench -p authproxy --bench load` (release build). Needs `wrk` and `nginx` (Debian).
 //! `BENCH_SECONDS` (default 10), `BENCH_CONNECTIONS` (default 64) and `BENCH_ROUNDS` (default 3)
-//! tune the runs; `BENCH_HOLD=forward_auth` (or `standalone`, `bare`, `nginx`) keeps only that
+//! tune the runs; `BENCH_HOLD=forward_auth` (or `standalone`, `bare`, `nginx`, `minimal_relay`) keeps only that
 //! server under load for that many seconds instead, for profiling (`perf record -p <pid>`) and
 //! CPU per request.
 
@@ -18,7 +23,9 @@ use actix_web::{App, HttpResponse, HttpServer, web};
 use authproxy::{Application, Settings};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use service_kit::client_tls::{ClientTls, ClientTlsSettings};
 use service_kit::config::ConfigLoader;
+use service_kit::relay_client::{RelayClient, collect_body, empty_body};
 use test_support::{ChildGuard, TempDir, free_port, wait_until};
 
 const PASSWORD: &str = "bench-password";
@@ -51,6 +58,7 @@ fn main() {
     let forward_auth_port = runtime.block_on(start_authproxy("forward_auth", upstream_port));
     let standalone_port = runtime.block_on(start_authproxy("standalone", upstream_port));
     let nginx = Nginx::start(upstream_port);
+    let minimal_relay_port = start_minimal_relay(upstream_port);
 
     let authorization = format!("Basic {}", STANDARD.encode(format!("bench:{PASSWORD}")));
     let header = format!("Authorization: {authorization}");
@@ -65,6 +73,7 @@ fn main() {
             "standalone" => standalone_port,
             "bare" => bare_port,
             "nginx" => nginx.port,
+            "minimal_relay" => minimal_relay_port,
             _ => forward_auth_port,
         };
         let held = wrk(
@@ -84,14 +93,21 @@ fn main() {
     // figure alike; each figure is the median over the rounds.
     let run =
         |port: u16, path: &str, header: Option<&str>| wrk(port, path, header, seconds, connections);
-    let mut rounds: [Vec<Figures>; 4] = Default::default();
+    let mut rounds: [Vec<Figures>; 5] = Default::default();
     for _ in 0..rounds_count {
         rounds[0].push(run(bare_port, "/auth", None));
         rounds[1].push(run(forward_auth_port, "/_cluster/health", Some(&header)));
         rounds[2].push(run(nginx.port, "/_cluster/health", None));
         rounds[3].push(run(standalone_port, "/_cluster/health", Some(&header)));
+        rounds[4].push(run(minimal_relay_port, "/_cluster/health", None));
     }
-    let [bare, decisions, through_nginx, through_proxy] = rounds.map(|figures| median(&figures));
+    let [
+        bare,
+        decisions,
+        through_nginx,
+        through_proxy,
+        through_minimal,
+    ] = rounds.map(|figures| median(&figures));
 
     println!();
     println!(
@@ -106,14 +122,25 @@ fn main() {
         &decisions,
         "bare actix handler",
         &bare,
-        0.7,
+        Some(0.7),
     );
     print_row(
         "standalone proxy, Basic, cache hit",
         &through_proxy,
         "nginx proxy_pass",
         &through_nginx,
-        0.8,
+        Some(0.8),
+    );
+    print_row(
+        "minimal actix-web + hyper relay",
+        &through_minimal,
+        "nginx proxy_pass",
+        &through_nginx,
+        None,
+    );
+    println!(
+        "standalone / minimal relay: {:.2}x (what authproxy's own work leaves of the stack's floor)",
+        through_proxy.requests_per_second / through_minimal.requests_per_second
     );
     println!(
         "forward_auth p99 goal: < 5 ms at 64 connections -> {:.2} ms ({})",
@@ -127,10 +154,21 @@ fn main() {
     drop(nginx);
 }
 
-fn print_row(name: &str, measured: &Figures, baseline_name: &str, baseline: &Figures, goal: f64) {
+fn print_row(
+    name: &str,
+    measured: &Figures,
+    baseline_name: &str,
+    baseline: &Figures,
+    goal: Option<f64>,
+) {
     let ratio = measured.requests_per_second / baseline.requests_per_second;
+    let verdict = match goal {
+        Some(goal) if ratio >= goal => format!("{goal:>5.1}x met"),
+        Some(goal) => format!("{goal:>5.1}x missed"),
+        None => "     -".to_owned(),
+    };
     println!(
-        "{:<44} {:>12.0} {:>10.2} | {:<26} {:>12.0} {:>10.2} | {:>5.2}x {:>5.1}x {}",
+        "{:<44} {:>12.0} {:>10.2} | {:<26} {:>12.0} {:>10.2} | {:>5.2}x {}",
         name,
         measured.requests_per_second,
         measured.p99_ms,
@@ -138,8 +176,7 @@ fn print_row(name: &str, measured: &Figures, baseline_name: &str, baseline: &Fig
         baseline.requests_per_second,
         baseline.p99_ms,
         ratio,
-        goal,
-        if ratio >= goal { "met" } else { "missed" }
+        verdict
     );
 }
 
@@ -162,11 +199,25 @@ fn env_or(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// Starts an actix server with the app `factory` builds on a free loopback port, on the bench's
+/// runtime, and gives the port. (A macro: `HttpServer::new`'s bounds are long to spell out.)
+macro_rules! serve {
+    ($factory:expr) => {{
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = HttpServer::new($factory)
+            .disable_signals()
+            .listen(listener)
+            .unwrap()
+            .run();
+        tokio::spawn(server);
+        port
+    }};
+}
+
 /// The baseline decision: a bare actix handler answering 200 with a few headers.
 fn start_bare_handler() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let server = HttpServer::new(|| {
+    serve!(|| {
         App::new().default_service(web::to(|| async {
             HttpResponse::Ok()
                 .insert_header(("cache-control", "no-store"))
@@ -175,20 +226,12 @@ fn start_bare_handler() -> u16 {
                 .finish()
         }))
     })
-    .disable_signals()
-    .listen(listener)
-    .unwrap()
-    .run();
-    tokio::spawn(server);
-    port
 }
 
 /// The search cluster stand-in: Elasticsearch's user API (`GET` 404 `{}`, `PUT` `{"created":
 /// true}`) and a fixed `_cluster/health` body for every other path.
 fn start_upstream() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let server = HttpServer::new(|| {
+    serve!(|| {
         App::new()
             .route(
                 "/_security/user/{name}",
@@ -205,12 +248,45 @@ fn start_upstream() -> u16 {
                     .body(UPSTREAM_BODY)
             }))
     })
-    .disable_signals()
-    .listen(listener)
-    .unwrap()
-    .run();
-    tokio::spawn(server);
-    port
+}
+
+/// The stack's floor for standalone mode: an actix-web handler that sends every request through
+/// service-kit's hyper client with a fixed credential and answers with the upstream's status,
+/// content type and body, read whole as standalone mode reads a small body. No authentication,
+/// no header copying, no metrics.
+fn start_minimal_relay(upstream_port: u16) -> u16 {
+    let tls = ClientTls::load(&ClientTlsSettings::default()).unwrap();
+    let relay = RelayClient::new(
+        &format!("http://127.0.0.1:{upstream_port}"),
+        &tls,
+        Duration::from_secs(5),
+    );
+    serve!(move || {
+        let relay = relay.clone();
+        App::new().default_service(web::to(move |request: actix_web::HttpRequest| {
+            let relay = relay.clone();
+            async move {
+                let uri = relay
+                    .uri(request.uri().path(), request.uri().query())
+                    .unwrap();
+                let outbound = http::Request::get(uri)
+                    .header("authorization", "Basic YmVuY2g6YmVuY2g=")
+                    .body(empty_body())
+                    .unwrap();
+                let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+                let answer = relay.send(outbound, deadline).await.unwrap();
+                let status = answer.status().as_u16();
+                let content_type = answer.headers().get("content-type").cloned();
+                let body = collect_body(answer.into_body(), None).await.unwrap();
+                let mut response =
+                    HttpResponse::build(actix_web::http::StatusCode::from_u16(status).unwrap());
+                if let Some(value) = content_type {
+                    response.insert_header(("content-type", value.as_bytes()));
+                }
+                response.body(body)
+            }
+        }))
+    })
 }
 
 async fn start_authproxy(mode: &str, upstream_port: u16) -> u16 {
