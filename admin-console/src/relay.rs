@@ -3,12 +3,11 @@
 
 use std::time::Instant;
 
-use actix_web::body::SizedStream;
-use actix_web::http::header::{self, HeaderName, HeaderValue};
-use actix_web::http::{Method, StatusCode};
+use actix_web::http::Method;
+use actix_web::http::header::{self, HeaderName};
 use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use percent_encoding::percent_decode_str;
-use service_kit::relay_client::{body_stream, collect_body, empty_body, streamed_body};
+use service_kit::relay_client::{RelayedAnswer, empty_body, streamed_body};
 
 use crate::cluster::Cluster;
 use crate::error::Error;
@@ -24,19 +23,6 @@ const FORWARDED_REQUEST_HEADERS: &[&str] = &[
     "traceparent",
     "tracestate",
     "x-opaque-id",
-];
-
-/// Hop-by-hop headers (RFC 9110 §7.6.1) and the length actix sets from the body.
-const DROPPED_RESPONSE_HEADERS: &[&str] = &[
-    "connection",
-    "content-length",
-    "keep-alive",
-    "proxy-authenticate",
-    "proxy-connection",
-    "te",
-    "trailer",
-    "transfer-encoding",
-    "upgrade",
 ];
 
 const RELAYED_METHODS: [Method; 6] = [
@@ -175,6 +161,8 @@ fn has_body(request: &HttpRequest) -> bool {
     }
 }
 
+/// The cluster's answer with its status, headers (without hop-by-hop ones) and body, plus how
+/// long the cluster took to start answering.
 async fn relay_response(
     request: &HttpRequest,
     response: http::Response<hyper::body::Incoming>,
@@ -182,56 +170,16 @@ async fn relay_response(
     label: &str,
     deadline: tokio::time::Instant,
 ) -> HttpResponse {
-    let (head, body) = response.into_parts();
-    let status = StatusCode::from_u16(head.status.as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
-    let mut builder = HttpResponse::build(status);
-    for (name, value) in &head.headers {
-        if DROPPED_RESPONSE_HEADERS.contains(&name.as_str()) {
-            continue;
-        }
-        if let (Ok(name), Ok(value)) = (
-            HeaderName::from_bytes(name.as_str().as_bytes()),
-            HeaderValue::from_bytes(value.as_bytes()),
-        ) {
-            builder.append_header((name, value));
-        }
-    }
-    builder.insert_header((
+    let mut answer = RelayedAnswer::new(response);
+    answer.response.insert_header((
         HeaderName::from_static("server-timing"),
         format!("upstream;dur={elapsed_ms:.1}"),
     ));
-    let length = head
-        .headers
-        .get(http::header::CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
-    if request.method() == Method::HEAD {
-        // No body follows a HEAD answer (actix writes none for HEAD), but its length header
-        // still says what GET would send: a sized, empty body carries it.
-        return match length {
-            Some(length) => builder.body(SizedStream::new(
-                length,
-                futures_util::stream::empty::<Result<web::Bytes, std::io::Error>>(),
-            )),
-            None => builder.finish(),
-        };
-    }
-    match length {
-        // A small body of known size is read first, so head and body leave in one write
-        // (two writes would meet Nagle's algorithm and the client's delayed ACK).
-        Some(length) if length <= SMALL_BODY_BYTES => {
-            match collect_body(body, Some(deadline)).await {
-                Ok(body) => builder.body(body),
-                Err(error) => Error::from_relay(label, error).error_response(),
-            }
-        }
-        Some(length) => builder.body(SizedStream::new(length, body_stream(body, Some(deadline)))),
-        None => builder.streaming(body_stream(body, Some(deadline))),
-    }
+    answer
+        .finish(request.method() == Method::HEAD, Some(deadline))
+        .await
+        .unwrap_or_else(|error| Error::from_relay(label, error).error_response())
 }
-
-/// Bodies up to this size (and of announced length) are sent in one piece; larger ones are
-/// streamed chunk by chunk, so memory stays bounded.
-const SMALL_BODY_BYTES: u64 = 64 * 1024;
 
 #[cfg(test)]
 mod tests {

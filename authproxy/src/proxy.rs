@@ -3,14 +3,13 @@
 //! and identity headers are replaced by the managed credential, and a 401 from the cluster
 //! refreshes that credential once and retries when the body can be replayed.
 
-use actix_web::http::StatusCode;
-use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::http::header::HeaderName;
 use actix_web::web::{self, Bytes, BytesMut};
 use actix_web::{HttpRequest, HttpResponse};
 use futures_util::StreamExt;
 use secrecy::ExposeSecret;
 use service_kit::relay_client::{
-    RelayBody, body_stream, collect_body, empty_body, full_body, streamed_body,
+    RelayBody, RelayedAnswer, connection_listed, empty_body, full_body, streamed_body,
 };
 
 use crate::cluster::ClusterError;
@@ -84,7 +83,12 @@ pub async fn forward(
         credential = Some(fresh);
     }
     drop(credential);
-    relay_response(response, request.method() == actix_web::http::Method::HEAD).await
+    // The body has no deadline: `server.write_timeout` bounds the wait for the answer to
+    // start, and a large answer may take longer than that to arrive.
+    RelayedAnswer::new(response)
+        .finish(request.method() == actix_web::http::Method::HEAD, None)
+        .await
+        .map_err(|error| ClusterError::from_relay(error).into())
 }
 
 /// Small bodies whole (replayable), the rest streamed.
@@ -220,16 +224,6 @@ fn forwarded_host(request: &HttpRequest, context: &RequestContext) -> String {
         .unwrap_or_default()
 }
 
-/// Header names a `Connection` header lists: hop-by-hop for this connection only.
-fn connection_listed<'a>(values: impl Iterator<Item = &'a [u8]>) -> Vec<String> {
-    values
-        .filter_map(|value| std::str::from_utf8(value).ok())
-        .flat_map(|value| value.split(','))
-        .map(|name| name.trim().to_ascii_lowercase())
-        .filter(|name| !name.is_empty())
-        .collect()
-}
-
 fn is_forwarded_header(name: &HeaderName) -> bool {
     let name = name.as_str();
     !NOT_FORWARDED.contains(&name)
@@ -237,62 +231,6 @@ fn is_forwarded_header(name: &HeaderName) -> bool {
         && !name.starts_with("x-forwarded-")
         && !name.starts_with("x-original-")
         && name != "x-real-ip"
-}
-
-/// Bodies up to this size (and of announced length) are read whole and sent with the head in
-/// one write; larger ones stream chunk by chunk, so memory stays bounded.
-const SMALL_BODY_BYTES: u64 = 64 * 1024;
-
-/// The cluster's status, headers (without hop-by-hop ones) and body.
-async fn relay_response(
-    upstream: http::Response<hyper::body::Incoming>,
-    head: bool,
-) -> Result<HttpResponse, Error> {
-    let (parts, body) = upstream.into_parts();
-    let status = StatusCode::from_u16(parts.status.as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
-    let mut response = HttpResponse::build(status);
-    let listed = connection_listed(
-        parts
-            .headers
-            .get_all("connection")
-            .iter()
-            .map(|value| value.as_bytes()),
-    );
-    for (name, value) in &parts.headers {
-        let lower = name.as_str();
-        if NOT_FORWARDED.contains(&lower) || listed.iter().any(|n| n == lower) {
-            continue;
-        }
-        if let (Ok(name), Ok(value)) = (
-            HeaderName::from_bytes(lower.as_bytes()),
-            HeaderValue::from_bytes(value.as_bytes()),
-        ) {
-            response.append_header((name, value));
-        }
-    }
-    // The cluster's own Content-Length (also right for HEAD, whose body is empty).
-    let length = parts
-        .headers
-        .get("content-length")
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse::<u64>().ok());
-    // The body has no deadline: `server.write_timeout` bounds the wait for the answer to
-    // start, and a large answer may take longer than that to arrive.
-    match length {
-        // Head and body leave in one write: streamed, they would be two, and the second
-        // would wait for the client's delayed ACK (Nagle).
-        Some(length) if length <= SMALL_BODY_BYTES && !head => {
-            let body = collect_body(body, None)
-                .await
-                .map_err(|error| Error::from(ClusterError::from_relay(error)))?;
-            Ok(response.body(body))
-        }
-        Some(length) => {
-            response.no_chunking(length);
-            Ok(response.streaming(body_stream(body, None)))
-        }
-        None => Ok(response.streaming(body_stream(body, None))),
-    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! The outbound half of a relay (admin-console's console relay, authproxy's standalone
-//! forwarding): hyper's pooled client used directly, one per worker thread.
+//! forwarding): hyper's pooled client used directly, one per worker thread, and
+//! [`RelayedAnswer`], which turns the upstream's answer into the client's.
 //!
 //! Why not reqwest, which the rest of the workspace uses: on a relayed request its layers
 //! (redirect policy, URL parsing and conversions, per-request time-out futures) cost about a
@@ -12,7 +13,11 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use actix_web::body::SizedStream;
+use actix_web::http::StatusCode;
+use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::web::{self, Bytes};
+use actix_web::{HttpResponse, HttpResponseBuilder};
 use futures_util::{Stream, StreamExt};
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Empty, Full, StreamBody};
@@ -238,6 +243,108 @@ pub fn body_stream(
             }
         }
     })
+}
+
+/// Hop-by-hop headers (RFC 9110 §7.6.1), which end at this relay, and the length, which actix
+/// sets from the body it sends.
+const NOT_RELAYED_ANSWER_HEADERS: &[&str] = &[
+    "connection",
+    "content-length",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+/// Answer bodies up to this size (and of announced length) are read whole, so head and body
+/// leave in one write: streamed, they would be two, and the second would wait for the client's
+/// delayed ACK (Nagle). Larger ones stream chunk by chunk, so memory stays bounded.
+const SMALL_BODY_BYTES: u64 = 64 * 1024;
+
+/// The upstream's answer on its way to the client: its status and headers (without hop-by-hop
+/// ones) in an actix response builder the caller may add to, and its body.
+pub struct RelayedAnswer {
+    pub response: HttpResponseBuilder,
+    length: Option<u64>,
+    body: Incoming,
+}
+
+impl RelayedAnswer {
+    pub fn new(upstream: http::Response<Incoming>) -> Self {
+        let (head, body) = upstream.into_parts();
+        let status = StatusCode::from_u16(head.status.as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
+        let mut response = HttpResponse::build(status);
+        let listed = connection_listed(
+            head.headers
+                .get_all(http::header::CONNECTION)
+                .iter()
+                .map(|value| value.as_bytes()),
+        );
+        for (name, value) in &head.headers {
+            let name = name.as_str();
+            if NOT_RELAYED_ANSWER_HEADERS.contains(&name) || listed.iter().any(|l| l == name) {
+                continue;
+            }
+            if let (Ok(name), Ok(value)) = (
+                HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_bytes(value.as_bytes()),
+            ) {
+                response.append_header((name, value));
+            }
+        }
+        let length = head
+            .headers
+            .get(http::header::CONTENT_LENGTH)
+            .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+        Self {
+            response,
+            length,
+            body,
+        }
+    }
+
+    /// The client's response with the upstream's body, which must be complete by `deadline`
+    /// when there is one. The answer to a HEAD request has no body but keeps the upstream's
+    /// Content-Length (what GET would send).
+    pub async fn finish(
+        self,
+        head_request: bool,
+        deadline: Option<Instant>,
+    ) -> Result<HttpResponse, RelayError> {
+        let Self {
+            mut response,
+            length,
+            body,
+        } = self;
+        Ok(match length {
+            // actix writes no body for HEAD; a sized, empty stream carries the length. Without
+            // one, the (empty) body streams like any other, so no `Content-Length: 0` is made up.
+            Some(length) if head_request => response.body(SizedStream::new(
+                length,
+                futures_util::stream::empty::<Result<Bytes, RelayError>>(),
+            )),
+            Some(length) if length <= SMALL_BODY_BYTES => {
+                response.body(collect_body(body, deadline).await?)
+            }
+            Some(length) => response.body(SizedStream::new(length, body_stream(body, deadline))),
+            None => response.streaming(body_stream(body, deadline)),
+        })
+    }
+}
+
+/// The header names `Connection` values list: hop-by-hop for this connection only. Bytes, so
+/// both actix's and hyper's header values fit.
+pub fn connection_listed<'a>(values: impl IntoIterator<Item = &'a [u8]>) -> Vec<String> {
+    values
+        .into_iter()
+        .filter_map(|value| std::str::from_utf8(value).ok())
+        .flat_map(|value| value.split(','))
+        .map(|name| name.trim().to_ascii_lowercase())
+        .filter(|name| !name.is_empty())
+        .collect()
 }
 
 /// The whole answer body, for small bodies of known length.
