@@ -6,110 +6,53 @@
 use std::net::IpAddr;
 
 use actix_web::http::header::HeaderMap;
-use ipnet::IpNet;
+pub use service_kit::client_address::TrustedProxies;
 
-/// `server.trusted_proxies`, compiled.
-#[derive(Debug, Clone, Default)]
-pub struct TrustedProxies(Vec<IpNet>);
-
-impl TrustedProxies {
-    /// Entries that do not parse were rejected by validation; here they are skipped.
-    pub fn new(entries: &[String]) -> Self {
-        Self(
-            entries
-                .iter()
-                .filter_map(|e| Self::parse_entry(e))
-                .collect(),
-        )
+/// The request the reverse proxy asks about, from a trusted peer's headers; `None` from an
+/// untrusted peer or when no such header is present.
+pub fn original_request(
+    trusted: &TrustedProxies,
+    peer: Option<IpAddr>,
+    headers: &HeaderMap,
+) -> Option<OriginalRequest> {
+    if !peer.is_some_and(|peer| trusted.contains(peer)) {
+        return None;
     }
-
-    /// `10.0.0.0/8`, `::1/128` or a bare address.
-    pub fn parse_entry(entry: &str) -> Option<IpNet> {
-        let entry = entry.trim();
-        entry
-            .parse::<IpNet>()
-            .ok()
-            .or_else(|| entry.parse::<IpAddr>().ok().map(IpNet::from))
-    }
-
-    pub fn contains(&self, address: IpAddr) -> bool {
-        let address = canonical(address);
-        self.0.iter().any(|net| net.contains(&address))
-    }
-
-    /// The client's address: the peer, or, when the peer is trusted, the right-most address of
-    /// `X-Forwarded-For` that is not itself a trusted proxy (left-most entries are whatever the
-    /// client chose to send, so they are not believed).
-    pub fn client_address(&self, peer: Option<IpAddr>, headers: &HeaderMap) -> Option<IpAddr> {
-        let peer = peer.map(canonical)?;
-        if !self.contains(peer) {
-            return Some(peer);
-        }
-        let mut client = peer;
-        let chain = headers
-            .get_all("x-forwarded-for")
-            .filter_map(|value| value.to_str().ok())
-            .flat_map(|value| value.split(','))
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
             .map(str::trim)
-            .collect::<Vec<_>>();
-        for hop in chain.iter().rev() {
-            let Some(address) = parse_hop(hop) else {
-                break;
-            };
-            client = address;
-            if !self.contains(address) {
-                break;
-            }
-        }
-        Some(client)
-    }
-
-    /// The request the reverse proxy asks about, from a trusted peer's headers; `None` from an
-    /// untrusted peer or when no such header is present.
-    pub fn original_request(
-        &self,
-        peer: Option<IpAddr>,
-        headers: &HeaderMap,
-    ) -> Option<OriginalRequest> {
-        if !peer.is_some_and(|peer| self.contains(peer)) {
-            return None;
-        }
-        let header = |name: &str| {
-            headers
-                .get(name)
-                .and_then(|value| value.to_str().ok())
-                .map(str::trim)
-                .filter(|value| !value.is_empty())
-                .map(str::to_owned)
+            .filter(|value| !value.is_empty())
+            .map(str::to_owned)
+    };
+    // nginx: X-Original-URL is absolute (`$scheme://$http_host$request_uri`).
+    if let Some(url) = header("x-original-url") {
+        let parsed = reqwest::Url::parse(&url).ok();
+        let uri = match &parsed {
+            Some(parsed) => match parsed.query() {
+                Some(query) => format!("{}?{query}", parsed.path()),
+                None => parsed.path().to_owned(),
+            },
+            None if url.starts_with('/') => url.clone(),
+            None => return None,
         };
-        // nginx: X-Original-URL is absolute (`$scheme://$http_host$request_uri`).
-        if let Some(url) = header("x-original-url") {
-            let parsed = reqwest::Url::parse(&url).ok();
-            let uri = match &parsed {
-                Some(parsed) => match parsed.query() {
-                    Some(query) => format!("{}?{query}", parsed.path()),
-                    None => parsed.path().to_owned(),
-                },
-                None if url.starts_with('/') => url.clone(),
-                None => return None,
-            };
-            return Some(OriginalRequest {
-                method: header("x-original-method"),
-                proto: parsed.as_ref().map(|p| p.scheme().to_owned()),
-                host: parsed
-                    .as_ref()
-                    .and_then(|p| p.host_str().map(str::to_owned)),
-                uri: Some(uri),
-            });
-        }
-        let original = OriginalRequest {
-            method: header("x-forwarded-method"),
-            proto: header("x-forwarded-proto"),
-            host: header("x-forwarded-host"),
-            uri: header("x-forwarded-uri").filter(|uri| uri.starts_with('/')),
-        };
-        (original != OriginalRequest::default()).then_some(original)
+        return Some(OriginalRequest {
+            method: header("x-original-method"),
+            proto: parsed.as_ref().map(|p| p.scheme().to_owned()),
+            host: parsed
+                .as_ref()
+                .and_then(|p| p.host_str().map(str::to_owned)),
+            uri: Some(uri),
+        });
     }
+    let original = OriginalRequest {
+        method: header("x-forwarded-method"),
+        proto: header("x-forwarded-proto"),
+        host: header("x-forwarded-host"),
+        uri: header("x-forwarded-uri").filter(|uri| uri.starts_with('/')),
+    };
+    (original != OriginalRequest::default()).then_some(original)
 }
 
 /// The original request as the reverse proxy reports it; absent parts stay `None`.
@@ -128,24 +71,6 @@ impl OriginalRequest {
         self.uri
             .as_deref()
             .map(|uri| uri.split(['?', '#']).next().unwrap_or(uri))
-    }
-}
-
-/// `1.2.3.4`, `1.2.3.4:80`, `[::1]:80`, `::1`; `unknown` and obfuscated identifiers are `None`.
-fn parse_hop(hop: &str) -> Option<IpAddr> {
-    if let Ok(address) = hop.parse::<IpAddr>() {
-        return Some(canonical(address));
-    }
-    hop.parse::<std::net::SocketAddr>()
-        .ok()
-        .map(|socket| canonical(socket.ip()))
-}
-
-/// IPv4-mapped IPv6 (`::ffff:10.0.0.1`) compares as the IPv4 address.
-fn canonical(address: IpAddr) -> IpAddr {
-    match address {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
-        v4 => v4,
     }
 }
 
@@ -171,19 +96,6 @@ mod tests {
     }
 
     #[test]
-    fn forwarded_for_is_believed_only_from_trusted_peers() {
-        let trusted = TrustedProxies::new(&["10.0.0.0/8".to_owned()]);
-        let sent = headers(&[("x-forwarded-for", "6.6.6.6, 1.2.3.4")]);
-        assert_eq!(trusted.client_address(ip("10.1.1.1"), &sent), ip("1.2.3.4"));
-        assert_eq!(trusted.client_address(ip("8.8.8.8"), &sent), ip("8.8.8.8"));
-        let through_two = headers(&[("x-forwarded-for", "1.2.3.4, 10.2.2.2")]);
-        assert_eq!(
-            trusted.client_address(ip("10.1.1.1"), &through_two),
-            ip("1.2.3.4")
-        );
-    }
-
-    #[test]
     fn original_request_from_traefik_and_nginx() {
         let trusted = TrustedProxies::new(&["127.0.0.1".to_owned()]);
         let traefik = headers(&[
@@ -192,17 +104,17 @@ mod tests {
             ("x-forwarded-host", "search.example.com"),
             ("x-forwarded-uri", "/logs/_search?q=1"),
         ]);
-        let original = trusted.original_request(ip("127.0.0.1"), &traefik).unwrap();
+        let original = original_request(&trusted, ip("127.0.0.1"), &traefik).unwrap();
         assert_eq!(original.method.as_deref(), Some("POST"));
         assert_eq!(original.path(), Some("/logs/_search"));
         let nginx = headers(&[
             ("x-original-method", "GET"),
             ("x-original-url", "https://search.example.com/?pretty"),
         ]);
-        let original = trusted.original_request(ip("127.0.0.1"), &nginx).unwrap();
+        let original = original_request(&trusted, ip("127.0.0.1"), &nginx).unwrap();
         assert_eq!(original.host.as_deref(), Some("search.example.com"));
         assert_eq!(original.uri.as_deref(), Some("/?pretty"));
-        assert_eq!(trusted.original_request(ip("10.0.0.1"), &traefik), None);
+        assert_eq!(original_request(&trusted, ip("10.0.0.1"), &traefik), None);
     }
 
     proptest::proptest! {
@@ -221,7 +133,7 @@ mod tests {
             }
             let peer = if peer_trusted { ip("127.0.0.1") } else { ip("192.0.2.7") };
             let _ = trusted.client_address(peer, &map);
-            if let Some(original) = trusted.original_request(peer, &map) {
+            if let Some(original) = original_request(&trusted, peer, &map) {
                 let _ = original.path();
             }
         }

@@ -37,7 +37,7 @@ impl RequestContext {
         let peer = request.peer_addr().map(|address| address.ip());
         Self {
             source_ip: state.trusted.client_address(peer, request.headers()),
-            original: state.trusted.original_request(peer, request.headers()),
+            original: crate::forwarded::original_request(&state.trusted, peer, request.headers()),
         }
     }
 

@@ -3,6 +3,7 @@
 //! each crate's error enum to the common error body. Service behaviour never lives here.
 
 pub mod cli;
+pub mod client_address;
 #[cfg(feature = "outbound")]
 pub mod client_tls;
 pub mod config;

@@ -1,0 +1,117 @@
+//! The client's address behind reverse proxies: `X-Forwarded-For` is believed only when the TCP
+//! peer is one of the configured trusted proxies (`server.trusted_proxies`), so a client cannot
+//! choose the address it is rate-limited or logged under.
+
+use std::net::IpAddr;
+
+use actix_web::http::header::HeaderMap;
+use ipnet::IpNet;
+
+/// `server.trusted_proxies`, compiled.
+#[derive(Debug, Clone, Default)]
+pub struct TrustedProxies(Vec<IpNet>);
+
+impl TrustedProxies {
+    /// Entries that do not parse were rejected by validation; here they are skipped.
+    pub fn new(entries: &[String]) -> Self {
+        Self(
+            entries
+                .iter()
+                .filter_map(|e| Self::parse_entry(e))
+                .collect(),
+        )
+    }
+
+    /// `10.0.0.0/8`, `::1/128` or a bare address.
+    pub fn parse_entry(entry: &str) -> Option<IpNet> {
+        let entry = entry.trim();
+        entry
+            .parse::<IpNet>()
+            .ok()
+            .or_else(|| entry.parse::<IpAddr>().ok().map(IpNet::from))
+    }
+
+    pub fn contains(&self, address: IpAddr) -> bool {
+        let address = canonical(address);
+        self.0.iter().any(|net| net.contains(&address))
+    }
+
+    /// The client's address: the peer, or, when the peer is trusted, the right-most address of
+    /// `X-Forwarded-For` that is not itself a trusted proxy (left-most entries are whatever the
+    /// client chose to send, so they are not believed).
+    pub fn client_address(&self, peer: Option<IpAddr>, headers: &HeaderMap) -> Option<IpAddr> {
+        let peer = peer.map(canonical)?;
+        if !self.contains(peer) {
+            return Some(peer);
+        }
+        let mut client = peer;
+        let chain = headers
+            .get_all("x-forwarded-for")
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|value| value.split(','))
+            .map(str::trim)
+            .collect::<Vec<_>>();
+        for hop in chain.iter().rev() {
+            let Some(address) = parse_hop(hop) else {
+                break;
+            };
+            client = address;
+            if !self.contains(address) {
+                break;
+            }
+        }
+        Some(client)
+    }
+}
+
+/// `1.2.3.4`, `1.2.3.4:80`, `[::1]:80`, `::1`; `unknown` and obfuscated identifiers are `None`.
+fn parse_hop(hop: &str) -> Option<IpAddr> {
+    if let Ok(address) = hop.parse::<IpAddr>() {
+        return Some(canonical(address));
+    }
+    hop.parse::<std::net::SocketAddr>()
+        .ok()
+        .map(|socket| canonical(socket.ip()))
+}
+
+/// IPv4-mapped IPv6 (`::ffff:10.0.0.1`) compares as the IPv4 address.
+pub fn canonical(address: IpAddr) -> IpAddr {
+    match address {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
+        v4 => v4,
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use actix_web::http::header::{HeaderName, HeaderValue};
+
+    use super::*;
+
+    fn ip(text: &str) -> Option<IpAddr> {
+        Some(text.parse().unwrap())
+    }
+
+    #[test]
+    fn forwarded_for_is_believed_only_from_trusted_peers() {
+        let trusted = TrustedProxies::new(&["10.0.0.0/8".to_owned()]);
+        let mut sent = HeaderMap::new();
+        sent.insert(
+            HeaderName::from_static("x-forwarded-for"),
+            HeaderValue::from_static("6.6.6.6, 1.2.3.4"),
+        );
+        assert_eq!(trusted.client_address(ip("10.1.1.1"), &sent), ip("1.2.3.4"));
+        assert_eq!(trusted.client_address(ip("8.8.8.8"), &sent), ip("8.8.8.8"));
+        let mut through_two = HeaderMap::new();
+        through_two.insert(
+            HeaderName::from_static("x-forwarded-for"),
+            HeaderValue::from_static("1.2.3.4, 10.2.2.2"),
+        );
+        assert_eq!(
+            trusted.client_address(ip("10.1.1.1"), &through_two),
+            ip("1.2.3.4")
+        );
+        assert!(trusted.contains("::ffff:10.0.0.1".parse().unwrap()));
+    }
+}
