@@ -16,6 +16,9 @@ use crate::namespaces::is_dns1123_label;
 /// overrides both it and the file.
 pub const DEFAULT_PORT: u16 = 3000;
 
+/// The default `kubernetes.max_watchers`.
+pub const DEFAULT_MAX_WATCHERS: usize = 200;
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Settings {
@@ -79,6 +82,9 @@ pub struct KubernetesSettings {
     /// from its last resourceVersion when it ends.
     #[serde(with = "humantime_serde")]
     pub watch_timeout: Duration,
+    /// Watchers running at once, over every client; a request that would start more is
+    /// refused with 503 (idle watchers in their grace period are stopped first to make room).
+    pub max_watchers: usize,
 }
 
 impl Default for KubernetesSettings {
@@ -93,6 +99,7 @@ impl Default for KubernetesSettings {
             health_timeout: Duration::from_secs(5),
             page_size: 500,
             watch_timeout: Duration::from_secs(290),
+            max_watchers: DEFAULT_MAX_WATCHERS,
         }
     }
 }
@@ -245,6 +252,16 @@ impl Validate for Settings {
             kube.health_timeout > Duration::ZERO && kube.request_timeout > Duration::ZERO,
             "kubernetes.request_timeout",
             "time-outs must be longer than zero",
+        );
+        problems.check(
+            kube.max_watchers > 0,
+            "kubernetes.max_watchers",
+            "must be at least 1",
+        );
+        problems.check(
+            kube.max_watchers >= kube.namespaces.len(),
+            "kubernetes.max_watchers",
+            "must be at least the number of kubernetes.namespaces, or \"all namespaces\" could never be shown",
         );
         problems.check(
             kube.page_size > 0,

@@ -15,23 +15,46 @@ pub enum Error {
     InvalidNamespace(String),
     #[error("Namespace \"{0}\" is not among the namespaces this dashboard watches.")]
     NamespaceNotWatched(String),
+    #[error("{}", not_found_message(.0))]
+    NamespaceNotFound(Vec<String>),
     #[error("At most {max} namespaces may be requested at once.")]
     TooManyNamespaces { max: usize },
     #[error("Too many requests from this client; retry in {}s.", .retry_after.as_secs().max(1))]
     RateLimited { retry_after: Duration },
     #[error("Too many open streams; retry later.")]
     TooManyStreams,
+    #[error("The dashboard already runs its maximum of {max} Kubernetes watchers; retry later.")]
+    TooManyWatchers { max: usize },
     #[error("{0}")]
     Upstream(#[from] CallError),
+}
+
+/// Names at most a few of the missing namespaces, so the message stays one readable sentence.
+fn not_found_message(names: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let quoted: Vec<String> = names
+        .iter()
+        .take(SHOWN)
+        .map(|name| format!("\"{name}\""))
+        .collect();
+    let more = names.len().saturating_sub(SHOWN);
+    match (quoted.len(), more) {
+        (1, _) => format!("Namespace {} does not exist.", quoted[0]),
+        (_, 0) => format!("Namespaces {} do not exist.", quoted.join(", ")),
+        _ => format!(
+            "Namespaces {} and {more} more do not exist.",
+            quoted.join(", ")
+        ),
+    }
 }
 
 impl ResponseError for Error {
     fn status_code(&self) -> StatusCode {
         match self {
             Self::InvalidNamespace(_) | Self::TooManyNamespaces { .. } => StatusCode::BAD_REQUEST,
-            Self::NamespaceNotWatched(_) => StatusCode::NOT_FOUND,
+            Self::NamespaceNotWatched(_) | Self::NamespaceNotFound(_) => StatusCode::NOT_FOUND,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Self::TooManyStreams => StatusCode::SERVICE_UNAVAILABLE,
+            Self::TooManyStreams | Self::TooManyWatchers { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Self::Upstream(CallError::CircuitOpen { .. }) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Upstream(CallError::Kube(error)) => match error {
                 // Permanent errors keep their status (401, 403, 404); others are gateway errors.
@@ -60,9 +83,11 @@ impl ApiError for Error {
         match self {
             Self::InvalidNamespace(_) => "invalid_namespace",
             Self::NamespaceNotWatched(_) => "namespace_not_watched",
+            Self::NamespaceNotFound(_) => "namespace_not_found",
             Self::TooManyNamespaces { .. } => "too_many_namespaces",
             Self::RateLimited { .. } => "rate_limited",
             Self::TooManyStreams => "too_many_streams",
+            Self::TooManyWatchers { .. } => "too_many_watchers",
             Self::Upstream(error) => error.code(),
         }
     }
@@ -75,7 +100,7 @@ impl ApiError for Error {
             Self::Upstream(CallError::CircuitOpen { retry_after }) => {
                 Some(retry_after.as_secs().max(1))
             }
-            Self::TooManyStreams => Some(5),
+            Self::TooManyStreams | Self::TooManyWatchers { .. } => Some(5),
             _ => None,
         }
     }

@@ -59,6 +59,7 @@ impl Application {
                 replay_buffer: settings.stream.replay_buffer,
                 client_buffer: settings.stream.client_buffer,
                 namespaces: settings.kubernetes.namespaces.clone(),
+                max_watchers: settings.kubernetes.max_watchers,
             },
         );
         let state = web::Data::new(AppState {

@@ -32,12 +32,10 @@ pub fn configure(config: &mut web::ServiceConfig, static_dir: Option<std::path::
 
 type Query = web::Query<HashMap<String, String>>;
 
-fn selection(state: &AppState, query: &Query) -> Result<Selection, Error> {
-    Selection::parse(
-        query.get("namespaces").map(String::as_str),
-        &state.settings.kubernetes.namespaces,
-        state.settings.stream.max_namespaces,
-    )
+async fn selection(state: &AppState, query: &Query) -> Result<Selection, Error> {
+    state
+        .selection(query.get("namespaces").map(String::as_str))
+        .await
 }
 
 async fn health_check(state: web::Data<AppState>) -> HttpResponse {
@@ -66,7 +64,7 @@ async fn namespaces(state: web::Data<AppState>) -> Result<HttpResponse, Error> {
 }
 
 async fn ingresses(state: web::Data<AppState>, query: Query) -> Result<HttpResponse, Error> {
-    let selection = selection(&state, &query)?;
+    let selection = selection(&state, &query).await?;
     let search = query
         .get("search")
         .map(|term| term.trim().to_lowercase())
@@ -85,19 +83,20 @@ async fn ingress_stream(
     request: HttpRequest,
     shutdown: web::Data<ShutdownNotice>,
 ) -> Result<HttpResponse, Error> {
-    let selection = selection(&state, &query)?;
+    let selection = selection(&state, &query).await?;
     // Browsers resend the last id as a header; `lastEventId` serves clients that cannot.
-    let last_event_id = request
-        .headers()
-        .get("Last-Event-ID")
-        .and_then(|value| value.to_str().ok())
-        .map(str::to_owned)
-        .or_else(|| query.get("lastEventId").cloned())
-        .and_then(|id| id.trim().parse::<u64>().ok());
+    let last_event_id = match request.headers().get("Last-Event-ID") {
+        Some(value) => value.to_str().ok().and_then(stream::parse_event_id),
+        None => query
+            .get("lastEventId")
+            .and_then(|id| stream::parse_event_id(id)),
+    };
     let slot = state
         .clients
         .try_acquire(state.settings.stream.max_clients)
         .ok_or(Error::TooManyStreams)?;
+    // Before the 200: a request past the watcher limit gets its error status.
+    let subscription = state.hub.subscribe(&selection)?;
     let options = StreamOptions {
         heartbeat: state.settings.stream.heartbeat_interval,
         retry: state.settings.stream.retry,
@@ -110,6 +109,7 @@ async fn ingress_stream(
     let body = stream::open(
         state.hub.clone(),
         selection,
+        subscription,
         last_event_id,
         options,
         slot,

@@ -6,6 +6,7 @@ use futures_util::FutureExt;
 
 use crate::cache::CoalescingCache;
 use crate::config::Settings;
+use crate::error::Error;
 use crate::hub::{Hub, NamespaceError, Scope, Snapshot};
 use crate::kube_api::SharedKubeApi;
 use crate::namespaces::Selection;
@@ -45,7 +46,35 @@ impl AppState {
                 .boxed()
             })
             .await?;
-        Ok(serde_json::from_slice(&bytes).unwrap_or_default())
+        // Sorted here too: the cache may be Redis, written by another replica.
+        let mut names: Vec<String> = serde_json::from_slice(&bytes).unwrap_or_default();
+        names.sort();
+        names.dedup();
+        Ok(names)
+    }
+
+    /// The namespaces a request names (`namespaces` parameter), refused before any watcher or
+    /// list starts when one does not exist: in a namespace-scoped install, when it is not
+    /// configured; cluster-wide, when it is not in the namespace list (the cached one that
+    /// `GET /api/namespaces` answers, so a request costs no extra API call).
+    pub async fn selection(&self, parameter: Option<&str>) -> Result<Selection, Error> {
+        let configured = &self.settings.kubernetes.namespaces;
+        let selection =
+            Selection::parse(parameter, configured, self.settings.stream.max_namespaces)?;
+        if let Selection::Only(wanted) = &selection
+            && configured.is_empty()
+        {
+            let existing = self.namespaces().await?;
+            let missing: Vec<String> = wanted
+                .iter()
+                .filter(|name| existing.binary_search(name).is_err())
+                .cloned()
+                .collect();
+            if !missing.is_empty() {
+                return Err(Error::NamespaceNotFound(missing));
+            }
+        }
+        Ok(selection)
     }
 
     /// The snapshot for a request: from the watchers' memory once they have listed, else from
@@ -54,9 +83,9 @@ impl AppState {
         &self,
         selection: &Selection,
         search: Option<&str>,
-    ) -> Result<Snapshot, CallError> {
+    ) -> Result<Snapshot, Error> {
         // Holding and releasing keeps the watchers alive for another grace period.
-        let _hold = self.hub.subscribe(selection);
+        let _hold = self.hub.subscribe(selection)?;
         if self.hub.is_settled(selection) {
             return Ok(self.hub.snapshot(selection, search));
         }
@@ -74,7 +103,7 @@ impl AppState {
                         .filter(|record| search.is_none_or(|term| record.matches(term))),
                 ),
                 // Cluster-wide, there is nothing else to show: the request fails.
-                Err(error) if *scope == Scope::Cluster => return Err(error),
+                Err(error) if *scope == Scope::Cluster => return Err(error.into()),
                 Err(error) => snapshot.errors.push(NamespaceError {
                     namespace: scope.label().to_owned(),
                     code: error.code().to_owned(),

@@ -16,7 +16,7 @@ use service_kit::server::ShutdownNotice;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::hub::{self, Hub, Start};
+use crate::hub::{self, Hub, Start, Subscription};
 use crate::namespaces::Selection;
 
 pub fn retry_field(retry: Duration) -> Bytes {
@@ -37,6 +37,17 @@ pub fn event(name: &str, id: u64, data: &[u8]) -> Bytes {
 }
 
 pub const HEARTBEAT: &[u8] = b": heartbeat\n\n";
+
+/// A `Last-Event-ID` (or `lastEventId`) sent by a client: the decimal id of an event this
+/// service wrote, surrounding blanks allowed. Anything else (signs, other digits, an overflow,
+/// a text) is `None`, and the client simply gets a fresh snapshot.
+pub fn parse_event_id(text: &str) -> Option<u64> {
+    let digits = text.trim_matches([' ', '\t']);
+    if digits.is_empty() || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
 
 #[derive(Debug, Clone)]
 pub struct StreamOptions {
@@ -78,10 +89,12 @@ impl Drop for ClientSlot {
     }
 }
 
-/// Starts the client's task and returns its body.
+/// Starts the client's task, which holds `subscription` (the watchers of `selection`) for as
+/// long as the client stays, and returns its body.
 pub fn open(
     hub: Arc<Hub>,
     selection: Selection,
+    subscription: Subscription,
     last_event_id: Option<u64>,
     options: StreamOptions,
     slot: ClientSlot,
@@ -94,7 +107,7 @@ pub fn open(
         // On SIGTERM the body ends, so the server stops at once instead of waiting out its
         // shutdown time-out, and the browser reconnects (to another replica) after `retry`.
         tokio::select! {
-            _ = run(hub, selection, last_event_id, options, sender) => {}
+            _ = run(hub, selection, subscription, last_event_id, options, sender) => {}
             _ = shutdown.stopping() => {}
         }
     });
@@ -156,13 +169,13 @@ impl Client {
 async fn run(
     hub: Arc<Hub>,
     selection: Selection,
+    subscription: Subscription,
     last_event_id: Option<u64>,
     options: StreamOptions,
     sender: mpsc::Sender<Result<Bytes, Infallible>>,
 ) -> Result<(), Closed> {
     let client = Client { sender };
     client.send(retry_field(options.retry)).await?;
-    let subscription = hub.subscribe(&selection);
     let scopes = subscription.scopes.clone();
     hub.wait_settled(&scopes, options.settle_timeout).await;
     let (start, mut receiver) = hub.start(&selection, &scopes, last_event_id);
@@ -259,6 +272,7 @@ mod tests {
                 replay_buffer: 8,
                 client_buffer: 8,
                 namespaces: vec!["a".into()],
+                max_watchers: 1,
             },
         );
         feed.send(Ok(Event::Init)).unwrap();
@@ -270,7 +284,16 @@ mod tests {
         };
         let slot = Arc::new(ClientCounter::default()).try_acquire(1).unwrap();
         let (stop, shutdown) = ShutdownNotice::channel();
-        let body = open(hub, Selection::All, None, options, slot, shutdown);
+        let subscription = hub.subscribe(&Selection::All).unwrap();
+        let body = open(
+            hub,
+            Selection::All,
+            subscription,
+            None,
+            options,
+            slot,
+            shutdown,
+        );
         (feed, stop, body)
     }
 

@@ -127,6 +127,21 @@ pub struct HubSettings {
     pub client_buffer: usize,
     /// Configured namespaces (namespace-scoped install); empty: cluster-wide.
     pub namespaces: Vec<String>,
+    /// Watchers running at once, over every client.
+    pub max_watchers: usize,
+}
+
+/// Starting the watchers a request needs would exceed `kubernetes.max_watchers`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("at most {max} watchers may run at once")]
+pub struct WatcherLimit {
+    pub max: usize,
+}
+
+impl From<WatcherLimit> for crate::error::Error {
+    fn from(limit: WatcherLimit) -> Self {
+        Self::TooManyWatchers { max: limit.max }
+    }
 }
 
 pub struct Hub {
@@ -210,10 +225,42 @@ impl Hub {
         }
     }
 
-    /// Holds (and starts where needed) the watchers of `selection`.
-    pub fn subscribe(&self, selection: &Selection) -> Subscription {
+    /// Holds (and starts where needed) the watchers of `selection`, all or none: when the new
+    /// ones would exceed `max_watchers`, idle watchers (in their grace period) are stopped to
+    /// make room, and if that is not enough nothing starts.
+    pub fn subscribe(&self, selection: &Selection) -> Result<Subscription, WatcherLimit> {
         let scopes = self.scopes_for(selection);
         let mut state = self.lock();
+        let missing = scopes
+            .iter()
+            .filter(|scope| !state.watchers.contains_key(scope))
+            .count();
+        let max = self.settings.max_watchers;
+        if state.watchers.len() + missing > max {
+            let idle: Vec<Scope> = state
+                .watchers
+                .iter()
+                .filter(|(scope, watcher)| watcher.subscribers == 0 && !scopes.contains(scope))
+                .map(|(scope, _)| scope.clone())
+                .collect();
+            let excess = state.watchers.len() + missing - max;
+            if idle.len() < excess {
+                drop(state);
+                metrics::counter!("ingress_dash_watchers_refused_total").increment(1);
+                tracing::warn!(
+                    max,
+                    wanted = missing,
+                    "watcher limit reached; request refused"
+                );
+                return Err(WatcherLimit { max });
+            }
+            for scope in idle.into_iter().take(excess) {
+                if let Some(watcher) = state.watchers.remove(&scope) {
+                    tracing::info!(scope = scope.label(), "stopping idle watcher to make room");
+                    watcher.task.abort();
+                }
+            }
+        }
         for scope in &scopes {
             let watcher = state
                 .watchers
@@ -224,10 +271,10 @@ impl Hub {
         }
         drop(state);
         self.update_watcher_gauge();
-        Subscription {
+        Ok(Subscription {
             hub: self.arc(),
             scopes,
-        }
+        })
     }
 
     fn start_watcher(&self, scope: Scope) -> Watcher {

@@ -6,5 +6,6 @@ mod shutdown;
 mod snapshot;
 mod static_files;
 mod stream;
+mod watcher_limits;
 
 test_support::binary_contract_tests!("ingress-dash", "/api/live");
