@@ -1,16 +1,53 @@
-//! Where a browser may be sent after sign-in or logout (`rd`): a path on this host, or an
-//! http(s) URL whose host is inside `session.cookie_domain`. Anything else, including every
-//! trick that makes a browser read a "path" as another host (`//evil`, `/\evil`, `https:evil`,
-//! percent-encoded or mixed-case variants, userinfo, other schemes, control characters), falls
-//! back to `/`: no open redirect.
+//! Where a browser may be sent after sign-in or logout (`rd`).
+//!
+//! The target is judged on what the browser would finally go to, never on the text it arrives
+//! as: `rd` is resolved the way a browser resolves a link (WHATWG URL parsing with the `url`
+//! crate: tabs and newlines removed, `\` read as `/`, `.`, `..` and their percent-encoded forms
+//! applied) against the request's own origin, and the RESULT must be http(s), carry no userinfo,
+//! and name the request's own host or a host inside `session.cookie_domain`. The browser is then
+//! sent to exactly that checked result as the parser serialises it: a path on this host (so a
+//! TLS-terminating proxy in front keeps its scheme) or an absolute URL. Anything else falls back
+//! to `/`: no open redirect.
 
+use std::fmt;
+
+use openidconnect::url::Host;
 use percent_encoding::percent_decode_str;
 use reqwest::Url;
 
-/// Longest `rd` accepted; browsers and proxies cap URLs around here anyway.
-const MAX_TARGET_LEN: usize = 4096;
-/// A base for resolving paths; never shown to anyone.
-const LOCAL_BASE: &str = "http://authproxy.invalid/";
+/// Longest `rd` accepted, and longest target sent; it must fit in the sign-in cookie (browsers
+/// keep cookies up to 4096 bytes).
+pub const MAX_TARGET_LEN: usize = 2048;
+/// The origin paths are resolved against when the request names no usable host of its own.
+const UNKNOWN_ORIGIN: &str = "http://authproxy.invalid/";
+
+/// A target the policy checked: a path on the request's host (`/…`, never `//…`) or an absolute
+/// http(s) URL on an allowed host, as the URL parser serialised it. Only the policy makes one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SafeTarget(String);
+
+impl SafeTarget {
+    /// `/`, where every refused target goes.
+    pub fn root() -> Self {
+        Self("/".to_owned())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// A target that was checked earlier and kept where nobody could change it (inside the
+    /// authenticated, encrypted sign-in cookie).
+    pub(crate) fn from_sealed(target: String) -> Self {
+        Self(target)
+    }
+}
+
+impl fmt::Display for SafeTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct RedirectPolicy {
@@ -29,27 +66,35 @@ impl RedirectPolicy {
         }
     }
 
-    /// `rd` when it is a safe target (normalised), else `/`.
-    pub fn safe_target(&self, rd: Option<&str>) -> String {
-        rd.and_then(|rd| self.check(rd))
-            .unwrap_or_else(|| "/".to_owned())
+    /// `rd` resolved and checked, else `/`. `request_host` is the request's `Host` (with its
+    /// port, if any).
+    pub fn safe_target(&self, rd: Option<&str>, request_host: Option<&str>) -> SafeTarget {
+        rd.and_then(|rd| self.check(rd, request_host))
+            .unwrap_or_else(SafeTarget::root)
     }
 
-    /// The normalised target, or `None` when `rd` is not allowed.
-    pub fn check(&self, rd: &str) -> Option<String> {
-        if rd.is_empty() || rd.len() > MAX_TARGET_LEN || !plain(rd) {
+    /// The checked target, or `None` when `rd` does not resolve to an allowed place.
+    pub fn check(&self, rd: &str, request_host: Option<&str>) -> Option<SafeTarget> {
+        if rd.is_empty() || rd.len() > MAX_TARGET_LEN {
             return None;
         }
-        // What a proxy or server that decodes once (or twice) would see must be safe too.
-        let once = percent_decode(rd)?;
-        let twice = percent_decode(&once)?;
-        if !plain(&once) || !plain(&twice) {
+        let origin = request_origin(request_host);
+        let resolved = origin.join(rd).ok()?;
+        if !matches!(resolved.scheme(), "http" | "https")
+            || !resolved.username().is_empty()
+            || resolved.password().is_some()
+        {
             return None;
         }
-        if rd.starts_with('/') {
-            return local_path(rd, &once, &twice);
-        }
-        self.inside_cookie_domain(rd)
+        let host = resolved.host()?;
+        let target = if same_origin(&resolved, &origin) {
+            local_path(&resolved)?
+        } else if same_host(&host, &origin) || self.allows_host(&host) {
+            resolved.to_string()
+        } else {
+            return None;
+        };
+        (target.len() <= MAX_TARGET_LEN).then_some(SafeTarget(target))
     }
 
     pub fn is_inside_cookie_domain(&self, host: &str) -> bool {
@@ -62,120 +107,62 @@ impl RedirectPolicy {
         })
     }
 
-    fn inside_cookie_domain(&self, rd: &str) -> Option<String> {
-        self.cookie_domain.as_ref()?;
-        // Exactly `http://` or `https://` followed by a host: `https:evil`, `https:/evil`,
-        // `https:///evil` parse as URLs too, but browsers differ on them.
-        let lower = rd.get(..8)?.to_ascii_lowercase();
-        let rest = if lower.starts_with("https://") {
-            &rd[8..]
-        } else if lower.starts_with("http://") {
-            &rd[7..]
-        } else {
-            return None;
-        };
-        if rest.starts_with(['/', '\\']) || rest.contains('@') {
-            return None;
-        }
-        let url = Url::parse(rd).ok()?;
-        let host = match url.host()? {
-            openidconnect::url::Host::Domain(host) => host.to_owned(),
-            _ => return None,
-        };
-        (url.username().is_empty()
-            && url.password().is_none()
-            && self.is_inside_cookie_domain(&host))
-        .then(|| url.to_string())
+    /// Domain names only: an IP address is never "inside" a cookie domain.
+    fn allows_host(&self, host: &Host<&str>) -> bool {
+        matches!(host, Host::Domain(name) if self.is_inside_cookie_domain(name))
     }
 }
 
-/// No control characters, whitespace or backslashes (browsers read `\` as `/`).
-fn plain(text: &str) -> bool {
-    !text
-        .chars()
-        .any(|c| c.is_control() || c.is_whitespace() || c == '\\')
+/// `http://<Host>/` when the header is a plain `host[:port]`, else a placeholder no absolute
+/// target can match (paths still resolve against it).
+fn request_origin(request_host: Option<&str>) -> Url {
+    let unknown = || Url::parse(UNKNOWN_ORIGIN).expect("a valid URL");
+    let Some(host) = request_host.map(str::trim).filter(|host| !host.is_empty()) else {
+        return unknown();
+    };
+    if host.contains(['/', '\\', '@', '?', '#', '%']) || host.chars().any(char::is_control) {
+        return unknown();
+    }
+    match Url::parse(&format!("http://{host}/")) {
+        Ok(url) if url.host().is_some() && url.path() == "/" => url,
+        _ => unknown(),
+    }
 }
 
-fn local_path(raw: &str, once: &str, twice: &str) -> Option<String> {
-    for form in [raw, once, twice] {
+fn same_origin(url: &Url, origin: &Url) -> bool {
+    url.scheme() == origin.scheme()
+        && url.host() == origin.host()
+        && url.port_or_known_default() == origin.port_or_known_default()
+}
+
+fn same_host(host: &Host<&str>, origin: &Url) -> bool {
+    origin.host().as_ref() == Some(host)
+}
+
+/// `path?query#fragment` of a URL on the request's own origin. The path must read as a path to
+/// every reader: never `//…` (a network-path reference), also not once a proxy or application
+/// percent-decodes it (once or twice), nor with `\` read as `/`.
+fn local_path(url: &Url) -> Option<String> {
+    let path = url.path();
+    let once = percent_decode_str(path).decode_utf8_lossy();
+    let twice = percent_decode_str(&once).decode_utf8_lossy().into_owned();
+    for form in [path, &once, &twice] {
+        let form = form.replace('\\', "/");
         if !form.starts_with('/') || form.starts_with("//") {
             return None;
         }
     }
-    let base = Url::parse(LOCAL_BASE).expect("a valid base");
-    let resolved = base.join(raw).ok()?;
-    if resolved.host_str() != base.host_str() || resolved.scheme() != base.scheme() {
-        return None;
-    }
-    let mut target = resolved.path().to_owned();
-    if let Some(query) = resolved.query() {
+    let mut target = path.to_owned();
+    if let Some(query) = url.query() {
         target.push('?');
         target.push_str(query);
     }
-    if let Some(fragment) = resolved.fragment() {
+    if let Some(fragment) = url.fragment() {
         target.push('#');
         target.push_str(fragment);
     }
     Some(target)
 }
 
-/// `%XX` decoded (invalid escapes kept as they are); `None` when the result is not UTF-8.
-fn percent_decode(text: &str) -> Option<String> {
-    percent_decode_str(text)
-        .decode_utf8()
-        .ok()
-        .map(|decoded| decoded.into_owned())
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn local_paths_and_cookie_domain_urls_are_allowed() {
-        let policy = RedirectPolicy::new(".example.com");
-        assert_eq!(policy.check("/").as_deref(), Some("/"));
-        assert_eq!(
-            policy.check("/logs/_search?q=1#top").as_deref(),
-            Some("/logs/_search?q=1#top")
-        );
-        assert_eq!(policy.check("/a/../b").as_deref(), Some("/b"));
-        assert_eq!(
-            policy
-                .check("https://kibana.example.com/app?x=1")
-                .as_deref(),
-            Some("https://kibana.example.com/app?x=1")
-        );
-        assert!(policy.check("http://example.com:8080/").is_some());
-    }
-
-    #[test]
-    fn everything_else_falls_back_to_the_root() {
-        let policy = RedirectPolicy::new("example.com");
-        for bad in [
-            "//evil.example",
-            "/\\evil.example",
-            "/%2Fevil.example",
-            "/%252Fevil.example",
-            "/%5Cevil.example",
-            "https:evil.example",
-            "https://evil.example",
-            "https://example.com.evil.example/",
-            "https://notexample.com/",
-            "https://user@example.com/",
-            "https://example.com@evil.example/",
-            "javascript:alert(1)",
-            "/\t/evil.example",
-            "/a\r\nSet-Cookie: x=1",
-            "evil.example",
-            "",
-        ] {
-            assert_eq!(policy.safe_target(Some(bad)), "/", "{bad}");
-        }
-        assert_eq!(
-            RedirectPolicy::new("").safe_target(Some("https://example.com/")),
-            "/",
-            "host-only cookies allow paths only"
-        );
-    }
-}
+mod tests;

@@ -30,10 +30,11 @@ pub async fn start(
     request: HttpRequest,
     query: web::Query<StartQuery>,
 ) -> Result<HttpResponse, Error> {
+    let target = state
+        .redirects
+        .safe_target(query.rd.as_deref(), request_host(&request));
     if let Some(flow) = &state.sign_in {
-        let started = flow
-            .start(query.rd.as_deref(), query.login_hint.as_deref())
-            .await?;
+        let started = flow.start(target, query.login_hint.as_deref()).await?;
         return Ok(redirect(&started.location).cookie(started.cookie).finish());
     }
     let context = RequestContext::of(&state, &request);
@@ -41,8 +42,22 @@ pub async fn start(
         return Err(Error::Unauthenticated);
     }
     authenticate(&state, &request, &context).await?;
-    let target = state.redirects.safe_target(query.rd.as_deref());
-    Ok(redirect(&target).finish())
+    Ok(redirect(target.as_str()).finish())
+}
+
+/// The host (and port) the browser addressed: `Host`, or the authority of an HTTP/2 request.
+/// Never a forwarded header: the browser that follows the redirect is at this host.
+fn request_host(request: &HttpRequest) -> Option<&str> {
+    request
+        .headers()
+        .get(header::HOST)
+        .and_then(|host| host.to_str().ok())
+        .or_else(|| {
+            request
+                .uri()
+                .authority()
+                .map(|authority| authority.as_str())
+        })
 }
 
 /// The provider sends the browser back here.
@@ -85,7 +100,7 @@ pub async fn callback(
         source_ip = %source_ip,
         "authentication succeeded"
     );
-    Ok(redirect(&finished.return_to)
+    Ok(redirect(finished.return_to.as_str())
         .cookie(session_cookie)
         .cookie(flow.state_cookie_removal())
         .finish())
@@ -98,9 +113,11 @@ pub async fn logout(
     request: HttpRequest,
     query: web::Query<LogoutQuery>,
 ) -> Result<HttpResponse, Error> {
-    let target = state.redirects.safe_target(query.rd.as_deref());
+    let target = state
+        .redirects
+        .safe_target(query.rd.as_deref(), request_host(&request));
     let Some(sessions) = &state.sessions else {
-        return Ok(redirect(&target).finish());
+        return Ok(redirect(target.as_str()).finish());
     };
     let record = match request.cookie(sessions.cookie_name()) {
         Some(cookie) => sessions.remove(cookie.value()).await?,
@@ -117,7 +134,7 @@ pub async fn logout(
         (Some(flow), Some(record)) => flow.provider.logout_url(record.id_token.as_deref()).await,
         _ => None,
     };
-    let location = provider_logout.unwrap_or(target);
+    let location = provider_logout.unwrap_or_else(|| target.to_string());
     Ok(redirect(&location)
         .cookie(sessions.removal_cookie())
         .finish())

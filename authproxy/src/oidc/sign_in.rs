@@ -16,7 +16,7 @@ use crate::cookies::CookieSigner;
 use crate::crypto::CredentialCipher;
 use crate::error::Error;
 use crate::identity::Identity;
-use crate::redirect::RedirectPolicy;
+use crate::redirect::{RedirectPolicy, SafeTarget};
 use crate::session::hex_sha256;
 use crate::store::{KeyValueStore, StoreError};
 
@@ -51,7 +51,7 @@ pub struct Started {
 pub struct Finished {
     pub identity: Identity,
     pub id_token: String,
-    pub return_to: String,
+    pub return_to: SafeTarget,
 }
 
 pub struct SignInFlow {
@@ -90,12 +90,13 @@ impl SignInFlow {
         self.signer.removal(&self.state_cookie)
     }
 
+    /// Starts a sign-in that returns to `return_to` (checked by the redirect policy).
     pub async fn start(
         &self,
-        return_to: Option<&str>,
+        return_to: SafeTarget,
         login_hint: Option<&str>,
     ) -> Result<Started, Error> {
-        let return_to = self.redirects.safe_target(return_to);
+        let return_to = return_to.to_string();
         let authorization = self.provider.start(login_hint).await?;
         let pending = PendingSignIn {
             state: authorization.state.clone(),
@@ -173,7 +174,7 @@ impl SignInFlow {
         Ok(Finished {
             identity,
             id_token: signed_in.id_token,
-            return_to: pending.return_to,
+            return_to: SafeTarget::from_sealed(pending.return_to),
         })
     }
 }

@@ -59,6 +59,41 @@ const OPEN_REDIRECTS: &[&str] = &[
     " //evil.example",
     "/ /evil.example",
     "",
+    // Dot segments (plain, percent-encoded, mixed case, behind backslashes or stripped
+    // whitespace) that resolve to a network-path reference `//host`.
+    "/..//evil.example",
+    "/../..//evil.example",
+    "/.//evil.example",
+    "/a/..//evil.example",
+    "/a/../..//evil.example",
+    "/a/b/../../..//evil.example/x?y#z",
+    "/%2e%2e//evil.example",
+    "/%2E%2E//evil.example",
+    "/.%2e//evil.example",
+    "/%2e.//evil.example",
+    "/%2e//evil.example",
+    "/x/%2e%2e/%2e%2e//evil.example",
+    "/..\\/evil.example",
+    "/../\\evil.example",
+    "/\\..\\/evil.example",
+    "\\..\\\\evil.example",
+    "/.\t.//evil.example",
+    "/..\n//evil.example",
+    "/.\r\n.//evil.example",
+    "\t/..//evil.example",
+    "/..//evil.example:443/",
+    "/..//user@evil.example",
+    "/..//EVIL.EXAMPLE",
+    "/..//evil%2Eexample",
+    "./..//evil.example",
+    "..//evil.example",
+    "%2e%2e//evil.example",
+    "/..//%65vil.example",
+    "/..///evil.example",
+    "/../https://evil.example",
+    "/..//app.example.com@evil.example",
+    "/..//evil.example\\@app.example.com",
+    "/..//evil.example#@app.example.com",
 ];
 
 #[tokio::test]
@@ -73,10 +108,14 @@ async fn open_redirect_payloads_all_land_on_a_safe_target() {
         }
     }))
     .await;
-    let base = Url::parse(&stack.app.url("/")).unwrap();
+    // The browser resolves `Location` against the callback URL: it must stay on this host.
+    let callback = Url::parse(&stack.app.url("/auth/callback?code=c&state=s")).unwrap();
     for (payload, landed) in &landings {
-        assert_eq!(landed, "/", "rd={payload:?} landed on {landed:?}");
-        assert_eq!(base.join(landed).unwrap().host_str(), Some("127.0.0.1"));
+        assert_eq!(
+            stays_on(&callback, landed),
+            Some("127.0.0.1".to_owned()),
+            "rd={payload:?} landed on {landed:?}"
+        );
     }
 
     // Targets that are allowed stay as they are.
@@ -96,10 +135,54 @@ async fn open_redirect_payloads_all_land_on_a_safe_target() {
     for payload in OPEN_REDIRECTS {
         let mut url = Url::parse(&stack.app.url("/auth/logout")).unwrap();
         url.query_pairs_mut().append_pair("rd", payload);
-        let response = Browser::new().get(url.as_str()).await;
+        let response = Browser::new()
+            .request(
+                reqwest::Method::GET,
+                url.as_str(),
+                &[("sec-fetch-site", "same-origin")],
+            )
+            .await;
         assert_eq!(response.status(), 302);
-        assert_eq!(response.headers()["location"], "/", "logout rd={payload:?}");
+        let location = response.headers()["location"].to_str().unwrap();
+        assert_eq!(
+            stays_on(&url, location),
+            Some("127.0.0.1".to_owned()),
+            "logout rd={payload:?} went to {location:?}"
+        );
     }
+}
+
+#[tokio::test]
+async fn open_redirect_payloads_after_basic_sign_in_stay_on_this_host() {
+    let stack = crate::app::spawn_stack("standalone", Flavor::Elasticsearch, "").await;
+    let app = &stack.app;
+    for payload in OPEN_REDIRECTS {
+        let mut url = Url::parse(&app.url("/auth/start")).unwrap();
+        url.query_pairs_mut().append_pair("rd", payload);
+        let response = app
+            .client
+            .get(url.as_str())
+            .header("authorization", basic("ann", ANN_PASSWORD))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 302, "rd={payload:?}");
+        let location = response.headers()["location"].to_str().unwrap();
+        assert_eq!(
+            stays_on(&url, location),
+            Some("127.0.0.1".to_owned()),
+            "rd={payload:?} went to {location:?}"
+        );
+    }
+}
+
+/// The host a browser at `page` goes to when told `Location: location` (WHATWG resolution), or
+/// `None` when it would not go anywhere over http(s).
+fn stays_on(page: &Url, location: &str) -> Option<String> {
+    let target = page.join(location).ok()?;
+    matches!(target.scheme(), "http" | "https")
+        .then(|| target.host_str().map(str::to_owned))
+        .flatten()
 }
 
 #[tokio::test]
