@@ -26,7 +26,8 @@ impl TimeRange {
     pub fn parse(params: &RangeParams, default_span: i64, now: i64) -> Result<Self, Error> {
         let start = parse_seconds("start", params.start.as_deref())?;
         let end = parse_seconds("end", params.end.as_deref())?.unwrap_or(now);
-        let start = start.unwrap_or(end - default_span);
+        // Never before 1970: an `end` close to 0 with the default span gives an empty range.
+        let start = start.unwrap_or_else(|| end.saturating_sub(default_span).max(0));
         if start >= end {
             return Err(Error::BadRequest(format!(
                 "start ({start}) must be before end ({end})."
@@ -72,6 +73,8 @@ pub fn now() -> i64 {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     fn params(start: Option<&str>, end: Option<&str>) -> RangeParams {
@@ -113,5 +116,53 @@ mod tests {
         assert!(error(Some("20"), Some("10")).contains("must be before end"));
         assert!(error(Some("10"), Some("10")).contains("must be before end"));
         assert!(error(Some("-5"), None).contains("negative"));
+        assert!(error(None, Some("0")).contains("must be before end"));
+    }
+
+    /// Query values as browsers and scripts send them, and as attackers do.
+    fn value() -> impl Strategy<Value = Option<String>> {
+        prop_oneof![
+            Just(None),
+            any::<i64>().prop_map(|n| Some(n.to_string())),
+            (0..LOOKS_LIKE_MILLISECONDS * 2).prop_map(|n| Some(n.to_string())),
+            "[ +-]{0,2}[0-9]{1,22}[ ]?".prop_map(Some),
+            any::<String>().prop_map(Some),
+        ]
+    }
+
+    fn as_number(text: &Option<String>) -> Option<i64> {
+        text.as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .and_then(|t| t.parse().ok())
+    }
+
+    proptest! {
+        #[test]
+        fn parsing_never_panics_and_accepted_ranges_are_valid(
+            start in value(),
+            end in value(),
+            default_span in 1i64..=400 * 86_400,
+            now in 0..LOOKS_LIKE_MILLISECONDS,
+        ) {
+            let params = params(start.as_deref(), end.as_deref());
+            match TimeRange::parse(&params, default_span, now) {
+                Ok(range) => {
+                    prop_assert!(range.start < range.end, "{range:?}");
+                    prop_assert!(range.start >= 0, "{range:?}");
+                    prop_assert!(range.end < LOOKS_LIKE_MILLISECONDS, "{range:?}");
+                    // Given values are used as given; absent ones take their defaults.
+                    prop_assert_eq!(range.end, as_number(&end).unwrap_or(now));
+                    prop_assert_eq!(
+                        range.start,
+                        as_number(&start).unwrap_or((range.end - default_span).max(0))
+                    );
+                }
+                Err(error) => {
+                    prop_assert!(matches!(error, Error::BadRequest(_)), "{error:?}");
+                    prop_assert!(!error.to_string().is_empty());
+                }
+            }
+        }
     }
 }
