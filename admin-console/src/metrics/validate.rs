@@ -36,13 +36,68 @@ pub struct ValidationResponse {
     pub reachable: bool,
 }
 
+/// Redirects followed in a row, at most.
+const MAX_REDIRECTS: usize = 3;
+
 /// One client for every validation: short time-outs, no redirects to elsewhere.
 pub fn validation_http_client() -> anyhow::Result<reqwest::Client> {
     Ok(reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
         .timeout(CALL_TIMEOUT)
-        .redirect(reqwest::redirect::Policy::limited(3))
+        .redirect(same_server_redirects())
         .build()?)
+}
+
+/// Follows a redirect only to the server the caller named (a path behind a proxy, `http` to
+/// `https`); one to another host or port is not followed, so a metrics server cannot bounce
+/// the console's request elsewhere. The 3xx answer is then reported by [`redirect_refused`].
+fn same_server_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        if attempt.previous().len() > MAX_REDIRECTS {
+            return attempt.error("too many redirects");
+        }
+        let same = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| same_server(first, attempt.url()));
+        if same {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    })
+}
+
+/// Same host and port with the same scheme, or `http` upgraded to `https` on the same host.
+pub(crate) fn same_server(from: &reqwest::Url, to: &reqwest::Url) -> bool {
+    let host = |url: &reqwest::Url| url.host_str().map(str::to_ascii_lowercase);
+    if host(from).is_none() || host(from) != host(to) {
+        return false;
+    }
+    let same_port = from.port_or_known_default() == to.port_or_known_default();
+    (from.scheme() == to.scheme() && same_port)
+        || (from.scheme() == "http" && to.scheme() == "https" && to.port().is_none())
+}
+
+/// Why a redirect answer was not followed, naming where it pointed (origin only: a path or
+/// query may carry secrets).
+fn redirect_refused(label: &str, response: &reqwest::Response) -> Option<String> {
+    if !response.status().is_redirection() {
+        return None;
+    }
+    let target = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|location| response.url().join(location).ok())
+        .map_or_else(
+            || "an unknown place".to_owned(),
+            |url| url.origin().ascii_serialization(),
+        );
+    Some(format!(
+        "The {label} answered {} with a redirect to {target}: the console does not follow redirects to another host or port. Give the metrics server's own URL.",
+        response.status()
+    ))
 }
 
 pub async fn validate(
@@ -116,6 +171,11 @@ async fn reach(server: &PrometheusClient) -> Result<Option<String>, String> {
         .get(server.endpoint("api/v1/status/buildinfo"))
         .send()
         .await;
+    if let Ok(response) = &build_info
+        && let Some(message) = redirect_refused(server.label(), response)
+    {
+        return Err(message);
+    }
     match build_info {
         Ok(response) if response.status().is_success() => {
             let body: Value = response.json().await.unwrap_or(Value::Null);
@@ -124,7 +184,13 @@ async fn reach(server: &PrometheusClient) -> Result<Option<String>, String> {
         Ok(_) => {}
         Err(error) => return Err(Error::from_reqwest(server.label(), &error).to_string()),
     }
-    match server.http().get(server.endpoint("-/healthy")).send().await {
+    let health = server.http().get(server.endpoint("-/healthy")).send().await;
+    if let Ok(response) = &health
+        && let Some(message) = redirect_refused(server.label(), response)
+    {
+        return Err(message);
+    }
+    match health {
         Ok(response) if response.status().is_success() => Ok(None),
         Ok(response) => Err(format!(
             "The {} answered {} to its build-info and health endpoints: it does not look like Prometheus (check the URL).",
@@ -132,5 +198,36 @@ async fn reach(server: &PrometheusClient) -> Result<Option<String>, String> {
             response.status()
         )),
         Err(error) => Err(Error::from_reqwest(server.label(), &error).to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redirects_stay_on_the_named_server() {
+        let url = |text: &str| reqwest::Url::parse(text).unwrap();
+        let from = url("http://prometheus.internal:9090/");
+        for same in [
+            "http://prometheus.internal:9090/prometheus/api/v1/status/buildinfo",
+            "http://PROMETHEUS.internal:9090/x",
+            "https://prometheus.internal/x",
+        ] {
+            assert!(same_server(&from, &url(same)), "{same}");
+        }
+        for other in [
+            "http://prometheus.internal:9091/x",
+            "http://127.0.0.1:9090/x",
+            "http://prometheus.internal.evil.example:9090/x",
+            "https://prometheus.internal:9090/x",
+            "file:///etc/passwd",
+        ] {
+            assert!(!same_server(&from, &url(other)), "{other}");
+        }
+        assert!(!same_server(
+            &url("https://p.internal/"),
+            &url("http://p.internal/")
+        ));
     }
 }
