@@ -2,6 +2,7 @@
 //! `${NAME}` substitution and full validation, logs, the Prometheus endpoint and the mapping of
 //! each crate's error enum to the common error body. Service behaviour never lives here.
 
+pub mod allowed_hosts;
 pub mod cli;
 pub mod client_address;
 #[cfg(feature = "outbound")]
@@ -13,6 +14,7 @@ pub mod metrics;
 pub mod probe;
 #[cfg(feature = "outbound")]
 pub mod relay_client;
+pub mod security_headers;
 pub mod server;
 pub mod settings;
 #[cfg(feature = "otel")]
