@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::Deserialize;
+use service_kit::allowed_hosts::AllowedHosts;
 use service_kit::cli::ServiceSettings;
 use service_kit::config::{ConfigProblems, Validate};
 use service_kit::logging::{LogFormat, LogLevel};
@@ -46,6 +47,8 @@ pub struct ServerSettings {
     /// default suits `make run` from the repository root; containers set an absolute path.
     /// When it does not exist the API still works and `/` says the web app is not built.
     pub static_dir: PathBuf,
+    /// The `Host` names answered (DNS-rebinding protection); empty answers every name.
+    pub allowed_hosts: AllowedHosts,
 }
 
 impl Default for ServerSettings {
@@ -55,6 +58,7 @@ impl Default for ServerSettings {
             port: DEFAULT_PORT,
             shutdown_timeout: Duration::from_secs(30),
             static_dir: PathBuf::from("admin-console/web/dist"),
+            allowed_hosts: AllowedHosts::default(),
         }
     }
 }
@@ -113,6 +117,9 @@ impl Validate for Settings {
             "server.static_dir",
             "must not be empty",
         );
+        self.server
+            .allowed_hosts
+            .validate("server.allowed_hosts", problems);
         self.internal_history.validate(problems);
         for (index, cluster) in self.clusters.iter().enumerate() {
             cluster.validate(&format!("clusters[{index}]"), problems);

@@ -30,6 +30,9 @@ pub enum Error {
     /// The metrics server answered but has no series for this cluster.
     #[error("{0}")]
     NoMetricsData(String),
+    /// A state-changing or relayed request that does not come from the console's own pages.
+    #[error("{0}")]
+    CrossSiteRequest(String),
 }
 
 impl Error {
@@ -70,6 +73,7 @@ impl ResponseError for Error {
             Self::BadRequest(_) | Self::ForbiddenPath(_) => StatusCode::BAD_REQUEST,
             Self::Upstream(_) | Self::NoMetricsData(_) => StatusCode::BAD_GATEWAY,
             Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            Self::CrossSiteRequest(_) => StatusCode::FORBIDDEN,
             Self::Unreachable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
         }
@@ -91,6 +95,7 @@ impl ApiError for Error {
             Self::Unreachable(_) => "upstream_unreachable",
             Self::Timeout(_) => "upstream_timeout",
             Self::NoMetricsData(_) => "no_metrics_data",
+            Self::CrossSiteRequest(_) => "cross_site_request",
         }
     }
 }

@@ -9,12 +9,15 @@ pub mod error;
 mod handlers;
 pub mod metrics;
 pub mod relay;
+pub mod same_origin;
 pub mod web_app;
 
 use std::sync::Arc;
 
-use actix_web::middleware::Compress;
+use actix_web::middleware::{Compress, from_fn};
 use actix_web::web;
+use service_kit::allowed_hosts::{AllowedHosts, check_host};
+use service_kit::security_headers::security_headers;
 use service_kit::server::{RunningServer, ServerOptions};
 
 pub use config::Settings;
@@ -53,6 +56,10 @@ impl Application {
             );
         }
         let web_app = web::Data::new(web_app::WebApp::new(settings.server.static_dir.clone()));
+        let hosts = Arc::new(settings.server.allowed_hosts.clone());
+        if hosts.is_enabled() {
+            tracing::info!(allowed_hosts = ?hosts.entries(), "answering only these Host names");
+        }
         let options = ServerOptions {
             host: settings.server.host.clone(),
             port: settings.server.port,
@@ -63,7 +70,7 @@ impl Application {
             client_request_timeout: None,
         };
         let server = RunningServer::start(options, move |config| {
-            routes(config, state.clone(), web_app.clone())
+            routes(config, state.clone(), web_app.clone(), hosts.clone())
         })?;
         Ok(Self { server, samplers })
     }
@@ -84,12 +91,19 @@ impl Application {
 
 /// The API and the web app, gzip-compressed for browsers that ask for it (streamed bodies are
 /// compressed chunk by chunk; bodies the cluster already encoded pass through untouched).
+///
+/// Every route is wrapped, outermost first, by the security headers, the `Host` allow-list and
+/// the same-origin check (every method on the relay, state-changing methods elsewhere). The
+/// liveness path and `/_metrics` (service-kit's) stay outside: probes and scrapes address the
+/// pod by IP.
 fn routes(
     config: &mut web::ServiceConfig,
     state: web::Data<AppState>,
     site: web::Data<web_app::WebApp>,
+    hosts: Arc<AllowedHosts>,
 ) {
     use handlers::*;
+    use same_origin::{Guarded, require_same_origin};
     // The relay comes first, as whole-path resources: the router tries patterns in order,
     // console traffic is the bulk of the requests, and one pattern per request costs less than
     // a scope's pattern and then the resource's (regex matching was 6% of a relayed request).
@@ -97,9 +111,17 @@ fn routes(
         "/api/clusters/{cluster_id}/proxy/{tail:.*}",
         "/api/clusters/{cluster_id}/proxy",
     ] {
+        let hosts = hosts.clone();
         config.service(
             web::resource(pattern)
                 .wrap(Compress::default())
+                .wrap(from_fn(|request, next| {
+                    require_same_origin(Guarded::Everything, request, next)
+                }))
+                .wrap(from_fn(move |request, next| {
+                    check_host(hosts.clone(), request, next)
+                }))
+                .wrap(from_fn(security_headers))
                 .app_data(state.clone())
                 .route(web::route().to(proxy)),
         );
@@ -116,6 +138,13 @@ fn routes(
     config.service(
         web::scope("")
             .wrap(Compress::default())
+            .wrap(from_fn(|request, next| {
+                require_same_origin(Guarded::StateChanging, request, next)
+            }))
+            .wrap(from_fn(move |request, next| {
+                check_host(hosts.clone(), request, next)
+            }))
+            .wrap(from_fn(security_headers))
             .app_data(state)
             .app_data(site)
             .service(cluster_routes)

@@ -131,6 +131,7 @@ fn clone_error(error: &Error) -> Error {
         Error::Unreachable(_) => Error::Unreachable(message),
         Error::Timeout(_) => Error::Timeout(message),
         Error::NoMetricsData(_) => Error::NoMetricsData(message),
+        Error::CrossSiteRequest(_) => Error::CrossSiteRequest(message),
     }
 }
 

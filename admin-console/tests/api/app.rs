@@ -5,7 +5,26 @@ use service_kit::config::ConfigLoader;
 
 pub struct TestApp {
     pub address: String,
+    /// Sends [`CONSOLE_HEADER`] with every request, as the web app does and as scripts and
+    /// `curl` users are told to: the console refuses state-changing requests without it.
     pub client: reqwest::Client,
+}
+
+/// The header the web app sends with every API call (docs/api/admin-console.md).
+pub const CONSOLE_HEADER: (&str, &str) = ("x-requested-by", "admin-console");
+
+/// A client that sends [`CONSOLE_HEADER`] with every request.
+pub fn console_client() -> reqwest::Client {
+    test_support::install_crypto_provider();
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        CONSOLE_HEADER.0,
+        reqwest::header::HeaderValue::from_static(CONSOLE_HEADER.1),
+    );
+    reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap()
 }
 
 impl TestApp {
@@ -45,7 +64,7 @@ pub async fn spawn_app_with(yaml: &str) -> TestApp {
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
-        client: test_support::http_client(),
+        client: console_client(),
     }
 }
 

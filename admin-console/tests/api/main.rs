@@ -6,6 +6,7 @@ mod config;
 mod metrics_external;
 mod metrics_internal;
 mod relay;
+mod security;
 mod support;
 mod tls;
 mod web_app;

@@ -4,9 +4,9 @@ use serde_json::{Value, json};
 use test_support::Osmem;
 
 use crate::app::{TestApp, cluster_yaml, spawn_app};
-use crate::support::closed_port_url;
 use crate::support::cluster_stub::{ClusterStub, NodeUsage};
 use crate::support::echo::EchoServer;
+use crate::support::{closed_port_url, raw_console_get};
 
 async fn app_for(osmem: &Osmem) -> TestApp {
     spawn_app(&format!("clusters:\n{}", cluster_yaml("os", &osmem.url))).await
@@ -219,11 +219,9 @@ async fn traversal_and_absolute_urls_are_refused() {
     ] {
         // Raw HTTP: a client library would normalise the dot segments away before sending.
         let host_port = host_port.clone();
-        let (status, body) =
-            tokio::task::spawn_blocking(move || test_support::http_get(&host_port, bad))
-                .await
-                .unwrap()
-                .unwrap();
+        let (status, body) = tokio::task::spawn_blocking(move || raw_console_get(&host_port, bad))
+            .await
+            .unwrap();
         assert_eq!(status, 400, "{bad}: {body}");
         let body: Value = serde_json::from_str(&body).unwrap();
         assert_eq!(body["error"]["code"], "forbidden_path", "{bad}");

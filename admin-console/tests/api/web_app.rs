@@ -4,7 +4,7 @@ use test_support::TempDir;
 
 use crate::app::{spawn_app, spawn_app_with};
 
-fn built_web_app() -> TempDir {
+pub(crate) fn built_web_app() -> TempDir {
     let dir = TempDir::new("web-dist");
     std::fs::create_dir_all(dir.path().join("assets")).unwrap();
     std::fs::write(

@@ -103,10 +103,21 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Sent with every call to the console's API. The console refuses state-changing requests and
+ * relayed requests that carry neither a same-origin `Sec-Fetch-Site`/`Origin` nor this header:
+ * a page on another site cannot set it without a CORS preflight the console never grants.
+ */
+export const CONSOLE_HEADERS: Readonly<Record<string, string>> = { "X-Requested-By": "admin-console" };
+
 async function request<T>(path: string, init?: RequestInit, signal?: AbortSignal): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(path, { ...init, signal, headers: { Accept: "application/json", ...init?.headers } });
+    response = await fetch(path, {
+      ...init,
+      signal,
+      headers: { Accept: "application/json", ...init?.headers, ...CONSOLE_HEADERS },
+    });
   } catch (e) {
     if ((e as Error).name === "AbortError") throw e;
     throw new ApiError(0, "network_error", "The admin console did not answer; check that it is running.");

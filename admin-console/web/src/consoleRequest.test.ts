@@ -22,10 +22,10 @@ describe("console request helpers", () => {
 
   it("copies as cURL without credentials, quoting for the shell", () => {
     expect(toCurl("http://h:1", "a", "GET", "_cluster/health", "{}")).toBe(
-      "curl -X GET 'http://h:1/api/clusters/a/proxy/_cluster/health'",
+      "curl -X GET 'http://h:1/api/clusters/a/proxy/_cluster/health' -H 'X-Requested-By: admin-console'",
     );
     expect(toCurl("http://h:1", "a", "POST", "i/_search", `{"q":"it's"}`)).toBe(
-      `curl -X POST 'http://h:1/api/clusters/a/proxy/i/_search' -H 'Content-Type: application/json' --data-binary '{"q":"it'\\''s"}'`,
+      `curl -X POST 'http://h:1/api/clusters/a/proxy/i/_search' -H 'X-Requested-By: admin-console' -H 'Content-Type: application/json' --data-binary '{"q":"it'\\''s"}'`,
     );
   });
 

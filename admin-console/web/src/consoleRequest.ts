@@ -35,10 +35,13 @@ function shellQuote(text: string): string {
 
 /**
  * A cURL command for the request through this console's relay: it runs as is wherever the
- * console is reachable, and carries no credentials (the relay adds the cluster's own).
+ * console is reachable, and carries no credentials (the relay adds the cluster's own), only
+ * the header the console requires of scripts.
  */
 export function toCurl(origin: string, clusterId: string, method: HttpMethod, path: string, body: string): string {
   const parts = ["curl", "-X", method, shellQuote(origin + relayUrl(clusterId, path))];
+  // The console refuses relayed requests that do not show they come from it (see api.ts).
+  parts.push("-H", shellQuote("X-Requested-By: admin-console"));
   const sent = requestBody(method, body);
   if (sent !== undefined) {
     let data = sent;

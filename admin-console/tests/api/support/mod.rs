@@ -66,3 +66,27 @@ pub fn silent_server_url() -> String {
     });
     format!("http://127.0.0.1:{port}")
 }
+
+/// A raw HTTP/1.0 `GET` with the console's header, for paths a client library would normalise
+/// (dot segments): `(status, body)`.
+pub fn raw_console_get(host_port: &str, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(host_port).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    let (name, value) = crate::app::CONSOLE_HEADER;
+    write!(
+        stream,
+        "GET {path} HTTP/1.0\r\nHost: {host_port}\r\n{name}: {value}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let status = response.split(' ').nth(1).unwrap().parse().unwrap();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}

@@ -12,6 +12,7 @@ import {
   upstreamDuration,
 } from "../consoleRequest";
 import { formatDuration, formatLocalTime } from "../format";
+import { CONSOLE_HEADERS } from "../api";
 import { CodeEditor } from "./CodeEditor";
 import { CopyIcon, PlayIcon, TrashIcon } from "../components/icons";
 
@@ -82,7 +83,7 @@ export function ConsolePanel({ clusterId, store }: Props) {
       const response = await fetch(relayUrl(clusterId, path), {
         method,
         body: sent,
-        headers: sent !== undefined ? { "Content-Type": contentTypeFor(path) } : undefined,
+        headers: sent !== undefined ? { "Content-Type": contentTypeFor(path), ...CONSOLE_HEADERS } : CONSOLE_HEADERS,
         signal: controller.signal,
       });
       const text = await response.text();
