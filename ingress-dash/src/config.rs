@@ -28,6 +28,7 @@ pub struct Settings {
     pub rate_limit: RateLimitSettings,
     pub stream: StreamSettings,
     pub resilience: ResilienceSettings,
+    pub annotations: AnnotationSettings,
     pub observability: ObservabilitySettings,
 }
 
@@ -220,6 +221,26 @@ impl Default for ResilienceSettings {
     }
 }
 
+/// `annotations:`: which annotation values are replaced by `<redacted>` in every payload.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AnnotationSettings {
+    /// Glob patterns of annotation keys (case-insensitive; `*` crosses `/`), on top of the
+    /// built-in ones ([`crate::redaction::DEFAULT_PATTERNS`]).
+    pub redact: Vec<String>,
+    /// Whether the built-in patterns apply.
+    pub redact_defaults: bool,
+}
+
+impl Default for AnnotationSettings {
+    fn default() -> Self {
+        Self {
+            redact: Vec::new(),
+            redact_defaults: true,
+        }
+    }
+}
+
 impl Validate for Settings {
     /// `PORT` overrides `server.port`, as the specification and most platforms expect.
     fn apply_environment(&mut self, env: &dyn VariableSource, problems: &mut ConfigProblems) {
@@ -292,6 +313,14 @@ impl Validate for Settings {
                 "rate_limit.per_second",
                 "must be at least 1",
             );
+        }
+        for (index, pattern) in self.annotations.redact.iter().enumerate() {
+            if let Err(error) = crate::redaction::Redaction::new([pattern.as_str()]) {
+                problems.push(
+                    format!("annotations.redact[{index}]"),
+                    format!("is not a valid glob pattern ({})", error.reason),
+                );
+            }
         }
         let stream = &self.stream;
         problems.check(
@@ -422,6 +451,22 @@ mod tests {
             (100, 10)
         );
         assert_eq!(settings.stream.heartbeat_interval, Duration::from_secs(15));
+    }
+
+    #[test]
+    fn redaction_patterns_and_watcher_limit_are_validated() {
+        let problems = load(
+            "kubernetes:\n  namespaces: [a, b]\n  max_watchers: 1\nannotations:\n  redact: [\"ok-*\", \"bad-[a\"]\n",
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(problems.contains("annotations.redact[1]"), "{problems}");
+        assert!(!problems.contains("annotations.redact[0]"), "{problems}");
+        assert!(problems.contains("kubernetes.max_watchers"), "{problems}");
+        let settings = load("", &[]).unwrap();
+        assert!(settings.annotations.redact_defaults);
+        assert_eq!(settings.kubernetes.max_watchers, 200);
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod kube_api;
 pub mod namespaces;
 pub mod rate_limit;
 pub mod records;
+pub mod redaction;
 pub mod resilience;
 mod routes;
 pub mod state;
@@ -29,6 +30,7 @@ use crate::cache::CoalescingCache;
 use crate::hub::{Hub, HubSettings};
 use crate::kube_api::{KubeClient, SharedKubeApi};
 use crate::rate_limit::ClientRateLimiter;
+use crate::redaction::Redaction;
 use crate::resilience::Resilience;
 use crate::state::AppState;
 use crate::stream::ClientCounter;
@@ -52,6 +54,10 @@ impl Application {
     pub fn build_with_api(settings: Settings, api: SharedKubeApi) -> anyhow::Result<Self> {
         // Install the recorder before the first gauge (the breaker's state) is set.
         let _ = service_kit::metrics::prometheus_handle();
+        let redaction = Arc::new(Redaction::configured(
+            settings.annotations.redact_defaults,
+            &settings.annotations.redact,
+        )?);
         let hub = Hub::new(
             api.clone(),
             HubSettings {
@@ -60,6 +66,7 @@ impl Application {
                 client_buffer: settings.stream.client_buffer,
                 namespaces: settings.kubernetes.namespaces.clone(),
                 max_watchers: settings.kubernetes.max_watchers,
+                redaction: redaction.clone(),
             },
         );
         let state = web::Data::new(AppState {
@@ -67,6 +74,7 @@ impl Application {
             cache: CoalescingCache::new(cache::build_cache(&settings.cache)?),
             api,
             hub,
+            redaction,
             clients: Arc::new(ClientCounter::default()),
             settings: settings.clone(),
         });

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::networking::v1::{Ingress, IngressBackend};
 use serde::{Deserialize, Serialize};
 
+use crate::redaction::Redaction;
+
 /// Annotations that are tooling noise, not configuration a reader wants to see.
 const NOISE_ANNOTATIONS: &[&str] = &[
     "kubectl.kubernetes.io/last-applied-configuration",
@@ -85,7 +87,8 @@ pub struct Link {
 }
 
 impl IngressRecord {
-    pub fn from_ingress(ingress: &Ingress) -> Self {
+    /// The record of `ingress`, its annotation values redacted by `redaction`.
+    pub fn from_ingress(ingress: &Ingress, redaction: &Redaction) -> Self {
         let metadata = &ingress.metadata;
         let spec = ingress.spec.clone().unwrap_or_default();
         let annotations = metadata.annotations.clone().unwrap_or_default();
@@ -127,6 +130,12 @@ impl IngressRecord {
                 secret_name: tls.secret_name,
             })
             .collect();
+        let mut annotations_shown: BTreeMap<String, String> = annotations
+            .iter()
+            .filter(|(key, _)| !NOISE_ANNOTATIONS.contains(&key.as_str()))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        redaction.apply(&mut annotations_shown);
         let links = hosts
             .iter()
             .filter(|host| !host.contains('*'))
@@ -161,10 +170,7 @@ impl IngressRecord {
             tls,
             addresses,
             labels: metadata.labels.clone().unwrap_or_default(),
-            annotations: annotations
-                .into_iter()
-                .filter(|(key, _)| !NOISE_ANNOTATIONS.contains(&key.as_str()))
-                .collect(),
+            annotations: annotations_shown,
             created_at: metadata
                 .creation_timestamp
                 .as_ref()
@@ -272,7 +278,7 @@ mod tests {
 
     fn record(value: serde_json::Value) -> serde_json::Value {
         let ingress: Ingress = serde_json::from_value(value).unwrap();
-        serde_json::to_value(IngressRecord::from_ingress(&ingress)).unwrap()
+        serde_json::to_value(IngressRecord::from_ingress(&ingress, &Redaction::none())).unwrap()
     }
 
     #[test]
@@ -347,7 +353,7 @@ mod tests {
             ]}}]},
         }))
         .unwrap();
-        let record = IngressRecord::from_ingress(&ingress);
+        let record = IngressRecord::from_ingress(&ingress, &Redaction::none());
         let stored = StoredRecord::new(&record);
         assert_eq!(
             serde_json::to_value(&stored).unwrap(),

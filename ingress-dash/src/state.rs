@@ -11,6 +11,7 @@ use crate::hub::{Hub, NamespaceError, Scope, Snapshot};
 use crate::kube_api::SharedKubeApi;
 use crate::namespaces::Selection;
 use crate::records::{IngressRecord, StoredRecord};
+use crate::redaction::Redaction;
 use crate::resilience::{CallError, Resilience};
 use crate::stream::ClientCounter;
 
@@ -21,6 +22,8 @@ pub struct AppState {
     pub cache: CoalescingCache,
     pub hub: Arc<Hub>,
     pub clients: Arc<ClientCounter>,
+    /// Applied to records before they are cached (memory or Redis) or sent.
+    pub redaction: Arc<Redaction>,
 }
 
 impl AppState {
@@ -124,6 +127,7 @@ impl AppState {
         };
         let key = format!("ingresses:{}", scope.label());
         let (api, resilience) = (self.api.clone(), self.resilience.clone());
+        let redaction = self.redaction.clone();
         let bytes = self
             .cache
             .get_or_load(&key, move || {
@@ -131,8 +135,10 @@ impl AppState {
                     let ingresses = resilience
                         .call("list_ingresses", || api.list_ingresses(namespace.clone()))
                         .await?;
-                    let records: Vec<IngressRecord> =
-                        ingresses.iter().map(IngressRecord::from_ingress).collect();
+                    let records: Vec<IngressRecord> = ingresses
+                        .iter()
+                        .map(|ingress| IngressRecord::from_ingress(ingress, &redaction))
+                        .collect();
                     Ok(serde_json::to_vec(&records).expect("records serialise"))
                 }
                 .boxed()

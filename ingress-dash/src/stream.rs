@@ -273,6 +273,7 @@ mod tests {
                 client_buffer: 8,
                 namespaces: vec!["a".into()],
                 max_watchers: 1,
+                redaction: Arc::new(crate::redaction::Redaction::none()),
             },
         );
         feed.send(Ok(Event::Init)).unwrap();

@@ -22,6 +22,7 @@ use tokio::sync::{broadcast, watch};
 use crate::kube_api::SharedKubeApi;
 use crate::namespaces::Selection;
 use crate::records::StoredRecord;
+use crate::redaction::Redaction;
 
 /// What one watcher watches.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -129,6 +130,8 @@ pub struct HubSettings {
     pub namespaces: Vec<String>,
     /// Watchers running at once, over every client.
     pub max_watchers: usize,
+    /// Applied to every record before it is stored.
+    pub redaction: Arc<Redaction>,
 }
 
 /// Starting the watchers a request needs would exceed `kubernetes.max_watchers`.

@@ -95,7 +95,7 @@ mod tests {
             ]}}]},
         }))
         .unwrap();
-        IngressRecord::from_ingress(&ingress)
+        IngressRecord::from_ingress(&ingress, &crate::redaction::Redaction::none())
     }
 
     fn snapshot(records: usize, errors: usize) -> Snapshot {

@@ -24,8 +24,11 @@ fn json(value: &impl serde::Serialize) -> Bytes {
     Bytes::from(serde_json::to_vec(value).expect("records serialise"))
 }
 
-fn stored(ingress: &Ingress) -> StoredRecord {
-    StoredRecord::new(&IngressRecord::from_ingress(ingress))
+fn stored(hub: &Hub, ingress: &Ingress) -> StoredRecord {
+    StoredRecord::new(&IngressRecord::from_ingress(
+        ingress,
+        &hub.settings.redaction,
+    ))
 }
 
 pub(super) async fn run(
@@ -40,7 +43,7 @@ pub(super) async fn run(
         match event {
             Ok(Event::Init) => relist = Some(BTreeMap::new()),
             Ok(Event::InitApply(ingress)) => {
-                let record = stored(&ingress);
+                let record = stored(&hub, &ingress);
                 relist
                     .get_or_insert_with(BTreeMap::new)
                     .insert(key(&record), Arc::new(record));
@@ -49,8 +52,8 @@ pub(super) async fn run(
                 let listed = relist.take().unwrap_or_default();
                 hub.apply_relist(&scope, listed);
             }
-            Ok(Event::Apply(ingress)) => hub.apply(&scope, stored(&ingress)),
-            Ok(Event::Delete(ingress)) => hub.delete(&scope, stored(&ingress)),
+            Ok(Event::Apply(ingress)) => hub.apply(&scope, stored(&hub, &ingress)),
+            Ok(Event::Delete(ingress)) => hub.delete(&scope, stored(&hub, &ingress)),
             Err(error) => hub.fail(&scope, &error),
         }
     }

@@ -1,5 +1,6 @@
 //! Integration tests of the ingress-dash binary and application.
 
+mod annotations;
 mod app;
 mod health;
 mod shutdown;

@@ -1,0 +1,110 @@
+//! Hole 10a of the security review: annotation values that hold credentials (`*-snippet`,
+//! tokens, passwords) never leave the service; their keys stay visible.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::app::spawn_app;
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// Texts that must appear in no payload.
+const SECRETS: &[&str] = &["c2VjcmV0LXBhc3M=", "t0p-s3cret-token", "hunter2", "snippet-body"];
+
+fn ingress_with_credentials(host: &str) -> Value {
+    json!({
+        "metadata": {
+            "name": "web",
+            "namespace": "shop",
+            "annotations": {
+                "nginx.ingress.kubernetes.io/configuration-snippet":
+                    "proxy_set_header Authorization \"Basic c2VjcmV0LXBhc3M=\"; # snippet-body",
+                "nginx.ingress.kubernetes.io/server-snippet": "location /x { return 200 snippet-body; }",
+                "example.com/api-token": "t0p-s3cret-token",
+                "example.com/db-password": "hunter2",
+                "nginx.ingress.kubernetes.io/proxy-body-size": "8m",
+            },
+        },
+        "spec": {"rules": [{"host": host, "http": {"paths": [
+            {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80}}}}
+        ]}}]},
+    })
+}
+
+fn assert_redacted(payload: &str, record: &Value) {
+    for secret in SECRETS {
+        assert!(!payload.contains(secret), "{secret} leaked in {payload}");
+    }
+    let annotations = &record["annotations"];
+    for key in [
+        "nginx.ingress.kubernetes.io/configuration-snippet",
+        "nginx.ingress.kubernetes.io/server-snippet",
+        "example.com/api-token",
+        "example.com/db-password",
+    ] {
+        assert_eq!(annotations[key], "<redacted>", "{key} in {record}");
+    }
+    assert_eq!(
+        annotations["nginx.ingress.kubernetes.io/proxy-body-size"],
+        "8m"
+    );
+}
+
+#[tokio::test]
+async fn credential_annotations_are_redacted_in_snapshots_and_stream_events() {
+    let app = spawn_app("", "").await;
+    app.kube.cluster.add_namespace("shop");
+    app.kube
+        .cluster
+        .put_ingress(ingress_with_credentials("a.example.com"));
+    // The first snapshot comes from (cached) lists, the next ones from the watcher's memory.
+    for _ in 0..2 {
+        let text = app
+            .get("/api/ingresses?namespaces=shop")
+            .await
+            .text()
+            .await
+            .unwrap();
+        let body: Value = serde_json::from_str(&text).unwrap();
+        assert_redacted(&text, &body["items"][0]);
+    }
+    let mut stream = app.stream("?namespaces=shop", None).await;
+    let snapshot = stream.next_event(WAIT).await.expect("a snapshot");
+    assert_eq!(snapshot.event, "snapshot");
+    app.kube
+        .cluster
+        .put_ingress(ingress_with_credentials("b.example.com"));
+    let modified = stream.next_event(WAIT).await.expect("an event");
+    assert_eq!(modified.event, "modified");
+    assert_redacted(
+        std::str::from_utf8(&stream.raw).unwrap(),
+        &snapshot.data["items"][0],
+    );
+    assert_redacted(std::str::from_utf8(&stream.raw).unwrap(), &modified.data);
+    app.kube.cluster.delete_ingress("shop", "web");
+    let deleted = stream.next_event(WAIT).await.expect("an event");
+    assert_eq!(deleted.event, "deleted");
+    assert_redacted(std::str::from_utf8(&stream.raw).unwrap(), &deleted.data);
+}
+
+#[tokio::test]
+async fn redaction_patterns_are_configurable() {
+    let app = spawn_app(
+        "",
+        "annotations:\n  redact: [\"*/PROXY-BODY-*\"]\n  redact_defaults: false\n",
+    )
+    .await;
+    app.kube.cluster.add_namespace("shop");
+    app.kube
+        .cluster
+        .put_ingress(ingress_with_credentials("a.example.com"));
+    let (status, body) = app.get_json("/api/ingresses?namespaces=shop").await;
+    assert_eq!(status, 200);
+    let annotations = &body["items"][0]["annotations"];
+    assert_eq!(
+        annotations["nginx.ingress.kubernetes.io/proxy-body-size"],
+        "<redacted>"
+    );
+    assert_eq!(annotations["example.com/db-password"], "hunter2");
+}
