@@ -149,11 +149,17 @@ mod tests {
         let redaction = Redaction::configured(false, &["example.com/*".to_owned()]).unwrap();
         let mut annotations = BTreeMap::from([
             ("example.com/anything".to_owned(), "x".to_owned()),
-            ("nginx.ingress.kubernetes.io/server-snippet".to_owned(), "y".to_owned()),
+            (
+                "nginx.ingress.kubernetes.io/server-snippet".to_owned(),
+                "y".to_owned(),
+            ),
         ]);
         redaction.apply(&mut annotations);
         assert_eq!(annotations["example.com/anything"], REDACTED);
-        assert_eq!(annotations["nginx.ingress.kubernetes.io/server-snippet"], "y");
+        assert_eq!(
+            annotations["nginx.ingress.kubernetes.io/server-snippet"],
+            "y"
+        );
     }
 
     #[test]

@@ -10,7 +10,12 @@ use crate::app::spawn_app;
 const WAIT: Duration = Duration::from_secs(10);
 
 /// Texts that must appear in no payload.
-const SECRETS: &[&str] = &["c2VjcmV0LXBhc3M=", "t0p-s3cret-token", "hunter2", "snippet-body"];
+const SECRETS: &[&str] = &[
+    "c2VjcmV0LXBhc3M=",
+    "t0p-s3cret-token",
+    "hunter2",
+    "snippet-body",
+];
 
 fn ingress_with_credentials(host: &str) -> Value {
     json!({
