@@ -21,7 +21,9 @@ pub mod stream;
 
 use std::sync::Arc;
 
+use actix_web::middleware::from_fn;
 use actix_web::web;
+use service_kit::security_headers::security_headers;
 use service_kit::server::{RunningServer, ServerOptions};
 
 pub use config::Settings;
@@ -95,7 +97,12 @@ impl Application {
             if let Some(limiter) = &limiter {
                 config.app_data(limiter.clone());
             }
-            routes::configure(config, static_dir.clone());
+            // Security headers (CSP, nosniff, no referrer, no framing) on every answer.
+            config.service(
+                web::scope("")
+                    .wrap(from_fn(security_headers))
+                    .configure(|scope| routes::configure(scope, static_dir.clone())),
+            );
         })?;
         Ok(Self { server, state })
     }

@@ -4,6 +4,7 @@ mod annotations;
 mod app;
 mod health;
 mod shutdown;
+mod security_headers;
 mod snapshot;
 mod static_files;
 mod stream;
