@@ -6,6 +6,7 @@ use std::time::Duration;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use service_kit::cli::ServiceSettings;
+use service_kit::client_address::TrustedProxies;
 use service_kit::config::{ConfigProblems, Validate, VariableSource};
 use service_kit::logging::{LogFormat, LogLevel};
 use service_kit::settings::{ObservabilitySettings, validate_listen};
@@ -43,6 +44,9 @@ pub struct ServerSettings {
     pub shutdown_timeout: Duration,
     /// Directory of the built web app (`index.html` and `assets/`); absent: API only.
     pub static_dir: Option<PathBuf>,
+    /// Reverse proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client
+    /// for rate limiting; empty: the TCP peer is the client.
+    pub trusted_proxies: Vec<String>,
 }
 
 impl Default for ServerSettings {
@@ -52,6 +56,7 @@ impl Default for ServerSettings {
             port: DEFAULT_PORT,
             shutdown_timeout: Duration::from_secs(30),
             static_dir: None,
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -254,6 +259,13 @@ impl Validate for Settings {
 
     fn validate(&self, problems: &mut ConfigProblems) {
         validate_listen(&self.server.host, self.server.shutdown_timeout, problems);
+        for (index, entry) in self.server.trusted_proxies.iter().enumerate() {
+            problems.check(
+                TrustedProxies::parse_entry(entry).is_some(),
+                &format!("server.trusted_proxies[{index}]"),
+                "must be an IP address or a CIDR range such as 10.0.0.0/8",
+            );
+        }
         let kube = &self.kubernetes;
         if let Some(url) = &kube.api_url {
             problems.check(

@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use actix_web::middleware::from_fn;
 use actix_web::web;
+use service_kit::client_address::TrustedProxies;
 use service_kit::security_headers::security_headers;
 use service_kit::server::{RunningServer, ServerOptions};
 
@@ -80,7 +81,11 @@ impl Application {
             clients: Arc::new(ClientCounter::default()),
             settings: settings.clone(),
         });
-        let limiter = ClientRateLimiter::new(&settings.rate_limit).map(web::Data::from);
+        let limiter = ClientRateLimiter::new(
+            &settings.rate_limit,
+            TrustedProxies::new(&settings.server.trusted_proxies),
+        )
+        .map(web::Data::from);
         let options = ServerOptions {
             host: settings.server.host.clone(),
             port: settings.server.port,

@@ -33,6 +33,12 @@ pub async fn spawn_app_static(static_dir: &std::path::Path) -> TestApp {
     spawn_app_full(kube, &server, "", "").await
 }
 
+/// The application with `server_yaml` (keys of `server:`, indented) and `overrides_yaml`.
+pub async fn spawn_app_server(server_yaml: &str, overrides_yaml: &str) -> TestApp {
+    let kube = KubeTestServer::start(Options::default()).expect("kube-test-server starts");
+    spawn_app_full(kube, server_yaml, "", overrides_yaml).await
+}
+
 pub async fn spawn_app_with(
     kube: KubeTestServer,
     kube_yaml: &str,

@@ -2,6 +2,7 @@
 
 mod annotations;
 mod app;
+mod client_address;
 mod health;
 mod shutdown;
 mod security_headers;
