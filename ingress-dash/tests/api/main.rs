@@ -4,6 +4,7 @@ mod annotations;
 mod app;
 mod client_address;
 mod health;
+mod properties;
 mod shutdown;
 mod security_headers;
 mod snapshot;
