@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
+use service_kit::allowed_hosts::AllowedHosts;
 use service_kit::cli::ServiceSettings;
 use service_kit::client_address::TrustedProxies;
 use service_kit::config::{ConfigProblems, Validate, VariableSource};
@@ -44,6 +45,8 @@ pub struct ServerSettings {
     pub shutdown_timeout: Duration,
     /// Directory of the built web app (`index.html` and `assets/`); absent: API only.
     pub static_dir: Option<PathBuf>,
+    /// The `Host` names answered (DNS-rebinding protection); empty answers every name.
+    pub allowed_hosts: AllowedHosts,
     /// Reverse proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client
     /// for rate limiting; empty: the TCP peer is the client.
     pub trusted_proxies: Vec<String>,
@@ -56,6 +59,7 @@ impl Default for ServerSettings {
             port: DEFAULT_PORT,
             shutdown_timeout: Duration::from_secs(30),
             static_dir: None,
+            allowed_hosts: AllowedHosts::default(),
             trusted_proxies: Vec::new(),
         }
     }
@@ -259,6 +263,9 @@ impl Validate for Settings {
 
     fn validate(&self, problems: &mut ConfigProblems) {
         validate_listen(&self.server.host, self.server.shutdown_timeout, problems);
+        self.server
+            .allowed_hosts
+            .validate("server.allowed_hosts", problems);
         for (index, entry) in self.server.trusted_proxies.iter().enumerate() {
             problems.check(
                 TrustedProxies::parse_entry(entry).is_some(),

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use actix_web::middleware::from_fn;
 use actix_web::web;
 use service_kit::client_address::TrustedProxies;
+use service_kit::allowed_hosts::check_host_except;
 use service_kit::security_headers::security_headers;
 use service_kit::server::{RunningServer, ServerOptions};
 
@@ -96,15 +97,22 @@ impl Application {
             client_request_timeout: None,
         };
         let static_dir = settings.server.static_dir.clone();
+        // DNS-rebinding protection; readiness (/api/health) is probed by the pod's IP.
+        let hosts = Arc::new(settings.server.allowed_hosts.clone());
         let shared = state.clone();
         let server = RunningServer::start(options, move |config: &mut web::ServiceConfig| {
             config.app_data(shared.clone());
             if let Some(limiter) = &limiter {
                 config.app_data(limiter.clone());
             }
-            // Security headers (CSP, nosniff, no referrer, no framing) on every answer.
+            // Security headers (CSP, nosniff, no referrer, no framing) on every answer, and
+            // server.allowed_hosts.
+            let hosts = hosts.clone();
             config.service(
                 web::scope("")
+                    .wrap(from_fn(move |request, next| {
+                        check_host_except(hosts.clone(), &["/api/health"], request, next)
+                    }))
                     .wrap(from_fn(security_headers))
                     .configure(|scope| routes::configure(scope, static_dir.clone())),
             );

@@ -121,6 +121,20 @@ pub async fn check_host<B: MessageBody>(
     request: ServiceRequest,
     next: Next<B>,
 ) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
+    check_host_except(allowed, &[], request, next).await
+}
+
+/// [`check_host`], answering `exempt` paths for any `Host`: probes (readiness) that the
+/// kubelet sends to the pod's IP.
+pub async fn check_host_except<B: MessageBody>(
+    allowed: Arc<AllowedHosts>,
+    exempt: &'static [&'static str],
+    request: ServiceRequest,
+    next: Next<B>,
+) -> Result<ServiceResponse<EitherBody<B>>, actix_web::Error> {
+    if exempt.contains(&request.path()) {
+        return Ok(next.call(request).await?.map_into_left_body());
+    }
     // HTTP/2 carries the host in the request target rather than a Host header.
     let host = request
         .headers()
