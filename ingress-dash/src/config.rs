@@ -93,7 +93,7 @@ pub struct KubernetesSettings {
     #[serde(with = "humantime_serde")]
     pub watch_timeout: Duration,
     /// Watchers running at once, over every client; a request that would start more is
-    /// refused with 503 (idle watchers in their grace period are stopped first to make room).
+    /// refused with 503 until idle ones have stopped (`watch_grace_period`).
     pub max_watchers: usize,
 }
 

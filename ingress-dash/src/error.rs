@@ -24,7 +24,7 @@ pub enum Error {
     #[error("Too many open streams; retry later.")]
     TooManyStreams,
     #[error("The dashboard already runs its maximum of {max} Kubernetes watchers; retry later.")]
-    TooManyWatchers { max: usize },
+    TooManyWatchers { max: usize, retry_after: Duration },
     #[error("{0}")]
     Upstream(#[from] CallError),
 }
@@ -100,7 +100,10 @@ impl ApiError for Error {
             Self::Upstream(CallError::CircuitOpen { retry_after }) => {
                 Some(retry_after.as_secs().max(1))
             }
-            Self::TooManyStreams | Self::TooManyWatchers { .. } => Some(5),
+            Self::TooManyStreams => Some(5),
+            Self::TooManyWatchers { retry_after, .. } => {
+                Some(retry_after.as_secs_f64().ceil().max(1.0) as u64)
+            }
             _ => None,
         }
     }

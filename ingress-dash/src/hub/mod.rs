@@ -139,11 +139,16 @@ pub struct HubSettings {
 #[error("at most {max} watchers may run at once")]
 pub struct WatcherLimit {
     pub max: usize,
+    /// When idle watchers will have stopped: the grace period.
+    pub retry_after: Duration,
 }
 
 impl From<WatcherLimit> for crate::error::Error {
     fn from(limit: WatcherLimit) -> Self {
-        Self::TooManyWatchers { max: limit.max }
+        Self::TooManyWatchers {
+            max: limit.max,
+            retry_after: limit.retry_after,
+        }
     }
 }
 
@@ -229,8 +234,10 @@ impl Hub {
     }
 
     /// Holds (and starts where needed) the watchers of `selection`, all or none: when the new
-    /// ones would exceed `max_watchers`, idle watchers (in their grace period) are stopped to
-    /// make room, and if that is not enough nothing starts.
+    /// ones would exceed `max_watchers`, nothing starts. Idle watchers (in their grace period)
+    /// are not stopped early to make room: that would let a client with many real namespaces
+    /// churn watchers (a list and a watch each) as fast as its rate limit allows, while waiting
+    /// for them bounds the starts to `max_watchers` per grace period.
     pub fn subscribe(&self, selection: &Selection) -> Result<Subscription, WatcherLimit> {
         let scopes = self.scopes_for(selection);
         let mut state = self.lock();
@@ -240,29 +247,17 @@ impl Hub {
             .count();
         let max = self.settings.max_watchers;
         if state.watchers.len() + missing > max {
-            let idle: Vec<Scope> = state
-                .watchers
-                .iter()
-                .filter(|(scope, watcher)| watcher.subscribers == 0 && !scopes.contains(scope))
-                .map(|(scope, _)| scope.clone())
-                .collect();
-            let excess = state.watchers.len() + missing - max;
-            if idle.len() < excess {
-                drop(state);
-                metrics::counter!("ingress_dash_watchers_refused_total").increment(1);
-                tracing::warn!(
-                    max,
-                    wanted = missing,
-                    "watcher limit reached; request refused"
-                );
-                return Err(WatcherLimit { max });
-            }
-            for scope in idle.into_iter().take(excess) {
-                if let Some(watcher) = state.watchers.remove(&scope) {
-                    tracing::info!(scope = scope.label(), "stopping idle watcher to make room");
-                    watcher.task.abort();
-                }
-            }
+            drop(state);
+            metrics::counter!("ingress_dash_watchers_refused_total").increment(1);
+            tracing::warn!(
+                max,
+                wanted = missing,
+                "watcher limit reached; request refused"
+            );
+            return Err(WatcherLimit {
+                max,
+                retry_after: self.settings.grace_period,
+            });
         }
         for scope in &scopes {
             let watcher = state
