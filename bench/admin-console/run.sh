@@ -84,10 +84,13 @@ PIDS+=($APP_PID)
 APP="http://127.0.0.1:$PORT"
 wait_http "$APP/api/live"
 RELAY="$APP/api/clusters/direct/proxy"
+# The console refuses relayed requests without it (same-origin check, docs/admin-console.md);
+# direct and nginx runs send it too, so every column measures the same request.
+CONSOLE_HEADER='X-Requested-By: admin-console'
 
-rps() { wrk -t2 -c"$1" -d"${SECONDS_PER_RUN}s" "$2" | awk '/Requests\/sec/ {print $2}'; }
+rps() { wrk -t2 -H "$CONSOLE_HEADER" -c"$1" -d"${SECONDS_PER_RUN}s" "$2" | awk '/Requests\/sec/ {print $2}'; }
 p50_us() {
-  wrk -t1 -c"$1" -d"${SECONDS_PER_RUN}s" --latency "$2" | awk '/^ +50%/ {
+  wrk -t1 -H "$CONSOLE_HEADER" -c"$1" -d"${SECONDS_PER_RUN}s" --latency "$2" | awk '/^ +50%/ {
     v=$2; if (v ~ /us$/) {sub(/us/,"",v); print v} else if (v ~ /ms$/) {sub(/ms/,"",v); print v*1000} else {sub(/s/,"",v); print v*1000000} }'
 }
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$APP_PID/status"; }
@@ -96,7 +99,7 @@ reset_peak() { echo 5 >"/proc/$APP_PID/clear_refs"; }
 mb() { awk -v kb="$1" 'BEGIN {printf "%.1f MiB", kb/1024}'; }
 
 echo "== relay throughput, _cluster/health, 32 connections (${SECONDS_PER_RUN}s each)"
-curl -fs -o /dev/null "$RELAY/_cluster/health"
+curl -fs -H "$CONSOLE_HEADER" -o /dev/null "$RELAY/_cluster/health"
 DIRECT_RPS=$(rps 32 "$CLUSTER/_cluster/health")
 RELAY_RPS=$(rps 32 "$RELAY/_cluster/health")
 NGINX_RPS=$(rps 32 "$NGINX_RELAY/_cluster/health")
@@ -117,11 +120,11 @@ sleep 1
 IDLE=$(rss_kb)
 reset_peak
 T_DIRECT=$(curl -fs -o /dev/null -w '%{time_total}' "$CLUSTER/$BIG")
-T_RELAY=$(curl -fs -o /dev/null -w '%{time_total}' "$RELAY/$BIG")
+T_RELAY=$(curl -fs -H "$CONSOLE_HEADER" -o /dev/null -w '%{time_total}' "$RELAY/$BIG")
 ONE=$(( $(peak_kb) - IDLE ))
 reset_peak
 CURLS=()
-for _ in $(seq 8); do curl -fs -o /dev/null "$RELAY/$BIG" & CURLS+=($!); done
+for _ in $(seq 8); do curl -fs -H "$CONSOLE_HEADER" -o /dev/null "$RELAY/$BIG" & CURLS+=($!); done
 wait "${CURLS[@]}"
 EIGHT=$(( $(peak_kb) - IDLE ))
 echo "  idle RSS $(mb "$IDLE")"
@@ -130,9 +133,9 @@ echo "  8 at a time: +$(mb "$EIGHT") (goal < +30 MB)"
 
 echo "== gzip to a browser (Accept-Encoding: gzip), 36 MB response"
 reset_peak
-read -r GZ_FIRST GZ_TOTAL GZ_SIZE < <(curl -fs -o /dev/null -H 'Accept-Encoding: gzip' -w '%{time_starttransfer} %{time_total} %{size_download}\n' "$RELAY/$BIG")
+read -r GZ_FIRST GZ_TOTAL GZ_SIZE < <(curl -fs -H "$CONSOLE_HEADER" -o /dev/null -H 'Accept-Encoding: gzip' -w '%{time_starttransfer} %{time_total} %{size_download}\n' "$RELAY/$BIG")
 GZ_PEAK=$(( $(peak_kb) - IDLE ))
-read -r ID_FIRST ID_TOTAL < <(curl -fs -o /dev/null -w '%{time_starttransfer} %{time_total}\n' "$RELAY/$BIG")
+read -r ID_FIRST ID_TOTAL < <(curl -fs -H "$CONSOLE_HEADER" -o /dev/null -w '%{time_starttransfer} %{time_total}\n' "$RELAY/$BIG")
 echo "  identity: first byte ${ID_FIRST}s, done ${ID_TOTAL}s, $(mb $((BYTES / 1024)))"
 echo "  gzip:     first byte ${GZ_FIRST}s, done ${GZ_TOTAL}s, $(mb $((GZ_SIZE / 1024))) on the wire, peak +$(mb "$GZ_PEAK") (streamed, not buffered)"
 
