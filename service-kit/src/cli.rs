@@ -91,7 +91,12 @@ where
             return ExitCode::from(EXIT_INVALID_CONFIG);
         }
     };
+    let mut warnings = crate::config::ConfigProblems::new();
+    settings.warnings(&mut warnings);
     if cli.validate_config {
+        for warning in warnings.iter() {
+            eprintln!("{source}: warning: {warning}");
+        }
         println!("{source}: the configuration is valid");
         return ExitCode::SUCCESS;
     }
@@ -106,6 +111,9 @@ where
     };
     #[cfg(not(feature = "otel"))]
     logging::init(settings.log_level(), settings.log_format());
+    for warning in warnings.iter() {
+        tracing::warn!(key = %warning.key, "configuration: {}", warning.message);
+    }
     let outcome = actix_web::rt::System::new().block_on(serve(settings));
     #[cfg(feature = "otel")]
     if let Some(pipeline) = tracing_pipeline {

@@ -25,6 +25,11 @@ pub trait Validate {
     fn apply_environment(&mut self, _env: &dyn VariableSource, _problems: &mut ConfigProblems) {}
 
     fn validate(&self, problems: &mut ConfigProblems);
+
+    /// Settings that are valid but probably not what the operator wants (e.g. a check that
+    /// will refuse every caller). Printed by `--validate-config` and logged at start; they
+    /// never make the configuration invalid.
+    fn warnings(&self, _warnings: &mut ConfigProblems) {}
 }
 
 /// Loads settings of type `T` for one service.
