@@ -23,6 +23,10 @@ pub enum Error {
         "The search cluster already has a user named {0:?} that this proxy did not create; it is not overwritten."
     )]
     SearchUserConflict(String),
+    #[error(
+        "The search cluster user {name:?} belongs to {owner} sign-ins; an identity of another kind with that name is refused."
+    )]
+    SearchUserOtherSource { name: String, owner: &'static str },
     #[error("The search cluster is unreachable: {0}.")]
     SearchUnreachable(String),
     #[error("The search cluster did not answer in time.")]
@@ -38,6 +42,9 @@ pub enum Error {
     SignInFailed(&'static str),
     #[error("The identity provider is unavailable: {0}.")]
     ProviderUnavailable(String),
+    /// A forward_auth check from a peer that is not a trusted proxy.
+    #[error("Only the configured reverse proxies may ask this authentication check.")]
+    UntrustedCaller,
 }
 
 /// The Basic challenge every 401 carries.
@@ -52,12 +59,15 @@ impl ResponseError for Error {
             Self::StoreUnavailable(_) | Self::SearchUnreachable(_) => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
-            Self::SearchUserConflict(_) => StatusCode::CONFLICT,
+            Self::SearchUserConflict(_) | Self::SearchUserOtherSource { .. } => {
+                StatusCode::CONFLICT
+            }
             Self::SearchTimeout => StatusCode::GATEWAY_TIMEOUT,
             Self::SearchBadResponse(_) | Self::SearchAdminRejected => StatusCode::BAD_GATEWAY,
             Self::InvalidBody(_) => StatusCode::BAD_REQUEST,
             Self::SignInFailed(_) => StatusCode::UNAUTHORIZED,
             Self::ProviderUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::UntrustedCaller => StatusCode::FORBIDDEN,
         }
     }
 
@@ -89,7 +99,9 @@ impl ApiError for Error {
             Self::SignInRequired { .. } => "sign_in_required",
             Self::TooManyFailures { .. } => "too_many_failures",
             Self::StoreUnavailable(_) => "session_store_unavailable",
-            Self::SearchUserConflict(_) => "search_user_conflict",
+            Self::SearchUserConflict(_) | Self::SearchUserOtherSource { .. } => {
+                "search_user_conflict"
+            }
             Self::SearchUnreachable(_) => "search_unreachable",
             Self::SearchTimeout => "search_timeout",
             Self::SearchBadResponse(_) => "search_bad_response",
@@ -97,6 +109,7 @@ impl ApiError for Error {
             Self::InvalidBody(_) => "invalid_body",
             Self::SignInFailed(_) => "sign_in_failed",
             Self::ProviderUnavailable(_) => "oidc_provider_unavailable",
+            Self::UntrustedCaller => "untrusted_caller",
         }
     }
 

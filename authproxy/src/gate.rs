@@ -10,7 +10,7 @@ use actix_web::HttpRequest;
 use actix_web::http::header;
 
 use crate::basic::{AuthorizationHeader, BasicRejection, Verified, parse_authorization};
-use crate::config::ServerMode;
+use crate::config::{ForwardAuthCallers, ServerMode};
 use crate::error::Error;
 use crate::forwarded::OriginalRequest;
 use crate::identity::{AuthMethod, Identity};
@@ -57,6 +57,27 @@ impl std::fmt::Display for SourceIp {
             None => f.write_str("-"),
         }
     }
+}
+
+/// The forward_auth check answers with the managed credential, so by default only the reverse
+/// proxies (`server.trusted_proxies`, judged on the TCP peer, never on a header) may ask it;
+/// `server.forward_auth_callers: any` answers every peer (a listener only the proxy reaches).
+pub fn admit_forward_auth_caller(state: &AppState, request: &HttpRequest) -> Result<(), Error> {
+    if state.forward_auth_callers == ForwardAuthCallers::Any {
+        return Ok(());
+    }
+    let peer = request.peer_addr().map(|address| address.ip());
+    if peer.is_some_and(|peer| state.trusted.contains(peer)) {
+        return Ok(());
+    }
+    tracing::warn!(
+        username = "-",
+        source_ip = %SourceIp(peer),
+        path = %request.path(),
+        reason = "the caller is not in server.trusted_proxies",
+        "forward_auth check refused"
+    );
+    Err(Error::UntrustedCaller)
 }
 
 pub async fn authenticate(

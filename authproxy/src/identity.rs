@@ -5,7 +5,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 /// How the caller proved who they are; logged as `method`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AuthMethod {
     Basic,
     Oidc,
@@ -58,5 +58,57 @@ impl Identity {
             method: AuthMethod::Basic,
             claims,
         }
+    }
+}
+
+/// `email_verified` is false (a boolean, or the string some providers send).
+pub fn email_unverified(claims: &Map<String, Value>) -> bool {
+    match claims.get("email_verified") {
+        Some(Value::Bool(verified)) => !verified,
+        Some(Value::String(text)) => text.eq_ignore_ascii_case("false"),
+        _ => false,
+    }
+}
+
+/// The search-cluster user managed for one identity. Local Basic users and OIDC users are
+/// separate name spaces: the source is part of the credential cache key and is recorded on the
+/// cluster user (`managed_source`), so an identity-provider user named like a local user never
+/// receives the local user's cached credential or cluster user (the cluster user belongs to the
+/// source that created it; the other gets 409 `search_user_conflict`). Built only from an
+/// [`Identity`], so a bare name can never be used where a managed user is meant.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ManagedUser {
+    source: AuthMethod,
+    name: String,
+}
+
+impl ManagedUser {
+    pub fn of(identity: &Identity) -> Self {
+        Self {
+            source: identity.method,
+            name: identity.username.clone(),
+        }
+    }
+
+    /// The cluster user's name (the identity's user name).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Which kind of sign-in owns the cluster user.
+    pub fn source(&self) -> AuthMethod {
+        self.source
+    }
+
+    /// The store key of the cached credential (also the encryption's associated data):
+    /// `authproxy:credential:<source>:<name>`.
+    pub fn store_key(&self) -> String {
+        format!("authproxy:credential:{}:{}", self.source, self.name)
+    }
+}
+
+impl fmt::Display for ManagedUser {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
     }
 }

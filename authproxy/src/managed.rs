@@ -1,11 +1,16 @@
 //! Managed search-cluster users: for each identity a cluster user with a generated password and
-//! the mapped roles, created on first use and whenever its cached credential is gone. The
-//! credential lives in the store, encrypted, for `min(cache.credential_ttl,
-//! user_management.credential_ttl)`. Concurrent first requests for one identity make one upsert.
+//! the mapped roles, created on first use and whenever its cached credential is gone or was made
+//! for other roles. The credential lives in the store, encrypted, for
+//! `min(cache.credential_ttl, user_management.credential_ttl)`, under a key that names the
+//! identity's source ([`ManagedUser`]), so local and OIDC users never share one. Concurrent
+//! first requests for one identity make one upsert.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use rand::RngExt;
 use rand::distr::Alphanumeric;
@@ -13,10 +18,10 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
 
 use crate::basic::basic_header_value;
-use crate::cluster::{SearchUsers, UserSpec};
+use crate::cluster::{ClusterError, SearchUsers, UserSpec};
 use crate::crypto::CredentialCipher;
 use crate::error::Error;
-use crate::identity::Identity;
+use crate::identity::{AuthMethod, Identity, ManagedUser};
 use crate::metrics;
 use crate::roles::RoleMapper;
 use crate::store::KeyValueStore;
@@ -68,7 +73,13 @@ pub struct ManagedUsers {
     roles: RoleMapper,
     ttl: Duration,
     password_length: usize,
-    /// One lock per identity being upserted; entries go when the last waiter is done.
+    /// Names of the configured local users: an OIDC identity never takes over an unmarked
+    /// (older) managed user with one of these names.
+    local_names: HashSet<String>,
+    /// At most one refresh after a 401 per managed user per `min_refresh_interval`, so a
+    /// cluster that rejects everything cannot make every request upsert a user.
+    refreshes: DefaultKeyedRateLimiter<String>,
+    /// One lock per managed user being upserted; entries go when the last waiter is done.
     in_flight: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// The credential last opened for each store key, with the sealed bytes it came from.
     /// The store is still read on every request, so an expired, deleted or replaced
@@ -86,100 +97,171 @@ struct OpenedCredential {
 /// simply decrypted again).
 const OPENED_CAPACITY: u64 = 10_000;
 
+/// Managed users whose refresh limit is tracked before old, refilled ones are dropped.
+const PRUNE_REFRESHES_ABOVE: usize = 10_000;
+
+/// How managed users are made, from `user_management` and `cache`.
+pub struct ManagedOptions {
+    /// How long a credential is cached.
+    pub ttl: Duration,
+    pub password_length: usize,
+    /// Least time between two refreshes of one managed user after the cluster's 401.
+    pub min_refresh_interval: Duration,
+    /// The configured local (Basic) user names.
+    pub local_names: HashSet<String>,
+}
+
 impl ManagedUsers {
     pub fn new(
         store: Arc<dyn KeyValueStore>,
         cipher: CredentialCipher,
         cluster: Arc<dyn SearchUsers>,
         roles: RoleMapper,
-        ttl: Duration,
-        password_length: usize,
+        options: ManagedOptions,
     ) -> Self {
+        let period = options.min_refresh_interval.max(Duration::from_millis(1));
+        let quota = Quota::with_period(period)
+            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
+            .allow_burst(NonZeroU32::MIN);
         Self {
             store,
             cipher,
             cluster,
             roles,
-            ttl,
-            password_length,
+            ttl: options.ttl,
+            password_length: options.password_length,
+            local_names: options.local_names,
+            refreshes: RateLimiter::keyed(quota),
             in_flight: Mutex::new(HashMap::new()),
             opened: moka::sync::Cache::builder()
                 .max_capacity(OPENED_CAPACITY)
-                .time_to_live(ttl)
+                .time_to_live(options.ttl)
                 .build(),
         }
     }
 
-    /// The cached credential, else a freshly upserted one. A store failure is an error (fail
-    /// closed); an entry that does not decrypt is a miss.
+    /// The cached credential when it was made for the roles `identity` maps to now, else a
+    /// freshly upserted one (so a changed group membership gives new roles at once). A store
+    /// failure is an error (fail closed); an entry that does not decrypt is a miss.
     pub async fn credential_for(
         &self,
         identity: &Identity,
     ) -> Result<Arc<ManagedCredential>, Error> {
-        if let Some(credential) = self.cached(&identity.username).await? {
+        let user = ManagedUser::of(identity);
+        let roles = self.roles.roles_for(identity);
+        if let Some(credential) = self.cached(&user).await?
+            && credential.roles == roles
+        {
             metrics::increment(metrics::CRED_CACHE_HITS);
             return Ok(credential);
         }
         metrics::increment(metrics::CRED_CACHE_MISSES);
-        self.upsert_once(identity, None).await
+        let upserted = self.upsert_once(identity, &user, roles, None).await?;
+        upserted.ok_or_else(|| Error::SearchBadResponse("no credential was made".to_owned()))
     }
 
     /// After the cluster rejected `stale`: a new password, unless another request already
-    /// replaced it (then that one).
+    /// replaced it (then that one). `None` when this managed user was refreshed less than
+    /// `min_refresh_interval` ago: the cluster's answer stands.
     pub async fn refresh(
         &self,
         identity: &Identity,
         stale: &ManagedCredential,
-    ) -> Result<Arc<ManagedCredential>, Error> {
-        self.upsert_once(identity, Some(stale)).await
+    ) -> Result<Option<Arc<ManagedCredential>>, Error> {
+        let user = ManagedUser::of(identity);
+        let roles = self.roles.roles_for(identity);
+        self.upsert_once(identity, &user, roles, Some(stale)).await
     }
 
     async fn upsert_once(
         &self,
         identity: &Identity,
+        user: &ManagedUser,
+        roles: Vec<String>,
         stale: Option<&ManagedCredential>,
-    ) -> Result<Arc<ManagedCredential>, Error> {
-        let lock = self.lock_for(&identity.username);
+    ) -> Result<Option<Arc<ManagedCredential>>, Error> {
+        let key = user.store_key();
+        let lock = self.lock_for(&key);
         let result = {
             let _guard = lock.lock().await;
             // Whoever held the lock before may have stored a credential meanwhile.
-            match self.cached(&identity.username).await? {
+            match self.cached(user).await? {
                 Some(current)
-                    if stale.is_none_or(|stale| {
-                        stale.password.expose_secret() != current.password.expose_secret()
-                    }) =>
+                    if current.roles == roles
+                        && stale.is_none_or(|stale| {
+                            stale.password.expose_secret() != current.password.expose_secret()
+                        }) =>
                 {
-                    Ok(current)
+                    Ok(Some(current))
                 }
-                _ => self.upsert(identity).await,
+                _ if stale.is_some() && !self.may_refresh(&key) => {
+                    tracing::warn!(
+                        username = %user,
+                        method = %user.source(),
+                        "the search cluster rejected the managed credential again; not refreshed \
+                         before user_management.min_refresh_interval"
+                    );
+                    Ok(None)
+                }
+                _ => self.upsert(identity, user, roles).await.map(Some),
             }
         };
         drop(lock);
-        self.release(&identity.username);
+        self.release(&key);
         result
     }
 
-    async fn upsert(&self, identity: &Identity) -> Result<Arc<ManagedCredential>, Error> {
-        let roles = self.roles.roles_for(identity);
+    fn may_refresh(&self, key: &str) -> bool {
+        let allowed = self.refreshes.check_key(&key.to_owned()).is_ok();
+        if self.refreshes.len() > PRUNE_REFRESHES_ABOVE {
+            self.refreshes.retain_recent();
+        }
+        allowed
+    }
+
+    async fn upsert(
+        &self,
+        identity: &Identity,
+        user: &ManagedUser,
+        roles: Vec<String>,
+    ) -> Result<Arc<ManagedCredential>, Error> {
         let password = SecretString::from(generate_password(self.password_length));
+        let adopt_unmarked = match user.source() {
+            AuthMethod::Basic => true,
+            AuthMethod::Oidc => !self.local_names.contains(user.name()),
+        };
         self.cluster
             .upsert_user(UserSpec {
-                username: &identity.username,
+                user,
+                adopt_unmarked,
                 password: &password,
                 roles: &roles,
                 email: &identity.email,
                 full_name: &identity.name,
             })
-            .await?;
+            .await
+            .inspect_err(|error| {
+                if matches!(
+                    error,
+                    ClusterError::OtherSource { .. } | ClusterError::ForeignUser(_)
+                ) {
+                    tracing::warn!(
+                        username = %user,
+                        method = %user.source(),
+                        reason = %error,
+                        "search-cluster user not upserted"
+                    );
+                }
+            })?;
         metrics::increment(metrics::USER_UPSERTS);
         tracing::info!(
-            username = %identity.username,
-            method = %identity.method,
+            username = %user,
+            method = %user.source(),
             roles = %roles.join(","),
             "search-cluster user upserted"
         );
         let credential = Arc::new(ManagedCredential::new(
-            identity.username.clone(),
+            user.name().to_owned(),
             password,
             roles,
         ));
@@ -188,8 +270,9 @@ impl ManagedUsers {
             password: credential.password.expose_secret().to_owned(),
             roles: credential.roles.clone(),
         };
-        let key = store_key(&identity.username);
-        let plaintext = serde_json::to_vec(&stored).expect("a credential serializes");
+        let key = user.store_key();
+        let plaintext = serde_json::to_vec(&stored)
+            .map_err(|error| Error::SearchBadResponse(error.to_string()))?;
         let sealed = self
             .cipher
             .seal(&key, &plaintext)
@@ -198,8 +281,8 @@ impl ManagedUsers {
         Ok(credential)
     }
 
-    async fn cached(&self, username: &str) -> Result<Option<Arc<ManagedCredential>>, Error> {
-        let key = store_key(username);
+    async fn cached(&self, user: &ManagedUser) -> Result<Option<Arc<ManagedCredential>>, Error> {
+        let key = user.store_key();
         let Some(sealed) = self.store.get(&key).await? else {
             return Ok(None);
         };
@@ -213,7 +296,7 @@ impl ManagedUsers {
             .open(&key, &sealed)
             .and_then(|plaintext| serde_json::from_slice::<StoredCredential>(&plaintext).ok());
         match stored {
-            Some(stored) if stored.username == username => {
+            Some(stored) if stored.username == user.name() => {
                 let credential = Arc::new(ManagedCredential::new(
                     stored.username,
                     SecretString::from(stored.password),
@@ -228,7 +311,7 @@ impl ManagedUsers {
             }
             _ => {
                 tracing::warn!(
-                    username,
+                    username = %user,
                     "a cached credential could not be decrypted; it is treated as missing"
                 );
                 Ok(None)
@@ -236,25 +319,20 @@ impl ManagedUsers {
         }
     }
 
-    fn lock_for(&self, username: &str) -> Arc<tokio::sync::Mutex<()>> {
+    fn lock_for(&self, key: &str) -> Arc<tokio::sync::Mutex<()>> {
         let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-        in_flight.entry(username.to_owned()).or_default().clone()
+        in_flight.entry(key.to_owned()).or_default().clone()
     }
 
-    fn release(&self, username: &str) {
+    fn release(&self, key: &str) {
         let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
         if in_flight
-            .get(username)
+            .get(key)
             .is_some_and(|lock| Arc::strong_count(lock) == 1)
         {
-            in_flight.remove(username);
+            in_flight.remove(key);
         }
     }
-}
-
-/// The store key of an identity's credential (also the encryption's associated data).
-pub fn store_key(username: &str) -> String {
-    format!("authproxy:credential:{username}")
 }
 
 /// Letters and digits from the thread's CSPRNG: accepted by both clusters and safe in headers.

@@ -1,7 +1,8 @@
 //! standalone forwarding to `search.url`: bodies stream both ways (a large `_bulk` request or a
-//! large response is never held whole), hop-by-hop headers are removed, the caller's credentials
-//! and identity headers are replaced by the managed credential, and a 401 from the cluster
-//! refreshes that credential once and retries when the body can be replayed.
+//! large response is never held whole), only an allow-list of request headers is passed on
+//! (never the caller's credentials, identity or impersonation headers), the managed credential
+//! is added, and a 401 from the cluster refreshes that credential (at most once per managed user
+//! per `user_management.min_refresh_interval`) and retries when the body can be replayed.
 
 use actix_web::http::header::HeaderName;
 use actix_web::web::{self, Bytes, BytesMut};
@@ -23,22 +24,44 @@ use crate::state::AppState;
 /// refresh; larger or chunked bodies stream and are not retried.
 const REPLAYABLE_LIMIT: usize = 1024 * 1024;
 
-/// RFC 9110 §7.6.1 connection-specific headers, plus the ones this proxy replaces.
-const NOT_FORWARDED: &[&str] = &[
-    "connection",
-    "keep-alive",
-    "proxy-authenticate",
-    "proxy-authorization",
-    "proxy-connection",
-    "te",
-    "trailer",
-    "transfer-encoding",
-    "upgrade",
-    "host",
-    "authorization",
-    "cookie",
-    "expect",
-    "content-length",
+/// The only request headers passed on to the cluster: content negotiation, conditional
+/// requests, the client's identification and trace context. Everything else stays here,
+/// notably whatever changes how the cluster authenticates or authorizes the request
+/// (`Authorization`, `Cookie`, `es-security-runas-user`, `es-secondary-authorization`,
+/// OpenSearch's `x-proxy-user` / `x-proxy-roles`, `Forwarded`, `X-Forwarded-*`, `X-Real-IP`),
+/// hop-by-hop headers, and anything a future cluster version might start to trust.
+/// `Content-Length` is set from the body; `X-Forwarded-For/-Proto/-Host` are written by the
+/// proxy itself.
+const FORWARDED_REQUEST_HEADERS: &[&str] = &[
+    "accept",
+    "accept-charset",
+    "accept-encoding",
+    "accept-language",
+    "content-type",
+    "content-encoding",
+    "user-agent",
+    "x-opaque-id",
+    "x-request-id",
+    // Elasticsearch clients: REST API compatibility, client telemetry, product origin.
+    "elastic-api-version",
+    "x-elastic-client-meta",
+    "x-elastic-product-origin",
+    // Conditional requests and caching.
+    "if-match",
+    "if-none-match",
+    "if-modified-since",
+    "if-unmodified-since",
+    "cache-control",
+    "pragma",
+    // W3C Trace Context and B3 (replaced by the proxy's own when tracing is on).
+    "traceparent",
+    "tracestate",
+    "b3",
+    "x-b3-traceid",
+    "x-b3-spanid",
+    "x-b3-parentspanid",
+    "x-b3-sampled",
+    "x-b3-flags",
 ];
 
 enum OutboundBody {
@@ -65,13 +88,13 @@ pub async fn forward(
     let mut response = send(state, request, context, body, credential.as_deref()).await?;
     if response.status() == http::StatusCode::UNAUTHORIZED
         && let (Some(managed), Some(stale), Some(bytes)) = (&state.managed, &credential, replay)
+        && let Some(fresh) = managed.refresh(identity, stale).await?
     {
         tracing::info!(
             username = %identity.username,
             method = %identity.method,
-            "the search cluster rejected the managed credential; refreshing it once"
+            "the search cluster rejected the managed credential; refreshed it once"
         );
-        let fresh = managed.refresh(identity, stale).await?;
         response = send(
             state,
             request,
@@ -225,12 +248,7 @@ fn forwarded_host(request: &HttpRequest, context: &RequestContext) -> String {
 }
 
 fn is_forwarded_header(name: &HeaderName) -> bool {
-    let name = name.as_str();
-    !NOT_FORWARDED.contains(&name)
-        && !name.starts_with("x-auth-request-")
-        && !name.starts_with("x-forwarded-")
-        && !name.starts_with("x-original-")
-        && name != "x-real-ip"
+    FORWARDED_REQUEST_HEADERS.contains(&name.as_str())
 }
 
 #[cfg(test)]
@@ -246,13 +264,33 @@ mod tests {
             "x-auth-request-user",
             "x-forwarded-for",
             "cookie",
+            "es-security-runas-user",
+            "es-secondary-authorization",
+            "x-proxy-user",
+            "x-proxy-roles",
+            "forwarded",
+            "x-real-ip",
+            "host",
+            "content-length",
+            "proxy-authorization",
+            "x-anything-new",
         ] {
             assert!(
                 !is_forwarded_header(&HeaderName::from_static(name)),
                 "{name}"
             );
         }
-        for name in ["content-type", "accept", "traceparent", "x-opaque-id"] {
+        for name in [
+            "content-type",
+            "accept",
+            "accept-encoding",
+            "content-encoding",
+            "user-agent",
+            "traceparent",
+            "b3",
+            "x-opaque-id",
+            "if-none-match",
+        ] {
             assert!(
                 is_forwarded_header(&HeaderName::from_static(name)),
                 "{name}"

@@ -173,7 +173,12 @@ impl RoleMapper {
     /// (without duplicates), else the default roles.
     pub fn roles_for(&self, identity: &Identity) -> Vec<String> {
         let mut roles: Vec<String> = Vec::new();
+        // An address the provider has not verified proves nothing about who this is.
+        let email_unverified = crate::identity::email_unverified(&identity.claims);
         for (claim, glob, rule_roles) in &self.rules {
+            if claim == "email" && email_unverified {
+                continue;
+            }
             let matched = identity
                 .claims
                 .get(claim)
@@ -267,5 +272,11 @@ mod tests {
         );
         let other = Identity::local("bob", "bob@other.org", "Bob", &[]);
         assert_eq!(mapper.roles_for(&other), ["default_reader"]);
+        // email_verified: false never satisfies an email rule.
+        let mut unverified = Identity::local("eve", "eve@example.com", "Eve", &[]);
+        unverified
+            .claims
+            .insert("email_verified".to_owned(), serde_json::Value::Bool(false));
+        assert_eq!(mapper.roles_for(&unverified), ["default_reader"]);
     }
 }

@@ -9,11 +9,11 @@ use service_kit::relay_client::RelayClient;
 
 use crate::basic::BasicAuthenticator;
 use crate::cluster::{SearchClusterClient, SearchUsers};
-use crate::config::{CacheBackend, ServerMode, Settings};
+use crate::config::{CacheBackend, ForwardAuthCallers, ServerMode, Settings};
 use crate::cookies::CookieSigner;
 use crate::crypto::CredentialCipher;
 use crate::forwarded::TrustedProxies;
-use crate::managed::ManagedUsers;
+use crate::managed::{ManagedOptions, ManagedUsers};
 use crate::oidc::OidcProvider;
 use crate::oidc::sign_in::SignInFlow;
 use crate::redirect::RedirectPolicy;
@@ -32,6 +32,8 @@ pub struct AppState {
     /// without search-cluster credentials.
     pub managed: Option<ManagedUsers>,
     pub trusted: TrustedProxies,
+    /// Who the forward_auth check answers (`server.forward_auth_callers`).
+    pub forward_auth_callers: ForwardAuthCallers,
     pub store: Arc<dyn KeyValueStore>,
     pub cluster: Arc<dyn SearchUsers>,
     /// For the identity provider's health check.
@@ -133,8 +135,17 @@ impl AppState {
                 cipher,
                 cluster.clone(),
                 RoleMapper::new(&users.role_mappings, &users.default_search_roles),
-                settings.cache.credential_ttl.min(users.credential_ttl),
-                users.password_length,
+                ManagedOptions {
+                    ttl: settings.cache.credential_ttl.min(users.credential_ttl),
+                    password_length: users.password_length,
+                    min_refresh_interval: users.min_refresh_interval,
+                    local_names: settings
+                        .basic_auth
+                        .users
+                        .iter()
+                        .map(|user| user.username.clone())
+                        .collect(),
+                },
             )
         });
         Ok(Self {
@@ -145,6 +156,7 @@ impl AppState {
                 .then(|| BasicAuthenticator::new(&settings.basic_auth)),
             managed,
             trusted: TrustedProxies::new(&settings.server.trusted_proxies),
+            forward_auth_callers: settings.server.forward_auth_callers,
             store,
             cluster,
             http,

@@ -3,7 +3,9 @@
 //! bcrypt is slow on purpose, so a successful verification is remembered in memory for
 //! `basic_auth.verified_ttl` (keyed by a salted SHA-256 of the `Authorization` value, never the
 //! password itself). An unknown user is checked against a dummy hash of the same cost, so it takes as long
-//! as a wrong password. Failures are limited per user and per source address.
+//! as a wrong password. Failures are limited per (user, source address), and per source address
+//! for names that are not configured users ([`limiter`]); credentials that verified recently are
+//! accepted before any limit is consulted, so nobody's failures lock out a signed-in user.
 
 mod header;
 mod limiter;
@@ -18,7 +20,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::Semaphore;
 
 pub use header::{AuthorizationHeader, BasicCredentials, basic_header_value, parse_authorization};
-pub use limiter::FailureLimiter;
+pub use limiter::{Attempt, FailureLimiter};
 
 use crate::config::BasicAuthSettings;
 use crate::identity::Identity;
@@ -90,12 +92,10 @@ impl BasicAuthenticator {
     }
 
     /// The identity verified before for exactly this `Authorization` value, answered without
-    /// decoding it, while no user or address is blocked (while one is, every attempt goes
-    /// through [`Self::verify`] so the block is checked first).
+    /// decoding it. Blocks do not apply: these exact credentials were proven right within
+    /// `verified_ttl`, so failures by others (from the same reverse proxy, or guessing this
+    /// user's password) never refuse them.
     pub fn remembered(&self, header_value: &[u8]) -> Option<Arc<Identity>> {
-        if self.limiter.blocks_active() {
-            return None;
-        }
         self.verified.get(&self.fingerprint(header_value))
     }
 
@@ -106,9 +106,6 @@ impl BasicAuthenticator {
         credentials: &BasicCredentials,
         source: Option<IpAddr>,
     ) -> Result<Verified, BasicRejection> {
-        if let Some(wait) = self.limiter.refused_for(&credentials.username, source) {
-            return Err(BasicRejection::Limited(wait));
-        }
         let fingerprint = self.fingerprint(header_value);
         if let Some(identity) = self.verified.get(&fingerprint) {
             return Ok(Verified {
@@ -117,6 +114,16 @@ impl BasicAuthenticator {
             });
         }
         let user = self.users.get(&credentials.username);
+        let attempt = match user {
+            Some(user) => Attempt::Known {
+                username: &user.username,
+                source,
+            },
+            None => Attempt::Unknown { source },
+        };
+        if let Some(wait) = self.limiter.refused_for(attempt) {
+            return Err(BasicRejection::Limited(wait));
+        }
         let hash = user.map_or(self.dummy_hash.clone(), |user| user.password_hash.clone());
         let password = credentials.password.expose_secret().to_owned();
         let matched = {
@@ -139,7 +146,11 @@ impl BasicAuthenticator {
                     from_cache: false,
                 })
             }
-            _ => match self.limiter.record_failure(&credentials.username, source) {
+            _ => match self
+                .limiter
+                .record_failure(attempt)
+                .or_else(|| self.limiter.source_blocked_for(source))
+            {
                 Some(wait) => Err(BasicRejection::Limited(wait)),
                 None => Err(BasicRejection::Invalid),
             },
@@ -256,7 +267,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_remembered_header_is_refused_while_its_user_is_blocked() {
+    async fn a_remembered_header_passes_while_its_user_is_blocked_by_others_failures() {
         let hash = bcrypt::hash("right", 4).unwrap();
         let authenticator = BasicAuthenticator::new(&settings(&hash));
         let header = basic_header_value("ann", "right");
@@ -271,14 +282,21 @@ mod tests {
                 .is_none()
         );
 
-        // Three failures are allowed; the fourth blocks ann.
+        // Three failures are allowed; the fourth blocks ann (from this source) for guesses...
         for _ in 0..4 {
             let _ = verify(&authenticator, "ann", "wrong").await;
         }
-        assert!(authenticator.remembered(header.as_bytes()).is_none());
         assert!(matches!(
-            verify(&authenticator, "ann", "right").await,
+            verify(&authenticator, "ann", "wrong-again").await,
             Err(BasicRejection::Limited(_))
         ));
+        // ...but the credentials that verified stay accepted.
+        assert!(authenticator.remembered(header.as_bytes()).is_some());
+        assert!(
+            verify(&authenticator, "ann", "right")
+                .await
+                .unwrap()
+                .from_cache
+        );
     }
 }

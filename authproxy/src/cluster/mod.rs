@@ -8,17 +8,24 @@ use futures_util::future::BoxFuture;
 use secrecy::SecretString;
 use service_kit::relay_client::RelayError;
 
+use crate::identity::ManagedUser;
+
 pub use users::SearchClusterClient;
 
 /// Marks users this proxy created, in Elasticsearch `metadata` and OpenSearch `attributes`;
 /// a user without it is never overwritten.
 pub const MANAGED_BY_KEY: &str = "managed_by";
 pub const MANAGED_BY_VALUE: &str = "authproxy";
+/// Which kind of sign-in (`basic` or `oidc`) owns a managed user, beside `managed_by`.
+pub const MANAGED_SOURCE_KEY: &str = "managed_source";
 
 /// A user to create or update.
 #[derive(Debug)]
 pub struct UserSpec<'a> {
-    pub username: &'a str,
+    pub user: &'a ManagedUser,
+    /// Whether a managed user without a `managed_source` mark (made by an older version) may be
+    /// taken over by this source.
+    pub adopt_unmarked: bool,
     pub password: &'a SecretString,
     pub roles: &'a [String],
     pub email: &'a str,
@@ -37,6 +44,8 @@ pub enum ClusterError {
     AdminRejected,
     #[error("user {0:?} exists and is not managed by this proxy")]
     ForeignUser(String),
+    #[error("user {name:?} belongs to {owner} sign-ins")]
+    OtherSource { name: String, owner: &'static str },
 }
 
 impl From<ClusterError> for crate::error::Error {
@@ -47,6 +56,9 @@ impl From<ClusterError> for crate::error::Error {
             ClusterError::BadResponse(message) => Self::SearchBadResponse(message),
             ClusterError::AdminRejected => Self::SearchAdminRejected,
             ClusterError::ForeignUser(name) => Self::SearchUserConflict(name),
+            ClusterError::OtherSource { name, owner } => {
+                Self::SearchUserOtherSource { name, owner }
+            }
         }
     }
 }

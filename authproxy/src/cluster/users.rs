@@ -8,7 +8,9 @@ use reqwest::{StatusCode, Url};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Value, json};
 
-use super::{ClusterError, MANAGED_BY_KEY, MANAGED_BY_VALUE, SearchUsers, UserSpec};
+use super::{
+    ClusterError, MANAGED_BY_KEY, MANAGED_BY_VALUE, MANAGED_SOURCE_KEY, SearchUsers, UserSpec,
+};
 use crate::config::{SearchFlavor, SearchSettings};
 
 /// Bound on one user-API call; these are small requests.
@@ -66,15 +68,15 @@ impl SearchClusterClient {
         }
     }
 
-    /// `Some(managed)` when the user exists, `None` when it does not.
-    async fn existing_user(&self, username: &str) -> Result<Option<bool>, ClusterError> {
+    /// Whether the user exists, and whose it is.
+    async fn existing_user(&self, username: &str) -> Result<Existing, ClusterError> {
         let response = self
             .request(reqwest::Method::GET, self.user_url(username))
             .send()
             .await
             .map_err(|error| ClusterError::from_transport(&error))?;
         match response.status() {
-            StatusCode::NOT_FOUND => Ok(None),
+            StatusCode::NOT_FOUND => Ok(Existing::Absent),
             StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => Err(ClusterError::AdminRejected),
             status if status.is_success() => {
                 let body: Value = response.json().await.map_err(|_| {
@@ -84,13 +86,19 @@ impl SearchClusterClient {
                     SearchFlavor::Elasticsearch => "metadata",
                     SearchFlavor::Opensearch => "attributes",
                 };
-                let managed = body
-                    .get(username)
-                    .and_then(|user| user.get(marks))
-                    .and_then(|marks| marks.get(MANAGED_BY_KEY))
-                    .and_then(Value::as_str)
-                    == Some(MANAGED_BY_VALUE);
-                Ok(Some(managed))
+                let marks = body.get(username).and_then(|user| user.get(marks));
+                let mark = |key: &str| {
+                    marks
+                        .and_then(|marks| marks.get(key))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                };
+                if mark(MANAGED_BY_KEY).as_deref() != Some(MANAGED_BY_VALUE) {
+                    return Ok(Existing::Foreign);
+                }
+                Ok(Existing::Managed {
+                    source: mark(MANAGED_SOURCE_KEY),
+                })
             }
             status => Err(ClusterError::BadResponse(format!(
                 "the user API answered {status} to a user look-up"
@@ -105,7 +113,10 @@ impl SearchClusterClient {
                 "roles": user.roles,
                 "full_name": user.full_name,
                 "email": user.email,
-                "metadata": { MANAGED_BY_KEY: MANAGED_BY_VALUE },
+                "metadata": {
+                    MANAGED_BY_KEY: MANAGED_BY_VALUE,
+                    MANAGED_SOURCE_KEY: user.user.source().as_str(),
+                },
                 "enabled": true,
             }),
             // Attribute values are strings in OpenSearch; the roles are security roles mapped
@@ -116,6 +127,7 @@ impl SearchClusterClient {
                 "backend_roles": [],
                 "attributes": {
                     MANAGED_BY_KEY: MANAGED_BY_VALUE,
+                    MANAGED_SOURCE_KEY: user.user.source().as_str(),
                     "email": user.email,
                     "full_name": user.full_name,
                 },
@@ -127,11 +139,33 @@ impl SearchClusterClient {
 impl SearchUsers for SearchClusterClient {
     fn upsert_user<'a>(&'a self, user: UserSpec<'a>) -> BoxFuture<'a, Result<(), ClusterError>> {
         async move {
-            if self.existing_user(user.username).await? == Some(false) {
-                return Err(ClusterError::ForeignUser(user.username.to_owned()));
+            let name = user.user.name();
+            match self.existing_user(name).await? {
+                Existing::Absent => {}
+                Existing::Foreign => return Err(ClusterError::ForeignUser(name.to_owned())),
+                Existing::Managed {
+                    source: Some(owner),
+                } if owner != user.user.source().as_str() => {
+                    return Err(ClusterError::OtherSource {
+                        name: name.to_owned(),
+                        owner: match owner.as_str() {
+                            "basic" => "local Basic",
+                            "oidc" => "OIDC",
+                            _ => "other",
+                        },
+                    });
+                }
+                Existing::Managed { source: Some(_) } => {}
+                Existing::Managed { source: None } if user.adopt_unmarked => {}
+                Existing::Managed { source: None } => {
+                    return Err(ClusterError::OtherSource {
+                        name: name.to_owned(),
+                        owner: "local Basic (made by an older authproxy)",
+                    });
+                }
             }
             let response = self
-                .request(reqwest::Method::PUT, self.user_url(user.username))
+                .request(reqwest::Method::PUT, self.user_url(name))
                 .json(&self.user_body(&user))
                 .send()
                 .await
@@ -157,6 +191,19 @@ impl SearchUsers for SearchClusterClient {
         }
         .boxed()
     }
+}
+
+/// A user as the cluster has it before an upsert.
+#[derive(Debug, PartialEq, Eq)]
+enum Existing {
+    Absent,
+    /// Not created by this proxy: never overwritten.
+    Foreign,
+    /// Created by this proxy; `source` is the `managed_source` mark (`None` from versions
+    /// that did not set it).
+    Managed {
+        source: Option<String>,
+    },
 }
 
 /// What an administrative call's status means: 401/403 say the admin credentials are refused.

@@ -11,9 +11,9 @@ use service_kit::config::{ConfigProblems, Validate, VariableSource};
 use service_kit::logging::{LogFormat, LogLevel};
 
 pub use sections::{
-    BasicAuthSettings, CacheBackend, CacheSettings, LocalUser, ObservabilitySettings, OidcSettings,
-    RoleMapping, SearchFlavor, SearchSettings, ServerMode, ServerSettings, SessionSettings,
-    UserManagementSettings,
+    BasicAuthSettings, CacheBackend, CacheSettings, ForwardAuthCallers, LocalUser,
+    ObservabilitySettings, OidcSettings, RoleMapping, SearchFlavor, SearchSettings, ServerMode,
+    ServerSettings, SessionSettings, UserManagementSettings,
 };
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -61,6 +61,10 @@ impl Validate for Settings {
 
     fn validate(&self, problems: &mut ConfigProblems) {
         validate::validate(self, problems);
+    }
+
+    fn warnings(&self, warnings: &mut ConfigProblems) {
+        validate::warnings(self, warnings);
     }
 }
 

@@ -39,6 +39,19 @@ pub struct ServerSettings {
     /// Addresses or CIDR ranges (`10.0.0.0/8`) whose `X-Forwarded-*` / `X-Original-*` headers
     /// are believed. Empty: forwarded headers are ignored.
     pub trusted_proxies: Vec<String>,
+    /// Who may ask the forward_auth check (which answers with the managed credential).
+    pub forward_auth_callers: ForwardAuthCallers,
+}
+
+/// `server.forward_auth_callers`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ForwardAuthCallers {
+    /// Only peers in `server.trusted_proxies` get an answer; others get 403.
+    #[default]
+    TrustedProxies,
+    /// Any peer: only for a listener that nothing but the reverse proxy can reach.
+    Any,
 }
 
 impl Default for ServerSettings {
@@ -51,6 +64,7 @@ impl Default for ServerSettings {
             write_timeout: Duration::from_secs(30),
             shutdown_timeout: Duration::from_secs(30),
             trusted_proxies: Vec::new(),
+            forward_auth_callers: ForwardAuthCallers::TrustedProxies,
         }
     }
 }
@@ -168,6 +182,9 @@ pub struct UserManagementSettings {
     pub role_mappings: Vec<RoleMapping>,
     #[serde(alias = "default_es_roles")]
     pub default_search_roles: Vec<String>,
+    /// Least time between two refreshes of one managed user after the cluster answered 401.
+    #[serde(with = "humantime_serde")]
+    pub min_refresh_interval: Duration,
 }
 
 impl Default for UserManagementSettings {
@@ -178,6 +195,7 @@ impl Default for UserManagementSettings {
             credential_ttl: Duration::from_secs(3600),
             role_mappings: Vec::new(),
             default_search_roles: Vec::new(),
+            min_refresh_interval: Duration::from_secs(30),
         }
     }
 }

@@ -8,7 +8,7 @@ use secrecy::{ExposeSecret, SecretString};
 use service_kit::config::ConfigProblems;
 use service_kit::settings::validate_listen;
 
-use super::{CacheBackend, Settings};
+use super::{CacheBackend, ForwardAuthCallers, ServerMode, Settings};
 use crate::forwarded::TrustedProxies;
 use crate::redirect::RedirectPolicy;
 use crate::roles::Glob;
@@ -27,6 +27,25 @@ pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
     validate_search(settings, problems);
     validate_basic_auth(settings, problems);
     validate_observability(settings, problems);
+}
+
+/// Valid settings that are probably a mistake; `--validate-config` prints them as warnings.
+pub(super) fn warnings(settings: &Settings, warnings: &mut ConfigProblems) {
+    let server = &settings.server;
+    if server.mode == ServerMode::ForwardAuth && server.trusted_proxies.is_empty() {
+        let message = match server.forward_auth_callers {
+            ForwardAuthCallers::TrustedProxies => {
+                "is empty in forward_auth mode: every check is refused with 403 (only trusted \
+                 proxies are answered); list the reverse proxy's addresses"
+            }
+            ForwardAuthCallers::Any => {
+                "is empty in forward_auth mode: the reverse proxy's X-Forwarded-For is not \
+                 believed, so every Basic attempt is charged to the proxy's address; list the \
+                 reverse proxy's addresses"
+            }
+        };
+        warnings.push("server.trusted_proxies", message);
+    }
 }
 
 fn validate_server(settings: &Settings, problems: &mut ConfigProblems) {
@@ -157,6 +176,11 @@ fn validate_user_management(settings: &Settings, problems: &mut ConfigProblems) 
     positive(
         users.credential_ttl,
         "user_management.credential_ttl",
+        problems,
+    );
+    positive(
+        users.min_refresh_interval,
+        "user_management.min_refresh_interval",
         problems,
     );
     problems.check(

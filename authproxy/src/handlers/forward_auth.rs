@@ -4,15 +4,17 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::error::Error;
-use crate::gate::{RequestContext, authenticate};
+use crate::gate::{RequestContext, admit_forward_auth_caller, authenticate};
 use crate::state::AppState;
 
 /// 200 with the managed credential in `Authorization` and the identity in
-/// `X-Auth-Request-User/-Email/-Groups`; never cached by anything in between.
+/// `X-Auth-Request-User/-Email/-Groups`; never cached by anything in between. Answered only to
+/// trusted proxies unless `server.forward_auth_callers` is `any` (403 otherwise).
 pub async fn check(
     state: web::Data<AppState>,
     request: HttpRequest,
 ) -> Result<HttpResponse, Error> {
+    admit_forward_auth_caller(&state, &request)?;
     let context = RequestContext::of(&state, &request);
     let identity = authenticate(&state, &request, &context).await?;
     let mut response = HttpResponse::Ok();

@@ -1,3 +1,4 @@
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures_util::FutureExt;
@@ -45,8 +46,12 @@ fn managed(store: Arc<dyn KeyValueStore>, cluster: Arc<CountingCluster>) -> Mana
         CredentialCipher::new(&[1u8; 32]).unwrap(),
         cluster,
         mapper,
-        Duration::from_secs(60),
-        32,
+        ManagedOptions {
+            ttl: Duration::from_secs(60),
+            password_length: 32,
+            min_refresh_interval: Duration::from_secs(60),
+            local_names: HashSet::new(),
+        },
     )
 }
 
@@ -85,7 +90,7 @@ async fn tampered_entries_are_misses_and_refresh_replaces_the_password() {
     assert_eq!(first.roles, ["reader"]);
     store
         .set(
-            &store_key("bob"),
+            &ManagedUser::of(&identity).store_key(),
             b"garbage".to_vec(),
             Duration::from_secs(60),
         )
@@ -93,18 +98,50 @@ async fn tampered_entries_are_misses_and_refresh_replaces_the_password() {
         .unwrap();
     let second = users.credential_for(&identity).await.unwrap();
     assert_eq!(cluster.upserts.load(Ordering::SeqCst), 2);
-    let refreshed = users.refresh(&identity, &second).await.unwrap();
+    let refreshed = users.refresh(&identity, &second).await.unwrap().unwrap();
     assert_ne!(
         refreshed.password.expose_secret(),
         second.password.expose_secret()
     );
     // A refresh with an already replaced credential reuses the replacement.
-    let again = users.refresh(&identity, &second).await.unwrap();
+    let again = users.refresh(&identity, &second).await.unwrap().unwrap();
     assert_eq!(
         again.password.expose_secret(),
         refreshed.password.expose_secret()
     );
     assert_eq!(cluster.upserts.load(Ordering::SeqCst), 3);
+    // The replacement rejected too, within min_refresh_interval: no new upsert.
+    assert!(users.refresh(&identity, &again).await.unwrap().is_none());
+    assert_eq!(cluster.upserts.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test]
+async fn changed_roles_make_a_new_credential_and_sources_do_not_share_one() {
+    let store: Arc<dyn KeyValueStore> = Arc::new(MemoryStore::default());
+    let cluster = Arc::new(CountingCluster::default());
+    let users = managed(store.clone(), cluster.clone());
+    let admin = Identity::local("dan", "", "", &["admins".to_owned()]);
+    let first = users.credential_for(&admin).await.unwrap();
+    assert_eq!(first.roles, ["superuser"]);
+    // dan left the admins group: the cached superuser credential is not reused.
+    let demoted = Identity::local("dan", "", "", &[]);
+    let second = users.credential_for(&demoted).await.unwrap();
+    assert_eq!(second.roles, ["reader"]);
+    assert_eq!(*cluster.last_roles.lock().unwrap(), ["reader"]);
+    assert_ne!(
+        first.password.expose_secret(),
+        second.password.expose_secret()
+    );
+    // An OIDC identity with the same name does not get the local user's cached credential.
+    let mut from_idp = admin.clone();
+    from_idp.method = crate::identity::AuthMethod::Oidc;
+    assert_ne!(
+        ManagedUser::of(&from_idp).store_key(),
+        ManagedUser::of(&admin).store_key()
+    );
+    let upserts = cluster.upserts.load(Ordering::SeqCst);
+    users.credential_for(&from_idp).await.unwrap();
+    assert_eq!(cluster.upserts.load(Ordering::SeqCst), upserts + 1);
 }
 
 #[tokio::test]
@@ -125,7 +162,7 @@ async fn the_opened_copy_is_used_only_while_the_stored_bytes_are_unchanged() {
     assert_eq!(cluster.upserts.load(Ordering::SeqCst), 1);
 
     // One flipped bit in the stored value: not the opened copy, and it does not decrypt.
-    let key = store_key("cid");
+    let key = ManagedUser::of(&identity).store_key();
     let mut sealed = store.get(&key).await.unwrap().unwrap();
     let last = sealed.len() - 1;
     sealed[last] ^= 1;

@@ -1,11 +1,13 @@
 //! From verified claims to an [`Identity`]: the user name from `oidc.username_claim` (then
 //! `email`, then `sub`), groups from `oidc.groups_claim`, and every claim kept for role mappings.
+//! An address the provider marks `email_verified: false` is dropped entirely: it names no user,
+//! satisfies no `email` rule and is not passed on (anyone can type any address into a profile).
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value};
 
-use crate::identity::{AuthMethod, Identity};
+use crate::identity::{AuthMethod, Identity, email_unverified};
 
 /// The payload of a (verified) JWT as a claim map.
 pub fn payload_of(jwt: &str) -> Option<Map<String, Value>> {
@@ -20,6 +22,9 @@ pub fn identity_from_claims(
     username_claim: &str,
     groups_claim: &str,
 ) -> Option<Identity> {
+    if email_unverified(&claims) {
+        claims.remove("email");
+    }
     let text = |claims: &Map<String, Value>, name: &str| {
         claims
             .get(name)
@@ -96,6 +101,33 @@ mod tests {
                 .unwrap();
         assert_eq!(by_sub.username, "u1");
         assert!(identity_from_claims(claims(json!({"sub": "a:b"})), "x", "groups").is_none());
+    }
+
+    #[test]
+    fn an_unverified_email_is_dropped() {
+        for verified in [json!(false), json!("false")] {
+            let identity = identity_from_claims(
+                claims(
+                    json!({"sub": "u1", "email": "ceo@example.com", "email_verified": verified}),
+                ),
+                "preferred_username",
+                "groups",
+            )
+            .unwrap();
+            assert_eq!(
+                identity.username, "u1",
+                "not named by the unverified address"
+            );
+            assert_eq!(identity.email, "");
+            assert!(identity.claims.get("email").is_none());
+        }
+        let verified = identity_from_claims(
+            claims(json!({"sub": "u1", "email": "a@example.com", "email_verified": true})),
+            "preferred_username",
+            "groups",
+        )
+        .unwrap();
+        assert_eq!(verified.email, "a@example.com");
     }
 
     #[test]

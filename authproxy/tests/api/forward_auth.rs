@@ -188,10 +188,11 @@ async fn the_original_request_comes_from_trusted_proxies_only() {
         "/auth/start?rd=%2Fkibana%2Fapp%3Fy%3D2"
     );
 
-    // Without trusted proxies the same headers are ignored: the sub-request's own path decides.
-    let untrusted = crate::app::spawn_app(&crate::app::users_yaml(
-        &stack.stub.url,
-        Flavor::Elasticsearch,
+    // Without trusted proxies (answering any caller) the same headers are ignored: the
+    // sub-request's own path decides.
+    let untrusted = crate::app::spawn_app(&format!(
+        "server: {{host: 127.0.0.1, port: 0, forward_auth_callers: any}}\n{}",
+        crate::app::users_yaml(&stack.stub.url, Flavor::Elasticsearch)
     ))
     .await;
     let ignored = untrusted

@@ -16,7 +16,7 @@ async fn log_lines(log_format: &str) -> Vec<String> {
     let binary = ServiceBinary::new(env!("CARGO_BIN_EXE_authproxy"), "authproxy", "/healthz");
     let port = test_support::free_port();
     let yaml = format!(
-        "server: {{host: 127.0.0.1, port: {port}, shutdown_timeout: 5s}}\n\
+        "server: {{host: 127.0.0.1, port: {port}, shutdown_timeout: 5s, trusted_proxies: [127.0.0.1]}}\n\
          observability: {{log_level: info, log_format: {log_format}}}\n\
          user_management: {{enabled: false}}\n\
          basic_auth:\n  users: [{{username: ann, password_hash: \"{}\", groups: [ops]}}]\n",

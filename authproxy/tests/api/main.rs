@@ -1,6 +1,7 @@
 //! Integration tests of the authproxy binary and application.
 
 mod app;
+mod attacks;
 mod forward_auth;
 mod health;
 mod logs;

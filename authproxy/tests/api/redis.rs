@@ -13,7 +13,8 @@ const KEY: &str = "0123456789abcdef0123456789abcdef";
 
 fn redis_yaml(stub: &SecurityStub, redis_url: &str) -> String {
     format!(
-        "cache: {{backend: redis, redis_url: \"{redis_url}\", encryption_key: {KEY}}}\n{}",
+        "server: {{host: 127.0.0.1, port: 0, trusted_proxies: [127.0.0.1]}}\n\
+         cache: {{backend: redis, redis_url: \"{redis_url}\", encryption_key: {KEY}}}\n{}",
         users_yaml(&stub.url, Flavor::Elasticsearch)
     )
 }
@@ -48,7 +49,7 @@ async fn replicas_share_encrypted_credentials_and_tampering_is_a_miss() {
     assert_eq!(stub.puts(), 1);
 
     let mut connection = raw(&redis_server.url()).await;
-    let key = "authproxy:credential:ann";
+    let key = "authproxy:credential:basic:ann";
     let stored: Vec<u8> = connection.get(key).await.unwrap();
     assert!(!stored.is_empty());
     assert!(

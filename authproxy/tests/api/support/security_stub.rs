@@ -57,6 +57,8 @@ struct Inner {
     users: HashMap<String, StubUser>,
     puts: usize,
     forwarded: Vec<Forwarded>,
+    /// Users whose every request is refused (a broken or hostile cluster).
+    rejected: std::collections::HashSet<String>,
 }
 
 #[derive(Clone)]
@@ -156,6 +158,12 @@ impl SecurityStub {
         }
     }
 
+    /// From now on every request as `name` gets 401, whatever its password (even after an
+    /// upsert), as a broken cluster would answer.
+    pub fn reject_every_request_of(&self, name: &str) {
+        self.inner.lock().unwrap().rejected.insert(name.to_owned());
+    }
+
     pub fn puts(&self) -> usize {
         self.inner.lock().unwrap().puts
     }
@@ -175,6 +183,9 @@ fn authenticated(state: &StubState, request: &HttpRequest) -> Option<String> {
         return Some(user.to_owned());
     }
     let inner = state.inner.lock().unwrap();
+    if inner.rejected.contains(user) {
+        return None;
+    }
     (inner.users.get(user)?.password == password).then(|| user.to_owned())
 }
 

@@ -1,0 +1,323 @@
+//! Attacks from the outside review (issue 16, holes 3, 5, 7 and 8), each against the real
+//! application with real Redis, osmem behind the security-API stub and the real OIDC provider.
+
+use serde_json::json;
+
+use crate::app::{ANN_PASSWORD, BOB_PASSWORD, spawn_app, spawn_stack, users_yaml};
+use crate::oidc::{CLIENT_ID, CLIENT_SECRET, SESSION_SECRET};
+use crate::support::browser::Browser;
+use crate::support::security_stub::{Flavor, SecurityStub};
+use crate::support::{basic, decode_basic};
+
+const REDIS_KEY: &str = "0123456789abcdef0123456789abcdef";
+
+/// Hole 3: behind a reverse proxy every attempt comes from the proxy's address (here
+/// 127.0.0.1). Wrong passwords for made-up names, then for ann herself, must not lock out
+/// ann's already verified credentials nor bob's correct ones.
+#[tokio::test]
+async fn failures_from_the_shared_proxy_address_do_not_lock_out_other_users() {
+    let osmem = test_support::Osmem::start();
+    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let yaml = format!(
+        "server: {{host: 127.0.0.1, port: 0, mode: standalone}}\n{}",
+        users_yaml(&stub.url, Flavor::Elasticsearch).replace(
+            "max_failures_per_address: 1000",
+            "max_failures_per_address: 20"
+        )
+    );
+    let app = spawn_app(&yaml).await;
+    let path = "/_cluster/health";
+    assert_eq!(app.get_as(path, "ann", ANN_PASSWORD).await.status(), 200);
+
+    // 25 wrong passwords for made-up names: the address is limited for unknown names.
+    let mut statuses = Vec::new();
+    for attempt in 0..25 {
+        let name = format!("made-up-{attempt}");
+        statuses.push(app.get_as(path, &name, "guess").await.status().as_u16());
+    }
+    assert!(
+        statuses.contains(&429),
+        "made-up names were never limited: {statuses:?}"
+    );
+    assert_eq!(
+        app.get_as(path, "someone-else", "guess").await.status(),
+        429
+    );
+
+    // ann's verified credentials and bob's (never verified yet) still get in.
+    assert_eq!(app.get_as(path, "ann", ANN_PASSWORD).await.status(), 200);
+
+    // Someone at the same address now guesses ann's password until it is limited...
+    let mut guesses = Vec::new();
+    for _ in 0..5 {
+        guesses.push(app.get_as(path, "ann", "wrong").await.status().as_u16());
+    }
+    assert_eq!(guesses.last(), Some(&429), "{guesses:?}");
+    // ...and ann, already verified, is still not refused; neither is bob.
+    assert_eq!(app.get_as(path, "ann", ANN_PASSWORD).await.status(), 200);
+    assert_eq!(app.get_as(path, "bob", BOB_PASSWORD).await.status(), 200);
+}
+
+/// Hole 3: `--validate-config` warns (exit 0) about forward_auth without trusted proxies.
+#[test]
+fn validate_config_warns_about_forward_auth_without_trusted_proxies() {
+    let binary = test_support::binary::ServiceBinary::new(
+        env!("CARGO_BIN_EXE_authproxy"),
+        "authproxy",
+        "/healthz",
+    );
+    let path = binary.config_file(
+        "no-trusted-proxies.yaml",
+        "server: {mode: forward_auth, trusted_proxies: []}\n",
+    );
+    let output = binary.run(
+        &["--config", path.to_str().unwrap(), "--validate-config"],
+        &[],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: server.trusted_proxies:"),
+        "no warning in:\n{stderr}"
+    );
+    let trusted = binary.config_file(
+        "trusted-proxies.yaml",
+        "server: {mode: forward_auth, trusted_proxies: [10.0.0.0/8]}\n",
+    );
+    let output = binary.run(
+        &["--config", trusted.to_str().unwrap(), "--validate-config"],
+        &[],
+    );
+    assert!(output.status.success());
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("warning"));
+}
+
+/// Hole 7: the forward_auth check hands out the managed credential, so it answers only the
+/// reverse proxies in `server.trusted_proxies` (here 10.0.0.0/8; this client is 127.0.0.1).
+#[tokio::test]
+async fn forward_auth_answers_only_trusted_proxies() {
+    let osmem = test_support::Osmem::start();
+    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let users = users_yaml(&stub.url, Flavor::Elasticsearch);
+    let app = spawn_app(&format!(
+        "server: {{host: 127.0.0.1, port: 0, mode: forward_auth, trusted_proxies: [10.0.0.0/8]}}\n{users}"
+    ))
+    .await;
+    let response = app.get_as("/", "ann", ANN_PASSWORD).await;
+    assert_eq!(response.status(), 403);
+    assert!(response.headers().get("authorization").is_none());
+    assert!(response.headers().get("x-auth-request-user").is_none());
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "untrusted_caller");
+    assert!(body["error"]["message"].is_string());
+    assert!(
+        stub.user("ann").is_none(),
+        "no cluster user was made for it"
+    );
+
+    // The operator's explicit opt-in (a listener only the reverse proxy reaches) answers all.
+    let open = spawn_app(&format!(
+        "server: {{host: 127.0.0.1, port: 0, mode: forward_auth, forward_auth_callers: any}}\n{users}"
+    ))
+    .await;
+    let response = open.get_as("/", "ann", ANN_PASSWORD).await;
+    assert_eq!(response.status(), 200);
+    assert!(response.headers().contains_key("authorization"));
+}
+
+/// Hole 8: standalone passes on only an allow-list of request headers; whatever would change
+/// how the cluster authenticates or authorizes the request stays behind.
+#[tokio::test]
+async fn standalone_forwards_no_header_that_changes_how_the_cluster_authenticates() {
+    let stack = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
+    let app = &stack.app;
+    let hostile = [
+        ("es-security-runas-user", "elastic"),
+        (
+            "es-secondary-authorization",
+            "Basic ZWxhc3RpYzpjaGFuZ2VtZQ==",
+        ),
+        ("x-proxy-user", "admin"),
+        ("x-proxy-roles", "all_access"),
+        ("forwarded", "for=10.0.0.1;by=10.0.0.2"),
+        ("x-forwarded-user", "admin"),
+        ("x-real-ip", "10.0.0.1"),
+        ("x-some-future-auth-header", "admin"),
+    ];
+    let kept = [
+        ("x-opaque-id", "req-1"),
+        ("user-agent", "attack-test/1.0"),
+        ("accept", "application/json"),
+        ("if-none-match", "\"etag-1\""),
+        (
+            "traceparent",
+            "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        ),
+    ];
+    let mut request = app
+        .client
+        .get(app.url("/_cluster/health"))
+        .header("authorization", basic("ann", ANN_PASSWORD));
+    for (name, value) in hostile.iter().chain(kept.iter()) {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let forwarded = stack.stub.forwarded();
+    let seen = &forwarded.last().unwrap().headers;
+    let value = |name: &str| seen.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+    for (name, _) in hostile {
+        assert_eq!(value(name), None, "{name} reached the cluster");
+    }
+    for (name, sent) in kept {
+        assert_eq!(
+            value(name).as_deref(),
+            Some(sent),
+            "{name} was not passed on"
+        );
+    }
+    assert_eq!(value("x-forwarded-for").as_deref(), Some("127.0.0.1"));
+}
+
+/// Hole 8: a cluster that answers 401 to everything does not make every request upsert the
+/// user again: one refresh per managed user per `user_management.min_refresh_interval`.
+#[tokio::test]
+async fn a_cluster_that_rejects_everything_gets_one_refresh_per_interval() {
+    let stack = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
+    let app = &stack.app;
+    let path = "/_cluster/health";
+    assert_eq!(app.get_as(path, "ann", ANN_PASSWORD).await.status(), 200);
+    let puts = stack.stub.puts();
+    stack.stub.reject_every_request_of("ann");
+    for _ in 0..5 {
+        let response = app.get_as(path, "ann", ANN_PASSWORD).await;
+        assert_eq!(response.status(), 401, "the cluster's answer is relayed");
+    }
+    assert_eq!(
+        stack.stub.puts(),
+        puts + 1,
+        "one refresh, not one per request"
+    );
+}
+
+/// Hole 5: an identity-provider user named like a local Basic user must not receive the local
+/// user's cached credential or cluster user (with its roles).
+#[tokio::test]
+async fn an_oidc_user_named_like_a_local_user_does_not_get_its_credential() {
+    let osmem = test_support::Osmem::start();
+    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let port = test_support::free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let provider = test_support::OidcProvider::start(&json!({
+        "clients": [{
+            "client_id": CLIENT_ID,
+            "client_secret": CLIENT_SECRET,
+            "redirect_uris": [format!("{base}/auth/callback")],
+        }],
+        // Anyone who can register at the provider can pick this name.
+        "users": {"ann": {"email": "ann@evil.example", "name": "Not Ann", "groups": []}},
+    }));
+    let app = spawn_app(&format!(
+        "server: {{host: 127.0.0.1, port: {port}, mode: standalone}}\n\
+         oidc:\n  enabled: true\n  issuer_url: {issuer}\n  client_id: {CLIENT_ID}\n  \
+         client_secret: {CLIENT_SECRET}\n  redirect_url: {base}/auth/callback\n  \
+         scopes: [openid, email, profile, groups]\n\
+         session: {{secret: {SESSION_SECRET}}}\n{users}",
+        issuer = provider.issuer,
+        users = users_yaml(&stub.url, Flavor::Elasticsearch),
+    ))
+    .await;
+
+    // The local ann works through the proxy: a superuser credential is cached.
+    assert_eq!(
+        app.get_as("/_cluster/health", "ann", ANN_PASSWORD)
+            .await
+            .status(),
+        200
+    );
+    let local = stub.user("ann").unwrap();
+    assert_eq!(local.roles, ["superuser", "kibana_user"]);
+    let forwarded_before = stub.forwarded().len();
+
+    // The provider's "ann" signs in and calls the cluster.
+    let browser = Browser::new();
+    let mut start = reqwest::Url::parse(&app.url("/auth/start")).unwrap();
+    start
+        .query_pairs_mut()
+        .append_pair("rd", "/")
+        .append_pair("login_hint", "ann");
+    let callback_prefix = app.url("/auth/callback");
+    let landing = browser
+        .follow(start.as_str(), |next| {
+            next.as_str().starts_with(&callback_prefix)
+        })
+        .await;
+    let callback = landing.visited.last().unwrap().clone();
+    assert!(callback.as_str().starts_with(&callback_prefix));
+    assert_eq!(browser.get(callback.as_str()).await.status(), 302);
+    let response = browser.get(&app.url("/_cluster/health")).await;
+    assert_eq!(
+        response.status(),
+        409,
+        "refused, not served as the local ann"
+    );
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "search_user_conflict");
+    assert_eq!(
+        stub.forwarded().len(),
+        forwarded_before,
+        "nothing reached the cluster as ann"
+    );
+    let after = stub.user("ann").unwrap();
+    assert_eq!(
+        after.password, local.password,
+        "the local ann's user is intact"
+    );
+    assert_eq!(after.roles, local.roles);
+    // And the local ann keeps working.
+    assert_eq!(
+        app.get_as("/_cluster/health", "ann", ANN_PASSWORD)
+            .await
+            .status(),
+        200
+    );
+}
+
+/// Hole 5: the role set is part of what is cached. ann leaves `admins` (a new configuration
+/// rolled out as a second replica sharing Redis): her next request must not reuse the
+/// superuser credential cached for her old groups.
+#[tokio::test]
+async fn a_changed_group_membership_gives_new_roles_not_the_cached_ones() {
+    let redis_server = test_support::RedisServer::start();
+    let osmem = test_support::Osmem::start();
+    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let yaml = format!(
+        "server: {{host: 127.0.0.1, port: 0, trusted_proxies: [127.0.0.1]}}\n\
+         cache: {{backend: redis, redis_url: \"{}\", encryption_key: {REDIS_KEY}}}\n{}",
+        redis_server.url(),
+        users_yaml(&stub.url, Flavor::Elasticsearch)
+    );
+    let before = spawn_app(&yaml).await;
+    let after = spawn_app(&yaml.replace("groups: [admins, staff]", "groups: [staff]")).await;
+
+    let first = before.get_as("/", "ann", ANN_PASSWORD).await;
+    assert_eq!(first.status(), 200);
+    assert_eq!(
+        stub.user("ann").unwrap().roles,
+        ["superuser", "kibana_user"]
+    );
+    let second = after.get_as("/", "ann", ANN_PASSWORD).await;
+    assert_eq!(second.status(), 200);
+    assert_eq!(
+        stub.user("ann").unwrap().roles,
+        ["kibana_user"],
+        "the cluster user has the new roles"
+    );
+    let (_, old_password) = decode_basic(first.headers()["authorization"].to_str().unwrap());
+    let (_, new_password) = decode_basic(second.headers()["authorization"].to_str().unwrap());
+    assert_ne!(
+        new_password, old_password,
+        "a new credential, not the cached one"
+    );
+}
