@@ -2,7 +2,8 @@
 # Installs what the tests and `make run` need, skipping what is already there:
 #   Debian packages  redis-server, prometheus (with promtool), prometheus-elasticsearch-exporter,
 #                    chromium (browser tests), nginx (benchmarks; TLS front in tests), openssl
-#                    (test certificates)
+#                    (test certificates), docker.io (the engine the container test starts itself),
+#                    docker-compose (Debian's, 1.29) and mmdebstrap (the test's stand-in base images)
 #   Python venv      .venv with osmem-server (an in-memory OpenSearch-compatible server) and
 #                    the packaging checks' tools (scripts/requirements-test.txt)
 #   npm              `npm ci` in every web/ folder and test-support/oidc (package-lock.json)
@@ -20,6 +21,9 @@ declare -A packages=(
   [wrk]=wrk                  # benchmarks (bench/, benches/)
   [nginx-light]=nginx        # the benchmarks' reverse-proxy baseline; TLS in front of osmem in tests
   [openssl]=openssl          # a private CA and certificates for the TLS tests
+  [docker.io]=dockerd        # the container test starts its own engine (scripts/containers/)
+  [docker-compose]=docker-compose
+  [mmdebstrap]=mmdebstrap    # the Debian root file system of the container test's stand-ins
 )
 missing=()
 for package in "${!packages[@]}"; do

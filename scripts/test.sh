@@ -35,5 +35,12 @@ for dir in */web; do
   (cd "$dir" && npm run --if-present typecheck && npm test && npm run build && npm run --if-present e2e)
 done
 
+# The images built from docker/*.Dockerfile with the `fast` binaries, run and checked with a
+# Docker engine the test starts and stops itself, then the compose stack (scripts/containers/).
+step "containers: cargo build --profile fast (the images' binaries)"
+cargo build --profile fast --locked --bins -p admin-console -p authproxy -p ingress-dash -p kube-test-server
+step "containers: images, single containers, compose stack"
+.venv/bin/python scripts/containers/test.py
+
 step "all tests passed"
 echo "tests: ${rust_passed} passed, 0 failed"

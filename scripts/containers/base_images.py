@@ -1,0 +1,124 @@
+"""Stand-ins for the images a registry would give, made here from Debian's packages:
+
+- gcr.io/distroless/cc-debian12:nonroot, the services' runtime: what distroless `cc` is made of
+  (libc6, libgcc-s1, libssl3, CA certificates, tzdata, netbase, base-files), unpacked with
+  dpkg-deb, plus the passwd/group entries of its non-root user 65532. No shell, no package manager.
+- search-platform-test/debian:bookworm, a Debian root file system made by mmdebstrap with the
+  third-party servers' Debian packages, the base of docker/test/standins.Dockerfile.
+
+Each root file system is cached as a tar under .cache/containers/, keyed by the package list
+and the candidate versions apt sees, so a second run on the same machine only imports it.
+"""
+from __future__ import annotations
+
+import glob
+import hashlib
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from engine import Engine
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE = ROOT / ".cache" / "containers"
+RECIPE = "2"  # bump when the way a root file system is made changes
+
+RUNTIME_TAG = "gcr.io/distroless/cc-debian12:nonroot"
+RUNTIME_PACKAGES = ["base-files", "netbase", "tzdata", "ca-certificates", "libc6", "libgcc-s1", "libssl3"]
+DEBIAN_TAG = "search-platform-test/debian:bookworm"
+DEBIAN_PACKAGES = ["redis-server", "redis-tools", "prometheus", "prometheus-elasticsearch-exporter", "curl",
+                   "ca-certificates", "tzdata", "libstdc++6", "python3-minimal", "python3-yaml"]
+STANDINS = ["opensearch", "redis", "dex", "elasticsearch-exporter", "prometheus"]
+
+PASSWD = """root:x:0:0:root:/root:/sbin/nologin
+nobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin
+nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin
+"""
+GROUP = "root:x:0:\nnobody:x:65534:\nnonroot:x:65532:\n"
+
+
+def cache_key(name: str, packages: list[str]) -> Path:
+    shown = subprocess.run(["apt-cache", "show", "--no-all-versions", *packages],
+                           capture_output=True, text=True, check=True).stdout
+    versions = sorted(line for line in shown.splitlines() if line.startswith(("Package:", "Version:")))
+    digest = hashlib.sha256("\n".join([RECIPE, *packages, *versions]).encode()).hexdigest()[:16]
+    return CACHE / f"{name}-{digest}.tar"
+
+
+def cached(name: str, packages: list[str], make) -> Path:
+    tar = cache_key(name, packages)
+    if tar.exists():
+        print(f"cached root file system {tar.name}", flush=True)
+        return tar
+    CACHE.mkdir(parents=True, exist_ok=True)
+    for stale in CACHE.glob(f"{name}-*.tar"):
+        stale.unlink()
+    partial = tar.with_suffix(".partial")
+    make(partial)
+    partial.rename(tar)
+    return tar
+
+
+def make_runtime(tar: Path) -> None:
+    with tempfile.TemporaryDirectory(prefix="runtime.") as work:
+        work = Path(work)
+        debs, root = work / "debs", work / "root"
+        debs.mkdir()
+        root.mkdir()
+        subprocess.run(["apt-get", "download", "-q", *RUNTIME_PACKAGES], cwd=debs, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for deb in sorted(debs.glob("*.deb")):
+            subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
+        for folder in ["usr/share/doc", "usr/share/man", "usr/share/lintian", "usr/share/info"]:
+            shutil.rmtree(root / folder, ignore_errors=True)
+        # update-ca-certificates' result: the bundle of every certificate the package ships.
+        bundle = root / "etc/ssl/certs/ca-certificates.crt"
+        bundle.parent.mkdir(parents=True, exist_ok=True)
+        with open(bundle, "wb") as out:
+            for certificate in sorted(glob.glob(str(root / "usr/share/ca-certificates/*/*.crt"))):
+                out.write(Path(certificate).read_bytes())
+        (root / "etc/passwd").write_text(PASSWD)
+        (root / "etc/group").write_text(GROUP)
+        (root / "home/nonroot").mkdir(parents=True)
+        (root / "tmp").mkdir(mode=0o1777, exist_ok=True)
+        (root / "tmp").chmod(0o1777)
+        subprocess.run(["chown", "65532:65532", str(root / "home/nonroot")], check=True)
+        subprocess.run(["tar", "--numeric-owner", "-C", str(root), "-cf", str(tar), "."], check=True)
+
+
+def make_debian(tar: Path) -> None:
+    subprocess.run([
+        "mmdebstrap", "--quiet", "--variant=apt", "--include=" + ",".join(DEBIAN_PACKAGES),
+        "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-exclude=/usr/share/man/*",
+        "--dpkgopt=path-exclude=/usr/share/locale/*", "--format=tar", "bookworm", str(tar),
+    ], check=True)
+
+
+def import_base_images(engine: Engine) -> None:
+    runtime = cached("runtime", RUNTIME_PACKAGES, make_runtime)
+    engine.run("import", "--change", "USER 65532:65532", "--change", "WORKDIR /home/nonroot",
+               "--change", "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+               "--change", "ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt",
+               str(runtime), RUNTIME_TAG)
+    debian = cached("debian", DEBIAN_PACKAGES, make_debian)
+    engine.run("import", "--change",
+               "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", str(debian), DEBIAN_TAG)
+
+
+def build_standins(engine: Engine) -> None:
+    """The third-party servers' stand-ins, one target each of docker/test/standins.Dockerfile."""
+    osmem = next(iter(glob.glob(str(ROOT / ".venv/lib/python3*/site-packages/osmem_server/bin/osmem-server"))))
+    node = shutil.which("node")
+    with tempfile.TemporaryDirectory(prefix="standins.") as context:
+        context = Path(context)
+        (context / "bin").mkdir()
+        for source in [osmem, node, ROOT / "docker/test/dex", ROOT / "docker/test/redis-entrypoint",
+                       ROOT / "docker/test/opensearch-standin"]:
+            shutil.copy2(source, context / "bin")
+        shutil.copytree(ROOT / "test-support/oidc/node_modules", context / "oidc/node_modules", symlinks=True)
+        shutil.copy2(ROOT / "docker/test/dex-standin.mjs", context / "oidc")
+        for target in STANDINS:
+            # No default bridge on this engine: RUN steps get no network (they need none).
+            engine.run("build", "-q", "--network", "none", "-f", str(ROOT / "docker/test/standins.Dockerfile"), "--target", target,
+                       "-t", f"search-platform-test/{target}", str(context))
