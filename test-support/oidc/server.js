@@ -50,7 +50,7 @@ server.listen(0, '127.0.0.1', () => {
           return {
             sub: accountId,
             email: user.email ?? `${accountId}@example.com`,
-            email_verified: true,
+            email_verified: user.email_verified ?? true,
             name: user.name ?? accountId,
             preferred_username: accountId,
             groups: user.groups ?? [],

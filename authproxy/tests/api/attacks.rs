@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::app::{ANN_PASSWORD, BOB_PASSWORD, spawn_app, spawn_stack, users_yaml};
+use crate::app::{ANN_PASSWORD, BOB_PASSWORD, TestApp, spawn_app, spawn_stack, users_yaml};
 use crate::oidc::{CLIENT_ID, CLIENT_SECRET, SESSION_SECRET};
 use crate::support::browser::Browser;
 use crate::support::security_stub::{Flavor, SecurityStub};
@@ -201,10 +201,16 @@ async fn a_cluster_that_rejects_everything_gets_one_refresh_per_interval() {
     );
 }
 
-/// Hole 5: an identity-provider user named like a local Basic user must not receive the local
-/// user's cached credential or cluster user (with its roles).
-#[tokio::test]
-async fn an_oidc_user_named_like_a_local_user_does_not_get_its_credential() {
+/// osmem behind the security stub, the real OIDC provider with `users`, and the proxy
+/// (standalone) with OIDC and the local users ann and bob.
+struct OidcApp {
+    app: TestApp,
+    stub: SecurityStub,
+    _provider: test_support::OidcProvider,
+    _osmem: test_support::Osmem,
+}
+
+async fn oidc_app(users: serde_json::Value) -> OidcApp {
     let osmem = test_support::Osmem::start();
     let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
     let port = test_support::free_port();
@@ -215,8 +221,7 @@ async fn an_oidc_user_named_like_a_local_user_does_not_get_its_credential() {
             "client_secret": CLIENT_SECRET,
             "redirect_uris": [format!("{base}/auth/callback")],
         }],
-        // Anyone who can register at the provider can pick this name.
-        "users": {"ann": {"email": "ann@evil.example", "name": "Not Ann", "groups": []}},
+        "users": users,
     }));
     let app = spawn_app(&format!(
         "server: {{host: 127.0.0.1, port: {port}, mode: standalone}}\n\
@@ -227,6 +232,49 @@ async fn an_oidc_user_named_like_a_local_user_does_not_get_its_credential() {
         issuer = provider.issuer,
         users = users_yaml(&stub.url, Flavor::Elasticsearch),
     ))
+    .await;
+    OidcApp {
+        app,
+        stub,
+        _provider: provider,
+        _osmem: osmem,
+    }
+}
+
+/// Signs the provider's `login` in with `browser`, through the real provider.
+async fn sign_in(app: &TestApp, browser: &Browser, login: &str) {
+    let mut start = reqwest::Url::parse(&app.url("/auth/start")).unwrap();
+    start
+        .query_pairs_mut()
+        .append_pair("rd", "/")
+        .append_pair("login_hint", login);
+    let callback_prefix = app.url("/auth/callback");
+    let landing = browser
+        .follow(start.as_str(), |next| {
+            next.as_str().starts_with(&callback_prefix)
+        })
+        .await;
+    let callback = landing.visited.last().unwrap().clone();
+    assert!(
+        callback.as_str().starts_with(&callback_prefix),
+        "{callback}"
+    );
+    assert_eq!(browser.get(callback.as_str()).await.status(), 302);
+}
+
+/// Hole 5: an identity-provider user named like a local Basic user must not receive the local
+/// user's cached credential or cluster user (with its roles).
+#[tokio::test]
+async fn an_oidc_user_named_like_a_local_user_does_not_get_its_credential() {
+    // Anyone who can register at the provider can pick the name ann.
+    let OidcApp {
+        app,
+        stub,
+        _provider,
+        _osmem,
+    } = oidc_app(json!({
+        "ann": {"email": "ann@evil.example", "name": "Not Ann", "groups": []},
+    }))
     .await;
 
     // The local ann works through the proxy: a superuser credential is cached.
@@ -242,20 +290,7 @@ async fn an_oidc_user_named_like_a_local_user_does_not_get_its_credential() {
 
     // The provider's "ann" signs in and calls the cluster.
     let browser = Browser::new();
-    let mut start = reqwest::Url::parse(&app.url("/auth/start")).unwrap();
-    start
-        .query_pairs_mut()
-        .append_pair("rd", "/")
-        .append_pair("login_hint", "ann");
-    let callback_prefix = app.url("/auth/callback");
-    let landing = browser
-        .follow(start.as_str(), |next| {
-            next.as_str().starts_with(&callback_prefix)
-        })
-        .await;
-    let callback = landing.visited.last().unwrap().clone();
-    assert!(callback.as_str().starts_with(&callback_prefix));
-    assert_eq!(browser.get(callback.as_str()).await.status(), 302);
+    sign_in(&app, &browser, "ann").await;
     let response = browser.get(&app.url("/_cluster/health")).await;
     assert_eq!(
         response.status(),
@@ -281,6 +316,34 @@ async fn an_oidc_user_named_like_a_local_user_does_not_get_its_credential() {
             .await
             .status(),
         200
+    );
+}
+
+/// Hole 5: an address the provider has not verified satisfies no `email` rule (the test
+/// configuration maps `*@example.com` to kibana_user; eve's unverified address matches it).
+#[tokio::test]
+async fn an_unverified_email_satisfies_no_email_rule() {
+    let OidcApp {
+        app,
+        stub,
+        _provider,
+        _osmem,
+    } = oidc_app(json!({
+        "eve": {"email": "eve@example.com", "email_verified": false, "groups": []},
+        "val": {"email": "val@example.com", "groups": []},
+    }))
+    .await;
+    for (login, roles) in [("eve", ["reader"]), ("val", ["kibana_user"])] {
+        let browser = Browser::new();
+        sign_in(&app, &browser, login).await;
+        let response = browser.get(&app.url("/_cluster/health")).await;
+        assert_eq!(response.status(), 200, "{login}");
+        assert_eq!(stub.user(login).unwrap().roles, roles, "{login}");
+    }
+    assert_eq!(
+        stub.user("eve").unwrap().email,
+        "",
+        "the unverified address is not passed on"
     );
 }
 
