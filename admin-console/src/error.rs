@@ -66,6 +66,22 @@ impl Error {
     }
 }
 
+/// Errors shared through the cache come back as `Arc`s; the copy keeps kind and message.
+pub(crate) fn clone_error(error: &Error) -> Error {
+    let message = error.to_string();
+    match error {
+        Error::UnknownCluster(id) => Error::UnknownCluster(id.clone()),
+        Error::BadRequest(_) => Error::BadRequest(message),
+        Error::ForbiddenPath(_) => Error::ForbiddenPath(message),
+        Error::MethodNotAllowed(_) => Error::MethodNotAllowed(message),
+        Error::Upstream(_) => Error::Upstream(message),
+        Error::Unreachable(_) => Error::Unreachable(message),
+        Error::Timeout(_) => Error::Timeout(message),
+        Error::NoMetricsData(_) => Error::NoMetricsData(message),
+        Error::CrossSiteRequest(_) => Error::CrossSiteRequest(message),
+    }
+}
+
 impl ResponseError for Error {
     fn status_code(&self) -> StatusCode {
         match self {

@@ -11,7 +11,7 @@ use crate::cluster::views::{self, AllocationEnable};
 use crate::error::Error;
 use crate::metrics::time_range::{RangeParams, TimeRange, now};
 use crate::metrics::validate::{self, ValidationRequest};
-use crate::metrics::{self, HISTORY_DEFAULT_SPAN, SNAPSHOT_DEFAULT_SPAN};
+use crate::metrics::{HISTORY_DEFAULT_SPAN, SNAPSHOT_DEFAULT_SPAN};
 
 /// What every handler shares.
 pub struct AppState {
@@ -102,7 +102,12 @@ pub async fn snapshot(
     let cluster = state.clusters.get(&id)?;
     let now = now();
     let range = TimeRange::parse(&params, SNAPSHOT_DEFAULT_SPAN, now)?;
-    Ok(fresh(&metrics::snapshot(cluster, range, now).await?))
+    Ok(fresh(
+        &cluster
+            .metrics
+            .snapshot(&cluster.client, cluster.id(), range, now)
+            .await?,
+    ))
 }
 
 pub async fn history(
@@ -112,7 +117,7 @@ pub async fn history(
 ) -> Result<HttpResponse, Error> {
     let cluster = state.clusters.get(&id)?;
     let range = TimeRange::parse(&params, HISTORY_DEFAULT_SPAN, now())?;
-    Ok(fresh(&metrics::history(cluster, range).await?))
+    Ok(fresh(&cluster.metrics.history(cluster.id(), range).await?))
 }
 
 pub async fn validate_metrics_server(

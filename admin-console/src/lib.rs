@@ -36,11 +36,11 @@ impl Application {
         let clusters = cluster::Clusters::new(&settings.clusters, &settings.internal_history)?;
         let mut samplers = Vec::new();
         for cluster in clusters.iter() {
-            if let Some(store) = &cluster.history {
+            if let metrics::Metrics::Internal(internal) = &cluster.metrics {
                 samplers.push(tokio::spawn(metrics::internal::run_sampler(
                     Arc::new(cluster.client.clone()),
                     cluster.id().to_owned(),
-                    store.clone(),
+                    internal.history().clone(),
                     settings.internal_history.sample_interval,
                 )));
             }

@@ -10,57 +10,34 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::config::{ClusterSettings, InternalHistorySettings, MetricsSource};
-use crate::error::Error;
-use crate::metrics::Measurement;
-use crate::metrics::history::HistoryStore;
-use crate::metrics::prometheus::PrometheusClient;
-use crate::metrics::time_range::now;
+use crate::config::{ClusterSettings, InternalHistorySettings};
+use crate::error::{Error, clone_error};
+use crate::metrics::Metrics;
 use client::{ClusterApi, ClusterClient};
 use indices::IndexRow;
 use views::{Health, Version};
 
 /// How long an index list is reused between pages and sorts.
 const INDEX_CACHE_TTL: Duration = Duration::from_secs(3);
-/// How long an `internal` measurement is shared: every tab polling the same cluster within
-/// this second costs the cluster one set of three calls, not one per tab.
-const MEASUREMENT_CACHE_TTL: Duration = Duration::from_secs(1);
 
 pub struct Cluster {
     pub settings: ClusterSettings,
     pub client: ClusterClient,
-    /// Set when `metrics_source` is `external_metrics`.
-    pub metrics_server: Option<PrometheusClient>,
-    /// Set when `metrics_source` is `internal`: what the background sampler recorded.
-    pub history: Option<Arc<HistoryStore>>,
+    pub metrics: Metrics,
     indices: moka::future::Cache<(), Arc<Vec<IndexRow>>>,
-    measurement: moka::future::Cache<(), Measurement>,
 }
 
 impl Cluster {
     fn new(settings: ClusterSettings, history: &InternalHistorySettings) -> anyhow::Result<Self> {
         let client = ClusterClient::new(&settings)?;
-        let metrics_server = match settings.metrics_source {
-            MetricsSource::ExternalMetrics => settings
-                .metrics_server()
-                .map(|server| PrometheusClient::new(server, &settings.timeouts))
-                .transpose()?,
-            MetricsSource::Internal => None,
-        };
-        let history = (settings.metrics_source == MetricsSource::Internal)
-            .then(|| Arc::new(HistoryStore::new(history.capacity())));
+        let metrics = Metrics::new(&settings, history)?;
         Ok(Self {
             settings,
             client,
-            metrics_server,
-            history,
+            metrics,
             indices: moka::future::Cache::builder()
                 .max_capacity(1)
                 .time_to_live(INDEX_CACHE_TTL)
-                .build(),
-            measurement: moka::future::Cache::builder()
-                .max_capacity(1)
-                .time_to_live(MEASUREMENT_CACHE_TTL)
                 .build(),
         })
     }
@@ -73,15 +50,6 @@ impl Cluster {
     pub async fn indices(&self) -> Result<Arc<Vec<IndexRow>>, Error> {
         self.indices
             .try_get_with((), indices::fetch_indices(&self.client))
-            .await
-            .map_err(|error| clone_error(&error))
-    }
-
-    /// The cluster's state now (`internal`): at most one set of calls per second, shared by
-    /// concurrent callers; the timestamp says when it was measured.
-    pub async fn current_measurement(&self) -> Result<Measurement, Error> {
-        self.measurement
-            .try_get_with((), crate::metrics::internal::measure(&self.client, now()))
             .await
             .map_err(|error| clone_error(&error))
     }
@@ -116,22 +84,6 @@ impl Cluster {
 
     pub fn api(&self) -> &impl ClusterApi {
         &self.client
-    }
-}
-
-/// Errors shared through the cache come back as `Arc`s; the copy keeps kind and message.
-fn clone_error(error: &Error) -> Error {
-    let message = error.to_string();
-    match error {
-        Error::UnknownCluster(id) => Error::UnknownCluster(id.clone()),
-        Error::BadRequest(_) => Error::BadRequest(message),
-        Error::ForbiddenPath(_) => Error::ForbiddenPath(message),
-        Error::MethodNotAllowed(_) => Error::MethodNotAllowed(message),
-        Error::Upstream(_) => Error::Upstream(message),
-        Error::Unreachable(_) => Error::Unreachable(message),
-        Error::Timeout(_) => Error::Timeout(message),
-        Error::NoMetricsData(_) => Error::NoMetricsData(message),
-        Error::CrossSiteRequest(_) => Error::CrossSiteRequest(message),
     }
 }
 

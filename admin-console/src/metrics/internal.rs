@@ -12,12 +12,48 @@ use super::history::HistoryStore;
 use super::time_range::now;
 use crate::cluster::client::ClusterApi;
 use crate::cluster::views::{self, disk_used_percent, percent_of, round2};
-use crate::error::Error;
+use crate::error::{Error, clone_error};
 
 pub const HEALTH_PATH: &str = "_cluster/health";
 pub const STATS_PATH: &str =
     "_cluster/stats?filter_path=indices.count,indices.docs.count,nodes.jvm.mem,nodes.fs";
 pub const NODES_OS_PATH: &str = "_nodes/stats/os?filter_path=nodes.*.os.cpu.percent";
+
+/// How long a measurement is shared: every tab polling the same cluster within this second
+/// costs the cluster one set of three calls, not one per tab.
+const MEASUREMENT_CACHE_TTL: Duration = Duration::from_secs(1);
+
+/// What an `internal` cluster's metrics need: the history the background sampler records, and
+/// the current measurement shared by concurrent callers.
+pub struct InternalMetrics {
+    history: Arc<HistoryStore>,
+    measurement: moka::future::Cache<(), Measurement>,
+}
+
+impl InternalMetrics {
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            history: Arc::new(HistoryStore::new(capacity)),
+            measurement: moka::future::Cache::builder()
+                .max_capacity(1)
+                .time_to_live(MEASUREMENT_CACHE_TTL)
+                .build(),
+        }
+    }
+
+    pub fn history(&self) -> &Arc<HistoryStore> {
+        &self.history
+    }
+
+    /// The cluster's state now: at most one set of calls per second, shared by concurrent
+    /// callers; the timestamp says when it was measured.
+    pub async fn current(&self, cluster: &impl ClusterApi) -> Result<Measurement, Error> {
+        self.measurement
+            .try_get_with((), measure(cluster, now()))
+            .await
+            .map_err(|error| clone_error(&error))
+    }
+}
 
 /// The cluster's state now. Health and stats are needed; CPU is `null` when the cluster
 /// refuses `_nodes/stats` (permissions, or a server without it).

@@ -10,10 +10,13 @@ pub mod validate;
 
 use serde::Serialize;
 
-use crate::cluster::Cluster;
+use crate::cluster::client::ClusterApi;
 use crate::cluster::views::Health;
+use crate::config::{ClusterSettings, InternalHistorySettings, MetricsSource};
 use crate::error::Error;
 use history::{History, HistoryPoint};
+pub use internal::InternalMetrics;
+use prometheus::PrometheusClient;
 use time_range::TimeRange;
 
 /// One moment of a cluster, as the snapshot and each history point report it. A value the
@@ -64,58 +67,86 @@ pub const SNAPSHOT_DEFAULT_SPAN: i64 = 24 * 3600;
 /// The history default range is the last 7 days.
 pub const HISTORY_DEFAULT_SPAN: i64 = 7 * 24 * 3600;
 
-/// The current state for `range`: the cluster now (internal), or the metrics server at `end`.
-pub async fn snapshot(cluster: &Cluster, range: TimeRange, now: i64) -> Result<Snapshot, Error> {
-    let measurement = match &cluster.metrics_server {
-        Some(server) => server.snapshot_at(range.end.min(now), cluster.id()).await?,
-        None => cluster.current_measurement().await?,
-    };
-    Ok(Snapshot {
-        cluster_id: cluster.id().to_owned(),
-        measurement,
-    })
+/// Where a cluster's statistics come from, with what that source needs: one of the two,
+/// never both or neither.
+pub enum Metrics {
+    /// A Prometheus-compatible server scraping elasticsearch_exporter (`external_metrics`).
+    External(Box<PrometheusClient>),
+    /// The cluster itself (`internal`): the sampled history and the shared measurement.
+    Internal(InternalMetrics),
 }
 
-/// The history for `range`, at most [`history::MAX_POINTS`] points, oldest first.
-pub async fn history(cluster: &Cluster, range: TimeRange) -> Result<History, Error> {
-    match (&cluster.metrics_server, &cluster.history) {
-        (Some(server), _) => {
-            let step = history::step_for(range, 60);
-            let points = server.history(range, step).await?;
-            let reason = points.is_empty().then(|| {
-                format!(
-                    "The metrics server has no elasticsearch_exporter series for {} in this range; check metrics_server_job_name and metrics_server_labels against the scrape configuration.",
-                    server.filter().describe()
-                )
-            });
-            Ok(History::new(
-                cluster.id(),
-                "external_metrics",
-                range,
-                step,
-                points,
-                reason,
-            ))
+impl Metrics {
+    pub fn new(
+        settings: &ClusterSettings,
+        history: &InternalHistorySettings,
+    ) -> anyhow::Result<Self> {
+        Ok(match settings.metrics_source {
+            MetricsSource::ExternalMetrics => {
+                let server = settings.metrics_server().ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "cluster \"{}\": metrics_server_url is required when metrics_source is external_metrics",
+                        settings.id
+                    )
+                })?;
+                Self::External(Box::new(PrometheusClient::new(server, &settings.timeouts)?))
+            }
+            MetricsSource::Internal => Self::Internal(InternalMetrics::new(history.capacity())),
+        })
+    }
+
+    /// The current state for `range`: the cluster now (internal), or the metrics server at
+    /// `end`.
+    pub async fn snapshot(
+        &self,
+        cluster: &impl ClusterApi,
+        cluster_id: &str,
+        range: TimeRange,
+        now: i64,
+    ) -> Result<Snapshot, Error> {
+        let measurement = match self {
+            Self::External(server) => server.snapshot_at(range.end.min(now), cluster_id).await?,
+            Self::Internal(internal) => internal.current(cluster).await?,
+        };
+        Ok(Snapshot {
+            cluster_id: cluster_id.to_owned(),
+            measurement,
+        })
+    }
+
+    /// The history for `range`, at most [`history::MAX_POINTS`] points, oldest first.
+    pub async fn history(&self, cluster_id: &str, range: TimeRange) -> Result<History, Error> {
+        match self {
+            Self::External(server) => {
+                let step = history::step_for(range, 60);
+                let points = server.history(range, step).await?;
+                let reason = points.is_empty().then(|| {
+                    format!(
+                        "The metrics server has no elasticsearch_exporter series for {} in this range; check metrics_server_job_name and metrics_server_labels against the scrape configuration.",
+                        server.filter().describe()
+                    )
+                });
+                Ok(History::new(
+                    cluster_id,
+                    "external_metrics",
+                    range,
+                    step,
+                    points,
+                    reason,
+                ))
+            }
+            Self::Internal(internal) => {
+                let store = internal.history();
+                let step = history::step_for(range, store.sample_interval_secs().max(1));
+                let points: Vec<HistoryPoint> = store.points(range, step);
+                let reason = points.is_empty().then(|| {
+                    "The console has not sampled this cluster in this range (it samples while it runs, and keeps a bounded history in memory).".to_owned()
+                });
+                Ok(History::new(
+                    cluster_id, "internal", range, step, points, reason,
+                ))
+            }
         }
-        (None, Some(store)) => {
-            let step = history::step_for(range, store.sample_interval_secs().max(1));
-            let points: Vec<HistoryPoint> = store.points(range, step);
-            let reason = points.is_empty().then(|| {
-                "The console has not sampled this cluster in this range (it samples while it runs, and keeps a bounded history in memory).".to_owned()
-            });
-            Ok(History::new(
-                cluster.id(),
-                "internal",
-                range,
-                step,
-                points,
-                reason,
-            ))
-        }
-        (None, None) => Err(Error::Upstream(format!(
-            "Cluster \"{}\" has no metrics source.",
-            cluster.id()
-        ))),
     }
 }
 
