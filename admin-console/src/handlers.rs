@@ -5,13 +5,13 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::cluster::Clusters;
 use crate::cluster::indices::{IndexQuery, IndexQueryParams, page_of};
 use crate::cluster::views::{self, AllocationEnable};
 use crate::error::Error;
 use crate::metrics::time_range::{RangeParams, TimeRange, now};
 use crate::metrics::validate::{self, ValidationRequest};
 use crate::metrics::{HISTORY_DEFAULT_SPAN, SNAPSHOT_DEFAULT_SPAN};
+use crate::registry::Clusters;
 
 /// What every handler shares.
 pub struct AppState {

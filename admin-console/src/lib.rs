@@ -8,6 +8,9 @@ pub mod config;
 pub mod error;
 mod handlers;
 pub mod metrics;
+mod numbers;
+mod promql;
+mod registry;
 pub mod relay;
 pub mod same_origin;
 pub mod web_app;
@@ -33,7 +36,7 @@ pub struct Application {
 impl Application {
     pub async fn build(settings: Settings) -> anyhow::Result<Self> {
         service_kit::install_crypto_provider();
-        let clusters = cluster::Clusters::new(&settings.clusters, &settings.internal_history)?;
+        let clusters = registry::Clusters::new(&settings.clusters, &settings.internal_history)?;
         let mut samplers = Vec::new();
         for cluster in clusters.iter() {
             if let metrics::Metrics::Internal(internal) = &cluster.metrics {

@@ -9,8 +9,8 @@ use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use percent_encoding::percent_decode_str;
 use service_kit::relay_client::{RelayedAnswer, empty_body, streamed_body};
 
-use crate::cluster::Cluster;
 use crate::error::Error;
+use crate::registry::Cluster;
 
 /// Request headers that describe the body or the wanted answer; everything else (cookies,
 /// the browser's own Authorization, Origin…) stays on this side.

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::client::ClusterApi;
 use crate::error::Error;
+use crate::numbers::{disk_used_percent, percent_of};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -191,23 +192,6 @@ pub async fn nodes(cluster: &impl ClusterApi) -> Result<Vec<Node>, Error> {
         .collect();
     nodes.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(nodes)
-}
-
-/// `used / total` in percent, `None` when the total is missing or zero.
-pub(crate) fn percent_of(used: &Value, total: &Value) -> Option<f64> {
-    let (used, total) = (used.as_f64()?, total.as_f64()?);
-    (total > 0.0).then(|| round2(100.0 * used / total))
-}
-
-/// Disk use of an `fs.total` object (`total_in_bytes`, `available_in_bytes`).
-pub(crate) fn disk_used_percent(fs_total: &Value) -> Option<f64> {
-    let total = fs_total["total_in_bytes"].as_f64()?;
-    let available = fs_total["available_in_bytes"].as_f64()?;
-    (total > 0.0).then(|| round2(100.0 * (total - available) / total))
-}
-
-pub(crate) fn round2(value: f64) -> f64 {
-    (value * 100.0).round() / 100.0
 }
 
 /// The values of `cluster.routing.allocation.enable`.

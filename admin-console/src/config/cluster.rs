@@ -152,7 +152,7 @@ impl ClusterSettings {
         }
         for name in self.metrics_server_labels.keys() {
             problems.check(
-                crate::metrics::promql::is_label_name(name),
+                crate::promql::is_label_name(name),
                 &format!("{at}.metrics_server_labels.{name}"),
                 "is not a valid Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)",
             );

@@ -11,8 +11,9 @@ use super::Measurement;
 use super::history::HistoryStore;
 use super::time_range::now;
 use crate::cluster::client::ClusterApi;
-use crate::cluster::views::{self, disk_used_percent, percent_of, round2};
+use crate::cluster::views;
 use crate::error::{Error, clone_error};
+use crate::numbers::{disk_used_percent, percent_of, round2};
 
 pub const HEALTH_PATH: &str = "_cluster/health";
 pub const STATS_PATH: &str =

@@ -4,7 +4,6 @@
 pub mod history;
 pub mod internal;
 pub mod prometheus;
-pub mod promql;
 pub mod time_range;
 pub mod validate;
 

@@ -9,11 +9,12 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::Measurement;
-use super::promql::{ExporterQueries, SeriesFilter};
 use super::time_range::TimeRange;
-use crate::cluster::views::{Health, round2};
+use crate::cluster::views::Health;
 use crate::config::{ClusterTimeouts, MetricsServerSettings};
 use crate::error::Error;
+use crate::numbers::round2;
+use crate::promql::{ExporterQueries, SeriesFilter};
 
 /// One series of a query answer: its labels and its `(unix seconds, value)` samples.
 #[derive(Debug, Clone, Default)]

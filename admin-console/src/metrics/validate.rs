@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::prometheus::{MetricsServerApi, PrometheusClient};
-use super::promql::{SeriesFilter, is_label_name};
 use super::time_range::now;
 use crate::config::check_http_url;
 use crate::error::Error;
+use crate::promql::{SeriesFilter, is_label_name};
 
 /// Connecting may take this long; a closed port answers at once, a black hole does not.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);

@@ -1,0 +1,137 @@
+//! The configured clusters, each with its client, metrics source and caches.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::cluster::client::{ClusterApi, ClusterClient};
+use crate::cluster::indices::{self, IndexRow};
+use crate::cluster::views::{self, Health, Version};
+use crate::config::{ClusterSettings, InternalHistorySettings};
+use crate::error::{Error, clone_error};
+use crate::metrics::Metrics;
+
+/// How long an index list is reused between pages and sorts.
+const INDEX_CACHE_TTL: Duration = Duration::from_secs(3);
+
+pub struct Cluster {
+    pub settings: ClusterSettings,
+    pub client: ClusterClient,
+    pub metrics: Metrics,
+    indices: moka::future::Cache<(), Arc<Vec<IndexRow>>>,
+}
+
+impl Cluster {
+    fn new(settings: ClusterSettings, history: &InternalHistorySettings) -> anyhow::Result<Self> {
+        let client = ClusterClient::new(&settings)?;
+        let metrics = Metrics::new(&settings, history)?;
+        Ok(Self {
+            settings,
+            client,
+            metrics,
+            indices: moka::future::Cache::builder()
+                .max_capacity(1)
+                .time_to_live(INDEX_CACHE_TTL)
+                .build(),
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.settings.id
+    }
+
+    /// The index list, from the cache when fresh; concurrent misses share one cluster call.
+    pub async fn indices(&self) -> Result<Arc<Vec<IndexRow>>, Error> {
+        self.indices
+            .try_get_with((), indices::fetch_indices(&self.client))
+            .await
+            .map_err(|error| clone_error(&error))
+    }
+
+    /// Name, health, version and reachability; never fails, an unreachable cluster says why.
+    pub async fn summary(&self) -> ClusterSummary {
+        let probe = self.client.timeouts().probe;
+        let (root, health) = futures_util::join!(
+            self.client.get_json_within("/", probe),
+            self.client.get_json_within("_cluster/health", probe),
+        );
+        let version = root.as_ref().ok().map(Version::from_root);
+        let mut summary = ClusterSummary {
+            id: self.settings.id.clone(),
+            name: self.settings.name.clone(),
+            metrics_source: self.settings.metrics_source.as_str(),
+            reachable: false,
+            health: None,
+            version: version.as_ref().and_then(|version| version.number.clone()),
+            distribution: version.as_ref().map(|version| version.distribution),
+            error: None,
+        };
+        match health.and_then(|health| views::health_of(&health)) {
+            Ok(health) => {
+                summary.reachable = true;
+                summary.health = Some(health);
+            }
+            Err(error) => summary.error = Some(error.to_string()),
+        }
+        summary
+    }
+
+    pub fn api(&self) -> &impl ClusterApi {
+        &self.client
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterSummary {
+    pub id: String,
+    pub name: String,
+    pub metrics_source: &'static str,
+    pub reachable: bool,
+    pub health: Option<Health>,
+    pub version: Option<String>,
+    pub distribution: Option<&'static str>,
+    pub error: Option<String>,
+}
+
+/// Every configured cluster, in configuration order.
+pub struct Clusters {
+    list: Vec<Arc<Cluster>>,
+    by_id: HashMap<String, usize>,
+}
+
+impl Clusters {
+    pub fn new(
+        settings: &[ClusterSettings],
+        history: &InternalHistorySettings,
+    ) -> anyhow::Result<Self> {
+        let list = settings
+            .iter()
+            .map(|cluster| Cluster::new(cluster.clone(), history).map(Arc::new))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let by_id = list
+            .iter()
+            .enumerate()
+            .map(|(index, cluster)| (cluster.settings.id.clone(), index))
+            .collect();
+        Ok(Self { list, by_id })
+    }
+
+    pub fn get(&self, id: &str) -> Result<&Arc<Cluster>, Error> {
+        self.by_id
+            .get(id)
+            .map(|index| &self.list[*index])
+            .ok_or_else(|| Error::UnknownCluster(id.to_owned()))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<Cluster>> {
+        self.list.iter()
+    }
+
+    /// Every cluster's summary, probed concurrently.
+    pub async fn summaries(&self) -> Vec<ClusterSummary> {
+        futures_util::future::join_all(self.list.iter().map(|cluster| cluster.summary())).await
+    }
+}
