@@ -12,7 +12,7 @@ use service_kit::config::{ConfigProblems, Validate, VariableSource};
 use service_kit::logging::{LogFormat, LogLevel};
 use service_kit::settings::{ObservabilitySettings, validate_listen};
 
-use crate::namespaces::is_dns1123_label;
+use crate::labels::is_dns1123_label;
 
 /// The default `server.port` (the specification's 3000); the `PORT` environment variable
 /// overrides both it and the file.

@@ -9,6 +9,7 @@ pub mod error;
 pub mod health;
 pub mod hub;
 pub mod kube_api;
+mod labels;
 pub mod namespaces;
 pub mod rate_limit;
 pub mod records;
@@ -23,8 +24,8 @@ use std::sync::Arc;
 
 use actix_web::middleware::from_fn;
 use actix_web::web;
-use service_kit::client_address::TrustedProxies;
 use service_kit::allowed_hosts::check_host_except;
+use service_kit::client_address::TrustedProxies;
 use service_kit::security_headers::security_headers;
 use service_kit::server::{RunningServer, ServerOptions};
 

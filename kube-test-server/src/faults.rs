@@ -6,6 +6,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+use actix_web::HttpResponse;
+
+use crate::wire;
+
 #[derive(Debug, Default)]
 pub struct Faults {
     forbidden_namespaces: Mutex<HashSet<String>>,
@@ -54,6 +58,17 @@ impl Faults {
 
     pub(crate) fn is_cluster_scope_forbidden(&self) -> bool {
         self.cluster_scope_forbidden.load(Ordering::SeqCst)
+    }
+
+    /// The answer of an injected fault, if one applies now: latency and 503 bursts apply to
+    /// every resource request.
+    pub(crate) async fn injected(&self) -> Option<HttpResponse> {
+        let latency = self.latency();
+        if !latency.is_zero() {
+            tokio::time::sleep(latency).await;
+        }
+        self.take_unavailable()
+            .then(|| wire::status_response(wire::unavailable()))
     }
 
     /// Takes one 503 from the burst, if any is left.

@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::store::{Kind, Scope, WatchMessage};
+use crate::kind::Kind;
+use crate::store::{Scope, WatchMessage};
 use crate::{Cluster, wire, writes};
 
 pub fn server(cluster: Cluster, listener: TcpListener) -> std::io::Result<Server> {
@@ -125,18 +126,6 @@ async fn networking_resources() -> HttpResponse {
     }))
 }
 
-/// Latency and 503 bursts apply to every resource request.
-pub(crate) async fn injected_fault(cluster: &Cluster) -> Option<HttpResponse> {
-    let latency = cluster.faults.latency();
-    if !latency.is_zero() {
-        tokio::time::sleep(latency).await;
-    }
-    cluster
-        .faults
-        .take_unavailable()
-        .then(|| wire::status_response(wire::unavailable()))
-}
-
 async fn namespaces(
     cluster: web::Data<Cluster>,
     query: Query,
@@ -175,7 +164,7 @@ async fn namespace_ingresses(
 }
 
 async fn namespace(cluster: web::Data<Cluster>, path: web::Path<String>) -> HttpResponse {
-    if let Some(response) = injected_fault(&cluster).await {
+    if let Some(response) = cluster.faults.injected().await {
         return response;
     }
     let name = path.into_inner();
@@ -183,13 +172,13 @@ async fn namespace(cluster: web::Data<Cluster>, path: web::Path<String>) -> Http
         return wire::status_response(wire::forbidden("get", Kind::Namespace, None));
     }
     match cluster.store().get(Kind::Namespace, &name) {
-        Some(object) => object_response(Kind::Namespace, &object),
+        Some(object) => wire::object_response(Kind::Namespace, &object),
         None => wire::status_response(wire::not_found(Kind::Namespace, &name)),
     }
 }
 
 async fn ingress(cluster: web::Data<Cluster>, path: web::Path<(String, String)>) -> HttpResponse {
-    if let Some(response) = injected_fault(&cluster).await {
+    if let Some(response) = cluster.faults.injected().await {
         return response;
     }
     let (namespace, name) = path.into_inner();
@@ -197,15 +186,9 @@ async fn ingress(cluster: web::Data<Cluster>, path: web::Path<(String, String)>)
         return wire::status_response(wire::forbidden("get", Kind::Ingress, Some(&namespace)));
     }
     match cluster.ingress(&namespace, &name) {
-        Some(object) => object_response(Kind::Ingress, &object),
+        Some(object) => wire::object_response(Kind::Ingress, &object),
         None => wire::status_response(wire::not_found(Kind::Ingress, &name)),
     }
-}
-
-pub(crate) fn object_response(kind: Kind, object: &Value) -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type("application/json")
-        .body(wire::with_type_meta(kind, object).to_string())
 }
 
 fn is_true(query: &Query, name: &str) -> bool {
@@ -226,7 +209,7 @@ async fn collection(
         &cluster.faults.list_requests
     };
     counter.fetch_add(1, Ordering::SeqCst);
-    if let Some(response) = injected_fault(cluster).await {
+    if let Some(response) = cluster.faults.injected().await {
         return response;
     }
     let verb = if watch { "watch" } else { "list" };

@@ -7,6 +7,7 @@
 
 mod faults;
 mod http;
+mod kind;
 pub mod sample;
 mod store;
 pub mod wire;
@@ -19,7 +20,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 pub use faults::Faults;
-pub use store::Kind;
+pub use kind::Kind;
 use store::Store;
 
 /// How the server behaves where the API server's behaviour is a setting.

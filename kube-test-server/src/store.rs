@@ -13,35 +13,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-/// The two kinds this server holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    Namespace,
-    Ingress,
-}
-
-impl Kind {
-    pub fn api_version(self) -> &'static str {
-        match self {
-            Kind::Namespace => "v1",
-            Kind::Ingress => "networking.k8s.io/v1",
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Namespace => "Namespace",
-            Kind::Ingress => "Ingress",
-        }
-    }
-
-    pub fn plural(self) -> &'static str {
-        match self {
-            Kind::Namespace => "namespaces",
-            Kind::Ingress => "ingresses",
-        }
-    }
-}
+use crate::kind::Kind;
 
 /// A watch event type, as on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

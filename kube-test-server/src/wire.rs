@@ -8,7 +8,7 @@ use actix_web::http::StatusCode;
 use k8s_openapi::jiff::{Timestamp, Unit};
 use serde_json::{Value, json};
 
-use crate::store::Kind;
+use crate::kind::Kind;
 
 pub fn now_rfc3339() -> String {
     format_time(now())
@@ -50,6 +50,13 @@ pub fn status_response(body: Value) -> HttpResponse {
     HttpResponse::build(StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
         .content_type("application/json")
         .body(body.to_string())
+}
+
+/// A single object with its type meta, as a get, create, replace or delete answers.
+pub fn object_response(kind: Kind, object: &Value) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(with_type_meta(kind, object).to_string())
 }
 
 /// 410 Gone with reason `Expired`, for a resourceVersion or continue token older than the

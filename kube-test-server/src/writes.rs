@@ -6,8 +6,7 @@ use actix_web::HttpResponse;
 use actix_web::web::{self, Json};
 use serde_json::{Map, Value, json};
 
-use crate::http::{injected_fault, object_response};
-use crate::store::Kind;
+use crate::kind::Kind;
 use crate::{Cluster, wire};
 
 fn ingress_key(namespace: &str, name: &str) -> String {
@@ -76,7 +75,7 @@ pub(crate) async fn create_ingress(
     path: web::Path<String>,
     body: Json<Value>,
 ) -> HttpResponse {
-    if let Some(response) = injected_fault(&cluster).await {
+    if let Some(response) = cluster.faults.injected().await {
         return response;
     }
     let namespace = path.into_inner();
@@ -114,7 +113,7 @@ pub(crate) async fn create_ingress(
         }
         store.put(Kind::Ingress, object)
     };
-    let mut response = object_response(Kind::Ingress, &created);
+    let mut response = wire::object_response(Kind::Ingress, &created);
     *response.status_mut() = actix_web::http::StatusCode::CREATED;
     response
 }
@@ -125,7 +124,7 @@ pub(crate) async fn replace_ingress(
     path: web::Path<(String, String)>,
     body: Json<Value>,
 ) -> HttpResponse {
-    if let Some(response) = injected_fault(&cluster).await {
+    if let Some(response) = cluster.faults.injected().await {
         return response;
     }
     let (namespace, name) = path.into_inner();
@@ -177,7 +176,7 @@ pub(crate) async fn replace_ingress(
         }
         store.put(Kind::Ingress, object)
     };
-    object_response(Kind::Ingress, &replaced)
+    wire::object_response(Kind::Ingress, &replaced)
 }
 
 /// `DELETE /apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses/{name}`: answers with
@@ -186,7 +185,7 @@ pub(crate) async fn delete_ingress(
     cluster: web::Data<Cluster>,
     path: web::Path<(String, String)>,
 ) -> HttpResponse {
-    if let Some(response) = injected_fault(&cluster).await {
+    if let Some(response) = cluster.faults.injected().await {
         return response;
     }
     let (namespace, name) = path.into_inner();
@@ -202,5 +201,5 @@ pub(crate) async fn delete_ingress(
         store.delete(Kind::Ingress, &key);
         current
     };
-    object_response(Kind::Ingress, &deleted)
+    wire::object_response(Kind::Ingress, &deleted)
 }
