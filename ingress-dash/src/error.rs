@@ -25,7 +25,7 @@ pub enum Error {
     TooManyStreams,
     #[error("The dashboard already runs its maximum of {max} Kubernetes watchers; retry later.")]
     TooManyWatchers { max: usize, retry_after: Duration },
-    #[error("{0}")]
+    #[error(transparent)]
     Upstream(#[from] CallError),
 }
 

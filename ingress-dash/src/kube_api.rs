@@ -24,6 +24,16 @@ pub enum ErrorClass {
     Permanent,
 }
 
+/// What caused a [`KubeError`]: the client's own error, kept for logs and `source()` chains.
+pub type Cause = Arc<dyn std::error::Error + Send + Sync>;
+
+/// A cause that is only a sentence (a configuration that names no URL, a broken answer).
+pub fn message_cause(message: impl Into<String>) -> Cause {
+    Arc::from(Box::<dyn std::error::Error + Send + Sync>::from(
+        message.into(),
+    ))
+}
+
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum KubeError {
     #[error("The Kubernetes API answered {status} {reason}: {message}")]
@@ -32,14 +42,15 @@ pub enum KubeError {
         reason: String,
         message: String,
     },
-    #[error("The Kubernetes API could not be reached: {0}")]
-    Unreachable(String),
+    #[error("The Kubernetes API could not be reached: {}", error_chain(.0.as_ref()))]
+    Unreachable(#[source] Cause),
+    /// The time the call was allowed (the configured time-out that ran out).
     #[error("The Kubernetes API did not answer within {0:?}.")]
     Timeout(Duration),
     #[error("The Kubernetes API sent an answer that could not be read: {0}")]
-    BadAnswer(String),
+    BadAnswer(#[source] Cause),
     #[error("No Kubernetes API is configured: {0}")]
-    NotConfigured(String),
+    NotConfigured(#[source] Cause),
 }
 
 impl KubeError {
@@ -53,6 +64,11 @@ impl KubeError {
                 ErrorClass::Permanent
             }
         }
+    }
+
+    /// 410 Gone: the watched resourceVersion is too old; the watcher re-lists by itself.
+    pub fn is_expired(&self) -> bool {
+        matches!(self, KubeError::Api { status: 410, .. })
     }
 
     /// A stable snake_case code for error bodies and `error` stream events.
@@ -71,58 +87,67 @@ impl KubeError {
         }
     }
 
-    pub fn from_kube(error: kube::Error) -> Self {
-        match error {
-            kube::Error::Api(status) => KubeError::Api {
-                status: status.code,
-                reason: status.reason.clone(),
-                message: status.message.clone(),
-            },
-            kube::Error::SerdeError(error) => KubeError::BadAnswer(error.to_string()),
-            kube::Error::FromUtf8(error) => KubeError::BadAnswer(error.to_string()),
-            kube::Error::LinesCodecMaxLineLengthExceeded => {
-                KubeError::BadAnswer("a watch line is too long".into())
-            }
-            kube::Error::InferConfig(error) => KubeError::NotConfigured(error.to_string()),
-            kube::Error::InferKubeconfig(error) => KubeError::NotConfigured(error.to_string()),
-            other => {
-                // Connection refused/reset and read time-outs come as hyper or tower errors.
-                let text = error_chain(&other);
-                if text.contains("timed out") || text.contains("elapsed") {
-                    KubeError::Timeout(Duration::ZERO)
-                } else {
-                    KubeError::Unreachable(text)
-                }
-            }
+    fn api(status: &kube::core::Status) -> Self {
+        KubeError::Api {
+            status: status.code,
+            reason: status.reason.clone(),
+            message: status.message.clone(),
         }
     }
 
-    pub fn from_watcher(error: watcher::Error) -> Self {
+    /// Classifies a kube error by its type. `timeout` is the connect time-out the client was
+    /// built with: a timed-out I/O operation anywhere in the chain is that time-out running out.
+    pub fn from_kube(error: kube::Error, timeout: Duration) -> Self {
+        match error {
+            kube::Error::Api(status) => KubeError::api(&status),
+            kube::Error::SerdeError(error) => KubeError::BadAnswer(Arc::new(error)),
+            kube::Error::FromUtf8(error) => KubeError::BadAnswer(Arc::new(error)),
+            kube::Error::LinesCodecMaxLineLengthExceeded => {
+                KubeError::BadAnswer(message_cause("a watch line is too long"))
+            }
+            kube::Error::InferConfig(error) => KubeError::NotConfigured(Arc::new(error)),
+            kube::Error::InferKubeconfig(error) => KubeError::NotConfigured(Arc::new(error)),
+            // Connection refused/reset and time-outs come as hyper or tower errors.
+            other if timed_out(&other) => KubeError::Timeout(timeout),
+            other => KubeError::Unreachable(Arc::new(other)),
+        }
+    }
+
+    pub fn from_watcher(error: watcher::Error, timeout: Duration) -> Self {
         match error {
             watcher::Error::InitialListFailed(error)
             | watcher::Error::WatchStartFailed(error)
-            | watcher::Error::WatchFailed(error) => KubeError::from_kube(error),
-            watcher::Error::WatchError(status) => KubeError::Api {
-                status: status.code,
-                reason: status.reason.clone(),
-                message: status.message.clone(),
-            },
-            watcher::Error::NoResourceVersion => {
-                KubeError::BadAnswer("a list or watch answer had no resourceVersion".into())
-            }
+            | watcher::Error::WatchFailed(error) => KubeError::from_kube(error, timeout),
+            watcher::Error::WatchError(status) => KubeError::api(&status),
+            watcher::Error::NoResourceVersion => KubeError::BadAnswer(message_cause(
+                "a list or watch answer had no resourceVersion",
+            )),
         }
     }
 }
 
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
+/// The error and its causes, each once (`source()` chain).
+fn causes<'a>(
+    error: &'a (dyn std::error::Error + 'static),
+) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
+    std::iter::successors(Some(error), |error| error.source())
+}
+
+/// Whether an I/O operation in the chain timed out (hyper-timeout's connect and read time-outs
+/// are `io::ErrorKind::TimedOut`).
+fn timed_out(error: &kube::Error) -> bool {
+    causes(error).any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+    })
+}
+
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    causes(error)
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(": ")
 }
 
 /// What ingress-dash needs from the Kubernetes API.
@@ -169,29 +194,30 @@ impl KubeClient {
 
     async fn client(settings: &KubernetesSettings) -> Result<kube::Client, KubeError> {
         let mut config = if let Some(url) = &settings.api_url {
-            let uri = url
-                .parse()
-                .map_err(|_| KubeError::NotConfigured(format!("{url} is not a URL")))?;
+            let uri = url.parse().map_err(|_| {
+                KubeError::NotConfigured(message_cause(format!("{url} is not a URL")))
+            })?;
             kube::Config::new(uri)
         } else if let Some(path) = &settings.kubeconfig {
             let kubeconfig = kube::config::Kubeconfig::read_from(path)
-                .map_err(|error| KubeError::NotConfigured(error.to_string()))?;
+                .map_err(|error| KubeError::NotConfigured(Arc::new(error)))?;
             let options = kube::config::KubeConfigOptions {
                 context: settings.context.clone(),
                 ..Default::default()
             };
             kube::Config::from_custom_kubeconfig(kubeconfig, &options)
                 .await
-                .map_err(|error| KubeError::NotConfigured(error.to_string()))?
+                .map_err(|error| KubeError::NotConfigured(Arc::new(error)))?
         } else {
             kube::Config::infer()
                 .await
-                .map_err(|error| KubeError::NotConfigured(error.to_string()))?
+                .map_err(|error| KubeError::NotConfigured(Arc::new(error)))?
         };
         config.connect_timeout = Some(settings.request_timeout);
         // Retries are ours (backon, with the specified numbers), not kube's built-in layer.
         config.default_retry = false;
-        kube::Client::try_from(config).map_err(KubeError::from_kube)
+        kube::Client::try_from(config)
+            .map_err(|error| KubeError::from_kube(error, settings.request_timeout))
     }
 
     fn client_or_error(&self) -> Result<kube::Client, KubeError> {
@@ -203,7 +229,7 @@ impl KubeClient {
         call: impl Future<Output = Result<T, kube::Error>>,
     ) -> Result<T, KubeError> {
         match tokio::time::timeout(self.request_timeout, call).await {
-            Ok(result) => result.map_err(KubeError::from_kube),
+            Ok(result) => result.map_err(|error| KubeError::from_kube(error, self.request_timeout)),
             Err(_) => Err(KubeError::Timeout(self.request_timeout)),
         }
     }
@@ -274,12 +300,66 @@ impl KubeApi for KubeClient {
         let config = watcher::Config::default()
             .page_size(self.page_size)
             .timeout(self.watch_timeout.as_secs().max(1) as u32);
+        let timeout = self.request_timeout;
         watcher::watcher(api, config)
             .default_backoff()
-            .map(|result| result.map_err(KubeError::from_watcher))
+            .map(move |result| result.map_err(|error| KubeError::from_watcher(error, timeout)))
             .boxed()
     }
 }
 
 /// Shared handle to whichever implementation runs.
 pub type SharedKubeApi = Arc<dyn KubeApi>;
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+
+    use super::*;
+
+    fn service_error(kind: io::ErrorKind) -> kube::Error {
+        kube::Error::Service(Box::new(io::Error::new(kind, "from the connector")))
+    }
+
+    #[test]
+    fn time_outs_are_told_by_type_with_the_time_allowed() {
+        let timeout = Duration::from_secs(7);
+        let error = KubeError::from_kube(service_error(io::ErrorKind::TimedOut), timeout);
+        assert!(
+            matches!(error, KubeError::Timeout(t) if t == timeout),
+            "{error:?}"
+        );
+        assert_eq!(
+            error.to_string(),
+            "The Kubernetes API did not answer within 7s."
+        );
+    }
+
+    #[test]
+    fn other_transport_errors_are_unreachable_and_keep_their_cause() {
+        let error = KubeError::from_kube(
+            service_error(io::ErrorKind::ConnectionRefused),
+            Duration::from_secs(7),
+        );
+        assert_eq!(error.code(), "kubernetes_unreachable");
+        let refused = causes(&error).find_map(|cause| cause.downcast_ref::<io::Error>());
+        assert_eq!(
+            refused.map(io::Error::kind),
+            Some(io::ErrorKind::ConnectionRefused)
+        );
+        assert!(error.to_string().contains("from the connector"), "{error}");
+    }
+
+    #[test]
+    fn api_statuses_keep_their_code_and_410_is_expired() {
+        let status = |code| {
+            kube::Error::Api(Box::new(
+                kube::core::Status::failure("gone", "Expired").with_code(code),
+            ))
+        };
+        let expired = KubeError::from_kube(status(410), Duration::ZERO);
+        assert!(expired.is_expired());
+        assert_eq!(expired.code(), "kubernetes_expired");
+        assert!(!KubeError::from_kube(status(403), Duration::ZERO).is_expired());
+    }
+}

@@ -162,16 +162,16 @@ impl Hub {
         let Some(watcher) = state.watchers.get_mut(scope) else {
             return;
         };
+        metrics::counter!("ingress_dash_watch_errors_total").increment(1);
+        // A 410 is routine (the watcher re-lists); other errors are told once per episode.
+        if error.is_expired() {
+            return;
+        }
         let error = NamespaceError {
             namespace: scope.label().to_owned(),
             code: error.code().to_owned(),
             message: error.to_string(),
         };
-        metrics::counter!("ingress_dash_watch_errors_total").increment(1);
-        // A 410 is routine (the watcher re-lists); other errors are told once per episode.
-        if error.code == "kubernetes_expired" {
-            return;
-        }
         let repeated =
             matches!(&watcher.status, Status::Failed(previous) if previous.code == error.code);
         watcher.settled.send_replace(true);

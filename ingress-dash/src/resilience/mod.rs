@@ -101,6 +101,7 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
+    use crate::kube_api::message_cause;
 
     fn resilience() -> Resilience {
         Resilience::new(&ResilienceSettings::default())
@@ -135,7 +136,9 @@ mod tests {
     async fn transient_errors_are_retried_after_1s_then_2s() {
         let (result, times) = attempts(vec![
             Err(unavailable()),
-            Err(KubeError::Unreachable("connection reset by peer".into())),
+            Err(KubeError::Unreachable(message_cause(
+                "connection reset by peer",
+            ))),
             Ok(7),
         ])
         .await;
@@ -192,7 +195,7 @@ mod tests {
             assert_eq!(api(status).class(), ErrorClass::Permanent);
         }
         assert_eq!(
-            KubeError::Unreachable("refused".into()).class(),
+            KubeError::Unreachable(message_cause("refused")).class(),
             ErrorClass::Transient
         );
         assert_eq!(
