@@ -1,11 +1,46 @@
 //! The one error enum of admin-console and its mapping to statuses.
 
+use std::sync::Arc;
+
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use service_kit::http::{ApiError, error_response};
 use service_kit::relay_client::RelayError;
 
-#[derive(Debug, thiserror::Error)]
+/// What made a call to an upstream fail, kept as the error's source. Cheap to clone: a failure
+/// cached for concurrent callers (the index list, the `internal` measurement) reaches each of
+/// them with its cause.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum Cause {
+    /// A call made with reqwest (cluster views, metrics, the metrics server).
+    #[error(transparent)]
+    Http(Arc<reqwest::Error>),
+    /// A relayed console call, or the body of its answer.
+    #[error(transparent)]
+    Relay(Arc<RelayError>),
+    /// An answer that is not the JSON it should be.
+    #[error(transparent)]
+    Json(Arc<serde_json::Error>),
+    /// A URL that could not be built.
+    #[error(transparent)]
+    Url(UrlError),
+}
+
+type UrlError = <reqwest::Url as std::str::FromStr>::Err;
+
+impl From<serde_json::Error> for Cause {
+    fn from(error: serde_json::Error) -> Self {
+        Self::Json(Arc::new(error))
+    }
+}
+
+impl From<reqwest::Error> for Cause {
+    fn from(error: reqwest::Error) -> Self {
+        Self::Http(Arc::new(error))
+    }
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {
     #[error("No cluster has the id \"{0}\".")]
     UnknownCluster(String),
@@ -19,14 +54,26 @@ pub enum Error {
     #[error("{0}")]
     MethodNotAllowed(String),
     /// The upstream (cluster or metrics server) answered, but not with what was expected.
-    #[error("{0}")]
-    Upstream(String),
+    #[error("{message}")]
+    Upstream {
+        message: String,
+        #[source]
+        cause: Option<Cause>,
+    },
     /// The upstream could not be reached (refused, DNS, TLS).
-    #[error("{0}")]
-    Unreachable(String),
+    #[error("{message}")]
+    Unreachable {
+        message: String,
+        #[source]
+        cause: Cause,
+    },
     /// The upstream did not answer in time.
-    #[error("{0}")]
-    Timeout(String),
+    #[error("{message}")]
+    Timeout {
+        message: String,
+        #[source]
+        cause: Cause,
+    },
     /// The metrics server answered but has no series for this cluster.
     #[error("{0}")]
     NoMetricsData(String),
@@ -36,49 +83,64 @@ pub enum Error {
 }
 
 impl Error {
-    /// Classifies a failed call to `target` (e.g. `cluster "prod"`), without its URL's secrets.
-    pub fn from_reqwest(target: &str, error: &reqwest::Error) -> Self {
-        Self::from_relay(target, RelayError::from_reqwest(error))
+    /// An upstream answer that is not what was expected (no cause beyond the answer).
+    pub fn upstream(message: String) -> Self {
+        Self::Upstream {
+            message,
+            cause: None,
+        }
     }
 
-    /// Classifies a failed call to `target`, relayed or made through [`Self::from_reqwest`].
+    /// An upstream answer that could not be read, with the reader's error.
+    pub fn upstream_because(message: String, cause: impl Into<Cause>) -> Self {
+        Self::Upstream {
+            message,
+            cause: Some(cause.into()),
+        }
+    }
+
+    /// Classifies a failed call to `target` (e.g. `cluster "prod"`), without its URL's secrets;
+    /// the reqwest error is kept as the cause.
+    pub fn from_reqwest(target: &str, error: reqwest::Error) -> Self {
+        let kind = RelayError::from_reqwest(&error);
+        Self::classified(target, &kind, Cause::Http(Arc::new(error)))
+    }
+
+    /// Classifies a failed relayed call to `target`, keeping the relay's error as the cause.
     pub fn from_relay(target: &str, error: RelayError) -> Self {
-        match error {
-            RelayError::Timeout => Self::Timeout(format!("{target} did not answer in time.")),
+        let error = Arc::new(error);
+        Self::classified(target, &error, Cause::Relay(error.clone()))
+    }
+
+    /// The status and message by the kind of failure, the same for relayed and other calls.
+    fn classified(target: &str, kind: &RelayError, cause: Cause) -> Self {
+        match kind {
+            RelayError::Timeout => Self::Timeout {
+                message: format!("{target} did not answer in time."),
+                cause,
+            },
             RelayError::Connect {
                 reason,
                 untrusted_certificate,
-            } => Self::Unreachable(format!(
-                "{target} is unreachable: {reason}.{}",
-                // The usual cause: a cluster whose certificates come from a private CA the
-                // console was not told about.
-                if untrusted_certificate {
-                    " The server's certificate is not trusted: for a cluster, name the CA that \
-                     signed it in the cluster's tls.ca_file."
-                } else {
-                    ""
-                }
-            )),
-            RelayError::Broken(reason) => {
-                Self::Upstream(format!("The call to {target} failed: {reason}."))
-            }
+            } => Self::Unreachable {
+                message: format!(
+                    "{target} is unreachable: {reason}.{}",
+                    // The usual cause: a cluster whose certificates come from a private CA the
+                    // console was not told about.
+                    if *untrusted_certificate {
+                        " The server's certificate is not trusted: for a cluster, name the CA \
+                         that signed it in the cluster's tls.ca_file."
+                    } else {
+                        ""
+                    }
+                ),
+                cause,
+            },
+            RelayError::Broken(reason) => Self::Upstream {
+                message: format!("The call to {target} failed: {reason}."),
+                cause: Some(cause),
+            },
         }
-    }
-}
-
-/// Errors shared through the cache come back as `Arc`s; the copy keeps kind and message.
-pub(crate) fn clone_error(error: &Error) -> Error {
-    let message = error.to_string();
-    match error {
-        Error::UnknownCluster(id) => Error::UnknownCluster(id.clone()),
-        Error::BadRequest(_) => Error::BadRequest(message),
-        Error::ForbiddenPath(_) => Error::ForbiddenPath(message),
-        Error::MethodNotAllowed(_) => Error::MethodNotAllowed(message),
-        Error::Upstream(_) => Error::Upstream(message),
-        Error::Unreachable(_) => Error::Unreachable(message),
-        Error::Timeout(_) => Error::Timeout(message),
-        Error::NoMetricsData(_) => Error::NoMetricsData(message),
-        Error::CrossSiteRequest(_) => Error::CrossSiteRequest(message),
     }
 }
 
@@ -87,11 +149,11 @@ impl ResponseError for Error {
         match self {
             Self::UnknownCluster(_) => StatusCode::NOT_FOUND,
             Self::BadRequest(_) | Self::ForbiddenPath(_) => StatusCode::BAD_REQUEST,
-            Self::Upstream(_) | Self::NoMetricsData(_) => StatusCode::BAD_GATEWAY,
+            Self::Upstream { .. } | Self::NoMetricsData(_) => StatusCode::BAD_GATEWAY,
             Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             Self::CrossSiteRequest(_) => StatusCode::FORBIDDEN,
-            Self::Unreachable(_) => StatusCode::SERVICE_UNAVAILABLE,
-            Self::Timeout(_) => StatusCode::GATEWAY_TIMEOUT,
+            Self::Unreachable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Timeout { .. } => StatusCode::GATEWAY_TIMEOUT,
         }
     }
 
@@ -107,11 +169,59 @@ impl ApiError for Error {
             Self::BadRequest(_) => "bad_request",
             Self::ForbiddenPath(_) => "forbidden_path",
             Self::MethodNotAllowed(_) => "method_not_allowed",
-            Self::Upstream(_) => "upstream_error",
-            Self::Unreachable(_) => "upstream_unreachable",
-            Self::Timeout(_) => "upstream_timeout",
+            Self::Upstream { .. } => "upstream_error",
+            Self::Unreachable { .. } => "upstream_unreachable",
+            Self::Timeout { .. } => "upstream_timeout",
             Self::NoMetricsData(_) => "no_metrics_data",
             Self::CrossSiteRequest(_) => "cross_site_request",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::*;
+
+    #[test]
+    fn upstream_failures_keep_their_typed_cause_through_a_clone() {
+        let broken = RelayError::Broken("connection reset".to_owned());
+        for (error, status, code, message) in [
+            (
+                RelayError::Timeout,
+                StatusCode::GATEWAY_TIMEOUT,
+                "upstream_timeout",
+                "cluster \"c\" did not answer in time.",
+            ),
+            (
+                broken,
+                StatusCode::BAD_GATEWAY,
+                "upstream_error",
+                "The call to cluster \"c\" failed: connection reset.",
+            ),
+        ] {
+            let expected = format!("{error:?}");
+            // What a cache hands to a second caller.
+            let copy = Error::from_relay("cluster \"c\"", error).clone();
+            assert_eq!(copy.status_code(), status);
+            assert_eq!(copy.code(), code);
+            assert_eq!(copy.to_string(), message);
+            let cause = copy
+                .source()
+                .and_then(|cause| cause.downcast_ref::<Cause>());
+            assert!(
+                matches!(cause, Some(Cause::Relay(relay)) if format!("{relay:?}") == expected),
+                "{cause:?}"
+            );
+        }
+        let json = serde_json::from_slice::<serde_json::Value>(b"{").unwrap_err();
+        let bad_json = Error::upstream_because("bad".to_owned(), json);
+        assert!(matches!(
+            bad_json
+                .source()
+                .and_then(|cause| cause.downcast_ref::<Cause>()),
+            Some(Cause::Json(_))
+        ));
     }
 }

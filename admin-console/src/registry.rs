@@ -10,7 +10,7 @@ use crate::cluster::client::{ClusterApi, ClusterClient};
 use crate::cluster::indices::{self, IndexRow};
 use crate::cluster::views::{self, Health, Version};
 use crate::config::{ClusterSettings, InternalHistorySettings};
-use crate::error::{Error, clone_error};
+use crate::error::Error;
 use crate::metrics::Metrics;
 
 /// How long an index list is reused between pages and sorts.
@@ -47,7 +47,7 @@ impl Cluster {
         self.indices
             .try_get_with((), indices::fetch_indices(&self.client))
             .await
-            .map_err(|error| clone_error(&error))
+            .map_err(Arc::unwrap_or_clone)
     }
 
     /// Name, health, version and reachability; never fails, an unreachable cluster says why.

@@ -130,7 +130,7 @@ impl ClusterClient {
             .timeout(timeout)
             .send()
             .await
-            .map_err(|error| Error::from_reqwest(&self.label, &error))?;
+            .map_err(|error| Error::from_reqwest(&self.label, error))?;
         self.json_of(response).await
     }
 
@@ -139,19 +139,19 @@ impl ClusterClient {
         let body = response
             .bytes()
             .await
-            .map_err(|error| Error::from_reqwest(&self.label, &error))?;
+            .map_err(|error| Error::from_reqwest(&self.label, error))?;
         if !status.is_success() {
-            return Err(Error::Upstream(format!(
+            return Err(Error::upstream(format!(
                 "The {} answered {status}: {}",
                 self.label,
                 error_reason(&body)
             )));
         }
         serde_json::from_slice(&body).map_err(|error| {
-            Error::Upstream(format!(
-                "The {} answered with bad JSON: {error}.",
-                self.label
-            ))
+            Error::upstream_because(
+                format!("The {} answered with bad JSON: {error}.", self.label),
+                error,
+            )
         })
     }
 }
@@ -168,7 +168,7 @@ impl ClusterApi for ClusterClient {
             .timeout(self.timeouts.request)
             .send()
             .await
-            .map_err(|error| Error::from_reqwest(&self.label, &error))?;
+            .map_err(|error| Error::from_reqwest(&self.label, error))?;
         self.json_of(response).await
     }
 }

@@ -30,7 +30,7 @@ pub const CAT_INDICES_PATH: &str = "_cat/indices?format=json&bytes=b&expand_wild
 pub async fn fetch_indices(cluster: &impl ClusterApi) -> Result<Arc<Vec<IndexRow>>, Error> {
     let rows = cluster.get_json(CAT_INDICES_PATH).await?;
     let rows = rows.as_array().ok_or_else(|| {
-        Error::Upstream("The _cat/indices answer is not a JSON array.".to_owned())
+        Error::upstream("The _cat/indices answer is not a JSON array.".to_owned())
     })?;
     Ok(Arc::new(rows.iter().filter_map(index_row).collect()))
 }

@@ -75,14 +75,14 @@ pub(crate) fn required_u64(value: &Value, pointer: &str, what: &str) -> Result<u
     value
         .pointer(pointer)
         .and_then(Value::as_u64)
-        .ok_or_else(|| Error::Upstream(format!("The {what} answer has no {pointer}.")))
+        .ok_or_else(|| Error::upstream(format!("The {what} answer has no {pointer}.")))
 }
 
 pub(crate) fn health_of(health: &Value) -> Result<Health, Error> {
     health["status"]
         .as_str()
         .and_then(Health::parse)
-        .ok_or_else(|| Error::Upstream("The _cluster/health answer has no status.".to_owned()))
+        .ok_or_else(|| Error::upstream("The _cluster/health answer has no status.".to_owned()))
 }
 
 /// Three concurrent calls: `/`, `_cluster/health`, `_cluster/stats` (filtered to what is used).
@@ -243,7 +243,7 @@ pub async fn allocation(cluster: &impl ClusterApi) -> Result<Allocation, Error> 
         .or_else(|| settings["persistent"][ALLOCATION_SETTING].as_str())
         .unwrap_or("all");
     let enable = serde_json::from_value(Value::String(value.to_owned())).map_err(|_| {
-        Error::Upstream(format!(
+        Error::upstream(format!(
             "The cluster reports {ALLOCATION_SETTING} = \"{value}\", which is not a known value."
         ))
     })?;

@@ -12,7 +12,7 @@ use super::history::HistoryStore;
 use super::time_range::now;
 use crate::cluster::client::ClusterApi;
 use crate::cluster::views;
-use crate::error::{Error, clone_error};
+use crate::error::Error;
 use crate::numbers::{disk_used_percent, percent_of, round2};
 
 pub const HEALTH_PATH: &str = "_cluster/health";
@@ -52,7 +52,7 @@ impl InternalMetrics {
         self.measurement
             .try_get_with((), measure(cluster, now()))
             .await
-            .map_err(|error| clone_error(&error))
+            .map_err(Arc::unwrap_or_clone)
     }
 }
 

@@ -12,7 +12,7 @@ use super::Measurement;
 use super::time_range::TimeRange;
 use crate::cluster::views::Health;
 use crate::config::{ClusterTimeouts, MetricsServerSettings};
-use crate::error::Error;
+use crate::error::{Cause, Error};
 use crate::numbers::round2;
 use crate::promql::{ExporterQueries, SeriesFilter};
 
@@ -93,8 +93,12 @@ impl PrometheusClient {
     }
 
     async fn call(&self, path: &str, params: &[(&str, String)]) -> Result<Value, Error> {
-        let mut url = Url::parse(&self.endpoint(path))
-            .map_err(|error| Error::Upstream(format!("Bad metrics server URL: {error}.")))?;
+        let mut url = Url::parse(&self.endpoint(path)).map_err(|error| {
+            Error::upstream_because(
+                format!("Bad metrics server URL: {error}."),
+                Cause::Url(error),
+            )
+        })?;
         url.query_pairs_mut()
             .extend_pairs(params.iter().map(|(name, value)| (*name, value.as_str())));
         let response = self
@@ -102,16 +106,19 @@ impl PrometheusClient {
             .get(url)
             .send()
             .await
-            .map_err(|error| Error::from_reqwest(&self.label, &error))?;
+            .map_err(|error| Error::from_reqwest(&self.label, error))?;
         let status = response.status();
         let body: Value = response.json().await.map_err(|error| {
-            Error::Upstream(format!(
-                "The {} did not answer with JSON ({status}): {error}.",
-                self.label
-            ))
+            Error::upstream_because(
+                format!(
+                    "The {} did not answer with JSON ({status}): {error}.",
+                    self.label
+                ),
+                error,
+            )
         })?;
         if body["status"] != "success" {
-            return Err(Error::Upstream(format!(
+            return Err(Error::upstream(format!(
                 "The {} refused the query ({status}): {}",
                 self.label,
                 body["error"].as_str().unwrap_or("no reason given")

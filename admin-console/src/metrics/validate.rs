@@ -182,7 +182,7 @@ async fn reach(server: &PrometheusClient) -> Result<Option<String>, String> {
             return Ok(body["data"]["version"].as_str().map(str::to_owned));
         }
         Ok(_) => {}
-        Err(error) => return Err(Error::from_reqwest(server.label(), &error).to_string()),
+        Err(error) => return Err(Error::from_reqwest(server.label(), error).to_string()),
     }
     let health = server.http().get(server.endpoint("-/healthy")).send().await;
     if let Ok(response) = &health
@@ -197,7 +197,7 @@ async fn reach(server: &PrometheusClient) -> Result<Option<String>, String> {
             server.label(),
             response.status()
         )),
-        Err(error) => Err(Error::from_reqwest(server.label(), &error).to_string()),
+        Err(error) => Err(Error::from_reqwest(server.label(), error).to_string()),
     }
 }
 
