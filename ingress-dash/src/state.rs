@@ -114,17 +114,12 @@ impl AppState {
                 }),
             }
         }
-        snapshot
-            .items
-            .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        snapshot.sort();
         Ok(snapshot)
     }
 
     async fn list_scope(&self, scope: &Scope) -> Result<Vec<IngressRecord>, CallError> {
-        let namespace = match scope {
-            Scope::Cluster => None,
-            Scope::Namespace(namespace) => Some(namespace.clone()),
-        };
+        let namespace = scope.namespace();
         let key = format!("ingresses:{}", scope.label());
         let (api, resilience) = (self.api.clone(), self.resilience.clone());
         let redaction = self.redaction.clone();

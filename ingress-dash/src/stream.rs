@@ -16,7 +16,7 @@ use service_kit::server::ShutdownNotice;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::hub::{self, Hub, Start, Subscription};
+use crate::hub::{Hub, Start, Subscription};
 use crate::namespaces::Selection;
 
 pub fn retry_field(retry: Duration) -> Bytes {
@@ -192,7 +192,7 @@ async fn run(
             _ = heartbeat.tick() => client.send(Bytes::from_static(HEARTBEAT)).await?,
             received = receiver.recv() => match received {
                 Ok(event) => {
-                    if hub::matches(&event, &scopes, &selection) {
+                    if event.is_for(&scopes, &selection) {
                         client.send_event(event.kind.name(), event.id, &event.data).await?;
                     }
                 }

@@ -7,117 +7,40 @@
 //! blocks the others nor grows memory). Events are published under the hub's lock, which is also
 //! held while a client takes its snapshot and subscribes, so a snapshot plus the events after it
 //! is exactly the state.
+//!
+//! The transitions themselves (list, change, delete, failure → events) are in [`machine`], with
+//! no task or lock; this module runs the watcher tasks, the grace timers and the channels.
 
+mod events;
+mod machine;
 pub mod snapshot_body;
 mod watcher_task;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
-use actix_web::web::Bytes;
-use serde::Serialize;
 use tokio::sync::{broadcast, watch};
+
+pub use events::{EventKind, HubEvent, NamespaceError, Scope, Snapshot, Start};
 
 use crate::kube_api::SharedKubeApi;
 use crate::namespaces::Selection;
-use crate::records::StoredRecord;
 use crate::redaction::Redaction;
+use machine::{Input, Machine};
 
-/// What one watcher watches.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Scope {
-    Cluster,
-    Namespace(String),
-}
-
-impl Scope {
-    /// The namespace name its errors carry (`*` for the whole cluster).
-    pub fn label(&self) -> &str {
-        match self {
-            Scope::Cluster => "*",
-            Scope::Namespace(namespace) => namespace,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventKind {
-    Added,
-    Modified,
-    Deleted,
-    Error,
-    /// A watcher that had failed works again; clients clear that namespace's error.
-    Recovered,
-}
-
-impl EventKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            EventKind::Added => "added",
-            EventKind::Modified => "modified",
-            EventKind::Deleted => "deleted",
-            EventKind::Error => "error",
-            EventKind::Recovered => "recovered",
-        }
-    }
-}
-
-/// `NamespaceError` of the API contract.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NamespaceError {
-    pub namespace: String,
-    pub code: String,
-    pub message: String,
-}
-
-/// `Snapshot` of the API contract.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Snapshot {
-    pub items: Vec<Arc<StoredRecord>>,
-    pub errors: Vec<NamespaceError>,
-}
-
-/// One published event, its data already serialised once for every client.
-#[derive(Debug)]
-pub struct HubEvent {
-    pub id: u64,
-    pub scope: Scope,
-    pub namespace: String,
-    pub kind: EventKind,
-    pub data: Bytes,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Status {
-    Syncing,
-    Ready,
-    Failed(NamespaceError),
-}
-
+/// A running watcher task and who holds it.
 struct Watcher {
     subscribers: usize,
-    /// Shared with snapshots, which then copy pointers, not records.
-    records: BTreeMap<String, Arc<StoredRecord>>,
-    status: Status,
     /// Flips to true once the first list completed or failed.
     settled: watch::Sender<bool>,
-    /// The last id once the first list was applied: a resume from an earlier id could have
-    /// missed changes (or would see the first list again).
-    synced_through: Option<u64>,
-    /// A client saw this watcher still syncing (empty): its first list must then be published
-    /// as events; otherwise it is applied silently, sparing other clients a flood.
-    seen_syncing: bool,
     task: tokio::task::JoinHandle<()>,
     /// Bumped on every release, so a stale grace timer does nothing.
     generation: u64,
 }
 
 struct State {
-    last_id: u64,
-    /// Id of the newest event dropped from the replay buffer.
-    evicted_through: u64,
-    replay: VecDeque<Arc<HubEvent>>,
+    machine: Machine,
     watchers: HashMap<Scope, Watcher>,
 }
 
@@ -172,18 +95,6 @@ impl Drop for Subscription {
     }
 }
 
-/// What a stream client gets when it (re)connects.
-pub enum Start {
-    /// A `snapshot` event, after a `resync` event when a resume was asked for but the missed
-    /// events are gone.
-    Snapshot {
-        resync_id: Option<u64>,
-        id: u64,
-        snapshot: Snapshot,
-    },
-    Replay(Vec<Arc<HubEvent>>),
-}
-
 impl Hub {
     pub fn new(api: SharedKubeApi, settings: HubSettings) -> Arc<Self> {
         let (events, _) = broadcast::channel(settings.client_buffer.max(1));
@@ -194,13 +105,11 @@ impl Hub {
             .map_or(0, |elapsed| elapsed.as_micros() as u64);
         Arc::new_cyclic(|this| Hub {
             api,
-            settings,
             state: Mutex::new(State {
-                last_id: epoch,
-                evicted_through: 0,
-                replay: VecDeque::new(),
+                machine: Machine::new(epoch, settings.replay_buffer),
                 watchers: HashMap::new(),
             }),
+            settings,
             events,
             this: this.clone(),
         })
@@ -260,10 +169,12 @@ impl Hub {
             });
         }
         for scope in &scopes {
-            let watcher = state
-                .watchers
-                .entry(scope.clone())
-                .or_insert_with(|| self.start_watcher(scope.clone()));
+            if !state.watchers.contains_key(scope) {
+                state.machine.watch(scope.clone());
+                let watcher = self.start_watcher(scope.clone());
+                state.watchers.insert(scope.clone(), watcher);
+            }
+            let watcher = state.watchers.get_mut(scope).expect("inserted above");
             watcher.subscribers += 1;
             watcher.generation += 1;
         }
@@ -278,20 +189,34 @@ impl Hub {
     fn start_watcher(&self, scope: Scope) -> Watcher {
         tracing::info!(scope = scope.label(), "starting watcher");
         let (settled, _) = watch::channel(false);
-        let stream = self.api.watch_ingresses(match &scope {
-            Scope::Cluster => None,
-            Scope::Namespace(namespace) => Some(namespace.clone()),
-        });
-        let task = tokio::spawn(watcher_task::run(self.this.clone(), scope, stream));
+        let stream = self.api.watch_ingresses(scope.namespace());
+        let redaction = self.settings.redaction.clone();
+        let task = tokio::spawn(watcher_task::run(
+            self.this.clone(),
+            scope,
+            stream,
+            redaction,
+        ));
         Watcher {
             subscribers: 0,
-            records: BTreeMap::new(),
-            status: Status::Syncing,
             settled,
-            synced_through: None,
-            seen_syncing: false,
             task,
             generation: 0,
+        }
+    }
+
+    /// Applies what the watcher of `scope` reported and broadcasts the events, under the lock.
+    fn handle(&self, scope: &Scope, input: Input) {
+        let mut state = self.lock();
+        let events = state.machine.handle(scope, input);
+        if state.machine.is_settled(scope)
+            && let Some(watcher) = state.watchers.get(scope)
+        {
+            watcher.settled.send_replace(true);
+        }
+        for event in events {
+            // No receiver is not an error: nobody is connected.
+            let _ = self.events.send(event);
         }
     }
 
@@ -325,6 +250,7 @@ impl Hub {
             .is_some_and(|watcher| watcher.subscribers == 0 && watcher.generation == generation);
         if idle && let Some(watcher) = state.watchers.remove(scope) {
             tracing::info!(scope = scope.label(), "stopping idle watcher");
+            state.machine.forget(scope);
             watcher.task.abort();
         }
         drop(state);
@@ -332,8 +258,7 @@ impl Hub {
     }
 
     fn update_watcher_gauge(&self) {
-        let count = self.lock().watchers.len();
-        metrics::gauge!("ingress_dash_watchers").set(count as f64);
+        metrics::gauge!("ingress_dash_watchers").set(self.watcher_count() as f64);
     }
 
     /// Watchers running now.
@@ -361,67 +286,15 @@ impl Hub {
     /// Whether every scope of `selection` has a watcher that has listed (or failed).
     pub fn is_settled(&self, selection: &Selection) -> bool {
         let state = self.lock();
-        self.scopes_for(selection).iter().all(|scope| {
-            state
-                .watchers
-                .get(scope)
-                .is_some_and(|watcher| watcher.status != Status::Syncing)
-        })
-    }
-
-    /// Whether a watcher of `selection` is failing now.
-    pub fn has_failed(&self, selection: &Selection) -> bool {
-        let state = self.lock();
-        self.scopes_for(selection).iter().any(|scope| {
-            state
-                .watchers
-                .get(scope)
-                .is_some_and(|watcher| matches!(watcher.status, Status::Failed(_)))
-        })
+        self.scopes_for(selection)
+            .iter()
+            .all(|scope| state.machine.is_settled(scope))
     }
 
     /// The current snapshot of `selection` from the watchers' memory.
     pub fn snapshot(&self, selection: &Selection, search: Option<&str>) -> Snapshot {
-        let mut state = self.lock();
-        self.snapshot_locked(&mut state, selection, search)
-    }
-
-    fn snapshot_locked(
-        &self,
-        state: &mut State,
-        selection: &Selection,
-        search: Option<&str>,
-    ) -> Snapshot {
-        let mut snapshot = Snapshot::default();
-        for scope in self.scopes_for(selection) {
-            let Some(watcher) = state.watchers.get_mut(&scope) else {
-                continue;
-            };
-            if watcher.status == Status::Syncing {
-                watcher.seen_syncing = true;
-            }
-            match &watcher.status {
-                Status::Failed(error) => snapshot.errors.push(error.clone()),
-                Status::Syncing => snapshot.errors.push(NamespaceError {
-                    namespace: scope.label().to_owned(),
-                    code: "syncing".into(),
-                    message: "The first list of this namespace has not completed yet.".into(),
-                }),
-                Status::Ready => {}
-            }
-            snapshot.items.extend(
-                watcher
-                    .records
-                    .values()
-                    .filter(|record| selection.contains(&record.namespace))
-                    .filter(|record| search.is_none_or(|term| record.matches(term)))
-                    .cloned(),
-            );
-        }
-        snapshot
-            .items
-            .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
-        snapshot
+        let scopes = self.scopes_for(selection);
+        self.lock().machine.snapshot(&scopes, selection, search)
     }
 
     /// Where a (re)connecting client starts, and its receiver for what follows, taken together
@@ -434,97 +307,12 @@ impl Hub {
     ) -> (Start, broadcast::Receiver<Arc<HubEvent>>) {
         let mut state = self.lock();
         let receiver = self.events.subscribe();
-        if let Some(after) = resume_after
-            && let Some(events) = replay_after(&state, scopes, selection, after)
-        {
-            return (Start::Replay(events), receiver);
-        }
-        let snapshot = self.snapshot_locked(&mut state, selection, None);
-        let resync_id = resume_after.map(|_| {
-            state.last_id += 1;
-            state.last_id
-        });
-        state.last_id += 1;
-        (
-            Start::Snapshot {
-                resync_id,
-                id: state.last_id,
-                snapshot,
-            },
-            receiver,
-        )
+        let start = state.machine.start(scopes, selection, resume_after);
+        (start, receiver)
     }
 
     /// A fresh id for an event that is not in the log (a `resync`).
     pub fn next_id(&self) -> u64 {
-        let mut state = self.lock();
-        state.last_id += 1;
-        state.last_id
+        self.lock().machine.next_id()
     }
-
-    /// Publishes under the lock (see the module documentation).
-    fn publish(
-        &self,
-        state: &mut State,
-        scope: &Scope,
-        namespace: &str,
-        kind: EventKind,
-        data: Bytes,
-    ) {
-        state.last_id += 1;
-        let event = Arc::new(HubEvent {
-            id: state.last_id,
-            scope: scope.clone(),
-            namespace: namespace.to_owned(),
-            kind,
-            data,
-        });
-        state.replay.push_back(event.clone());
-        while state.replay.len() > self.settings.replay_buffer {
-            if let Some(evicted) = state.replay.pop_front() {
-                state.evicted_through = evicted.id;
-            }
-        }
-        // No receiver is not an error: nobody is connected.
-        let _ = self.events.send(event);
-    }
-}
-
-/// The events after `after` for this client, or `None` when some may be missing.
-fn replay_after(
-    state: &State,
-    scopes: &[Scope],
-    selection: &Selection,
-    after: u64,
-) -> Option<Vec<Arc<HubEvent>>> {
-    if after > state.last_id {
-        return None;
-    }
-    // Every watcher must have been running, its first list applied, since then.
-    let covered = scopes.iter().all(|scope| {
-        state
-            .watchers
-            .get(scope)
-            .and_then(|watcher| watcher.synced_through)
-            .is_some_and(|synced| synced <= after)
-    });
-    // The buffer must still hold every event after `after`.
-    if !covered || state.evicted_through > after {
-        return None;
-    }
-    Some(
-        state
-            .replay
-            .iter()
-            .filter(|event| event.id > after && matches(event, scopes, selection))
-            .cloned()
-            .collect(),
-    )
-}
-
-/// Whether `event` belongs to a client of `scopes` and `selection`.
-pub fn matches(event: &HubEvent, scopes: &[Scope], selection: &Selection) -> bool {
-    scopes.contains(&event.scope)
-        && (matches!(event.kind, EventKind::Error | EventKind::Recovered)
-            || selection.contains(&event.namespace))
 }

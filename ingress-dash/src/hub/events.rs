@@ -1,0 +1,110 @@
+//! What the hub publishes and serves: scopes, events, namespace errors and snapshots.
+
+use std::sync::Arc;
+
+use actix_web::web::Bytes;
+use serde::Serialize;
+
+use crate::namespaces::Selection;
+use crate::records::StoredRecord;
+
+/// What one watcher watches.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    Cluster,
+    Namespace(String),
+}
+
+impl Scope {
+    /// The namespace name its errors carry (`*` for the whole cluster).
+    pub fn label(&self) -> &str {
+        match self {
+            Scope::Cluster => "*",
+            Scope::Namespace(namespace) => namespace,
+        }
+    }
+
+    /// The namespace its API calls name (`None`: every namespace).
+    pub fn namespace(&self) -> Option<String> {
+        match self {
+            Scope::Cluster => None,
+            Scope::Namespace(namespace) => Some(namespace.clone()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    Added,
+    Modified,
+    Deleted,
+    Error,
+    /// A watcher that had failed works again; clients clear that namespace's error.
+    Recovered,
+}
+
+impl EventKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Added => "added",
+            EventKind::Modified => "modified",
+            EventKind::Deleted => "deleted",
+            EventKind::Error => "error",
+            EventKind::Recovered => "recovered",
+        }
+    }
+}
+
+/// `NamespaceError` of the API contract.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NamespaceError {
+    pub namespace: String,
+    pub code: String,
+    pub message: String,
+}
+
+/// `Snapshot` of the API contract.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Snapshot {
+    pub items: Vec<Arc<StoredRecord>>,
+    pub errors: Vec<NamespaceError>,
+}
+
+impl Snapshot {
+    /// Items in the contract's order: by namespace, then name.
+    pub fn sort(&mut self) {
+        self.items
+            .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    }
+}
+
+/// One published event, its data already serialised once for every client.
+#[derive(Debug)]
+pub struct HubEvent {
+    pub id: u64,
+    pub scope: Scope,
+    pub namespace: String,
+    pub kind: EventKind,
+    pub data: Bytes,
+}
+
+impl HubEvent {
+    /// Whether this event belongs to a client of `scopes` and `selection`.
+    pub fn is_for(&self, scopes: &[Scope], selection: &Selection) -> bool {
+        scopes.contains(&self.scope)
+            && (matches!(self.kind, EventKind::Error | EventKind::Recovered)
+                || selection.contains(&self.namespace))
+    }
+}
+
+/// What a stream client gets when it (re)connects.
+pub enum Start {
+    /// A `snapshot` event, after a `resync` event when a resume was asked for but the missed
+    /// events are gone.
+    Snapshot {
+        resync_id: Option<u64>,
+        id: u64,
+        snapshot: Snapshot,
+    },
+    Replay(Vec<Arc<HubEvent>>),
+}

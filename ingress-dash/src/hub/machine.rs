@@ -1,0 +1,375 @@
+//! The hub's state transitions, with no task, lock or channel: the watchers' records and
+//! statuses, and the event log (ids, replay buffer). Each transition (a watcher's list, change,
+//! deletion or failure) returns the events it published, which the hub then broadcasts.
+//!
+//! A re-list (after 410 Gone, a dropped connection or a restart) is diffed against what clients
+//! already have, so nothing is lost or sent twice.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
+
+use actix_web::web::Bytes;
+
+use super::events::{EventKind, HubEvent, NamespaceError, Scope, Snapshot, Start};
+use crate::kube_api::KubeError;
+use crate::namespaces::Selection;
+use crate::records::StoredRecord;
+
+/// What a watcher reports, in kube-runtime's order: `Init`, `InitApply`..., `InitDone` for each
+/// (re-)list, then `Apply` and `Delete` for changes; `Failed` at any time.
+#[derive(Debug)]
+pub enum Input {
+    Init,
+    InitApply(StoredRecord),
+    InitDone,
+    Apply(StoredRecord),
+    Delete(StoredRecord),
+    Failed(KubeError),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Status {
+    Syncing,
+    Ready,
+    Failed(NamespaceError),
+}
+
+/// One watched scope.
+struct Watched {
+    /// Shared with snapshots, which then copy pointers, not records.
+    records: BTreeMap<String, Arc<StoredRecord>>,
+    status: Status,
+    /// Objects of a re-list in progress.
+    relist: Option<BTreeMap<String, Arc<StoredRecord>>>,
+    /// The last id once the first list was applied: a resume from an earlier id could have
+    /// missed changes (or would see the first list again).
+    synced_through: Option<u64>,
+    /// A client saw this scope still syncing (empty): its first list must then be published
+    /// as events; otherwise it is applied silently, sparing other clients a flood.
+    seen_syncing: bool,
+}
+
+/// Ids and the bounded replay buffer.
+struct Log {
+    last_id: u64,
+    /// Id of the newest event dropped from the replay buffer.
+    evicted_through: u64,
+    replay: VecDeque<Arc<HubEvent>>,
+    replay_limit: usize,
+}
+
+impl Log {
+    fn next_id(&mut self) -> u64 {
+        self.last_id += 1;
+        self.last_id
+    }
+
+    fn publish(
+        &mut self,
+        scope: &Scope,
+        namespace: &str,
+        kind: EventKind,
+        data: Bytes,
+    ) -> Arc<HubEvent> {
+        let event = Arc::new(HubEvent {
+            id: self.next_id(),
+            scope: scope.clone(),
+            namespace: namespace.to_owned(),
+            kind,
+            data,
+        });
+        self.replay.push_back(event.clone());
+        while self.replay.len() > self.replay_limit {
+            if let Some(evicted) = self.replay.pop_front() {
+                self.evicted_through = evicted.id;
+            }
+        }
+        event
+    }
+
+    /// Tells clients that the failed watcher of `scope` works again, so its error banner goes
+    /// even when nothing changed in the namespace meanwhile.
+    fn recovered(&mut self, scope: &Scope) -> Arc<HubEvent> {
+        tracing::info!(scope = scope.label(), "watcher recovered");
+        let data = Bytes::from(serde_json::json!({ "namespace": scope.label() }).to_string());
+        self.publish(scope, scope.label(), EventKind::Recovered, data)
+    }
+}
+
+/// The watched scopes and the event log.
+pub struct Machine {
+    log: Log,
+    scopes: HashMap<Scope, Watched>,
+}
+
+fn key(record: &StoredRecord) -> String {
+    format!("{}/{}", record.namespace, record.name)
+}
+
+fn json(value: &impl serde::Serialize) -> Bytes {
+    Bytes::from(serde_json::to_vec(value).expect("records serialise"))
+}
+
+impl Machine {
+    /// Ids continue from `last_id`; `replay_limit` events are kept for resumes.
+    pub fn new(last_id: u64, replay_limit: usize) -> Self {
+        Self {
+            log: Log {
+                last_id,
+                evicted_through: 0,
+                replay: VecDeque::new(),
+                replay_limit,
+            },
+            scopes: HashMap::new(),
+        }
+    }
+
+    /// Starts tracking `scope`, syncing and empty.
+    pub fn watch(&mut self, scope: Scope) {
+        self.scopes.entry(scope).or_insert_with(|| Watched {
+            records: BTreeMap::new(),
+            status: Status::Syncing,
+            relist: None,
+            synced_through: None,
+            seen_syncing: false,
+        });
+    }
+
+    pub fn forget(&mut self, scope: &Scope) {
+        self.scopes.remove(scope);
+    }
+
+    /// Whether `scope` has finished its first list or failed.
+    pub fn is_settled(&self, scope: &Scope) -> bool {
+        self.scopes
+            .get(scope)
+            .is_some_and(|watched| watched.status != Status::Syncing)
+    }
+
+    /// A fresh id for an event that is not in the log (a `resync`).
+    pub fn next_id(&mut self) -> u64 {
+        self.log.next_id()
+    }
+
+    /// Applies what the watcher of `scope` reported; the events published, in order.
+    pub fn handle(&mut self, scope: &Scope, input: Input) -> Vec<Arc<HubEvent>> {
+        let Some(watched) = self.scopes.get_mut(scope) else {
+            return Vec::new();
+        };
+        match input {
+            Input::Init => {
+                watched.relist = Some(BTreeMap::new());
+                Vec::new()
+            }
+            Input::InitApply(record) => {
+                watched
+                    .relist
+                    .get_or_insert_with(BTreeMap::new)
+                    .insert(key(&record), Arc::new(record));
+                Vec::new()
+            }
+            Input::InitDone => {
+                let listed = watched.relist.take().unwrap_or_default();
+                relist(&mut self.log, scope, watched, listed)
+            }
+            Input::Apply(record) => apply(&mut self.log, scope, watched, record),
+            Input::Delete(record) => {
+                let Some(record) = watched.records.remove(&key(&record)) else {
+                    return Vec::new();
+                };
+                let data = json(&record);
+                vec![
+                    self.log
+                        .publish(scope, &record.namespace, EventKind::Deleted, data),
+                ]
+            }
+            Input::Failed(error) => fail(&mut self.log, scope, watched, &error),
+        }
+    }
+
+    /// The current snapshot of `selection` (served by `scopes`).
+    pub fn snapshot(
+        &mut self,
+        scopes: &[Scope],
+        selection: &Selection,
+        search: Option<&str>,
+    ) -> Snapshot {
+        let mut snapshot = Snapshot::default();
+        for scope in scopes {
+            let Some(watched) = self.scopes.get_mut(scope) else {
+                continue;
+            };
+            match &watched.status {
+                Status::Failed(error) => snapshot.errors.push(error.clone()),
+                Status::Syncing => {
+                    watched.seen_syncing = true;
+                    snapshot.errors.push(NamespaceError {
+                        namespace: scope.label().to_owned(),
+                        code: "syncing".into(),
+                        message: "The first list of this namespace has not completed yet.".into(),
+                    });
+                }
+                Status::Ready => {}
+            }
+            snapshot.items.extend(
+                watched
+                    .records
+                    .values()
+                    .filter(|record| selection.contains(&record.namespace))
+                    .filter(|record| search.is_none_or(|term| record.matches(term)))
+                    .cloned(),
+            );
+        }
+        snapshot.sort();
+        snapshot
+    }
+
+    /// Where a (re)connecting client starts. `resume_after`: the client's `Last-Event-ID`.
+    pub fn start(
+        &mut self,
+        scopes: &[Scope],
+        selection: &Selection,
+        resume_after: Option<u64>,
+    ) -> Start {
+        if let Some(after) = resume_after
+            && let Some(events) = self.replay_after(scopes, selection, after)
+        {
+            return Start::Replay(events);
+        }
+        let snapshot = self.snapshot(scopes, selection, None);
+        let resync_id = resume_after.map(|_| self.log.next_id());
+        Start::Snapshot {
+            resync_id,
+            id: self.log.next_id(),
+            snapshot,
+        }
+    }
+
+    /// The events after `after` for this client, or `None` when some may be missing.
+    fn replay_after(
+        &self,
+        scopes: &[Scope],
+        selection: &Selection,
+        after: u64,
+    ) -> Option<Vec<Arc<HubEvent>>> {
+        if after > self.log.last_id {
+            return None;
+        }
+        // Every watcher must have been running, its first list applied, since then.
+        let covered = scopes.iter().all(|scope| {
+            self.scopes
+                .get(scope)
+                .and_then(|watched| watched.synced_through)
+                .is_some_and(|synced| synced <= after)
+        });
+        // The buffer must still hold every event after `after`.
+        if !covered || self.log.evicted_through > after {
+            return None;
+        }
+        Some(
+            self.log
+                .replay
+                .iter()
+                .filter(|event| event.id > after && event.is_for(scopes, selection))
+                .cloned()
+                .collect(),
+        )
+    }
+}
+
+/// A complete (re-)list of `scope`.
+fn relist(
+    log: &mut Log,
+    scope: &Scope,
+    watched: &mut Watched,
+    listed: BTreeMap<String, Arc<StoredRecord>>,
+) -> Vec<Arc<HubEvent>> {
+    let mut events = Vec::new();
+    let recovered = matches!(watched.status, Status::Failed(_));
+    watched.status = Status::Ready;
+    let last_id = log.last_id;
+    if recovered {
+        events.push(log.recovered(scope));
+    }
+    let first = watched.synced_through.is_none();
+    let previous = std::mem::replace(&mut watched.records, listed);
+    // Clients that saw this scope failing, or still syncing, have none of its records: they
+    // get them as events. Otherwise the first list is what snapshots are made from.
+    if first && !watched.seen_syncing && !recovered {
+        watched.synced_through = Some(last_id);
+        return events;
+    }
+    // The differences between what clients have and the new list, as events.
+    for (key, record) in &watched.records {
+        let kind = match previous.get(key) {
+            None => EventKind::Added,
+            Some(old) if old.resource_version != record.resource_version => EventKind::Modified,
+            Some(_) => continue,
+        };
+        events.push(log.publish(scope, &record.namespace, kind, json(record)));
+    }
+    for (key, record) in &previous {
+        if !watched.records.contains_key(key) {
+            events.push(log.publish(scope, &record.namespace, EventKind::Deleted, json(record)));
+        }
+    }
+    if first {
+        watched.synced_through = Some(log.last_id);
+    }
+    events
+}
+
+/// A record added or changed after the list.
+fn apply(
+    log: &mut Log,
+    scope: &Scope,
+    watched: &mut Watched,
+    record: StoredRecord,
+) -> Vec<Arc<HubEvent>> {
+    let mut events = Vec::new();
+    if matches!(watched.status, Status::Failed(_)) {
+        events.push(log.recovered(scope));
+    }
+    watched.status = Status::Ready;
+    let key = key(&record);
+    let kind = match watched.records.get(&key) {
+        Some(old) if old.resource_version == record.resource_version => return events,
+        Some(_) => EventKind::Modified,
+        None => EventKind::Added,
+    };
+    let record = Arc::new(record);
+    watched.records.insert(key, record.clone());
+    events.push(log.publish(scope, &record.namespace, kind, json(&record)));
+    events
+}
+
+/// A watcher error: told once per episode; a 410 is routine (the watcher re-lists).
+fn fail(
+    log: &mut Log,
+    scope: &Scope,
+    watched: &mut Watched,
+    error: &KubeError,
+) -> Vec<Arc<HubEvent>> {
+    metrics::counter!("ingress_dash_watch_errors_total").increment(1);
+    if error.is_expired() {
+        return Vec::new();
+    }
+    let repeated =
+        matches!(&watched.status, Status::Failed(previous) if previous.code == error.code());
+    if repeated {
+        return Vec::new();
+    }
+    let error = NamespaceError {
+        namespace: scope.label().to_owned(),
+        code: error.code().to_owned(),
+        message: error.to_string(),
+    };
+    tracing::warn!(scope = scope.label(), code = %error.code, message = %error.message, "watcher error");
+    let data = json(&error);
+    watched.status = Status::Failed(error);
+    vec![log.publish(scope, scope.label(), EventKind::Error, data)]
+}
+
+#[cfg(test)]
+#[path = "machine_tests.rs"]
+mod tests;

@@ -1,0 +1,260 @@
+//! The hub's transitions, driven by hand: no runtime, no watcher, no channel.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use k8s_openapi::api::networking::v1::Ingress;
+use serde_json::json;
+
+use super::*;
+use crate::records::IngressRecord;
+use crate::redaction::Redaction;
+
+const A: &str = "team-a";
+
+fn scope() -> Scope {
+    Scope::Namespace(A.into())
+}
+
+fn record(name: &str, version: u32) -> StoredRecord {
+    let ingress: Ingress = serde_json::from_value(json!({
+        "metadata": {"name": name, "namespace": A, "uid": name, "resourceVersion": version.to_string()},
+        "spec": {"rules": [{"host": format!("{name}.example.com")}]},
+    }))
+    .unwrap();
+    StoredRecord::new(&IngressRecord::from_ingress(&ingress, &Redaction::none()))
+}
+
+fn only_a() -> Selection {
+    Selection::Only(BTreeSet::from([A.to_owned()]))
+}
+
+/// A machine watching `team-a`, its first list (`names` at version 1) applied.
+fn listed(names: &[&str]) -> Machine {
+    let mut machine = Machine::new(100, 16);
+    machine.watch(scope());
+    list(&mut machine, names.iter().map(|name| record(name, 1)));
+    machine
+}
+
+fn list(
+    machine: &mut Machine,
+    records: impl IntoIterator<Item = StoredRecord>,
+) -> Vec<Arc<HubEvent>> {
+    let mut events = machine.handle(&scope(), Input::Init);
+    for record in records {
+        events.extend(machine.handle(&scope(), Input::InitApply(record)));
+    }
+    events.extend(machine.handle(&scope(), Input::InitDone));
+    events
+}
+
+/// `(kind, name or namespace)` of each event, for short assertions.
+fn summary(events: &[Arc<HubEvent>]) -> Vec<(&'static str, String)> {
+    events
+        .iter()
+        .map(|event| {
+            let data: serde_json::Value = serde_json::from_slice(&event.data).unwrap();
+            let name = data["name"].as_str().or(data["namespace"].as_str());
+            (event.kind.name(), name.unwrap_or_default().to_owned())
+        })
+        .collect()
+}
+
+fn names(snapshot: &Snapshot) -> Vec<&str> {
+    snapshot
+        .items
+        .iter()
+        .map(|item| item.name.as_str())
+        .collect()
+}
+
+fn forbidden() -> KubeError {
+    KubeError::Api {
+        status: 403,
+        reason: "Forbidden".into(),
+        message: "ingresses is forbidden".into(),
+    }
+}
+
+fn expired() -> KubeError {
+    KubeError::Api {
+        status: 410,
+        reason: "Expired".into(),
+        message: "too old resource version".into(),
+    }
+}
+
+#[test]
+fn the_first_list_is_applied_silently_and_settles_the_scope() {
+    let mut machine = Machine::new(100, 16);
+    machine.watch(scope());
+    assert!(!machine.is_settled(&scope()));
+    let events = list(&mut machine, [record("web", 1), record("api", 1)]);
+    assert!(events.is_empty(), "{:?}", summary(&events));
+    assert!(machine.is_settled(&scope()));
+    let snapshot = machine.snapshot(&[scope()], &only_a(), None);
+    assert_eq!(names(&snapshot), ["api", "web"]);
+    assert!(snapshot.errors.is_empty());
+}
+
+#[test]
+fn a_first_list_a_client_waited_for_is_published() {
+    let mut machine = Machine::new(100, 16);
+    machine.watch(scope());
+    let syncing = machine.snapshot(&[scope()], &only_a(), None);
+    assert_eq!(syncing.errors[0].code, "syncing");
+    let events = list(&mut machine, [record("web", 1)]);
+    assert_eq!(summary(&events), [("added", "web".to_owned())]);
+    assert_eq!(events[0].id, 101);
+}
+
+#[test]
+fn changes_are_published_once_and_deletes_of_unknown_records_are_not() {
+    let mut machine = listed(&["web"]);
+    let added = machine.handle(&scope(), Input::Apply(record("api", 2)));
+    assert_eq!(summary(&added), [("added", "api".to_owned())]);
+    assert!(
+        machine
+            .handle(&scope(), Input::Apply(record("api", 2)))
+            .is_empty(),
+        "same resourceVersion: nothing new"
+    );
+    let modified = machine.handle(&scope(), Input::Apply(record("api", 3)));
+    assert_eq!(summary(&modified), [("modified", "api".to_owned())]);
+    let deleted = machine.handle(&scope(), Input::Delete(record("web", 4)));
+    assert_eq!(summary(&deleted), [("deleted", "web".to_owned())]);
+    assert!(
+        machine
+            .handle(&scope(), Input::Delete(record("web", 4)))
+            .is_empty()
+    );
+    assert_eq!(
+        names(&machine.snapshot(&[scope()], &only_a(), None)),
+        ["api"]
+    );
+}
+
+#[test]
+fn a_relist_publishes_only_the_differences() {
+    let mut machine = listed(&["same", "changed", "gone"]);
+    let events = list(
+        &mut machine,
+        [record("same", 1), record("changed", 2), record("new", 2)],
+    );
+    let mut got = summary(&events);
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            ("added", "new".to_owned()),
+            ("deleted", "gone".to_owned()),
+            ("modified", "changed".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn errors_are_told_once_per_episode_and_recovery_is_published() {
+    let mut machine = listed(&["web"]);
+    let failed = machine.handle(&scope(), Input::Failed(forbidden()));
+    assert_eq!(summary(&failed), [("error", A.to_owned())]);
+    assert!(
+        machine
+            .handle(&scope(), Input::Failed(forbidden()))
+            .is_empty()
+    );
+    let snapshot = machine.snapshot(&[scope()], &only_a(), None);
+    assert_eq!(snapshot.errors[0].code, "kubernetes_forbidden");
+    // The re-list after the failure: recovered, then what changed meanwhile.
+    let events = list(&mut machine, [record("web", 1), record("api", 5)]);
+    assert_eq!(
+        summary(&events),
+        [("recovered", A.to_owned()), ("added", "api".to_owned())]
+    );
+    assert!(
+        machine
+            .snapshot(&[scope()], &only_a(), None)
+            .errors
+            .is_empty()
+    );
+    // A change also ends a failure.
+    machine.handle(&scope(), Input::Failed(forbidden()));
+    let events = machine.handle(&scope(), Input::Apply(record("api", 6)));
+    assert_eq!(
+        summary(&events),
+        [("recovered", A.to_owned()), ("modified", "api".to_owned())]
+    );
+}
+
+#[test]
+fn a_410_is_routine_and_neither_published_nor_settling() {
+    let mut machine = Machine::new(100, 16);
+    machine.watch(scope());
+    assert!(
+        machine
+            .handle(&scope(), Input::Failed(expired()))
+            .is_empty()
+    );
+    assert!(!machine.is_settled(&scope()));
+    let timeout = KubeError::Timeout(Duration::from_secs(10));
+    assert_eq!(machine.handle(&scope(), Input::Failed(timeout)).len(), 1);
+    assert!(machine.is_settled(&scope()), "a failure settles the scope");
+}
+
+#[test]
+fn resumes_replay_what_followed_or_resync_when_it_is_gone() {
+    let mut machine = listed(&["web"]);
+    let first = machine.handle(&scope(), Input::Apply(record("a1", 2)));
+    machine.handle(&scope(), Input::Apply(record("a2", 2)));
+    let Start::Replay(events) = machine.start(&[scope()], &only_a(), Some(first[0].id)) else {
+        panic!("the events after the id are all kept");
+    };
+    assert_eq!(summary(&events), [("added", "a2".to_owned())]);
+    // An id from before the first list (or a later process) gets a resync and a snapshot.
+    let Start::Snapshot {
+        resync_id: Some(resync),
+        id,
+        snapshot,
+    } = machine.start(&[scope()], &only_a(), Some(50))
+    else {
+        panic!("a resume from before the list is refused");
+    };
+    assert_eq!((resync + 1, snapshot.items.len()), (id, 3));
+    // Evicted events: a buffer of 2 no longer holds the first of 3 changes.
+    let mut machine = Machine::new(100, 2);
+    machine.watch(scope());
+    list(&mut machine, []);
+    let first = machine.handle(&scope(), Input::Apply(record("b1", 2)));
+    for name in ["b2", "b3", "b4"] {
+        machine.handle(&scope(), Input::Apply(record(name, 2)));
+    }
+    assert!(matches!(
+        machine.start(&[scope()], &only_a(), Some(first[0].id)),
+        Start::Snapshot {
+            resync_id: Some(_),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn snapshots_follow_the_selection_and_search() {
+    let mut machine = listed(&["web", "shop"]);
+    let other = Selection::Only(BTreeSet::from(["elsewhere".to_owned()]));
+    assert!(machine.snapshot(&[scope()], &other, None).items.is_empty());
+    let found = machine.snapshot(&[scope()], &Selection::All, Some("shop.example"));
+    assert_eq!(names(&found), ["shop"]);
+}
+
+#[test]
+fn a_forgotten_scope_ignores_its_watcher() {
+    let mut machine = listed(&["web"]);
+    machine.forget(&scope());
+    assert!(
+        machine
+            .handle(&scope(), Input::Apply(record("api", 2)))
+            .is_empty()
+    );
+    assert!(!machine.is_settled(&scope()));
+}
