@@ -12,14 +12,11 @@ use service_kit::config::{ConfigProblems, Validate};
 use service_kit::logging::{LogFormat, LogLevel};
 use service_kit::settings::{ObservabilitySettings, validate_listen};
 
-pub(crate) use cluster::check_http_url;
-pub use cluster::{
-    ClusterAuth, ClusterSettings, ClusterTimeouts, MetricsServerSettings, MetricsSource,
-};
-pub use service_kit::client_tls::ClientTlsSettings;
+pub(crate) use cluster::{MetricsServerSettings, check_http_url};
+pub use cluster::{ClusterAuth, ClusterSettings, ClusterTimeouts, MetricsSource};
 
 /// The default `server.port`.
-pub const DEFAULT_PORT: u16 = 8080;
+const DEFAULT_PORT: u16 = 8080;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -86,10 +83,10 @@ impl Default for InternalHistorySettings {
 }
 
 /// The most samples kept per cluster, whatever the settings say (about 100 bytes each).
-pub const MAX_SAMPLES_PER_CLUSTER: usize = 100_000;
+const MAX_SAMPLES_PER_CLUSTER: usize = 100_000;
 
 impl InternalHistorySettings {
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         let interval = self.sample_interval.as_secs_f64().max(1.0);
         ((self.retention.as_secs_f64() / interval).ceil() as usize)
             .clamp(1, MAX_SAMPLES_PER_CLUSTER)

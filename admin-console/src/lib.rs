@@ -3,17 +3,17 @@
 //! `Application::build` binds the listener (port 0 allowed) so tests can start the whole service
 //! in-process; `main.rs` only parses the command line.
 
-pub mod cluster;
+pub(crate) mod cluster;
 pub mod config;
-pub mod error;
+pub(crate) mod error;
 mod handlers;
-pub mod metrics;
+pub(crate) mod metrics;
 mod numbers;
 mod promql;
 mod registry;
-pub mod relay;
-pub mod same_origin;
-pub mod web_app;
+pub(crate) mod relay;
+pub(crate) mod same_origin;
+pub(crate) mod web_app;
 
 use std::sync::Arc;
 

@@ -22,7 +22,7 @@ pub enum MetricsSource {
 }
 
 impl MetricsSource {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Internal => "internal",
             Self::ExternalMetrics => "external_metrics",
@@ -101,14 +101,14 @@ impl Default for ClusterTimeouts {
 
 /// The external metrics server of a cluster, once validated.
 #[derive(Debug, Clone)]
-pub struct MetricsServerSettings {
-    pub url: Url,
-    pub job_name: Option<String>,
-    pub labels: BTreeMap<String, String>,
+pub(crate) struct MetricsServerSettings {
+    pub(crate) url: Url,
+    pub(crate) job_name: Option<String>,
+    pub(crate) labels: BTreeMap<String, String>,
 }
 
 impl ClusterSettings {
-    pub fn metrics_server(&self) -> Option<MetricsServerSettings> {
+    pub(crate) fn metrics_server(&self) -> Option<MetricsServerSettings> {
         let url = Url::parse(self.metrics_server_url.as_deref()?).ok()?;
         Some(MetricsServerSettings {
             url,

@@ -99,12 +99,9 @@ impl HistoryStore {
         samples.push_back(sample);
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.samples.lock().unwrap_or_else(|p| p.into_inner()).len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// The latest sample of each `step` bucket of `range`, with its own timestamp: buckets
