@@ -3,18 +3,18 @@
 //! `Application::build` binds the listener (port 0 allowed) so tests can start the whole service
 //! in-process; `main.rs` only parses the command line.
 
-pub mod cache;
-pub mod config;
+pub(crate) mod cache;
+pub(crate) mod config;
 pub mod error;
-pub mod health;
-pub mod hub;
-pub mod kube_api;
-mod labels;
+pub(crate) mod health;
+pub(crate) mod hub;
+pub(crate) mod kube_api;
+pub(crate) mod labels;
 pub mod namespaces;
-pub mod rate_limit;
-pub mod records;
-pub mod redaction;
-pub mod resilience;
+pub(crate) mod rate_limit;
+pub(crate) mod records;
+pub(crate) mod redaction;
+pub(crate) mod resilience;
 mod routes;
 pub mod state;
 mod static_files;

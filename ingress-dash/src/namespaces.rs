@@ -49,14 +49,6 @@ impl Selection {
         }
         Ok(Selection::Only(namespaces))
     }
-
-    /// A stable text for cache keys.
-    pub fn cache_key(&self) -> String {
-        match self {
-            Selection::All => "*".to_owned(),
-            Selection::Only(namespaces) => namespaces.iter().cloned().collect::<Vec<_>>().join(","),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -68,7 +60,10 @@ mod tests {
         assert_eq!(Selection::parse(None, &[], 5).unwrap(), Selection::All);
         assert_eq!(Selection::parse(Some("*"), &[], 5).unwrap(), Selection::All);
         let only = Selection::parse(Some("b, a,b"), &[], 5).unwrap();
-        assert_eq!(only.cache_key(), "a,b");
+        assert_eq!(
+            only,
+            Selection::Only(BTreeSet::from(["a".to_owned(), "b".to_owned()]))
+        );
     }
 
     #[test]

@@ -16,19 +16,19 @@ use crate::resilience::{CallError, Resilience};
 use crate::stream::ClientCounter;
 
 pub struct AppState {
-    pub settings: Settings,
-    pub api: SharedKubeApi,
-    pub resilience: Resilience,
-    pub cache: CoalescingCache,
+    pub(crate) settings: Settings,
+    pub(crate) api: SharedKubeApi,
+    pub(crate) resilience: Resilience,
+    pub(crate) cache: CoalescingCache,
     pub hub: Arc<Hub>,
     pub clients: Arc<ClientCounter>,
     /// Applied to records before they are cached (memory or Redis) or sent.
-    pub redaction: Arc<Redaction>,
+    pub(crate) redaction: Arc<Redaction>,
 }
 
 impl AppState {
     /// Sorted namespace names: the configured list, else a cached list of the cluster's.
-    pub async fn namespaces(&self) -> Result<Vec<String>, CallError> {
+    pub(crate) async fn namespaces(&self) -> Result<Vec<String>, CallError> {
         let configured = &self.settings.kubernetes.namespaces;
         if !configured.is_empty() {
             let mut names = configured.clone();
@@ -60,7 +60,7 @@ impl AppState {
     /// list starts when one does not exist: in a namespace-scoped install, when it is not
     /// configured; cluster-wide, when it is not in the namespace list (the cached one that
     /// `GET /api/namespaces` answers, so a request costs no extra API call).
-    pub async fn selection(&self, parameter: Option<&str>) -> Result<Selection, Error> {
+    pub(crate) async fn selection(&self, parameter: Option<&str>) -> Result<Selection, Error> {
         let configured = &self.settings.kubernetes.namespaces;
         let selection =
             Selection::parse(parameter, configured, self.settings.stream.max_namespaces)?;
@@ -82,7 +82,7 @@ impl AppState {
 
     /// The snapshot for a request: from the watchers' memory once they have listed, else from
     /// (cached, deduplicated) lists while the watchers start for the next requests.
-    pub async fn snapshot(
+    pub(crate) async fn snapshot(
         &self,
         selection: &Selection,
         search: Option<&str>,

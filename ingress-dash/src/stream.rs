@@ -19,7 +19,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use crate::hub::{Hub, Start, Subscription};
 use crate::namespaces::Selection;
 
-pub fn retry_field(retry: Duration) -> Bytes {
+pub(crate) fn retry_field(retry: Duration) -> Bytes {
     Bytes::from(format!("retry: {}\n\n", retry.as_millis()))
 }
 
@@ -28,7 +28,7 @@ fn event_head(name: &str, id: u64) -> Bytes {
     Bytes::from(format!("event: {name}\nid: {id}\ndata: "))
 }
 
-pub fn event(name: &str, id: u64, data: &[u8]) -> Bytes {
+pub(crate) fn event(name: &str, id: u64, data: &[u8]) -> Bytes {
     let mut bytes = Vec::with_capacity(data.len() + name.len() + 40);
     bytes.extend_from_slice(&event_head(name, id));
     bytes.extend_from_slice(data);
@@ -36,7 +36,7 @@ pub fn event(name: &str, id: u64, data: &[u8]) -> Bytes {
     Bytes::from(bytes)
 }
 
-pub const HEARTBEAT: &[u8] = b": heartbeat\n\n";
+pub(crate) const HEARTBEAT: &[u8] = b": heartbeat\n\n";
 
 /// A `Last-Event-ID` (or `lastEventId`) sent by a client: the decimal id of an event this
 /// service wrote, surrounding blanks allowed. Anything else (signs, other digits, an overflow,
@@ -50,21 +50,21 @@ pub fn parse_event_id(text: &str) -> Option<u64> {
 }
 
 #[derive(Debug, Clone)]
-pub struct StreamOptions {
-    pub heartbeat: Duration,
-    pub retry: Duration,
+pub(crate) struct StreamOptions {
+    pub(crate) heartbeat: Duration,
+    pub(crate) retry: Duration,
     /// How long a new client waits for its watchers' first lists before its snapshot.
-    pub settle_timeout: Duration,
+    pub(crate) settle_timeout: Duration,
 }
 
 /// Counts open streams against the configured maximum.
 #[derive(Debug, Default)]
 pub struct ClientCounter(AtomicUsize);
 
-pub struct ClientSlot(Arc<ClientCounter>);
+pub(crate) struct ClientSlot(Arc<ClientCounter>);
 
 impl ClientCounter {
-    pub fn try_acquire(self: &Arc<Self>, max: usize) -> Option<ClientSlot> {
+    pub(crate) fn try_acquire(self: &Arc<Self>, max: usize) -> Option<ClientSlot> {
         let acquired = self
             .0
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |open| {
@@ -91,7 +91,7 @@ impl Drop for ClientSlot {
 
 /// Starts the client's task, which holds `subscription` (the watchers of `selection`) for as
 /// long as the client stays, and returns its body.
-pub fn open(
+pub(crate) fn open(
     hub: Arc<Hub>,
     selection: Selection,
     subscription: Subscription,

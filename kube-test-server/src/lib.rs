@@ -10,7 +10,7 @@ mod http;
 mod kind;
 pub mod sample;
 mod store;
-pub mod wire;
+mod wire;
 mod writes;
 
 use std::sync::atomic::Ordering;
@@ -20,7 +20,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 pub use faults::Faults;
-pub use kind::Kind;
+use kind::Kind;
 use store::Store;
 
 /// How the server behaves where the API server's behaviour is a setting.
@@ -81,10 +81,6 @@ impl Cluster {
                 "status": {"phase": "Active"},
             }),
         )
-    }
-
-    pub fn delete_namespace(&self, name: &str) -> bool {
-        self.store().delete(Kind::Namespace, name)
     }
 
     /// Creates or replaces an ingress (a JSON `Ingress` with metadata.name and namespace).

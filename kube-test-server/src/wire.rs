@@ -203,35 +203,6 @@ pub fn wants_table(accept: &str) -> bool {
         .is_some_and(|first| first.contains("as=Table") && first.contains("g=meta.k8s.io"))
 }
 
-/// Whether the client asked for metadata only (`as=PartialObjectMetadataList`), as kube's
-/// `list_metadata` does.
-pub fn wants_metadata_only(accept: &str) -> bool {
-    accept
-        .split(',')
-        .next()
-        .is_some_and(|first| first.contains("as=PartialObjectMetadataList"))
-}
-
-/// A `PartialObjectMetadataList`: each item's metadata only.
-pub fn partial_metadata_list(revision: u64, items: &[Arc<Value>]) -> Value {
-    let items: Vec<Value> = items
-        .iter()
-        .map(|item| {
-            json!({
-                "kind": "PartialObjectMetadata",
-                "apiVersion": "meta.k8s.io/v1",
-                "metadata": item["metadata"],
-            })
-        })
-        .collect();
-    json!({
-        "kind": "PartialObjectMetadataList",
-        "apiVersion": "meta.k8s.io/v1",
-        "metadata": {"resourceVersion": revision.to_string()},
-        "items": items,
-    })
-}
-
 /// A `meta.k8s.io/v1` `Table` with the columns `kubectl get` prints for the kind.
 pub fn table(kind: Kind, revision: u64, items: &[Arc<Value>]) -> Value {
     let column = |name: &str, format: &str, description: &str| json!({"name": name, "type": "string", "format": format, "description": description, "priority": 0});

@@ -57,10 +57,6 @@ impl ShutdownNotice {
         let mut receiver = self.0.clone();
         let _ = receiver.wait_for(|stopping| *stopping).await;
     }
-
-    pub fn is_stopping(&self) -> bool {
-        *self.0.borrow()
-    }
 }
 
 impl RunningServer {

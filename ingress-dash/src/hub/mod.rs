@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use tokio::sync::{broadcast, watch};
 
-pub use events::{EventKind, HubEvent, NamespaceError, Scope, Snapshot, Start};
+pub use events::{HubEvent, NamespaceError, Scope, Snapshot, Start};
 
 use crate::kube_api::SharedKubeApi;
 use crate::namespaces::Selection;
@@ -96,7 +96,7 @@ impl Drop for Subscription {
 }
 
 impl Hub {
-    pub fn new(api: SharedKubeApi, settings: HubSettings) -> Arc<Self> {
+    pub(crate) fn new(api: SharedKubeApi, settings: HubSettings) -> Arc<Self> {
         let (events, _) = broadcast::channel(settings.client_buffer.max(1));
         // Ids start at the start time in microseconds, so they also grow across restarts and
         // an id from an earlier process is simply too old to resume from.
@@ -126,7 +126,7 @@ impl Hub {
     }
 
     /// The watcher scopes serving `selection`.
-    pub fn scopes_for(&self, selection: &Selection) -> Vec<Scope> {
+    pub(crate) fn scopes_for(&self, selection: &Selection) -> Vec<Scope> {
         match (selection, self.settings.namespaces.is_empty()) {
             (Selection::All, true) => vec![Scope::Cluster],
             (Selection::All, false) => self
@@ -147,7 +147,7 @@ impl Hub {
     /// are not stopped early to make room: that would let a client with many real namespaces
     /// churn watchers (a list and a watch each) as fast as its rate limit allows, while waiting
     /// for them bounds the starts to `max_watchers` per grace period.
-    pub fn subscribe(&self, selection: &Selection) -> Result<Subscription, WatcherLimit> {
+    pub(crate) fn subscribe(&self, selection: &Selection) -> Result<Subscription, WatcherLimit> {
         let scopes = self.scopes_for(selection);
         let mut state = self.lock();
         let missing = scopes
@@ -267,7 +267,7 @@ impl Hub {
     }
 
     /// Waits until every scope finished its first list (or failed), at most `timeout`.
-    pub async fn wait_settled(&self, scopes: &[Scope], timeout: Duration) {
+    pub(crate) async fn wait_settled(&self, scopes: &[Scope], timeout: Duration) {
         let receivers: Vec<watch::Receiver<bool>> = {
             let state = self.lock();
             scopes
@@ -284,7 +284,7 @@ impl Hub {
     }
 
     /// Whether every scope of `selection` has a watcher that has listed (or failed).
-    pub fn is_settled(&self, selection: &Selection) -> bool {
+    pub(crate) fn is_settled(&self, selection: &Selection) -> bool {
         let state = self.lock();
         self.scopes_for(selection)
             .iter()
@@ -292,14 +292,14 @@ impl Hub {
     }
 
     /// The current snapshot of `selection` from the watchers' memory.
-    pub fn snapshot(&self, selection: &Selection, search: Option<&str>) -> Snapshot {
+    pub(crate) fn snapshot(&self, selection: &Selection, search: Option<&str>) -> Snapshot {
         let scopes = self.scopes_for(selection);
         self.lock().machine.snapshot(&scopes, selection, search)
     }
 
     /// Where a (re)connecting client starts, and its receiver for what follows, taken together
     /// under the lock. `resume_after`: the client's `Last-Event-ID`.
-    pub fn start(
+    pub(crate) fn start(
         &self,
         selection: &Selection,
         scopes: &[Scope],
@@ -312,7 +312,7 @@ impl Hub {
     }
 
     /// A fresh id for an event that is not in the log (a `resync`).
-    pub fn next_id(&self) -> u64 {
+    pub(crate) fn next_id(&self) -> u64 {
         self.lock().machine.next_id()
     }
 }
