@@ -9,7 +9,7 @@ use test_support::{Osmem, Prometheus};
 use crate::app::{TestApp, spawn_app};
 use crate::support::cluster_stub::{ClusterStub, NodeUsage};
 use crate::support::exporter::{Exporter, HistorySample, backfill};
-use crate::support::{closed_port_url, seed_indices};
+use crate::support::{closed_port_url, get_json_blocking, seed_indices, wait_until};
 
 fn now() -> i64 {
     std::time::SystemTime::now()
@@ -25,33 +25,23 @@ fn external_cluster(id: &str, cluster_url: &str, prometheus_url: &str, job: &str
     )
 }
 
-async fn wait_for_series(prometheus: &Prometheus, query: &str) {
-    let client = test_support::http_client();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let answer: Value = client
-            .get(
-                reqwest::Url::parse_with_params(
-                    &format!("{}/api/v1/query", prometheus.url),
-                    [("query", query)],
-                )
-                .unwrap(),
-            )
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if answer["data"]["result"]
-            .as_array()
-            .is_some_and(|r| !r.is_empty())
-        {
-            return;
-        }
-        assert!(Instant::now() < deadline, "Prometheus never had {query}");
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
+/// Waits until Prometheus has `query`'s series at the current whole second: the snapshot asks
+/// for whole seconds, so the first samples must fall before the second it asks for.
+async fn wait_for_series(prometheus: &Prometheus, query: &'static str) {
+    let endpoint = format!("{}/api/v1/query", prometheus.url);
+    wait_until(query, Duration::from_secs(30), move || {
+        let url = reqwest::Url::parse_with_params(
+            &endpoint,
+            [("query", query.to_owned()), ("time", now().to_string())],
+        )
+        .unwrap();
+        get_json_blocking(url.as_str()).is_some_and(|answer| {
+            answer["data"]["result"]
+                .as_array()
+                .is_some_and(|r| !r.is_empty())
+        })
+    })
+    .await;
 }
 
 async fn validate(app: &TestApp, path: &str, body: Value) -> (u16, Value) {
@@ -83,8 +73,6 @@ async fn a_live_exporter_feeds_the_snapshot_and_validation() {
     wait_for_series(&prometheus, "elasticsearch_os_cpu_percent").await;
     wait_for_series(&prometheus, "elasticsearch_indices_docs_primary").await;
     wait_for_series(&prometheus, "elasticsearch_cluster_health_status == 1").await;
-    // The snapshot asks for whole seconds: let the first samples fall before the next one.
-    tokio::time::sleep(Duration::from_millis(1_100)).await;
 
     let app = spawn_app(&format!(
         "clusters:\n{}{}",

@@ -7,7 +7,7 @@ use test_support::Osmem;
 
 use crate::app::{TestApp, cluster_yaml, spawn_app};
 use crate::support::cluster_stub::{ClusterStub, NodeUsage};
-use crate::support::seed_indices;
+use crate::support::{get_json_blocking, seed_indices, wait_until};
 
 async fn app_with_sampling(stub: &ClusterStub, interval: &str) -> TestApp {
     spawn_app(&format!(
@@ -92,7 +92,12 @@ async fn history_holds_sampled_points_only() {
     let osmem = Osmem::start();
     let stub = ClusterStub::start(&osmem.url, NodeUsage::default());
     let app = app_with_sampling(&stub, "1s").await;
-    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    let history = app.url("/api/clusters/main/metrics/history");
+    wait_until("the first sample", Duration::from_secs(10), move || {
+        get_json_blocking(&history)
+            .is_some_and(|body| body["points"].as_array().is_some_and(|p| !p.is_empty()))
+    })
+    .await;
     let (status, body) = app.get_json("/api/clusters/main/metrics/history").await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["clusterId"], "main");
@@ -132,7 +137,12 @@ async fn a_failing_cluster_records_no_invented_points() {
     let stub = ClusterStub::start(&osmem.url, NodeUsage::default());
     stub.set_unavailable(true);
     let app = app_with_sampling(&stub, "1s").await;
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    // Two sampling rounds of three calls refused: the first round's outcome is settled.
+    let refused = stub.refused_calls();
+    wait_until("two failed samples", Duration::from_secs(10), move || {
+        refused() >= 6
+    })
+    .await;
     let (status, body) = app.get_json("/api/clusters/main/metrics/history").await;
     assert_eq!(status, 200);
     assert_eq!(body["points"], serde_json::json!([]));

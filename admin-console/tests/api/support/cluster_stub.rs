@@ -6,7 +6,7 @@
 //! (every call answers 503 with the documented `cluster_block_exception` body).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use serde_json::{Map, Value, json};
@@ -37,6 +37,8 @@ impl Default for NodeUsage {
 pub struct ClusterStub {
     pub url: String,
     unavailable: Arc<AtomicBool>,
+    /// Calls answered 503 while unavailable.
+    refused: Arc<AtomicUsize>,
     handle: actix_web::dev::ServerHandle,
 }
 
@@ -45,6 +47,7 @@ struct StubState {
     client: reqwest::Client,
     usage: NodeUsage,
     unavailable: Arc<AtomicBool>,
+    refused: Arc<AtomicUsize>,
 }
 
 impl ClusterStub {
@@ -53,11 +56,13 @@ impl ClusterStub {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let unavailable = Arc::new(AtomicBool::new(false));
+        let refused = Arc::new(AtomicUsize::new(0));
         let state = web::Data::new(StubState {
             osmem: osmem_url.trim_end_matches('/').to_owned(),
             client: reqwest::Client::new(),
             usage,
             unavailable: unavailable.clone(),
+            refused: refused.clone(),
         });
         let (sender, receiver) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -82,8 +87,15 @@ impl ClusterStub {
             url: format!("http://127.0.0.1:{port}"),
 
             unavailable,
+            refused,
             handle,
         }
+    }
+
+    /// How many calls were answered 503 so far, readable from another thread.
+    pub fn refused_calls(&self) -> impl Fn() -> usize + Send + 'static {
+        let refused = self.refused.clone();
+        move || refused.load(Ordering::SeqCst)
     }
 
     /// From now on every call answers 503 like a cluster whose state is not recovered.
@@ -104,6 +116,7 @@ async fn handle(
     state: web::Data<StubState>,
 ) -> HttpResponse {
     if state.unavailable.load(Ordering::SeqCst) {
+        state.refused.fetch_add(1, Ordering::SeqCst);
         return HttpResponse::ServiceUnavailable()
             .content_type("application/json; charset=UTF-8")
             .body(not_recovered().to_string());

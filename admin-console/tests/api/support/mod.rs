@@ -47,6 +47,36 @@ pub async fn seed_indices(
     }
 }
 
+/// Waits until `ready` holds, failing the test after `timeout` naming `what`
+/// ([`test_support::wait_until`], run off the test's runtime: the application under test runs
+/// on it and must go on answering).
+pub async fn wait_until(
+    what: &'static str,
+    timeout: std::time::Duration,
+    ready: impl FnMut() -> bool + Send + 'static,
+) {
+    let waited =
+        tokio::task::spawn_blocking(move || test_support::wait_until(what, timeout, ready)).await;
+    if let Err(failed) = waited {
+        std::panic::resume_unwind(failed.into_panic());
+    }
+}
+
+/// The JSON answer of a plain `GET` of `url` (`http://host:port/path?query`), or `None` while
+/// nothing answers 200 with JSON; for [`wait_until`]'s conditions.
+pub fn get_json_blocking(url: &str) -> Option<serde_json::Value> {
+    let url = reqwest::Url::parse(url).ok()?;
+    let host_port = format!("{}:{}", url.host_str()?, url.port_or_known_default()?);
+    let path = match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_owned(),
+    };
+    match test_support::http_get(&host_port, &path)? {
+        (200, body) => serde_json::from_str(&body).ok(),
+        _ => None,
+    }
+}
+
 /// A loopback port nothing listens on.
 pub fn closed_port_url() -> String {
     let port = test_support::free_port();
