@@ -116,14 +116,7 @@ impl AppState {
                 &settings.session.cookie_name,
                 settings.session.ttl,
             );
-            let flow = SignInFlow::new(
-                provider,
-                store.clone(),
-                cipher.clone(),
-                signer,
-                &settings.session.cookie_name,
-                redirects.clone(),
-            );
+            let flow = SignInFlow::new(provider, signer, &settings.session.cookie_name);
             (Some(sessions), Some(flow))
         } else {
             (None, None)

@@ -72,9 +72,19 @@ pub async fn callback(
     let context = RequestContext::of(&state, &request);
     let source_ip = context.source();
     metrics::increment(metrics::AUTH_ATTEMPTS);
-    let state_cookie = request.cookie(flow.state_cookie_name());
+    // Every cookie of that name the browser sent (an older one on a wider path may come too).
+    let state_cookies: Vec<String> = request
+        .cookies()
+        .map(|cookies| {
+            cookies
+                .iter()
+                .filter(|cookie| cookie.name() == flow.state_cookie_name())
+                .map(|cookie| cookie.value().to_owned())
+                .collect()
+        })
+        .unwrap_or_default();
     let finished = match flow
-        .finish(&query, state_cookie.as_ref().map(|cookie| cookie.value()))
+        .finish(&query, state_cookies.iter().map(String::as_str))
         .await
     {
         Ok(finished) => finished,

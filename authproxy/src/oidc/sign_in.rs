@@ -1,10 +1,12 @@
-//! The browser side of OIDC sign-in. `start` remembers the sign-in server-side (nonce, PKCE
-//! verifier, return target) under its `state` for a few minutes and binds the `state` to the
-//! browser with a signed, short-lived cookie; `finish` accepts a callback only when its `state`
-//! matches that cookie and the remembered sign-in is still there, and forgets it at once, so a
-//! callback cannot be replayed or completed in another browser.
+//! The browser side of OIDC sign-in. `start` keeps the pending sign-in (its `state`, `nonce`,
+//! PKCE verifier, return target and expiry) in the browser, in a cookie sealed with a key derived
+//! from `SESSION_SECRET`, short-lived, HttpOnly, SameSite=Lax, Secure on https and sent to the
+//! callback path only; nothing is written to the session store before someone has signed in, so
+//! anonymous `/auth/start` requests cannot fill it. `finish` accepts a callback only when this
+//! browser's cookie opens, has not expired and was made for the callback's `state`; the cookie is
+//! removed by the answer, and the provider accepts its authorization code once, so a callback
+//! cannot be replayed or completed in another browser.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::cookie::Cookie;
@@ -13,12 +15,10 @@ use subtle::ConstantTimeEq;
 
 use super::{OidcProvider, identity_from_claims};
 use crate::cookies::CookieSigner;
-use crate::crypto::CredentialCipher;
 use crate::error::Error;
 use crate::identity::Identity;
-use crate::redirect::{RedirectPolicy, SafeTarget};
-use crate::session::hex_sha256;
-use crate::store::{KeyValueStore, StoreError};
+use crate::redirect::SafeTarget;
+use crate::session::unix_now;
 
 /// How long a started sign-in may take to come back (the provider's login page included).
 pub const SIGN_IN_TTL: Duration = Duration::from_secs(600);
@@ -33,18 +33,31 @@ pub struct CallbackQuery {
     pub iss: Option<String>,
 }
 
-#[derive(Serialize, Deserialize)]
+/// The pending sign-in, sealed in the browser's sign-in cookie.
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct PendingSignIn {
     state: String,
     nonce: String,
     pkce_verifier: String,
     return_to: String,
+    /// Unix seconds: a cookie kept (or replayed) past its Max-Age is still refused.
+    expires_at: u64,
+}
+
+impl PendingSignIn {
+    /// The sign-in a sealed cookie holds, if it is for `state` and not expired at `now`.
+    fn open(signer: &CookieSigner, name: &str, raw: &str, state: &str, now: u64) -> Option<Self> {
+        let plaintext = signer.open_sealed(name, raw)?;
+        let pending: Self = serde_json::from_slice(&plaintext).ok()?;
+        (bool::from(pending.state.as_bytes().ct_eq(state.as_bytes())) && now < pending.expires_at)
+            .then_some(pending)
+    }
 }
 
 pub struct Started {
     /// The provider's authorization URL.
     pub location: String,
-    /// Binds the sign-in to this browser.
+    /// The sealed pending sign-in, which also binds it to this browser.
     pub cookie: Cookie<'static>,
 }
 
@@ -56,29 +69,20 @@ pub struct Finished {
 
 pub struct SignInFlow {
     pub provider: OidcProvider,
-    store: Arc<dyn KeyValueStore>,
-    cipher: CredentialCipher,
     signer: CookieSigner,
     state_cookie: String,
-    pub redirects: RedirectPolicy,
+    /// The callback path: the only one the sign-in cookie is sent to.
+    cookie_path: String,
 }
 
 impl SignInFlow {
-    pub fn new(
-        provider: OidcProvider,
-        store: Arc<dyn KeyValueStore>,
-        cipher: CredentialCipher,
-        signer: CookieSigner,
-        session_cookie: &str,
-        redirects: RedirectPolicy,
-    ) -> Self {
+    pub fn new(provider: OidcProvider, signer: CookieSigner, session_cookie: &str) -> Self {
+        let cookie_path = provider.callback_path();
         Self {
             provider,
-            store,
-            cipher,
             signer,
             state_cookie: format!("{session_cookie}_csrf"),
-            redirects,
+            cookie_path,
         }
     }
 
@@ -87,44 +91,43 @@ impl SignInFlow {
     }
 
     pub fn state_cookie_removal(&self) -> Cookie<'static> {
-        self.signer.removal(&self.state_cookie)
+        self.signer
+            .removal_at(&self.state_cookie, &self.cookie_path)
     }
 
-    /// Starts a sign-in that returns to `return_to` (checked by the redirect policy).
+    /// Starts a sign-in that returns to `return_to` (checked by the redirect policy). Writes
+    /// nothing anywhere but into the returned cookie.
     pub async fn start(
         &self,
         return_to: SafeTarget,
         login_hint: Option<&str>,
     ) -> Result<Started, Error> {
-        let return_to = return_to.to_string();
         let authorization = self.provider.start(login_hint).await?;
         let pending = PendingSignIn {
-            state: authorization.state.clone(),
+            state: authorization.state,
             nonce: authorization.nonce,
             pkce_verifier: authorization.pkce_verifier,
-            return_to,
+            return_to: return_to.to_string(),
+            expires_at: unix_now() + SIGN_IN_TTL.as_secs(),
         };
-        let key = pending_key(&authorization.state);
         let plaintext = serde_json::to_vec(&pending).expect("a sign-in serializes");
-        let sealed = self
-            .cipher
-            .seal(&key, &plaintext)
-            .map_err(|error| StoreError(error.to_string()))?;
-        self.store.set(&key, sealed, SIGN_IN_TTL).await?;
         Ok(Started {
             location: authorization.url,
-            cookie: self
-                .signer
-                .signed(&self.state_cookie, &authorization.state, SIGN_IN_TTL),
+            cookie: self.signer.sealed(
+                &self.state_cookie,
+                &plaintext,
+                SIGN_IN_TTL,
+                &self.cookie_path,
+            ),
         })
     }
 
-    /// Verifies the callback against this browser's cookie and the remembered sign-in, then
-    /// exchanges the code and verifies the ID token.
-    pub async fn finish(
+    /// Verifies the callback against this browser's sign-in cookie (every cookie of that name
+    /// it sent), then exchanges the code and verifies the ID token.
+    pub async fn finish<'c>(
         &self,
         query: &CallbackQuery,
-        state_cookie: Option<&str>,
+        state_cookies: impl IntoIterator<Item = &'c str>,
     ) -> Result<Finished, Error> {
         if query.error.is_some() {
             return Err(Error::SignInFailed(
@@ -141,25 +144,12 @@ impl SignInFlow {
         let (Some(code), Some(state)) = (query.code.as_deref(), query.state.as_deref()) else {
             return Err(Error::SignInFailed("the callback lacks code or state"));
         };
-        let bound = state_cookie
-            .and_then(|raw| self.signer.verify(&self.state_cookie, raw))
+        let now = unix_now();
+        let pending = state_cookies
+            .into_iter()
+            .find_map(|raw| PendingSignIn::open(&self.signer, &self.state_cookie, raw, state, now))
             .ok_or(Error::SignInFailed(
-                "this browser did not start the sign-in, or it took too long",
-            ))?;
-        if !bool::from(bound.as_bytes().ct_eq(state.as_bytes())) {
-            return Err(Error::SignInFailed(
-                "the state does not match this browser's sign-in",
-            ));
-        }
-        let key = pending_key(state);
-        // Taken, not read: whatever happens next, it cannot be used twice.
-        let sealed = self.store.take(&key).await?;
-        let pending = sealed
-            .and_then(|sealed| self.cipher.open(&key, &sealed))
-            .and_then(|plaintext| serde_json::from_slice::<PendingSignIn>(&plaintext).ok())
-            .filter(|pending| bool::from(pending.state.as_bytes().ct_eq(state.as_bytes())))
-            .ok_or(Error::SignInFailed(
-                "the sign-in was already completed or has expired",
+                "this browser did not start this sign-in, or it took too long",
             ))?;
         let signed_in = self
             .provider
@@ -179,6 +169,54 @@ impl SignInFlow {
     }
 }
 
-fn pending_key(state: &str) -> String {
-    format!("authproxy:signin:{}", hex_sha256(state))
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: &[u8] = b"0123456789abcdef0123456789abcdef";
+
+    fn sealed(signer: &CookieSigner, pending: &PendingSignIn) -> String {
+        let plaintext = serde_json::to_vec(pending).unwrap();
+        signer
+            .sealed("c", &plaintext, SIGN_IN_TTL, "/cb")
+            .value()
+            .to_owned()
+    }
+
+    #[test]
+    fn a_pending_sign_in_opens_only_for_its_state_before_it_expires() {
+        let signer = CookieSigner::new(SECRET, "", "https://auth.example.com/cb").unwrap();
+        let pending = PendingSignIn {
+            state: "the-state".to_owned(),
+            nonce: "n".to_owned(),
+            pkce_verifier: "v".to_owned(),
+            return_to: "/app".to_owned(),
+            expires_at: 1_000,
+        };
+        let raw = sealed(&signer, &pending);
+        assert_eq!(
+            PendingSignIn::open(&signer, "c", &raw, "the-state", 999),
+            Some(pending)
+        );
+        assert_eq!(
+            PendingSignIn::open(&signer, "c", &raw, "the-state", 1_000),
+            None,
+            "expired"
+        );
+        assert_eq!(
+            PendingSignIn::open(&signer, "c", &raw, "the-statf", 999),
+            None
+        );
+        assert_eq!(PendingSignIn::open(&signer, "c", &raw, "", 999), None);
+        assert_eq!(
+            PendingSignIn::open(&signer, "d", &raw, "the-state", 999),
+            None
+        );
+        let other =
+            CookieSigner::new(b"another-secret-another-secret-xx", "", "https://a/").unwrap();
+        assert_eq!(
+            PendingSignIn::open(&other, "c", &raw, "the-state", 999),
+            None
+        );
+    }
 }

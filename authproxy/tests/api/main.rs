@@ -9,6 +9,7 @@ mod malformed_input;
 mod oidc;
 mod redis;
 mod security;
+mod sign_in_state;
 mod standalone;
 mod support;
 mod tls;
