@@ -1,5 +1,8 @@
 //! The readiness report: the session store, the identity provider and the search backend, each
-//! `ok` (or `disabled`) or a short explanation; `healthy` only when none is failing.
+//! `ok` (or `disabled`) or a short explanation; `healthy` only when none is failing. `/_health`
+//! needs no credentials, so the handler reuses a report (`crate::reused`) for
+//! `observability.health_cache_ttl`: a flood of requests reaches Redis, the identity provider
+//! and the cluster at most once per interval.
 
 use std::collections::BTreeMap;
 use std::time::Duration;

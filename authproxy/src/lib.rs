@@ -19,7 +19,9 @@ pub mod metrics;
 pub mod oidc;
 pub mod proxy;
 pub mod redirect;
+pub mod reused;
 pub mod roles;
+pub mod same_origin;
 pub mod session;
 pub mod state;
 pub mod store;
@@ -61,8 +63,13 @@ impl Application {
             .map(|flow| flow.provider.callback_path());
         let traced = settings.observability.otel_enabled;
         let shared = state.clone();
+        // `/_health`'s last report, reused for `observability.health_cache_ttl`.
+        let health = web::Data::new(reused::Reused::<health::HealthReport>::new(
+            settings.observability.health_cache_ttl,
+        ));
         let server = RunningServer::start(options, move |config: &mut web::ServiceConfig| {
             config.app_data(state.clone());
+            config.app_data(health.clone());
             let routes = |config: &mut web::ServiceConfig| {
                 handlers::configure(mode, callback_path.as_deref(), config);
             };

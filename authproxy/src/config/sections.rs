@@ -290,6 +290,11 @@ pub struct ObservabilitySettings {
     pub otel_endpoint: String,
     pub otel_service_name: String,
     pub otel_trace_ratio: f64,
+    /// How long `/_health` reuses its last report (the checks reach Redis, the identity provider
+    /// and the cluster, and the endpoint needs no credentials). 0s: callers waiting on a running
+    /// check still share it.
+    #[serde(with = "humantime_serde")]
+    pub health_cache_ttl: Duration,
 }
 
 impl Default for ObservabilitySettings {
@@ -302,6 +307,7 @@ impl Default for ObservabilitySettings {
             otel_endpoint: "http://localhost:4318".to_owned(),
             otel_service_name: "authproxy".to_owned(),
             otel_trace_ratio: 1.0,
+            health_cache_ttl: Duration::from_secs(5),
         }
     }
 }

@@ -17,6 +17,8 @@ use crate::roles::Glob;
 /// short would be weak.
 const MIN_PASSWORD_LENGTH: usize = 16;
 const MAX_PASSWORD_LENGTH: usize = 256;
+/// Longest `/_health` may reuse a report.
+const MAX_HEALTH_CACHE_TTL: Duration = Duration::from_secs(300);
 
 pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
     validate_server(settings, problems);
@@ -270,6 +272,11 @@ fn validate_observability(settings: &Settings, problems: &mut ConfigProblems) {
         (0.0..=1.0).contains(&observability.otel_trace_ratio),
         "observability.otel_trace_ratio",
         "must be between 0.0 and 1.0",
+    );
+    problems.check(
+        observability.health_cache_ttl <= MAX_HEALTH_CACHE_TTL,
+        "observability.health_cache_ttl",
+        "must be at most 5m (a stale report hides an outage)",
     );
     if observability.otel_enabled || !observability.otel_endpoint.is_empty() {
         http_url(

@@ -8,10 +8,12 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Deserialize;
 
 use crate::error::Error;
-use crate::gate::{RequestContext, authenticate};
+use crate::gate::{LOGOUT_PATH, RequestContext, authenticate};
 use crate::identity::AuthMethod;
 use crate::metrics;
 use crate::oidc::sign_in::CallbackQuery;
+use crate::redirect::SafeTarget;
+use crate::same_origin::is_same_origin;
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize)]
@@ -117,15 +119,28 @@ pub async fn callback(
 }
 
 /// Ends the session (store and cookie), then sends the browser to the provider's
-/// `end_session_endpoint` when it has one, else to `rd`.
+/// `end_session_endpoint` when it has one, else to `rd`. Only for a request from this service's
+/// own pages (or a script's POST): a link or form on another site gets a page that asks to
+/// confirm with a same-origin POST, and nothing changes.
 pub async fn logout(
     state: web::Data<AppState>,
     request: HttpRequest,
     query: web::Query<LogoutQuery>,
 ) -> Result<HttpResponse, Error> {
-    let target = state
-        .redirects
-        .safe_target(query.rd.as_deref(), request_host(&request));
+    let host = request_host(&request);
+    let target = state.redirects.safe_target(query.rd.as_deref(), host);
+    let public_origin = state
+        .sign_in
+        .as_ref()
+        .map(|flow| flow.provider.public_origin());
+    if !is_same_origin(
+        request.method(),
+        request.headers(),
+        host,
+        public_origin.as_deref(),
+    ) {
+        return Ok(logout_confirmation(&target));
+    }
     let Some(sessions) = &state.sessions else {
         return Ok(redirect(target.as_str()).finish());
     };
@@ -148,6 +163,48 @@ pub async fn logout(
     Ok(redirect(&location)
         .cookie(sessions.removal_cookie())
         .finish())
+}
+
+/// A page with one button that logs out by a same-origin POST to `/auth/logout?rd=<target>`.
+/// It cannot be framed (no clickjacking of the button) and runs no script.
+fn logout_confirmation(target: &SafeTarget) -> HttpResponse {
+    let mut url = reqwest::Url::parse("http://authproxy.invalid").expect("a valid base");
+    url.set_path(LOGOUT_PATH);
+    url.query_pairs_mut().append_pair("rd", target.as_str());
+    let action = format!("{}?{}", url.path(), url.query().unwrap_or_default());
+    let page = format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width\"><title>Sign out</title></head>\
+         <body><form method=\"post\" action=\"{}\"><p>Sign out of this site?</p>\
+         <button type=\"submit\">Sign out</button></form></body></html>\n",
+        html_escape(&action)
+    );
+    HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
+        .insert_header((
+            header::CONTENT_SECURITY_POLICY,
+            "default-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+        ))
+        .insert_header((header::X_FRAME_OPTIONS, "DENY"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .insert_header((header::REFERRER_POLICY, "no-referrer"))
+        .body(page)
+}
+
+fn html_escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&#39;"),
+            c => escaped.push(c),
+        }
+    }
+    escaped
 }
 
 fn redirect(location: &str) -> actix_web::HttpResponseBuilder {

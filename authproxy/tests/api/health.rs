@@ -118,3 +118,62 @@ async fn an_unreachable_identity_provider_is_reported_when_oidc_is_enabled() {
     assert_eq!(body["status"], "unhealthy");
     assert_eq!(body["checks"]["oidc_provider"], "unreachable");
 }
+
+/// `/_health` checks of the search backend the stub has seen.
+fn backend_checks(stack: &crate::app::Stack) -> usize {
+    stack
+        .stub
+        .forwarded()
+        .iter()
+        .filter(|request| request.path == "/_cluster/health")
+        .count()
+}
+
+#[tokio::test]
+async fn a_flood_of_health_requests_checks_the_backends_once_per_interval() {
+    let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, "").await;
+    let app = &stack.app;
+    let started = std::time::Instant::now();
+    // Concurrent callers share one check in flight...
+    let statuses = futures_util::future::join_all(
+        (0..40).map(|_| async { app.client.get(app.url("/_health")).send().await.unwrap() }),
+    )
+    .await;
+    // ...and later ones reuse its result.
+    let mut bodies = Vec::new();
+    for _ in 0..40 {
+        let response = app.client.get(app.url("/_health")).send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        bodies.push(response.json::<serde_json::Value>().await.unwrap());
+    }
+    let elapsed = started.elapsed();
+    assert!(statuses.iter().all(|response| response.status() == 200));
+    assert!(bodies.iter().all(|body| body["status"] == "healthy"));
+    // The default reuse interval is 5 s: at most one check per started interval.
+    let intervals = 1 + (elapsed.as_secs_f64() / 5.0).floor() as usize;
+    let checks = backend_checks(&stack);
+    assert!(
+        (1..=intervals).contains(&checks),
+        "80 requests in {elapsed:?} made {checks} backend checks"
+    );
+}
+
+#[tokio::test]
+async fn a_new_check_runs_once_the_configured_interval_has_passed() {
+    let stack = spawn_stack(
+        "forward_auth",
+        Flavor::Elasticsearch,
+        "observability: {health_cache_ttl: 300ms}\n",
+    )
+    .await;
+    let app = &stack.app;
+    let get = || async { app.client.get(app.url("/_health")).send().await.unwrap() };
+    assert_eq!(get().await.status(), 200);
+    assert_eq!(backend_checks(&stack), 1);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while backend_checks(&stack) < 2 {
+        assert!(std::time::Instant::now() < deadline, "no second check");
+        assert_eq!(get().await.status(), 200);
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}

@@ -339,7 +339,14 @@ async fn logout_ends_the_session_and_signs_out_at_the_provider() {
         200
     );
 
-    let response = browser.get(&stack.app.url("/auth/logout")).await;
+    // A link on the proxy's own pages (same-origin).
+    let response = browser
+        .request(
+            reqwest::Method::GET,
+            &stack.app.url("/auth/logout"),
+            &[("sec-fetch-site", "same-origin")],
+        )
+        .await;
     assert_eq!(response.status(), 302);
     assert_eq!(response.headers()["cache-control"], "no-store");
     assert!(browser.cookie(COOKIE).is_none(), "the cookie is cleared");
@@ -489,4 +496,93 @@ async fn keys_are_fetched_again_when_the_id_token_names_an_unknown_key() {
         browser.get(&stack.app.url("/_cat/indices")).await.status(),
         200
     );
+}
+
+/// What a logout request did: its status, its body, and whether the session still works.
+async fn logout_attempt(
+    stack: &OidcStack,
+    browser: &Browser,
+    method: reqwest::Method,
+    headers: &[(&str, &str)],
+) -> (u16, String, bool) {
+    let response = browser
+        .request(method, &stack.app.url("/auth/logout?rd=/after"), headers)
+        .await;
+    let status = response.status().as_u16();
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    let body = response.text().await.unwrap();
+    let alive = browser.get(&stack.app.url("/_cat/indices")).await.status() == 200;
+    (status, body, alive)
+}
+
+#[tokio::test]
+async fn a_cross_site_logout_changes_nothing_and_asks_for_confirmation() {
+    let stack = spawn_oidc_stack("").await;
+    let browser = Browser::new();
+    stack.sign_in(&browser, "/", "alice").await;
+    let origin = stack.app.url("");
+    let cross_site: &[(&str, &[(&str, &str)])] = &[
+        // An <img> or link on another site.
+        ("GET cross-site", &[("sec-fetch-site", "cross-site")]),
+        ("GET same-site", &[("sec-fetch-site", "same-site")]),
+        // An older browser that sends neither Sec-Fetch-Site nor Origin on a navigation.
+        ("GET without fetch metadata", &[]),
+        (
+            "GET with a foreign Origin",
+            &[("origin", "https://evil.example")],
+        ),
+        // An auto-submitted form on another site.
+        (
+            "POST cross-site",
+            &[
+                ("sec-fetch-site", "cross-site"),
+                ("origin", "https://evil.example"),
+            ],
+        ),
+        (
+            "POST with a foreign Origin",
+            &[("origin", "https://evil.example")],
+        ),
+    ];
+    for (what, headers) in cross_site {
+        let method = if what.starts_with("POST") {
+            reqwest::Method::POST
+        } else {
+            reqwest::Method::GET
+        };
+        let (status, body, alive) = logout_attempt(&stack, &browser, method, headers).await;
+        assert!(alive, "{what} ended the session");
+        assert_eq!(status, 200, "{what}");
+        assert!(
+            body.contains("<form method=\"post\" action=\"/auth/logout?rd=%2Fafter\""),
+            "{what}: {body}"
+        );
+    }
+    assert!(browser.cookie(COOKIE).is_some());
+
+    // The confirmation form posts from the proxy's own page: that logs out.
+    let (status, _, alive) = logout_attempt(
+        &stack,
+        &browser,
+        reqwest::Method::POST,
+        &[("sec-fetch-site", "same-origin"), ("origin", &origin)],
+    )
+    .await;
+    assert_eq!(status, 302);
+    assert!(!alive, "a same-origin POST logs out");
+    assert!(browser.cookie(COOKIE).is_none());
+
+    // So does a same-origin GET (Origin only, as older browsers send on some navigations) and a
+    // URL typed into the address bar (Sec-Fetch-Site: none).
+    for headers in [
+        &[("origin", origin.as_str())][..],
+        &[("sec-fetch-site", "none")][..],
+    ] {
+        let browser = Browser::new();
+        stack.sign_in(&browser, "/", "alice").await;
+        let (status, _, alive) =
+            logout_attempt(&stack, &browser, reqwest::Method::GET, headers).await;
+        assert_eq!(status, 302, "{headers:?}");
+        assert!(!alive, "{headers:?}");
+    }
 }

@@ -252,8 +252,11 @@ async fn forwarded_headers_from_an_untrusted_address_are_ignored() {
     let osmem = test_support::Osmem::start();
     let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
     for mode in ["forward_auth", "standalone"] {
+        // `forward_auth_callers: any`: the check answers this untrusted peer (by default it
+        // refuses it outright), so what it does with the peer's headers shows.
         let yaml = format!(
-            "server:\n  host: 127.0.0.1\n  port: 0\n  mode: {mode}\n  trusted_proxies: [10.0.0.0/8]\n{}",
+            "server:\n  host: 127.0.0.1\n  port: 0\n  mode: {mode}\n  trusted_proxies: [10.0.0.0/8]\n  \
+             forward_auth_callers: any\n{}",
             users_yaml(&stub.url, Flavor::Elasticsearch)
         );
         let app = spawn_app(&yaml).await;
