@@ -6,7 +6,7 @@
 PROFILE ?= release
 IMAGE_TAG ?= latest
 
-run:     ## build (profile `fast`) and start all three services with their local dependencies
+run:     ## build (dev profile) and start all three services with their local dependencies; Ctrl+C stops all
 	scripts/run-local.sh
 
 test:    ## install what is missing, then fmt check, clippy, every Rust, front-end and container test

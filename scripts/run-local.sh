@@ -4,11 +4,18 @@
 #   osmem-server (in-memory OpenSearch) as the search cluster on :9200,
 #   prometheus-elasticsearch-exporter on :9114 and Prometheus on :9090 scraping it,
 #   redis-server on :6379, kube-test-server (sample Kubernetes API) on :6443.
+# The binaries are the dev profile's (what `make test` builds too, so after it nothing is left to
+# compile; a cold build takes a fraction of the fat-LTO release build's time); PROFILE=fast or
+# PROFILE=release scripts/run-local.sh runs an optimised build instead.
+# When it returns (Ctrl+C, TERM, or one of its processes exiting), every process it started is
+# gone: each is sent TERM, and whatever is still there 10 seconds later is killed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+profile=${PROFILE:-dev}
 scripts/install-deps.sh
-cargo build --release --bins
+cargo build --profile "$profile" --bins -p admin-console -p authproxy -p ingress-dash -p kube-test-server
+bin=${CARGO_TARGET_DIR:-target}/$([ "$profile" = dev ] && echo debug || echo "$profile")
 for web in */web; do
   [ -f "$web/package.json" ] && (cd "$web" && npm run build --silent)
 done
@@ -16,14 +23,24 @@ done
 run_dir=.run
 mkdir -p "$run_dir"
 pids=()
-stop() {
-  trap - INT TERM EXIT
+stop() { # exit status
+  local status=$1
+  trap - EXIT
+  trap '' INT TERM  # a second Ctrl+C must not cut the clean-up short
   echo
   echo "stopping..."
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  # Idle, they stop at once; whatever is still there after 10 seconds is killed.
+  local deadline=$((SECONDS + 10)) pid
+  for pid in "${pids[@]}"; do
+    while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
   wait 2>/dev/null || true
+  exit "$status"
 }
-trap stop INT TERM EXIT
+trap 'stop 0' INT TERM
+trap 'stop 1' EXIT
 
 start() { # name, then the command
   local name=$1; shift
@@ -46,18 +63,22 @@ scrape_configs:
     static_configs: [{targets: ["127.0.0.1:8080", "127.0.0.1:9000", "127.0.0.1:3000"]}]
 YAML
 start prometheus prometheus --config.file="$run_dir/prometheus.yml" --storage.tsdb.path="$run_dir/prometheus" --web.listen-address=127.0.0.1:9090
-start kube-test-server target/release/kube-test-server --port 6443 --sample 200 --namespaces 10 --churn 5s
-sleep 1
+start kube-test-server "$bin"/kube-test-server --port 6443 --sample 200 --namespaces 10 --churn 5s
+# The services start once the sample API answers (it is their only start-up dependency).
+for _ in $(seq 100); do
+  curl -fs -o /dev/null http://127.0.0.1:6443/api && break
+  sleep 0.1
+done
 
 export MONITORED_SEARCH_URL=http://127.0.0.1:9200
-start admin-console target/release/admin-console --config examples/admin-console.yaml
+start admin-console "$bin"/admin-console --config examples/admin-console.yaml
 # The example has no users; make run's copy has one, so Basic credentials work at once.
 # Hash of demo-password; a demo user never goes into the example itself (the image ships it).
 demo_user='    - {username: demo, password_hash: "$2b$10$uAn0p5y/S2uFK1/2fyCGOukyhduTOSviLChHMBbuocdmD0J0gzGTK", email: demo@example.com, name: Demo User, groups: [admins]}'
 awk -v user="$demo_user" '/^  users: \[\]$/ { print "  users:"; print user; next } { print }' \
   examples/authproxy.yaml > "$run_dir/authproxy.yaml"
-start authproxy target/release/authproxy --config "$run_dir/authproxy.yaml"
-start ingress-dash target/release/ingress-dash --config examples/ingress-dash.yaml
+start authproxy "$bin"/authproxy --config "$run_dir/authproxy.yaml"
+start ingress-dash "$bin"/ingress-dash --config examples/ingress-dash.yaml
 
 cat <<MSG
 
@@ -71,4 +92,6 @@ cat <<MSG
 
 Press Ctrl+C to stop everything.
 MSG
-wait
+# Runs until Ctrl+C; if one of them exits by itself, the others are stopped too.
+wait -n "${pids[@]}" || true
+echo "a process exited by itself (see its output above)"

@@ -42,5 +42,10 @@ cargo build --profile fast --locked --bins -p admin-console -p authproxy -p ingr
 step "containers: images, single containers, compose stack"
 .venv/bin/python scripts/containers/test.py
 
+# make run on a terminal of its own, Ctrl+C typed twice: every process it started must be gone
+# when it returns (it uses make run's fixed ports: 8080, 9000, 3000, 9200, 9090, 9114, 6379, 6443).
+step "make run: up, then Ctrl+C"
+.venv/bin/python scripts/check_run_local.py
+
 step "all tests passed"
 echo "tests: ${rust_passed} passed, 0 failed"

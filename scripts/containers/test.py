@@ -129,6 +129,10 @@ basic_auth:
 
     for name, (port, live) in SERVICES.items():
         pid = inspect(engine, name, "{{.State.Pid}}")
+        if pid == "0":
+            logs = engine.run("logs", name, check=False)
+            raise RuntimeError(f"{name} is not running ({inspect(engine, name, '{{.State.Status}} {{.State.ExitCode}}')}):"
+                               f"\n{(logs.stdout + logs.stderr)[-3000:]}")
         uids = re.search(r"^Uid:\s+(.*)$", Path(f"/proc/{pid}/status").read_text(), re.M).group(1).split()
         check(f"{name}: runs as uid 65532, not root (real, effective, saved: {' '.join(uids[:3])})",
               set(uids) == {"65532"})

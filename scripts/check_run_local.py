@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""`make run`'s Ctrl+C, checked: starts `make run` (or the command given) on a pseudo-terminal of
+its own, as a user's shell would, waits until every service and dependency answers, records
+every process below it, types Ctrl+C on the terminal (the kernel sends SIGINT to the foreground
+process group), and checks that the command returns and that none of those processes is left. Uses the ports make run uses (8080, 9000, 3000,
+9200, 9090, 9114, 6379, 6443): run it where they are free. Exit status 0 when all is well."""
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import signal
+import subprocess
+import sys
+import tempfile
+import termios
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ENDPOINTS = ["http://127.0.0.1:8080/api/live", "http://127.0.0.1:9000/healthz", "http://127.0.0.1:3000/api/live",
+             "http://127.0.0.1:6443/api", "http://127.0.0.1:9200/", "http://127.0.0.1:9090/-/ready"]
+
+
+def answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def descendants(root: int) -> set[int]:
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                pass
+    found, frontier = set(), {root}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return state != "Z"
+    except OSError:
+        return False
+
+
+def main() -> int:
+    log = tempfile.NamedTemporaryFile(prefix="run-local.", suffix=".log", delete=False)
+    master, terminal = pty.openpty()
+
+    def controlling_terminal() -> None:
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    script = subprocess.Popen(sys.argv[1:] or ["make", "run"], cwd=ROOT, stdin=terminal, stdout=terminal,
+                              stderr=terminal, preexec_fn=controlling_terminal)
+    os.close(terminal)
+
+    def drain() -> None:  # the terminal's output, to the log (a full terminal would block them)
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            log.write(data)
+            log.flush()
+
+    threading.Thread(target=drain, daemon=True).start()
+    deadline = time.monotonic() + float(os.environ.get("RUN_LOCAL_TIMEOUT", "1800"))  # includes the build
+    try:
+        while not all(answers(url) for url in ENDPOINTS):
+            if script.poll() is not None or time.monotonic() > deadline:
+                print(f"FAIL make run did not come up (exit {script.poll()}); log {log.name}:")
+                print(Path(log.name).read_text()[-3000:])
+                return 1
+            time.sleep(0.5)
+        started = descendants(script.pid)
+        print(f"ok   make run is up: {len(started)} processes below it")
+        # Ctrl+C, and again at once, as an impatient user does: neither may cut the clean-up short.
+        os.write(master, b"\x03")
+        time.sleep(0.3)  # a user's second key press, not a wait for a condition
+        os.write(master, b"\x03")
+        try:
+            code = script.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            print("FAIL run-local.sh did not return within 60 s of Ctrl+C")
+            return 1
+        left = sorted(pid for pid in started if alive(pid))
+        names = {pid: Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:80] for pid in left if alive(pid)}
+        print(f"{'ok  ' if not left else 'FAIL'} Ctrl+C: run-local.sh returned {code}; left running: {names or 'nothing'}")
+        return 0 if not left else 1
+    finally:
+        # On a failure, nothing of it may outlive the check: the whole group is killed.
+        try:
+            os.killpg(script.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
