@@ -7,6 +7,26 @@
 // request's `login_hint` is signed in (a hint naming no configured user gets an error page),
 // and every requested scope is granted. PKCE is required for every client, as a strict provider
 // would. On start it prints one JSON line to stdout: {"issuer": "http://127.0.0.1:<port>"}.
+//
+// Signing key: an RSA key made at start (kid `test-rsa`), published at /jwks. The provider also
+// advertises HS256 for ID tokens, as Keycloak does, so relying parties are tested against a
+// provider that lists a symmetric algorithm.
+//
+// Test-only hook for forged ID tokens: `POST /__test/forge-next-id-token` with
+// `{"kind": "<kind>"}` makes the NEXT token response carry, in place of the genuine ID token, a
+// forgery built from it (same claims, nonce included, unless the kind changes them):
+//   resign             the genuine claims, signed again with the provider's key (a control)
+//   wrong_aud          `aud` is another audience             (signed with the provider's key)
+//   wrong_iss          `iss` is another issuer               (signed with the provider's key)
+//   expired            `exp` an hour ago                     (signed with the provider's key)
+//   other_client       `aud` and `azp` name another client   (signed with the provider's key)
+//   other_azp          `aud` is the client, `azp` another one (signed with the provider's key)
+//   extra_audience     `aud` is the client and another one, `azp` the other one
+//   alg_none           `alg: none`, no signature
+//   hs256_public_key   HS256 with the provider's public key (PEM) as the HMAC secret
+//   hs256_client_secret HS256 with the client's own secret (valid per OIDC Core, refused by policy)
+//   foreign_key        RS256 by a key the provider never published, under the provider's kid
+import crypto from 'node:crypto';
 import http from 'node:http';
 import Provider from 'oidc-provider';
 
@@ -19,12 +39,63 @@ const clients = (config.clients || []).map((client) => ({
   ...client,
 }));
 
+const KID = 'test-rsa';
+const signingKey = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+const foreignKey = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+const privateJwk = { ...signingKey.privateKey.export({ format: 'jwk' }), kid: KID, alg: 'RS256', use: 'sig' };
+let nextForgery = null;
+
+const b64url = (data) => Buffer.from(data).toString('base64url');
+
+function jws(header, payload, sign) {
+  const input = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(payload))}`;
+  return `${input}.${sign(Buffer.from(input))}`;
+}
+
+const rs256 = (key) => (input) => crypto.sign('sha256', input, key).toString('base64url');
+const hs256 = (secret) => (input) => crypto.createHmac('sha256', secret).update(input).digest('base64url');
+
+function forge(genuine, kind, clientId) {
+  const [, body] = genuine.split('.');
+  const claims = JSON.parse(Buffer.from(body, 'base64url').toString());
+  const now = Math.floor(Date.now() / 1000);
+  const rsHeader = { alg: 'RS256', typ: 'JWT', kid: KID };
+  const signed = (payload) => jws(rsHeader, payload, rs256(signingKey.privateKey));
+  const client = clients.find((c) => c.client_id === clientId);
+  switch (kind) {
+    case 'resign': return signed(claims);
+    case 'wrong_aud': return signed({ ...claims, aud: 'someone-else' });
+    case 'wrong_iss': return signed({ ...claims, iss: 'http://evil.example' });
+    case 'expired': return signed({ ...claims, iat: now - 7200, exp: now - 3600 });
+    case 'other_client': return signed({ ...claims, aud: 'another-client', azp: 'another-client' });
+    case 'other_azp': return signed({ ...claims, aud: clientId, azp: 'another-client' });
+    case 'extra_audience': return signed({ ...claims, aud: [clientId, 'another-client'], azp: 'another-client' });
+    case 'alg_none': return jws({ alg: 'none', typ: 'JWT' }, claims, () => '');
+    case 'hs256_public_key': {
+      const pem = signingKey.publicKey.export({ type: 'spki', format: 'pem' });
+      return jws({ alg: 'HS256', typ: 'JWT', kid: KID }, claims, hs256(pem));
+    }
+    case 'hs256_client_secret':
+      return jws({ alg: 'HS256', typ: 'JWT' }, claims, hs256(client?.client_secret ?? ''));
+    case 'foreign_key': return jws(rsHeader, claims, rs256(foreignKey.privateKey));
+    default: throw new Error(`unknown forgery ${kind}`);
+  }
+}
+
+async function readJson(req) {
+  let text = '';
+  for await (const chunk of req) text += chunk;
+  return JSON.parse(text || '{}');
+}
+
 const server = http.createServer();
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address();
   const issuer = `http://127.0.0.1:${port}`;
   const provider = new Provider(issuer, {
     clients,
+    jwks: { keys: [privateJwk] },
+    enabledJWA: { idTokenSigningAlgValues: ['RS256', 'HS256'] },
     cookies: { keys: ['test-only-cookie-key-not-secret'] },
     pkce: { required: () => true },
     claims: {
@@ -60,9 +131,30 @@ server.listen(0, '127.0.0.1', () => {
     },
   });
   provider.proxy = false;
+  provider.use(async (ctx, next) => {
+    await next();
+    if (nextForgery && ctx.path === '/token' && ctx.status === 200 && ctx.body?.id_token) {
+      const kind = nextForgery;
+      nextForgery = null;
+      ctx.body = { ...ctx.body, id_token: forge(ctx.body.id_token, kind, ctx.oidc?.client?.clientId) };
+    }
+  });
 
   const callback = provider.callback();
   server.on('request', async (req, res) => {
+    if (req.url === '/__test/forge-next-id-token' && req.method === 'POST') {
+      try {
+        const { kind } = await readJson(req);
+        forge('e30.e30.', kind, ''); // refuse an unknown kind now, not at the token request
+        nextForgery = kind;
+        res.statusCode = 204;
+        res.end();
+      } catch (error) {
+        res.statusCode = 400;
+        res.end(error.message);
+      }
+      return;
+    }
     if (req.url.startsWith('/interaction/')) {
       try {
         await finishInteraction(provider, req, res);

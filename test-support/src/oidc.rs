@@ -48,4 +48,24 @@ impl OidcProvider {
     pub fn pid(&self) -> u32 {
         self.guard.pid()
     }
+
+    /// Makes the provider's next token response carry a forged ID token in place of the genuine
+    /// one (built from it, nonce included). `kind` is one of those `test-support/oidc/server.js`
+    /// lists: `resign` (a control, validly signed), `wrong_aud`, `wrong_iss`, `expired`,
+    /// `other_client`, `other_azp`, `extra_audience`, `alg_none`, `hs256_public_key`,
+    /// `hs256_client_secret`, `foreign_key`.
+    pub async fn forge_next_id_token(&self, kind: &str) {
+        let response = crate::http_client()
+            .post(format!("{}/__test/forge-next-id-token", self.issuer))
+            .json(&serde_json::json!({ "kind": kind }))
+            .send()
+            .await
+            .expect("the provider answers");
+        assert_eq!(
+            response.status().as_u16(),
+            204,
+            "forgery {kind} refused: {:?}",
+            response.text().await
+        );
+    }
 }

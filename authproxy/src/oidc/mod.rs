@@ -11,12 +11,15 @@ pub mod sign_in;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use openidconnect::core::{CoreAuthenticationFlow, CoreClient, CoreIdToken};
+use openidconnect::core::{
+    CoreAuthenticationFlow, CoreClient, CoreIdToken, CoreIdTokenVerifier, CoreJwsSigningAlgorithm,
+};
 use openidconnect::{
-    AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndSessionUrl, EndpointMaybeSet,
-    EndpointNotSet, EndpointSet, IssuerUrl, LogoutRequest, Nonce, OAuth2TokenResponse,
-    PkceCodeChallenge, PkceCodeVerifier, PostLogoutRedirectUrl, ProviderMetadataWithLogout,
-    RedirectUrl, RequestTokenError, Scope, UserInfoUrl,
+    AuthorizationCode, ClaimsVerificationError, ClientId, ClientSecret, CsrfToken, EndSessionUrl,
+    EndpointMaybeSet, EndpointNotSet, EndpointSet, IssuerUrl, JwsSigningAlgorithm, LogoutRequest,
+    Nonce, OAuth2TokenResponse, PkceCodeChallenge, PkceCodeVerifier, PostLogoutRedirectUrl,
+    ProviderMetadataWithLogout, RedirectUrl, RequestTokenError, Scope, SignatureVerificationError,
+    UserInfoUrl,
 };
 use secrecy::ExposeSecret;
 use serde_json::{Map, Value};
@@ -46,6 +49,37 @@ struct Discovered {
     metadata: ProviderMetadataWithLogout,
     end_session: Option<EndSessionUrl>,
     userinfo: Option<UserInfoUrl>,
+    /// The ID token signing algorithms accepted: the provider's asymmetric ones.
+    accepted_algs: Vec<CoreJwsSigningAlgorithm>,
+}
+
+impl Discovered {
+    /// Signature with the provider's keys and an accepted algorithm, issuer, audience (no
+    /// other audience trusted), expiry, issue time and nonce.
+    fn id_token_verifier(&self) -> CoreIdTokenVerifier<'_> {
+        self.client
+            .id_token_verifier()
+            .set_allowed_algs(self.accepted_algs.iter().cloned())
+    }
+}
+
+/// Why an ID token was refused, for the error body and the log.
+fn refusal(error: &ClaimsVerificationError) -> &'static str {
+    match error {
+        ClaimsVerificationError::InvalidNonce(_) => "the ID token's nonce does not match",
+        ClaimsVerificationError::InvalidAudience(_) => "the ID token was issued to another client",
+        ClaimsVerificationError::InvalidIssuer(_) => "the ID token comes from another issuer",
+        ClaimsVerificationError::Expired(_) => "the ID token has expired",
+        ClaimsVerificationError::SignatureVerification(
+            SignatureVerificationError::DisallowedAlg(_)
+            | SignatureVerificationError::NoSignature
+            | SignatureVerificationError::UnsupportedAlg(_),
+        ) => "the ID token is not signed with an accepted algorithm",
+        ClaimsVerificationError::SignatureVerification(_) => {
+            "the ID token's signature does not verify"
+        }
+        _ => "the ID token is not valid for this client",
+    }
 }
 
 /// What `/auth/start` sends the browser to, and what the callback needs to finish.
@@ -155,6 +189,14 @@ impl OidcProvider {
     }
 
     fn client_for(&self, metadata: ProviderMetadataWithLogout) -> Discovered {
+        // Only asymmetric signatures the provider lists: never `none`, and never HMAC, whose key
+        // (the client secret) is not the provider's alone.
+        let accepted_algs = metadata
+            .id_token_signing_alg_values_supported()
+            .iter()
+            .filter(|alg| !alg.uses_shared_secret() && **alg != CoreJwsSigningAlgorithm::None)
+            .cloned()
+            .collect();
         let end_session = metadata.additional_metadata().end_session_endpoint.clone();
         let userinfo = metadata.userinfo_endpoint().cloned();
         let client = CoreClient::from_provider_metadata(
@@ -168,6 +210,7 @@ impl OidcProvider {
             metadata,
             end_session,
             userinfo,
+            accepted_algs,
         }
     }
 
@@ -220,7 +263,8 @@ impl OidcProvider {
     }
 
     /// Exchanges the code (with the PKCE verifier) and verifies the ID token: signature with
-    /// the provider's keys, issuer, audience, expiry and `nonce`.
+    /// the provider's keys and an asymmetric algorithm it lists, issuer, audience (and `azp`
+    /// when present), expiry and `nonce`.
     pub async fn finish(
         &self,
         code: &str,
@@ -247,30 +291,26 @@ impl OidcProvider {
             .id_token()
             .ok_or(Error::SignInFailed("the provider sent no ID token"))?;
         let nonce = Nonce::new(nonce.to_owned());
-        let verified = match id_token.claims(&discovered.client.id_token_verifier(), &nonce) {
-            Err(openidconnect::ClaimsVerificationError::SignatureVerification(
-                openidconnect::SignatureVerificationError::NoMatchingKey,
+        let authorized_party = match id_token.claims(&discovered.id_token_verifier(), &nonce) {
+            Err(ClaimsVerificationError::SignatureVerification(
+                SignatureVerificationError::NoMatchingKey,
             )) => {
                 // The provider rotated its keys since they were fetched.
                 let fresh = self.discover(Some(&discovered)).await?;
                 id_token
-                    .claims(&fresh.client.id_token_verifier(), &nonce)
-                    .map(drop)
+                    .claims(&fresh.id_token_verifier(), &nonce)
+                    .map(|claims| claims.authorized_party().cloned())
             }
-            other => other.map(drop),
-        };
-        verified.map_err(|error| {
-            Error::SignInFailed(match error {
-                openidconnect::ClaimsVerificationError::InvalidNonce(_) => {
-                    "the ID token's nonce does not match"
-                }
-                openidconnect::ClaimsVerificationError::SignatureVerification(_) => {
-                    "the ID token's signature does not verify"
-                }
-                openidconnect::ClaimsVerificationError::Expired(_) => "the ID token has expired",
-                _ => "the ID token is not valid for this client",
-            })
-        })?;
+            other => other.map(|claims| claims.authorized_party().cloned()),
+        }
+        .map_err(|error| Error::SignInFailed(refusal(&error)))?;
+        // OIDC Core 3.1.3.7 (5): a token that names another authorized party was issued to
+        // that client, even when this one is among its audiences.
+        if authorized_party.is_some_and(|party| party != self.client_id) {
+            return Err(Error::SignInFailed(
+                "the ID token was issued to another client",
+            ));
+        }
         let raw = id_token.to_string();
         let mut claims = claims::payload_of(&raw)
             .ok_or(Error::SignInFailed("the ID token's claims cannot be read"))?;

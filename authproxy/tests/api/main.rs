@@ -4,6 +4,7 @@ mod app;
 mod attacks;
 mod forward_auth;
 mod health;
+mod id_tokens;
 mod logs;
 mod malformed_input;
 mod oidc;
