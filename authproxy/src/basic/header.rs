@@ -114,6 +114,43 @@ mod tests {
         }
 
         #[test]
+        fn valid_credentials_round_trip(
+            username in "[^:\\x00-\\x1f]{1,40}",
+            password in "\\PC{0,60}",
+            scheme in prop::sample::select(vec!["Basic", "basic", "BASIC", "bAsIc"]),
+            spaces in " {0,3}",
+        ) {
+            let value = basic_header_value(&username, &password);
+            let value = format!("{spaces}{scheme}{}{spaces}", &value["Basic".len()..]);
+            let AuthorizationHeader::Basic(credentials) = parse_authorization(value.as_bytes())
+            else {
+                return Err(TestCaseError::fail(format!("{value:?} was not parsed")));
+            };
+            prop_assert_eq!(credentials.username, username);
+            prop_assert_eq!(credentials.password.expose_secret(), password.as_str());
+        }
+
+        #[test]
+        fn a_changed_header_never_yields_other_credentials_silently(
+            username in "[a-z]{1,12}",
+            password in "[a-z0-9]{0,12}",
+            position in 6usize..200,
+            replacement in prop::sample::select(vec![b'!', b'*', b' ', b'.', 0xff]),
+        ) {
+            // A byte outside the base64 alphabet anywhere in the value makes it malformed: it is
+            // never decoded into some other user's credentials.
+            let mut value = basic_header_value(&username, &password).into_bytes();
+            let at = position % value.len();
+            prop_assume!(at >= "Basic ".len() && value[at] != b'=');
+            value[at] = replacement;
+            prop_assert!(
+                matches!(parse_authorization(&value), AuthorizationHeader::Malformed),
+                "{:?}",
+                String::from_utf8_lossy(&value)
+            );
+        }
+
+        #[test]
         fn arbitrary_basic_payloads_never_panic(payload in ".{0,200}") {
             let _ = parse_authorization(format!("Basic {payload}").as_bytes());
             let encoded = STANDARD.encode(payload.as_bytes());
