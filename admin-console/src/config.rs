@@ -12,8 +12,8 @@ use service_kit::config::{ConfigProblems, Validate};
 use service_kit::logging::{LogFormat, LogLevel};
 use service_kit::settings::{ObservabilitySettings, validate_listen};
 
-pub(crate) use cluster::{MetricsServerSettings, check_http_url};
 pub use cluster::{ClusterAuth, ClusterSettings, ClusterTimeouts, MetricsSource};
+pub(crate) use cluster::{MetricsServerSettings, check_http_url};
 
 /// The default `server.port`.
 const DEFAULT_PORT: u16 = 8080;

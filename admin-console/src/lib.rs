@@ -40,12 +40,9 @@ impl Application {
         let mut samplers = Vec::new();
         for cluster in clusters.iter() {
             if let metrics::Metrics::Internal(internal) = &cluster.metrics {
-                samplers.push(tokio::spawn(metrics::internal::run_sampler(
-                    Arc::new(cluster.client.clone()),
-                    cluster.id().to_owned(),
-                    internal.history().clone(),
-                    settings.internal_history.sample_interval,
-                )));
+                samplers.push(tokio::spawn(
+                    internal.sampler(cluster.client.clone(), cluster.id().to_owned()),
+                ));
             }
         }
         let state = web::Data::new(AppState {

@@ -64,7 +64,6 @@ pub fn step_for(range: TimeRange, min_step: i64) -> i64 {
 /// The samples of one cluster, oldest first, at most `capacity` of them.
 pub struct HistoryStore {
     capacity: usize,
-    sample_interval_secs: Mutex<i64>,
     samples: Mutex<VecDeque<Measurement>>,
 }
 
@@ -72,23 +71,8 @@ impl HistoryStore {
     pub fn new(capacity: usize) -> Self {
         Self {
             capacity: capacity.max(1),
-            sample_interval_secs: Mutex::new(60),
             samples: Mutex::new(VecDeque::new()),
         }
-    }
-
-    pub fn set_sample_interval_secs(&self, seconds: i64) {
-        *self
-            .sample_interval_secs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = seconds;
-    }
-
-    pub fn sample_interval_secs(&self) -> i64 {
-        *self
-            .sample_interval_secs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
     }
 
     pub fn record(&self, sample: Measurement) {

@@ -12,6 +12,7 @@ use super::history::HistoryStore;
 use super::time_range::now;
 use crate::cluster::client::ClusterApi;
 use crate::cluster::views;
+use crate::config::InternalHistorySettings;
 use crate::error::Error;
 use crate::numbers::{disk_used_percent, percent_of, round2};
 
@@ -28,13 +29,16 @@ const MEASUREMENT_CACHE_TTL: Duration = Duration::from_secs(1);
 /// the current measurement shared by concurrent callers.
 pub struct InternalMetrics {
     history: Arc<HistoryStore>,
+    /// Time between two samples (`internal_history.sample_interval`).
+    interval: Duration,
     measurement: moka::future::Cache<(), Measurement>,
 }
 
 impl InternalMetrics {
-    pub fn new(capacity: usize) -> Self {
+    pub fn new(settings: &InternalHistorySettings) -> Self {
         Self {
-            history: Arc::new(HistoryStore::new(capacity)),
+            history: Arc::new(HistoryStore::new(settings.capacity())),
+            interval: settings.sample_interval,
             measurement: moka::future::Cache::builder()
                 .max_capacity(1)
                 .time_to_live(MEASUREMENT_CACHE_TTL)
@@ -42,8 +46,22 @@ impl InternalMetrics {
         }
     }
 
-    pub fn history(&self) -> &Arc<HistoryStore> {
+    pub fn history(&self) -> &HistoryStore {
         &self.history
+    }
+
+    /// The time between two samples, in whole seconds (at least 1).
+    pub fn sample_interval_secs(&self) -> i64 {
+        self.interval.as_secs().max(1) as i64
+    }
+
+    /// The background task that samples `cluster` into this history until it is aborted.
+    pub fn sampler<C: ClusterApi + 'static>(
+        &self,
+        cluster: C,
+        cluster_id: String,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        run_sampler(cluster, cluster_id, self.history.clone(), self.interval)
     }
 
     /// The cluster's state now: at most one set of calls per second, shared by concurrent
@@ -95,18 +113,17 @@ fn average_cpu(nodes_stats: &Value) -> Option<f64> {
 
 /// Samples `cluster` into `store` every `interval` until the task is aborted. A failed sample
 /// records nothing: the history shows a gap, not made-up values.
-pub async fn run_sampler<C: ClusterApi>(
-    cluster: Arc<C>,
+async fn run_sampler<C: ClusterApi>(
+    cluster: C,
     cluster_id: String,
     store: Arc<HistoryStore>,
     interval: Duration,
 ) {
-    store.set_sample_interval_secs(interval.as_secs().max(1) as i64);
     let mut ticker = tokio::time::interval(interval);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticker.tick().await;
-        match measure(cluster.as_ref(), now()).await {
+        match measure(&cluster, now()).await {
             Ok(sample) => store.record(sample),
             Err(error) => {
                 tracing::debug!(cluster = %cluster_id, %error, "history sample failed");

@@ -90,7 +90,7 @@ impl Metrics {
                 })?;
                 Self::External(Box::new(PrometheusClient::new(server, &settings.timeouts)?))
             }
-            MetricsSource::Internal => Self::Internal(InternalMetrics::new(history.capacity())),
+            MetricsSource::Internal => Self::Internal(InternalMetrics::new(history)),
         })
     }
 
@@ -135,9 +135,8 @@ impl Metrics {
                 ))
             }
             Self::Internal(internal) => {
-                let store = internal.history();
-                let step = history::step_for(range, store.sample_interval_secs().max(1));
-                let points: Vec<HistoryPoint> = store.points(range, step);
+                let step = history::step_for(range, internal.sample_interval_secs());
+                let points: Vec<HistoryPoint> = internal.history().points(range, step);
                 let reason = points.is_empty().then(|| {
                     "The console has not sampled this cluster in this range (it samples while it runs, and keeps a bounded history in memory).".to_owned()
                 });
