@@ -163,7 +163,9 @@ mod tests {
 
     use super::*;
 
-    #[tokio::test]
+    // Paused time: the load's 50 ms pass only once every task waits on it, so all 100 join
+    // the one load however slow the machine is.
+    #[tokio::test(start_paused = true)]
     async fn concurrent_identical_loads_share_one_call_and_then_hit_the_cache() {
         let cache = Arc::new(CoalescingCache::new(Arc::new(MemoryCache::new(
             Duration::from_secs(60),

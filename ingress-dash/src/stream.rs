@@ -262,7 +262,7 @@ mod tests {
 
     /// A stream client of namespace `a`, whose watch the test feeds through the returned sender
     /// (already listed, empty) and whose shutdown notice it sets off with the returned trigger.
-    fn open_hand_fed_stream() -> (FeedSender, tokio::sync::watch::Sender<bool>, Body) {
+    fn open_hand_fed_stream() -> (FeedSender, tokio::sync::watch::Sender<bool>, Body, Arc<Hub>) {
         let (feed, receiver) = mpsc::unbounded_channel();
         let api = Arc::new(HandFedApi(std::sync::Mutex::new(Some(receiver))));
         let hub = Hub::new(
@@ -287,7 +287,7 @@ mod tests {
         let (stop, shutdown) = ShutdownNotice::channel();
         let subscription = hub.subscribe(&Selection::All).unwrap();
         let body = open(
-            hub,
+            hub.clone(),
             Selection::All,
             subscription,
             None,
@@ -295,7 +295,7 @@ mod tests {
             slot,
             shutdown,
         );
-        (feed, stop, body)
+        (feed, stop, body, hub)
     }
 
     /// Reads until a whole `snapshot` event has arrived.
@@ -312,7 +312,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_stream_ends_when_the_server_stops() {
-        let (_feed, stop, mut body) = open_hand_fed_stream();
+        let (_feed, stop, mut body, _hub) = open_hand_fed_stream();
         read_through_snapshot(&mut body).await;
         stop.send_replace(true);
         let end = tokio::time::timeout(Duration::from_secs(5), body.next()).await;
@@ -321,14 +321,22 @@ mod tests {
 
     #[tokio::test]
     async fn a_slow_client_is_resynced_with_bounded_memory() {
-        let (feed, _stop, mut body) = open_hand_fed_stream();
+        let (feed, _stop, mut body, hub) = open_hand_fed_stream();
         read_through_snapshot(&mut body).await;
         // The client reads nothing while 100 changes happen: far more than its buffers hold.
         for version in 0..100 {
             feed.send(Ok(Event::Apply(ingress(&format!("i{version}"), version))))
                 .unwrap();
         }
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        // Until the hub has published them all (with a deadline).
+        let applied = async {
+            while hub.snapshot(&Selection::All, None).items.len() < 100 {
+                tokio::task::yield_now().await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(5), applied)
+            .await
+            .expect("the hub applied the 100 changes");
         let text = read_through_snapshot(&mut body).await;
         assert!(text.contains("event: resync"), "{text}");
         let snapshot = text.rsplit("event: snapshot\n").next().unwrap();

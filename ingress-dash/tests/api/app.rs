@@ -187,6 +187,18 @@ impl SseReader {
     }
 }
 
+/// Waits (with a deadline of 10 s) until `condition` holds; whether it did.
+pub async fn eventually(mut condition: impl AsyncFnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while tokio::time::Instant::now() < deadline {
+        if condition().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack
         .windows(needle.len())

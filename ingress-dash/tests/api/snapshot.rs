@@ -5,7 +5,7 @@ use std::time::Duration;
 use kube_test_server::sample;
 use serde_json::json;
 
-use crate::app::spawn_app;
+use crate::app::{eventually, spawn_app};
 
 #[tokio::test]
 async fn snapshot_merges_namespaces_and_isolates_a_forbidden_one() {
@@ -62,8 +62,12 @@ async fn steady_state_snapshots_come_from_the_watchers_memory() {
     let (status, body) = app.get_json("/api/ingresses").await;
     assert_eq!(status, 200);
     assert_eq!(body["items"].as_array().unwrap().len(), 20);
-    // Once the watcher has listed, requests cost no API call.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Once the watcher has listed, requests cost no API call. It watches only after its
+    // list has been applied, so an open watch means the list is in memory.
+    assert!(
+        eventually(async || app.kube.cluster.open_watches() == 1).await,
+        "the watcher never listed"
+    );
     let lists = app.kube.cluster.list_requests();
     for _ in 0..10 {
         let (_, body) = app.get_json("/api/ingresses?search=APP-0001").await;

@@ -6,7 +6,7 @@ use std::time::Duration;
 use kube_test_server::sample;
 use serde_json::{Value, json};
 
-use crate::app::{SseEvent, spawn_app};
+use crate::app::{SseEvent, eventually, spawn_app};
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -247,6 +247,11 @@ async fn dropped_watches_and_410_lose_and_duplicate_nothing() {
     assert_eq!(client, server_state(&app));
     let cluster = &app.kube.cluster;
     for round in 0..3 {
+        // A watch is open (the first, or the one after the last round's re-list) to drop.
+        assert!(
+            eventually(async || cluster.open_watches() == 1).await,
+            "round {round}: the watcher did not watch again"
+        );
         cluster.put_ingress(sample::ingress(
             "team-001",
             &format!("round-{round}"),
@@ -256,8 +261,8 @@ async fn dropped_watches_and_410_lose_and_duplicate_nothing() {
         // Changes while the watch is down.
         cluster.put_ingress(sample::ingress("team-002", &format!("gap-{round}"), round));
         cluster.delete_ingress("team-000", &format!("app-{:05}", round * 3));
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        // Expire the history: the next watch from the old version gets 410 and re-lists.
+        // Expire the history while the watch is down: the next watch from the old version
+        // gets 410 and re-lists.
         cluster.compact();
         let mut modified = sample::ingress("team-001", &format!("app-{:05}", round * 3 + 1), 1);
         modified["metadata"]["labels"]["round"] = json!(round.to_string());
@@ -300,17 +305,13 @@ async fn watches_are_shared_and_stop_after_the_grace_period() {
     assert_eq!(app.state.hub.watcher_count(), 2);
     drop(clients);
     // Grace period of 1 s in tests.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(6);
-    while app.kube.cluster.open_watches() > 0 {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "watches still open: {} at the server, {} watchers, {} clients",
-            app.kube.cluster.open_watches(),
-            app.state.hub.watcher_count(),
-            app.state.clients.open()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    assert!(
+        eventually(async || app.kube.cluster.open_watches() == 0).await,
+        "watches still open: {} at the server, {} watchers, {} clients",
+        app.kube.cluster.open_watches(),
+        app.state.hub.watcher_count(),
+        app.state.clients.open()
+    );
     assert_eq!(app.state.hub.watcher_count(), 0);
 }
 
@@ -331,9 +332,8 @@ async fn watches_that_time_out_are_resumed_without_a_relist() {
     let mut stream = app.stream("", None).await;
     assert_eq!(stream.next_event(WAIT).await.unwrap().event, "snapshot");
     let lists = app.kube.cluster.list_requests();
-    tokio::time::sleep(Duration::from_millis(2500)).await;
     assert!(
-        app.kube.cluster.watch_requests() >= 3,
+        eventually(async || app.kube.cluster.watch_requests() >= 3).await,
         "the watch was not renewed"
     );
     app.kube

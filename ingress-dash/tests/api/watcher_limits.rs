@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use kube_test_server::sample;
 
-use crate::app::{TestApp, spawn_app};
+use crate::app::{TestApp, eventually, spawn_app};
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -15,18 +15,6 @@ fn made_up_namespaces(round: usize) -> String {
         .map(|index| format!("ghost-{round}-{index}"))
         .collect::<Vec<_>>()
         .join(",")
-}
-
-/// Waits (with a deadline) until `condition` holds.
-async fn eventually(mut condition: impl AsyncFnMut() -> bool) -> bool {
-    let deadline = tokio::time::Instant::now() + WAIT;
-    while tokio::time::Instant::now() < deadline {
-        if condition().await {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    false
 }
 
 async fn assert_refused(app: &TestApp, path: &str, status: u16, code: &str) -> serde_json::Value {

@@ -109,7 +109,15 @@ async fn watch_replays_from_a_version_then_streams_with_bookmarks() {
         server.url()
     );
     let watching = tokio::spawn(watch_lines(url, 100));
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The delete must come after the watch has started (with a deadline).
+    let cluster = server.cluster.clone();
+    tokio::task::spawn_blocking(move || {
+        test_support::wait_until("the watch", Duration::from_secs(10), || {
+            cluster.open_watches() == 1
+        })
+    })
+    .await
+    .unwrap();
     server.cluster.delete_ingress("team-000", "second");
     let events = watching.await.unwrap();
     assert_eq!(events[0]["type"], "ADDED");
