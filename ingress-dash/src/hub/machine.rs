@@ -41,12 +41,19 @@ struct Watched {
     status: Status,
     /// Objects of a re-list in progress.
     relist: Option<BTreeMap<String, Arc<StoredRecord>>>,
-    /// The last id once the first list was applied: a resume from an earlier id could have
-    /// missed changes (or would see the first list again).
-    synced_through: Option<u64>,
-    /// A client saw this scope still syncing (empty): its first list must then be published
-    /// as events; otherwise it is applied silently, sparing other clients a flood.
-    seen_syncing: bool,
+    first_list: FirstList,
+}
+
+/// Whether the first list of a scope has been applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FirstList {
+    /// Not yet. `seen_empty`: a client saw this scope still syncing (empty), so its first list
+    /// must be published as events; otherwise it is applied silently, sparing other clients a
+    /// flood.
+    Pending { seen_empty: bool },
+    /// Applied when the log's last id was this: a resume from an earlier id could have missed
+    /// changes (or would see the first list again).
+    AppliedThrough(u64),
 }
 
 /// Ids and the bounded replay buffer.
@@ -130,8 +137,7 @@ impl Machine {
             records: BTreeMap::new(),
             status: Status::Syncing,
             relist: None,
-            synced_through: None,
-            seen_syncing: false,
+            first_list: FirstList::Pending { seen_empty: false },
         });
     }
 
@@ -202,7 +208,9 @@ impl Machine {
             match &watched.status {
                 Status::Failed(error) => snapshot.errors.push(error.clone()),
                 Status::Syncing => {
-                    watched.seen_syncing = true;
+                    if let FirstList::Pending { seen_empty } = &mut watched.first_list {
+                        *seen_empty = true;
+                    }
                     snapshot.errors.push(NamespaceError {
                         namespace: scope.label().to_owned(),
                         code: "syncing".into(),
@@ -259,8 +267,9 @@ impl Machine {
         let covered = scopes.iter().all(|scope| {
             self.scopes
                 .get(scope)
-                .and_then(|watched| watched.synced_through)
-                .is_some_and(|synced| synced <= after)
+                .is_some_and(|watched| {
+                    matches!(watched.first_list, FirstList::AppliedThrough(id) if id <= after)
+                })
         });
         // The buffer must still hold every event after `after`.
         if !covered || self.log.evicted_through > after {
@@ -291,12 +300,12 @@ fn relist(
     if recovered {
         events.push(log.recovered(scope));
     }
-    let first = watched.synced_through.is_none();
+    let first = watched.first_list;
     let previous = std::mem::replace(&mut watched.records, listed);
     // Clients that saw this scope failing, or still syncing, have none of its records: they
     // get them as events. Otherwise the first list is what snapshots are made from.
-    if first && !watched.seen_syncing && !recovered {
-        watched.synced_through = Some(last_id);
+    if first == (FirstList::Pending { seen_empty: false }) && !recovered {
+        watched.first_list = FirstList::AppliedThrough(last_id);
         return events;
     }
     // The differences between what clients have and the new list, as events.
@@ -313,8 +322,8 @@ fn relist(
             events.push(log.publish(scope, &record.namespace, EventKind::Deleted, json(record)));
         }
     }
-    if first {
-        watched.synced_through = Some(log.last_id);
+    if let FirstList::Pending { .. } = first {
+        watched.first_list = FirstList::AppliedThrough(log.last_id);
     }
     events
 }
