@@ -28,10 +28,21 @@ pub struct ValidationRequest {
     pub labels: BTreeMap<String, String>,
 }
 
+/// The verdict of a validation.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ValidationStatus {
+    /// Reachable, and the job name and labels match exporter series.
+    Success,
+    /// Reachable, but nothing matches.
+    NoData,
+    /// Unreachable, or a query failed.
+    Error,
+}
+
 #[derive(Debug, Serialize, PartialEq, Eq)]
 pub struct ValidationResponse {
-    /// `success`, `no_data` (reachable, nothing matches) or `error` (unreachable).
-    pub status: &'static str,
+    pub status: ValidationStatus,
     pub message: String,
     pub reachable: bool,
 }
@@ -117,7 +128,7 @@ pub async fn validate(
         Ok(version) => version,
         Err(message) => {
             return Ok(ValidationResponse {
-                status: "error",
+                status: ValidationStatus::Error,
                 message,
                 reachable: false,
             });
@@ -141,7 +152,7 @@ pub async fn validate(
         });
     Ok(match matching {
         Ok(0) => ValidationResponse {
-            status: "no_data",
+            status: ValidationStatus::NoData,
             message: format!(
                 "{reached} No elasticsearch_exporter series match {}: check the job name and labels against the scrape configuration.",
                 server.filter().describe()
@@ -149,7 +160,7 @@ pub async fn validate(
             reachable: true,
         },
         Ok(count) => ValidationResponse {
-            status: "success",
+            status: ValidationStatus::Success,
             message: format!(
                 "{reached} The job name and labels match {count} elasticsearch_exporter health series ({}).",
                 server.filter().describe()
@@ -157,7 +168,7 @@ pub async fn validate(
             reachable: true,
         },
         Err(error) => ValidationResponse {
-            status: "error",
+            status: ValidationStatus::Error,
             message: format!("{reached} But a query failed: {error}"),
             reachable: true,
         },
