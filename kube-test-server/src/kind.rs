@@ -22,6 +22,22 @@ impl Kind {
         }
     }
 
+    /// The API group (`""` for the core group).
+    pub fn group(self) -> &'static str {
+        match self {
+            Kind::Namespace => "",
+            Kind::Ingress => "networking.k8s.io",
+        }
+    }
+
+    /// The resource as error messages name it: `namespaces`, `ingresses.networking.k8s.io`.
+    pub fn qualified_resource(self) -> String {
+        match self.group() {
+            "" => self.plural().to_owned(),
+            group => format!("{}.{group}", self.plural()),
+        }
+    }
+
     pub fn plural(self) -> &'static str {
         match self {
             Kind::Namespace => "namespaces",

@@ -71,15 +71,7 @@ pub fn expired(oldest: u64, requested: &str) -> Value {
 }
 
 pub fn forbidden(verb: &str, kind: Kind, namespace: Option<&str>) -> Value {
-    let group = match kind {
-        Kind::Namespace => "",
-        Kind::Ingress => "networking.k8s.io",
-    };
-    let resource = if group.is_empty() {
-        kind.plural().to_owned()
-    } else {
-        format!("{}.{group}", kind.plural())
-    };
+    let (group, resource) = (kind.group(), kind.qualified_resource());
     let scope = match namespace {
         Some(namespace) => format!("in the namespace \"{namespace}\""),
         None => "at the cluster scope".to_owned(),
@@ -96,15 +88,7 @@ pub fn forbidden(verb: &str, kind: Kind, namespace: Option<&str>) -> Value {
 }
 
 pub fn not_found(kind: Kind, name: &str) -> Value {
-    let group = match kind {
-        Kind::Namespace => "",
-        Kind::Ingress => "networking.k8s.io",
-    };
-    let resource = if group.is_empty() {
-        kind.plural().to_owned()
-    } else {
-        format!("{}.{group}", kind.plural())
-    };
+    let (group, resource) = (kind.group(), kind.qualified_resource());
     status(
         404,
         "NotFound",
