@@ -23,18 +23,26 @@ pub struct Checks {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct KubernetesCheck {
-    pub status: &'static str,
+    /// `"status": "up"`, or `"status": "down"` with its `"error"`.
+    #[serde(flatten)]
+    pub reached: Reached,
     /// Milliseconds.
     pub latency: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
     /// The breaker's state, beside the specified fields (DECISIONS: visible in health).
     pub circuit_breaker: &'static str,
 }
 
+/// Whether the Kubernetes API answered; only a failed check has an error.
+#[derive(Debug, Serialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum Reached {
+    Up,
+    Down { error: String },
+}
+
 impl HealthBody {
     pub fn is_healthy(&self) -> bool {
-        self.status == "healthy"
+        matches!(self.checks.kubernetes.reached, Reached::Up)
     }
 }
 
@@ -70,18 +78,22 @@ pub async fn check(
         Err(_) => Err(KubeError::Timeout(timeout)),
     };
     let latency = started.elapsed().as_millis() as u64;
-    let (status, kube_status, error) = match result {
-        Ok(()) => ("healthy", "up", None),
-        Err(error) => ("unhealthy", "down", Some(error.to_string())),
+    let (status, reached) = match result {
+        Ok(()) => ("healthy", Reached::Up),
+        Err(error) => (
+            "unhealthy",
+            Reached::Down {
+                error: error.to_string(),
+            },
+        ),
     };
     HealthBody {
         status,
         timestamp: now_iso8601(),
         checks: Checks {
             kubernetes: KubernetesCheck {
-                status: kube_status,
+                reached,
                 latency,
-                error,
                 circuit_breaker: breaker.as_str(),
             },
         },
