@@ -303,7 +303,7 @@ def main() -> int:
         log("single-container checks done")
         check_compose(engine)
         log("compose checks done")
-    except Exception as error:  # noqa: BLE001 - reported as a failure, cleanup follows
+    except (Exception, KeyboardInterrupt) as error:  # noqa: BLE001 - a failure; the clean-up follows
         check("container test ran to the end", False, f"{type(error).__name__}: {error}")
     finally:
         engine.stop()
