@@ -100,7 +100,8 @@ def main() -> int:
             return 1
         left = sorted(pid for pid in started if alive(pid))
         names = {pid: Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:80] for pid in left if alive(pid)}
-        print(f"{'ok  ' if not left else 'FAIL'} Ctrl+C: run-local.sh returned {code}; left running: {names or 'nothing'}")
+        command = ' '.join(sys.argv[1:] or ['make', 'run'])
+        print(f"{'ok  ' if not left else 'FAIL'} Ctrl+C: {command} returned {code}; left running: {names or 'nothing'}")
         return 0 if not left else 1
     finally:
         # On a failure, nothing of it may outlive the check: the whole group is killed.
