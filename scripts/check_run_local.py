@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""`make run`'s Ctrl+C, checked: starts `make run` (or the command given) on a pseudo-terminal of
-its own, as a user's shell would, waits until every service and dependency answers, records
-every process below it, types Ctrl+C on the terminal (the kernel sends SIGINT to the foreground
-process group), and checks that the command returns and that none of those processes is left. Uses the ports make run uses (8080, 9000, 3000,
+"""`make run`'s Ctrl+C, checked: an interactive bash on a pseudo-terminal of its own runs
+`make run` (or the command given) as a user types it, the check waits until every service and
+dependency answers, records every process below the shell, types Ctrl+C twice (the kernel sends
+SIGINT to the foreground job), and checks that the command returns to the prompt and that none of
+those processes is left. The shell stays, as a user's does: its exit would hang up the terminal
+and kill by SIGHUP what the command left behind, hiding the fault. Uses the ports make run uses (8080, 9000, 3000,
 9200, 9090, 9114, 6379, 6443): run it where they are free. Exit status 0 when all is well."""
 from __future__ import annotations
 
 import fcntl
 import os
 import pty
+import re
 import signal
 import subprocess
 import sys
@@ -63,8 +66,9 @@ def main() -> int:
         os.setsid()
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
-    script = subprocess.Popen(sys.argv[1:] or ["make", "run"], cwd=ROOT, stdin=terminal, stdout=terminal,
-                              stderr=terminal, preexec_fn=controlling_terminal)
+    command = " ".join(sys.argv[1:] or ["make", "run"])
+    shell = subprocess.Popen(["bash", "--norc", "--noprofile", "-i"], cwd=ROOT, stdin=terminal, stdout=terminal,
+                             stderr=terminal, preexec_fn=controlling_terminal, env={**os.environ, "PS1": "$ ", "PROMPT_COMMAND": 'echo "RUN-LOCAL-PROMPT $?"'})
     os.close(terminal)
 
     def drain() -> None:  # the terminal's output, to the log (a full terminal would block them)
@@ -79,37 +83,52 @@ def main() -> int:
             log.flush()
 
     threading.Thread(target=drain, daemon=True).start()
+    # Each prompt is preceded by a marker line with the last exit status: the first comes before
+    # the command is typed, the second when it has returned (a Ctrl+C also cancels the rest of a
+    # typed command list, so a marker echoed after the command would never show).
+    os.write(master, f"{command}\n".encode())
+
+    def prompts() -> list[bytes]:
+        return re.findall(rb"RUN-LOCAL-PROMPT (\d+)", Path(log.name).read_bytes())
+
+    def returned() -> bool:
+        return len(prompts()) >= 2
+
     deadline = time.monotonic() + float(os.environ.get("RUN_LOCAL_TIMEOUT", "1800"))  # includes the build
     try:
         while not all(answers(url) for url in ENDPOINTS):
-            if script.poll() is not None or time.monotonic() > deadline:
-                print(f"FAIL make run did not come up (exit {script.poll()}); log {log.name}:")
+            if returned() or time.monotonic() > deadline:
+                print(f"FAIL {command} did not come up; log {log.name}:")
                 print(Path(log.name).read_text()[-3000:])
                 return 1
             time.sleep(0.5)
-        started = descendants(script.pid)
-        print(f"ok   make run is up: {len(started)} processes below it")
+        started = descendants(shell.pid)
+        print(f"ok   {command} is up: {len(started)} processes below the shell")
         # Ctrl+C, and again at once, as an impatient user does: neither may cut the clean-up short.
         os.write(master, b"\x03")
         time.sleep(0.3)  # a user's second key press, not a wait for a condition
         os.write(master, b"\x03")
-        try:
-            code = script.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            print("FAIL run-local.sh did not return within 60 s of Ctrl+C")
-            return 1
+        deadline = time.monotonic() + 60
+        while not returned():
+            if time.monotonic() > deadline:
+                print(f"FAIL {command} did not return within 60 s of Ctrl+C")
+                return 1
+            time.sleep(0.1)
+        code = prompts()[1].decode()
         left = sorted(pid for pid in started if alive(pid))
         names = {pid: Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")[:80] for pid in left if alive(pid)}
-        command = ' '.join(sys.argv[1:] or ['make', 'run'])
         print(f"{'ok  ' if not left else 'FAIL'} Ctrl+C: {command} returned {code}; left running: {names or 'nothing'}")
         return 0 if not left else 1
     finally:
-        # On a failure, nothing of it may outlive the check: the whole group is killed.
-        try:
-            os.killpg(script.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
+        # Nothing of it may outlive the check, whatever the verdict: all below the shell (and
+        # those seen below it before), then the shell.
+        for pid in descendants(shell.pid) | (started if "started" in locals() else set()):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shell.kill()
+        shell.wait()
 
 if __name__ == "__main__":
     sys.exit(main())
