@@ -7,6 +7,7 @@ names the scratch folder (containerd, shims) is killed by PID, and every mount b
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import signal
@@ -18,6 +19,14 @@ from pathlib import Path
 # Debian's client (docker.io) speaks to Debian's engine and has BuildKit built in; another
 # `docker` earlier on PATH (a newer client without the buildx plugin) cannot build.
 DOCKER = "/usr/bin/docker" if Path("/usr/bin/docker").exists() else "docker"
+
+
+def die_with_parent() -> None:
+    """In the engine's process: TERM when the test's process ends, however it ends (even killed
+    with SIGKILL, when no clean-up of ours runs); dockerd then stops its containers and exits."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    PR_SET_PDEATHSIG = 1
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
 
 
 def wait_until(what: str, timeout: float, ready) -> None:
@@ -52,7 +61,8 @@ class Engine:
         if os.geteuid() != 0:
             command = ["sudo", "-n", *command]
         with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                            preexec_fn=die_with_parent)
         print(f"dockerd pid {self.process.pid}, scratch {self.scratch}", flush=True)
 
         def ready() -> bool:
