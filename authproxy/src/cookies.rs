@@ -100,10 +100,7 @@ impl CookieSigner {
         max_age: Duration,
         path: &str,
     ) -> Cookie<'static> {
-        let sealed = self
-            .sealer
-            .seal(&sealed_aad(name), plaintext)
-            .expect("XChaCha20-Poly1305 seals any message a cookie can hold");
+        let sealed = self.sealer.seal(&sealed_aad(name), plaintext);
         let mut cookie = Cookie::new(name.to_owned(), URL_SAFE_NO_PAD.encode(sealed));
         self.scope(&mut cookie, path);
         let seconds = i64::try_from(max_age.as_secs()).unwrap_or(i64::MAX);

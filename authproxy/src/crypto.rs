@@ -21,8 +21,6 @@ impl std::fmt::Debug for CredentialCipher {
 pub enum CipherError {
     #[error("the encryption key must be exactly 32 bytes")]
     KeyLength,
-    #[error("the entry could not be encrypted")]
-    Seal,
 }
 
 impl CredentialCipher {
@@ -38,7 +36,7 @@ impl CredentialCipher {
     }
 
     /// `nonce || ciphertext+tag`, bound to `key_name`.
-    pub fn seal(&self, key_name: &str, plaintext: &[u8]) -> Result<Vec<u8>, CipherError> {
+    pub fn seal(&self, key_name: &str, plaintext: &[u8]) -> Vec<u8> {
         let nonce_bytes: [u8; NONCE_LEN] = rand::random();
         let nonce = XNonce::from(nonce_bytes);
         let sealed = self
@@ -50,11 +48,11 @@ impl CredentialCipher {
                     aad: key_name.as_bytes(),
                 },
             )
-            .map_err(|_| CipherError::Seal)?;
+            .expect("XChaCha20-Poly1305 seals any message shorter than 256 GiB");
         let mut out = Vec::with_capacity(NONCE_LEN + sealed.len());
         out.extend_from_slice(&nonce_bytes);
         out.extend_from_slice(&sealed);
-        Ok(out)
+        out
     }
 
     /// The plaintext, or `None` when the entry is truncated, tampered with, sealed under another
@@ -84,7 +82,7 @@ mod tests {
     #[test]
     fn round_trip_and_every_tampering_fails() {
         let cipher = CredentialCipher::new(&[7u8; 32]).unwrap();
-        let sealed = cipher.seal("cred:ann", b"secret").unwrap();
+        let sealed = cipher.seal("cred:ann", b"secret");
         assert_eq!(
             cipher.open("cred:ann", &sealed).as_deref(),
             Some(&b"secret"[..])
@@ -100,11 +98,7 @@ mod tests {
         assert_eq!(cipher.open("cred:ann", &sealed[..10]), None);
         let other = CredentialCipher::new(&[8u8; 32]).unwrap();
         assert_eq!(other.open("cred:ann", &sealed), None);
-        assert_ne!(
-            cipher.seal("cred:ann", b"secret").unwrap(),
-            sealed,
-            "fresh nonce"
-        );
+        assert_ne!(cipher.seal("cred:ann", b"secret"), sealed, "fresh nonce");
     }
 
     #[test]

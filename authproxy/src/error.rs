@@ -5,7 +5,61 @@ use actix_web::http::header;
 use actix_web::{HttpResponse, ResponseError};
 use service_kit::http::{ApiError, error_response};
 
+use crate::cluster::ClusterError;
 use crate::store::StoreError;
+
+/// What the client's request could not be made into.
+#[derive(Debug, thiserror::Error)]
+pub enum BodyError {
+    #[error("{0}")]
+    Read(#[source] actix_web::error::PayloadError),
+    #[error("it is longer than its Content-Length")]
+    LongerThanDeclared,
+    #[error("the method is not valid")]
+    Method(#[source] http::method::InvalidMethod),
+    #[error("the path is not valid: {0}")]
+    Path(#[source] http::uri::InvalidUri),
+    #[error("{0}")]
+    Request(#[source] http::Error),
+}
+
+/// Why the identity provider could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderFailure {
+    #[error("discovery failed: {0}")]
+    Discovery(#[source] Box<dyn std::error::Error + Send + Sync>),
+    #[error("the provider has no token endpoint")]
+    NoTokenEndpoint,
+    #[error("{0}")]
+    TokenRequest(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The OIDC library's own description (it has no error value).
+    #[error("{0}")]
+    Other(String),
+}
+
+/// The message of a failed call to the search cluster.
+fn search_message(error: &ClusterError) -> String {
+    match error {
+        ClusterError::UntrustedCertificate(_) | ClusterError::Unreachable(_) => {
+            format!("The search cluster is unreachable: {error}.")
+        }
+        ClusterError::Timeout => "The search cluster did not answer in time.".to_owned(),
+        ClusterError::Broken(_) | ClusterError::BadResponse(_) => {
+            format!("The search cluster answered badly: {error}.")
+        }
+        ClusterError::AdminRejected => {
+            "The search cluster rejected the proxy's administrative credentials.".to_owned()
+        }
+        ClusterError::ForeignUser(name) => format!(
+            "The search cluster already has a user named {name:?} that this proxy did not \
+             create; it is not overwritten."
+        ),
+        ClusterError::OtherSource { name, owner } => format!(
+            "The search cluster user {name:?} belongs to {owner} sign-ins; an identity of \
+             another kind with that name is refused."
+        ),
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -19,29 +73,16 @@ pub enum Error {
     TooManyFailures { retry_after_secs: u64 },
     #[error("The session store is unavailable, so the request cannot be authorized.")]
     StoreUnavailable(#[source] StoreError),
-    #[error(
-        "The search cluster already has a user named {0:?} that this proxy did not create; it is not overwritten."
-    )]
-    SearchUserConflict(String),
-    #[error(
-        "The search cluster user {name:?} belongs to {owner} sign-ins; an identity of another kind with that name is refused."
-    )]
-    SearchUserOtherSource { name: String, owner: &'static str },
-    #[error("The search cluster is unreachable: {0}.")]
-    SearchUnreachable(String),
-    #[error("The search cluster did not answer in time.")]
-    SearchTimeout,
-    #[error("The search cluster answered badly: {0}.")]
-    SearchBadResponse(String),
-    #[error("The search cluster rejected the proxy's administrative credentials.")]
-    SearchAdminRejected,
+    /// A call to the search cluster failed; its classification decides the answer.
+    #[error("{}", search_message(.0))]
+    Search(#[source] ClusterError),
     #[error("The request body could not be read: {0}.")]
-    InvalidBody(String),
+    InvalidBody(#[source] BodyError),
     /// An OIDC callback that does not complete a sign-in this browser started.
     #[error("Sign-in failed ({0}); start again from the application.")]
     SignInFailed(&'static str),
     #[error("The identity provider is unavailable: {0}.")]
-    ProviderUnavailable(String),
+    ProviderUnavailable(#[source] ProviderFailure),
     /// A forward_auth check from a peer that is not a trusted proxy.
     #[error("Only the configured reverse proxies may ask this authentication check.")]
     UntrustedCaller,
@@ -56,14 +97,19 @@ impl ResponseError for Error {
             Self::Unauthenticated => StatusCode::UNAUTHORIZED,
             Self::SignInRequired { .. } => StatusCode::FOUND,
             Self::TooManyFailures { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Self::StoreUnavailable(_) | Self::SearchUnreachable(_) => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
-            Self::SearchUserConflict(_) | Self::SearchUserOtherSource { .. } => {
-                StatusCode::CONFLICT
-            }
-            Self::SearchTimeout => StatusCode::GATEWAY_TIMEOUT,
-            Self::SearchBadResponse(_) | Self::SearchAdminRejected => StatusCode::BAD_GATEWAY,
+            Self::StoreUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Search(error) => match error {
+                ClusterError::UntrustedCertificate(_) | ClusterError::Unreachable(_) => {
+                    StatusCode::SERVICE_UNAVAILABLE
+                }
+                ClusterError::ForeignUser(_) | ClusterError::OtherSource { .. } => {
+                    StatusCode::CONFLICT
+                }
+                ClusterError::Timeout => StatusCode::GATEWAY_TIMEOUT,
+                ClusterError::Broken(_)
+                | ClusterError::BadResponse(_)
+                | ClusterError::AdminRejected => StatusCode::BAD_GATEWAY,
+            },
             Self::InvalidBody(_) => StatusCode::BAD_REQUEST,
             Self::SignInFailed(_) => StatusCode::UNAUTHORIZED,
             Self::ProviderUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -99,13 +145,17 @@ impl ApiError for Error {
             Self::SignInRequired { .. } => "sign_in_required",
             Self::TooManyFailures { .. } => "too_many_failures",
             Self::StoreUnavailable(_) => "session_store_unavailable",
-            Self::SearchUserConflict(_) | Self::SearchUserOtherSource { .. } => {
-                "search_user_conflict"
-            }
-            Self::SearchUnreachable(_) => "search_unreachable",
-            Self::SearchTimeout => "search_timeout",
-            Self::SearchBadResponse(_) => "search_bad_response",
-            Self::SearchAdminRejected => "search_admin_rejected",
+            Self::Search(error) => match error {
+                ClusterError::ForeignUser(_) | ClusterError::OtherSource { .. } => {
+                    "search_user_conflict"
+                }
+                ClusterError::UntrustedCertificate(_) | ClusterError::Unreachable(_) => {
+                    "search_unreachable"
+                }
+                ClusterError::Timeout => "search_timeout",
+                ClusterError::Broken(_) | ClusterError::BadResponse(_) => "search_bad_response",
+                ClusterError::AdminRejected => "search_admin_rejected",
+            },
             Self::InvalidBody(_) => "invalid_body",
             Self::SignInFailed(_) => "sign_in_failed",
             Self::ProviderUnavailable(_) => "oidc_provider_unavailable",
@@ -117,7 +167,7 @@ impl ApiError for Error {
         match self {
             Self::TooManyFailures { retry_after_secs } => Some(*retry_after_secs),
             Self::StoreUnavailable(_)
-            | Self::SearchUnreachable(_)
+            | Self::Search(ClusterError::UntrustedCertificate(_) | ClusterError::Unreachable(_))
             | Self::ProviderUnavailable(_) => Some(5),
             _ => None,
         }
@@ -127,5 +177,11 @@ impl ApiError for Error {
 impl From<StoreError> for Error {
     fn from(error: StoreError) -> Self {
         Self::StoreUnavailable(error)
+    }
+}
+
+impl From<ClusterError> for Error {
+    fn from(error: ClusterError) -> Self {
+        Self::Search(error)
     }
 }

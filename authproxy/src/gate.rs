@@ -98,8 +98,8 @@ pub async fn authenticate(
     {
         return Ok(succeeded(identity, true, source_ip));
     }
-    let credentials = match (parse_authorization(value.as_bytes()), &state.basic) {
-        (AuthorizationHeader::Basic(credentials), Some(_)) => credentials,
+    let (credentials, basic) = match (parse_authorization(value.as_bytes()), &state.basic) {
+        (AuthorizationHeader::Basic(credentials), Some(basic)) => (credentials, basic),
         (parsed, _) => {
             let reason = match parsed {
                 AuthorizationHeader::Basic(_) => "basic credentials are disabled",
@@ -117,7 +117,6 @@ pub async fn authenticate(
             return Err(Error::Unauthenticated);
         }
     };
-    let basic = state.basic.as_ref().expect("matched Some above");
     match basic
         .verify(value.as_bytes(), &credentials, context.source_ip)
         .await
@@ -177,13 +176,10 @@ async fn session_identity(
     request: &HttpRequest,
     context: &RequestContext,
 ) -> Result<Arc<Identity>, Error> {
-    let (Some(sessions), Some(cookie)) = (
-        &state.sessions,
-        state
-            .sessions
-            .as_ref()
-            .and_then(|sessions| request.cookie(sessions.cookie_name())),
-    ) else {
+    let Some(sessions) = state.oidc.as_ref().map(|oidc| &oidc.sessions) else {
+        return Err(challenge(state, request, context));
+    };
+    let Some(cookie) = request.cookie(sessions.cookie_name()) else {
         return Err(challenge(state, request, context));
     };
     match sessions.lookup(cookie.value()).await? {
@@ -215,7 +211,7 @@ fn challenge(state: &AppState, request: &HttpRequest, context: &RequestContext) 
         .as_ref()
         .and_then(|original| original.uri.clone())
         .unwrap_or_else(|| request.uri().to_string());
-    let path = uri.split(['?', '#']).next().unwrap_or("/");
+    let path = crate::forwarded::path_of(&uri);
     let wants_html = request
         .headers()
         .get(header::ACCEPT)
@@ -239,9 +235,9 @@ fn challenge(state: &AppState, request: &HttpRequest, context: &RequestContext) 
         _ => uri,
     };
     let location = sign_in_location(&return_to);
-    let location = match (&state.sign_in, state.mode) {
-        (Some(flow), ServerMode::ForwardAuth) => {
-            format!("{}{location}", flow.provider.public_origin())
+    let location = match (&state.oidc, state.mode) {
+        (Some(oidc), ServerMode::ForwardAuth) => {
+            format!("{}{location}", oidc.sign_in.provider.public_origin())
         }
         _ => location,
     };

@@ -42,11 +42,6 @@ impl HealthReport {
                     .map_err(|error| format!("unhealthy: {error}"))
             }),
         );
-        let oidc = if state.oidc_enabled {
-            oidc
-        } else {
-            DISABLED.to_owned()
-        };
         let checks = BTreeMap::from([
             ("session_store", store),
             ("oidc_provider", oidc),
@@ -76,10 +71,10 @@ async fn bounded(check: impl Future<Output = Result<(), String>>) -> String {
 
 /// The provider is healthy when its discovery document answers.
 async fn check_oidc(state: &AppState) -> String {
-    if !state.oidc_enabled {
+    let Some(oidc) = &state.oidc else {
         return DISABLED.to_owned();
-    }
-    let url = format!("{}/.well-known/openid-configuration", state.oidc_issuer);
+    };
+    let url = format!("{}/.well-known/openid-configuration", oidc.issuer);
     bounded(async {
         let response = state
             .http

@@ -3,28 +3,29 @@
 //! `Application::build` binds the listener (port 0 allowed) so tests can start the whole service
 //! in-process; `main.rs` only parses the command line.
 
-pub mod basic;
-pub mod cluster;
-pub mod config;
+pub(crate) mod basic;
+pub(crate) mod cluster;
+pub(crate) mod config;
 pub mod cookies;
-pub mod crypto;
-pub mod error;
-pub mod forwarded;
-pub mod gate;
+pub(crate) mod crypto;
+pub(crate) mod error;
+pub(crate) mod forwarded;
+pub(crate) mod gate;
+pub(crate) mod glob;
 mod handlers;
-pub mod health;
-pub mod identity;
-pub mod managed;
-pub mod metrics;
-pub mod oidc;
-pub mod proxy;
-pub mod redirect;
-pub mod reused;
-pub mod roles;
-pub mod same_origin;
-pub mod session;
-pub mod state;
-pub mod store;
+pub(crate) mod health;
+pub(crate) mod identity;
+pub(crate) mod managed;
+pub(crate) mod metrics;
+pub(crate) mod oidc;
+pub(crate) mod proxy;
+pub(crate) mod redirect;
+pub(crate) mod reused;
+pub(crate) mod roles;
+pub(crate) mod same_origin;
+pub(crate) mod session;
+pub(crate) mod state;
+pub(crate) mod store;
 
 use actix_web::web;
 use service_kit::server::{RunningServer, ServerOptions};
@@ -58,9 +59,9 @@ impl Application {
         };
         let mode = settings.server.mode;
         let callback_path = state
-            .sign_in
+            .oidc
             .as_ref()
-            .map(|flow| flow.provider.callback_path());
+            .map(|oidc| oidc.sign_in.provider.callback_path());
         let traced = settings.observability.otel_enabled;
         let shared = state.clone();
         // `/_health`'s last report, reused for `observability.health_cache_ttl`.

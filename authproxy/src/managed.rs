@@ -157,7 +157,11 @@ impl ManagedUsers {
         }
         metrics::increment(metrics::CRED_CACHE_MISSES);
         let upserted = self.upsert_once(identity, &user, roles, None).await?;
-        upserted.ok_or_else(|| Error::SearchBadResponse("no credential was made".to_owned()))
+        upserted.ok_or_else(|| {
+            Error::Search(ClusterError::BadResponse(
+                "no credential was made".to_owned(),
+            ))
+        })
     }
 
     /// After the cluster rejected `stale`: a new password, unless another request already
@@ -271,12 +275,8 @@ impl ManagedUsers {
             roles: credential.roles.clone(),
         };
         let key = user.store_key();
-        let plaintext = serde_json::to_vec(&stored)
-            .map_err(|error| Error::SearchBadResponse(error.to_string()))?;
-        let sealed = self
-            .cipher
-            .seal(&key, &plaintext)
-            .map_err(|error| Error::SearchBadResponse(error.to_string()))?;
+        let plaintext = serde_json::to_vec(&stored).expect("a credential serializes");
+        let sealed = self.cipher.seal(&key, &plaintext);
         self.store.set(&key, sealed, self.ttl).await?;
         Ok(credential)
     }

@@ -14,7 +14,7 @@ use service_kit::relay_client::{
 };
 
 use crate::cluster::ClusterError;
-use crate::error::Error;
+use crate::error::{BodyError, Error};
 use crate::gate::RequestContext;
 use crate::identity::Identity;
 use crate::managed::ManagedCredential;
@@ -128,11 +128,9 @@ async fn outbound_body(
     if !chunked && length.unwrap_or(0) <= REPLAYABLE_LIMIT {
         let mut body = BytesMut::with_capacity(length.unwrap_or(0));
         while let Some(chunk) = payload.next().await {
-            let chunk = chunk.map_err(|error| Error::InvalidBody(error.to_string()))?;
+            let chunk = chunk.map_err(|error| Error::InvalidBody(BodyError::Read(error)))?;
             if body.len() + chunk.len() > REPLAYABLE_LIMIT {
-                return Err(Error::InvalidBody(
-                    "it is longer than its Content-Length".to_owned(),
-                ));
+                return Err(Error::InvalidBody(BodyError::LongerThanDeclared));
             }
             body.extend_from_slice(&chunk);
         }
@@ -149,11 +147,11 @@ async fn send(
     credential: Option<&ManagedCredential>,
 ) -> Result<http::Response<hyper::body::Incoming>, Error> {
     let method = http::Method::from_bytes(request.method().as_str().as_bytes())
-        .map_err(|_| Error::InvalidBody("the method is not valid".to_owned()))?;
+        .map_err(|error| Error::InvalidBody(BodyError::Method(error)))?;
     let uri = state
         .relay
         .uri(request.uri().path(), request.uri().query())
-        .map_err(|error| Error::InvalidBody(format!("the path is not valid: {error}")))?;
+        .map_err(|error| Error::InvalidBody(BodyError::Path(error)))?;
     let mut outbound = http::Request::builder().method(method).uri(uri);
     let headers = outbound
         .headers_mut()
@@ -211,7 +209,7 @@ async fn send(
     };
     let outbound = outbound
         .body(body)
-        .map_err(|error| Error::InvalidBody(error.to_string()))?;
+        .map_err(|error| Error::InvalidBody(BodyError::Request(error)))?;
     let deadline = tokio::time::Instant::now() + state.upstream_timeout;
     state
         .relay

@@ -86,10 +86,6 @@ impl Sessions {
         &self.cookie_name
     }
 
-    pub fn signer(&self) -> &CookieSigner {
-        &self.signer
-    }
-
     /// Stores a new session for `identity` and returns its cookie.
     pub async fn create(
         &self,
@@ -108,9 +104,7 @@ impl Sessions {
         };
         let key = store_key(&id);
         let plaintext = serde_json::to_vec(&record).expect("a session serializes");
-        let sealed = self.cipher.seal(&key, &plaintext).map_err(|error| {
-            Error::StoreUnavailable(crate::store::StoreError(error.to_string()))
-        })?;
+        let sealed = self.cipher.seal(&key, &plaintext);
         self.store.set(&key, sealed, self.ttl).await?;
         metrics::increment(metrics::SESSION_CREATES);
         Ok(self.signer.signed(&self.cookie_name, &id, self.ttl))

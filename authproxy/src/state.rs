@@ -25,36 +25,39 @@ use crate::store::{KeyValueStore, MemoryStore, RedisStore};
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub struct AppState {
-    pub mode: ServerMode,
+    pub(crate) mode: ServerMode,
     /// `None` when `basic_auth.enabled` is false.
-    pub basic: Option<BasicAuthenticator>,
+    pub(crate) basic: Option<BasicAuthenticator>,
     /// `None` when `user_management.enabled` is false: the caller's identity is passed on
     /// without search-cluster credentials.
-    pub managed: Option<ManagedUsers>,
-    pub trusted: TrustedProxies,
+    pub(crate) managed: Option<ManagedUsers>,
+    pub(crate) trusted: TrustedProxies,
     /// Who the forward_auth check answers (`server.forward_auth_callers`).
-    pub forward_auth_callers: ForwardAuthCallers,
-    pub store: Arc<dyn KeyValueStore>,
-    pub cluster: Arc<dyn SearchUsers>,
+    pub(crate) forward_auth_callers: ForwardAuthCallers,
+    pub(crate) store: Arc<dyn KeyValueStore>,
+    pub(crate) cluster: Arc<dyn SearchUsers>,
     /// For the identity provider's health check.
-    pub http: reqwest::Client,
-    /// The client towards the cluster for user management and its health.
-    pub search_http: reqwest::Client,
+    pub(crate) http: reqwest::Client,
     /// standalone forwarding's client towards `search.url` (hyper directly, a pool per
     /// worker thread).
-    pub relay: RelayClient,
+    pub(crate) relay: RelayClient,
     /// Time the cluster has to start answering a forwarded request.
-    pub upstream_timeout: Duration,
-    pub oidc_enabled: bool,
-    pub oidc_issuer: String,
-    /// Browser sessions; `None` without OIDC.
-    pub sessions: Option<Sessions>,
-    /// OIDC sign-in; `None` without OIDC.
-    pub sign_in: Option<SignInFlow>,
+    pub(crate) upstream_timeout: Duration,
+    /// OIDC sign-in and its browser sessions; `None` when `oidc.enabled` is false.
+    pub oidc: Option<Oidc>,
     /// Which `rd` targets are allowed after sign-in and logout.
-    pub redirects: RedirectPolicy,
+    pub(crate) redirects: RedirectPolicy,
     /// Trace context goes to the search cluster only when tracing is on.
-    pub tracing_enabled: bool,
+    pub(crate) tracing_enabled: bool,
+}
+
+/// What OIDC brings, all or nothing: the provider's issuer (for its health check), the sign-in
+/// flow and the browser sessions it creates.
+pub struct Oidc {
+    /// `oidc.issuer_url` without a trailing `/`.
+    pub(crate) issuer: String,
+    pub sign_in: SignInFlow,
+    pub(crate) sessions: Sessions,
 }
 
 /// The outbound client settings every reqwest client of this service shares.
@@ -92,11 +95,10 @@ impl AppState {
             _ => CredentialCipher::ephemeral(),
         };
         let cluster: Arc<dyn SearchUsers> = Arc::new(
-            SearchClusterClient::new(search_http.clone(), &settings.search)
-                .context("search.url")?,
+            SearchClusterClient::new(search_http, &settings.search).context("search.url")?,
         );
         let redirects = RedirectPolicy::new(&settings.session.cookie_domain);
-        let (sessions, sign_in) = if settings.oidc.enabled {
+        let oidc = if settings.oidc.enabled {
             let secret = settings
                 .session
                 .secret
@@ -116,10 +118,14 @@ impl AppState {
                 &settings.session.cookie_name,
                 settings.session.ttl,
             );
-            let flow = SignInFlow::new(provider, signer, &settings.session.cookie_name);
-            (Some(sessions), Some(flow))
+            let sign_in = SignInFlow::new(provider, signer, &settings.session.cookie_name);
+            Some(Oidc {
+                issuer: settings.oidc.issuer_url.trim_end_matches('/').to_owned(),
+                sign_in,
+                sessions,
+            })
         } else {
-            (None, None)
+            None
         };
         let users = &settings.user_management;
         let managed = users.enabled.then(|| {
@@ -153,7 +159,6 @@ impl AppState {
             store,
             cluster,
             http,
-            search_http,
             relay: RelayClient::new(
                 reqwest::Url::parse(&settings.search.url)
                     .context("search.url")?
@@ -162,10 +167,7 @@ impl AppState {
                 CONNECT_TIMEOUT,
             ),
             upstream_timeout: settings.server.write_timeout,
-            oidc_enabled: settings.oidc.enabled,
-            oidc_issuer: settings.oidc.issuer_url.trim_end_matches('/').to_owned(),
-            sessions,
-            sign_in,
+            oidc,
             redirects,
             tracing_enabled: settings.observability.otel_enabled,
         })

@@ -32,12 +32,21 @@ pub struct UserSpec<'a> {
     pub full_name: &'a str,
 }
 
+/// Why a call to the search cluster failed: the classification decides the answer (the error
+/// module maps it), the source keeps what the transport said.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ClusterError {
-    #[error("{0}")]
-    Unreachable(String),
+    #[error(
+        "its TLS certificate is not trusted (name the CA that signed it in search.tls.ca_file)"
+    )]
+    UntrustedCertificate(#[source] RelayError),
+    #[error("the connection was refused or failed")]
+    Unreachable(#[source] RelayError),
     #[error("time-out")]
     Timeout,
+    #[error("the connection broke")]
+    Broken(#[source] RelayError),
+    /// An answer that is not what the API documents (its status, its body), described.
     #[error("{0}")]
     BadResponse(String),
     #[error("the administrative credentials were rejected")]
@@ -46,21 +55,6 @@ pub enum ClusterError {
     ForeignUser(String),
     #[error("user {name:?} belongs to {owner} sign-ins")]
     OtherSource { name: String, owner: &'static str },
-}
-
-impl From<ClusterError> for crate::error::Error {
-    fn from(error: ClusterError) -> Self {
-        match error {
-            ClusterError::Unreachable(message) => Self::SearchUnreachable(message),
-            ClusterError::Timeout => Self::SearchTimeout,
-            ClusterError::BadResponse(message) => Self::SearchBadResponse(message),
-            ClusterError::AdminRejected => Self::SearchAdminRejected,
-            ClusterError::ForeignUser(name) => Self::SearchUserConflict(name),
-            ClusterError::OtherSource { name, owner } => {
-                Self::SearchUserOtherSource { name, owner }
-            }
-        }
-    }
 }
 
 impl ClusterError {
@@ -77,15 +71,9 @@ impl ClusterError {
             RelayError::Connect {
                 untrusted_certificate: true,
                 ..
-            } => Self::Unreachable(
-                "its TLS certificate is not trusted (name the CA that signed it in \
-                 search.tls.ca_file)"
-                    .to_owned(),
-            ),
-            RelayError::Connect { .. } => {
-                Self::Unreachable("the connection was refused or failed".to_owned())
-            }
-            RelayError::Broken(_) => Self::BadResponse("the connection broke".to_owned()),
+            } => Self::UntrustedCertificate(error),
+            RelayError::Connect { .. } => Self::Unreachable(error),
+            RelayError::Broken(_) => Self::Broken(error),
         }
     }
 }

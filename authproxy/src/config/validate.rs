@@ -10,8 +10,8 @@ use service_kit::settings::validate_listen;
 
 use super::{CacheBackend, ForwardAuthCallers, ServerMode, Settings};
 use crate::forwarded::TrustedProxies;
+use crate::glob::Glob;
 use crate::redirect::RedirectPolicy;
-use crate::roles::Glob;
 
 /// Shortest generated password accepted: both clusters accept 6, but a machine password this
 /// short would be weak.

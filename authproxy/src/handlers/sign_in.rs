@@ -35,8 +35,11 @@ pub async fn start(
     let target = state
         .redirects
         .safe_target(query.rd.as_deref(), request_host(&request));
-    if let Some(flow) = &state.sign_in {
-        let started = flow.start(target, query.login_hint.as_deref()).await?;
+    if let Some(oidc) = &state.oidc {
+        let started = oidc
+            .sign_in
+            .start(target, query.login_hint.as_deref())
+            .await?;
         return Ok(redirect(&started.location).cookie(started.cookie).finish());
     }
     let context = RequestContext::of(&state, &request);
@@ -68,9 +71,10 @@ pub async fn callback(
     request: HttpRequest,
     query: web::Query<CallbackQuery>,
 ) -> Result<HttpResponse, Error> {
-    let (Some(flow), Some(sessions)) = (&state.sign_in, &state.sessions) else {
+    let Some(oidc) = &state.oidc else {
         return Err(Error::SignInFailed("OIDC sign-in is not enabled"));
     };
+    let (flow, sessions) = (&oidc.sign_in, &oidc.sessions);
     let context = RequestContext::of(&state, &request);
     let source_ip = context.source();
     metrics::increment(metrics::AUTH_ATTEMPTS);
@@ -130,9 +134,9 @@ pub async fn logout(
     let host = request_host(&request);
     let target = state.redirects.safe_target(query.rd.as_deref(), host);
     let public_origin = state
-        .sign_in
+        .oidc
         .as_ref()
-        .map(|flow| flow.provider.public_origin());
+        .map(|oidc| oidc.sign_in.provider.public_origin());
     if !is_same_origin(
         request.method(),
         request.headers(),
@@ -141,9 +145,10 @@ pub async fn logout(
     ) {
         return Ok(logout_confirmation(&target));
     }
-    let Some(sessions) = &state.sessions else {
+    let Some(oidc) = &state.oidc else {
         return Ok(redirect(target.as_str()).finish());
     };
+    let sessions = &oidc.sessions;
     let record = match request.cookie(sessions.cookie_name()) {
         Some(cookie) => sessions.remove(cookie.value()).await?,
         None => None,
@@ -155,9 +160,13 @@ pub async fn logout(
             "signed out"
         );
     }
-    let provider_logout = match (&state.sign_in, &record) {
-        (Some(flow), Some(record)) => flow.provider.logout_url(record.id_token.as_deref()).await,
-        _ => None,
+    let provider_logout = match &record {
+        Some(record) => {
+            (oidc.sign_in.provider)
+                .logout_url(record.id_token.as_deref())
+                .await
+        }
+        None => None,
     };
     let location = provider_logout.unwrap_or_else(|| target.to_string());
     Ok(redirect(&location)

@@ -28,7 +28,7 @@ pub use claims::identity_from_claims;
 pub use http::ProviderHttp;
 
 use crate::config::OidcSettings;
-use crate::error::Error;
+use crate::error::{Error, ProviderFailure};
 
 /// Keys are fetched again at most this often, whatever ID tokens claim.
 const MIN_REDISCOVERY_INTERVAL: Duration = Duration::from_secs(10);
@@ -111,7 +111,7 @@ pub struct OidcProvider {
 }
 
 impl OidcProvider {
-    pub fn new(settings: &OidcSettings) -> anyhow::Result<Self> {
+    pub(crate) fn new(settings: &OidcSettings) -> anyhow::Result<Self> {
         let redirect = RedirectUrl::new(settings.redirect_url.clone())?;
         let post_logout = if settings.post_logout_redirect_url.is_empty() {
             let mut root = redirect.url().clone();
@@ -140,17 +140,17 @@ impl OidcProvider {
     }
 
     /// `scheme://host[:port]` of `oidc.redirect_url`: the proxy's public address.
-    pub fn public_origin(&self) -> String {
+    pub(crate) fn public_origin(&self) -> String {
         self.redirect.url().origin().ascii_serialization()
     }
 
     /// The issuer as configured, for the callback's `iss` parameter (RFC 9207).
-    pub fn issuer(&self) -> &str {
+    pub(crate) fn issuer(&self) -> &str {
         self.issuer.as_str()
     }
 
     /// The callback path (from `oidc.redirect_url`).
-    pub fn callback_path(&self) -> String {
+    pub(crate) fn callback_path(&self) -> String {
         self.redirect.url().path().to_owned()
     }
 
@@ -178,7 +178,9 @@ impl OidcProvider {
         }
         let metadata = ProviderMetadataWithLogout::discover_async(self.issuer.clone(), &self.http)
             .await
-            .map_err(|error| Error::ProviderUnavailable(format!("discovery failed: {error}")))?;
+            .map_err(|error| {
+                Error::ProviderUnavailable(ProviderFailure::Discovery(Box::new(error)))
+            })?;
         *self
             .last_discovery
             .lock()
@@ -233,7 +235,10 @@ impl OidcProvider {
     }
 
     /// The provider's authorization URL for a new sign-in.
-    pub async fn start(&self, login_hint: Option<&str>) -> Result<AuthorizationStart, Error> {
+    pub(crate) async fn start(
+        &self,
+        login_hint: Option<&str>,
+    ) -> Result<AuthorizationStart, Error> {
         let discovered = self.discovered().await?;
         let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
         let mut request = discovered
@@ -265,7 +270,7 @@ impl OidcProvider {
     /// Exchanges the code (with the PKCE verifier) and verifies the ID token: signature with
     /// the provider's keys and an asymmetric algorithm it lists, issuer, audience (and `azp`
     /// when present), expiry and `nonce`.
-    pub async fn finish(
+    pub(crate) async fn finish(
         &self,
         code: &str,
         pkce_verifier: &str,
@@ -275,7 +280,7 @@ impl OidcProvider {
         let token = discovered
             .client
             .exchange_code(AuthorizationCode::new(code.to_owned()))
-            .map_err(|_| Error::ProviderUnavailable("the provider has no token endpoint".into()))?
+            .map_err(|_| Error::ProviderUnavailable(ProviderFailure::NoTokenEndpoint))?
             .set_pkce_verifier(PkceCodeVerifier::new(pkce_verifier.to_owned()))
             .request_async(&self.http)
             .await
@@ -283,8 +288,12 @@ impl OidcProvider {
                 RequestTokenError::ServerResponse(_) | RequestTokenError::Parse(..) => {
                     Error::SignInFailed("the provider did not accept the authorization code")
                 }
-                RequestTokenError::Request(error) => Error::ProviderUnavailable(error.to_string()),
-                RequestTokenError::Other(message) => Error::ProviderUnavailable(message),
+                RequestTokenError::Request(error) => {
+                    Error::ProviderUnavailable(ProviderFailure::TokenRequest(Box::new(error)))
+                }
+                RequestTokenError::Other(message) => {
+                    Error::ProviderUnavailable(ProviderFailure::Other(message))
+                }
             })?;
         let id_token = token
             .extra_fields()
@@ -359,7 +368,7 @@ impl OidcProvider {
 
     /// Where to send the browser at logout: the provider's `end_session_endpoint` with
     /// `id_token_hint` and `post_logout_redirect_uri`, when it publishes one.
-    pub async fn logout_url(&self, id_token: Option<&str>) -> Option<String> {
+    pub(crate) async fn logout_url(&self, id_token: Option<&str>) -> Option<String> {
         let discovered = self.discovered().await.ok()?;
         let endpoint = discovered.end_session.clone()?;
         let mut request = LogoutRequest::from(endpoint).set_client_id(self.client_id.clone());
@@ -370,9 +379,5 @@ impl OidcProvider {
             request = request.set_post_logout_redirect_uri(target);
         }
         Some(request.http_get_url().to_string())
-    }
-
-    pub fn post_logout_url(&self) -> &str {
-        &self.post_logout
     }
 }

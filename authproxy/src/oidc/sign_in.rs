@@ -76,7 +76,7 @@ pub struct SignInFlow {
 }
 
 impl SignInFlow {
-    pub fn new(provider: OidcProvider, signer: CookieSigner, session_cookie: &str) -> Self {
+    pub(crate) fn new(provider: OidcProvider, signer: CookieSigner, session_cookie: &str) -> Self {
         let cookie_path = provider.callback_path();
         Self {
             provider,
@@ -86,18 +86,18 @@ impl SignInFlow {
         }
     }
 
-    pub fn state_cookie_name(&self) -> &str {
+    pub(crate) fn state_cookie_name(&self) -> &str {
         &self.state_cookie
     }
 
-    pub fn state_cookie_removal(&self) -> Cookie<'static> {
+    pub(crate) fn state_cookie_removal(&self) -> Cookie<'static> {
         self.signer
             .removal_at(&self.state_cookie, &self.cookie_path)
     }
 
     /// Starts a sign-in that returns to `return_to` (checked by the redirect policy). Writes
     /// nothing anywhere but into the returned cookie.
-    pub async fn start(
+    pub(crate) async fn start(
         &self,
         return_to: SafeTarget,
         login_hint: Option<&str>,
@@ -124,7 +124,7 @@ impl SignInFlow {
 
     /// Verifies the callback against this browser's sign-in cookie (every cookie of that name
     /// it sent), then exchanges the code and verifies the ID token.
-    pub async fn finish<'c>(
+    pub(crate) async fn finish<'c>(
         &self,
         query: &CallbackQuery,
         state_cookies: impl IntoIterator<Item = &'c str>,

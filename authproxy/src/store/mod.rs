@@ -12,9 +12,18 @@ pub use memory::MemoryStore;
 pub use redis::RedisStore;
 
 /// The store could not be reached or answered badly; callers fail closed.
+/// Why the store could not be used, with the cause it came from.
 #[derive(Debug, thiserror::Error)]
-#[error("the session store is unavailable: {0}")]
-pub struct StoreError(pub String);
+pub enum StoreError {
+    #[error("the session store is unavailable: invalid Redis configuration: {0}")]
+    Config(#[source] deadpool_redis::CreatePoolError),
+    #[error("the session store is unavailable: no Redis connection: {0}")]
+    Connection(#[source] deadpool_redis::PoolError),
+    #[error("the session store is unavailable: Redis error: {0}")]
+    Redis(#[source] deadpool_redis::redis::RedisError),
+    #[error("the session store is unavailable: Redis did not answer in time")]
+    Timeout,
+}
 
 /// A narrow async key-value interface with per-key expiry.
 pub trait KeyValueStore: Send + Sync + 'static {
@@ -26,9 +35,6 @@ pub trait KeyValueStore: Send + Sync + 'static {
         ttl: Duration,
     ) -> BoxFuture<'a, Result<(), StoreError>>;
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
-    /// Gets and deletes in one step, so of two concurrent takers only one gets the value
-    /// (one-time sign-in records).
-    fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>>;
     /// For `/_health`.
     fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>>;
 }

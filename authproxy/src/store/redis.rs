@@ -31,7 +31,7 @@ impl RedisStore {
         config.pool = Some(pool_config);
         let pool = config
             .create_pool(Some(Runtime::Tokio1))
-            .map_err(|error| StoreError(format!("invalid Redis configuration: {error}")))?;
+            .map_err(StoreError::Config)?;
         Ok(Self { pool })
     }
 
@@ -41,18 +41,12 @@ impl RedisStore {
         Fut: Future<Output = Result<T, deadpool_redis::redis::RedisError>>,
     {
         let attempt = async {
-            let connection = self
-                .pool
-                .get()
-                .await
-                .map_err(|error| StoreError(format!("no Redis connection: {error}")))?;
-            operation(connection)
-                .await
-                .map_err(|error| StoreError(format!("Redis error: {error}")))
+            let connection = self.pool.get().await.map_err(StoreError::Connection)?;
+            operation(connection).await.map_err(StoreError::Redis)
         };
         tokio::time::timeout(OPERATION_TIMEOUT, attempt)
             .await
-            .map_err(|_| StoreError("Redis did not answer in time".to_owned()))?
+            .map_err(|_| StoreError::Timeout)?
     }
 }
 
@@ -85,17 +79,6 @@ impl KeyValueStore for RedisStore {
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
         self.run(move |mut connection| async move { connection.del::<_, ()>(key).await })
             .boxed()
-    }
-
-    fn take<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
-        // GETDEL (Redis 6.2+) is atomic: a replayed callback racing the first one gets nothing.
-        self.run(move |mut connection| async move {
-            deadpool_redis::redis::cmd("GETDEL")
-                .arg(key)
-                .query_async::<Option<Vec<u8>>>(&mut connection)
-                .await
-        })
-        .boxed()
     }
 
     fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
