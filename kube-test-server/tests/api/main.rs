@@ -1,5 +1,6 @@
 //! The server against real clients: kubectl, and raw HTTP checks of the API conventions.
 
+mod binary;
 mod conventions;
 mod kubectl;
 mod writes;
