@@ -9,6 +9,8 @@
 //! 2. Without it, `Origin`: its host and port must be the request's own `Host` (the scheme is
 //!    not compared, so the console works behind a TLS-terminating ingress); any other origin,
 //!    `null` included, is refused.
+//!
+//! Steps 1 and 2 are `service_kit::same_origin`, shared with authproxy's logout check.
 //! 3. Without either, the [`CONSOLE_HEADER`] the web app always sends (any value): a plain form
 //!    or tag cannot set a custom header, and a cross-origin `fetch` that does needs a CORS
 //!    preflight the console never grants. Scripts and `curl` send it too.
@@ -21,6 +23,7 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
 use actix_web::http::header::{self, HeaderMap};
 use actix_web::middleware::Next;
+use service_kit::same_origin::{Provenance, provenance};
 
 use crate::error::Error;
 
@@ -48,56 +51,27 @@ pub fn check(
     if guarded == Guarded::StateChanging && read_only {
         return Ok(());
     }
-    let text = |name| {
-        headers
-            .get(name)
-            .map(|value| value.to_str().unwrap_or("\u{fffd}").trim())
-    };
-    if let Some(site) = text(header::HeaderName::from_static("sec-fetch-site")) {
-        return match site.to_ascii_lowercase().as_str() {
-            "same-origin" | "none" => Ok(()),
-            _ => Err(refusal(&format!(
-                "the browser says it comes from a {site} page"
-            ))),
-        };
-    }
-    if let Some(origin) = text(header::ORIGIN) {
-        return if own_host.is_some_and(|host| same_host(origin, host)) {
-            Ok(())
-        } else {
+    match provenance(headers, own_host) {
+        Provenance::OwnPage => Ok(()),
+        Provenance::OtherSite(site) => Err(refusal(&format!(
+            "the browser says it comes from a {site} page"
+        ))),
+        Provenance::OtherOrigin(origin) => {
             Err(refusal(&format!("it comes from the origin {origin}")))
-        };
-    }
-    if text(header::HeaderName::from_static(CONSOLE_HEADER)).is_some_and(|v| !v.is_empty()) {
-        return Ok(());
-    }
-    Err(refusal(
-        "nothing shows it comes from the console's own page",
-    ))
-}
-
-/// Whether `origin` (`scheme://host[:port]`) names `host` (`host[:port]`), ignoring case and
-/// the scheme's default port.
-fn same_host(origin: &str, host: &str) -> bool {
-    let Some((scheme, authority)) = origin.split_once("://") else {
-        return false;
-    };
-    if authority.is_empty() || authority.contains(['/', '@', '?', '#']) {
-        return false;
-    }
-    let default_port = match scheme.to_ascii_lowercase().as_str() {
-        "https" => ":443",
-        "http" => ":80",
-        _ => return false,
-    };
-    let normal = |text: &str| {
-        let text = text.to_ascii_lowercase();
-        match text.strip_suffix(default_port) {
-            Some(bare) => bare.to_owned(),
-            None => text,
         }
-    };
-    normal(authority) == normal(host)
+        Provenance::Unknown => {
+            let sent = headers
+                .get(header::HeaderName::from_static(CONSOLE_HEADER))
+                .map(|value| value.to_str().unwrap_or("\u{fffd}").trim());
+            if sent.is_some_and(|value| !value.is_empty()) {
+                Ok(())
+            } else {
+                Err(refusal(
+                    "nothing shows it comes from the console's own page",
+                ))
+            }
+        }
+    }
 }
 
 fn refusal(why: &str) -> Error {

@@ -6,9 +6,7 @@
 
 use actix_web::http::{Method, header::HeaderMap};
 use reqwest::Url;
-
-/// `Sec-Fetch-Site`, set by browsers and not by pages.
-const SEC_FETCH_SITE: &str = "sec-fetch-site";
+use service_kit::same_origin::{Provenance, provenance};
 
 /// `request_host` is the request's `Host` (with its port, if any); `public_origin` the service's
 /// configured public origin (`scheme://host[:port]` of `oidc.redirect_url`), also accepted.
@@ -18,37 +16,26 @@ pub fn is_same_origin(
     request_host: Option<&str>,
     public_origin: Option<&str>,
 ) -> bool {
-    if let Some(site) = headers.get(SEC_FETCH_SITE) {
-        return matches!(site.as_bytes(), b"same-origin" | b"none");
-    }
-    match headers.get(actix_web::http::header::ORIGIN) {
-        Some(origin) => origin
-            .to_str()
-            .is_ok_and(|origin| origin_matches(origin, request_host, public_origin)),
-        None => *method == Method::POST,
+    match provenance(headers, request_host) {
+        Provenance::OwnPage => true,
+        Provenance::OtherSite(_) => false,
+        Provenance::OtherOrigin(origin) => {
+            public_origin.is_some_and(|public| is_public_origin(&origin, public))
+        }
+        Provenance::Unknown => *method == Method::POST,
     }
 }
 
-fn origin_matches(origin: &str, request_host: Option<&str>, public_origin: Option<&str>) -> bool {
+/// Whether `origin` is the configured public origin (scheme, host and port).
+fn is_public_origin(origin: &str, public_origin: &str) -> bool {
     let Ok(url) = Url::parse(origin) else {
         // `null` (sandboxed frames, some redirects) and anything unparsable.
         return false;
     };
-    if !matches!(url.scheme(), "http" | "https") || (url.path() != "/" && !url.path().is_empty()) {
-        return false;
-    }
-    let serialized = url.origin().ascii_serialization();
-    if public_origin.is_some_and(|public| public.trim_end_matches('/') == serialized) {
-        return true;
-    }
-    let Some(host) = url.host_str() else {
-        return false;
-    };
-    let authority = match url.port() {
-        Some(port) => format!("{host}:{port}"),
-        None => host.to_owned(),
-    };
-    request_host.is_some_and(|request_host| request_host.eq_ignore_ascii_case(&authority))
+    matches!(url.scheme(), "http" | "https")
+        && url.username().is_empty()
+        && matches!(url.path(), "" | "/")
+        && public_origin.trim_end_matches('/') == url.origin().ascii_serialization()
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ pub mod metrics;
 pub mod probe;
 #[cfg(feature = "outbound")]
 pub mod relay_client;
+pub mod same_origin;
 pub mod security_headers;
 pub mod server;
 pub mod settings;
