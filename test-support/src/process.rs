@@ -95,16 +95,36 @@ impl ChildGuard {
     }
 
     /// Reads the JSON line a server prints on start (its address) and returns the string field
-    /// `field` of it. The child's stdout must be piped.
+    /// `field` of it. The child's stdout must be piped. Panics, naming the server and whether it
+    /// is still running, when no line came within a minute: a test run fails, it never hangs.
     pub fn announced(&mut self, field: &str) -> String {
+        const DEADLINE: Duration = Duration::from_secs(60);
         let stdout = self.child.stdout.take().expect("stdout is piped");
-        let mut reader = BufReader::new(stdout);
-        let mut first_line = String::new();
-        reader
-            .read_line(&mut first_line)
-            .unwrap_or_else(|error| panic!("reading what {} printed: {error}", self.name));
-        // Keep draining: a server whose stdout is closed dies on its next write (Node: EPIPE).
-        std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+        let (line_sender, line) = std::sync::mpsc::channel();
+        // Reads the first line, then keeps draining: a server whose stdout is closed dies on its
+        // next write (Node: EPIPE).
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut first_line = String::new();
+            let read = reader.read_line(&mut first_line).map(|_| first_line);
+            let _ = line_sender.send(read);
+            std::io::copy(&mut reader, &mut std::io::sink())
+        });
+        let first_line = match line.recv_timeout(DEADLINE) {
+            Ok(Ok(first_line)) => first_line,
+            Ok(Err(error)) => panic!("reading what {} printed: {error}", self.name),
+            Err(_) => {
+                let state = match self.child.try_wait() {
+                    Ok(Some(status)) => format!("it exited with {status}"),
+                    _ => "it is still running".to_owned(),
+                };
+                panic!(
+                    "{} (pid {}) announced nothing within {DEADLINE:?}; {state}",
+                    self.name,
+                    self.pid()
+                )
+            }
+        };
         let announced: serde_json::Value = serde_json::from_str(&first_line)
             .unwrap_or_else(|_| panic!("{} printed {first_line:?}, not a JSON line", self.name));
         announced[field]
