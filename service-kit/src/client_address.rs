@@ -82,7 +82,6 @@ pub fn canonical(address: IpAddr) -> IpAddr {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use actix_web::http::header::{HeaderName, HeaderValue};

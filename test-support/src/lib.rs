@@ -36,3 +36,26 @@ pub fn install_crypto_provider() {
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
 }
+
+/// Asserts the security headers service-kit puts on every page, asset and API answer of the
+/// web-facing services (Content-Security-Policy, nosniff, no framing, no referrer); `what`
+/// names the answer in the failure message.
+pub fn assert_security_headers(response: &reqwest::Response, what: &str) {
+    let headers = response.headers();
+    let policy = headers
+        .get("content-security-policy")
+        .unwrap_or_else(|| panic!("{what}: no Content-Security-Policy"))
+        .to_str()
+        .unwrap();
+    for directive in [
+        "default-src 'self'",
+        "frame-ancestors 'none'",
+        "object-src 'none'",
+        "base-uri 'self'",
+    ] {
+        assert!(policy.contains(directive), "{what}: {policy}");
+    }
+    assert_eq!(headers["x-content-type-options"], "nosniff", "{what}");
+    assert_eq!(headers["x-frame-options"], "DENY", "{what}");
+    assert_eq!(headers["referrer-policy"], "no-referrer", "{what}");
+}

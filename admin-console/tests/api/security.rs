@@ -277,26 +277,6 @@ async fn a_foreign_host_is_refused_when_allowed_hosts_is_set() {
     assert_eq!(live.status(), 200);
 }
 
-fn assert_security_headers(response: &reqwest::Response, what: &str) {
-    let headers = response.headers();
-    let policy = headers
-        .get("content-security-policy")
-        .unwrap_or_else(|| panic!("{what}: no Content-Security-Policy"))
-        .to_str()
-        .unwrap();
-    for directive in [
-        "default-src 'self'",
-        "frame-ancestors 'none'",
-        "object-src 'none'",
-        "base-uri 'self'",
-    ] {
-        assert!(policy.contains(directive), "{what}: {policy}");
-    }
-    assert_eq!(headers["x-content-type-options"], "nosniff", "{what}");
-    assert_eq!(headers["x-frame-options"], "DENY", "{what}");
-    assert_eq!(headers["referrer-policy"], "no-referrer", "{what}");
-}
-
 #[tokio::test]
 async fn pages_assets_and_api_answers_carry_the_security_headers() {
     let osmem = Osmem::start();
@@ -317,7 +297,7 @@ async fn pages_assets_and_api_answers_carry_the_security_headers() {
         "/assets/missing.js",
     ] {
         let response = app.client.get(app.url(path)).send().await.unwrap();
-        assert_security_headers(&response, path);
+        test_support::assert_security_headers(&response, path);
     }
     let refused = bare_client()
         .post(app.url("/api/metrics_server/validate"))
@@ -325,7 +305,7 @@ async fn pages_assets_and_api_answers_carry_the_security_headers() {
         .await
         .unwrap();
     assert_eq!(refused.status(), 403);
-    assert_security_headers(&refused, "a refusal");
+    test_support::assert_security_headers(&refused, "a refusal");
 }
 
 /// A listener that answers every request with `answer` and counts connections.

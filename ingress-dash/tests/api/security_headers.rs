@@ -5,26 +5,6 @@ use test_support::TempDir;
 
 use crate::app::spawn_app_static;
 
-fn assert_security_headers(response: &reqwest::Response, what: &str) {
-    let headers = response.headers();
-    let policy = headers
-        .get("content-security-policy")
-        .unwrap_or_else(|| panic!("{what}: no Content-Security-Policy"))
-        .to_str()
-        .unwrap();
-    for directive in [
-        "default-src 'self'",
-        "frame-ancestors 'none'",
-        "object-src 'none'",
-        "base-uri 'self'",
-    ] {
-        assert!(policy.contains(directive), "{what}: {policy}");
-    }
-    assert_eq!(headers["x-content-type-options"], "nosniff", "{what}");
-    assert_eq!(headers["x-frame-options"], "DENY", "{what}");
-    assert_eq!(headers["referrer-policy"], "no-referrer", "{what}");
-}
-
 #[tokio::test]
 async fn pages_assets_and_api_answers_carry_the_security_headers() {
     let dir = TempDir::new("web-dist");
@@ -47,7 +27,7 @@ async fn pages_assets_and_api_answers_carry_the_security_headers() {
         "/api/unknown",
     ] {
         let response = app.get(path).await;
-        assert_security_headers(&response, path);
+        test_support::assert_security_headers(&response, path);
     }
 }
 
@@ -84,7 +64,7 @@ async fn a_foreign_host_is_refused_when_allowed_hosts_is_set() {
     for path in ["/api/namespaces", "/api/ingresses", "/"] {
         let refused = get(path, "evil.example").await.unwrap();
         assert_eq!(refused.status(), 403, "{path}");
-        assert_security_headers(&refused, path);
+        test_support::assert_security_headers(&refused, path);
         let body: serde_json::Value = refused.json().await.unwrap();
         assert_eq!(body["error"]["code"], "host_not_allowed", "{path}");
     }
