@@ -117,7 +117,8 @@ def build_standins(engine: Engine) -> None:
                        ROOT / "docker/test/opensearch-standin"]:
             shutil.copy2(source, context / "bin")
         shutil.copytree(ROOT / "test-support/oidc/node_modules", context / "oidc/node_modules", symlinks=True)
-        shutil.copy2(ROOT / "docker/test/dex-standin.mjs", context / "oidc")
+        # .mjs: an ES module without the package.json that marks server.js as one.
+        shutil.copy2(ROOT / "test-support/oidc/server.js", context / "oidc/server.mjs")
         for target in STANDINS:
             # No default bridge on this engine: RUN steps get no network (they need none).
             engine.run("build", "-q", "--network", "none", "-f", str(ROOT / "docker/test/standins.Dockerfile"), "--target", target,

@@ -8,6 +8,11 @@
 // and every requested scope is granted. PKCE is required for every client, as a strict provider
 // would. On start it prints one JSON line to stdout: {"issuer": "http://127.0.0.1:<port>"}.
 //
+// Optional `issuer` and `listen` ("host:port") serve a fixed issuer, which may have a path
+// (http://dex:5556/dex): requests below the path are served, the rest get 404. The container
+// test's Dex stand-in (docker/test/dex) runs this file that way. Without them the provider
+// listens on a free loopback port and is its own issuer.
+//
 // Signing key: an RSA key made at start (kid `test-rsa`), published at /jwks. The provider also
 // advertises HS256 for ID tokens, as Keycloak does, so relying parties are tested against a
 // provider that lists a symmetric algorithm.
@@ -89,9 +94,10 @@ async function readJson(req) {
 }
 
 const server = http.createServer();
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address();
-  const issuer = `http://127.0.0.1:${port}`;
+const [listenHost, listenPort] = config.listen ? config.listen.split(':') : ['127.0.0.1', '0'];
+server.listen(Number(listenPort), listenHost, () => {
+  const issuer = config.issuer ?? `http://127.0.0.1:${server.address().port}`;
+  const prefix = new URL(issuer).pathname.replace(/\/$/, '');
   const provider = new Provider(issuer, {
     clients,
     jwks: { keys: [privateJwk] },
@@ -111,7 +117,7 @@ server.listen(0, '127.0.0.1', () => {
       devInteractions: { enabled: false },
       rpInitiatedLogout: { enabled: true },
     },
-    interactions: { url: (ctx, interaction) => `/interaction/${interaction.uid}` },
+    interactions: { url: (ctx, interaction) => `${prefix}/interaction/${interaction.uid}` },
     async findAccount(ctx, accountId) {
       const user = users[accountId];
       if (!user) return undefined;
@@ -142,6 +148,15 @@ server.listen(0, '127.0.0.1', () => {
 
   const callback = provider.callback();
   server.on('request', async (req, res) => {
+    if (prefix) {
+      if (!req.url.startsWith(`${prefix}/`)) {
+        res.statusCode = 404;
+        res.end('not found');
+        return;
+      }
+      req.originalUrl = req.url;
+      req.url = req.url.slice(prefix.length);
+    }
     if (req.url === '/__test/forge-next-id-token' && req.method === 'POST') {
       try {
         const { kind } = await readJson(req);
