@@ -33,6 +33,19 @@ pub async fn spawn_app_static(static_dir: &std::path::Path) -> TestApp {
     spawn_app_full(kube, &server, "", "").await
 }
 
+/// A web app "build": `index.html` and one hashed asset, `assets/app-3f2a.js`.
+pub fn built_web_app() -> test_support::TempDir {
+    let dir = test_support::TempDir::new("web-dist");
+    std::fs::create_dir_all(dir.path().join("assets")).unwrap();
+    std::fs::write(
+        dir.path().join("index.html"),
+        "<!doctype html><title>ingress-dash</title>",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("assets/app-3f2a.js"), "console.log(1)").unwrap();
+    dir
+}
+
 /// The application with `server_yaml` (keys of `server:`, indented) and `overrides_yaml`.
 pub async fn spawn_app_server(server_yaml: &str, overrides_yaml: &str) -> TestApp {
     let kube = KubeTestServer::start(Options::default()).expect("kube-test-server starts");

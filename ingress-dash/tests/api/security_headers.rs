@@ -1,20 +1,11 @@
 //! Security headers (issue 16, hole 2): every page, asset and API answer of ingress-dash carries
 //! the Content-Security-Policy, nosniff, no-referrer and no-framing headers.
 
-use test_support::TempDir;
-
-use crate::app::spawn_app_static;
+use crate::app::{built_web_app, spawn_app_server, spawn_app_static};
 
 #[tokio::test]
 async fn pages_assets_and_api_answers_carry_the_security_headers() {
-    let dir = TempDir::new("web-dist");
-    std::fs::create_dir_all(dir.path().join("assets")).unwrap();
-    std::fs::write(
-        dir.path().join("index.html"),
-        "<!doctype html><title>ingress-dash</title>",
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("assets/app-3f2a.js"), "console.log(1)").unwrap();
+    let dir = built_web_app();
     let app = spawn_app_static(dir.path()).await;
     for path in [
         "/",
@@ -35,25 +26,8 @@ async fn pages_assets_and_api_answers_carry_the_security_headers() {
 /// liveness and readiness (probed by the pod's IP) are answered for any `Host`.
 #[tokio::test]
 async fn a_foreign_host_is_refused_when_allowed_hosts_is_set() {
-    use ingress_dash::{Application, Settings};
-    use kube_test_server::{KubeTestServer, Options};
-    use service_kit::config::ConfigLoader;
-
-    let kube = KubeTestServer::start(Options::default()).expect("kube-test-server starts");
-    let yaml = format!(
-        "server:\n  host: 127.0.0.1\n  port: 0\n  allowed_hosts: [dash.example.com]\nkubernetes:\n  api_url: {}\n",
-        kube.url()
-    );
-    let settings: Settings = ConfigLoader::new("TEST_UNUSED_PREFIX")
-        .with_env(Default::default())
-        .load_str(&yaml)
-        .expect("test configuration is valid");
-    let app = Application::build(settings)
-        .await
-        .expect("application starts");
-    let address = format!("http://127.0.0.1:{}", app.port());
-    tokio::spawn(app.run_until_stopped());
-    let client = test_support::http_client();
+    let app = spawn_app_server("  allowed_hosts: [dash.example.com]\n", "").await;
+    let (address, client) = (&app.address, &app.client);
     let get = |path: &str, host: &str| {
         client
             .get(format!("{address}{path}"))

@@ -1,19 +1,10 @@
 //! The built web app: files, SPA fallback, caching headers, and the not-built answer.
 
-use test_support::TempDir;
-
-use crate::app::spawn_app;
+use crate::app::{built_web_app, spawn_app};
 
 #[tokio::test]
 async fn serves_the_app_with_spa_fallback_and_caching() {
-    let dir = TempDir::new("web-dist");
-    std::fs::create_dir_all(dir.path().join("assets")).unwrap();
-    std::fs::write(
-        dir.path().join("index.html"),
-        "<!doctype html><title>ingress-dash</title>",
-    )
-    .unwrap();
-    std::fs::write(dir.path().join("assets/app-3f2a.js"), "console.log(1)").unwrap();
+    let dir = built_web_app();
     let app = crate::app::spawn_app_static(dir.path()).await;
     let index = app.get("/").await;
     assert_eq!(index.status(), 200);
