@@ -98,7 +98,13 @@ impl ChildGuard {
     /// `field` of it. The child's stdout must be piped. Panics, naming the server and whether it
     /// is still running, when no line came within a minute: a test run fails, it never hangs.
     pub fn announced(&mut self, field: &str) -> String {
-        const DEADLINE: Duration = Duration::from_secs(60);
+        self.announced_within(field, Duration::from_secs(60))
+            .unwrap_or_else(|problem| panic!("{problem}"))
+    }
+
+    /// [`Self::announced`], with the problem as an error instead of a panic, for a caller that
+    /// starts the server again.
+    pub fn announced_within(&mut self, field: &str, deadline: Duration) -> Result<String, String> {
         let stdout = self.child.stdout.take().expect("stdout is piped");
         let (line_sender, line) = std::sync::mpsc::channel();
         // Reads the first line, then keeps draining: a server whose stdout is closed dies on its
@@ -110,27 +116,27 @@ impl ChildGuard {
             let _ = line_sender.send(read);
             std::io::copy(&mut reader, &mut std::io::sink())
         });
-        let first_line = match line.recv_timeout(DEADLINE) {
+        let first_line = match line.recv_timeout(deadline) {
             Ok(Ok(first_line)) => first_line,
-            Ok(Err(error)) => panic!("reading what {} printed: {error}", self.name),
+            Ok(Err(error)) => return Err(format!("reading what {} printed: {error}", self.name)),
             Err(_) => {
                 let state = match self.child.try_wait() {
                     Ok(Some(status)) => format!("it exited with {status}"),
                     _ => "it is still running".to_owned(),
                 };
-                panic!(
-                    "{} (pid {}) announced nothing within {DEADLINE:?}; {state}",
+                return Err(format!(
+                    "{} (pid {}) announced nothing within {deadline:?}; {state}",
                     self.name,
                     self.pid()
-                )
+                ));
             }
         };
         let announced: serde_json::Value = serde_json::from_str(&first_line)
-            .unwrap_or_else(|_| panic!("{} printed {first_line:?}, not a JSON line", self.name));
+            .map_err(|_| format!("{} printed {first_line:?}, not a JSON line", self.name))?;
         announced[field]
             .as_str()
-            .unwrap_or_else(|| panic!("{} announced no {field}: {first_line}", self.name))
-            .to_owned()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("{} announced no {field}: {first_line}", self.name))
     }
 }
 
