@@ -6,6 +6,9 @@
 pub(crate) mod cluster;
 pub mod config;
 pub(crate) mod error;
+/// Entry points for the fuzz targets in `fuzz/` (not an API).
+#[doc(hidden)]
+pub mod fuzzing;
 mod handlers;
 pub(crate) mod metrics;
 mod numbers;

@@ -10,6 +10,9 @@ pub mod cookies;
 pub(crate) mod crypto;
 pub(crate) mod error;
 pub(crate) mod forwarded;
+/// Entry points for the fuzz targets in `fuzz/` (not an API).
+#[doc(hidden)]
+pub mod fuzzing;
 pub(crate) mod gate;
 pub(crate) mod glob;
 mod handlers;

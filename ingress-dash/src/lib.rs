@@ -6,6 +6,9 @@
 pub(crate) mod cache;
 pub(crate) mod config;
 pub mod error;
+/// Entry points for the fuzz targets in `fuzz/` (not an API).
+#[doc(hidden)]
+pub mod fuzzing;
 pub(crate) mod health;
 pub(crate) mod hub;
 pub(crate) mod kube_api;

@@ -3,6 +3,9 @@
 //! each crate's error enum to the common error body. Service behaviour never lives here.
 
 pub mod allowed_hosts;
+pub mod app;
+#[cfg(feature = "byte-store")]
+pub mod byte_store;
 pub mod cli;
 pub mod client_address;
 #[cfg(feature = "outbound")]
@@ -18,6 +21,7 @@ pub mod same_origin;
 pub mod security_headers;
 pub mod server;
 pub mod settings;
+pub mod single_flight;
 #[cfg(feature = "otel")]
 pub mod telemetry;
 

@@ -12,6 +12,7 @@ mod otlp;
 mod process;
 mod servers;
 mod tls;
+pub mod wire_types;
 
 pub use oidc::OidcProvider;
 pub use otlp::{OtlpReceiver, ReceivedSpan};

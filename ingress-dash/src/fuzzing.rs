@@ -1,0 +1,1 @@
+//! The parsers of untrusted input, exposed for the fuzz targets in `fuzz/` (being written).

@@ -1,0 +1,1 @@
+//! The application shell every service runs (being moved here from the services).

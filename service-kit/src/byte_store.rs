@@ -1,0 +1,1 @@
+//! One byte store (memory or Redis) for every service (being written).

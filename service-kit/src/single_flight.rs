@@ -1,0 +1,1 @@
+//! One single-flight helper for every service (being written).
