@@ -1,5 +1,5 @@
 # The two commands of the README are `make run` and `make test`; the rest are their parts.
-.PHONY: run test deps build fmt lint images containers
+.PHONY: run test deps build fmt lint images containers wire-types
 
 # Binaries packaged by `make images`: release is the shipped build (fat LTO, about 10 minutes
 # cold on 2 cores); `make images PROFILE=fast` packages the quick build instead.
@@ -29,6 +29,9 @@ images:  ## the four images from binaries built here (no Rust or Node image need
 containers: ## the container test alone (its own engine; needs the `fast` binaries and the web builds)
 	cargo build --profile fast --locked --bins -p admin-console -p authproxy -p ingress-dash -p kube-test-server
 	.venv/bin/python scripts/containers/test.py
+
+wire-types: ## regenerate the web apps' TypeScript wire types (src/api/wire.ts) from the Rust types
+	UPDATE_WIRE_TYPES=1 cargo test -p admin-console -p ingress-dash wire_types
 
 fmt:
 	cargo fmt --all

@@ -69,6 +69,7 @@ pub async fn get_allocation(state: State, id: web::Path<String>) -> Result<HttpR
 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct AllocationBody {
     enable: AllocationEnable,
 }
@@ -126,4 +127,65 @@ pub async fn validate_metrics_server(
 ) -> Result<HttpResponse, Error> {
     let answer = validate::validate(state.validation_http.clone(), body.into_inner()).await?;
     Ok(fresh(&answer))
+}
+
+/// The web app's TypeScript wire types (`web/src/api/wire.ts`) are generated from the types
+/// above and beside; this test fails when the committed file is stale (`make wire-types`).
+#[cfg(test)]
+mod wire_types {
+    use serde::Serialize;
+    use ts_rs::{Config, TS};
+
+    use crate::cluster::indices::{IndexPage, IndexRow, Order, SortKey};
+    use crate::cluster::views::{Allocation, AllocationEnable, Health, Node, Overview};
+    use crate::metrics::history::History;
+    use crate::metrics::validate::{ValidationRequest, ValidationResponse, ValidationStatus};
+    use crate::metrics::{Measurement, Snapshot};
+    use crate::registry::ClusterSummary;
+
+    /// `GET /api/clusters`: the body [`super::list_clusters`] builds.
+    #[derive(Serialize, TS)]
+    struct ClusterList {
+        clusters: Vec<ClusterSummary>,
+    }
+
+    /// `GET /api/clusters/:id/nodes`: the body [`super::nodes`] builds.
+    #[derive(Serialize, TS)]
+    struct NodeList {
+        nodes: Vec<Node>,
+    }
+
+    #[test]
+    fn wire_types() {
+        // JSON numbers: counts and Unix seconds stay far below 2^53.
+        let config = Config::new().with_large_int("number");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web/src/api/wire.ts");
+        test_support::wire_types::check_generated(
+            &path,
+            "admin-console",
+            &[
+                shared_types::ErrorBody::decl(&config),
+                shared_types::ErrorDetail::decl(&config),
+                Health::decl(&config),
+                ClusterSummary::decl(&config),
+                ClusterList::decl(&config),
+                Overview::decl(&config),
+                Node::decl(&config),
+                NodeList::decl(&config),
+                IndexRow::decl(&config),
+                SortKey::decl(&config),
+                Order::decl(&config),
+                IndexPage::decl(&config),
+                AllocationEnable::decl(&config),
+                Allocation::decl(&config),
+                super::AllocationBody::decl(&config),
+                Measurement::decl(&config),
+                Snapshot::decl(&config),
+                History::decl(&config),
+                ValidationRequest::decl(&config),
+                ValidationStatus::decl(&config),
+                ValidationResponse::decl(&config),
+            ],
+        );
+    }
 }

@@ -85,13 +85,16 @@ impl Cluster {
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ClusterSummary {
     pub id: String,
     pub name: String,
+    #[cfg_attr(test, ts(type = "\"internal\" | \"external_metrics\""))]
     pub metrics_source: &'static str,
     pub reachable: bool,
     pub health: Option<Health>,
     pub version: Option<String>,
+    #[cfg_attr(test, ts(type = "\"elasticsearch\" | \"opensearch\" | null"))]
     pub distribution: Option<&'static str>,
     pub error: Option<String>,
 }

@@ -8,11 +8,13 @@ use serde::{Deserialize, Serialize};
 /// The one error body every JSON endpoint of every service answers with:
 /// `{"error": {"code": "<snake_case>", "message": "<one human sentence>"}}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ErrorBody {
     pub error: ErrorDetail,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ErrorDetail {
     /// Stable machine-readable code in snake_case, e.g. `unknown_cluster`.
     pub code: String,

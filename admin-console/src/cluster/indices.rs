@@ -14,6 +14,7 @@ use crate::error::Error;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct IndexRow {
     pub name: String,
     pub health: Option<Health>,
@@ -57,6 +58,7 @@ fn index_row(row: &Value) -> Option<IndexRow> {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum SortKey {
     Name,
     Health,
@@ -69,6 +71,7 @@ pub enum SortKey {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum Order {
     Asc,
     Desc,
@@ -156,6 +159,7 @@ fn parse_bounded(
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct IndexPage {
     pub total: usize,
     pub page: usize,

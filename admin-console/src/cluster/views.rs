@@ -11,6 +11,7 @@ use crate::numbers::{disk_used_percent, percent_of};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum Health {
     Green,
     Yellow,
@@ -50,12 +51,14 @@ impl Version {
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Overview {
     pub cluster_id: String,
     pub name: String,
     pub cluster_name: String,
     pub health: Health,
     pub version: Option<String>,
+    #[cfg_attr(test, ts(type = "\"elasticsearch\" | \"opensearch\" | null"))]
     pub distribution: Option<&'static str>,
     pub node_count: u64,
     pub data_node_count: u64,
@@ -131,6 +134,8 @@ pub async fn overview(cluster: &impl ClusterApi, id: &str, name: &str) -> Result
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "ClusterNode"))]
 pub struct Node {
     pub id: String,
     pub name: String,
@@ -197,6 +202,7 @@ pub async fn nodes(cluster: &impl ClusterApi) -> Result<Vec<Node>, Error> {
 /// The values of `cluster.routing.allocation.enable`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum AllocationEnable {
     All,
     Primaries,
@@ -216,6 +222,7 @@ impl AllocationEnable {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Allocation {
     pub enable: AllocationEnable,
     /// Whether shard allocation is restricted (`enable` is not `all`).

@@ -16,8 +16,11 @@ pub type HistoryPoint = Measurement;
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "MetricsHistory"))]
 pub struct History {
     pub cluster_id: String,
+    #[cfg_attr(test, ts(type = "\"internal\" | \"external_metrics\""))]
     pub source: &'static str,
     pub start: i64,
     pub end: i64,
@@ -25,6 +28,7 @@ pub struct History {
     pub points: Vec<HistoryPoint>,
     /// Why `points` is empty.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub reason: Option<String>,
 }
 

@@ -22,6 +22,7 @@ use time_range::TimeRange;
 /// source does not have is `None` (`null`), never 0.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Measurement {
     pub timestamp: i64,
     pub health: Option<Health>,
@@ -55,6 +56,7 @@ impl Measurement {
 /// `GET /api/clusters/:id/metrics`: exactly the fields of the specification.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Snapshot {
     pub cluster_id: String,
     #[serde(flatten)]

@@ -20,6 +20,7 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(4);
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ValidationRequest {
     pub url: String,
     #[serde(default)]
@@ -31,6 +32,7 @@ pub struct ValidationRequest {
 /// The verdict of a validation.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum ValidationStatus {
     /// Reachable, and the job name and labels match exporter series.
     Success,
@@ -41,6 +43,7 @@ pub enum ValidationStatus {
 }
 
 #[derive(Debug, Serialize, PartialEq, Eq)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ValidationResponse {
     pub status: ValidationStatus,
     pub message: String,
