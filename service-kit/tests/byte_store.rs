@@ -1,0 +1,129 @@
+//! The byte store, in memory and against a real Redis: values round-trip, each key expires by
+//! its own time to live, deletes delete, and an unreachable Redis is an error, fast.
+
+use std::time::{Duration, Instant};
+
+use deadpool_redis::redis::{self, AsyncCommands};
+use service_kit::byte_store::{ByteStore, ByteStoreError, MemoryStore, RedisStore};
+
+/// How long a test waits for a short-lived entry to expire.
+const DEADLINE: Duration = Duration::from_secs(5);
+
+/// What both stores must do.
+async fn stores_expire_each_key_by_its_own_ttl(store: &dyn ByteStore) {
+    store
+        .set("short", b"a".to_vec(), Duration::from_millis(50))
+        .await
+        .unwrap();
+    store
+        .set("long", b"b".to_vec(), Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert_eq!(store.get("missing").await.unwrap(), None);
+    let deadline = Instant::now() + DEADLINE;
+    while store.get("short").await.unwrap().is_some() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(store.get("short").await.unwrap(), None);
+    assert_eq!(
+        store.get("long").await.unwrap().as_deref(),
+        Some(&b"b".to_vec())
+    );
+    // A new value replaces the old one, with its own time to live.
+    store
+        .set("long", b"c".to_vec(), Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.get("long").await.unwrap().as_deref(),
+        Some(&b"c".to_vec())
+    );
+    store.delete("long").await.unwrap();
+    assert_eq!(store.get("long").await.unwrap(), None);
+    store.ping().await.unwrap();
+}
+
+#[tokio::test]
+async fn memory_store_keeps_values_for_their_own_time() {
+    stores_expire_each_key_by_its_own_ttl(&MemoryStore::default()).await;
+}
+
+#[tokio::test]
+async fn redis_store_keeps_values_for_their_own_time_under_the_given_key() {
+    let server = test_support::RedisServer::start();
+    let store = RedisStore::new(&server.url()).unwrap();
+    stores_expire_each_key_by_its_own_ttl(&store).await;
+
+    // The key is used as given, with a millisecond expiry.
+    store
+        .set(
+            "app:thing:1",
+            vec![0, 159, 146, 150],
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap();
+    let mut raw = redis::Client::open(server.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let stored: Vec<u8> = raw.get("app:thing:1").await.unwrap();
+    assert_eq!(stored, [0, 159, 146, 150]);
+    let ttl: i64 = raw.pttl("app:thing:1").await.unwrap();
+    assert!(ttl > 0 && ttl <= 30_000, "per-key TTL, got {ttl}");
+}
+
+#[tokio::test]
+async fn an_unreachable_redis_is_an_error_and_recovery_is_automatic() {
+    let mut server = test_support::RedisServer::start();
+    let store = RedisStore::new(&server.url()).unwrap();
+    store
+        .set("k", b"v".to_vec(), Duration::from_secs(60))
+        .await
+        .unwrap();
+
+    server.stop();
+    let started = Instant::now();
+    let error = store.get("k").await.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            ByteStoreError::Connection(_) | ByteStoreError::Redis(_) | ByteStoreError::Timeout
+        ),
+        "{error:?}"
+    );
+    // Bounded: the store gives up within its operation time-out (2 s), not the OS's.
+    assert!(started.elapsed() < DEADLINE, "{:?}", started.elapsed());
+    assert!(store.ping().await.is_err());
+    assert!(
+        store
+            .set("k", b"w".to_vec(), Duration::from_secs(60))
+            .await
+            .is_err()
+    );
+
+    server.restart();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while store.ping().await.is_err() {
+        assert!(Instant::now() < deadline, "no recovery");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // A fresh (empty) server: the old value is gone, new ones are kept.
+    assert_eq!(store.get("k").await.unwrap(), None);
+    store
+        .set("k", b"x".to_vec(), Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.get("k").await.unwrap().as_deref(),
+        Some(&b"x".to_vec())
+    );
+}
+
+#[test]
+fn a_url_that_is_not_redis_is_a_configuration_error() {
+    let error = RedisStore::new("http://example.com").err().unwrap();
+    assert!(matches!(error, ByteStoreError::Config(_)), "{error:?}");
+    assert!(std::error::Error::source(&error).is_some());
+}
