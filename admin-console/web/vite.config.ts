@@ -7,5 +7,6 @@ export default defineConfig({
   plugins: [react()],
   build: { outDir: "dist", sourcemap: false, chunkSizeWarningLimit: 700 },
   server: { proxy: { "/api": process.env.ADMIN_CONSOLE_URL ?? "http://127.0.0.1:8080" } },
-  test: { include: ["src/**/*.test.ts"], environment: "node" },
+  // Unit tests run in Node; component tests (*.test.tsx) ask for jsdom in their first line.
+  test: { include: ["src/**/*.test.{ts,tsx}"], environment: "node" },
 });

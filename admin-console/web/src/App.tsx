@@ -1,9 +1,10 @@
 // Application shell: top bar, routes, and the console that lives beside every cluster view.
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
-import { clusterPath, matchRoute, navigate, useLocation } from "./router";
-import { browserStorage } from "./storage";
-import { Prefs, type Theme } from "./prefs";
-import { HistoryStore } from "./history";
+import { clusterPath, matchRoute, navigate, useLocation } from "./lib/router";
+import { browserStorage } from "./lib/storage";
+import { Prefs } from "./lib/prefs";
+import { useTheme } from "./lib/theme";
+import { HistoryStore } from "./console/history";
 import { ClusterList } from "./views/ClusterList";
 import { ClusterLayout } from "./views/ClusterLayout";
 import { Link } from "./components/Link";
@@ -17,9 +18,7 @@ export function App() {
   const storage = useMemo(() => browserStorage(), []);
   const prefs = useMemo(() => new Prefs(storage), [storage]);
   const store = useMemo(() => new HistoryStore(storage), [storage]);
-  const [theme, setTheme] = useState<Theme>(() =>
-    prefs.theme(window.matchMedia?.("(prefers-color-scheme: dark)").matches ?? false),
-  );
+  const [theme, toggleTheme] = useTheme(storage);
   const location = useLocation();
   const route = matchRoute(location.pathname);
   const clusterId = route.name === "cluster" ? route.clusterId : null;
@@ -31,18 +30,6 @@ export function App() {
   useEffect(() => {
     setConsoleFor((open) => (open === clusterId ? open : null));
   }, [clusterId]);
-
-  useEffect(() => {
-    document.documentElement.dataset.theme = theme;
-  }, [theme]);
-
-  const toggleTheme = () => {
-    const next = theme === "dark" ? "light" : "dark";
-    // Set before rendering: charts read the theme's colours while they render.
-    document.documentElement.dataset.theme = next;
-    setTheme(next);
-    prefs.setTheme(next);
-  };
 
   const closeConsole = useCallback(() => setConsoleFor(null), []);
   const toggleConsole = useCallback(

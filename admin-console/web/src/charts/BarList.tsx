@@ -1,5 +1,5 @@
 // A horizontal bar chart for distributions (a handful of categories).
-import { formatCount } from "../format";
+import { formatCount } from "../lib/format";
 
 export interface Bar {
   label: string;

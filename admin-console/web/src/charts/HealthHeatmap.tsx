@@ -1,7 +1,7 @@
 // Cluster health over time: one cell per history point, read left to right, top to bottom;
 // each row is labelled with its start time. Gaps (no sample) are drawn as such, never green.
-import type { Health, HistoryPoint } from "../api";
-import { toLocalDateTimeInput } from "../range";
+import type { Health, Measurement as HistoryPoint } from "../api/wire";
+import { toLocalDateTimeInput } from "../lib/range";
 
 const COLUMNS = 48;
 

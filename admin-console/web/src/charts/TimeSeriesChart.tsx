@@ -2,8 +2,8 @@
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import type { Theme } from "../prefs";
-import { formatCompact } from "../format";
+import type { Theme } from "../lib/theme";
+import { formatCompact } from "../lib/format";
 
 export interface Series {
   label: string;

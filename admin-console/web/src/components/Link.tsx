@@ -1,5 +1,5 @@
 import type { AnchorHTMLAttributes } from "react";
-import { navigate } from "../router";
+import { navigate } from "../lib/router";
 
 /** An anchor that navigates in-app on a plain click and behaves normally otherwise. */
 export function Link({ to, ...rest }: { to: string } & AnchorHTMLAttributes<HTMLAnchorElement>) {

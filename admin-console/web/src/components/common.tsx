@@ -1,7 +1,7 @@
 // Small shared pieces: health badge, loading and error states, empty states.
 import type { ReactNode } from "react";
-import type { Health } from "../api";
-import { ApiError } from "../api";
+import type { Health } from "../api/wire";
+import { ApiError } from "../api/client";
 
 export function HealthBadge({ health, label }: { health: Health | null; label?: string }) {
   const text = health ?? "unknown";

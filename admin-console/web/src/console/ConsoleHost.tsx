@@ -1,8 +1,8 @@
 // The console's two shells: a resizable drawer on the right, or a modal (Detach/Attach).
 // Escape closes either; width and mode are stored per cluster.
 import { useCallback, useEffect, useRef, useState } from "react";
-import { clampDrawerWidth, type ConsoleMode, type Prefs } from "../prefs";
-import type { HistoryStore } from "../history";
+import { clampDrawerWidth, type ConsoleMode, type Prefs } from "../lib/prefs";
+import type { HistoryStore } from "./history";
 import { ConsolePanel } from "./ConsolePanel";
 import { AttachIcon, CloseIcon, DetachIcon, TerminalIcon } from "../components/icons";
 

@@ -1,6 +1,6 @@
 // The REST console itself: request line, JSON body, response, and the History tab.
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { HTTP_METHODS, HistoryStore, type HistoryEntry, type HttpMethod } from "../history";
+import { HTTP_METHODS, HistoryStore, type HistoryEntry, type HttpMethod } from "./history";
 import {
   contentTypeFor,
   prettyBody,
@@ -10,9 +10,9 @@ import {
   statusLine,
   toCurl,
   upstreamDuration,
-} from "../consoleRequest";
-import { formatDuration, formatLocalTime } from "../format";
-import { CONSOLE_HEADERS } from "../api";
+} from "./request";
+import { formatDuration, formatLocalTime } from "../lib/format";
+import { CONSOLE_HEADERS } from "../api/client";
 import { CodeEditor } from "./CodeEditor";
 import { CopyIcon, PlayIcon, TrashIcon } from "../components/icons";
 

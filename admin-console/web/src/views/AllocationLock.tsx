@@ -1,7 +1,8 @@
 // The lock button: shard allocation (`cluster.routing.allocation.enable`, persistent).
 import { useEffect, useRef, useState } from "react";
-import { api, type Allocation, type AllocationEnable } from "../api";
-import { useAsync } from "../useAsync";
+import { api } from "../api/client";
+import type { Allocation, AllocationEnable } from "../api/wire";
+import { useAsync } from "../lib/useAsync";
 import { LockIcon, UnlockIcon } from "../components/icons";
 
 const OPTIONS: ReadonlyArray<{ value: AllocationEnable; label: string; help: string }> = [

@@ -1,10 +1,10 @@
 // Every cluster view: the header (name, health, version, allocation lock, console icon),
 // the view tabs, and the chosen view.
 import { lazy, Suspense, useEffect } from "react";
-import { api } from "../api";
-import type { Theme } from "../prefs";
-import { useAsync } from "../useAsync";
-import { CLUSTER_VIEWS, clusterPath, type ClusterView } from "../router";
+import { api } from "../api/client";
+import type { Theme } from "../lib/theme";
+import { useAsync } from "../lib/useAsync";
+import { CLUSTER_VIEWS, clusterPath, type ClusterView } from "../lib/router";
 import { Link } from "../components/Link";
 import { ErrorState, HealthBadge } from "../components/common";
 import { TerminalIcon } from "../components/icons";

@@ -1,7 +1,8 @@
 // Landing page: every configured cluster with its health, version and reachability.
-import { api, type ClusterSummary } from "../api";
-import { useAsync } from "../useAsync";
-import { clusterPath, useTitle } from "../router";
+import { api } from "../api/client";
+import type { ClusterSummary } from "../api/wire";
+import { useAsync } from "../lib/useAsync";
+import { clusterPath, useTitle } from "../lib/router";
 import { Link } from "../components/Link";
 import { EmptyState, ErrorState, HealthBadge, Loading } from "../components/common";
 import { RefreshIcon } from "../components/icons";

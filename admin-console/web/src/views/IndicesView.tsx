@@ -1,10 +1,10 @@
 // Indices: paged, sorted and filtered by the server, so 10,000 indices cost one page of rows.
 // Page, size, sort and filter live in the URL.
 import { useEffect, useState } from "react";
-import { api } from "../api";
-import { useAsync } from "../useAsync";
-import { navigate, useTitle } from "../router";
-import { formatBytes, formatCount } from "../format";
+import { api } from "../api/client";
+import { useAsync } from "../lib/useAsync";
+import { navigate, useTitle } from "../lib/router";
+import { formatBytes, formatCount } from "../lib/format";
 import { EmptyState, ErrorState, HealthDot, Loading } from "../components/common";
 import { ChevronIcon } from "../components/icons";
 import {
@@ -14,7 +14,7 @@ import {
   writeIndicesQuery,
   type IndexSort,
   type IndicesQuery,
-} from "../urlState";
+} from "../lib/urlState";
 
 const COLUMNS: ReadonlyArray<{ key: IndexSort; label: string; numeric?: boolean }> = [
   { key: "health", label: "Health" },

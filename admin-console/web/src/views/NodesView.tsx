@@ -1,7 +1,8 @@
 import { useMemo, useState } from "react";
-import { api, type ClusterNode } from "../api";
-import { useAsync } from "../useAsync";
-import { useTitle } from "../router";
+import { api } from "../api/client";
+import type { ClusterNode } from "../api/wire";
+import { useAsync } from "../lib/useAsync";
+import { useTitle } from "../lib/router";
 import { EmptyState, ErrorState, Loading, Meter } from "../components/common";
 import { StarIcon } from "../components/icons";
 

@@ -1,7 +1,7 @@
-import { api } from "../api";
-import { useAsync } from "../useAsync";
-import { useTitle } from "../router";
-import { formatBytes, formatCount } from "../format";
+import { api } from "../api/client";
+import { useAsync } from "../lib/useAsync";
+import { useTitle } from "../lib/router";
+import { formatBytes, formatCount } from "../lib/format";
 import { ErrorState, HealthBadge, Loading } from "../components/common";
 
 export function OverviewView({ clusterId }: { clusterId: string }) {

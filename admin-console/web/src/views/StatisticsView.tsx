@@ -1,11 +1,12 @@
 // Statistics: a time range (presets or a custom range kept in the URL), time-series charts
 // and the health heatmap from /metrics/history, and the current distributions.
 import { useMemo, useState } from "react";
-import { api, type ClusterNode, type HistoryPoint, type MetricsHistory, type Overview } from "../api";
-import { useAsync } from "../useAsync";
-import { navigate, useTitle } from "../router";
-import type { Theme } from "../prefs";
-import { readRange, writeRange } from "../urlState";
+import { api } from "../api/client";
+import type { ClusterNode, Measurement as HistoryPoint, MetricsHistory, Overview } from "../api/wire";
+import { useAsync } from "../lib/useAsync";
+import { navigate, useTitle } from "../lib/router";
+import type { Theme } from "../lib/theme";
+import { readRange, writeRange } from "../lib/urlState";
 import {
   PRESETS,
   describeSelection,
@@ -15,7 +16,7 @@ import {
   toLocalDateTimeInput,
   validateRange,
   type RangeSelection,
-} from "../range";
+} from "../lib/range";
 import { TimeSeriesChart, type Series } from "../charts/TimeSeriesChart";
 import { BarList } from "../charts/BarList";
 import { HealthHeatmap } from "../charts/HealthHeatmap";

@@ -1,96 +1,18 @@
-// Typed client of the admin-console HTTP API (docs/api/admin-console.md).
-export type Health = "green" | "yellow" | "red";
-
-export interface ClusterSummary {
-  id: string;
-  name: string;
-  metricsSource: "internal" | "external_metrics";
-  reachable: boolean;
-  health: Health | null;
-  version: string | null;
-  distribution: "elasticsearch" | "opensearch" | null;
-  error: string | null;
-}
-
-export interface Overview {
-  clusterId: string;
-  name: string;
-  clusterName: string;
-  health: Health;
-  version: string | null;
-  distribution: string | null;
-  nodeCount: number;
-  dataNodeCount: number;
-  indexCount: number;
-  shardCount: number;
-  primaryShardCount: number;
-  replicaShardCount: number;
-  unassignedShards: number;
-  relocatingShards: number;
-  initializingShards: number;
-  documentCount: number;
-  storeSizeBytes: number;
-}
-
-export interface ClusterNode {
-  id: string;
-  name: string;
-  ip: string | null;
-  version: string | null;
-  roles: string[];
-  isMaster: boolean;
-  heapPercent: number | null;
-  diskUsedPercent: number | null;
-  cpuPercent: number | null;
-}
-
-export interface IndexRow {
-  name: string;
-  health: Health | null;
-  status: "open" | "close";
-  primaries: number;
-  replicas: number;
-  docsCount: number;
-  storeSizeBytes: number;
-}
-
-export interface IndexPage {
-  total: number;
-  page: number;
-  size: number;
-  sort: string;
-  order: "asc" | "desc";
-  indices: IndexRow[];
-}
-
-export type AllocationEnable = "all" | "primaries" | "new_primaries" | "none";
-export interface Allocation {
-  enable: AllocationEnable;
-  locked: boolean;
-}
-
-export interface HistoryPoint {
-  timestamp: number;
-  health: Health | null;
-  nodeCount: number | null;
-  indexCount: number | null;
-  documentCount: number | null;
-  shardCount: number | null;
-  unassignedShards: number | null;
-  memoryUsagePercent: number | null;
-  diskUsagePercent: number | null;
-  cpuUsagePercent: number | null;
-}
-
-export interface MetricsHistory {
-  clusterId: string;
-  source: string;
-  start: number;
-  end: number;
-  step: number;
-  points: HistoryPoint[];
-  reason?: string;
-}
+// Typed client of the admin-console HTTP API (docs/api/admin-console.md). The bodies' types are
+// generated from the Rust types (wire.ts, `make wire-types`).
+import type {
+  Allocation,
+  AllocationBody,
+  AllocationEnable,
+  ClusterList,
+  ClusterNode,
+  ClusterSummary,
+  ErrorBody,
+  IndexPage,
+  MetricsHistory,
+  NodeList,
+  Overview,
+} from "./wire";
 
 /** An API error with the common body's code and message. */
 export class ApiError extends Error {
@@ -109,6 +31,15 @@ export class ApiError extends Error {
  * a page on another site cannot set it without a CORS preflight the console never grants.
  */
 export const CONSOLE_HEADERS: Readonly<Record<string, string>> = { "X-Requested-By": "admin-console" };
+
+/** The common error body `{"error": {"code", "message"}}` (a cluster's own errors have other shapes). */
+export function isErrorBody(body: unknown): body is ErrorBody {
+  if (typeof body !== "object" || body === null) return false;
+  const error = (body as { error?: unknown }).error;
+  if (typeof error !== "object" || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return typeof code === "string" && typeof message === "string";
+}
 
 async function request<T>(path: string, init?: RequestInit, signal?: AbortSignal): Promise<T> {
   let response: Response;
@@ -130,7 +61,7 @@ async function request<T>(path: string, init?: RequestInit, signal?: AbortSignal
     // handled below
   }
   if (!response.ok) {
-    const err = (body as { error?: { code?: string; message?: string } } | null)?.error;
+    const err = isErrorBody(body) ? body.error : null;
     throw new ApiError(
       response.status,
       err?.code ?? "http_error",
@@ -145,11 +76,11 @@ const cluster = (id: string) => `/api/clusters/${encodeURIComponent(id)}`;
 
 export const api = {
   clusters: (signal?: AbortSignal) =>
-    request<{ clusters: ClusterSummary[] }>("/api/clusters", undefined, signal).then((r) => r.clusters),
+    request<ClusterList>("/api/clusters", undefined, signal).then((r) => r.clusters),
   cluster: (id: string, signal?: AbortSignal) => request<ClusterSummary>(cluster(id), undefined, signal),
   overview: (id: string, signal?: AbortSignal) => request<Overview>(`${cluster(id)}/overview`, undefined, signal),
   nodes: (id: string, signal?: AbortSignal) =>
-    request<{ nodes: ClusterNode[] }>(`${cluster(id)}/nodes`, undefined, signal).then((r) => r.nodes),
+    request<NodeList>(`${cluster(id)}/nodes`, undefined, signal).then((r): ClusterNode[] => r.nodes),
   indices: (id: string, query: string, signal?: AbortSignal) =>
     request<IndexPage>(`${cluster(id)}/indices?${query}`, undefined, signal),
   allocation: (id: string, signal?: AbortSignal) =>
@@ -158,7 +89,7 @@ export const api = {
     request<Allocation>(`${cluster(id)}/allocation`, {
       method: "PUT",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ enable }),
+      body: JSON.stringify({ enable } satisfies AllocationBody),
     }),
   history: (id: string, start: number, end: number, signal?: AbortSignal) =>
     request<MetricsHistory>(`${cluster(id)}/metrics/history?start=${start}&end=${end}`, undefined, signal),

@@ -6,6 +6,7 @@ import {
   validateRange,
   type RangeSelection,
 } from "./range";
+import type { Order, SortKey } from "../api/wire";
 
 export interface RangeFromUrl {
   selection: RangeSelection;
@@ -47,17 +48,20 @@ export function writeRange(search: string, selection: RangeSelection): string {
   return toSearch(params);
 }
 
-export const INDEX_SORTS = [
-  "name",
-  "health",
-  "status",
-  "docsCount",
-  "storeSizeBytes",
-  "primaries",
-  "replicas",
-] as const;
-export type IndexSort = (typeof INDEX_SORTS)[number];
-export type SortOrder = "asc" | "desc";
+// Every sort key the API accepts, and only those: the compiler checks this against the
+// generated SortKey, so a key added or renamed in Rust fails the type check here.
+const SORT_KEYS: Record<SortKey, true> = {
+  name: true,
+  health: true,
+  status: true,
+  docsCount: true,
+  storeSizeBytes: true,
+  primaries: true,
+  replicas: true,
+};
+export const INDEX_SORTS = Object.keys(SORT_KEYS) as readonly SortKey[];
+export type IndexSort = SortKey;
+export type SortOrder = Order;
 export const PAGE_SIZES = [25, 50, 100, 250, 500] as const;
 
 export interface IndicesQuery {

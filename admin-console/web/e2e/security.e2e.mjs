@@ -1,16 +1,16 @@
 // The web app under the console's security headers: every view, the REST console and the
 // charts run under its Content-Security-Policy without a violation, and every API call the app
 // makes carries the header that tells the console it is not a cross-site request.
-import { after, before, test } from "node:test";
+import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
 import { newPage, startStack, stopStack } from "./stack.mjs";
 import { CONSOLE, fillRequest, openCluster, openConsole, waitForStatus } from "./helpers.mjs";
 
 let stack;
-before(async () => {
+beforeAll(async () => {
   stack = await startStack();
 });
-after(async () => {
+afterAll(async () => {
   await stopStack(stack);
 });
 

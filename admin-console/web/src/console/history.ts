@@ -1,6 +1,6 @@
 // Console history: per cluster, newest first, capped, kept in the browser's storage so it
 // survives browser sessions. A full storage quota drops the oldest entries instead of failing.
-import type { KeyValueStorage } from "./storage";
+import type { KeyValueStorage } from "../lib/storage";
 
 export const HTTP_METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];

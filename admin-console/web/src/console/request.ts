@@ -40,7 +40,7 @@ function shellQuote(text: string): string {
  */
 export function toCurl(origin: string, clusterId: string, method: HttpMethod, path: string, body: string): string {
   const parts = ["curl", "-X", method, shellQuote(origin + relayUrl(clusterId, path))];
-  // The console refuses relayed requests that do not show they come from it (see api.ts).
+  // The console refuses relayed requests that do not show they come from it (see api/client.ts).
   parts.push("-H", shellQuote("X-Requested-By: admin-console"));
   const sent = requestBody(method, body);
   if (sent !== undefined) {

@@ -1,6 +1,6 @@
 // The REST console against the real binary and osmem: execution, history, drawer geometry,
 // display modes and persistence.
-import { after, before, test } from "node:test";
+import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
 import { newPage, osmem, screenshot, startStack, stopStack } from "./stack.mjs";
 import {
@@ -16,10 +16,10 @@ import {
 } from "./helpers.mjs";
 
 let stack;
-before(async () => {
+beforeAll(async () => {
   stack = await startStack();
 });
-after(async () => {
+afterAll(async () => {
   await stopStack(stack);
 });
 

@@ -6,7 +6,7 @@ import {
   statusLine,
   toCurl,
   upstreamDuration,
-} from "./consoleRequest";
+} from "./request";
 
 describe("console request helpers", () => {
   it("builds the relay URL, keeping the query string", () => {

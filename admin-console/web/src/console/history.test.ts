@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HistoryStore, historyKey, type HistoryEntry } from "./history";
-import { memoryStorage, type KeyValueStorage } from "./storage";
+import { memoryStorage, type KeyValueStorage } from "../lib/storage";
 
 const entry = (path: string, at: number, extra: Partial<HistoryEntry> = {}): HistoryEntry => ({
   method: "GET",

@@ -1,17 +1,17 @@
 // Statistics against Prometheus with a week of backfilled elasticsearch_exporter series.
-import { after, before, test } from "node:test";
+import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
 import { newPage, osmem, screenshot, startStack, stopStack } from "./stack.mjs";
 import { dataPoints, openCluster } from "./helpers.mjs";
 
 let stack;
-before(async () => {
+beforeAll(async () => {
   stack = await startStack();
   // Shards for the shard distribution: one index with a replica a single node cannot place.
   await osmem(stack, "PUT", "orders", { settings: { number_of_shards: 2, number_of_replicas: 1 } });
   await osmem(stack, "PUT", "audit", { settings: { number_of_shards: 1, number_of_replicas: 0 } });
 });
-after(async () => {
+afterAll(async () => {
   await stopStack(stack);
 });
 

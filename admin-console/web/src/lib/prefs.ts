@@ -3,7 +3,6 @@
 import type { KeyValueStorage } from "./storage";
 
 export type ConsoleMode = "drawer" | "modal";
-export type Theme = "light" | "dark";
 
 export const MIN_DRAWER_WIDTH = 400;
 export const DEFAULT_DRAWER_WIDTH = 560;
@@ -19,7 +18,6 @@ const key = {
   width: (clusterId: string) => `admin-console.console.width.${clusterId}`,
   mode: (clusterId: string) => `admin-console.console.mode.${clusterId}`,
   lastMode: "admin-console.console.mode",
-  theme: "admin-console.theme",
 };
 
 function read(storage: KeyValueStorage, name: string): string | null {
@@ -58,15 +56,5 @@ export class Prefs {
   setConsoleMode(clusterId: string, mode: ConsoleMode): void {
     write(this.storage, key.mode(clusterId), mode);
     write(this.storage, key.lastMode, mode);
-  }
-
-  theme(prefersDark: boolean): Theme {
-    const stored = read(this.storage, key.theme);
-    if (stored === "light" || stored === "dark") return stored;
-    return prefersDark ? "dark" : "light";
-  }
-
-  setTheme(theme: Theme): void {
-    write(this.storage, key.theme, theme);
   }
 }

@@ -1,12 +1,12 @@
 // Cluster list, header, Overview, Nodes, Indices (server-side paging, sort and filter),
 // the allocation lock and the dark theme.
-import { after, before, test } from "node:test";
+import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
 import { newPage, osmem, screenshot, startStack, stopStack } from "./stack.mjs";
 import { openCluster } from "./helpers.mjs";
 
 let stack;
-before(async () => {
+beforeAll(async () => {
   stack = await startStack();
   // 60 indices, some with documents, for paging, sorting and filtering.
   for (let i = 0; i < 60; i++) {
@@ -15,7 +15,7 @@ before(async () => {
   }
   for (let d = 0; d < 7; d++) await osmem(stack, "PUT", `logs-2026.11.00/_doc/${d}?refresh=true`, { n: d });
 });
-after(async () => {
+afterAll(async () => {
   await stopStack(stack);
 });
 
