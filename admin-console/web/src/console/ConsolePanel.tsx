@@ -12,7 +12,7 @@ import {
   upstreamDuration,
 } from "./request";
 import { formatDuration, formatLocalTime } from "../lib/format";
-import { CONSOLE_HEADERS } from "../api/client";
+import { CONSOLE_HEADERS, isErrorBody } from "../api/client";
 import { CodeEditor } from "./CodeEditor";
 import { CopyIcon, PlayIcon, TrashIcon } from "../components/icons";
 
@@ -30,6 +30,8 @@ interface ConsoleResult {
   body: string;
   json: boolean;
   contentType: string;
+  /** The admin console's own refusal (the common error body), as opposed to the cluster's answer. */
+  consoleError: string | null;
 }
 
 // Drafts and the last response per cluster, kept while the page lives so that closing the
@@ -89,6 +91,7 @@ export function ConsolePanel({ clusterId, store }: Props) {
       const text = await response.text();
       const durationMs = performance.now() - started;
       const pretty = prettyBody(text);
+      const consoleError = !response.ok && pretty.json ? consoleErrorMessage(text) : null;
       outcome = {
         status: response.status,
         statusText: response.statusText,
@@ -97,6 +100,7 @@ export function ConsolePanel({ clusterId, store }: Props) {
         body: pretty.text,
         json: pretty.json,
         contentType: response.headers.get("Content-Type") ?? "",
+        consoleError,
       };
       setResult(outcome);
     } catch (e) {
@@ -257,6 +261,11 @@ export function ConsolePanel({ clusterId, store }: Props) {
               )}
             </div>
             {failure && <div className="hint hint-error">{failure}</div>}
+            {result?.consoleError && (
+              <div className="hint hint-error" role="alert" data-testid="console-error">
+                {result.consoleError}
+              </div>
+            )}
             {result && (
               <CodeEditor
                 ariaLabel="Response body"
@@ -273,6 +282,17 @@ export function ConsolePanel({ clusterId, store }: Props) {
       )}
     </div>
   );
+}
+
+/** The message of the common error body `{"error": {"code", "message"}}`, which the relay answers
+ * with when it refuses a request or cannot reach the cluster. */
+function consoleErrorMessage(text: string): string | null {
+  try {
+    const body: unknown = JSON.parse(text);
+    return isErrorBody(body) ? body.error.message : null;
+  } catch {
+    return null;
+  }
 }
 
 function HistoryList({
