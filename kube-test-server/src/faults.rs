@@ -1,5 +1,6 @@
 //! Fault injection, set by tests at any time: 403 per namespace or at cluster scope, a burst
-//! of 503 answers, added latency, and request counters.
+//! of 5xx answers (503 unless told), added latency, watches answered with an ERROR 410 event,
+//! watch connections cut in the middle of an event line, and request counters.
 
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -15,6 +16,10 @@ pub struct Faults {
     forbidden_namespaces: Mutex<HashSet<String>>,
     cluster_scope_forbidden: AtomicBool,
     unavailable_remaining: AtomicU64,
+    /// The status of the burst's answers; 0 means 503.
+    unavailable_status: AtomicU64,
+    expire_watches_remaining: AtomicU64,
+    cut_events_remaining: AtomicU64,
     latency_ms: AtomicU64,
     pub(crate) list_requests: AtomicU64,
     pub(crate) watch_requests: AtomicU64,
@@ -39,7 +44,28 @@ impl Faults {
 
     /// The next `count` API requests answer 503 ServiceUnavailable.
     pub fn fail_next(&self, count: u64) {
+        self.fail_next_with(count, 503);
+    }
+
+    /// The next `count` API requests answer `code` (500, 502, 503 or 504) with the `Status`
+    /// body the API server sends for it.
+    pub fn fail_next_with(&self, count: u64, code: u16) {
+        self.unavailable_status
+            .store(u64::from(code), Ordering::SeqCst);
         self.unavailable_remaining.store(count, Ordering::SeqCst);
+    }
+
+    /// The next `count` watch requests are answered as the API server answers a watch from a
+    /// compacted resourceVersion: 200, one `ERROR` event carrying a 410 `Expired` Status, end.
+    pub fn expire_next_watches(&self, count: u64) {
+        self.expire_watches_remaining.store(count, Ordering::SeqCst);
+    }
+
+    /// The next `count` change events sent on open watches are cut in the middle of their JSON
+    /// line and the connection is reset, as when a load balancer drops it mid-stream: the
+    /// client gets half an event and must watch again from the last version it saw.
+    pub fn cut_next_events(&self, count: u64) {
+        self.cut_events_remaining.store(count, Ordering::SeqCst);
     }
 
     /// Every API request waits this long before it is answered.
@@ -67,17 +93,45 @@ impl Faults {
         if !latency.is_zero() {
             tokio::time::sleep(latency).await;
         }
-        self.take_unavailable()
-            .then(|| wire::status_response(wire::unavailable()))
+        self.take_unavailable().then(|| {
+            let body = match self.unavailable_status.load(Ordering::SeqCst) {
+                0 | 503 => wire::unavailable(),
+                500 => wire::status(
+                    500,
+                    "InternalError",
+                    "Internal error occurred: injected by kube-test-server",
+                    None,
+                ),
+                504 => wire::status(
+                    504,
+                    "Timeout",
+                    "Timeout: request did not complete within the allowed duration",
+                    None,
+                ),
+                other => wire::status(
+                    other as u16,
+                    "InternalError",
+                    "an error on the server (\"injected\") has prevented the request from succeeding",
+                    None,
+                ),
+            };
+            wire::status_response(body)
+        })
+    }
+
+    /// Takes one forced 410 from [`Self::expire_next_watches`], if any is left.
+    pub(crate) fn take_expired_watch(&self) -> bool {
+        take_one(&self.expire_watches_remaining)
+    }
+
+    /// Takes one cut from [`Self::cut_next_events`], if any is left.
+    pub(crate) fn take_cut_event(&self) -> bool {
+        take_one(&self.cut_events_remaining)
     }
 
     /// Takes one 503 from the burst, if any is left.
     pub(crate) fn take_unavailable(&self) -> bool {
-        self.unavailable_remaining
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
-                left.checked_sub(1)
-            })
-            .is_ok()
+        take_one(&self.unavailable_remaining)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
@@ -85,4 +139,12 @@ impl Faults {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
+
+fn take_one(remaining: &AtomicU64) -> bool {
+    remaining
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
+            left.checked_sub(1)
+        })
+        .is_ok()
 }

@@ -56,6 +56,8 @@ pub fn server(cluster: Cluster, listener: TcpListener) -> std::io::Result<Server
                 "/apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses/{name}",
                 web::delete().to(writes::delete_ingress),
             )
+            .route("/__test/faults", web::post().to(inject_faults))
+            .route("/__test/stats", web::get().to(stats))
             .default_service(web::to(|request: HttpRequest| async move {
                 wire::status_response(wire::status(
                     404,
@@ -366,6 +368,12 @@ fn watch_response(cluster: &Cluster, scope: Scope, query: &Query) -> HttpRespons
         ));
     }
     let kind = scope.kind;
+    if cluster.faults.take_expired_watch() {
+        let status = wire::expired(cluster.revision(), "injected");
+        return HttpResponse::Ok()
+            .content_type("application/json")
+            .body(wire::watch_event("ERROR", &status));
+    }
     let (mut first_lines, replay, receiver) = {
         let mut store = cluster.store();
         // Unset or "0": synthetic ADDED events for the current state, then changes from now.
@@ -443,7 +451,14 @@ fn watch_response(cluster: &Cluster, scope: Scope, query: &Query) -> HttpRespons
                 }
                 message = receiver.recv() => match message {
                     Some(WatchMessage::Change(change)) => {
-                        wire::watch_event(change.event.as_str(), &wire::with_type_meta(kind, &change.object))
+                        let line = wire::watch_event(change.event.as_str(), &wire::with_type_meta(kind, &change.object));
+                        if cluster.faults.take_cut_event() {
+                            let half = Bytes::from(line[..line.len() / 2].to_owned());
+                            let _ = sender.send(Ok(half)).await;
+                            let _ = sender.send(Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "watch cut mid-event by fault injection"))).await;
+                            return;
+                        }
+                        line
                     }
                     Some(WatchMessage::Expired) => {
                         let status = wire::expired(cluster.revision(), "");
@@ -464,4 +479,47 @@ fn watch_response(cluster: &Cluster, scope: Scope, query: &Query) -> HttpRespons
     HttpResponse::Ok()
         .content_type("application/json")
         .streaming(ReceiverStream::new(body))
+}
+
+/// `POST /__test/faults` (not a Kubernetes path): fault injection for a test or soak run that
+/// drives the binary from outside. Every field is optional: `fail_next` (count) with `status`
+/// (default 503), `latency_ms`, `expire_next_watches`, `cut_next_events`, `drop_watches` and
+/// `compact` (booleans). Answers the stats of `GET /__test/stats`.
+async fn inject_faults(cluster: web::Data<Cluster>, body: web::Json<Value>) -> HttpResponse {
+    let faults = &cluster.faults;
+    let number = |name: &str| body.get(name).and_then(Value::as_u64);
+    if let Some(count) = number("fail_next") {
+        let status = number("status").unwrap_or(503);
+        if !(500..600).contains(&status) {
+            return wire::status_response(wire::bad_request("status: must be a 5xx code"));
+        }
+        faults.fail_next_with(count, status as u16);
+    }
+    if let Some(latency) = number("latency_ms") {
+        faults.set_latency(Duration::from_millis(latency));
+    }
+    if let Some(count) = number("expire_next_watches") {
+        faults.expire_next_watches(count);
+    }
+    if let Some(count) = number("cut_next_events") {
+        faults.cut_next_events(count);
+    }
+    if body.get("drop_watches").and_then(Value::as_bool) == Some(true) {
+        cluster.drop_watches();
+    }
+    if body.get("compact").and_then(Value::as_bool) == Some(true) {
+        cluster.compact();
+    }
+    stats(cluster).await
+}
+
+/// `GET /__test/stats`: open watches, requests served and the current resourceVersion.
+async fn stats(cluster: web::Data<Cluster>) -> HttpResponse {
+    HttpResponse::Ok().json(json!({
+        "open_watches": cluster.open_watches(),
+        "watch_requests": cluster.watch_requests(),
+        "list_requests": cluster.list_requests(),
+        "revision": cluster.revision(),
+        "ingresses": cluster.ingresses().len(),
+    }))
 }

@@ -2,8 +2,10 @@
 //! `make run`: list with `resourceVersion`, `resourceVersionMatch`, `limit`/`continue`; watch
 //! with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`, `sendInitialEvents`; 410 Gone
 //! for compacted versions; `Status` bodies for errors; discovery and `Table` output so kubectl
-//! works against it; and fault injection (403 per namespace or at cluster scope, 503 bursts,
-//! latency, dropped watch connections, compaction).
+//! works against it; and fault injection (403 per namespace or at cluster scope, 5xx bursts,
+//! latency, dropped watch connections, watches cut mid-event, forced 410 on watch, compaction,
+//! refused connections by serving a cluster again on the same port), also reachable over HTTP
+//! at `POST /__test/faults` for runs that drive the binary.
 
 mod faults;
 mod http;
@@ -152,7 +154,13 @@ impl KubeTestServer {
     }
 
     pub fn start_on(options: Options, host: &str, port: u16) -> std::io::Result<Self> {
-        let cluster = Cluster::new(options);
+        Self::serve(Cluster::new(options), host, port)
+    }
+
+    /// Serves an existing cluster (its objects, history and faults) on `host:port`. A test
+    /// drops a server and serves its cluster again on the same port to have the API refuse
+    /// connections for a while and then come back with its state.
+    pub fn serve(cluster: Cluster, host: &str, port: u16) -> std::io::Result<Self> {
         let listener = std::net::TcpListener::bind((host, port))?;
         let address = listener.local_addr()?;
         let (started, receiver) = std::sync::mpsc::channel();

@@ -2,6 +2,7 @@
 
 mod app;
 mod attacks;
+mod faults;
 mod forward_auth;
 mod health;
 mod id_tokens;

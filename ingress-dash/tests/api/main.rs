@@ -3,6 +3,7 @@
 mod annotations;
 mod app;
 mod client_address;
+mod faults;
 mod health;
 mod properties;
 mod security_headers;

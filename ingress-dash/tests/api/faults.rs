@@ -1,0 +1,432 @@
+//! Faults under load (issue 22): the Kubernetes API refusing connections, timing out,
+//! answering 5xx and 410, and cutting watch connections mid-event while several SSE clients
+//! are connected, ingresses churn and other requests flow. Every client's view (snapshot plus
+//! applied events) must end equal to the server's state, with no update lost or duplicated;
+//! the breaker opens, rejects fast, probes and closes as specified.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use kube_test_server::{Cluster, KubeTestServer, Options, sample};
+use serde_json::{Value, json};
+
+use crate::app::{SseEvent, SseReader, TestApp, spawn_app, spawn_app_with};
+
+const NAMESPACES: [&str; 3] = ["team-000", "team-001", "team-002"];
+
+/// One SSE client's view: `namespace/name` → resourceVersion, and the first rule it saw broken.
+#[derive(Default)]
+struct View {
+    records: BTreeMap<String, String>,
+    violation: Option<String>,
+    events: u64,
+}
+
+impl View {
+    fn apply(&mut self, event: &SseEvent) {
+        self.events += 1;
+        let key = |record: &Value| {
+            format!(
+                "{}/{}",
+                record["namespace"].as_str().unwrap_or_default(),
+                record["name"].as_str().unwrap_or_default()
+            )
+        };
+        let version = |record: &Value| record["resourceVersion"].as_str().map(str::to_owned);
+        let problem = match event.event.as_str() {
+            "snapshot" => {
+                self.records.clear();
+                for record in event.data["items"].as_array().into_iter().flatten() {
+                    self.records
+                        .insert(key(record), version(record).unwrap_or_default());
+                }
+                None
+            }
+            "added" => {
+                let previous = self
+                    .records
+                    .insert(key(&event.data), version(&event.data).unwrap_or_default());
+                previous.map(|_| format!("duplicate add of {}", key(&event.data)))
+            }
+            "modified" => {
+                let new = version(&event.data).unwrap_or_default();
+                match self.records.insert(key(&event.data), new.clone()) {
+                    None => Some(format!("modify of unknown {}", key(&event.data))),
+                    Some(old) if old == new => {
+                        Some(format!("duplicate update of {} ({new})", key(&event.data)))
+                    }
+                    Some(_) => None,
+                }
+            }
+            "deleted" => self
+                .records
+                .remove(&key(&event.data))
+                .is_none()
+                .then(|| format!("delete of unknown {}", key(&event.data))),
+            // error/recovered/resync carry no records; a resync is followed by a snapshot.
+            _ => None,
+        };
+        if self.violation.is_none() {
+            self.violation = problem;
+        }
+    }
+}
+
+/// The cluster's ingresses in `namespaces` (all when empty): `namespace/name` → version.
+fn server_state(cluster: &Cluster, namespaces: &[&str]) -> BTreeMap<String, String> {
+    cluster
+        .ingresses()
+        .iter()
+        .filter_map(|object| {
+            let metadata = &object["metadata"];
+            let namespace = metadata["namespace"].as_str()?;
+            (namespaces.is_empty() || namespaces.contains(&namespace)).then(|| {
+                (
+                    format!("{namespace}/{}", metadata["name"].as_str().unwrap()),
+                    metadata["resourceVersion"].as_str().unwrap().to_owned(),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Reads `stream` into `view` until the stream ends or `stop` is set.
+fn spawn_reader(
+    mut stream: SseReader,
+    view: Arc<Mutex<View>>,
+    stop: Arc<AtomicBool>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        while !stop.load(Ordering::SeqCst) {
+            match stream.next_event(Duration::from_millis(200)).await {
+                Some(event) => view.lock().unwrap().apply(&event),
+                None => continue,
+            }
+        }
+    })
+}
+
+/// Creates, modifies and deletes ingresses in the three namespaces until `stop`.
+fn spawn_churn(cluster: Cluster, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<u64> {
+    std::thread::spawn(move || {
+        let mut changes = 0u64;
+        let mut tick = 0usize;
+        while !stop.load(Ordering::SeqCst) {
+            let namespace = NAMESPACES[tick % NAMESPACES.len()];
+            let name = format!("churn-{:02}", tick % 17);
+            if tick % 5 == 4 {
+                cluster.delete_ingress(namespace, &name);
+            } else {
+                let mut ingress = sample::ingress(namespace, &name, tick);
+                ingress["metadata"]["labels"]["tick"] = json!(tick.to_string());
+                cluster.put_ingress(ingress);
+            }
+            changes += 1;
+            tick += 1;
+            // Pacing of the load, not a wait for a condition.
+            std::thread::sleep(Duration::from_millis(15));
+        }
+        changes
+    })
+}
+
+/// Waits for `condition` with a deadline of `seconds`.
+async fn within(seconds: u64, what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(seconds);
+    while !condition() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{what}: not within {seconds} s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_client_view_matches_the_server_after_api_faults_under_churn() {
+    let kube = KubeTestServer::start(Options {
+        bookmark_interval: Duration::from_millis(500),
+        ..Options::default()
+    })
+    .expect("kube-test-server starts");
+    let cluster = kube.cluster.clone();
+    let port: u16 = kube.url().rsplit(':').next().unwrap().parse().unwrap();
+    sample::populate(&cluster, 30, 3);
+    let app = spawn_app_with(
+        kube,
+        "  request_timeout: 1s\n",
+        // The harness's configuration ends inside `resilience:`; these keys continue it.
+        "  breaker_open_for: 1s\nstream:\n  heartbeat_interval: 1s\nrate_limit:\n  enabled: false\n",
+    )
+    .await;
+    let stop_readers = Arc::new(AtomicBool::new(false));
+    let selections: [&[&str]; 4] = [&[], &[], &["team-000", "team-001"], &["team-002"]];
+    let mut clients = Vec::new();
+    for namespaces in selections {
+        let query = if namespaces.is_empty() {
+            String::new()
+        } else {
+            format!("?namespaces={}", namespaces.join(","))
+        };
+        let stream = app.stream(&query, None).await;
+        let view = Arc::new(Mutex::new(View::default()));
+        let reader = spawn_reader(stream, view.clone(), stop_readers.clone());
+        clients.push((namespaces, view, reader));
+    }
+    // The server is taken out of the app, to be stopped and served again on its port.
+    let TestApp {
+        address,
+        client,
+        kube,
+        state: _state,
+    } = app;
+    let mut server = Some(kube);
+    for (namespaces, view, _) in &clients {
+        within(10, &format!("{namespaces:?} snapshot"), || {
+            view.lock().unwrap().events > 0
+        })
+        .await;
+    }
+
+    // Snapshot and health requests beside the streams; none may be a 500.
+    let stop_load = Arc::new(AtomicBool::new(false));
+    let statuses = Arc::new(Mutex::new(BTreeMap::<u16, u64>::new()));
+    let mut loaders = Vec::new();
+    for path in [
+        "/api/ingresses?namespaces=team-001",
+        "/api/ingresses",
+        "/api/health",
+    ] {
+        let (client, url) = (client.clone(), format!("{address}{path}"));
+        let (stop, statuses) = (stop_load.clone(), statuses.clone());
+        loaders.push(tokio::spawn(async move {
+            while !stop.load(Ordering::SeqCst) {
+                if let Ok(response) = client
+                    .get(&url)
+                    .timeout(Duration::from_secs(15))
+                    .send()
+                    .await
+                {
+                    *statuses
+                        .lock()
+                        .unwrap()
+                        .entry(response.status().as_u16())
+                        .or_default() += 1;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }));
+    }
+    let stop_churn = Arc::new(AtomicBool::new(false));
+    let churn = spawn_churn(cluster.clone(), stop_churn.clone());
+
+    let watches_back = |what: &'static str| {
+        let cluster = cluster.clone();
+        async move { within(30, what, || cluster.open_watches() >= 1).await }
+    };
+    let watch_requests = || cluster.watch_requests();
+
+    // 5xx answers of every kind the API server sends, on lists and watches.
+    for code in [500, 502, 503, 504] {
+        let before = watch_requests();
+        cluster.faults.fail_next_with(4, code);
+        cluster.drop_watches();
+        within(30, "the watches were retried after the 5xx", || {
+            watch_requests() >= before + 2
+        })
+        .await;
+        watches_back("watches after 5xx").await;
+    }
+    // Time-outs: every answer slower than the 1 s request time-out for a while.
+    cluster.faults.set_latency(Duration::from_millis(1500));
+    let before = watch_requests();
+    cluster.drop_watches();
+    within(30, "watches attempted under latency", || {
+        watch_requests() >= before + 3
+    })
+    .await;
+    cluster.faults.set_latency(Duration::ZERO);
+    watches_back("watches after time-outs").await;
+    // Watch connections cut in the middle of an event line.
+    let before = watch_requests();
+    cluster.faults.cut_next_events(3);
+    within(30, "watches resumed after cut events", || {
+        watch_requests() >= before + 3
+    })
+    .await;
+    watches_back("watches after cuts").await;
+    // 410 Gone: a new watch answered with ERROR 410, then history compacted under open watches.
+    cluster.faults.expire_next_watches(2);
+    cluster.drop_watches();
+    watches_back("watches after forced 410").await;
+    cluster.compact();
+    watches_back("watches after compaction").await;
+    // Connections refused: no server on the port for a while, churn going on, then back.
+    let lists_before = cluster.list_requests();
+    drop(server.take());
+    refuse_until_seen(&client, &address).await;
+    server = Some(KubeTestServer::serve(cluster.clone(), "127.0.0.1", port).expect("served again"));
+    watches_back("watches after refused connections").await;
+    assert!(cluster.list_requests() >= lists_before);
+
+    stop_churn.store(true, Ordering::SeqCst);
+    let changes = churn.join().unwrap();
+    stop_load.store(true, Ordering::SeqCst);
+    for loader in loaders {
+        loader.await.unwrap();
+    }
+
+    for (namespaces, view, _) in &clients {
+        let expected = server_state(&cluster, namespaces);
+        let converged = async {
+            within(30, "convergence", || {
+                view.lock().unwrap().records == expected
+            })
+            .await
+        };
+        if tokio::time::timeout(Duration::from_secs(31), converged)
+            .await
+            .is_err()
+            || view.lock().unwrap().records != expected
+        {
+            let records = view.lock().unwrap().records.clone();
+            let missing: BTreeSet<_> = expected
+                .iter()
+                .filter(|(key, version)| records.get(*key) != Some(version))
+                .collect();
+            panic!("client {namespaces:?} never converged; differing or missing: {missing:?}");
+        }
+    }
+    // Nothing late arrives that would change a view (no duplicates after convergence).
+    let quiet_until = tokio::time::Instant::now() + Duration::from_secs(2);
+    while tokio::time::Instant::now() < quiet_until {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    stop_readers.store(true, Ordering::SeqCst);
+    for (namespaces, view, reader) in clients {
+        reader.await.unwrap();
+        let view = view.lock().unwrap();
+        assert_eq!(view.violation, None, "client {namespaces:?}");
+        assert_eq!(
+            view.records,
+            server_state(&cluster, namespaces),
+            "client {namespaces:?}"
+        );
+    }
+    let statuses = statuses.lock().unwrap().clone();
+    assert!(changes > 50, "the churn made only {changes} changes");
+    assert!(statuses.get(&200).copied().unwrap_or(0) > 0, "{statuses:?}");
+    for status in statuses.keys() {
+        assert!(
+            matches!(status, 200 | 502 | 503 | 504),
+            "a request answered {status}: {statuses:?}"
+        );
+    }
+    drop(server);
+}
+
+/// Leaves the port without a server until the app has seen a refused connection (its health
+/// check says down).
+async fn refuse_until_seen(client: &reqwest::Client, address: &str) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let response = client
+            .get(format!("{address}/api/health"))
+            .send()
+            .await
+            .unwrap();
+        if response.status() == 503 {
+            let body: Value = response.json().await.unwrap();
+            assert_eq!(body["checks"]["kubernetes"]["status"], "down");
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "health never saw the API down"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn the_breaker_opens_rejects_fast_probes_and_closes() {
+    let app = spawn_app(
+        "",
+        // The harness's configuration ends inside `resilience:`; these keys continue it.
+        "  retry_max_attempts: 1\n  breaker_min_calls: 4\n  breaker_open_for: 2s\nrate_limit:\n  enabled: false\ncache:\n  ttl: 1ms\n",
+    )
+    .await;
+    app.kube.cluster.add_namespace("default");
+    let cluster = &app.kube.cluster;
+    let (status, _) = app.get_json("/api/namespaces").await;
+    assert_eq!(status, 200);
+    cluster.faults.fail_next(1_000);
+    let breaker_state = async || {
+        let (_, body) = app.get_json("/api/health").await;
+        body["checks"]["kubernetes"]["circuitBreaker"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    // Failures until the window has at least half failures over at least 4 calls.
+    let mut answers = Vec::new();
+    for _ in 0..10 {
+        let response = app.get("/api/namespaces").await;
+        let status = response.status().as_u16();
+        let body: Value = response.json().await.unwrap();
+        answers.push((status, body["error"]["code"].as_str().unwrap().to_owned()));
+        if body["error"]["code"] == "circuit_open" {
+            break;
+        }
+    }
+    let (status, code) = answers.last().unwrap().clone();
+    assert_eq!(
+        (status, code.as_str()),
+        (503, "circuit_open"),
+        "{answers:?}"
+    );
+    assert_eq!(breaker_state().await, "open");
+    // Open: requests fail fast without reaching the API, with Retry-After.
+    let lists = cluster.list_requests();
+    for _ in 0..5 {
+        let response = app.get("/api/namespaces").await;
+        assert_eq!(response.status(), 503);
+        let retry_after: u64 = response.headers()["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((1..=2).contains(&retry_after), "{retry_after}");
+    }
+    assert_eq!(
+        cluster.list_requests(),
+        lists,
+        "an open breaker called the API"
+    );
+    // After the open period one probe goes through; it fails, so the breaker opens again.
+    let probed = async || {
+        let (_, body) = app.get_json("/api/namespaces").await;
+        body["error"]["code"] != "circuit_open"
+    };
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !probed().await {
+        assert!(tokio::time::Instant::now() < deadline, "no probe after 2 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(cluster.list_requests(), lists + 1, "exactly one probe");
+    assert_eq!(breaker_state().await, "open");
+    // The API recovers: the next probe succeeds and closes the breaker.
+    cluster.faults.fail_next(0);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (status, _) = app.get_json("/api/namespaces").await;
+        if status == 200 {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "never closed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(breaker_state().await, "closed");
+}
