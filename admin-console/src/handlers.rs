@@ -3,15 +3,15 @@
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Serialize;
-use serde_json::json;
 
 use crate::cluster::indices::{IndexQuery, IndexQueryParams, page_of};
+use crate::cluster::views::Node;
 use crate::cluster::views::{self, AllocationEnable};
 use crate::error::Error;
 use crate::metrics::time_range::{RangeParams, TimeRange, now};
 use crate::metrics::validate::{self, ValidationRequest};
 use crate::metrics::{HISTORY_DEFAULT_SPAN, SNAPSHOT_DEFAULT_SPAN};
-use crate::registry::Clusters;
+use crate::registry::{ClusterSummary, Clusters};
 
 /// What every handler shares.
 pub struct AppState {
@@ -22,6 +22,20 @@ pub struct AppState {
 
 type State = web::Data<AppState>;
 
+/// `GET /api/clusters`.
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ClusterList {
+    pub clusters: Vec<ClusterSummary>,
+}
+
+/// `GET /api/clusters/:id/nodes`.
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct NodeList {
+    pub nodes: Vec<Node>,
+}
+
 /// Cluster data changes all the time: never cached by the browser.
 fn fresh<T: Serialize>(body: &T) -> HttpResponse {
     HttpResponse::Ok()
@@ -30,7 +44,9 @@ fn fresh<T: Serialize>(body: &T) -> HttpResponse {
 }
 
 pub async fn list_clusters(state: State) -> HttpResponse {
-    fresh(&json!({ "clusters": state.clusters.summaries().await }))
+    fresh(&ClusterList {
+        clusters: state.clusters.summaries().await,
+    })
 }
 
 pub async fn get_cluster(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
@@ -46,9 +62,9 @@ pub async fn overview(state: State, id: web::Path<String>) -> Result<HttpRespons
 
 pub async fn nodes(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
     let cluster = state.clusters.get(&id)?;
-    Ok(fresh(
-        &json!({ "nodes": views::nodes(cluster.api()).await? }),
-    ))
+    Ok(fresh(&NodeList {
+        nodes: views::nodes(cluster.api()).await?,
+    }))
 }
 
 pub async fn indices(
@@ -133,7 +149,6 @@ pub async fn validate_metrics_server(
 /// above and beside; this test fails when the committed file is stale (`make wire-types`).
 #[cfg(test)]
 mod wire_types {
-    use serde::Serialize;
     use ts_rs::{Config, TS};
 
     use crate::cluster::indices::{IndexPage, IndexRow, Order, SortKey};
@@ -143,17 +158,7 @@ mod wire_types {
     use crate::metrics::{Measurement, Snapshot};
     use crate::registry::ClusterSummary;
 
-    /// `GET /api/clusters`: the body [`super::list_clusters`] builds.
-    #[derive(Serialize, TS)]
-    struct ClusterList {
-        clusters: Vec<ClusterSummary>,
-    }
-
-    /// `GET /api/clusters/:id/nodes`: the body [`super::nodes`] builds.
-    #[derive(Serialize, TS)]
-    struct NodeList {
-        nodes: Vec<Node>,
-    }
+    use super::{ClusterList, NodeList};
 
     #[test]
     fn wire_types() {
