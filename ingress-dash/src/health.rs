@@ -9,6 +9,7 @@ use crate::kube_api::{KubeApi, KubeError};
 use crate::resilience::BreakerState;
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct HealthBody {
     pub status: &'static str,
     pub timestamp: String,
@@ -16,11 +17,13 @@ pub struct HealthBody {
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Checks {
     pub kubernetes: KubernetesCheck,
 }
 
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct KubernetesCheck {
     /// `"status": "up"`, or `"status": "down"` with its `"error"`.
@@ -34,6 +37,7 @@ pub struct KubernetesCheck {
 
 /// Whether the Kubernetes API answered; only a failed check has an error.
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "status", rename_all = "lowercase")]
 pub enum Reached {
     Up,

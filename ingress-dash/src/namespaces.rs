@@ -5,6 +5,13 @@ use std::collections::BTreeSet;
 use crate::error::Error;
 pub use crate::labels::is_dns1123_label;
 
+/// The body of `GET /api/namespaces`: the namespaces a client may ask for, sorted.
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct NamespaceList {
+    pub namespaces: Vec<String>,
+}
+
 /// Which namespaces a request wants.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selection {

@@ -19,6 +19,7 @@ const NOISE_ANNOTATIONS: &[&str] = &[
 const LEGACY_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct IngressRecord {
     pub uid: String,
@@ -38,12 +39,14 @@ pub struct IngressRecord {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Rule {
     pub host: Option<String>,
     pub paths: Vec<PathRule>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PathRule {
     pub path: Option<String>,
@@ -52,6 +55,7 @@ pub struct PathRule {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum Backend {
     Service { name: String, port: ServicePort },
@@ -59,6 +63,7 @@ pub enum Backend {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum ServicePort {
     Number(i32),
@@ -66,6 +71,7 @@ pub enum ServicePort {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceBackend {
     pub api_group: Option<String>,
@@ -74,6 +80,7 @@ pub struct ResourceBackend {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Tls {
     pub hosts: Vec<String>,
@@ -81,6 +88,7 @@ pub struct Tls {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Link {
     pub host: String,
     pub url: String,
@@ -238,6 +246,15 @@ impl StoredRecord {
 impl Serialize for StoredRecord {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.json.serialize(serializer)
+    }
+}
+
+/// Reads a stored record back from its JSON, which must be an [`IngressRecord`]'s (tests only:
+/// they parse the hand-written snapshot bodies; the service never reads one back).
+#[cfg(test)]
+impl<'de> Deserialize<'de> for StoredRecord {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        IngressRecord::deserialize(deserializer).map(|record| Self::new(&record))
     }
 }
 

@@ -7,14 +7,16 @@ use std::time::Duration;
 use actix_web::http::header::{self, ContentType};
 use actix_web::middleware::{Compress, from_fn};
 use actix_web::{HttpRequest, HttpResponse, web};
-use serde_json::json;
 use service_kit::server::ShutdownNotice;
 
 use crate::error::Error;
-use crate::namespaces::Selection;
+use crate::namespaces::{NamespaceList, Selection};
 use crate::state::AppState;
 use crate::stream::{self, StreamOptions};
 use crate::{health, rate_limit, static_files};
+
+#[cfg(test)]
+mod wire_types;
 
 pub fn configure(config: &mut web::ServiceConfig, static_dir: Option<std::path::PathBuf>) {
     config
@@ -60,7 +62,7 @@ async fn namespaces(state: web::Data<AppState>) -> Result<HttpResponse, Error> {
     let namespaces = state.namespaces().await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(json!({ "namespaces": namespaces })))
+        .json(NamespaceList { namespaces }))
 }
 
 async fn ingresses(state: web::Data<AppState>, query: Query) -> Result<HttpResponse, Error> {

@@ -11,12 +11,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use actix_web::web::Bytes;
-use serde_json::json;
 use service_kit::server::ShutdownNotice;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::hub::{Hub, Start, Subscription};
+use crate::hub::{Hub, ResyncNotice, Start, Subscription};
 use crate::namespaces::Selection;
 
 pub(crate) fn retry_field(retry: Duration) -> Bytes {
@@ -140,7 +139,8 @@ impl Client {
                 snapshot,
             } => {
                 if let Some(resync_id) = resync_id {
-                    let data = json!({"reason": reason}).to_string();
+                    let data = serde_json::to_string(&ResyncNotice { reason })
+                        .expect("a notice serialises");
                     self.send_event("resync", resync_id, data.as_bytes())
                         .await?;
                 }
@@ -200,7 +200,10 @@ async fn run(
                     metrics::counter!("ingress_dash_stream_resyncs_total").increment(1);
                     tracing::info!(missed, "stream client too slow; resyncing");
                     let resync_id = hub.next_id();
-                    let data = json!({"reason": "slow client: events were dropped"}).to_string();
+                    let notice = ResyncNotice {
+                        reason: "slow client: events were dropped",
+                    };
+                    let data = serde_json::to_string(&notice).expect("a notice serialises");
                     client.send_event("resync", resync_id, data.as_bytes()).await?;
                     let (start, fresh) = hub.start(&selection, &scopes, None);
                     receiver = fresh;
@@ -219,6 +222,7 @@ mod tests {
     use futures_util::stream::BoxStream;
     use k8s_openapi::api::networking::v1::Ingress;
     use kube::runtime::watcher::Event;
+    use serde_json::json;
 
     use super::*;
     use crate::hub::HubSettings;

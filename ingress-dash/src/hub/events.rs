@@ -57,17 +57,37 @@ impl EventKind {
 
 /// `NamespaceError` of the API contract.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize, ts_rs::TS))]
 pub struct NamespaceError {
     pub namespace: String,
     pub code: String,
     pub message: String,
 }
 
-/// `Snapshot` of the API contract.
+/// `Snapshot` of the API contract. Its items are stored records, written as the JSON of
+/// their [`IngressRecord`](crate::records::IngressRecord)s; a snapshot body is written by hand
+/// (`snapshot_body`), and its tests parse those bytes back into this type.
 #[derive(Debug, Clone, Default, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize, ts_rs::TS))]
+#[cfg_attr(test, serde(deny_unknown_fields))]
 pub struct Snapshot {
+    #[cfg_attr(test, ts(as = "Vec<crate::records::IngressRecord>"))]
     pub items: Vec<Arc<StoredRecord>>,
     pub errors: Vec<NamespaceError>,
+}
+
+/// Data of a `recovered` event: the failed watcher of `namespace` works again.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct RecoveredNotice<'a> {
+    pub namespace: &'a str,
+}
+
+/// Data of a `resync` event: why the client gets a fresh snapshot instead of the missed events.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ResyncNotice<'a> {
+    pub reason: &'a str,
 }
 
 impl Snapshot {

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use actix_web::web::Bytes;
 
-use super::events::{EventKind, HubEvent, NamespaceError, Scope, Snapshot, Start};
+use super::events::{EventKind, HubEvent, NamespaceError, RecoveredNotice, Scope, Snapshot, Start};
 use crate::kube_api::KubeError;
 use crate::namespaces::Selection;
 use crate::records::StoredRecord;
@@ -98,7 +98,9 @@ impl Log {
     /// even when nothing changed in the namespace meanwhile.
     fn recovered(&mut self, scope: &Scope) -> Arc<HubEvent> {
         tracing::info!(scope = scope.label(), "watcher recovered");
-        let data = Bytes::from(serde_json::json!({ "namespace": scope.label() }).to_string());
+        let data = json(&RecoveredNotice {
+            namespace: scope.label(),
+        });
         self.publish(scope, scope.label(), EventKind::Recovered, data)
     }
 }

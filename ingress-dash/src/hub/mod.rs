@@ -22,7 +22,10 @@ use std::time::Duration;
 
 use tokio::sync::{broadcast, watch};
 
-pub use events::{HubEvent, NamespaceError, Scope, Snapshot, Start};
+/// The `recovered` event's data is written by the machine; the wire types test names it.
+#[cfg(test)]
+pub use events::RecoveredNotice;
+pub use events::{HubEvent, NamespaceError, ResyncNotice, Scope, Snapshot, Start};
 
 use crate::kube_api::SharedKubeApi;
 use crate::namespaces::Selection;

@@ -138,6 +138,28 @@ mod tests {
         }
     }
 
+    /// The body is written by hand, so the type that describes it on the wire (`Snapshot` in
+    /// web/src/api/wire.ts, generated from [`Snapshot`]) is checked against the bytes: they parse
+    /// into it, every item as an [`IngressRecord`], and nothing is lost in the round trip.
+    #[test]
+    fn the_written_bytes_parse_into_the_snapshot_wire_type() {
+        for (records, errors) in [(0, 0), (0, 2), (1, 0), (3, 1)] {
+            let (body, _) = joined(snapshot(records, errors).into_json_chunks_of(100));
+            let parsed: Snapshot = serde_json::from_slice(&body)
+                .unwrap_or_else(|error| panic!("{records} records, {errors} errors: {error}"));
+            assert_eq!(parsed.items.len(), records);
+            assert_eq!(parsed.errors, snapshot(records, errors).errors);
+            for (index, item) in parsed.items.iter().enumerate() {
+                let expected = sample_record(&format!("web-{index}"));
+                let item: IngressRecord = serde_json::from_str(item.json()).unwrap();
+                assert_eq!(item, expected);
+            }
+            assert_eq!(serde_json::to_vec(&parsed).unwrap(), body);
+        }
+        let unknown = br#"{"items":[],"errors":[],"more":1}"#;
+        assert!(serde_json::from_slice::<Snapshot>(unknown).is_err());
+    }
+
     #[test]
     fn a_large_snapshot_is_cut_into_chunks_of_about_the_chunk_size() {
         let whole = serde_json::to_vec(&snapshot(2_000, 0)).unwrap().len();
