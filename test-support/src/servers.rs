@@ -82,11 +82,30 @@ pub struct Osmem {
 
 impl Osmem {
     pub fn start() -> Self {
+        Self::start_at("127.0.0.1:0")
+    }
+
+    /// A fresh (empty) server on a given port: a test drops an `Osmem` to take a cluster down
+    /// and starts one on the same port to bring it back.
+    pub fn start_on(port: u16) -> Self {
+        Self::start_at(&format!("127.0.0.1:{port}"))
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.url
+            .rsplit(':')
+            .next()
+            .and_then(|port| port.trim_end_matches('/').parse().ok())
+            .expect("osmem announces http://host:port")
+    }
+
+    fn start_at(address: &str) -> Self {
         let binary = osmem_binary();
         let mut guard = ChildGuard::spawn(
             "osmem-server",
             Command::new(&binary)
-                .args(["-addr", "127.0.0.1:0", "-no-stdin-watch", "-no-ja"])
+                .args(["-addr", address, "-no-stdin-watch", "-no-ja"])
                 .args(["-parent-pid", &std::process::id().to_string()])
                 .stdout(Stdio::piped())
                 .stderr(Stdio::null()),

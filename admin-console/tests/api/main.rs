@@ -3,6 +3,7 @@
 mod app;
 mod clusters;
 mod config;
+mod faults;
 mod metrics_external;
 mod metrics_internal;
 mod relay;
