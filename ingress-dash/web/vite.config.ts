@@ -14,8 +14,9 @@ export default defineConfig({
   server: {
     proxy: { "/api": { target: backend, changeOrigin: true } },
   },
+  // Unit tests run in Node; component tests (*.test.tsx) ask for jsdom in their first line.
   test: {
-    include: ["src/**/*.test.ts"],
+    include: ["src/**/*.test.{ts,tsx}"],
     environment: "node",
   },
 });

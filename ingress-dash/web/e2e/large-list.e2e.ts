@@ -121,13 +121,26 @@ describe("with 10,000 ingresses", () => {
     await browser.screenshot("large-list-host-links-and-details");
   });
 
-  it("reads well in the dark theme", async () => {
+  it("follows the dark system theme, and the toggle switches to light for good", async () => {
     const dark = await launchBrowser({ colorScheme: "dark" });
     try {
       await openDashboard(dark.page, stack.url, `?ingress=${namespaceOf(35)}/${nameOf(35)}`);
       await dark.page.getByTestId("details").waitFor();
-      expect(await dark.page.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe("rgb(255, 255, 255)");
+      const background = () => dark.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const theme = () => dark.page.evaluate(() => document.documentElement.dataset.theme);
+      // No choice stored: the system's preference, set before the app's script runs.
+      expect(await theme()).toBe("dark");
+      expect(await background()).not.toBe("rgb(255, 255, 255)");
       await dark.screenshot("large-list-dark-theme");
+
+      // The header's toggle switches to light, and the choice outlives a reload.
+      await dark.page.getByTestId("theme-toggle").click();
+      await expect.poll(theme).toBe("light");
+      expect(await background()).toBe("rgb(255, 255, 255)");
+      expect(await dark.page.evaluate(() => localStorage.getItem("ingress-dash.theme"))).toBe("light");
+      await openDashboard(dark.page, stack.url);
+      expect(await theme()).toBe("light");
+      expect(await background()).toBe("rgb(255, 255, 255)");
     } finally {
       await dark.close();
     }

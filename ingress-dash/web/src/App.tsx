@@ -1,16 +1,17 @@
 import { useCallback, useDeferredValue, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { openIngressStream, streamUrl, type ConnectionStatus } from "./api/stream";
-import type { IngressRecord } from "./api/types";
+import type { IngressRecord } from "./api/wire";
 import { ApiDownBanner, NamespaceErrorBanners, StaleBanner } from "./components/Banners";
 import { ConnectionBadge } from "./components/ConnectionBadge";
 import { DetailsPanel } from "./components/DetailsPanel";
 import { IngressTable } from "./components/IngressTable";
 import { ThemeToggle } from "./components/ThemeToggle";
 import { Toolbar } from "./components/Toolbar";
-import { useApiHealth, useListedNamespaces, useNow, useTheme } from "./lib/hooks";
+import { useApiHealth, useListedNamespaces, useNow } from "./lib/hooks";
+import { useTheme } from "./lib/theme";
 import { formatViewState, parseViewState, type ViewState } from "./lib/urlState";
 import { formatClock } from "./state/describe";
-import { compileFilter, distinctClasses, filterAndSort, type Filters, type SortKey } from "./state/filters";
+import { compileFilter, distinctClasses, filterAndSort, nextSort, type Filters, type SortKey } from "./state/filters";
 import { ingressReducer, initialIngressState, knownNamespaces } from "./state/ingressStore";
 
 /** Namespace picks are debounced so ticking three boxes opens one stream, not three. */
@@ -21,7 +22,7 @@ export function App() {
   const [state, dispatch] = useReducer(ingressReducer, initialIngressState);
   const [status, setStatus] = useState<ConnectionStatus>({ state: "connecting" });
   const [lastEventAt, setLastEventAt] = useState<number | null>(null);
-  const [theme, setTheme] = useTheme();
+  const [theme, toggleTheme] = useTheme();
   const listedNamespaces = useListedNamespaces();
   const health = useApiHealth();
   const now = useNow(15_000);
@@ -66,11 +67,7 @@ export function App() {
   }, [hasChanges]);
 
   const setFilters = useCallback((filters: Filters) => setView((v) => ({ ...v, filters })), []);
-  const onSort = useCallback(
-    (key: SortKey) =>
-      setView((v) => ({ ...v, sort: { key, descending: v.sort.key === key ? !v.sort.descending : false } })),
-    [],
-  );
+  const onSort = useCallback((key: SortKey) => setView((v) => ({ ...v, sort: nextSort(v.sort, key) })), []);
   const onSelect = useCallback(
     (record: IngressRecord | null) => setView((v) => ({ ...v, selected: record ? `${record.namespace}/${record.name}` : null })),
     [],
@@ -151,7 +148,7 @@ export function App() {
         </div>
         <div className="topbar-right">
           <ConnectionBadge status={status} />
-          <ThemeToggle choice={theme} onChange={setTheme} />
+          <ThemeToggle theme={theme} onToggle={toggleTheme} />
         </div>
       </header>
       <Toolbar

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ingress } from "../test/fixtures";
 import { openIngressStream, STALE_AFTER_MS, streamUrl, type ConnectionStatus } from "./stream";
-import type { StreamEvent } from "./types";
+import type { StreamEvent } from "./events";
 
 /** Just enough of EventSource to drive the client as a browser would. */
 class FakeEventSource extends EventTarget {

@@ -3,7 +3,8 @@
 // dropped connection and sends `Last-Event-ID`; when the server refuses the stream (an HTTP error
 // closes an EventSource for good) this opens a new one with backoff, which starts from a snapshot.
 
-import { STREAM_EVENT_TYPES, type StreamEvent, type StreamEventType } from "./types";
+import { STREAM_EVENT_TYPES, type StreamEvent, type StreamEventType } from "./events";
+import type { ErrorBody } from "./wire";
 
 /** A drop that lasts longer than this turns "reconnecting" into "stale". */
 export const STALE_AFTER_MS = 10_000;
@@ -170,7 +171,7 @@ async function explainRefusal(url: string): Promise<Refusal | null> {
     if (response.ok) return null;
     let message = response.statusText;
     try {
-      const body = (await response.json()) as { error?: { message?: string } };
+      const body = (await response.json()) as Partial<ErrorBody>;
       if (body.error?.message) message = body.error.message;
     } catch {
       // Not the common error body (a proxy's page): the status says enough.

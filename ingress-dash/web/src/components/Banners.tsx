@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { ConnectionStatus } from "../api/stream";
-import type { NamespaceError } from "../api/types";
+import type { NamespaceError } from "../api/wire";
 import { useNow, type ApiHealth } from "../lib/hooks";
 import { formatClock } from "../state/describe";
 import { CLUSTER_SCOPE } from "../state/ingressStore";

@@ -1,5 +1,5 @@
 import { useState } from "react";
-import type { IngressRecord } from "../api/types";
+import type { IngressRecord } from "../api/wire";
 import { describeBackend, formatAge, formatClock } from "../state/describe";
 
 interface Props {

@@ -1,4 +1,4 @@
-import type { IngressRecord } from "../api/types";
+import type { IngressRecord } from "../api/wire";
 
 /**
  * Each host, as a link with the scheme the backend derived from TLS (`links`); wildcard hosts

@@ -1,6 +1,6 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useRef, type CSSProperties, type KeyboardEvent } from "react";
-import type { IngressRecord } from "../api/types";
+import type { IngressRecord } from "../api/wire";
 import { formatAge, routesSummary, tlsHostCount } from "../state/describe";
 import type { SortKey, SortOrder } from "../state/filters";
 import { HIGHLIGHT_MS, type RecentChange } from "../state/ingressStore";

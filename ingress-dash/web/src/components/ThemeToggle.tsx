@@ -1,20 +1,21 @@
-import type { ThemeChoice } from "../lib/hooks";
+import type { Theme } from "../lib/theme";
 
-const NEXT: Record<ThemeChoice, ThemeChoice> = { system: "light", light: "dark", dark: "system" };
-const LABEL: Record<ThemeChoice, string> = { system: "Auto", light: "Light", dark: "Dark" };
-const ICON: Record<ThemeChoice, string> = { system: "◐", light: "☀", dark: "☾" };
+const LABEL: Record<Theme, string> = { light: "Light", dark: "Dark" };
+const ICON: Record<Theme, string> = { light: "☀", dark: "☾" };
 
-/** Cycles system → light → dark. */
-export function ThemeToggle({ choice, onChange }: { choice: ThemeChoice; onChange(choice: ThemeChoice): void }) {
+/** Switches between the light and the dark theme; the choice is remembered. */
+export function ThemeToggle({ theme, onToggle }: { theme: Theme; onToggle(): void }) {
+  const other = theme === "dark" ? "light" : "dark";
   return (
     <button
       type="button"
       className="control theme-toggle"
-      onClick={() => onChange(NEXT[choice])}
-      title={`Theme: ${LABEL[choice]} (click for ${LABEL[NEXT[choice]].toLowerCase()})`}
+      onClick={onToggle}
+      title={`Theme: ${LABEL[theme]} (click for ${LABEL[other].toLowerCase()})`}
+      aria-label={`Switch to the ${LABEL[other].toLowerCase()} theme`}
       data-testid="theme-toggle"
     >
-      <span aria-hidden="true">{ICON[choice]}</span> {LABEL[choice]}
+      <span aria-hidden="true">{ICON[theme]}</span> {LABEL[theme]}
     </button>
   );
 }

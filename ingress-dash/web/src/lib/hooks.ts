@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { fetchHealth, fetchNamespaces } from "../api/client";
 
 /** The current time, refreshed every `intervalMs`: ages and "stale since" follow the clock. */
 export function useNow(intervalMs: number): number {
@@ -10,36 +11,6 @@ export function useNow(intervalMs: number): number {
   return now;
 }
 
-export type ThemeChoice = "system" | "light" | "dark";
-const THEME_KEY = "ingress-dash.theme";
-
-function readTheme(): ThemeChoice {
-  try {
-    const stored = localStorage.getItem(THEME_KEY);
-    if (stored === "light" || stored === "dark") return stored;
-  } catch {
-    // Storage can be disabled; the system theme applies then.
-  }
-  return "system";
-}
-
-/** Light, dark or the system's choice, remembered in localStorage, applied on <html>. */
-export function useTheme(): [ThemeChoice, (choice: ThemeChoice) => void] {
-  const [choice, setChoice] = useState<ThemeChoice>(readTheme);
-  useEffect(() => {
-    const root = document.documentElement;
-    if (choice === "system") root.removeAttribute("data-theme");
-    else root.setAttribute("data-theme", choice);
-    try {
-      if (choice === "system") localStorage.removeItem(THEME_KEY);
-      else localStorage.setItem(THEME_KEY, choice);
-    } catch {
-      // Not remembered; still applied.
-    }
-  }, [choice]);
-  return [choice, setChoice];
-}
-
 /** The namespaces `GET /api/namespaces` lists; empty when it fails (the records still name theirs). */
 export function useListedNamespaces(): string[] {
   const [namespaces, setNamespaces] = useState<string[]>([]);
@@ -47,10 +18,8 @@ export function useListedNamespaces(): string[] {
     const controller = new AbortController();
     const load = async () => {
       try {
-        const response = await fetch("/api/namespaces", { signal: controller.signal });
-        if (!response.ok) return;
-        const body = (await response.json()) as { namespaces?: unknown };
-        if (Array.isArray(body.namespaces)) setNamespaces(body.namespaces.filter((n): n is string => typeof n === "string"));
+        const listed = await fetchNamespaces(controller.signal);
+        if (listed) setNamespaces(listed);
       } catch {
         // Offline or aborted: keep what we had.
       }
@@ -87,13 +56,12 @@ export function useApiHealth(intervalMs = 30_000): ApiHealth | null {
     let failures = 0;
     const check = async () => {
       try {
-        const response = await fetch("/api/health", { signal: controller.signal });
-        if (response.status === 200 || response.status === 503) {
-          const body = (await response.json()) as { checks?: { kubernetes?: { status?: string; error?: string } } };
-          const kubernetes = body.checks?.kubernetes;
-          const down = kubernetes?.status === "down";
+        const body = await fetchHealth(controller.signal);
+        const kubernetes = body?.checks?.kubernetes;
+        if (kubernetes) {
+          const down = kubernetes.status === "down";
           failures = down ? failures + 1 : 0;
-          if (!down || failures >= 2) setHealth({ kubernetesUp: !down, error: kubernetes?.error ?? null });
+          if (!down || failures >= 2) setHealth({ kubernetesUp: !down, error: kubernetes.status === "down" ? kubernetes.error : null });
         }
       } catch {
         // The stream's own state already says when the dashboard is unreachable.

@@ -1,6 +1,6 @@
 // Plain-text descriptions of record parts, shared by the table, the details panel and sorting.
 
-import type { Backend, IngressRecord } from "../api/types";
+import type { Backend, IngressRecord } from "../api/wire";
 
 export function describeBackend(backend: Backend): string {
   if ("service" in backend) return `${backend.service.name}:${backend.service.port}`;

@@ -1,7 +1,7 @@
 // The table's filters and sort order: pure functions over records, so they are unit-tested and
 // the view only memoises their result.
 
-import type { IngressRecord } from "../api/types";
+import type { IngressRecord } from "../api/wire";
 import { routes, tlsHostCount } from "./describe";
 import { matchesSelector, parseLabelSelector, type Requirement } from "./labelSelector";
 
@@ -33,6 +33,11 @@ export interface SortOrder {
 }
 
 export const defaultSort: SortOrder = { key: "name", descending: false };
+
+/** A click on a column header: that column ascending, or the other way round if it already sorts. */
+export function nextSort(sort: SortOrder, key: SortKey): SortOrder {
+  return { key, descending: sort.key === key ? !sort.descending : false };
+}
 
 export interface CompiledFilter {
   test(record: IngressRecord): boolean;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { StreamEvent } from "../api/types";
+import type { StreamEvent } from "../api/events";
 import { ingress } from "../test/fixtures";
 import { BULK_CHANGE_ROWS, HIGHLIGHT_MS, applyEvents, ingressReducer, initialIngressState, knownNamespaces, type IngressState } from "./ingressStore";
 

@@ -1,7 +1,8 @@
 // The event reducer: applies batches of stream events to the client's copy of the ingress list,
 // keyed by uid. Batches keep a burst of events to one copy of the maps and one render.
 
-import type { IngressRecord, NamespaceError, StreamEvent } from "../api/types";
+import type { StreamEvent } from "../api/events";
+import type { IngressRecord, NamespaceError } from "../api/wire";
 
 /** How long a row stays highlighted after it was added or changed. */
 export const HIGHLIGHT_MS = 4_000;

@@ -1,4 +1,4 @@
-import type { IngressRecord } from "../api/types";
+import type { IngressRecord } from "../api/wire";
 
 /** A record as the backend sends it, with the fields a test cares about overridden. */
 export function ingress(overrides: Partial<IngressRecord> & { name: string }): IngressRecord {

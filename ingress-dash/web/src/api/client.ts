@@ -1,0 +1,20 @@
+// The JSON endpoints the page reads besides the stream, typed by the generated wire types.
+import type { HealthBody, NamespaceList } from "./wire";
+
+/** `GET /api/namespaces`: the namespaces a client may ask for, or null when the call fails. */
+export async function fetchNamespaces(signal: AbortSignal): Promise<string[] | null> {
+  const response = await fetch("/api/namespaces", { signal });
+  if (!response.ok) return null;
+  const body = (await response.json()) as Partial<NamespaceList>;
+  return Array.isArray(body.namespaces) ? body.namespaces.filter((n): n is string => typeof n === "string") : null;
+}
+
+/**
+ * `GET /api/health`: its body when it answers 200 (healthy) or 503 (the Kubernetes API is
+ * down), else null (the dashboard itself is unreachable or answered something else).
+ */
+export async function fetchHealth(signal: AbortSignal): Promise<HealthBody | null> {
+  const response = await fetch("/api/health", { signal });
+  if (response.status !== 200 && response.status !== 503) return null;
+  return (await response.json()) as HealthBody;
+}
