@@ -28,6 +28,7 @@ cargo build --workspace --bins --locked
 step "packaging: Dockerfiles, compose, Helm chart"
 .venv/bin/python scripts/check-packaging.py
 
+step "front ends: one toolchain version set"; python3 scripts/check_web_toolchain.py
 # Front ends: type check, unit tests (Vitest), a production build, then the browser tests.
 for dir in */web; do
   [ -f "$dir/package.json" ] || continue
