@@ -7,10 +7,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use service_kit::allowed_hosts::AllowedHosts;
-use service_kit::cli::ServiceSettings;
 use service_kit::config::{ConfigProblems, Validate};
-use service_kit::logging::{LogFormat, LogLevel};
-use service_kit::settings::{ObservabilitySettings, validate_listen};
+use service_kit::settings::{ObservabilitySettings, ServerSection, ServiceSettings};
 
 pub use cluster::{ClusterAuth, ClusterSettings, ClusterTimeouts, MetricsSource};
 pub(crate) use cluster::{MetricsServerSettings, check_http_url};
@@ -29,34 +27,17 @@ pub struct Settings {
     pub internal_history: InternalHistorySettings,
 }
 
-/// `server:` — where to listen, and where the built web app is.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ServerSettings {
-    pub host: String,
-    /// 0 picks a free port (used by tests).
-    pub port: u16,
-    /// How long in-flight requests may run on after SIGTERM.
-    #[serde(with = "humantime_serde")]
-    pub shutdown_timeout: Duration,
-    /// Directory of the built web app (`npm run build` in `admin-console/web` writes
-    /// `admin-console/web/dist`). Relative paths are taken from the working directory, so the
-    /// default suits `make run` from the repository root; containers set an absolute path.
-    /// When it does not exist the API still works and `/` says the web app is not built.
-    pub static_dir: PathBuf,
-    /// The `Host` names answered (DNS-rebinding protection); empty answers every name.
-    pub allowed_hosts: AllowedHosts,
-}
-
-impl Default for ServerSettings {
-    fn default() -> Self {
-        Self {
-            host: "0.0.0.0".to_owned(),
-            port: DEFAULT_PORT,
-            shutdown_timeout: Duration::from_secs(30),
-            static_dir: PathBuf::from("admin-console/web/dist"),
-            allowed_hosts: AllowedHosts::default(),
-        }
+service_kit::server_settings! {
+    /// `server:` — where to listen, and where the built web app is.
+    pub struct ServerSettings {
+        default_port: DEFAULT_PORT;
+        /// Directory of the built web app (`npm run build` in `admin-console/web` writes
+        /// `admin-console/web/dist`). Relative paths are taken from the working directory, so the
+        /// default suits `make run` from the repository root; containers set an absolute path.
+        /// When it does not exist the API still works and `/` says the web app is not built.
+        pub static_dir: PathBuf = PathBuf::from("admin-console/web/dist"),
+        /// The `Host` names answered (DNS-rebinding protection); empty answers every name.
+        pub allowed_hosts: AllowedHosts = AllowedHosts::default(),
     }
 }
 
@@ -108,7 +89,7 @@ impl InternalHistorySettings {
 
 impl Validate for Settings {
     fn validate(&self, problems: &mut ConfigProblems) {
-        validate_listen(&self.server.host, self.server.shutdown_timeout, problems);
+        self.server.validate_listen(problems);
         problems.check(
             !self.server.static_dir.as_os_str().is_empty(),
             "server.static_dir",
@@ -139,11 +120,14 @@ impl Validate for Settings {
 }
 
 impl ServiceSettings for Settings {
-    fn log_level(&self) -> LogLevel {
-        self.observability.log_level
+    type Server = ServerSettings;
+    type Observability = ObservabilitySettings;
+
+    fn server(&self) -> &ServerSettings {
+        &self.server
     }
 
-    fn log_format(&self) -> LogFormat {
-        self.observability.log_format
+    fn observability(&self) -> &ObservabilitySettings {
+        &self.observability
     }
 }

@@ -1,7 +1,8 @@
 //! admin-console: a web console for administering Elasticsearch/OpenSearch clusters.
 //!
-//! `Application::build` binds the listener (port 0 allowed) so tests can start the whole service
-//! in-process; `main.rs` only parses the command line.
+//! [`AdminConsole`] is what is the service's own; service-kit's application shell builds and runs
+//! it (`Application::build` binds the listener, port 0 allowed, so tests start the whole service
+//! in-process; `main.rs` is one call).
 
 pub(crate) mod cluster;
 pub mod config;
@@ -23,22 +24,34 @@ use std::sync::Arc;
 use actix_web::middleware::{Compress, from_fn};
 use actix_web::web;
 use service_kit::allowed_hosts::{AllowedHosts, check_host};
+use service_kit::app::{Prepared, Service};
 use service_kit::security_headers::security_headers;
-use service_kit::server::{RunningServer, ServerOptions};
 
 pub use config::Settings;
 use handlers::AppState;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-pub struct Application {
-    server: RunningServer,
-    samplers: Vec<tokio::task::JoinHandle<()>>,
-}
+/// admin-console in service-kit's application shell.
+pub type Application = service_kit::app::Application<AdminConsole>;
 
-impl Application {
-    pub async fn build(settings: Settings) -> anyhow::Result<Self> {
-        service_kit::install_crypto_provider();
+/// What is admin-console's own in the shell: its state, routes and history samplers.
+pub struct AdminConsole;
+
+impl Service for AdminConsole {
+    const NAME: &'static str = "admin-console";
+    const VERSION: &'static str = VERSION;
+    const ENV_PREFIX: &'static str = "ADMIN_CONSOLE";
+    const LIVENESS_PATH: &'static str = "/api/live";
+
+    type Settings = Settings;
+    type State = ();
+
+    async fn connect(_settings: &Settings) -> anyhow::Result<Self> {
+        Ok(Self)
+    }
+
+    async fn prepare(self, settings: Settings) -> anyhow::Result<Prepared<()>> {
         let clusters = registry::Clusters::new(&settings.clusters, &settings.internal_history)?;
         let mut samplers = Vec::new();
         for cluster in clusters.iter() {
@@ -63,32 +76,10 @@ impl Application {
         if hosts.is_enabled() {
             tracing::info!(allowed_hosts = ?hosts.entries(), "answering only these Host names");
         }
-        let options = ServerOptions {
-            host: settings.server.host.clone(),
-            port: settings.server.port,
-            shutdown_timeout: settings.server.shutdown_timeout,
-            metrics_enabled: settings.observability.metrics_enabled,
-            version: VERSION,
-            liveness_path: "/api/live",
-            client_request_timeout: None,
-        };
-        let server = RunningServer::start(options, move |config| {
+        let routes = move |config: &mut web::ServiceConfig| {
             routes(config, state.clone(), web_app.clone(), hosts.clone())
-        })?;
-        Ok(Self { server, samplers })
-    }
-
-    pub fn port(&self) -> u16 {
-        self.server.port()
-    }
-
-    /// Serves until SIGTERM/SIGINT, then lets in-flight requests finish.
-    pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        let result = self.server.run_until_stopped().await;
-        for sampler in self.samplers {
-            sampler.abort();
-        }
-        result
+        };
+        Ok(Prepared::new((), routes).with_background(samplers))
     }
 }
 

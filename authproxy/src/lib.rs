@@ -1,7 +1,8 @@
 //! authproxy: an authentication proxy in front of a search cluster.
 //!
-//! `Application::build` binds the listener (port 0 allowed) so tests can start the whole service
-//! in-process; `main.rs` only parses the command line.
+//! [`Authproxy`] is what is the service's own; service-kit's application shell builds and runs it
+//! (`Application::build` binds the listener, port 0 allowed, so tests start the whole service
+//! in-process; `main.rs` is one call).
 
 pub(crate) mod basic;
 pub(crate) mod cluster;
@@ -30,8 +31,10 @@ pub(crate) mod session;
 pub(crate) mod state;
 pub(crate) mod store;
 
+use std::time::Duration;
+
 use actix_web::web;
-use service_kit::server::{RunningServer, ServerOptions};
+use service_kit::app::{Prepared, Service};
 use service_kit::telemetry::PropagatingRootSpan;
 use tracing_actix_web::TracingLogger;
 
@@ -40,26 +43,34 @@ pub use state::AppState;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-pub struct Application {
-    server: RunningServer,
-    state: web::Data<AppState>,
-}
+/// authproxy in service-kit's application shell.
+pub type Application = service_kit::app::Application<Authproxy>;
 
-impl Application {
-    pub async fn build(settings: Settings) -> anyhow::Result<Self> {
+/// What is authproxy's own in the shell: its state, metrics and routes (tests reach the state,
+/// e.g. the OIDC provider's key cache, through `Application::state`).
+pub struct Authproxy;
+
+impl Service for Authproxy {
+    const NAME: &'static str = "authproxy";
+    const VERSION: &'static str = VERSION;
+    const ENV_PREFIX: &'static str = "AUTHPROXY";
+    const LIVENESS_PATH: &'static str = "/healthz";
+
+    type Settings = Settings;
+    type State = web::Data<AppState>;
+
+    async fn connect(_settings: &Settings) -> anyhow::Result<Self> {
+        Ok(Self)
+    }
+
+    fn client_request_timeout(settings: &Settings) -> Option<Duration> {
+        Some(settings.server.read_timeout)
+    }
+
+    async fn prepare(self, settings: Settings) -> anyhow::Result<Prepared<web::Data<AppState>>> {
         let state = web::Data::new(AppState::build(&settings)?);
-        // The recorder is process-wide and installed on first use; register after it exists.
-        let _recorder = service_kit::metrics::prometheus_handle();
+        // The shell has installed the recorder: the counters register with it.
         metrics::register();
-        let options = ServerOptions {
-            host: settings.server.host.clone(),
-            port: settings.server.port,
-            shutdown_timeout: settings.server.shutdown_timeout,
-            metrics_enabled: settings.observability.metrics_enabled,
-            version: VERSION,
-            liveness_path: "/healthz",
-            client_request_timeout: Some(settings.server.read_timeout),
-        };
         let mode = settings.server.mode;
         let callback_path = state
             .oidc
@@ -71,8 +82,8 @@ impl Application {
         let health = web::Data::new(reused::Reused::<health::HealthReport>::new(
             settings.observability.health_cache_ttl,
         ));
-        let server = RunningServer::start(options, move |config: &mut web::ServiceConfig| {
-            config.app_data(state.clone());
+        let routes = move |config: &mut web::ServiceConfig| {
+            config.app_data(shared.clone());
             config.app_data(health.clone());
             let routes = |config: &mut web::ServiceConfig| {
                 handlers::configure(mode, callback_path.as_deref(), config);
@@ -89,30 +100,13 @@ impl Application {
             } else {
                 routes(config);
             }
-        })?;
+        };
         tracing::info!(
             mode = ?settings.server.mode,
             cache_backend = ?settings.cache.backend,
             search_flavor = ?settings.search.flavor,
             "authproxy configured"
         );
-        Ok(Self {
-            server,
-            state: shared,
-        })
-    }
-
-    pub fn port(&self) -> u16 {
-        self.server.port()
-    }
-
-    /// What the handlers share (tests reach the OIDC provider's key cache through it).
-    pub fn state(&self) -> web::Data<AppState> {
-        self.state.clone()
-    }
-
-    /// Serves until SIGTERM/SIGINT, then lets in-flight requests finish.
-    pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.run_until_stopped().await
+        Ok(Prepared::new(state, routes))
     }
 }

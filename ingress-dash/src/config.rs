@@ -6,11 +6,9 @@ use std::time::Duration;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use service_kit::allowed_hosts::AllowedHosts;
-use service_kit::cli::ServiceSettings;
 use service_kit::client_address::TrustedProxies;
 use service_kit::config::{ConfigProblems, Validate, VariableSource};
-use service_kit::logging::{LogFormat, LogLevel};
-use service_kit::settings::{ObservabilitySettings, validate_listen};
+use service_kit::settings::{ObservabilitySettings, ServerSection, ServiceSettings};
 
 use crate::labels::is_dns1123_label;
 
@@ -34,34 +32,17 @@ pub struct Settings {
     pub observability: ObservabilitySettings,
 }
 
-/// `server:`: where to listen, and the built web app to serve.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ServerSettings {
-    pub host: String,
-    /// 0 picks a free port (used by tests).
-    pub port: u16,
-    #[serde(with = "humantime_serde")]
-    pub shutdown_timeout: Duration,
-    /// Directory of the built web app (`index.html` and `assets/`); absent: API only.
-    pub static_dir: Option<PathBuf>,
-    /// The `Host` names answered (DNS-rebinding protection); empty answers every name.
-    pub allowed_hosts: AllowedHosts,
-    /// Reverse proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client
-    /// for rate limiting; empty: the TCP peer is the client.
-    pub trusted_proxies: Vec<String>,
-}
-
-impl Default for ServerSettings {
-    fn default() -> Self {
-        Self {
-            host: "0.0.0.0".to_owned(),
-            port: DEFAULT_PORT,
-            shutdown_timeout: Duration::from_secs(30),
-            static_dir: None,
-            allowed_hosts: AllowedHosts::default(),
-            trusted_proxies: Vec::new(),
-        }
+service_kit::server_settings! {
+    /// `server:`: where to listen, and the built web app to serve.
+    pub struct ServerSettings {
+        default_port: DEFAULT_PORT;
+        /// Directory of the built web app (`index.html` and `assets/`); absent: API only.
+        pub static_dir: Option<PathBuf> = None,
+        /// The `Host` names answered (DNS-rebinding protection); empty answers every name.
+        pub allowed_hosts: AllowedHosts = AllowedHosts::default(),
+        /// Reverse proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client
+        /// for rate limiting; empty: the TCP peer is the client.
+        pub trusted_proxies: Vec<String> = Vec::new(),
     }
 }
 
@@ -262,7 +243,7 @@ impl Validate for Settings {
     }
 
     fn validate(&self, problems: &mut ConfigProblems) {
-        validate_listen(&self.server.host, self.server.shutdown_timeout, problems);
+        self.server.validate_listen(problems);
         self.server
             .allowed_hosts
             .validate("server.allowed_hosts", problems);
@@ -397,12 +378,15 @@ impl Validate for Settings {
 }
 
 impl ServiceSettings for Settings {
-    fn log_level(&self) -> LogLevel {
-        self.observability.log_level
+    type Server = ServerSettings;
+    type Observability = ObservabilitySettings;
+
+    fn server(&self) -> &ServerSettings {
+        &self.server
     }
 
-    fn log_format(&self) -> LogFormat {
-        self.observability.log_format
+    fn observability(&self) -> &ObservabilitySettings {
+        &self.observability
     }
 }
 

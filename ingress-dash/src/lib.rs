@@ -1,7 +1,8 @@
 //! ingress-dash: a live dashboard of Kubernetes Ingresses.
 //!
-//! `Application::build` binds the listener (port 0 allowed) so tests can start the whole service
-//! in-process; `main.rs` only parses the command line.
+//! [`IngressDash`] is what is the service's own; service-kit's application shell builds and runs
+//! it (`Application::build` binds the listener, port 0 allowed, so tests start the whole service
+//! in-process; `main.rs` is one call).
 
 pub(crate) mod cache;
 pub(crate) mod config;
@@ -28,9 +29,9 @@ use std::sync::Arc;
 use actix_web::middleware::from_fn;
 use actix_web::web;
 use service_kit::allowed_hosts::check_host_except;
+use service_kit::app::{Prepared, Service};
 use service_kit::client_address::TrustedProxies;
 use service_kit::security_headers::security_headers;
-use service_kit::server::{RunningServer, ServerOptions};
 
 pub use config::Settings;
 
@@ -45,23 +46,33 @@ use crate::stream::ClientCounter;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
-pub struct Application {
-    server: RunningServer,
-    state: web::Data<AppState>,
+/// ingress-dash in service-kit's application shell.
+pub type Application = service_kit::app::Application<IngressDash>;
+
+/// What is ingress-dash's own in the shell: the Kubernetes API it watches (`connect` reaches the
+/// configured cluster; code in this crate may wrap another implementation and pass it to
+/// `Application::build_with`), its state and routes.
+pub struct IngressDash {
+    api: SharedKubeApi,
 }
 
-impl Application {
-    pub async fn build(settings: Settings) -> anyhow::Result<Self> {
-        // kube's TLS uses rustls; ring is the workspace's only provider.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+impl Service for IngressDash {
+    const NAME: &'static str = "ingress-dash";
+    const VERSION: &'static str = VERSION;
+    const ENV_PREFIX: &'static str = "INGRESS_DASH";
+    const LIVENESS_PATH: &'static str = "/api/live";
+
+    type Settings = Settings;
+    /// The running state, for tests (watcher count, breaker state).
+    type State = web::Data<AppState>;
+
+    async fn connect(settings: &Settings) -> anyhow::Result<Self> {
         let api: SharedKubeApi = Arc::new(KubeClient::connect(&settings.kubernetes).await);
-        Self::build_with_api(settings, api)
+        Ok(Self { api })
     }
 
-    /// Builds with a given Kubernetes API implementation (tests pass fakes or wrappers).
-    pub fn build_with_api(settings: Settings, api: SharedKubeApi) -> anyhow::Result<Self> {
-        // Install the recorder before the first gauge (the breaker's state) is set.
-        let _ = service_kit::metrics::prometheus_handle();
+    async fn prepare(self, settings: Settings) -> anyhow::Result<Prepared<web::Data<AppState>>> {
+        let api = self.api;
         let redaction = Arc::new(Redaction::configured(
             settings.annotations.redact_defaults,
             &settings.annotations.redact,
@@ -77,34 +88,26 @@ impl Application {
                 redaction: redaction.clone(),
             },
         );
+        let limiter = ClientRateLimiter::new(
+            &settings.rate_limit,
+            TrustedProxies::new(&settings.server.trusted_proxies),
+        )
+        .map(web::Data::from);
+        let static_dir = settings.server.static_dir.clone();
+        // DNS-rebinding protection; readiness (/api/health) is probed by the pod's IP.
+        let hosts = Arc::new(settings.server.allowed_hosts.clone());
         let state = web::Data::new(AppState {
+            // The breaker sets its gauge: the shell has installed the recorder.
             resilience: Resilience::new(&settings.resilience),
             cache: CoalescingCache::new(cache::build_cache(&settings.cache)?),
             api,
             hub,
             redaction,
             clients: Arc::new(ClientCounter::default()),
-            settings: settings.clone(),
+            settings,
         });
-        let limiter = ClientRateLimiter::new(
-            &settings.rate_limit,
-            TrustedProxies::new(&settings.server.trusted_proxies),
-        )
-        .map(web::Data::from);
-        let options = ServerOptions {
-            host: settings.server.host.clone(),
-            port: settings.server.port,
-            shutdown_timeout: settings.server.shutdown_timeout,
-            metrics_enabled: settings.observability.metrics_enabled,
-            version: VERSION,
-            liveness_path: "/api/live",
-            client_request_timeout: None,
-        };
-        let static_dir = settings.server.static_dir.clone();
-        // DNS-rebinding protection; readiness (/api/health) is probed by the pod's IP.
-        let hosts = Arc::new(settings.server.allowed_hosts.clone());
         let shared = state.clone();
-        let server = RunningServer::start(options, move |config: &mut web::ServiceConfig| {
+        let routes = move |config: &mut web::ServiceConfig| {
             config.app_data(shared.clone());
             if let Some(limiter) = &limiter {
                 config.app_data(limiter.clone());
@@ -120,21 +123,7 @@ impl Application {
                     .wrap(from_fn(security_headers))
                     .configure(|scope| routes::configure(scope, static_dir.clone())),
             );
-        })?;
-        Ok(Self { server, state })
-    }
-
-    pub fn port(&self) -> u16 {
-        self.server.port()
-    }
-
-    /// The running state, for tests (watcher count, breaker state).
-    pub fn state(&self) -> web::Data<AppState> {
-        self.state.clone()
-    }
-
-    /// Serves until SIGTERM/SIGINT, then lets in-flight requests finish.
-    pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        self.server.run_until_stopped().await
+        };
+        Ok(Prepared::new(state, routes))
     }
 }

@@ -1,1 +1,178 @@
-//! The application shell every service runs (being moved here from the services).
+//! The application shell every service runs: a service says what is its own (name, settings,
+//! state, routes, background tasks) by implementing [`Service`]; [`Application`] builds and
+//! binds it, and [`main`] is the whole `main` of its binary.
+//!
+//! ```text
+//! main::<S>()  ─ cli::run: --version, --healthcheck, load + validate settings, logging
+//!   └ Application::<S>::build(settings)
+//!       ├ crypto provider, Prometheus recorder   (before the service registers metrics)
+//!       ├ S::connect(&settings)                  (clients the service needs first)
+//!       └ build_with(service, settings)
+//!           ├ service.prepare(settings) → Prepared { state, routes, background }
+//!           └ server::RunningServer::start       (bind; liveness, /_metrics, routes)
+//!   └ run_until_stopped()                        (until SIGTERM/SIGINT, then abort background)
+//! ```
+
+use std::future::Future;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::web;
+use tokio::task::JoinHandle;
+
+use crate::server::{RunningServer, ServerOptions};
+use crate::settings::{ObservabilitySection, ServerSection, ServiceSettings};
+
+/// The service's routes and app data, added to the shell's on every worker.
+pub type Routes = Arc<dyn Fn(&mut web::ServiceConfig) + Send + Sync>;
+
+/// One service: what the shell cannot know.
+pub trait Service: Sized + 'static {
+    /// The binary's name, in `--version`, log lines and error messages.
+    const NAME: &'static str;
+    const VERSION: &'static str;
+    /// Prefix of the environment overrides, e.g. `AUTHPROXY` for `AUTHPROXY_SERVER__PORT`.
+    const ENV_PREFIX: &'static str;
+    /// The liveness route, e.g. `/healthz` or `/api/live`.
+    const LIVENESS_PATH: &'static str;
+
+    type Settings: ServiceSettings;
+    /// What [`Application::state`] hands to tests (`()` when they need nothing).
+    type State: Clone + Send + 'static;
+
+    /// Makes the service value from its settings, reaching what it needs before it can start
+    /// (tests that bring their own pass a value to [`Application::build_with`] instead).
+    fn connect(settings: &Self::Settings) -> impl Future<Output = anyhow::Result<Self>>;
+
+    /// Builds the state, the routes and the background tasks. Runs after the crypto provider
+    /// and the metrics recorder are installed, before the listener is bound.
+    fn prepare(
+        self,
+        settings: Self::Settings,
+    ) -> impl Future<Output = anyhow::Result<Prepared<Self::State>>>;
+
+    /// Time a client has to send a request's head; `None` keeps actix's 5 s.
+    fn client_request_timeout(_settings: &Self::Settings) -> Option<Duration> {
+        None
+    }
+}
+
+/// What [`Service::prepare`] hands to the shell.
+pub struct Prepared<State> {
+    state: State,
+    routes: Routes,
+    background: Vec<JoinHandle<()>>,
+}
+
+impl<State> Prepared<State> {
+    /// `routes` adds the service's routes and app data (called once per worker).
+    pub fn new(
+        state: State,
+        routes: impl Fn(&mut web::ServiceConfig) + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            state,
+            routes: Arc::new(routes),
+            background: Vec::new(),
+        }
+    }
+
+    /// Tasks that run as long as the server and are aborted when it has stopped.
+    pub fn with_background(mut self, tasks: Vec<JoinHandle<()>>) -> Self {
+        self.background = tasks;
+        self
+    }
+}
+
+/// A service bound to its port and serving.
+pub struct Application<S: Service> {
+    server: RunningServer,
+    state: S::State,
+    background: Vec<JoinHandle<()>>,
+}
+
+impl<S: Service> Application<S> {
+    /// Builds the service from its settings and binds the listener (port 0 picks a free one,
+    /// so tests start the whole service in-process).
+    pub async fn build(settings: S::Settings) -> anyhow::Result<Self> {
+        crate::install_crypto_provider();
+        let service = S::connect(&settings).await?;
+        Self::build_with(service, settings).await
+    }
+
+    /// Builds from a service value made by hand (tests pass their own clients).
+    pub async fn build_with(service: S, settings: S::Settings) -> anyhow::Result<Self> {
+        crate::install_crypto_provider();
+        // The recorder is process-wide and installed on first use: before the service
+        // registers its metrics or sets its first gauge.
+        let _recorder = crate::metrics::prometheus_handle();
+        let (server, observability) = (settings.server(), settings.observability());
+        let options = ServerOptions {
+            host: server.host().to_owned(),
+            port: server.port(),
+            shutdown_timeout: server.shutdown_timeout(),
+            metrics_enabled: observability.metrics_enabled(),
+            version: S::VERSION,
+            liveness_path: S::LIVENESS_PATH,
+            client_request_timeout: S::client_request_timeout(&settings),
+        };
+        let Prepared {
+            state,
+            routes,
+            background,
+        } = service.prepare(settings).await?;
+        let server = match RunningServer::start(options, move |config| routes(config)) {
+            Ok(server) => server,
+            Err(error) => {
+                abort(background);
+                return Err(error.into());
+            }
+        };
+        Ok(Self {
+            server,
+            state,
+            background,
+        })
+    }
+
+    /// The port listened on.
+    pub fn port(&self) -> u16 {
+        self.server.port()
+    }
+
+    /// The service's state, for tests.
+    pub fn state(&self) -> S::State {
+        self.state.clone()
+    }
+
+    /// Serves until SIGTERM/SIGINT, lets in-flight requests finish, then aborts the background
+    /// tasks.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let result = self.server.run_until_stopped().await;
+        abort(self.background);
+        result
+    }
+}
+
+fn abort(tasks: Vec<JoinHandle<()>>) {
+    for task in tasks {
+        task.abort();
+    }
+}
+
+/// The whole `main` of a service's binary: the command line ([`crate::cli::run`]), then the
+/// application until it is stopped.
+pub fn main<S: Service>() -> ExitCode {
+    crate::cli::run::<S::Settings, _, _>(
+        S::NAME,
+        S::VERSION,
+        S::ENV_PREFIX,
+        |settings| async move {
+            let app = Application::<S>::build(settings).await?;
+            tracing::info!(port = app.port(), "{} listening", S::NAME);
+            app.run_until_stopped().await?;
+            Ok(())
+        },
+    )
+}

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use serde::de::DeserializeOwned;
 
-use crate::config::{ConfigLoader, Validate};
-use crate::logging::{self, LogFormat, LogLevel};
+use crate::config::ConfigLoader;
+use crate::logging;
+use crate::settings::{ObservabilitySection, ServiceSettings};
 
 #[derive(Debug, Parser)]
 #[command(disable_version_flag = true)]
@@ -32,23 +32,12 @@ pub struct Cli {
     pub healthcheck: Option<String>,
 }
 
-/// What the command line needs from a service's settings.
-pub trait ServiceSettings: DeserializeOwned + Validate {
-    fn log_level(&self) -> LogLevel;
-    fn log_format(&self) -> LogFormat;
-
-    /// Where to export traces, when the service traces at all.
-    #[cfg(feature = "otel")]
-    fn tracing(&self) -> Option<crate::telemetry::TracingSettings> {
-        None
-    }
-}
-
 /// Exit status for an invalid configuration (clap uses 2 for usage errors).
 const EXIT_INVALID_CONFIG: u8 = 1;
 
-/// The whole `main` of a service: parse the command line, load and validate the configuration,
-/// then either report or start logging and run `serve` on an actix system until it returns.
+/// The command line of a service: parse it, load and validate the configuration, then either
+/// report or start logging and run `serve` on an actix system until it returns
+/// (the application shell passes one that builds and runs the service).
 /// `env_prefix` prefixes the environment overrides (e.g. `INGRESS_DASH`).
 pub fn run<S, F, Fut>(binary: &str, version: &str, env_prefix: &str, serve: F) -> ExitCode
 where
@@ -110,7 +99,10 @@ where
         }
     };
     #[cfg(not(feature = "otel"))]
-    logging::init(settings.log_level(), settings.log_format());
+    {
+        let observability = settings.observability();
+        logging::init(observability.log_level(), observability.log_format());
+    }
     for warning in warnings.iter() {
         tracing::warn!(key = %warning.key, "configuration: {}", warning.message);
     }
@@ -137,14 +129,15 @@ where
 fn start_tracing<S: ServiceSettings>(
     settings: &S,
 ) -> anyhow::Result<Option<crate::telemetry::Tracing>> {
+    let observability = settings.observability();
     let Some(tracing_settings) = settings.tracing() else {
-        logging::init(settings.log_level(), settings.log_format());
+        logging::init(observability.log_level(), observability.log_format());
         return Ok(None);
     };
     let pipeline = crate::telemetry::Tracing::install(&tracing_settings)?;
     logging::init_with_layer(
-        settings.log_level(),
-        settings.log_format(),
+        observability.log_level(),
+        observability.log_format(),
         Some(pipeline.layer()),
     );
     Ok(Some(pipeline))

@@ -1,6 +1,11 @@
-//! Plumbing the three services share line for line: the command line, configuration loading with
-//! `${NAME}` substitution and full validation, logs, the Prometheus endpoint and the mapping of
-//! each crate's error enum to the common error body. Service behaviour never lives here.
+//! Plumbing the three services share line for line: the application shell (`app`), the command
+//! line, configuration loading with `${NAME}` substitution and full validation, the common
+//! settings sections, logs, the Prometheus endpoint and the mapping of each crate's error enum to
+//! the common error body. Service behaviour never lives here.
+
+// The settings macros name this crate by path (`::service_kit::...`) inside serde attributes,
+// where `$crate` cannot be used; this makes that path resolve here too.
+extern crate self as service_kit;
 
 pub mod allowed_hosts;
 pub mod app;
@@ -33,4 +38,11 @@ pub fn install_crypto_provider() {
         // Err only means a provider is already installed, which is what we want.
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
+}
+
+/// What the exported macros expand to; not an API.
+#[doc(hidden)]
+pub mod __private {
+    pub use humantime_serde;
+    pub use serde;
 }

@@ -6,9 +6,8 @@ mod validate;
 
 use secrecy::SecretString;
 use serde::Deserialize;
-use service_kit::cli::ServiceSettings;
 use service_kit::config::{ConfigProblems, Validate, VariableSource};
-use service_kit::logging::{LogFormat, LogLevel};
+use service_kit::settings::ServiceSettings;
 
 pub use sections::{
     BasicAuthSettings, CacheBackend, CacheSettings, ForwardAuthCallers, LocalUser,
@@ -69,12 +68,15 @@ impl Validate for Settings {
 }
 
 impl ServiceSettings for Settings {
-    fn log_level(&self) -> LogLevel {
-        self.observability.log_level
+    type Server = ServerSettings;
+    type Observability = ObservabilitySettings;
+
+    fn server(&self) -> &ServerSettings {
+        &self.server
     }
 
-    fn log_format(&self) -> LogFormat {
-        self.observability.log_format
+    fn observability(&self) -> &ObservabilitySettings {
+        &self.observability
     }
 
     fn tracing(&self) -> Option<service_kit::telemetry::TracingSettings> {

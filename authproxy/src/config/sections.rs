@@ -6,7 +6,6 @@ use std::time::Duration;
 use secrecy::SecretString;
 use serde::Deserialize;
 use service_kit::client_tls::ClientTlsSettings;
-use service_kit::logging::{LogFormat, LogLevel};
 
 /// `server.mode`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -20,27 +19,23 @@ pub enum ServerMode {
     Standalone,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ServerSettings {
-    pub host: String,
-    /// 0 picks a free port (used by tests).
-    pub port: u16,
-    pub mode: ServerMode,
-    /// Time a client has to send a request's head.
-    #[serde(with = "humantime_serde")]
-    pub read_timeout: Duration,
-    /// Time the search cluster has to start answering a forwarded request (504 after it).
-    #[serde(with = "humantime_serde")]
-    pub write_timeout: Duration,
-    /// How long in-flight requests may go on after SIGTERM.
-    #[serde(with = "humantime_serde")]
-    pub shutdown_timeout: Duration,
-    /// Addresses or CIDR ranges (`10.0.0.0/8`) whose `X-Forwarded-*` / `X-Original-*` headers
-    /// are believed. Empty: forwarded headers are ignored.
-    pub trusted_proxies: Vec<String>,
-    /// Who may ask the forward_auth check (which answers with the managed credential).
-    pub forward_auth_callers: ForwardAuthCallers,
+service_kit::server_settings! {
+    /// `server:` — where to listen, how (forward-auth or standalone) and whom to believe.
+    pub struct ServerSettings {
+        default_port: 9000;
+        pub mode: ServerMode = ServerMode::ForwardAuth,
+        /// Time a client has to send a request's head.
+        #[serde(with = "humantime_serde")]
+        pub read_timeout: Duration = Duration::from_secs(30),
+        /// Time the search cluster has to start answering a forwarded request (504 after it).
+        #[serde(with = "humantime_serde")]
+        pub write_timeout: Duration = Duration::from_secs(30),
+        /// Addresses or CIDR ranges (`10.0.0.0/8`) whose `X-Forwarded-*` / `X-Original-*` headers
+        /// are believed. Empty: forwarded headers are ignored.
+        pub trusted_proxies: Vec<String> = Vec::new(),
+        /// Who may ask the forward_auth check (which answers with the managed credential).
+        pub forward_auth_callers: ForwardAuthCallers = ForwardAuthCallers::TrustedProxies,
+    }
 }
 
 /// `server.forward_auth_callers`.
@@ -52,21 +47,6 @@ pub enum ForwardAuthCallers {
     TrustedProxies,
     /// Any peer: only for a listener that nothing but the reverse proxy can reach.
     Any,
-}
-
-impl Default for ServerSettings {
-    fn default() -> Self {
-        Self {
-            host: "0.0.0.0".to_owned(),
-            port: 9000,
-            mode: ServerMode::ForwardAuth,
-            read_timeout: Duration::from_secs(30),
-            write_timeout: Duration::from_secs(30),
-            shutdown_timeout: Duration::from_secs(30),
-            trusted_proxies: Vec::new(),
-            forward_auth_callers: ForwardAuthCallers::TrustedProxies,
-        }
-    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -280,34 +260,17 @@ impl Default for BasicAuthSettings {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ObservabilitySettings {
-    pub log_level: LogLevel,
-    pub log_format: LogFormat,
-    pub metrics_enabled: bool,
-    pub otel_enabled: bool,
-    pub otel_endpoint: String,
-    pub otel_service_name: String,
-    pub otel_trace_ratio: f64,
-    /// How long `/_health` reuses its last report (the checks reach Redis, the identity provider
-    /// and the cluster, and the endpoint needs no credentials). 0s: callers waiting on a running
-    /// check still share it.
-    #[serde(with = "humantime_serde")]
-    pub health_cache_ttl: Duration,
-}
-
-impl Default for ObservabilitySettings {
-    fn default() -> Self {
-        Self {
-            log_level: LogLevel::Info,
-            log_format: LogFormat::Json,
-            metrics_enabled: true,
-            otel_enabled: false,
-            otel_endpoint: "http://localhost:4318".to_owned(),
-            otel_service_name: "authproxy".to_owned(),
-            otel_trace_ratio: 1.0,
-            health_cache_ttl: Duration::from_secs(5),
-        }
+service_kit::observability_settings! {
+    /// `observability:` — logs and metrics, plus OpenTelemetry traces and `/_health`'s reuse.
+    pub struct ObservabilitySettings {
+        pub otel_enabled: bool = false,
+        pub otel_endpoint: String = "http://localhost:4318".to_owned(),
+        pub otel_service_name: String = "authproxy".to_owned(),
+        pub otel_trace_ratio: f64 = 1.0,
+        /// How long `/_health` reuses its last report (the checks reach Redis, the identity
+        /// provider and the cluster, and the endpoint needs no credentials). 0s: callers waiting
+        /// on a running check still share it.
+        #[serde(with = "humantime_serde")]
+        pub health_cache_ttl: Duration = Duration::from_secs(5),
     }
 }

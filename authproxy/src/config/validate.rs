@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use secrecy::{ExposeSecret, SecretString};
 use service_kit::config::ConfigProblems;
-use service_kit::settings::validate_listen;
+use service_kit::settings::ServerSection;
 
 use super::{CacheBackend, ForwardAuthCallers, ServerMode, Settings};
 use crate::forwarded::TrustedProxies;
@@ -52,7 +52,7 @@ pub(super) fn warnings(settings: &Settings, warnings: &mut ConfigProblems) {
 
 fn validate_server(settings: &Settings, problems: &mut ConfigProblems) {
     let server = &settings.server;
-    validate_listen(&server.host, server.shutdown_timeout, problems);
+    server.validate_listen(problems);
     positive(server.read_timeout, "server.read_timeout", problems);
     positive(server.write_timeout, "server.write_timeout", problems);
     for (index, entry) in server.trusted_proxies.iter().enumerate() {
