@@ -3,11 +3,11 @@
 //! for other roles. The credential lives in the store, encrypted, for
 //! `min(cache.credential_ttl, user_management.credential_ttl)`, under a key that names the
 //! identity's source ([`ManagedUser`]), so local and OIDC users never share one. Concurrent
-//! first requests for one identity make one upsert.
+//! first requests for one identity make one upsert (service-kit's single flight).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::num::NonZeroU32;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
@@ -16,6 +16,8 @@ use rand::RngExt;
 use rand::distr::Alphanumeric;
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize};
+use service_kit::byte_store::Bytes;
+use service_kit::single_flight::SingleFlight;
 
 use crate::basic::basic_header_value;
 use crate::cluster::{ClusterError, SearchUsers, UserSpec};
@@ -24,7 +26,7 @@ use crate::error::Error;
 use crate::identity::{AuthMethod, Identity, ManagedUser};
 use crate::metrics;
 use crate::roles::RoleMapper;
-use crate::store::KeyValueStore;
+use crate::store::{KeyValueStore, StoreError};
 
 /// The credential the proxy uses towards the search cluster for one identity.
 #[derive(Clone)]
@@ -79,8 +81,8 @@ pub struct ManagedUsers {
     /// At most one refresh after a 401 per managed user per `min_refresh_interval`, so a
     /// cluster that rejects everything cannot make every request upsert a user.
     refreshes: DefaultKeyedRateLimiter<String>,
-    /// One lock per managed user being upserted; entries go when the last waiter is done.
-    in_flight: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// The upserts in progress, by store key: requests for one managed user share one.
+    upserts: SingleFlight<String, Option<Arc<ManagedCredential>>, UpsertError>,
     /// The credential last opened for each store key, with the sealed bytes it came from.
     /// The store is still read on every request, so an expired, deleted or replaced
     /// credential is noticed at once; only when the sealed value is byte for byte the one
@@ -89,7 +91,7 @@ pub struct ManagedUsers {
 }
 
 struct OpenedCredential {
-    sealed: Vec<u8>,
+    sealed: Bytes,
     credential: Arc<ManagedCredential>,
 }
 
@@ -132,7 +134,7 @@ impl ManagedUsers {
             password_length: options.password_length,
             local_names: options.local_names,
             refreshes: RateLimiter::keyed(quota),
-            in_flight: Mutex::new(HashMap::new()),
+            upserts: SingleFlight::new(),
             opened: moka::sync::Cache::builder()
                 .max_capacity(OPENED_CAPACITY)
                 .time_to_live(options.ttl)
@@ -177,6 +179,9 @@ impl ManagedUsers {
         self.upsert_once(identity, &user, roles, Some(stale)).await
     }
 
+    /// The credential `stale`-less callers want (made for `roles`), or after a 401 one other
+    /// than `stale`: from the store when another request (or replica) made it meanwhile, else
+    /// upserted once for all the requests that ask at the same time.
     async fn upsert_once(
         &self,
         identity: &Identity,
@@ -185,34 +190,37 @@ impl ManagedUsers {
         stale: Option<&ManagedCredential>,
     ) -> Result<Option<Arc<ManagedCredential>>, Error> {
         let key = user.store_key();
-        let lock = self.lock_for(&key);
-        let result = {
-            let _guard = lock.lock().await;
-            // Whoever held the lock before may have stored a credential meanwhile.
-            match self.cached(user).await? {
-                Some(current)
-                    if current.roles == roles
-                        && stale.is_none_or(|stale| {
-                            stale.password.expose_secret() != current.password.expose_secret()
-                        }) =>
-                {
-                    Ok(Some(current))
+        loop {
+            let shared = self
+                .upserts
+                .run(key.clone(), || async {
+                    match self.cached(user).await? {
+                        Some(current) if suits(&current, &roles, stale) => Ok(Some(current)),
+                        _ if stale.is_some() && !self.may_refresh(&key) => {
+                            tracing::warn!(
+                                username = %user,
+                                method = %user.source(),
+                                "the search cluster rejected the managed credential again; not \
+                                 refreshed before user_management.min_refresh_interval"
+                            );
+                            Ok(None)
+                        }
+                        _ => self.upsert(identity, user, roles.clone()).await.map(Some),
+                    }
+                })
+                .await;
+            // A request that joined another one's upsert takes its result unless it was made
+            // for other roles (the groups changed meanwhile) or is the credential this request
+            // saw rejected: then it asks again (and leads the next upsert if no one else does).
+            match shared {
+                Ok(Some(credential)) if suits(&credential, &roles, stale) => {
+                    return Ok(Some(credential));
                 }
-                _ if stale.is_some() && !self.may_refresh(&key) => {
-                    tracing::warn!(
-                        username = %user,
-                        method = %user.source(),
-                        "the search cluster rejected the managed credential again; not refreshed \
-                         before user_management.min_refresh_interval"
-                    );
-                    Ok(None)
-                }
-                _ => self.upsert(identity, user, roles).await.map(Some),
+                Ok(None) if stale.is_some() => return Ok(None),
+                Err(error) => return Err(error.into()),
+                Ok(_) => {}
             }
-        };
-        drop(lock);
-        self.release(&key);
-        result
+        }
     }
 
     fn may_refresh(&self, key: &str) -> bool {
@@ -228,7 +236,7 @@ impl ManagedUsers {
         identity: &Identity,
         user: &ManagedUser,
         roles: Vec<String>,
-    ) -> Result<Arc<ManagedCredential>, Error> {
+    ) -> Result<Arc<ManagedCredential>, UpsertError> {
         let password = SecretString::from(generate_password(self.password_length));
         let adopt_unmarked = match user.source() {
             AuthMethod::Basic => true,
@@ -281,13 +289,16 @@ impl ManagedUsers {
         Ok(credential)
     }
 
-    async fn cached(&self, user: &ManagedUser) -> Result<Option<Arc<ManagedCredential>>, Error> {
+    async fn cached(
+        &self,
+        user: &ManagedUser,
+    ) -> Result<Option<Arc<ManagedCredential>>, StoreError> {
         let key = user.store_key();
         let Some(sealed) = self.store.get(&key).await? else {
             return Ok(None);
         };
         if let Some(opened) = self.opened.get(&key)
-            && opened.sealed == sealed
+            && *opened.sealed == *sealed
         {
             return Ok(Some(opened.credential.clone()));
         }
@@ -318,19 +329,41 @@ impl ManagedUsers {
             }
         }
     }
+}
 
-    fn lock_for(&self, key: &str) -> Arc<tokio::sync::Mutex<()>> {
-        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-        in_flight.entry(key.to_owned()).or_default().clone()
+/// Whether `current` is what a request wants: made for `roles`, and after a 401 not the
+/// credential the cluster rejected.
+fn suits(current: &ManagedCredential, roles: &[String], stale: Option<&ManagedCredential>) -> bool {
+    current.roles == roles
+        && stale
+            .is_none_or(|stale| stale.password.expose_secret() != current.password.expose_secret())
+}
+
+/// Why an upsert failed, handed to every request that waited on it (so cloneable; each cause
+/// keeps its type) and then turned into the crate's [`Error`].
+#[derive(Debug, Clone)]
+enum UpsertError {
+    Store(StoreError),
+    Search(ClusterError),
+}
+
+impl From<StoreError> for UpsertError {
+    fn from(error: StoreError) -> Self {
+        Self::Store(error)
     }
+}
 
-    fn release(&self, key: &str) {
-        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-        if in_flight
-            .get(key)
-            .is_some_and(|lock| Arc::strong_count(lock) == 1)
-        {
-            in_flight.remove(key);
+impl From<ClusterError> for UpsertError {
+    fn from(error: ClusterError) -> Self {
+        Self::Search(error)
+    }
+}
+
+impl From<UpsertError> for Error {
+    fn from(error: UpsertError) -> Self {
+        match error {
+            UpsertError::Store(error) => error.into(),
+            UpsertError::Search(error) => error.into(),
         }
     }
 }

@@ -40,7 +40,7 @@ const BODY_CHANNEL_CHUNKS: usize = 8;
 /// Why a call to the upstream failed, in the words a caller's error message needs: a relayed
 /// call, or (through [`RelayError::from_reqwest`]) any other call to the same server, so both
 /// kinds are classified and worded alike.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum RelayError {
     /// The deadline passed before the answer (or its body) was complete.
     #[error("no answer in time")]

@@ -34,7 +34,7 @@ pub struct UserSpec<'a> {
 
 /// Why a call to the search cluster failed: the classification decides the answer (the error
 /// module maps it), the source keeps what the transport said.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum ClusterError {
     #[error(
         "its TLS certificate is not trusted (name the CA that signed it in search.tls.ca_file)"

@@ -1,5 +1,6 @@
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
@@ -9,11 +10,13 @@ use crate::cluster::ClusterError;
 use crate::config::RoleMapping;
 use crate::store::MemoryStore;
 
-/// Counts upserts and answers slowly, so concurrent callers overlap.
+/// Counts upserts and answers slowly, so concurrent callers overlap; fails them while
+/// `failing` is set.
 #[derive(Default)]
 struct CountingCluster {
     upserts: AtomicUsize,
     last_roles: Mutex<Vec<String>>,
+    failing: AtomicBool,
 }
 
 impl SearchUsers for CountingCluster {
@@ -21,6 +24,9 @@ impl SearchUsers for CountingCluster {
         async move {
             tokio::time::sleep(Duration::from_millis(50)).await;
             self.upserts.fetch_add(1, Ordering::SeqCst);
+            if self.failing.load(Ordering::SeqCst) {
+                return Err(ClusterError::Timeout);
+            }
             *self.last_roles.lock().unwrap() = user.roles.to_vec();
             Ok(())
         }
@@ -163,7 +169,7 @@ async fn the_opened_copy_is_used_only_while_the_stored_bytes_are_unchanged() {
 
     // One flipped bit in the stored value: not the opened copy, and it does not decrypt.
     let key = ManagedUser::of(&identity).store_key();
-    let mut sealed = store.get(&key).await.unwrap().unwrap();
+    let mut sealed = store.get(&key).await.unwrap().unwrap().to_vec();
     let last = sealed.len() - 1;
     sealed[last] ^= 1;
     store
@@ -181,4 +187,74 @@ async fn the_opened_copy_is_used_only_while_the_stored_bytes_are_unchanged() {
     store.delete(&key).await.unwrap();
     users.credential_for(&identity).await.unwrap();
     assert_eq!(cluster.upserts.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_failed_upsert_reaches_every_waiting_request_and_is_not_kept() {
+    let cluster = Arc::new(CountingCluster::default());
+    cluster.failing.store(true, Ordering::SeqCst);
+    let users = Arc::new(managed(Arc::new(MemoryStore::default()), cluster.clone()));
+    let identity = Identity::local("eve", "", "", &[]);
+    let tasks: Vec<_> = (0..10)
+        .map(|_| {
+            let (users, identity) = (users.clone(), identity.clone());
+            tokio::spawn(async move { users.credential_for(&identity).await })
+        })
+        .collect();
+    for task in tasks {
+        let error = task.await.unwrap().unwrap_err();
+        assert!(
+            matches!(error, Error::Search(ClusterError::Timeout)),
+            "{error:?}"
+        );
+    }
+    // Requests that overlapped shared the one failed upsert (at most a late one tried again).
+    assert!(cluster.upserts.load(Ordering::SeqCst) < 10);
+    cluster.failing.store(false, Ordering::SeqCst);
+    let credential = users.credential_for(&identity).await.unwrap();
+    assert_eq!(credential.roles, ["reader"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn requests_with_other_roles_do_not_take_a_shared_upsert_made_for_different_ones() {
+    let cluster = Arc::new(CountingCluster::default());
+    let users = Arc::new(managed(Arc::new(MemoryStore::default()), cluster.clone()));
+    // The same user, half of the requests from before and half from after leaving admins.
+    let tasks: Vec<_> = (0..20)
+        .map(|i| {
+            let users = users.clone();
+            let groups = if i % 2 == 0 {
+                vec!["admins".to_owned()]
+            } else {
+                vec![]
+            };
+            let identity = Identity::local("fay", "", "", &groups);
+            tokio::spawn(async move {
+                let credential = users.credential_for(&identity).await.unwrap();
+                (groups.is_empty(), credential.roles.clone())
+            })
+        })
+        .collect();
+    for task in tasks {
+        let (reader, roles) = task.await.unwrap();
+        assert_eq!(roles, [if reader { "reader" } else { "superuser" }]);
+    }
+}
+
+#[tokio::test]
+async fn a_request_that_goes_away_does_not_stop_the_upsert_others_wait_for() {
+    let cluster = Arc::new(CountingCluster::default());
+    let users = managed(Arc::new(MemoryStore::default()), cluster.clone());
+    let identity = Identity::local("gus", "", "", &[]);
+    let mut first = Box::pin(users.credential_for(&identity));
+    assert!(futures_util::poll!(&mut first).is_pending());
+    let mut second = std::pin::pin!(users.credential_for(&identity));
+    assert!(futures_util::poll!(&mut second).is_pending());
+    drop(first);
+    let credential = tokio::time::timeout(Duration::from_secs(10), second)
+        .await
+        .expect("the waiting request was left waiting")
+        .unwrap();
+    assert_eq!(credential.roles, ["reader"]);
+    assert_eq!(cluster.upserts.load(Ordering::SeqCst), 1);
 }
