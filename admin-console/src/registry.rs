@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
+use service_kit::single_flight::SingleFlight;
 
 use crate::cluster::client::{ClusterApi, ClusterClient};
 use crate::cluster::indices::{self, IndexRow};
@@ -20,7 +21,8 @@ pub struct Cluster {
     pub settings: ClusterSettings,
     pub client: ClusterClient,
     pub metrics: Metrics,
-    indices: moka::future::Cache<(), Arc<Vec<IndexRow>>>,
+    /// The index list, reused for [`INDEX_CACHE_TTL`].
+    indices: SingleFlight<(), Arc<Vec<IndexRow>>, Error>,
 }
 
 impl Cluster {
@@ -31,10 +33,7 @@ impl Cluster {
             settings,
             client,
             metrics,
-            indices: moka::future::Cache::builder()
-                .max_capacity(1)
-                .time_to_live(INDEX_CACHE_TTL)
-                .build(),
+            indices: SingleFlight::keeping_for(INDEX_CACHE_TTL),
         })
     }
 
@@ -45,9 +44,8 @@ impl Cluster {
     /// The index list, from the cache when fresh; concurrent misses share one cluster call.
     pub async fn indices(&self) -> Result<Arc<Vec<IndexRow>>, Error> {
         self.indices
-            .try_get_with((), indices::fetch_indices(&self.client))
+            .run((), || indices::fetch_indices(&self.client))
             .await
-            .map_err(Arc::unwrap_or_clone)
     }
 
     /// Name, health, version and reachability; never fails, an unreachable cluster says why.

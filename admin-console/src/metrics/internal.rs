@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
+use service_kit::single_flight::SingleFlight;
 
 use super::Measurement;
 use super::history::HistoryStore;
@@ -31,7 +32,7 @@ pub struct InternalMetrics {
     history: Arc<HistoryStore>,
     /// Time between two samples (`internal_history.sample_interval`).
     interval: Duration,
-    measurement: moka::future::Cache<(), Measurement>,
+    measurement: SingleFlight<(), Measurement, Error>,
 }
 
 impl InternalMetrics {
@@ -39,10 +40,7 @@ impl InternalMetrics {
         Self {
             history: Arc::new(HistoryStore::new(settings.capacity())),
             interval: settings.sample_interval,
-            measurement: moka::future::Cache::builder()
-                .max_capacity(1)
-                .time_to_live(MEASUREMENT_CACHE_TTL)
-                .build(),
+            measurement: SingleFlight::keeping_for(MEASUREMENT_CACHE_TTL),
         }
     }
 
@@ -67,10 +65,7 @@ impl InternalMetrics {
     /// The cluster's state now: at most one set of calls per second, shared by concurrent
     /// callers; the timestamp says when it was measured.
     pub async fn current(&self, cluster: &impl ClusterApi) -> Result<Measurement, Error> {
-        self.measurement
-            .try_get_with((), measure(cluster, now()))
-            .await
-            .map_err(Arc::unwrap_or_clone)
+        self.measurement.run((), || measure(cluster, now())).await
     }
 }
 
