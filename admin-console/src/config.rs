@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use service_kit::allowed_hosts::AllowedHosts;
 use service_kit::config::{ConfigProblems, Validate};
-use service_kit::settings::{ObservabilitySettings, ServerSection, ServiceSettings};
+use service_kit::settings::{ObservabilitySettings, ServerSection};
 
 pub use cluster::{ClusterAuth, ClusterSettings, ClusterTimeouts, MetricsSource};
 pub(crate) use cluster::{MetricsServerSettings, check_http_url};
@@ -119,15 +119,4 @@ impl Validate for Settings {
     }
 }
 
-impl ServiceSettings for Settings {
-    type Server = ServerSettings;
-    type Observability = ObservabilitySettings;
-
-    fn server(&self) -> &ServerSettings {
-        &self.server
-    }
-
-    fn observability(&self) -> &ObservabilitySettings {
-        &self.observability
-    }
-}
+service_kit::service_settings!(Settings);

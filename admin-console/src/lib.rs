@@ -41,7 +41,6 @@ pub struct AdminConsole;
 impl Service for AdminConsole {
     const NAME: &'static str = "admin-console";
     const VERSION: &'static str = VERSION;
-    const ENV_PREFIX: &'static str = "ADMIN_CONSOLE";
     const LIVENESS_PATH: &'static str = "/api/live";
 
     type Settings = Settings;

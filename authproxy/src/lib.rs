@@ -53,7 +53,6 @@ pub struct Authproxy;
 impl Service for Authproxy {
     const NAME: &'static str = "authproxy";
     const VERSION: &'static str = VERSION;
-    const ENV_PREFIX: &'static str = "AUTHPROXY";
     const LIVENESS_PATH: &'static str = "/healthz";
 
     type Settings = Settings;

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use service_kit::allowed_hosts::AllowedHosts;
 use service_kit::client_address::TrustedProxies;
 use service_kit::config::{ConfigProblems, Validate, VariableSource};
-use service_kit::settings::{ObservabilitySettings, ServerSection, ServiceSettings};
+use service_kit::settings::{ObservabilitySettings, ServerSection};
 
 use crate::labels::is_dns1123_label;
 
@@ -377,18 +377,7 @@ impl Validate for Settings {
     }
 }
 
-impl ServiceSettings for Settings {
-    type Server = ServerSettings;
-    type Observability = ObservabilitySettings;
-
-    fn server(&self) -> &ServerSettings {
-        &self.server
-    }
-
-    fn observability(&self) -> &ObservabilitySettings {
-        &self.observability
-    }
-}
+service_kit::service_settings!(Settings);
 
 #[cfg(test)]
 mod tests {

@@ -59,7 +59,6 @@ pub struct IngressDash {
 impl Service for IngressDash {
     const NAME: &'static str = "ingress-dash";
     const VERSION: &'static str = VERSION;
-    const ENV_PREFIX: &'static str = "INGRESS_DASH";
     const LIVENESS_PATH: &'static str = "/api/live";
 
     type Settings = Settings;

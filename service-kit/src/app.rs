@@ -22,18 +22,17 @@ use actix_web::web;
 use tokio::task::JoinHandle;
 
 use crate::server::{RunningServer, ServerOptions};
-use crate::settings::{ObservabilitySection, ServerSection, ServiceSettings};
+use crate::settings::ServiceSettings;
 
 /// The service's routes and app data, added to the shell's on every worker.
 pub type Routes = Arc<dyn Fn(&mut web::ServiceConfig) + Send + Sync>;
 
 /// One service: what the shell cannot know.
 pub trait Service: Sized + 'static {
-    /// The binary's name, in `--version`, log lines and error messages.
+    /// The binary's name, in `--version`, log lines and error messages; in upper case with `_`
+    /// for `-`, the prefix of its environment overrides (`ADMIN_CONSOLE_SERVER__PORT`).
     const NAME: &'static str;
     const VERSION: &'static str;
-    /// Prefix of the environment overrides, e.g. `AUTHPROXY` for `AUTHPROXY_SERVER__PORT`.
-    const ENV_PREFIX: &'static str;
     /// The liveness route, e.g. `/healthz` or `/api/live`.
     const LIVENESS_PATH: &'static str;
 
@@ -164,15 +163,28 @@ fn abort(tasks: Vec<JoinHandle<()>>) {
 /// The whole `main` of a service's binary: the command line ([`crate::cli::run`]), then the
 /// application until it is stopped.
 pub fn main<S: Service>() -> ExitCode {
-    crate::cli::run::<S::Settings, _, _>(
-        S::NAME,
-        S::VERSION,
-        S::ENV_PREFIX,
-        |settings| async move {
-            let app = Application::<S>::build(settings).await?;
-            tracing::info!(port = app.port(), "{} listening", S::NAME);
-            app.run_until_stopped().await?;
-            Ok(())
-        },
-    )
+    let env_prefix = env_prefix(S::NAME);
+    crate::cli::run::<S::Settings, _, _>(S::NAME, S::VERSION, &env_prefix, |settings| async move {
+        let app = Application::<S>::build(settings).await?;
+        tracing::info!(port = app.port(), "{} listening", S::NAME);
+        app.run_until_stopped().await?;
+        Ok(())
+    })
+}
+
+/// The prefix of a service's environment overrides: its name in upper case, `_` for `-`.
+fn env_prefix(name: &str) -> String {
+    name.to_uppercase().replace('-', "_")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::env_prefix;
+
+    #[test]
+    fn the_environment_prefix_is_the_name_in_upper_case() {
+        assert_eq!(env_prefix("admin-console"), "ADMIN_CONSOLE");
+        assert_eq!(env_prefix("authproxy"), "AUTHPROXY");
+        assert_eq!(env_prefix("ingress-dash"), "INGRESS_DASH");
+    }
 }

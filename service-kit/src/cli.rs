@@ -8,7 +8,7 @@ use clap::Parser;
 
 use crate::config::ConfigLoader;
 use crate::logging;
-use crate::settings::{ObservabilitySection, ServiceSettings};
+use crate::settings::ServiceSettings;
 
 #[derive(Debug, Parser)]
 #[command(disable_version_flag = true)]

@@ -16,16 +16,14 @@ use serde::de::DeserializeOwned;
 use crate::config::{ConfigProblems, Validate};
 use crate::logging::{LogFormat, LogLevel};
 
-/// What the command line and the application shell need from a service's settings.
+/// What the command line and the application shell need from a service's settings; implemented
+/// by [`service_settings!`](crate::service_settings).
 pub trait ServiceSettings: DeserializeOwned + Validate {
     /// The `server:` section, made by [`server_settings!`](crate::server_settings).
-    type Server: ServerSection;
+    fn server(&self) -> &dyn ServerSection;
     /// The `observability:` section, made by
     /// [`observability_settings!`](crate::observability_settings).
-    type Observability: ObservabilitySection;
-
-    fn server(&self) -> &Self::Server;
-    fn observability(&self) -> &Self::Observability;
+    fn observability(&self) -> &dyn ObservabilitySection;
 
     /// Where to export traces, when the service traces at all.
     #[cfg(feature = "otel")]
@@ -66,6 +64,53 @@ pub trait ObservabilitySection {
     fn metrics_enabled(&self) -> bool;
 }
 
+/// Implements [`ServiceSettings`] for a settings struct whose sections are the fields `server`
+/// and `observability`; further items (such as `fn tracing`) follow the type.
+#[macro_export]
+macro_rules! service_settings {
+    ($name:ty $(, $($item:tt)*)?) => {
+        impl $crate::settings::ServiceSettings for $name {
+            fn server(&self) -> &dyn $crate::settings::ServerSection {
+                &self.server
+            }
+
+            fn observability(&self) -> &dyn $crate::settings::ObservabilitySection {
+                &self.observability
+            }
+
+            $($($item)*)?
+        }
+    };
+}
+
+/// A section struct: its fields with their doc comments, attributes and defaults; it denies
+/// unknown keys and takes every missing key from its default.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __settings_section {
+    (
+        $(#[$attr:meta])*
+        $vis:vis struct $name:ident {
+            $( $(#[$field_attr:meta])* $field_vis:vis $field:ident : $type:ty = $default:expr ),* $(,)?
+        }
+    ) => {
+        $(#[$attr])*
+        #[derive(Debug, Clone, $crate::__private::serde::Deserialize)]
+        #[serde(crate = "::service_kit::__private::serde", deny_unknown_fields, default)]
+        $vis struct $name {
+            $( $(#[$field_attr])* $field_vis $field: $type, )*
+        }
+
+        impl ::std::default::Default for $name {
+            fn default() -> Self {
+                Self {
+                    $( $field: $default, )*
+                }
+            }
+        }
+    };
+}
+
 /// Declares a service's `server:` section: `host` (default `0.0.0.0`), `port` (the given
 /// default) and `shutdown_timeout` (default 30 s), then the service's own keys, each with its
 /// doc comment, attributes and default. The struct denies unknown keys, takes every missing key
@@ -89,31 +134,20 @@ macro_rules! server_settings {
         $(#[$attr:meta])*
         $vis:vis struct $name:ident {
             default_port: $port:expr;
-            $( $(#[$field_attr:meta])* $field_vis:vis $field:ident : $type:ty = $default:expr ),* $(,)?
+            $($fields:tt)*
         }
     ) => {
-        $(#[$attr])*
-        #[derive(Debug, Clone, $crate::__private::serde::Deserialize)]
-        #[serde(crate = "::service_kit::__private::serde", deny_unknown_fields, default)]
-        $vis struct $name {
-            /// The address to listen on.
-            pub host: ::std::string::String,
-            /// 0 picks a free port (used by tests).
-            pub port: u16,
-            /// How long in-flight requests may run on after SIGTERM.
-            #[serde(with = "::service_kit::__private::humantime_serde")]
-            pub shutdown_timeout: ::std::time::Duration,
-            $( $(#[$field_attr])* $field_vis $field: $type, )*
-        }
-
-        impl ::std::default::Default for $name {
-            fn default() -> Self {
-                Self {
-                    host: "0.0.0.0".to_owned(),
-                    port: $port,
-                    shutdown_timeout: ::std::time::Duration::from_secs(30),
-                    $( $field: $default, )*
-                }
+        $crate::__settings_section! {
+            $(#[$attr])*
+            $vis struct $name {
+                /// The address to listen on.
+                pub host: ::std::string::String = "0.0.0.0".to_owned(),
+                /// 0 picks a free port (used by tests).
+                pub port: u16 = $port,
+                /// How long in-flight requests may run on after SIGTERM.
+                #[serde(with = "::service_kit::__private::humantime_serde")]
+                pub shutdown_timeout: ::std::time::Duration = ::std::time::Duration::from_secs(30),
+                $($fields)*
             }
         }
 
@@ -142,28 +176,17 @@ macro_rules! observability_settings {
     (
         $(#[$attr:meta])*
         $vis:vis struct $name:ident {
-            $( $(#[$field_attr:meta])* $field_vis:vis $field:ident : $type:ty = $default:expr ),* $(,)?
+            $($fields:tt)*
         }
     ) => {
-        $(#[$attr])*
-        #[derive(Debug, Clone, $crate::__private::serde::Deserialize)]
-        #[serde(crate = "::service_kit::__private::serde", deny_unknown_fields, default)]
-        $vis struct $name {
-            pub log_level: $crate::logging::LogLevel,
-            pub log_format: $crate::logging::LogFormat,
-            /// Serves `/_metrics` when true.
-            pub metrics_enabled: bool,
-            $( $(#[$field_attr])* $field_vis $field: $type, )*
-        }
-
-        impl ::std::default::Default for $name {
-            fn default() -> Self {
-                Self {
-                    log_level: $crate::logging::LogLevel::Info,
-                    log_format: $crate::logging::LogFormat::Json,
-                    metrics_enabled: true,
-                    $( $field: $default, )*
-                }
+        $crate::__settings_section! {
+            $(#[$attr])*
+            $vis struct $name {
+                pub log_level: $crate::logging::LogLevel = $crate::logging::LogLevel::Info,
+                pub log_format: $crate::logging::LogFormat = $crate::logging::LogFormat::Json,
+                /// Serves `/_metrics` when true.
+                pub metrics_enabled: bool = true,
+                $($fields)*
             }
         }
 

@@ -7,7 +7,6 @@ mod validate;
 use secrecy::SecretString;
 use serde::Deserialize;
 use service_kit::config::{ConfigProblems, Validate, VariableSource};
-use service_kit::settings::ServiceSettings;
 
 pub use sections::{
     BasicAuthSettings, CacheBackend, CacheSettings, ForwardAuthCallers, LocalUser,
@@ -67,18 +66,8 @@ impl Validate for Settings {
     }
 }
 
-impl ServiceSettings for Settings {
-    type Server = ServerSettings;
-    type Observability = ObservabilitySettings;
-
-    fn server(&self) -> &ServerSettings {
-        &self.server
-    }
-
-    fn observability(&self) -> &ObservabilitySettings {
-        &self.observability
-    }
-
+service_kit::service_settings!(
+    Settings,
     fn tracing(&self) -> Option<service_kit::telemetry::TracingSettings> {
         let observability = &self.observability;
         observability
@@ -89,7 +78,7 @@ impl ServiceSettings for Settings {
                 ratio: observability.otel_trace_ratio,
             })
     }
-}
+);
 
 #[cfg(test)]
 mod tests;

@@ -2,6 +2,7 @@ use std::collections::HashMap;
 
 use secrecy::ExposeSecret;
 use service_kit::config::{ConfigLoader, ConfigProblems};
+use service_kit::settings::ServiceSettings;
 
 use super::*;
 
