@@ -86,7 +86,23 @@ pub enum Error {
     /// A forward_auth check from a peer that is not a trusted proxy.
     #[error("Only the configured reverse proxies may ask this authentication check.")]
     UntrustedCaller,
+    /// A signed-in identity the authorization rules refuse: 403, a plain page for browsers
+    /// (`html`), never a new sign-in.
+    #[error("You are signed in, but this account is not allowed to use this application.")]
+    Forbidden { html: bool },
+    /// An unauthenticated browser behind nginx `auth_request`, which accepts only 2xx, 401 and
+    /// 403 from the check: 401 without a Basic challenge, which the nginx configuration turns
+    /// into the redirect to sign-in (`error_page 401`).
+    #[error("Sign-in is required.")]
+    SignInByProxy,
 }
+
+/// The page a browser shows for [`Error::Forbidden`]: static text, nothing from the request.
+const FORBIDDEN_PAGE: &str = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<title>403 Access denied</title></head><body><h1>Access denied</h1>\
+<p>You are signed in, but this account is not allowed to use this application.</p>\
+<p>Ask the application's owner for access, or sign out and sign in with another account.</p>\
+</body></html>\n";
 
 /// The Basic challenge every 401 carries.
 pub const BASIC_CHALLENGE: &str = "Basic realm=\"authproxy\", charset=\"UTF-8\"";
@@ -113,11 +129,18 @@ impl ResponseError for Error {
             Self::InvalidBody(_) => StatusCode::BAD_REQUEST,
             Self::SignInFailed(_) => StatusCode::UNAUTHORIZED,
             Self::ProviderUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-            Self::UntrustedCaller => StatusCode::FORBIDDEN,
+            Self::UntrustedCaller | Self::Forbidden { .. } => StatusCode::FORBIDDEN,
+            Self::SignInByProxy => StatusCode::UNAUTHORIZED,
         }
     }
 
     fn error_response(&self) -> HttpResponse {
+        if let Self::Forbidden { html: true } = self {
+            return HttpResponse::Forbidden()
+                .insert_header((header::CACHE_CONTROL, "no-store"))
+                .content_type("text/html; charset=utf-8")
+                .body(FORBIDDEN_PAGE);
+        }
         let mut response = error_response(self);
         let headers = response.headers_mut();
         match self {
@@ -160,6 +183,8 @@ impl ApiError for Error {
             Self::SignInFailed(_) => "sign_in_failed",
             Self::ProviderUnavailable(_) => "oidc_provider_unavailable",
             Self::UntrustedCaller => "untrusted_caller",
+            Self::Forbidden { .. } => "forbidden",
+            Self::SignInByProxy => "sign_in_required",
         }
     }
 

@@ -38,6 +38,7 @@ pub fn original_request(
             None => return None,
         };
         return Some(OriginalRequest {
+            contract: ProxyContract::Nginx,
             method: header("x-original-method"),
             proto: parsed.as_ref().map(|p| p.scheme().to_owned()),
             host: parsed
@@ -47,6 +48,7 @@ pub fn original_request(
         });
     }
     let original = OriginalRequest {
+        contract: ProxyContract::Traefik,
         method: header("x-forwarded-method"),
         proto: header("x-forwarded-proto"),
         host: header("x-forwarded-host"),
@@ -55,9 +57,24 @@ pub fn original_request(
     (original != OriginalRequest::default()).then_some(original)
 }
 
+/// Which reverse-proxy contract the original request came in, which decides how an
+/// unauthenticated browser is sent to sign-in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ProxyContract {
+    /// `X-Forwarded-Method/-Proto/-Host/-Uri` (Traefik's ForwardAuth): a 302 from the check is
+    /// passed on to the browser.
+    #[default]
+    Traefik,
+    /// `X-Original-URL/-Method` (nginx `auth_request`, ingress-nginx): the check may answer only
+    /// 2xx, 401 or 403; nginx turns the 401 into the redirect (`error_page 401`,
+    /// ingress-nginx's `auth-signin`).
+    Nginx,
+}
+
 /// The original request as the reverse proxy reports it; absent parts stay `None`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OriginalRequest {
+    pub contract: ProxyContract,
     pub method: Option<String>,
     pub proto: Option<String>,
     pub host: Option<String>,
@@ -109,6 +126,7 @@ mod tests {
         ]);
         let original = original_request(&trusted, ip("127.0.0.1"), &nginx).unwrap();
         assert_eq!(original.host.as_deref(), Some("search.example.com"));
+        assert_eq!(original.contract, ProxyContract::Nginx);
         assert_eq!(original.uri.as_deref(), Some("/?pretty"));
         assert_eq!(original_request(&trusted, ip("10.0.0.1"), &traefik), None);
     }

@@ -1,7 +1,7 @@
 //! Authenticating one request, whatever the mode: Basic credentials, else the OIDC session
 //! cookie, the counters and log records of every attempt, and the answer to a request without
-//! credentials (302 toward sign-in for browsers and the root, 401 with a Basic challenge
-//! otherwise).
+//! credentials (302 toward sign-in for browsers and the root, or the 401 nginx turns into that
+//! redirect; 401 with a Basic challenge otherwise); then the `authorization` rules (403).
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -9,10 +9,11 @@ use std::sync::Arc;
 use actix_web::HttpRequest;
 use actix_web::http::header;
 
+use crate::authorization::Decision;
 use crate::basic::{AuthorizationHeader, BasicRejection, Verified, parse_authorization};
 use crate::config::{ForwardAuthCallers, ServerMode};
 use crate::error::Error;
-use crate::forwarded::OriginalRequest;
+use crate::forwarded::{OriginalRequest, ProxyContract};
 use crate::identity::{AuthMethod, Identity};
 use crate::metrics;
 use crate::session::SessionLookup;
@@ -146,6 +147,48 @@ pub async fn authenticate(
     }
 }
 
+/// The `authorization` rules for an authenticated identity: the rule of the original request's
+/// host (forward_auth, from a trusted proxy) or the global lists. A refusal is 403 (a plain page
+/// for browsers), counted and logged with the user name and the rule; never a new sign-in.
+pub fn authorize(
+    state: &AppState,
+    request: &HttpRequest,
+    context: &RequestContext,
+    identity: &Identity,
+) -> Result<(), Error> {
+    let host = context
+        .original
+        .as_ref()
+        .and_then(|original| original.host.as_deref());
+    match state.authorizer.decide(identity, host) {
+        Decision::Allowed(_) => Ok(()),
+        Decision::Denied { rule, reason } => {
+            metrics::denied(&rule.to_string(), reason.as_str());
+            tracing::warn!(
+                username = %identity.username,
+                method = %identity.method,
+                source_ip = %context.source(),
+                host = host.unwrap_or("-"),
+                rule = %state.authorizer.describe(rule),
+                reason = reason.as_str(),
+                "access denied"
+            );
+            Err(Error::Forbidden {
+                html: wants_html(request),
+            })
+        }
+    }
+}
+
+/// The client accepts HTML (a browser navigating).
+pub fn wants_html(request: &HttpRequest) -> bool {
+    request
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|accept| accept.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"))
+}
+
 /// Counts and logs a successful Basic authentication.
 fn succeeded(identity: Arc<Identity>, from_cache: bool, source_ip: SourceIp) -> Arc<Identity> {
     metrics::increment(metrics::AUTH_SUCCESSES);
@@ -212,13 +255,17 @@ fn challenge(state: &AppState, request: &HttpRequest, context: &RequestContext) 
         .and_then(|original| original.uri.clone())
         .unwrap_or_else(|| request.uri().to_string());
     let path = crate::forwarded::path_of(&uri);
-    let wants_html = request
-        .headers()
-        .get(header::ACCEPT)
-        .and_then(|accept| accept.to_str().ok())
-        .is_some_and(|accept| accept.contains("text/html"));
-    if path != "/" && !wants_html {
+    if path != "/" && !wants_html(request) {
         return Error::Unauthenticated;
+    }
+    // nginx cannot pass a redirect from its auth_request on: 401 without a Basic challenge,
+    // which its `error_page 401` turns into the redirect to sign-in.
+    if context
+        .original
+        .as_ref()
+        .is_some_and(|original| original.contract == ProxyContract::Nginx)
+    {
+        return Error::SignInByProxy;
     }
     let return_to = match context.original.as_ref() {
         Some(OriginalRequest {

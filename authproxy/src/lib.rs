@@ -4,6 +4,7 @@
 //! (`Application::build` binds the listener, port 0 allowed, so tests start the whole service
 //! in-process; `main.rs` is one call).
 
+pub(crate) mod authorization;
 pub(crate) mod basic;
 pub(crate) mod cluster;
 pub(crate) mod config;

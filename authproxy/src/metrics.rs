@@ -1,5 +1,6 @@
-//! The seven counters of the specification (section 4), exactly these names. The request
-//! duration histogram (`http_request_duration_seconds`) comes from service-kit's middleware.
+//! The seven counters of the specification (section 4), exactly these names, and the refusals of
+//! the `authorization` rules. The request duration histogram (`http_request_duration_seconds`)
+//! comes from service-kit's middleware.
 
 use std::sync::OnceLock;
 
@@ -12,6 +13,8 @@ pub const SESSION_CREATES: &str = "proxy_session_creates_total";
 pub const USER_UPSERTS: &str = "proxy_user_upserts_total";
 pub const CRED_CACHE_HITS: &str = "proxy_cred_cache_hits_total";
 pub const CRED_CACHE_MISSES: &str = "proxy_cred_cache_misses_total";
+/// Signed-in identities the `authorization` rules refused (labels `rule`, `reason`).
+pub const AUTH_DENIALS: &str = "proxy_auth_denials_total";
 
 const ALL: [(&str, &str); 7] = [
     (AUTH_ATTEMPTS, "Authentication attempts"),
@@ -22,6 +25,14 @@ const ALL: [(&str, &str); 7] = [
     (CRED_CACHE_HITS, "Credential cache hits"),
     (CRED_CACHE_MISSES, "Credential cache misses"),
 ];
+
+/// One refusal by the `authorization` rules. Labels stay bounded: `rule` is `global` or
+/// `hosts[<index>]` (the configuration's size), `reason` one of two values; never a user name.
+pub fn denied(rule: &str, reason: &'static str) {
+    metrics::counter!(AUTH_DENIALS, "rule" => rule.to_owned(), "reason" => reason).increment(1);
+}
+
+static DENIALS_REGISTERED: OnceLock<()> = OnceLock::new();
 
 /// Handles resolved once: a `counter!` look-up per event would hash the name on every request
 /// of the hot path.
@@ -40,6 +51,16 @@ pub fn register() {
                 (*name, counter)
             })
             .collect()
+    });
+    metrics::describe_counter!(
+        AUTH_DENIALS,
+        "Signed-in identities refused by the authorization rules"
+    );
+    // Listed from the start for the global rule (a dashboard's rate() sees the first refusal).
+    DENIALS_REGISTERED.get_or_init(|| {
+        for reason in ["user_not_allowed", "group_not_allowed"] {
+            metrics::counter!(AUTH_DENIALS, "rule" => "global", "reason" => reason).increment(0);
+        }
     });
 }
 

@@ -7,6 +7,7 @@ use anyhow::Context;
 use service_kit::client_tls::ClientTls;
 use service_kit::relay_client::RelayClient;
 
+use crate::authorization::Authorizer;
 use crate::basic::BasicAuthenticator;
 use crate::cluster::{SearchClusterClient, SearchUsers};
 use crate::config::{CacheBackend, ForwardAuthCallers, ServerMode, Settings};
@@ -49,6 +50,8 @@ pub struct AppState {
     pub(crate) redirects: RedirectPolicy,
     /// Trace context goes to the search cluster only when tracing is on.
     pub(crate) tracing_enabled: bool,
+    /// Who may enter once authenticated (`authorization`).
+    pub(crate) authorizer: Authorizer,
 }
 
 /// What OIDC brings, all or nothing: the provider's issuer (for its health check), the sign-in
@@ -170,6 +173,7 @@ impl AppState {
             oidc,
             redirects,
             tracing_enabled: settings.observability.otel_enabled,
+            authorizer: Authorizer::new(&settings.authorization),
         })
     }
 }

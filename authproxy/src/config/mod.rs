@@ -1,6 +1,7 @@
 //! authproxy settings: the YAML file's shape (section 2 of the specification plus the keys the
 //! specification leaves open), its defaults, the section 8 environment variables and validation.
 
+pub(crate) mod authorization;
 mod sections;
 mod validate;
 
@@ -27,6 +28,7 @@ pub struct Settings {
     pub search: SearchSettings,
     pub basic_auth: BasicAuthSettings,
     pub observability: ObservabilitySettings,
+    pub authorization: authorization::AuthorizationSettings,
 }
 
 /// Fills `slot` from the environment variable `name` when the file left it empty.

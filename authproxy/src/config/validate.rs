@@ -29,10 +29,12 @@ pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
     validate_search(settings, problems);
     validate_basic_auth(settings, problems);
     validate_observability(settings, problems);
+    super::authorization::validate(settings, problems);
 }
 
 /// Valid settings that are probably a mistake; `--validate-config` prints them as warnings.
 pub(super) fn warnings(settings: &Settings, warnings: &mut ConfigProblems) {
+    super::authorization::warnings(settings, warnings);
     let server = &settings.server;
     if server.mode == ServerMode::ForwardAuth && server.trusted_proxies.is_empty() {
         let message = match server.forward_auth_callers {

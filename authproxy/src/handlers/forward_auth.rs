@@ -4,7 +4,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::error::Error;
-use crate::gate::{RequestContext, admit_forward_auth_caller, authenticate};
+use crate::gate::{RequestContext, admit_forward_auth_caller, authenticate, authorize};
 use crate::state::AppState;
 
 /// 200 with the managed credential in `Authorization` and the identity in
@@ -17,6 +17,7 @@ pub async fn check(
     admit_forward_auth_caller(&state, &request)?;
     let context = RequestContext::of(&state, &request);
     let identity = authenticate(&state, &request, &context).await?;
+    authorize(&state, &request, &context, &identity)?;
     let mut response = HttpResponse::Ok();
     response.insert_header((header::CACHE_CONTROL, "no-store"));
     let groups = identity.groups.join(",");

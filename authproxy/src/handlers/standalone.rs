@@ -3,7 +3,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::error::Error;
-use crate::gate::{RequestContext, authenticate};
+use crate::gate::{RequestContext, authenticate, authorize};
 use crate::proxy;
 use crate::state::AppState;
 
@@ -14,5 +14,6 @@ pub async fn forward(
 ) -> Result<HttpResponse, Error> {
     let context = RequestContext::of(&state, &request);
     let identity = authenticate(&state, &request, &context).await?;
+    authorize(&state, &request, &context, &identity)?;
     proxy::forward(&state, &request, payload, &identity, &context).await
 }

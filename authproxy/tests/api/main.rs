@@ -2,6 +2,7 @@
 
 mod app;
 mod attacks;
+mod authorization;
 mod faults;
 mod forward_auth;
 mod health;

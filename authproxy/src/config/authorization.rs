@@ -1,0 +1,317 @@
+//! `authorization:` — who may enter once authenticated: allowed users, email domains and groups,
+//! globally and per host (forward_auth). The decision itself is the `authorization` module at the crate root.
+
+use serde::Deserialize;
+use service_kit::config::ConfigProblems;
+
+use super::{ServerMode, Settings};
+use crate::glob::Glob;
+
+/// The allow-lists. Empty lists mean "no restriction of that kind"; see
+/// the `authorization` module for how they combine.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AuthorizationSettings {
+    /// User names (exact) or email addresses (case-insensitive) allowed in.
+    pub allowed_users: Vec<String>,
+    /// Email domains allowed in: `example.com` (exactly that domain), `*.example.com` (its
+    /// subdomains, not the domain itself), `*` (any verified address).
+    pub allowed_email_domains: Vec<String>,
+    /// Groups (from `oidc.groups_claim`, or a local user's `groups`), one of which is required.
+    pub allowed_groups: Vec<String>,
+    /// forward_auth: per application host, first match wins, instead of the lists above.
+    pub hosts: Vec<HostRule>,
+}
+
+/// One entry of `authorization.hosts`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostRule {
+    /// A glob (`*`, `?`, `[a-z]`) matched, case-insensitively, against the original request's
+    /// host without its port.
+    pub host: String,
+    pub allowed_users: Vec<String>,
+    pub allowed_email_domains: Vec<String>,
+    pub allowed_groups: Vec<String>,
+}
+
+impl AuthorizationSettings {
+    /// True when nothing is restricted at all (every signed-in identity enters every host).
+    pub fn is_open(&self) -> bool {
+        self.allowed_users.is_empty()
+            && self.allowed_email_domains.is_empty()
+            && self.allowed_groups.is_empty()
+            && self.hosts.is_empty()
+    }
+}
+
+/// Why an email-domain entry is not usable, `None` when it is.
+pub(crate) fn email_domain_problem(entry: &str) -> Option<&'static str> {
+    if entry == "*" {
+        return None;
+    }
+    let domain = entry.strip_prefix("*.").unwrap_or(entry);
+    if domain.is_empty() {
+        return Some("must not be empty (use * for any verified address)");
+    }
+    if domain.contains('@') {
+        return Some(
+            "must be a domain such as example.com, without '@' (list addresses in allowed_users)",
+        );
+    }
+    let label_ok = |label: &str| {
+        !label.is_empty()
+            && label.len() <= 63
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    };
+    if domain.len() > 253 || !domain.split('.').all(label_ok) {
+        return Some(
+            "must be a domain name such as example.com or *.example.com (letters, digits, '-', \
+             dots; a '*' only as the whole entry or as a leading '*.')",
+        );
+    }
+    None
+}
+
+fn validate_lists(
+    prefix: &str,
+    users: &[String],
+    domains: &[String],
+    groups: &[String],
+    problems: &mut ConfigProblems,
+) {
+    for (index, user) in users.iter().enumerate() {
+        problems.check(
+            !user.trim().is_empty() && !user.chars().any(char::is_control),
+            &format!("{prefix}allowed_users[{index}]"),
+            "must be a user name or an email address (not empty, no control characters)",
+        );
+    }
+    for (index, domain) in domains.iter().enumerate() {
+        if let Some(message) = email_domain_problem(domain) {
+            problems.push(format!("{prefix}allowed_email_domains[{index}]"), message);
+        }
+    }
+    for (index, group) in groups.iter().enumerate() {
+        problems.check(
+            !group.is_empty() && !group.chars().any(char::is_control),
+            &format!("{prefix}allowed_groups[{index}]"),
+            "must be a group name (not empty, no control characters)",
+        );
+    }
+}
+
+pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
+    let authorization = &settings.authorization;
+    validate_lists(
+        "authorization.",
+        &authorization.allowed_users,
+        &authorization.allowed_email_domains,
+        &authorization.allowed_groups,
+        problems,
+    );
+    for (index, rule) in authorization.hosts.iter().enumerate() {
+        let prefix = format!("authorization.hosts[{index}].");
+        match Glob::new(rule.host.trim()) {
+            Err(error) => problems.push(format!("{prefix}host"), format!("{error}")),
+            Ok(_) => problems.check(
+                !rule.host.contains([':', '/', ' ']),
+                &format!("{prefix}host"),
+                "must be a host name pattern such as app.example.com or *.example.com, \
+                 without scheme, port or path",
+            ),
+        }
+        validate_lists(
+            &prefix,
+            &rule.allowed_users,
+            &rule.allowed_email_domains,
+            &rule.allowed_groups,
+            problems,
+        );
+    }
+}
+
+/// Valid settings that probably do not do what was meant.
+pub(super) fn warnings(settings: &Settings, warnings: &mut ConfigProblems) {
+    let authorization = &settings.authorization;
+    let combined = |prefix: &str, users: &[String], domains: &[String], groups: &[String]| {
+        let listed = !(users.is_empty() && domains.is_empty());
+        (listed && !groups.is_empty()).then(|| {
+            (
+                format!("{prefix}allowed_groups"),
+                "is set together with allowed_users/allowed_email_domains: a listed user or \
+                 domain also needs one of these groups (the lists are AND'ed, not OR'ed)"
+                    .to_owned(),
+            )
+        })
+    };
+    if let Some((key, message)) = combined(
+        "authorization.",
+        &authorization.allowed_users,
+        &authorization.allowed_email_domains,
+        &authorization.allowed_groups,
+    ) {
+        warnings.push(key, message);
+    }
+    let groups_in_use = !authorization.allowed_groups.is_empty()
+        || authorization
+            .hosts
+            .iter()
+            .any(|rule| !rule.allowed_groups.is_empty());
+    if groups_in_use && settings.oidc.enabled && settings.oidc.groups_claim.trim().is_empty() {
+        warnings.push(
+            "oidc.groups_claim",
+            "is empty while authorization lists groups: no OIDC user has a group, so no OIDC \
+             user passes a group rule",
+        );
+    }
+    if authorization.hosts.is_empty() {
+        return;
+    }
+    if settings.server.mode == ServerMode::Standalone {
+        warnings.push(
+            "authorization.hosts",
+            "is only used in forward_auth mode; standalone mode applies the global lists",
+        );
+    } else if settings.server.trusted_proxies.is_empty() {
+        warnings.push(
+            "authorization.hosts",
+            "needs the original host from a trusted reverse proxy, but server.trusted_proxies \
+             is empty: the global lists always apply",
+        );
+    }
+    let mut seen = Vec::new();
+    for (index, rule) in authorization.hosts.iter().enumerate() {
+        let prefix = format!("authorization.hosts[{index}].");
+        let host = rule.host.trim().to_ascii_lowercase();
+        if seen.contains(&host) {
+            warnings.push(
+                format!("{prefix}host"),
+                "repeats an earlier pattern: this rule never applies (the first match wins)",
+            );
+        }
+        seen.push(host);
+        if rule.allowed_users.is_empty()
+            && rule.allowed_email_domains.is_empty()
+            && rule.allowed_groups.is_empty()
+        {
+            warnings.push(
+                format!("{prefix}host"),
+                "has no allowed_users, allowed_email_domains or allowed_groups: every signed-in \
+                 identity may enter the hosts it matches, whatever the global lists say",
+            );
+        }
+        if let Some((key, message)) = combined(
+            &prefix,
+            &rule.allowed_users,
+            &rule.allowed_email_domains,
+            &rule.allowed_groups,
+        ) {
+            warnings.push(key, message);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use service_kit::config::{ConfigLoader, ConfigProblems, Validate};
+
+    use super::super::Settings;
+
+    fn load(yaml: &str) -> Result<Settings, ConfigProblems> {
+        ConfigLoader::new("AUTHPROXY_TEST").load_str(yaml)
+    }
+
+    fn messages(problems: &ConfigProblems) -> Vec<String> {
+        problems
+            .iter()
+            .map(|p| format!("{}: {}", p.key, p.message))
+            .collect()
+    }
+
+    #[test]
+    fn the_section_loads_and_bad_entries_are_named() {
+        let settings = load(
+            "authorization:\n  allowed_users: [carol, dave@example.com]\n  \
+             allowed_email_domains: [example.com, \"*.corp.example\", \"*\"]\n  \
+             allowed_groups: [ops]\n  hosts:\n    - {host: \"*.example.com\", allowed_groups: [sre]}\n",
+        )
+        .unwrap();
+        assert_eq!(settings.authorization.hosts[0].host, "*.example.com");
+        assert_eq!(settings.authorization.allowed_users.len(), 2);
+
+        let problems = load(
+            "authorization:\n  allowed_users: [\"\"]\n  \
+             allowed_email_domains: [\"@example.com\", \"ex ample.com\", \"*example.com\", \"\"]\n  \
+             allowed_groups: [\"\"]\n  hosts:\n    - {host: \"\"}\n    - {host: \"[abc\"}\n    \
+             - {host: \"https://app.example.com\"}\n    - {host: \"app.example.com:443\"}\n    \
+             - {host: ok.example.com, allowed_email_domains: [\"a..b\"]}\n",
+        )
+        .unwrap_err();
+        let keys: Vec<String> = problems.iter().map(|p| p.key.clone()).collect();
+        for key in [
+            "authorization.allowed_users[0]",
+            "authorization.allowed_email_domains[0]",
+            "authorization.allowed_email_domains[1]",
+            "authorization.allowed_email_domains[2]",
+            "authorization.allowed_email_domains[3]",
+            "authorization.allowed_groups[0]",
+            "authorization.hosts[0].host",
+            "authorization.hosts[1].host",
+            "authorization.hosts[2].host",
+            "authorization.hosts[3].host",
+            "authorization.hosts[4].allowed_email_domains[0]",
+        ] {
+            assert!(keys.iter().any(|k| k == key), "{key} missing: {keys:?}");
+        }
+        let text = messages(&problems).join("\n");
+        assert!(
+            text.contains("authorization.hosts[0].host: must not be empty"),
+            "{text}"
+        );
+        assert!(
+            text.contains("'[' at character 1 is never closed"),
+            "{text}"
+        );
+        assert!(text.contains("without '@'"), "{text}");
+    }
+
+    #[test]
+    fn surprising_combinations_are_warned_about() {
+        let settings = load(
+            "server: {mode: standalone}\nauthorization:\n  allowed_users: [carol]\n  \
+             allowed_groups: [ops]\n  hosts:\n    - {host: a.example.com}\n    \
+             - {host: A.example.com, allowed_groups: [x]}\n",
+        )
+        .unwrap();
+        let mut warnings = ConfigProblems::default();
+        settings.warnings(&mut warnings);
+        let text = messages(&warnings).join("\n");
+        assert!(
+            text.contains("authorization.allowed_groups: is set together with allowed_users"),
+            "{text}"
+        );
+        assert!(
+            text.contains("authorization.hosts: is only used in forward_auth mode"),
+            "{text}"
+        );
+        assert!(
+            text.contains("authorization.hosts[0].host: has no allowed_users"),
+            "{text}"
+        );
+        assert!(
+            text.contains("authorization.hosts[1].host: repeats an earlier pattern"),
+            "{text}"
+        );
+
+        let forward =
+            load("authorization:\n  hosts:\n    - {host: a.example.com, allowed_groups: [x]}\n")
+                .unwrap();
+        let mut warnings = ConfigProblems::default();
+        forward.warnings(&mut warnings);
+        let text = messages(&warnings).join("\n");
+        assert!(text.contains("server.trusted_proxies is empty"), "{text}");
+    }
+}
