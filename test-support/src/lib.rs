@@ -6,6 +6,7 @@
 //! guard kills and reaps it, so a failing test never leaves a server behind. Nothing here
 //! relies on a server someone else started.
 
+mod auth_front;
 pub mod binary;
 mod oidc;
 mod otlp;
@@ -14,6 +15,7 @@ mod servers;
 mod tls;
 pub mod wire_types;
 
+pub use auth_front::AuthFront;
 pub use oidc::OidcProvider;
 pub use otlp::{OtlpReceiver, ReceivedSpan};
 pub use process::{ChildGuard, TempDir, free_port, http_get, repo_root, wait_until};

@@ -9,6 +9,7 @@ mod health;
 mod id_tokens;
 mod logs;
 mod malformed_input;
+mod nginx_front;
 mod oidc;
 mod redis;
 mod security;
