@@ -1,5 +1,7 @@
 //! Who a request is from, once authenticated, whatever the method.
 
+pub mod headers;
+
 use std::fmt;
 
 use serde_json::{Map, Value};

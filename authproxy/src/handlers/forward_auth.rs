@@ -5,11 +5,14 @@ use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::error::Error;
 use crate::gate::{RequestContext, admit_forward_auth_caller, authenticate, authorize};
+use crate::identity::headers::IdentityHeaders;
 use crate::state::AppState;
 
 /// 200 with the managed credential in `Authorization` and the identity in
-/// `X-Auth-Request-User/-Email/-Groups`; never cached by anything in between. Answered only to
-/// trusted proxies unless `server.forward_auth_callers` is `any` (403 otherwise).
+/// `X-Auth-Request-User/-Email/-Groups` (format and sanitising in `identity::headers`); never
+/// cached by anything in between. Answered only to trusted proxies unless
+/// `server.forward_auth_callers` is `any` (403 otherwise); an identity the `authorization` rules
+/// refuse gets 403.
 pub async fn check(
     state: web::Data<AppState>,
     request: HttpRequest,
@@ -20,17 +23,17 @@ pub async fn check(
     authorize(&state, &request, &context, &identity)?;
     let mut response = HttpResponse::Ok();
     response.insert_header((header::CACHE_CONTROL, "no-store"));
-    let groups = identity.groups.join(",");
-    let identity_headers = [
-        ("x-auth-request-user", identity.username.as_str()),
-        ("x-auth-request-email", identity.email.as_str()),
-        ("x-auth-request-groups", groups.as_str()),
-    ];
-    for (name, value) in identity_headers {
-        // A value that cannot be a header (control characters) is left out, never sent raw.
-        if let Ok(value) = HeaderValue::from_str(value) {
-            response.insert_header((name, value));
-        }
+    let identity_headers = IdentityHeaders::of(&identity);
+    if identity_headers.omitted_values + identity_headers.dropped_groups > 0 {
+        tracing::warn!(
+            username = %identity.username,
+            omitted_values = identity_headers.omitted_values,
+            dropped_groups = identity_headers.dropped_groups,
+            "identity headers: values that cannot be passed on safely were left out"
+        );
+    }
+    for header in identity_headers.headers {
+        response.insert_header(header);
     }
     if let Some(managed) = &state.managed {
         let credential = managed.credential_for(&identity).await?;

@@ -7,6 +7,7 @@ mod faults;
 mod forward_auth;
 mod health;
 mod id_tokens;
+mod identity_headers;
 mod logs;
 mod malformed_input;
 mod nginx_front;
