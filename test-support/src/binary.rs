@@ -151,6 +151,28 @@ macro_rules! binary_contract_tests {
             }
 
             #[test]
+            fn environment_overrides_use_the_documented_prefix() {
+                // The prefixes docs/configuration.md lists.
+                let prefix = match $name {
+                    "admin-console" => "ADMIN_CONSOLE",
+                    "authproxy" => "AUTHPROXY",
+                    "ingress-dash" => "INGRESS_DASH",
+                    other => panic!("no documented environment prefix for {other}"),
+                };
+                let binary = binary();
+                let (_, yaml) = free_port_config();
+                let path = binary.config_file("overridden.yaml", &yaml);
+                let variable = format!("{prefix}_SERVER__HOST");
+                let output = binary.run(
+                    &["--config", path.to_str().unwrap(), "--validate-config"],
+                    &[(variable.as_str(), "not-an-address")],
+                );
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                assert_eq!(output.status.code(), Some(1), "{stderr}");
+                assert!(stderr.contains("server.host: must be an IP address"), "{stderr}");
+            }
+
+            #[test]
             fn validate_config_lists_every_problem_without_secrets() {
                 let binary = binary();
                 let secret = "s3cr3t-value-that-must-not-leak";
