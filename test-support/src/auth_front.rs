@@ -57,9 +57,8 @@ http {{
     }}
 
     location @authproxy_sign_in {{
-      # A non-browser caller keeps its 401 and Basic challenge.
+      # A non-browser caller keeps its 401 (nginx has already copied the Basic challenge).
       if ($auth_challenge) {{
-        add_header WWW-Authenticate $auth_challenge always;
         return 401;
       }}
       return 302 {sign_in_origin}/auth/start?rd=$scheme://$http_host$request_uri;

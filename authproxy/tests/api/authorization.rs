@@ -246,3 +246,45 @@ async fn a_signed_in_oidc_user_outside_the_rules_gets_403_not_a_sign_in_loop() {
     assert!(denials(app, "global", "group_not_allowed").await >= before + 1.0);
     assert!(stack.stub.user("bob").is_none());
 }
+
+#[tokio::test]
+async fn a_refusal_is_logged_with_the_user_and_the_rule() {
+    use test_support::binary::ServiceBinary;
+
+    let binary = ServiceBinary::new(env!("CARGO_BIN_EXE_authproxy"), "authproxy", "/healthz");
+    let port = test_support::free_port();
+    let yaml = format!(
+        "server: {{host: 127.0.0.1, port: {port}, shutdown_timeout: 5s, trusted_proxies: [127.0.0.1]}}\n\
+         observability: {{log_level: info, log_format: json}}\n\
+         user_management: {{enabled: false}}\n\
+         basic_auth:\n  users: [{{username: ann, password_hash: \"{}\", groups: [ops]}}]\n\
+         authorization:\n  hosts: [{{host: \"*.internal.example\", allowed_groups: [admins]}}]\n",
+        crate::support::bcrypt_hash(ANN_PASSWORD)
+    );
+    let path = binary.config_file("authorization.yaml", &yaml);
+    let mut running = binary.start(&path, port);
+    let refused = crate::app::no_redirects()
+        .get(format!("http://127.0.0.1:{port}/check"))
+        .header("authorization", basic("ann", ANN_PASSWORD))
+        .header("x-forwarded-host", "grafana.internal.example")
+        .header("x-forwarded-uri", "/")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 403);
+    running
+        .terminate(std::time::Duration::from_secs(15))
+        .expect("stops on SIGTERM");
+    let lines = running.stdout_lines();
+    let record: serde_json::Value = lines
+        .iter()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|record| record["message"] == "access denied")
+        .unwrap_or_else(|| panic!("no \"access denied\" record in {lines:#?}"));
+    assert_eq!(record["level"], "WARN");
+    assert_eq!(record["username"], "ann");
+    assert_eq!(record["rule"], "hosts[0] (*.internal.example)");
+    assert_eq!(record["reason"], "group_not_allowed");
+    assert_eq!(record["host"], "grafana.internal.example");
+    assert_eq!(record["source_ip"], "127.0.0.1");
+}

@@ -52,6 +52,12 @@ async fn nginx_auth_request_sends_to_sign_in_passes_the_identity_and_refuses_wit
         .await
         .unwrap();
     assert_eq!(api.status(), 401);
+    assert_eq!(
+        api.headers().get_all("www-authenticate").iter().count(),
+        1,
+        "{:?}",
+        api.headers()
+    );
     assert!(
         api.headers()["www-authenticate"]
             .to_str()
