@@ -25,7 +25,7 @@ use crate::server::{RunningServer, ServerOptions};
 use crate::settings::ServiceSettings;
 
 /// The service's routes and app data, added to the shell's on every worker.
-pub type Routes = Arc<dyn Fn(&mut web::ServiceConfig) + Send + Sync>;
+type Routes = Arc<dyn Fn(&mut web::ServiceConfig) + Send + Sync>;
 
 /// One service: what the shell cannot know.
 pub trait Service: Sized + 'static {
