@@ -12,6 +12,7 @@ mod oidc;
 mod otlp;
 mod process;
 mod servers;
+pub mod shutdown;
 mod tls;
 pub mod wire_types;
 

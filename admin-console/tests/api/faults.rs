@@ -266,3 +266,34 @@ async fn prometheus_down_makes_statistics_say_so_and_back_they_answer_again() {
         .await;
     assert_eq!(status, 200);
 }
+
+#[test]
+fn sigterm_under_load_finishes_in_flight_relays_refuses_new_ones_and_exits_0() {
+    use test_support::binary::ServiceBinary;
+    use test_support::shutdown::{ShutdownPlan, SlowUpstream, assert_sigterm_under_load};
+
+    let upstream = SlowUpstream::start(Duration::from_secs(2));
+    let binary = ServiceBinary::new(
+        env!("CARGO_BIN_EXE_admin-console"),
+        "admin-console",
+        "/api/live",
+    );
+    let port = test_support::free_port();
+    let config = binary.config_file(
+        "sigterm.yaml",
+        &format!(
+            "server:\n  host: 127.0.0.1\n  port: {port}\n  shutdown_timeout: 10s\n  static_dir: /nonexistent-admin-console-web\nclusters:\n{}",
+            cluster_yaml("slow", &upstream.url)
+        ),
+    );
+    let mut running = binary.start(&config, port);
+    let plan = ShutdownPlan {
+        slow_path: "/api/clusters/slow/proxy/_cluster/health".to_owned(),
+        slow_headers: "x-requested-by: admin-console\r\n".to_owned(),
+        slow_answer_contains: test_support::shutdown::SLOW_BODY.to_owned(),
+        in_flight: 4,
+        fast_path: "/api/live".to_owned(),
+        shutdown_timeout: Duration::from_secs(10),
+    };
+    assert_sigterm_under_load(&mut running, &plan, || upstream.received() >= 4);
+}

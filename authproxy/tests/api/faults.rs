@@ -319,3 +319,36 @@ async fn search_cluster_down_standalone_is_503_and_forward_auth_serves_cached_us
     }
     drop((standalone_app, forward_app));
 }
+
+#[test]
+fn sigterm_under_load_finishes_in_flight_proxying_refuses_new_ones_and_exits_0() {
+    use test_support::binary::ServiceBinary;
+    use test_support::shutdown::{
+        SLOW_BODY, ShutdownPlan, SlowUpstream, assert_sigterm_under_load,
+    };
+
+    let upstream = SlowUpstream::start(Duration::from_secs(2));
+    let binary = ServiceBinary::new(env!("CARGO_BIN_EXE_authproxy"), "authproxy", "/healthz");
+    let port = test_support::free_port();
+    let config = binary.config_file(
+        "sigterm.yaml",
+        &format!(
+            "server: {{host: 127.0.0.1, port: {port}, mode: standalone, shutdown_timeout: 10s}}\n\
+             user_management: {{enabled: false}}\n\
+             search: {{url: \"{}\"}}\n\
+             basic_auth:\n  users: [{{username: ann, password_hash: \"{}\"}}]\n",
+            upstream.url,
+            crate::support::bcrypt_hash(ANN_PASSWORD)
+        ),
+    );
+    let mut running = binary.start(&config, port);
+    let plan = ShutdownPlan {
+        slow_path: "/_cluster/health".to_owned(),
+        slow_headers: format!("authorization: {}\r\n", basic("ann", ANN_PASSWORD)),
+        slow_answer_contains: SLOW_BODY.to_owned(),
+        in_flight: 4,
+        fast_path: "/healthz".to_owned(),
+        shutdown_timeout: Duration::from_secs(10),
+    };
+    assert_sigterm_under_load(&mut running, &plan, || upstream.received() >= 4);
+}

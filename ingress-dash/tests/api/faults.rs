@@ -430,3 +430,39 @@ async fn the_breaker_opens_rejects_fast_probes_and_closes() {
     }
     assert_eq!(breaker_state().await, "closed");
 }
+
+#[test]
+fn sigterm_under_load_finishes_in_flight_lists_refuses_new_ones_and_exits_0() {
+    use test_support::binary::ServiceBinary;
+    use test_support::shutdown::{ShutdownPlan, assert_sigterm_under_load};
+
+    let kube = KubeTestServer::start(Options::default()).expect("kube-test-server starts");
+    sample::populate(&kube.cluster, 6, 2);
+    let binary = ServiceBinary::new(
+        env!("CARGO_BIN_EXE_ingress-dash"),
+        "ingress-dash",
+        "/api/live",
+    );
+    let port = test_support::free_port();
+    let config = binary.config_file(
+        "sigterm.yaml",
+        &format!(
+            "server:\n  host: 127.0.0.1\n  port: {port}\n  shutdown_timeout: 10s\nkubernetes:\n  api_url: {}\nrate_limit:\n  enabled: false\n",
+            kube.url()
+        ),
+    );
+    let mut running = binary.start(&config, port);
+    // Every API answer now takes 2 s: the list behind the first snapshot is in flight.
+    kube.cluster.faults.set_latency(Duration::from_secs(2));
+    let lists = kube.cluster.list_requests();
+    let plan = ShutdownPlan {
+        slow_path: "/api/ingresses?namespaces=team-000".to_owned(),
+        slow_headers: String::new(),
+        slow_answer_contains: "\"items\"".to_owned(),
+        in_flight: 3,
+        fast_path: "/api/live".to_owned(),
+        shutdown_timeout: Duration::from_secs(10),
+    };
+    let cluster = kube.cluster.clone();
+    assert_sigterm_under_load(&mut running, &plan, move || cluster.list_requests() > lists);
+}
