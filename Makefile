@@ -1,5 +1,5 @@
 # The two commands of the README are `make run` and `make test`; the rest are their parts.
-.PHONY: run test deps build fmt lint images containers wire-types
+.PHONY: run test deps build fmt lint images containers soak wire-types
 
 # Binaries packaged by `make images`: release is the shipped build (fat LTO, about 10 minutes
 # cold on 2 cores); `make images PROFILE=fast` packages the quick build instead.
@@ -32,6 +32,9 @@ containers: ## the container test alone (its own engine; needs the `fast` binari
 
 wire-types: ## regenerate the web apps' TypeScript wire types (src/api/wire.ts) from the Rust types
 	UPDATE_WIRE_TYPES=1 cargo test -p admin-console -p ingress-dash wire_types
+
+soak:    ## not in `make test`: every service under load with its real dependencies, the long faults, fuzzing; SOAK_MINUTES=1 for a quick run; writes bench/soak/results.md
+	.venv/bin/python scripts/soak/run.py
 
 fmt:
 	cargo fmt --all
