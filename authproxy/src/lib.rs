@@ -25,7 +25,6 @@ pub(crate) mod metrics;
 pub(crate) mod oidc;
 pub(crate) mod proxy;
 pub(crate) mod redirect;
-pub(crate) mod reused;
 pub(crate) mod roles;
 pub(crate) mod same_origin;
 pub(crate) mod session;
@@ -79,7 +78,7 @@ impl Service for Authproxy {
         let traced = settings.observability.otel_enabled;
         let shared = state.clone();
         // `/_health`'s last report, reused for `observability.health_cache_ttl`.
-        let health = web::Data::new(reused::Reused::<health::HealthReport>::new(
+        let health = web::Data::new(handlers::health::LastReport::keeping_for(
             settings.observability.health_cache_ttl,
         ));
         let routes = move |config: &mut web::ServiceConfig| {

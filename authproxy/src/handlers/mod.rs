@@ -1,7 +1,7 @@
 //! Thin HTTP handlers; the logic is in `gate`, `managed`, `proxy` and `health`.
 
 mod forward_auth;
-mod health;
+pub(crate) mod health;
 mod sign_in;
 mod standalone;
 
