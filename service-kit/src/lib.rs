@@ -17,6 +17,7 @@ pub mod client_address;
 pub mod client_tls;
 pub mod config;
 pub mod http;
+pub mod identity;
 pub mod logging;
 pub mod metrics;
 pub mod probe;
