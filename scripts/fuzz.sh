@@ -38,7 +38,13 @@ else
 fi
 
 echo "fuzz: building ${#targets[@]} targets"
-cargo +nightly fuzz build "${flags[@]}" || exit 2
+# FUZZ_NO_BUILD=1 reuses the last build (e.g. to fuzz longer while the sources change).
+if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
+    cargo +nightly fuzz build "${flags[@]}" || exit 2
+fi
+# The built binaries run directly: `cargo fuzz run` would rebuild before every target whenever a
+# source file changed, and each target must fuzz the same build.
+bin_dir="fuzz/target/$(rustc +nightly -vV | sed -n 's/^host: //p')/release"
 
 mkdir -p fuzz/target/logs
 failed=()
@@ -55,9 +61,9 @@ for target in "${targets[@]}"; do
     [ -f "fuzz/dicts/$target.dict" ] && dict=("-dict=fuzz/dicts/$target.dict")
     before=$(find "$artifacts" -type f | wc -l)
     started=$(date +%s)
-    cargo +nightly fuzz run "${flags[@]}" "$target" "$corpus" "${seeds[@]}" -- \
+    "$bin_dir/$target" -artifact_prefix="$artifacts/" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
-        -print_final_stats=1 "${dict[@]}" >"$log" 2>&1
+        -print_final_stats=1 "${dict[@]}" "$corpus" "${seeds[@]}" >"$log" 2>&1
     status=$?
     elapsed=$(($(date +%s) - started))
     crashes=$(($(find "$artifacts" -type f | wc -l) - before))

@@ -108,8 +108,10 @@ impl ConfigLoader {
         const MAX_ROUNDS: usize = 64;
         let mut taken_out: Vec<String> = Vec::new();
         let mut shifts = IndexShifts::default();
+        // Overrides (`<PREFIX>_SECTION__KEY`) taken out after a problem, like the file's keys.
+        let mut overrides = self.overrides();
         for _ in 0..MAX_ROUNDS {
-            let error = match self.deserialize::<T>(&tree) {
+            let error = match self.deserialize::<T>(&tree, &overrides) {
                 Ok(mut settings) => {
                     // Keys the validation names are in today's indices; report the file's.
                     let mut semantic = ConfigProblems::new();
@@ -142,7 +144,10 @@ impl ConfigLoader {
                 problem.key
             };
             let original_target = shifts.original(&target);
-            if target.is_empty() || !remove_path(&mut tree, &target, &mut shifts) {
+            // Both: a value from the file and an override of it may each be wrong.
+            let from_file = !target.is_empty() && remove_path(&mut tree, &target, &mut shifts);
+            let from_env = !target.is_empty() && self.remove_overrides(&mut overrides, &target);
+            if !(from_file || from_env) {
                 break;
             }
             taken_out.push(original_target);
@@ -151,19 +156,47 @@ impl ConfigLoader {
         Err(problems)
     }
 
+    /// The variables overrides are read from: this loader's map, else the process environment
+    /// (its entries that are not UTF-8 cannot be overrides).
+    fn overrides(&self) -> Map<String, String> {
+        match &self.env {
+            Some(env) => env.clone().into_iter().collect(),
+            None => std::env::vars_os()
+                .filter_map(|(name, value)| {
+                    Some((name.into_string().ok()?, value.into_string().ok()?))
+                })
+                .collect(),
+        }
+    }
+
+    /// Takes out the overrides of `key` and of everything below it; false when there are none.
+    fn remove_overrides(&self, overrides: &mut Map<String, String>, key: &str) -> bool {
+        let key = key.to_lowercase();
+        let prefix = format!("{}_", self.env_prefix.to_lowercase());
+        let before = overrides.len();
+        overrides.retain(|name, _| {
+            let Some(path) = name
+                .to_lowercase()
+                .strip_prefix(&prefix)
+                .map(|rest| rest.replace("__", "."))
+            else {
+                return true;
+            };
+            !(path == key || is_below(&path, &key))
+        });
+        overrides.len() < before
+    }
+
     fn deserialize<T: DeserializeOwned>(
         &self,
         tree: &Map<String, Value>,
+        overrides: &Map<String, String>,
     ) -> Result<T, ConfigError> {
         let overrides = Environment::with_prefix(&self.env_prefix)
             .prefix_separator("_")
             .separator("__")
             .try_parsing(true)
-            .source(
-                self.env
-                    .as_ref()
-                    .map(|env| env.clone().into_iter().collect()),
-            );
+            .source(Some(overrides.clone()));
         Config::builder()
             .add_source(Layer(tree.clone()))
             .add_source(overrides)
@@ -235,7 +268,7 @@ impl IndexShifts {
 
 /// Removes `a.b[2].c` from `tree`; false when the path does not lead anywhere.
 fn remove_path(tree: &mut Map<String, Value>, path: &str, shifts: &mut IndexShifts) -> bool {
-    let removed = remove_in_table(tree, &path_segments(path));
+    let removed = remove_in_table(tree, path);
     if removed && path.ends_with(']') {
         let (array, index) = path.rsplit_once('[').expect("the path ends with an index");
         let index = index.trim_end_matches(']').parse().unwrap_or(0);
@@ -244,55 +277,56 @@ fn remove_path(tree: &mut Map<String, Value>, path: &str, shifts: &mut IndexShif
     removed
 }
 
-fn remove_in_table(table: &mut Map<String, Value>, segments: &[PathSegment]) -> bool {
-    match segments {
-        [PathSegment::Key(key)] => table.remove(key.as_str()).is_some(),
-        [PathSegment::Key(key), rest @ ..] => table
-            .get_mut(key.as_str())
-            .is_some_and(|value| remove_in_value(value, rest)),
-        _ => false,
-    }
+/// `path` is `key` or lies below it (`key.x`, `key[0]`).
+fn is_below(path: &str, key: &str) -> bool {
+    path.strip_prefix(key)
+        .is_some_and(|rest| rest.starts_with(['.', '[']))
 }
 
-fn remove_in_value(value: &mut Value, segments: &[PathSegment]) -> bool {
-    match (&mut value.kind, segments) {
-        (ValueKind::Table(table), segments) => remove_in_table(table, segments),
-        (ValueKind::Array(items), [PathSegment::Index(index)]) if *index < items.len() => {
-            items.remove(*index);
-            true
+/// Removes what `path` names in `table`, matching it against the keys the table really has: a
+/// key may itself hold `.` or `[` (`config` reads `"a.b": 1` as `a: {b: 1}`, so a problem at
+/// `a` takes out the key `a.b`).
+fn remove_in_table(table: &mut Map<String, Value>, path: &str) -> bool {
+    let mut removed = false;
+    let keys: Vec<String> = table.keys().cloned().collect();
+    for key in keys {
+        if key == path || is_below(&key, path) {
+            removed |= table.remove(&key).is_some();
+        } else if let Some(rest) = path.strip_prefix(key.as_str())
+            && rest.starts_with(['.', '['])
+            && let Some(value) = table.get_mut(&key)
+        {
+            removed |= remove_in_value(value, rest);
         }
-        (ValueKind::Array(items), [PathSegment::Index(index), rest @ ..]) => items
-            .get_mut(*index)
-            .is_some_and(|item| remove_in_value(item, rest)),
-        _ => false,
     }
+    removed
 }
 
-#[derive(Debug, PartialEq)]
-enum PathSegment {
-    Key(String),
-    Index(usize),
-}
-
-fn path_segments(path: &str) -> Vec<PathSegment> {
-    let mut segments = Vec::new();
-    for part in path.split('.') {
-        let (key, mut indices) = match part.find('[') {
-            Some(open) => (&part[..open], &part[open..]),
-            None => (part, ""),
-        };
-        if !key.is_empty() {
-            segments.push(PathSegment::Key(key.to_owned()));
-        }
-        while let Some(rest) = indices.strip_prefix('[') {
-            let Some(close) = rest.find(']') else { break };
-            if let Ok(index) = rest[..close].parse() {
-                segments.push(PathSegment::Index(index));
+/// `rest` is `.x…` below a table or `[i]…` below an array.
+fn remove_in_value(value: &mut Value, rest: &str) -> bool {
+    match &mut value.kind {
+        ValueKind::Table(table) => rest
+            .strip_prefix('.')
+            .is_some_and(|rest| remove_in_table(table, rest)),
+        ValueKind::Array(items) => {
+            let Some((index, tail)) = rest.strip_prefix('[').and_then(|rest| rest.split_once(']'))
+            else {
+                return false;
+            };
+            let Ok(index) = index.parse::<usize>() else {
+                return false;
+            };
+            if index >= items.len() {
+                false
+            } else if tail.is_empty() {
+                items.remove(index);
+                true
+            } else {
+                remove_in_value(&mut items[index], tail)
             }
-            indices = &rest[close + 1..];
         }
+        _ => false,
     }
-    segments
 }
 
 #[cfg(test)]

@@ -183,3 +183,26 @@ fn problems_in_several_array_elements_keep_their_file_indices() {
         ]
     );
 }
+
+/// Found by fuzzing (fuzz/regressions/config_*): the problems reported depended on the order of
+/// a hash map, because collecting them stopped at a key it could not take out: a key with a
+/// `.` in its name, or a value that came from an environment override. Every run must report
+/// every problem.
+#[test]
+fn every_problem_is_reported_in_every_run() {
+    let yaml = "server:\n  port: 1\n\"a.b\": 1\nbogus: 2\nitems:\n  - name: x\n    weight: 1\n    \"c[0]\": 3\n";
+    for _ in 0..40 {
+        let problems =
+            problems_of(loader(&[("SAMPLE_SERVER__PORT", "abc")]).load_str::<Sample>(yaml));
+        assert_eq!(
+            problems,
+            vec![
+                "a: is not a known key (expected one of `server`, `secret`, `items`)",
+                "bogus: is not a known key (expected one of `server`, `secret`, `items`)",
+                "items[0].c[0]: is not a known key (expected `name` or `weight`)",
+                "server.port: expected an integer, found a string",
+            ],
+            "{problems:#?}"
+        );
+    }
+}
