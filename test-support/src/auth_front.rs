@@ -2,10 +2,8 @@
 //! `auth_request`, configured as docs/access-control.md tells operators to, with a small echo
 //! application behind it that answers with the identity headers it received.
 
-use std::process::{Command, Stdio};
-use std::time::Duration;
-
-use crate::process::{ChildGuard, TempDir, free_port, wait_until};
+use crate::nginx::Nginx;
+use crate::process::free_port;
 
 /// nginx on 127.0.0.1: [`AuthFront::url`] is the guarded application (every path); the check is
 /// `check_url` (authproxy in forward_auth mode), an unauthenticated browser is sent to
@@ -14,25 +12,14 @@ use crate::process::{ChildGuard, TempDir, free_port, wait_until};
 /// on from the check's answer (`auth_request_set`).
 pub struct AuthFront {
     pub url: String,
-    guard: ChildGuard,
-    dir: TempDir,
+    nginx: Nginx,
 }
 
 impl AuthFront {
     pub fn start(check_url: &str, sign_in_origin: &str) -> Self {
-        let dir = TempDir::new("auth-front");
         let (port, app_port) = (free_port(), free_port());
-        let temp = |name: &str| dir.path().join(name).display().to_string();
-        let config = format!(
-            r#"worker_processes 1;
-pid {pid};
-error_log {error_log} warn;
-events {{ worker_connections 256; }}
-http {{
-  access_log off;
-  client_body_temp_path {body}; proxy_temp_path {proxy};
-  fastcgi_temp_path {fastcgi}; uwsgi_temp_path {uwsgi}; scgi_temp_path {scgi};
-
+        let servers = format!(
+            r#"
   # The application: echoes what the front passed on.
   server {{
     listen 127.0.0.1:{app_port};
@@ -80,51 +67,18 @@ http {{
       proxy_pass http://127.0.0.1:{app_port};
     }}
   }}
-}}
 "#,
-            pid = temp("nginx.pid"),
-            error_log = temp("error.log"),
-            body = temp("body"),
-            proxy = temp("proxy"),
-            fastcgi = temp("fastcgi"),
-            uwsgi = temp("uwsgi"),
-            scgi = temp("scgi"),
             sign_in_origin = sign_in_origin.trim_end_matches('/'),
         );
-        let config_path = dir.path().join("nginx.conf");
-        std::fs::write(&config_path, config).expect("writing nginx.conf");
-        let mut guard = ChildGuard::spawn(
-            "nginx",
-            Command::new("nginx")
-                .arg("-p")
-                .arg(dir.path())
-                .arg("-c")
-                .arg(&config_path)
-                .args(["-g", "daemon off;"])
-                .stdout(Stdio::null()),
-        );
-        wait_until("nginx", Duration::from_secs(20), || {
-            guard.assert_running();
-            [port, app_port]
-                .iter()
-                .all(|port| std::net::TcpStream::connect(("127.0.0.1", *port)).is_ok())
-        });
+        let nginx = Nginx::start("auth-front", &servers, &[port, app_port]);
         Self {
             url: format!("http://127.0.0.1:{port}"),
-            guard,
-            dir,
+            nginx,
         }
     }
 
     /// nginx's error log (e.g. "auth request unexpected status").
     pub fn error_log(&self) -> String {
-        std::fs::read_to_string(self.dir.path().join("error.log")).unwrap_or_default()
-    }
-}
-
-impl Drop for AuthFront {
-    fn drop(&mut self) {
-        // SIGTERM: the master stops its worker too.
-        self.guard.terminate(Duration::from_secs(5));
+        self.nginx.error_log()
     }
 }

@@ -8,6 +8,7 @@
 
 mod auth_front;
 pub mod binary;
+mod nginx;
 mod oidc;
 mod otlp;
 mod process;

@@ -4,10 +4,10 @@
 //! private CA, often with mutual TLS; osmem-server speaks plain HTTP only.
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::process::Command;
 
-use crate::process::{ChildGuard, TempDir, free_port, wait_until};
+use crate::nginx::Nginx;
+use crate::process::{TempDir, free_port};
 
 /// A new P-256 key without a passphrase.
 const NEW_KEY: &str = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
@@ -75,79 +75,35 @@ impl TestCertificates {
 pub struct TlsFront {
     pub url: String,
     pub mutual_url: String,
-    guard: ChildGuard,
-    dir: TempDir,
+    nginx: Nginx,
 }
 
 impl TlsFront {
     pub fn start(upstream: &str, certificates: &TestCertificates) -> Self {
-        let dir = TempDir::new("tls-front");
         let (port, mutual_port) = (free_port(), free_port());
-        let temp = |name: &str| dir.path().join(name).display().to_string();
         let file = |name: &str| certificates.path(name).display().to_string();
-        let config = format!(
-            "worker_processes 1;\n\
-             pid {pid};\n\
-             error_log {error_log} warn;\n\
-             events {{ worker_connections 256; }}\n\
-             http {{\n\
-               access_log off;\n\
-               client_body_temp_path {body}; proxy_temp_path {proxy};\n\
-               fastcgi_temp_path {fastcgi}; uwsgi_temp_path {uwsgi}; scgi_temp_path {scgi};\n\
-               ssl_certificate {cert}; ssl_certificate_key {key};\n\
-               ssl_client_certificate {ca};\n\
-               server {{ listen 127.0.0.1:{port} ssl;\n\
-                 location / {{ proxy_pass {upstream}; }} }}\n\
-               server {{ listen 127.0.0.1:{mutual_port} ssl; ssl_verify_client on;\n\
-                 location / {{ proxy_pass {upstream}; }} }}\n\
-             }}\n",
-            pid = temp("nginx.pid"),
-            error_log = temp("error.log"),
-            body = temp("body"),
-            proxy = temp("proxy"),
-            fastcgi = temp("fastcgi"),
-            uwsgi = temp("uwsgi"),
-            scgi = temp("scgi"),
+        let servers = format!(
+            "ssl_certificate {cert}; ssl_certificate_key {key};\n\
+             ssl_client_certificate {ca};\n\
+             server {{ listen 127.0.0.1:{port} ssl;\n\
+               location / {{ proxy_pass {upstream}; }} }}\n\
+             server {{ listen 127.0.0.1:{mutual_port} ssl; ssl_verify_client on;\n\
+               location / {{ proxy_pass {upstream}; }} }}\n",
             cert = file("server.pem"),
             key = file("server-key.pem"),
             ca = file("ca.pem"),
             upstream = upstream.trim_end_matches('/'),
         );
-        let config_path = dir.path().join("nginx.conf");
-        std::fs::write(&config_path, config).expect("writing nginx.conf");
-        let mut guard = ChildGuard::spawn(
-            "nginx",
-            Command::new("nginx")
-                .arg("-p")
-                .arg(dir.path())
-                .arg("-c")
-                .arg(&config_path)
-                .args(["-g", "daemon off;"])
-                .stdout(Stdio::null()),
-        );
-        wait_until("nginx", Duration::from_secs(20), || {
-            guard.assert_running();
-            [port, mutual_port]
-                .iter()
-                .all(|port| std::net::TcpStream::connect(("127.0.0.1", *port)).is_ok())
-        });
+        let nginx = Nginx::start("tls-front", &servers, &[port, mutual_port]);
         Self {
             url: format!("https://127.0.0.1:{port}"),
             mutual_url: format!("https://127.0.0.1:{mutual_port}"),
-            guard,
-            dir,
+            nginx,
         }
     }
 
     /// nginx's error log, which says why a handshake failed.
     pub fn error_log(&self) -> String {
-        std::fs::read_to_string(self.dir.path().join("error.log")).unwrap_or_default()
-    }
-}
-
-impl Drop for TlsFront {
-    fn drop(&mut self) {
-        // SIGTERM: the master stops its worker too (SIGKILL would leave the worker running).
-        self.guard.terminate(Duration::from_secs(5));
+        self.nginx.error_log()
     }
 }
