@@ -1,5 +1,6 @@
 //! admin-console settings: the YAML file's shape, its defaults and its validation.
 
+mod access;
 mod cluster;
 
 use std::path::PathBuf;
@@ -7,9 +8,12 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use service_kit::allowed_hosts::AllowedHosts;
+use service_kit::client_address::TrustedProxies;
 use service_kit::config::{ConfigProblems, Validate};
 use service_kit::settings::{ObservabilitySettings, ServerSection};
 
+pub(crate) use access::compile_glob;
+pub use access::{AccessSettings, AuditSettings, ClusterAccess, DEFAULT_ROLE, Role, RoleRule};
 pub use cluster::{ClusterAuth, ClusterSettings, ClusterTimeouts, MetricsSource};
 pub(crate) use cluster::{MetricsServerSettings, check_http_url};
 
@@ -25,6 +29,10 @@ pub struct Settings {
     pub clusters: Vec<ClusterSettings>,
     /// The background sampler that feeds the history of `internal` clusters.
     pub internal_history: InternalHistorySettings,
+    /// Who is calling (`open` or `trusted_headers`) and what each role may do.
+    pub access: AccessSettings,
+    /// The audit log of state-changing calls.
+    pub audit: AuditSettings,
 }
 
 service_kit::server_settings! {
@@ -38,6 +46,10 @@ service_kit::server_settings! {
         pub static_dir: PathBuf = PathBuf::from("admin-console/web/dist"),
         /// The `Host` names answered (DNS-rebinding protection); empty answers every name.
         pub allowed_hosts: AllowedHosts = AllowedHosts::default(),
+        /// Addresses or CIDR ranges (`10.0.0.0/8`) of the reverse proxies (authproxy's
+        /// forward_auth in front): only their `X-Forwarded-For`, `X-Request-Id` and, in
+        /// `access.mode: trusted_headers`, `X-Auth-Request-*` headers are believed.
+        pub trusted_proxies: Vec<String> = Vec::new(),
     }
 }
 
@@ -98,7 +110,16 @@ impl Validate for Settings {
         self.server
             .allowed_hosts
             .validate("server.allowed_hosts", problems);
+        for (index, entry) in self.server.trusted_proxies.iter().enumerate() {
+            problems.check(
+                TrustedProxies::parse_entry(entry).is_some(),
+                &format!("server.trusted_proxies[{index}]"),
+                "must be an IP address or a CIDR range such as 10.0.0.0/8",
+            );
+        }
         self.internal_history.validate(problems);
+        self.access.validate(problems);
+        self.audit.validate(problems);
         for (index, cluster) in self.clusters.iter().enumerate() {
             cluster.validate(&format!("clusters[{index}]"), problems);
         }
@@ -116,6 +137,13 @@ impl Validate for Settings {
                 );
             }
         }
+    }
+
+    fn warnings(&self, warnings: &mut ConfigProblems) {
+        let per_cluster = self.clusters.iter().any(|cluster| cluster.access.is_some());
+        self.access
+            .warnings(&self.server.trusted_proxies, per_cluster, warnings);
+        self.audit.warnings(warnings);
     }
 }
 

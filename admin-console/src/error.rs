@@ -80,6 +80,9 @@ pub enum Error {
     /// A state-changing or relayed request that does not come from the console's own pages.
     #[error("{0}")]
     CrossSiteRequest(String),
+    /// The caller's role on the cluster is below what the call needs (the message names both).
+    #[error("{0}")]
+    Forbidden(String),
 }
 
 impl Error {
@@ -151,7 +154,7 @@ impl ResponseError for Error {
             Self::BadRequest(_) | Self::ForbiddenPath(_) => StatusCode::BAD_REQUEST,
             Self::Upstream { .. } | Self::NoMetricsData(_) => StatusCode::BAD_GATEWAY,
             Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
-            Self::CrossSiteRequest(_) => StatusCode::FORBIDDEN,
+            Self::CrossSiteRequest(_) | Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::Unreachable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Self::Timeout { .. } => StatusCode::GATEWAY_TIMEOUT,
         }
@@ -174,6 +177,7 @@ impl ApiError for Error {
             Self::Timeout { .. } => "upstream_timeout",
             Self::NoMetricsData(_) => "no_metrics_data",
             Self::CrossSiteRequest(_) => "cross_site_request",
+            Self::Forbidden(_) => "forbidden",
         }
     }
 }

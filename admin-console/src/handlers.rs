@@ -4,9 +4,16 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::Serialize;
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use service_kit::identity::{AccessMode, Identity};
+
+use crate::access::guard::AccessGuard;
 use crate::cluster::indices::{IndexQuery, IndexQueryParams, page_of};
 use crate::cluster::views::Node;
 use crate::cluster::views::{self, AllocationEnable};
+use crate::config::Role;
 use crate::error::Error;
 use crate::metrics::time_range::{RangeParams, TimeRange, now};
 use crate::metrics::validate::{self, ValidationRequest};
@@ -18,6 +25,8 @@ pub struct AppState {
     pub clusters: Clusters,
     /// Short time-outs for the validation endpoint.
     pub validation_http: reqwest::Client,
+    /// Who may do what (the cluster list shows only the clusters the caller may see).
+    pub(crate) access: Arc<AccessGuard>,
 }
 
 type State = web::Data<AppState>;
@@ -43,9 +52,63 @@ fn fresh<T: Serialize>(body: &T) -> HttpResponse {
         .json(body)
 }
 
-pub async fn list_clusters(state: State) -> HttpResponse {
+/// `GET /api/clusters`: the clusters the caller may see (role above `none`), probed
+/// concurrently.
+pub async fn list_clusters(state: State, identity: web::ReqData<Identity>) -> HttpResponse {
+    let policy = &state.access.policy;
+    if policy.mode() == AccessMode::Open {
+        // Nothing is hidden in open mode.
+        return fresh(&ClusterList {
+            clusters: state.clusters.summaries().await,
+        });
+    }
+    let visible = state
+        .clusters
+        .iter()
+        .filter(|cluster| policy.role(cluster.id(), &identity) != Role::None);
     fresh(&ClusterList {
-        clusters: state.clusters.summaries().await,
+        clusters: futures_util::future::join_all(visible.map(|cluster| cluster.summary())).await,
+    })
+}
+
+/// `GET /api/whoami`: the caller and their role on each cluster they may see (clusters where
+/// the role is `none` are left out, as in the cluster list).
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct WhoAmI {
+    #[cfg_attr(test, ts(type = "\"open\" | \"trusted_headers\""))]
+    pub mode: &'static str,
+    pub user: Option<String>,
+    pub email: Option<String>,
+    pub groups: Vec<String>,
+    #[cfg_attr(
+        test,
+        ts(type = "Record<string, \"viewer\" | \"operator\" | \"admin\" | \"none\">")
+    )]
+    pub roles: BTreeMap<String, &'static str>,
+}
+
+pub async fn whoami(state: State, identity: web::ReqData<Identity>) -> HttpResponse {
+    let policy = &state.access.policy;
+    let roles = state
+        .clusters
+        .iter()
+        .map(|cluster| {
+            (
+                cluster.id().to_owned(),
+                policy.role(cluster.id(), &identity),
+            )
+        })
+        .filter(|(_, role)| *role != Role::None)
+        .map(|(id, role)| (id, role.as_str()))
+        .collect();
+    let identity = identity.into_inner();
+    fresh(&WhoAmI {
+        mode: policy.mode().as_str(),
+        user: identity.user,
+        email: identity.email,
+        groups: identity.groups,
+        roles,
     })
 }
 
@@ -190,6 +253,7 @@ mod wire_types {
                 ValidationRequest::decl(&config),
                 ValidationStatus::decl(&config),
                 ValidationResponse::decl(&config),
+                super::WhoAmI::decl(&config),
             ],
         );
     }

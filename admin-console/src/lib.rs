@@ -4,6 +4,8 @@
 //! it (`Application::build` binds the listener, port 0 allowed, so tests start the whole service
 //! in-process; `main.rs` is one call).
 
+pub(crate) mod access;
+pub(crate) mod audit;
 pub(crate) mod cluster;
 pub mod config;
 pub(crate) mod error;
@@ -21,10 +23,13 @@ pub(crate) mod web_app;
 
 use std::sync::Arc;
 
+use access::guard::{AccessGuard, Guarded as Access, authenticate, authorize};
 use actix_web::middleware::{Compress, from_fn};
 use actix_web::web;
 use service_kit::allowed_hosts::{AllowedHosts, check_host};
 use service_kit::app::{Prepared, Service};
+use service_kit::client_address::TrustedProxies;
+use service_kit::identity::IdentitySource;
 use service_kit::security_headers::security_headers;
 
 pub use config::Settings;
@@ -60,9 +65,22 @@ impl Service for AdminConsole {
                 ));
             }
         }
+        let trusted_proxies = TrustedProxies::new(&settings.server.trusted_proxies);
+        let guard = Arc::new(AccessGuard {
+            policy: access::AccessPolicy::new(&settings),
+            identities: IdentitySource::new(settings.access.mode, trusted_proxies.clone()),
+            trusted_proxies,
+            audit: audit::AuditLog::new(&settings.audit)?,
+        });
+        tracing::info!(
+            mode = settings.access.mode.as_str(),
+            audit_file = ?settings.audit.file,
+            "access control"
+        );
         let state = web::Data::new(AppState {
             clusters,
             validation_http: metrics::validate::validation_http_client()?,
+            access: guard.clone(),
         });
         if !settings.server.static_dir.join("index.html").is_file() {
             tracing::warn!(
@@ -76,7 +94,13 @@ impl Service for AdminConsole {
             tracing::info!(allowed_hosts = ?hosts.entries(), "answering only these Host names");
         }
         let routes = move |config: &mut web::ServiceConfig| {
-            routes(config, state.clone(), web_app.clone(), hosts.clone())
+            routes(
+                config,
+                state.clone(),
+                web_app.clone(),
+                hosts.clone(),
+                guard.clone(),
+            )
         };
         Ok(Prepared::new((), routes).with_background(samplers))
     }
@@ -85,8 +109,10 @@ impl Service for AdminConsole {
 /// The API and the web app, gzip-compressed for browsers that ask for it (streamed bodies are
 /// compressed chunk by chunk; bodies the cluster already encoded pass through untouched).
 ///
-/// Every route is wrapped, outermost first, by the security headers, the `Host` allow-list and
-/// the same-origin check (every method on the relay, state-changing methods elsewhere). The
+/// Every route is wrapped, outermost first, by the security headers, the `Host` allow-list,
+/// the same-origin check (every method on the relay, state-changing methods elsewhere) and the
+/// caller's identity (401 in `trusted_headers` mode without one); the relay and the cluster
+/// routes then by the role check and the audit log (`access::guard`). The
 /// liveness path and `/_metrics` (service-kit's) stay outside: probes and scrapes address the
 /// pod by IP.
 fn routes(
@@ -94,6 +120,7 @@ fn routes(
     state: web::Data<AppState>,
     site: web::Data<web_app::WebApp>,
     hosts: Arc<AllowedHosts>,
+    guard: Arc<AccessGuard>,
 ) {
     use handlers::*;
     use same_origin::{Guarded, require_same_origin};
@@ -105,8 +132,15 @@ fn routes(
         "/api/clusters/{cluster_id}/proxy",
     ] {
         let hosts = hosts.clone();
+        let (authorizing, authenticating) = (guard.clone(), guard.clone());
         config.service(
             web::resource(pattern)
+                .wrap(from_fn(move |request, next| {
+                    authorize(authorizing.clone(), Access::Relay, request, next)
+                }))
+                .wrap(from_fn(move |request, next| {
+                    authenticate(authenticating.clone(), request, next)
+                }))
                 .wrap(Compress::default())
                 .wrap(from_fn(|request, next| {
                     require_same_origin(Guarded::Everything, request, next)
@@ -119,7 +153,11 @@ fn routes(
                 .route(web::route().to(proxy)),
         );
     }
+    let authorizing = guard.clone();
     let cluster_routes = web::scope("/api/clusters/{cluster_id}")
+        .wrap(from_fn(move |request, next| {
+            authorize(authorizing.clone(), Access::Views, request, next)
+        }))
         .route("", web::get().to(get_cluster))
         .route("/overview", web::get().to(overview))
         .route("/nodes", web::get().to(nodes))
@@ -130,6 +168,9 @@ fn routes(
         .route("/metrics/history", web::get().to(history));
     config.service(
         web::scope("")
+            .wrap(from_fn(move |request, next| {
+                authenticate(guard.clone(), request, next)
+            }))
             .wrap(Compress::default())
             .wrap(from_fn(|request, next| {
                 require_same_origin(Guarded::StateChanging, request, next)
@@ -142,6 +183,7 @@ fn routes(
             .app_data(site)
             .service(cluster_routes)
             .route("/api/clusters", web::get().to(list_clusters))
+            .route("/api/whoami", web::get().to(whoami))
             .route(
                 "/api/metrics_server/validate",
                 web::post().to(validate_metrics_server),

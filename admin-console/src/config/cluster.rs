@@ -9,6 +9,8 @@ use serde::Deserialize;
 use service_kit::client_tls::ClientTlsSettings;
 use service_kit::config::ConfigProblems;
 
+use super::ClusterAccess;
+
 /// Where a cluster's statistics come from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -56,6 +58,13 @@ pub struct ClusterSettings {
     pub tls: ClientTlsSettings,
     #[serde(default)]
     pub timeouts: ClusterTimeouts,
+    /// Everyone is at most viewer on this cluster (open mode included).
+    #[serde(default)]
+    pub read_only: bool,
+    /// This cluster's own role mapping, replacing `access.roles` (and `access.default_role`
+    /// when it sets one).
+    #[serde(default)]
+    pub access: Option<ClusterAccess>,
 }
 
 /// Exactly one kind of credentials; secrets usually come from `${NAME}`.
@@ -162,6 +171,9 @@ impl ClusterSettings {
         }
         self.tls.validate(&format!("{at}.tls"), problems);
         self.timeouts.validate(&format!("{at}.timeouts"), problems);
+        if let Some(access) = &self.access {
+            access.validate(&format!("{at}.access"), problems);
+        }
     }
 }
 

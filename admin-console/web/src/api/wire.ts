@@ -58,3 +58,5 @@ export type ValidationRequest = { url: string, job_name: string | null, labels: 
 export type ValidationStatus = "success" | "no_data" | "error";
 
 export type ValidationResponse = { status: ValidationStatus, message: string, reachable: boolean, };
+
+export type WhoAmI = { mode: "open" | "trusted_headers", user: string | null, email: string | null, groups: Array<string>, roles: Record<string, "viewer" | "operator" | "admin" | "none">, };

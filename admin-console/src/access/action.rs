@@ -1,0 +1,442 @@
+//! The role a request needs.
+//!
+//! Console (relay) calls are judged by their method and their path *segments*, split as the
+//! cluster splits them and then percent-decoded, and matched whole: `/_search_evil` is not
+//! `_search`, and a path the relay would refuse (a `.`/`..` segment, a backslash, an encoded `/`)
+//! is never read-only. Anything not listed as read-only or operator needs admin.
+
+use actix_web::http::Method;
+use percent_encoding::percent_decode_str;
+
+use super::sql;
+use crate::config::Role;
+
+/// Endpoints that only read, at the root or after an index (`/logs-*/_search`), by `POST`.
+const READ_ONLY_ENDPOINTS: &[&str] = &["_search", "_msearch", "_count", "_mget", "_field_caps"];
+
+/// The SQL endpoints (Elasticsearch, OpenSearch, Open Distro); read-only only for a SELECT.
+const SQL_PREFIXES: &[&[&str]] = &[&["_sql"], &["_plugins", "_sql"], &["_opendistro", "_sql"]];
+
+/// Query parameters an SQL call may carry and still be read-only (a `sql=` parameter could hold
+/// another statement than the body's).
+const SQL_QUERY_PARAMS: &[&str] = &[
+    "format",
+    "pretty",
+    "delimiter",
+    "sanitize",
+    "error_trace",
+    "filter_path",
+    "human",
+];
+
+/// How a relayed call is judged: its method, the path after `/proxy` exactly as received (raw,
+/// not decoded), its query string and, for SQL calls, the body.
+pub(crate) struct RelayCall<'a> {
+    pub(crate) method: &'a Method,
+    pub(crate) raw_tail: Option<&'a str>,
+    pub(crate) query: Option<&'a str>,
+}
+
+impl RelayCall<'_> {
+    fn segments(&self) -> Option<Vec<String>> {
+        segments(self.raw_tail?)
+    }
+
+    /// True when the decision depends on the body (an SQL call): the body must be read first
+    /// (at most [`sql::MAX_SQL_BODY`]) and given to [`RelayCall::needs`].
+    pub(crate) fn needs_body(&self) -> bool {
+        self.segments()
+            .is_some_and(|segments| sql_call(&segments) == Some(SqlCall::Statement))
+    }
+
+    /// The role this call needs; `body` is the SQL body when [`RelayCall::needs_body`] (None: not
+    /// read, e.g. too large or compressed).
+    pub(crate) fn needs(&self, body: Option<&[u8]>) -> Role {
+        let Some(segments) = self.segments() else {
+            return Role::Admin;
+        };
+        let parts: Vec<&str> = segments.iter().map(String::as_str).collect();
+        if is_operator_endpoint(&parts) {
+            return match *self.method {
+                Method::GET | Method::HEAD | Method::POST => Role::Operator,
+                _ => Role::Admin,
+            };
+        }
+        if let Some(call) = sql_call(&parts) {
+            return match (self.method, call) {
+                (&Method::GET | &Method::POST, SqlCall::Close) => Role::Viewer,
+                (&Method::GET | &Method::POST, SqlCall::Statement)
+                    if sql_query_is_plain(self.query)
+                        && body.is_some_and(sql::is_read_only_body) =>
+                {
+                    Role::Viewer
+                }
+                (&Method::HEAD, _) => Role::Viewer,
+                _ => Role::Admin,
+            };
+        }
+        match *self.method {
+            Method::GET | Method::HEAD => Role::Viewer,
+            Method::POST if is_read_only_post(&parts) => Role::Viewer,
+            Method::DELETE if is_read_context_release(&parts) => Role::Viewer,
+            _ => Role::Admin,
+        }
+    }
+}
+
+/// The role a request to a view (`/api/clusters/{id}/…` other than the relay) needs: reading is
+/// viewer, the allocation lock operator, any other change (future management routes) admin.
+pub(crate) fn view_needs(method: &Method, path_in_cluster: &str) -> Role {
+    match *method {
+        Method::GET | Method::HEAD => Role::Viewer,
+        Method::PUT if path_in_cluster.trim_end_matches('/') == "/allocation" => Role::Operator,
+        _ => Role::Admin,
+    }
+}
+
+/// The raw tail split on `/` (as the cluster splits it, before decoding), each segment
+/// percent-decoded until nothing changes. `None` (never read-only) for a path the relay refuses
+/// or that decodes to something else than plain segments: an empty segment (`a//b`), `.`, `..`,
+/// a decoded `/` or `\`, a control character.
+pub(crate) fn segments(raw_tail: &str) -> Option<Vec<String>> {
+    if crate::relay::checked_tail(raw_tail).is_err() {
+        return None;
+    }
+    let path = raw_tail.strip_prefix('/').unwrap_or(raw_tail);
+    if path.is_empty() {
+        return Some(Vec::new());
+    }
+    let path = path.strip_suffix('/').unwrap_or(path);
+    path.split('/')
+        .map(|raw| {
+            let segment = decode(raw);
+            let plain = !segment.is_empty()
+                && segment != "."
+                && segment != ".."
+                && !segment.contains(['/', '\\'])
+                && !segment.chars().any(char::is_control);
+            plain.then_some(segment)
+        })
+        .collect()
+}
+
+fn decode(raw: &str) -> String {
+    let mut decoded = raw.to_owned();
+    loop {
+        let once = percent_decode_str(&decoded)
+            .decode_utf8_lossy()
+            .into_owned();
+        if once == decoded {
+            return decoded;
+        }
+        decoded = once;
+    }
+}
+
+/// An index expression (`logs-*`, `a,b`, `remote:logs`, `_all`); other `_` names are APIs.
+fn is_index(segment: &str) -> bool {
+    segment == "_all" || !segment.starts_with('_')
+}
+
+fn is_read_only_post(parts: &[&str]) -> bool {
+    match parts {
+        [endpoint] => READ_ONLY_ENDPOINTS.contains(endpoint),
+        [index, endpoint] if is_index(index) => {
+            READ_ONLY_ENDPOINTS.contains(endpoint) || *endpoint == "_pit"
+        }
+        ["_validate", "query"] | ["_search", "scroll"] | ["_search", "scroll", _] => true,
+        [index, "_validate", "query"]
+        | [index, "_explain", _]
+        | [index, "_search", "point_in_time"] => is_index(index),
+        _ => false,
+    }
+}
+
+/// Releasing a scroll or a point in time the caller holds (by id): frees resources, changes no
+/// data. Closing every point in time (`_all`) is not in this set.
+fn is_read_context_release(parts: &[&str]) -> bool {
+    matches!(
+        parts,
+        ["_search", "scroll"] | ["_search", "scroll", _] | ["_pit"] | ["_search", "point_in_time"]
+    ) && parts.last() != Some(&"_all")
+}
+
+/// Open/close, refresh, flush, force merge and cache clearing, at the root or on indices.
+fn is_operator_endpoint(parts: &[&str]) -> bool {
+    match parts {
+        ["_refresh"] | ["_flush"] | ["_forcemerge"] | ["_cache", "clear"] => true,
+        [
+            index,
+            "_open" | "_close" | "_refresh" | "_flush" | "_forcemerge",
+        ] => is_index(index),
+        [index, "_cache", "clear"] => is_index(index),
+        _ => false,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SqlCall {
+    /// Runs the body's statement (or pages on with its cursor).
+    Statement,
+    /// `…/_sql/close`: releases a cursor.
+    Close,
+}
+
+fn sql_call<S: AsRef<str>>(parts: &[S]) -> Option<SqlCall> {
+    let parts: Vec<&str> = parts.iter().map(AsRef::as_ref).collect();
+    SQL_PREFIXES.iter().find_map(|prefix| {
+        let rest = parts.strip_prefix(*prefix)?;
+        match rest {
+            [] => Some(SqlCall::Statement),
+            ["close"] => Some(SqlCall::Close),
+            _ => None,
+        }
+    })
+}
+
+fn sql_query_is_plain(query: Option<&str>) -> bool {
+    query.unwrap_or_default().split('&').all(|pair| {
+        let name = decode(pair.split('=').next().unwrap_or_default());
+        name.is_empty() || SQL_QUERY_PARAMS.contains(&name.as_str())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn needs(method: Method, tail: &str, body: Option<&str>) -> Role {
+        let (path, query) = match tail.split_once('?') {
+            Some((path, query)) => (path, Some(query)),
+            None => (tail, None),
+        };
+        RelayCall {
+            method: &method,
+            raw_tail: Some(path),
+            query,
+        }
+        .needs(body.map(str::as_bytes))
+    }
+
+    #[test]
+    fn reads_are_viewer() {
+        for tail in [
+            "",
+            "/",
+            "/_cluster/health",
+            "/logs/_doc/1",
+            "/_cat/indices?v",
+        ] {
+            assert_eq!(needs(Method::GET, tail, None), Role::Viewer, "{tail}");
+            assert_eq!(needs(Method::HEAD, tail, None), Role::Viewer, "{tail}");
+        }
+        for tail in [
+            "/_search",
+            "/logs/_search",
+            "/logs-*,metrics/_search?size=0",
+            "/_all/_search",
+            "/remote:logs/_search",
+            "/_msearch",
+            "/logs/_msearch",
+            "/_count",
+            "/logs/_count",
+            "/_mget",
+            "/logs/_mget",
+            "/_field_caps?fields=*",
+            "/logs/_field_caps",
+            "/_validate/query",
+            "/logs/_validate/query",
+            "/logs/_explain/1",
+            "/_search/scroll",
+            "/_search/scroll/abc",
+            "/logs/_pit?keep_alive=1m",
+            "/logs/_search/point_in_time",
+            "/_s%65arch",
+            "/logs/_search/",
+        ] {
+            assert_eq!(needs(Method::POST, tail, None), Role::Viewer, "{tail}");
+        }
+        for tail in ["/_search/scroll", "/_pit", "/_search/point_in_time"] {
+            assert_eq!(needs(Method::DELETE, tail, None), Role::Viewer, "{tail}");
+        }
+    }
+
+    #[test]
+    fn sql_is_viewer_only_for_a_select() {
+        let select = r#"{"query":"SELECT * FROM logs"}"#;
+        for tail in [
+            "/_sql",
+            "/_plugins/_sql",
+            "/_opendistro/_sql",
+            "/_sql?format=txt",
+        ] {
+            assert_eq!(
+                needs(Method::POST, tail, Some(select)),
+                Role::Viewer,
+                "{tail}"
+            );
+            assert_eq!(
+                needs(Method::POST, tail, Some(r#"{"query":"DELETE FROM logs"}"#)),
+                Role::Admin,
+                "{tail}"
+            );
+            assert_eq!(needs(Method::POST, tail, None), Role::Admin, "{tail}");
+        }
+        assert_eq!(
+            needs(Method::POST, "/_sql?sql=DELETE", Some(select)),
+            Role::Admin
+        );
+        assert_eq!(needs(Method::POST, "/_sql/close", Some("{}")), Role::Viewer);
+        assert_eq!(
+            needs(Method::POST, "/_sql/translate", Some(select)),
+            Role::Admin
+        );
+        assert_eq!(needs(Method::PUT, "/_sql", Some(select)), Role::Admin);
+        let call = RelayCall {
+            method: &Method::POST,
+            raw_tail: Some("/_plugins/_sql"),
+            query: None,
+        };
+        assert!(call.needs_body());
+        let search = RelayCall {
+            method: &Method::POST,
+            raw_tail: Some("/_search"),
+            query: None,
+        };
+        assert!(!search.needs_body());
+    }
+
+    #[test]
+    fn index_operations_are_operator() {
+        for tail in [
+            "/logs/_open",
+            "/logs/_close",
+            "/_refresh",
+            "/logs/_refresh",
+            "/_flush",
+            "/logs/_flush",
+            "/_forcemerge?max_num_segments=1",
+            "/logs/_forcemerge",
+            "/_cache/clear",
+            "/logs/_cache/clear",
+            "/logs/_cl%6fse",
+        ] {
+            assert_eq!(needs(Method::POST, tail, None), Role::Operator, "{tail}");
+        }
+        // GET /_refresh and GET /_flush refresh and flush too.
+        assert_eq!(needs(Method::GET, "/_refresh", None), Role::Operator);
+        assert_eq!(needs(Method::GET, "/logs/_flush", None), Role::Operator);
+    }
+
+    #[test]
+    fn everything_else_is_admin() {
+        for (method, tail) in [
+            (Method::PUT, "/logs"),
+            (Method::DELETE, "/logs"),
+            (Method::POST, "/logs/_doc"),
+            (Method::POST, "/_bulk"),
+            (Method::POST, "/logs/_delete_by_query"),
+            (Method::POST, "/logs/_update_by_query"),
+            (Method::PUT, "/_cluster/settings"),
+            (Method::PATCH, "/logs"),
+            (Method::DELETE, "/_search/point_in_time/_all"),
+            (Method::DELETE, "/logs/_search/scroll"),
+            (Method::POST, "/_security/_search"),
+            (Method::POST, "/_search/template"),
+            (Method::PUT, "/logs/_close"),
+            (Method::OPTIONS, "/_search"),
+        ] {
+            assert_eq!(
+                needs(method.clone(), tail, None),
+                Role::Admin,
+                "{method} {tail}"
+            );
+        }
+    }
+
+    #[test]
+    fn path_tricks_are_never_read_only() {
+        for tail in [
+            "/_search_evil",
+            "/_searchx",
+            "/x_search",
+            "/x/_search/../_delete",
+            "/x/_search/%2e%2e/_close",
+            "/x/_search/%252e%252e/_close",
+            "/x%2F_search",
+            "/x%252F_search",
+            "/x//_search",
+            "//_search",
+            "/x/_search\\..\\_close",
+            "/./_search",
+            "/_search/extra",
+            "/x/y/_search",
+            "/logs/_doc/_search",
+            "/_search%00",
+        ] {
+            assert_ne!(needs(Method::POST, tail, None), Role::Viewer, "{tail}");
+        }
+        assert_eq!(
+            RelayCall {
+                method: &Method::GET,
+                raw_tail: None,
+                query: None
+            }
+            .needs(None),
+            Role::Admin
+        );
+    }
+
+    #[test]
+    fn views() {
+        assert_eq!(view_needs(&Method::GET, "/overview"), Role::Viewer);
+        assert_eq!(view_needs(&Method::PUT, "/allocation"), Role::Operator);
+        assert_eq!(view_needs(&Method::POST, "/allocation"), Role::Admin);
+        assert_eq!(view_needs(&Method::DELETE, "/indices/x"), Role::Admin);
+    }
+
+    proptest! {
+        /// A path whose segments are not exactly a listed read-only form is never read-only
+        /// for POST: appending anything to a read-only endpoint name, or putting a segment
+        /// after it, needs more than viewer.
+        #[test]
+        fn suffixes_never_make_a_read_only_endpoint(
+            endpoint in prop::sample::select(READ_ONLY_ENDPOINTS),
+            suffix in "[a-z_%./]{1,8}",
+        ) {
+            let glued = format!("/logs/{endpoint}{suffix}");
+            let decoded = segments(&glued);
+            let role = needs(Method::POST, &glued, None);
+            if role == Role::Viewer {
+                // Only when decoding gave back exactly a read-only form.
+                let parts = decoded.unwrap();
+                let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+                prop_assert!(is_read_only_post(&parts), "{glued} -> {parts:?}");
+            }
+        }
+
+        /// No path with a dot segment, encoded or not, is ever below admin for a write method.
+        #[test]
+        fn dot_segments_always_need_admin(
+            before in "[a-z_]{1,6}",
+            after in "[a-z_]{1,6}",
+            dots in prop::sample::select(&["..", "%2e%2e", "%252e%252e", ".", "%2e"][..]),
+            method in prop::sample::select(&[Method::POST, Method::PUT, Method::DELETE][..]),
+        ) {
+            let tail = format!("/{before}/_search/{dots}/{after}");
+            prop_assert_eq!(needs(method, &tail, None), Role::Admin);
+        }
+
+        /// The segments never contain a separator, whatever the raw path.
+        #[test]
+        fn segments_are_plain(raw in "/[a-zA-Z0-9_%./\\\\-]{0,24}") {
+            if let Some(parts) = segments(&raw) {
+                for part in parts {
+                    prop_assert!(!part.is_empty() && !part.contains('/') && part != ".." && part != ".");
+                }
+            }
+        }
+    }
+}

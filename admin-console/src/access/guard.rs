@@ -1,0 +1,279 @@
+//! The middleware: who is calling ([`authenticate`], every route), and whether they may make
+//! this call on this cluster ([`authorize`], the cluster routes and the relay), with the audit
+//! event of every state-changing call. Future management routes under `/api/clusters/{id}` get
+//! both by being in that scope.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use actix_web::body::{EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header;
+use actix_web::middleware::Next;
+use actix_web::web::{Bytes, BytesMut};
+use actix_web::{HttpMessage, ResponseError};
+use futures_util::StreamExt;
+use service_kit::client_address::TrustedProxies;
+use service_kit::identity::{Identity, IdentitySource};
+
+use super::action::{RelayCall, view_needs};
+use super::sql::MAX_SQL_BODY;
+use super::{AccessPolicy, denial_message};
+use crate::audit::{AuditEvent, AuditLog, Outcome, rfc3339_now};
+use crate::config::Role;
+use crate::error::Error;
+
+/// Everything the middleware needs, built once.
+pub(crate) struct AccessGuard {
+    pub(crate) policy: AccessPolicy,
+    pub(crate) identities: IdentitySource,
+    pub(crate) trusted_proxies: TrustedProxies,
+    pub(crate) audit: AuditLog,
+}
+
+/// Which routes [`authorize`] guards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Guarded {
+    /// `/api/clusters/{id}/proxy/…`.
+    Relay,
+    /// `/api/clusters/{id}/…` (views, the allocation lock, management).
+    Views,
+}
+
+type Answer<B> = Result<ServiceResponse<EitherBody<B>>, actix_web::Error>;
+
+fn peer(request: &ServiceRequest) -> Option<IpAddr> {
+    request.peer_addr().map(|socket| socket.ip())
+}
+
+/// The caller, kept in the request's extensions for the handlers ([`Identity`] via
+/// `web::ReqData`); 401 `unauthenticated` when `trusted_headers` cannot name one.
+pub(crate) async fn authenticate<B: MessageBody>(
+    guard: Arc<AccessGuard>,
+    request: ServiceRequest,
+    next: Next<B>,
+) -> Answer<B> {
+    match guard.identities.identify(peer(&request), request.headers()) {
+        Ok(identity) => {
+            request.extensions_mut().insert(identity);
+            Ok(next.call(request).await?.map_into_left_body())
+        }
+        Err(reason) => {
+            tracing::warn!(
+                method = %request.method(),
+                path = request.path(),
+                peer = ?peer(&request),
+                "{reason}"
+            );
+            let response = reason.rejection().error_response();
+            Ok(request.into_response(response).map_into_right_body())
+        }
+    }
+}
+
+/// The caller's role on the cluster against the role the call needs: 404 `unknown_cluster` for
+/// a cluster the caller may not see (role `none`), 403 `forbidden` naming both roles when it is
+/// too low; state-changing calls (those needing more than viewer) are audited, refused or not.
+pub(crate) async fn authorize<B: MessageBody>(
+    guard: Arc<AccessGuard>,
+    guarded: Guarded,
+    mut request: ServiceRequest,
+    next: Next<B>,
+) -> Answer<B> {
+    let started = Instant::now();
+    let identity = match request.extensions().get::<Identity>().cloned() {
+        Some(identity) => Ok(identity),
+        None => guard.identities.identify(peer(&request), request.headers()),
+    };
+    let identity = match identity {
+        Ok(identity) => identity,
+        Err(reason) => {
+            let response = reason.rejection().error_response();
+            return Ok(request.into_response(response).map_into_right_body());
+        }
+    };
+    let Some(cluster) = request.match_info().get("cluster_id").map(str::to_owned) else {
+        return Ok(next.call(request).await?.map_into_left_body());
+    };
+    if !guard.policy.knows(&cluster) {
+        // The handler answers 404 unknown_cluster.
+        return Ok(next.call(request).await?.map_into_left_body());
+    }
+    let role = guard.policy.role(&cluster, &identity);
+    if role == Role::None {
+        let response = Error::UnknownCluster(cluster).error_response();
+        return Ok(request.into_response(response).map_into_right_body());
+    }
+    let needed = match guarded {
+        Guarded::Views => {
+            let prefix = format!("/api/clusters/{cluster}");
+            let rest = request.path().strip_prefix(&prefix).unwrap_or("?");
+            view_needs(request.method(), rest)
+        }
+        Guarded::Relay => relay_needs(&mut request, &cluster, role).await,
+    };
+    let audited = needed > Role::Viewer;
+    if role < needed {
+        let error = Error::Forbidden(denial_message(needed, &cluster, role));
+        tracing::warn!(
+            user = identity.user.as_deref(),
+            cluster,
+            method = %request.method(),
+            path = request.path(),
+            "{error}"
+        );
+        if audited {
+            let call = Call::of(&guard, &request);
+            call.record(
+                &guard,
+                &identity,
+                &cluster,
+                role,
+                403,
+                Outcome::Denied,
+                started,
+            );
+        }
+        let response = error.error_response();
+        return Ok(request.into_response(response).map_into_right_body());
+    }
+    if !audited {
+        return Ok(next.call(request).await?.map_into_left_body());
+    }
+    let call = Call::of(&guard, &request);
+    let answer = next.call(request).await;
+    let status = match &answer {
+        Ok(response) => response.status().as_u16(),
+        Err(error) => error.as_response_error().status_code().as_u16(),
+    };
+    let outcome = Outcome::of_status(status);
+    call.record(&guard, &identity, &cluster, role, status, outcome, started);
+    Ok(answer?.map_into_left_body())
+}
+
+/// The role a relayed call needs; an SQL call's body is read (bounded) only when the caller is
+/// below admin, and put back for the relay.
+async fn relay_needs(request: &mut ServiceRequest, cluster: &str, role: Role) -> Role {
+    let prefix = format!("/api/clusters/{cluster}/proxy");
+    let path = request.uri().path().to_owned();
+    let query = request.uri().query().map(str::to_owned);
+    let call = RelayCall {
+        method: request.method(),
+        raw_tail: path.strip_prefix(&prefix),
+        query: query.as_deref(),
+    };
+    if !call.needs_body() || role == Role::Admin {
+        return call.needs(None);
+    }
+    let method = request.method().clone();
+    let body = read_bounded(request).await;
+    RelayCall {
+        method: &method,
+        raw_tail: path.strip_prefix(&prefix),
+        query: query.as_deref(),
+    }
+    .needs(body.as_deref())
+}
+
+/// The body when it is plain (no `Content-Encoding`) and at most [`MAX_SQL_BODY`] bytes; the
+/// request gets it back as its payload. `None` otherwise (the call is then refused, so a body
+/// read only in part is never relayed).
+async fn read_bounded(request: &mut ServiceRequest) -> Option<Bytes> {
+    if request.headers().contains_key(header::CONTENT_ENCODING) {
+        return None;
+    }
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > MAX_SQL_BODY as u64) {
+        return None;
+    }
+    let mut payload = request.take_payload();
+    let mut body = BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        body.extend_from_slice(&chunk.ok()?);
+        if body.len() > MAX_SQL_BODY {
+            return None;
+        }
+    }
+    let body = body.freeze();
+    request.set_payload(actix_web::dev::Payload::from(body.clone()));
+    Some(body)
+}
+
+/// What the audit event says about the request, taken before the request goes on.
+struct Call {
+    method: String,
+    /// Path and query as received.
+    path: String,
+    source: Option<String>,
+    request_id: String,
+}
+
+impl Call {
+    fn of(guard: &AccessGuard, request: &ServiceRequest) -> Self {
+        Self {
+            method: request.method().to_string(),
+            path: request
+                .uri()
+                .path_and_query()
+                .map_or_else(|| request.path().to_owned(), |pq| pq.as_str().to_owned()),
+            source: guard
+                .trusted_proxies
+                .client_address(peer(request), request.headers())
+                .map(|address| address.to_string()),
+            request_id: request_id(guard, request),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        self,
+        guard: &AccessGuard,
+        identity: &Identity,
+        cluster: &str,
+        role: Role,
+        status: u16,
+        outcome: Outcome,
+        started: Instant,
+    ) {
+        guard.audit.record(&AuditEvent {
+            time: rfc3339_now(),
+            user: identity.user.as_deref(),
+            groups: &identity.groups,
+            source: self.source,
+            cluster,
+            method: &self.method,
+            path: &self.path,
+            status,
+            outcome,
+            role: role.as_str(),
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            request_id: &self.request_id,
+        });
+    }
+}
+
+/// `X-Request-Id` when a trusted proxy sent a sane one (1 to 128 visible ASCII characters),
+/// else a new random one.
+fn request_id(guard: &AccessGuard, request: &ServiceRequest) -> String {
+    let from_proxy = peer(request)
+        .filter(|peer| guard.trusted_proxies.contains(*peer))
+        .and_then(|_| {
+            let mut values = request.headers().get_all("x-request-id");
+            let value = values.next()?;
+            values.next().is_none().then_some(value)
+        })
+        .and_then(|value| value.to_str().ok())
+        .filter(|id| (1..=128).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_graphic()));
+    match from_proxy {
+        Some(id) => id.to_owned(),
+        None => {
+            let bytes: [u8; 16] = rand::random();
+            bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+        }
+    }
+}
