@@ -4,8 +4,10 @@
 dependency answers, records every process below the shell, types Ctrl+C twice (the kernel sends
 SIGINT to the foreground job), and checks that the command returns to the prompt and that none of
 those processes is left. The shell stays, as a user's does: its exit would hang up the terminal
-and kill by SIGHUP what the command left behind, hiding the fault. Uses the ports make run uses (8080, 9000, 3000,
-9200, 9090, 9114, 6379, 6443): run it where they are free. Exit status 0 when all is well."""
+and kill by SIGHUP what the command left behind, hiding the fault. "Answers" includes the front door: the
+OpenID provider's discovery document, and nginx on 8880 and 8881 sending a browser without a session to
+authproxy's sign-in (and through it to the provider's form). Uses the ports make run uses (8080, 9000, 3000,
+9200, 9090, 9114, 6379, 6443, 5556, 8880, 8881): run it where they are free. Exit status 0 when all is well."""
 from __future__ import annotations
 
 import fcntl
@@ -19,12 +21,21 @@ import tempfile
 import termios
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 ENDPOINTS = ["http://127.0.0.1:8080/api/live", "http://127.0.0.1:9000/healthz", "http://127.0.0.1:3000/api/live",
-             "http://127.0.0.1:6443/api", "http://127.0.0.1:9200/", "http://127.0.0.1:9090/-/ready"]
+             "http://127.0.0.1:6443/api", "http://127.0.0.1:9200/", "http://127.0.0.1:9090/-/ready",
+             "http://127.0.0.1:5556/.well-known/openid-configuration"]
+FRONT_DOORS = ["http://127.0.0.1:8880/", "http://127.0.0.1:8881/"]
+SIGN_IN = "http://127.0.0.1:9000/auth/start?rd="
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
 
 
 def answers(url: str) -> bool:
@@ -33,6 +44,23 @@ def answers(url: str) -> bool:
             return response.status == 200
     except OSError:
         return False
+
+
+def sends_to_sign_in(url: str) -> bool:
+    """A browser without a session at the front door: nginx's 302 to authproxy's sign-in, with
+    the page as rd."""
+    request = urllib.request.Request(url, headers={"Accept": "text/html"})
+    try:
+        urllib.request.build_opener(NoRedirect).open(request, timeout=2)
+        return False
+    except urllib.error.HTTPError as error:
+        return error.code == 302 and error.headers.get("Location") == SIGN_IN + url
+    except OSError:
+        return False
+
+
+def up() -> bool:
+    return all(answers(url) for url in ENDPOINTS) and all(sends_to_sign_in(url) for url in FRONT_DOORS)
 
 
 def descendants(root: int) -> set[int]:
@@ -96,7 +124,7 @@ def main() -> int:
 
     deadline = time.monotonic() + float(os.environ.get("RUN_LOCAL_TIMEOUT", "1800"))  # includes the build
     try:
-        while not all(answers(url) for url in ENDPOINTS):
+        while not up():
             if returned() or time.monotonic() > deadline:
                 print(f"FAIL {command} did not come up; log {log.name}:")
                 print(Path(log.name).read_text()[-3000:])

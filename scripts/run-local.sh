@@ -3,7 +3,12 @@
 # local dependencies they need, prints each URL, and stops everything on Ctrl+C:
 #   osmem-server (in-memory OpenSearch) as the search cluster on :9200,
 #   prometheus-elasticsearch-exporter on :9114 and Prometheus on :9090 scraping it,
-#   redis-server on :6379, kube-test-server (sample Kubernetes API) on :6443.
+#   redis-server on :6379, kube-test-server (sample Kubernetes API) on :6443,
+#   the local OpenID provider (test-support/oidc, demo users) on :5556, and nginx as the front
+#   door: http://127.0.0.1:8880 (admin-console) and :8881 (ingress-dash), each request checked
+#   by authproxy (forward_auth), sign-in through the OpenID provider.
+# The services' configurations are examples/<service>.yaml with scripts/run-local/<service>.yaml
+# merged over it (scripts/run-local/overlay.py), written to .run/.
 # The binaries are the dev profile's (what `make test` builds too, so after it nothing is left to
 # compile; a cold build takes a fraction of the fat-LTO release build's time); PROFILE=fast or
 # PROFILE=release scripts/run-local.sh runs an optimised build instead.
@@ -70,22 +75,48 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 
+# The OpenID provider the tests use, with make run's demo users (scripts/run-local/oidc.json);
+# authproxy reads its discovery document at start.
+start oidc env OIDC_TEST_CONFIG="$(cat scripts/run-local/oidc.json)" node test-support/oidc/server.js
+for _ in $(seq 200); do
+  curl -fs -o /dev/null http://127.0.0.1:5556/.well-known/openid-configuration && break
+  sleep 0.1
+done
+
+for service in admin-console authproxy ingress-dash; do
+  .venv/bin/python scripts/run-local/overlay.py "examples/$service.yaml" "scripts/run-local/$service.yaml" \
+    > "$run_dir/$service.yaml"
+done
 export MONITORED_SEARCH_URL=http://127.0.0.1:9200
-start admin-console "$bin"/admin-console --config examples/admin-console.yaml
-# The example has no users; make run's copy has one, so Basic credentials work at once.
-# Hash of demo-password; a demo user never goes into the example itself (the image ships it).
-demo_user='    - {username: demo, password_hash: "$2b$10$uAn0p5y/S2uFK1/2fyCGOukyhduTOSviLChHMBbuocdmD0J0gzGTK", email: demo@example.com, name: Demo User, groups: [admins]}'
-awk -v user="$demo_user" '/^  users: \[\]$/ { print "  users:"; print user; next } { print }' \
-  examples/authproxy.yaml > "$run_dir/authproxy.yaml"
+# The client secret oidc.json gives the provider.
+export OIDC_CLIENT_SECRET=make-run-only-client-secret
+start admin-console "$bin"/admin-console --config "$run_dir/admin-console.yaml"
 start authproxy "$bin"/authproxy --config "$run_dir/authproxy.yaml"
-start ingress-dash "$bin"/ingress-dash --config examples/ingress-dash.yaml
+start ingress-dash "$bin"/ingress-dash --config "$run_dir/ingress-dash.yaml"
+mkdir -p "$run_dir/nginx"
+start nginx nginx -e stderr -p "$PWD/$run_dir/nginx/" -c "$PWD/scripts/run-local/nginx.conf" -g "daemon off;"
 
 cat <<MSG
 
+  Front door (sign in through authproxy and the local OpenID provider):
+  admin-console     http://127.0.0.1:8880
+  ingress-dash      http://127.0.0.1:8881
+  sign out          http://127.0.0.1:9000/auth/logout
+  Demo users (password demo-password for each):
+    viewer    group demo-viewers    admin-console viewer,   ingress-dash every namespace
+    operator  group demo-operators  admin-console operator, ingress-dash every namespace
+    admin     group demo-admins     admin-console admin,    ingress-dash every namespace
+    shop      group shop-team       admin-console viewer,   ingress-dash namespace team-001 only
+    demo      (HTTP Basic, for curl) as admin: curl -u demo:demo-password http://127.0.0.1:8880/api/whoami
+
+  The services themselves (trusted_headers: from this machine, name the identity yourself):
   admin-console     http://127.0.0.1:8080            metrics http://127.0.0.1:8080/_metrics
+                    curl -H 'X-Auth-Request-User: me' -H 'X-Auth-Request-Groups: demo-admins' http://127.0.0.1:8080/api/whoami
   authproxy         http://127.0.0.1:9000/healthz    metrics http://127.0.0.1:9000/_metrics
-                    Basic user demo / demo-password (forward_auth: curl -u demo:demo-password -i http://127.0.0.1:9000/)
   ingress-dash      http://127.0.0.1:3000            metrics http://127.0.0.1:3000/_metrics
+                    curl -H 'X-Auth-Request-User: me' -H 'X-Auth-Request-Groups: shop-team' http://127.0.0.1:3000/api/namespaces
+  OpenID provider   http://127.0.0.1:5556            (test-support/oidc)
+  audit log         .run/admin-console-audit.log
   search cluster    http://127.0.0.1:9200            (osmem-server)
   Prometheus        http://127.0.0.1:9090
   kube-test-server  http://127.0.0.1:6443            (sample Kubernetes API for ingress-dash)

@@ -5,7 +5,10 @@
 //     "users": { "<login>": { "email": "...", "name": "...", "groups": ["..."] } } }
 // The login and consent interactions need no form: the user named by the authorization
 // request's `login_hint` is signed in (a hint naming no configured user gets an error page),
-// and every requested scope is granted. PKCE is required for every client, as a strict provider
+// and every requested scope is granted. A user given a `password` (plain text: a demo user of
+// `make run`) signs in only through a sign-in form (username and password, POSTed back to the
+// interaction URL; a login_hint only fills in the username), as a person in a browser would;
+// while any user has a password, a request without a usable hint gets that form too. PKCE is required for every client, as a strict provider
 // would. On start it prints one JSON line to stdout: {"issuer": "http://127.0.0.1:<port>"}.
 //
 // Optional `issuer` and `listen` ("host:port") serve a fixed issuer, which may have a path
@@ -189,6 +192,11 @@ async function finishInteraction(provider, req, res) {
   const { prompt, params, session } = details;
   if (prompt.name === 'login') {
     const login = params.login_hint;
+    const withPasswords = Object.values(users).some((user) => typeof user.password === 'string');
+    if (withPasswords && (!login || !users[login] || typeof users[login].password === 'string')) {
+      await passwordLogin(provider, req, res, login);
+      return;
+    }
     if (!login || !users[login]) {
       res.statusCode = 400;
       res.end(`no test user named by login_hint=${login ?? ''}`);
@@ -210,6 +218,44 @@ async function finishInteraction(provider, req, res) {
   }
   const grantId = await grant.save();
   await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+}
+
+const digest = (text) => crypto.createHash('sha256').update(String(text)).digest();
+const escapeHtml = (text) => String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+// The sign-in form for users with a password: GET shows it, POST (username, password) checks it.
+async function passwordLogin(provider, req, res, hint) {
+  let username = typeof hint === 'string' ? hint : '';
+  let problem = '';
+  if (req.method === 'POST') {
+    let body = '';
+    for await (const chunk of req) {
+      body += chunk;
+      if (body.length > 8192) break;
+    }
+    const form = new URLSearchParams(body);
+    username = form.get('username') ?? '';
+    const user = Object.hasOwn(users, username) ? users[username] : undefined;
+    // Compare digests in constant time; a user without a password never signs in here.
+    const expected = typeof user?.password === 'string' ? user.password : crypto.randomUUID();
+    if (user && crypto.timingSafeEqual(digest(form.get('password') ?? ''), digest(expected))) {
+      await provider.interactionFinished(req, res, { login: { accountId: username } }, { mergeWithLastSubmission: false });
+      return;
+    }
+    problem = 'Unknown user or wrong password.';
+    res.statusCode = 401;
+  }
+  const action = escapeHtml(req.originalUrl ?? req.url);
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  res.end(`<!doctype html><html><head><meta charset="utf-8"><title>Sign in</title></head><body>
+<h1>Sign in (local OpenID provider)</h1>
+${problem ? `<p role="alert">${escapeHtml(problem)}</p>` : ''}
+<form method="post" action="${action}">
+<label>Username <input name="username" autocomplete="username" value="${escapeHtml(username)}" autofocus></label>
+<label>Password <input name="password" type="password" autocomplete="current-password"></label>
+<button type="submit">Sign in</button>
+</form></body></html>`);
 }
 
 for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => server.close(() => process.exit(0)));
