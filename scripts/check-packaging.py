@@ -8,7 +8,11 @@
 - the Helm umbrella chart: strict lint and render with default values and with every
   helm/search-platform/ci/*.yaml, every rendered manifest against the Kubernetes schemas
   (kubernetes-validate), the security and probe settings of every Deployment, and each
-  rendered ConfigMap's config.yaml through `<binary> --validate-config`.
+  rendered ConfigMap's config.yaml through `<binary> --validate-config`; with
+  global.frontDoor on, the ingress-nginx annotations or the Traefik ForwardAuth Middleware and
+  the trusted_headers / forward_auth configuration (and none of it with the front door off);
+- make run's configurations (examples/ with scripts/run-local/ merged over them) through
+  `<binary> --validate-config`, and its nginx front door through `nginx -t`.
 
 Run from the repository root with the venv's Python after `cargo build` (it uses
 target/debug/<binary>). Prints one line per check and a closing `N passed, N failed` line.
@@ -32,7 +36,9 @@ BINARIES = {name: ROOT / "target" / "debug" / name for name in ("admin-console",
 CHART = ROOT / "helm" / "search-platform"
 KUBERNETES_VERSION = "1.33.0"
 # Custom resources have no schema in kubernetes-validate; they are checked by hand below.
-CUSTOM_KINDS = {("monitoring.coreos.com/v1", "ServiceMonitor")}
+CUSTOM_KINDS = {("monitoring.coreos.com/v1", "ServiceMonitor"), ("traefik.io/v1alpha1", "Middleware")}
+IDENTITY_HEADERS = ["X-Auth-Request-User", "X-Auth-Request-Email", "X-Auth-Request-Groups"]
+PROTECTED_APPS = ("admin-console", "ingress-dash")
 
 results: list[tuple[str, str | None]] = []
 
@@ -76,6 +82,100 @@ def check_examples() -> None:
         validate_service_config(name, example.read_text(), {}, f"examples/{example.name}")
 
 
+def check_run_local() -> None:
+    """make run's configurations: each example with scripts/run-local/<service>.yaml merged over
+    it (what scripts/run-local.sh writes to .run/), and the nginx front door's syntax."""
+    sys.path.insert(0, str(ROOT / "scripts" / "run-local"))
+    from overlay import merged
+
+    env = {"OIDC_CLIENT_SECRET": "make-run-only-client-secret"}
+    for name in BINARIES:
+        text = merged(ROOT / "examples" / f"{name}.yaml", ROOT / "scripts" / "run-local" / f"{name}.yaml")
+        validate_service_config(name, text, env, f"make run {name}")
+    with tempfile.TemporaryDirectory() as prefix:
+        code, output = run(["nginx", "-t", "-q", "-e", "stderr", "-p", prefix + "/", "-c", str(ROOT / "scripts" / "run-local" / "nginx.conf")])
+        check("make run: nginx -t scripts/run-local/nginx.conf", None if code == 0 else output)
+
+
+def check_front_door(label: str, values: dict | None, documents: list[dict]) -> None:
+    """global.frontDoor: admin-console's and ingress-dash's Ingresses behind authproxy (the
+    ingress-nginx annotations, or Traefik's router.middlewares naming a rendered ForwardAuth
+    Middleware), their configurations in trusted_headers mode trusting exactly the controller's
+    CIDR, and authproxy in forward_auth mode with the shared cookie domain. With the front door
+    off, none of it."""
+    front_door = ((values or {}).get("global") or {}).get("frontDoor") or {}
+    enabled = bool(front_door.get("enabled"))
+    controller = front_door.get("controller", "nginx")
+    by_kind: dict[tuple[str, str], dict] = {}
+    for document in documents:
+        app = document.get("metadata", {}).get("labels", {}).get("app.kubernetes.io/name")
+        by_kind[(document.get("kind"), app)] = document
+    middlewares = {d["metadata"]["name"]: d for d in documents if d.get("kind") == "Middleware"}
+    services = {d["metadata"]["name"] for d in documents if d.get("kind") == "Service"}
+    authproxy_service = next((d["metadata"]["name"] for d in documents if d.get("kind") == "Service"
+                              and d["metadata"]["labels"].get("app.kubernetes.io/name") == "authproxy"), None)
+    check_url = f"http://{authproxy_service}.search.svc.cluster.local:9000/auth/check"
+    for app in PROTECTED_APPS:
+        config = yaml.safe_load(by_kind[("ConfigMap", app)]["data"]["config.yaml"]) if ("ConfigMap", app) in by_kind else {}
+        ingress = by_kind.get(("Ingress", app))
+        annotations = (ingress or {}).get("metadata", {}).get("annotations") or {}
+        auth_keys = sorted(k for k in annotations if k.startswith("nginx.ingress.kubernetes.io/auth-") or k == "traefik.ingress.kubernetes.io/router.middlewares")
+        if not enabled:
+            check(f"{label}: front door off: {app}'s Ingress has no auth annotations", f"found {auth_keys}" if auth_keys else None)
+            continue
+        problems = []
+        if ingress is None:
+            problems.append("no Ingress rendered")
+        elif controller == "traefik":
+            reference = annotations.get("traefik.ingress.kubernetes.io/router.middlewares", "")
+            names = [entry.rsplit("@", 1)[0] for entry in reference.split(",") if entry.endswith("@kubernetescrd")]
+            if not any(name.startswith("search-") and name[len("search-"):] in middlewares for name in names):
+                problems.append(f"router.middlewares {reference!r} names no rendered Middleware ({sorted(middlewares)})")
+            if any(k.startswith("nginx.ingress") for k in auth_keys):
+                problems.append(f"ingress-nginx annotations with Traefik: {auth_keys}")
+        else:
+            expected = {
+                "nginx.ingress.kubernetes.io/auth-url": check_url,
+                "nginx.ingress.kubernetes.io/auth-signin": front_door["signInUrl"].rstrip("/") + "/auth/start?rd=$scheme://$host$escaped_request_uri",
+                "nginx.ingress.kubernetes.io/auth-response-headers": ",".join(IDENTITY_HEADERS),
+            }
+            problems += [f"{key}: {annotations.get(key)!r}, expected {value!r}" for key, value in expected.items() if annotations.get(key) != value]
+            if authproxy_service not in services:
+                problems.append(f"auth-url names no rendered Service ({authproxy_service})")
+        if (config.get("access") or {}).get("mode") != "trusted_headers":
+            problems.append(f"access.mode is {(config.get('access') or {}).get('mode')!r}, not trusted_headers")
+        if (config.get("server") or {}).get("trusted_proxies") != front_door.get("trustedProxies"):
+            problems.append(f"server.trusted_proxies {(config.get('server') or {}).get('trusted_proxies')} is not the controller's {front_door.get('trustedProxies')}")
+        check(f"{label}: front door ({controller}): {app} behind authproxy, trusted_headers", "; ".join(problems) or None)
+    if not enabled:
+        check(f"{label}: front door off: no Middleware", f"found {sorted(middlewares)}" if middlewares else None)
+        return
+    if controller == "traefik":
+        problems = []
+        if len(middlewares) != 1:
+            problems.append(f"{len(middlewares)} Middlewares rendered")
+        for name, middleware in middlewares.items():
+            forward_auth = middleware.get("spec", {}).get("forwardAuth") or {}
+            if forward_auth.get("address") != check_url:
+                problems.append(f"{name}: address {forward_auth.get('address')!r}, expected {check_url!r}")
+            if forward_auth.get("authResponseHeaders") != IDENTITY_HEADERS:
+                problems.append(f"{name}: authResponseHeaders {forward_auth.get('authResponseHeaders')}")
+            if forward_auth.get("trustForwardHeader") is not False:
+                problems.append(f"{name}: trustForwardHeader is not false")
+        check(f"{label}: front door (traefik): the ForwardAuth Middleware", "; ".join(problems) or None)
+    elif middlewares:
+        check(f"{label}: front door (nginx): no Traefik Middleware", f"found {sorted(middlewares)}")
+    authproxy = yaml.safe_load(by_kind[("ConfigMap", "authproxy")]["data"]["config.yaml"])
+    problems = []
+    if authproxy["server"].get("mode", "forward_auth") != "forward_auth":
+        problems.append(f"server.mode {authproxy['server'].get('mode')}")
+    if authproxy["server"].get("trusted_proxies") != front_door.get("trustedProxies"):
+        problems.append(f"server.trusted_proxies {authproxy['server'].get('trusted_proxies')}")
+    if (authproxy.get("session") or {}).get("cookie_domain") != front_door.get("cookieDomain"):
+        problems.append(f"session.cookie_domain {(authproxy.get('session') or {}).get('cookie_domain')!r}")
+    check(f"{label}: front door: authproxy in forward_auth for the controller, shared cookie domain", "; ".join(problems) or None)
+
+
 def check_dockerfiles() -> None:
     for dockerfile in sorted((ROOT / "docker").glob("*.Dockerfile")):
         code, output = run([str(VENV_BIN / "hadolint"), str(dockerfile)])
@@ -104,7 +204,10 @@ def check_compose() -> None:
             if source.startswith("."):
                 path = (compose_file.parent / source).resolve()
                 check(f"compose {name}: mounted {source} exists", None if path.exists() else f"{path} is missing")
-        if name in BINARIES:
+        # A service built from docker/<binary>.Dockerfile (authproxy-front is authproxy too).
+        dockerfile = Path((service.get("build") or {}).get("dockerfile", "")).name.removesuffix(".Dockerfile")
+        binary = name if name in BINARIES else dockerfile if dockerfile in BINARIES else None
+        if binary:
             environment = service.get("environment", {})
             if isinstance(environment, list):
                 environment = dict(item.split("=", 1) for item in environment)
@@ -118,7 +221,20 @@ def check_compose() -> None:
             # Compose substitutes ${NAME:-default}; the defaults are what a laptop run without an
             # .env file sees.
             env = {key: compose_interpolate(str(value)) for key, value in environment.items()}
-            validate_service_config(name, config_path.read_text(), env, f"compose {name}")
+            validate_service_config(binary, config_path.read_text(), env, f"compose {name}")
+    # The front door's nginx configuration (its includes beside it, as mounted in /etc/nginx).
+    with tempfile.TemporaryDirectory() as prefix:
+        conf = Path(prefix) / "nginx.conf"
+        text = (compose_file.parent / "config" / "nginx.conf").read_text()
+        for include in ("authproxy-locations.conf", "authproxy-gate.conf"):
+            (Path(prefix) / include).write_text((compose_file.parent / "config" / include).read_text())
+        # The containers' names resolve only inside the compose network.
+        conf.write_text(re.sub(r"http://(authproxy-front|admin-console|ingress-dash):", "http://127.0.0.1:", text))
+        for include in ("authproxy-locations.conf",):
+            path = Path(prefix) / include
+            path.write_text(path.read_text().replace("http://authproxy-front:", "http://127.0.0.1:"))
+        code, output = run(["nginx", "-t", "-q", "-e", "stderr", "-p", prefix + "/", "-c", str(conf)])
+        check("compose nginx: nginx -t docker/config/nginx.conf", None if code == 0 else output)
 
 
 def deployment_problems(document: dict) -> list[str]:
@@ -195,6 +311,8 @@ def check_chart(values_file: Path | None) -> None:
     mounts_by_app = volume_mounts(documents)
     for document in documents:
         kind, name = document.get("kind"), document.get("metadata", {}).get("name")
+        if kind == "Middleware":
+            continue  # checked in check_front_door
         if (document.get("apiVersion"), kind) in CUSTOM_KINDS:
             endpoints = document.get("spec", {}).get("endpoints", [])
             ok = bool(endpoints) and all(e.get("path") == "/_metrics" and e.get("port") for e in endpoints)
@@ -216,6 +334,7 @@ def check_chart(values_file: Path | None) -> None:
             app = document["metadata"]["labels"]["app.kubernetes.io/name"]
             config = document["data"]["config.yaml"]
             validate_service_config(app, config, env_by_app.get(app, {}), label, mounts_by_app.get(app, []))
+    check_front_door(label, values, documents)
 
 
 def main() -> int:
@@ -225,6 +344,7 @@ def main() -> int:
         print(f"build the binaries first (cargo build): missing {missing}")
         return 1
     check_examples()
+    check_run_local()
     check_dockerfiles()
     check_compose()
     check_chart(None)

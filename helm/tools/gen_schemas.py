@@ -14,13 +14,33 @@ string_map = {"type": "object", "additionalProperties": {"type": "string"}}
 port = {"type": "integer", "minimum": 1, "maximum": 65535}
 path = {"type": "string", "pattern": "^/"}
 
+# global.frontDoor: admin-console and ingress-dash behind authproxy (docs/access-control.md).
+front_door = {
+    "type": "object",
+    "additionalProperties": False,
+    "description": "Put admin-console and ingress-dash behind authproxy's forward_auth.",
+    "properties": {
+        "enabled": {"type": "boolean"},
+        "controller": {"enum": ["nginx", "traefik"], "description": "ingress-nginx or Traefik."},
+        "signInUrl": {"type": "string", "pattern": "^(https?://[^/?#]+/?)?$", "description": "authproxy's public URL (auth-signin)."},
+        "cookieDomain": {"type": "string", "description": "authproxy's session.cookie_domain, e.g. .example.com."},
+        "trustedProxies": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "The ingress controller's pod CIDR(s)."},
+        "authproxyName": string,
+        "authproxyPort": port,
+        "authproxyUrl": {"type": "string", "pattern": "^https?://"},
+    },
+    "if": {"properties": {"enabled": {"const": True}}, "required": ["enabled"]},
+    "then": {"required": ["trustedProxies"], "properties": {"trustedProxies": {"minItems": 1}}},
+}
+global_values = {"type": "object", "properties": {"frontDoor": front_door}}
+
 common = {
     "$schema": "http://json-schema.org/draft-07/schema#",
     "type": "object",
     "additionalProperties": False,
     "properties": {
         "enabled": {"type": "boolean", "description": "Install this service (umbrella chart)."},
-        "global": obj,
+        "global": global_values,
         "image": {
             "type": "object",
             "additionalProperties": False,
@@ -146,7 +166,17 @@ def write(chart: str, schema: dict) -> None:
     (CHARTS / chart / "values.schema.json").write_text(json.dumps(schema, indent=2) + "\n")
 
 
-write("admin-console", copy.deepcopy(common))
+admin_console = copy.deepcopy(common)
+admin_console["properties"]["hostCheck"] = {
+    "type": "object",
+    "additionalProperties": False,
+    "description": "Defaults config.server.allowed_hosts to the ingress hosts (DNS-rebinding protection).",
+    "properties": {
+        "enabled": {"type": "boolean"},
+        "extraHosts": {"type": "array", "items": {"type": "string", "minLength": 1}},
+    },
+}
+write("admin-console", admin_console)
 
 authproxy = copy.deepcopy(common)
 # Several replicas share sessions and cached credentials only through Redis.
@@ -173,3 +203,17 @@ ingress["properties"]["watchNamespaces"] = {
     "uniqueItems": True,
 }
 write("ingress-dash", ingress)
+
+# The umbrella chart: which services, and the global values they share.
+UMBRELLA = CHARTS.parent / "values.schema.json"
+UMBRELLA.write_text(json.dumps({
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "title": "search-platform umbrella values",
+    "type": "object",
+    "properties": {
+        "admin-console": {"type": "object", "properties": {"enabled": {"type": "boolean"}}},
+        "authproxy": {"type": "object", "properties": {"enabled": {"type": "boolean"}}},
+        "ingress-dash": {"type": "object", "properties": {"enabled": {"type": "boolean"}}},
+        "global": global_values,
+    },
+}, indent=2) + "\n")

@@ -1,4 +1,5 @@
 {{- define "svc.configmap" -}}
+{{- $config := merge (deepCopy .Values.config) (include "frontDoor.config" . | fromYaml) -}}
 apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -9,6 +10,6 @@ data:
   # The service's configuration file, from .Values.config. Secrets stay out of it: reference
   # them as ${NAME}; they come from the Secret as environment variables.
   config.yaml: |
-    {{- toYaml .Values.config | nindent 4 }}
+    {{- toYaml $config | nindent 4 }}
 
 {{- end -}}

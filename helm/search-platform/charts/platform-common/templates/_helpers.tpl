@@ -43,3 +43,79 @@ app.kubernetes.io/part-of: search-platform
 {{- include "svc.fullname" . -}}
 {{- end -}}
 {{- end -}}
+
+{{/* The front door (global.frontDoor): admin-console and ingress-dash behind authproxy's
+     forward_auth through the ingress controller (ingress-nginx annotations or a Traefik
+     ForwardAuth Middleware). docs/access-control.md, "The front door". */}}
+{{- define "frontDoor.values" -}}
+{{- $global := .Values.global | default dict -}}
+{{- toYaml ($global.frontDoor | default dict) -}}
+{{- end -}}
+
+{{/* "true" when the front door is on and this chart is one of the applications behind it. */}}
+{{- define "frontDoor.protects" -}}
+{{- $frontDoor := include "frontDoor.values" . | fromYaml -}}
+{{- if and $frontDoor.enabled (has .Chart.Name (list "admin-console" "ingress-dash")) -}}true{{- end -}}
+{{- end -}}
+
+{{/* authproxy's full name in this release (its chart's default naming). */}}
+{{- define "frontDoor.authproxyName" -}}
+{{- $frontDoor := include "frontDoor.values" . | fromYaml -}}
+{{- if $frontDoor.authproxyName -}}
+{{- $frontDoor.authproxyName -}}
+{{- else if contains "authproxy" .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-authproxy" .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The forward-auth address the ingress controller calls. */}}
+{{- define "frontDoor.checkUrl" -}}
+{{- $frontDoor := include "frontDoor.values" . | fromYaml -}}
+{{- $frontDoor.authproxyUrl | default (printf "http://%s.%s.svc.cluster.local:%v/auth/check" (include "frontDoor.authproxyName" .) .Release.Namespace ($frontDoor.authproxyPort | default 9000)) -}}
+{{- end -}}
+
+{{/* The Traefik Middleware's name (rendered by the authproxy chart). */}}
+{{- define "frontDoor.middlewareName" -}}
+{{- printf "%s-forward-auth" (include "frontDoor.authproxyName" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The Ingress annotations that put this application behind authproxy, as YAML (empty when
+     the front door is off or this chart is not behind it). */}}
+{{- define "frontDoor.ingressAnnotations" -}}
+{{- if include "frontDoor.protects" . -}}
+{{- $frontDoor := include "frontDoor.values" . | fromYaml -}}
+{{- if eq ($frontDoor.controller | default "nginx") "traefik" -}}
+traefik.ingress.kubernetes.io/router.middlewares: {{ printf "%s-%s@kubernetescrd" .Release.Namespace (include "frontDoor.middlewareName" .) | quote }}
+{{- else -}}
+nginx.ingress.kubernetes.io/auth-url: {{ include "frontDoor.checkUrl" . | quote }}
+nginx.ingress.kubernetes.io/auth-signin: {{ printf "%s/auth/start?rd=$scheme://$host$escaped_request_uri" (required "global.frontDoor.signInUrl is required with global.frontDoor.enabled (authproxy's public URL, e.g. https://auth.example.com)" $frontDoor.signInUrl | trimSuffix "/") | quote }}
+nginx.ingress.kubernetes.io/auth-response-headers: "X-Auth-Request-User,X-Auth-Request-Email,X-Auth-Request-Groups"
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Configuration keys the front door sets (a key the chart's config gives wins), as YAML:
+     admin-console and ingress-dash read the identity headers only from the ingress controller;
+     authproxy answers forward_auth from it and scopes its session cookie to cookieDomain. */}}
+{{- define "frontDoor.config" -}}
+{{- $frontDoor := include "frontDoor.values" . | fromYaml -}}
+{{- if $frontDoor.enabled -}}
+{{- $proxies := required "global.frontDoor.trustedProxies is required with global.frontDoor.enabled (the ingress controller's pod CIDR)" $frontDoor.trustedProxies -}}
+{{- if include "frontDoor.protects" . -}}
+server:
+  trusted_proxies: {{ toJson $proxies }}
+access:
+  mode: trusted_headers
+{{- else if eq .Chart.Name "authproxy" -}}
+server:
+  mode: forward_auth
+  trusted_proxies: {{ toJson $proxies }}
+{{- with $frontDoor.cookieDomain }}
+session:
+  cookie_domain: {{ . | quote }}
+{{- end }}
+{{- end -}}
+{{- end -}}
+{{- end -}}

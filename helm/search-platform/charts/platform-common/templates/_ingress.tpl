@@ -6,7 +6,8 @@ metadata:
   name: {{ include "svc.fullname" . }}
   labels:
     {{- include "svc.labels" . | nindent 4 }}
-  {{- with .Values.ingress.annotations }}
+  {{- $annotations := merge (deepCopy (.Values.ingress.annotations | default dict)) (include "frontDoor.ingressAnnotations" . | fromYaml) }}
+  {{- with $annotations }}
   annotations:
     {{- toYaml . | nindent 4 }}
   {{- end }}
