@@ -7,6 +7,7 @@
 #   dex                     ghcr.io/dexidp/dex             -> oidc-provider reading Dex's config
 #   elasticsearch-exporter  prometheuscommunity/...        -> Debian's prometheus-elasticsearch-exporter
 #   prometheus              prom/prometheus                -> Debian's prometheus
+#   nginx                   nginx                          -> Debian's nginx
 # The base is a Debian root file system made by mmdebstrap (scripts/containers/base_images.py);
 # the build context is assembled by the test (bin/osmem-server, bin/node, oidc/).
 ARG BASE=search-platform-test/debian:bookworm
@@ -38,3 +39,8 @@ RUN mkdir -p /prometheus /etc/prometheus
 EXPOSE 9090
 ENTRYPOINT ["/usr/bin/prometheus"]
 CMD ["--config.file=/etc/prometheus/prometheus.yml", "--storage.tsdb.path=/prometheus"]
+
+FROM base AS nginx
+EXPOSE 80
+# As the official image: the configuration at /etc/nginx/nginx.conf, in the foreground.
+CMD ["nginx", "-g", "daemon off;"]

@@ -27,9 +27,9 @@ RECIPE = "2"  # bump when the way a root file system is made changes
 RUNTIME_TAG = "gcr.io/distroless/cc-debian12:nonroot"
 RUNTIME_PACKAGES = ["base-files", "netbase", "tzdata", "ca-certificates", "libc6", "libgcc-s1", "libssl3"]
 DEBIAN_TAG = "search-platform-test/debian:bookworm"
-DEBIAN_PACKAGES = ["redis-server", "redis-tools", "prometheus", "prometheus-elasticsearch-exporter", "curl",
+DEBIAN_PACKAGES = ["redis-server", "redis-tools", "prometheus", "prometheus-elasticsearch-exporter", "nginx", "curl",
                    "ca-certificates", "tzdata", "libstdc++6", "python3-minimal", "python3-yaml"]
-STANDINS = ["opensearch", "redis", "dex", "elasticsearch-exporter", "prometheus"]
+STANDINS = ["opensearch", "redis", "dex", "elasticsearch-exporter", "prometheus", "nginx"]
 
 PASSWD = """root:x:0:0:root:/root:/sbin/nologin
 nobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin

@@ -1,5 +1,5 @@
 """A small HTTP client for the container test: one request, or a browser-like walk through
-redirects with a cookie jar (scoped by port and path), where host names only the containers know
+redirects with a cookie jar (scoped by host name and path, as a browser scopes them), where host names only the containers know
 (dex:5556, localhost:9000) are mapped to the ports published on 127.0.0.1."""
 from __future__ import annotations
 
@@ -47,7 +47,9 @@ def answers(host: str, port: int, path: str) -> bool:
 class Browser:
     def __init__(self, host_map: dict[str, tuple[str, int]]) -> None:
         self.host_map = host_map  # "dex:5556" -> ("127.0.0.1", 41234)
-        self.cookies: dict[tuple[int, str, str], str] = {}  # (port, path, name) -> value
+        # (host name, path, name) -> value: as a browser keeps them, for the host whatever its port
+        # (authproxy's session on localhost:9001 reaches the front door on localhost:8880).
+        self.cookies: dict[tuple[str, str, str], str] = {}
 
     def locate(self, url: str) -> tuple[str, int, str]:
         parts = urllib.parse.urlsplit(url)
@@ -62,8 +64,9 @@ class Browser:
         for _ in range(max_hops):
             host, port, target = self.locate(url)
             path = target.split("?", 1)[0]
-            sent = [f"{name}={value}" for (cport, cpath, name), value in self.cookies.items()
-                    if cport == port and (path == cpath or path.startswith(cpath.rstrip("/") + "/") or cpath == "/")]
+            hostname = urllib.parse.urlsplit(url).hostname or ""
+            sent = [f"{name}={value}" for (chost, cpath, name), value in self.cookies.items()
+                    if chost == hostname and (path == cpath or path.startswith(cpath.rstrip("/") + "/") or cpath == "/")]
             # The Host header a browser sends: the name in the URL, whatever it resolves to.
             sent_headers = {"Host": urllib.parse.urlsplit(url).netloc, **(headers or {})}
             if sent:
@@ -71,7 +74,7 @@ class Browser:
             response = request(host, port, "GET", target, sent_headers)
             response.url = url
             for line in response.all("set-cookie"):
-                self.store(port, line)
+                self.store(hostname, line)
             location = response.header("location")
             if response.status in (301, 302, 303, 307, 308) and location:
                 url = urllib.parse.urljoin(url, location)
@@ -79,7 +82,7 @@ class Browser:
             return response
         raise RuntimeError(f"more than {max_hops} redirects, last {url}")
 
-    def store(self, port: int, line: str) -> None:
+    def store(self, hostname: str, line: str) -> None:
         first, *attributes = [part.strip() for part in line.split(";")]
         name, _, value = first.partition("=")
         path, expired = "/", False
@@ -92,6 +95,6 @@ class Browser:
             if key.lower() == "expires" and "1970" in val:
                 expired = True
         if expired or value == "":
-            self.cookies.pop((port, path, name), None)
+            self.cookies.pop((hostname, path, name), None)
         else:
-            self.cookies[(port, path, name)] = value
+            self.cookies[(hostname, path, name)] = value

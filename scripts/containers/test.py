@@ -14,8 +14,10 @@
    served, `docker stop` exits 0 within the shutdown time.
 4. Brings docker/compose.yaml up with docker/test/compose.test.yaml (third-party images swapped
    for the stand-ins) and goes through the front door: an OIDC sign-in at authproxy and a search
-   request relayed with the session, a console call relayed by admin-console, Ingresses listed by
-   ingress-dash, Prometheus scraping the services.
+   request relayed with the session; the nginx front door sending a browser without a session to
+   sign-in, then admin-console and ingress-dash seeing the signed-in user's role and namespaces;
+   a console call relayed by admin-console, Ingresses listed by ingress-dash, Prometheus
+   scraping the services.
 The engine, its containers and every process it started are gone at the end, pass or fail.
 """
 from __future__ import annotations
@@ -202,7 +204,8 @@ basic_auth:
 
 
 def check_compose(engine: Engine) -> None:
-    ports = {key: str(free_port()) for key in ("CONSOLE_PORT", "AUTHPROXY_PORT", "DASHBOARD_PORT", "PROMETHEUS_PORT", "DEX_PORT")}
+    ports = {key: str(free_port()) for key in ("CONSOLE_PORT", "AUTHPROXY_PORT", "DASHBOARD_PORT", "PROMETHEUS_PORT", "DEX_PORT",
+                                               "FRONT_CONSOLE_PORT", "FRONT_DASHBOARD_PORT", "FRONT_AUTH_PORT")}
     # Debian's docker-compose (1.29); with COMPOSE_DOCKER_CLI_BUILD it builds through Debian's
     # docker client, which has BuildKit built in (needed to skip the stages that build from source).
     env = {**ports, "COMPOSE_DOCKER_CLI_BUILD": "1", "PATH": f"{Path(DOCKER).parent}:{os.environ['PATH']}"}
@@ -243,8 +246,42 @@ def check_compose(engine: Engine) -> None:
         check("compose: without a session authproxy does not relay", anonymous.status in (302, 303, 401),
               f"{anonymous.status}")
 
+        # The front door: nginx asks authproxy-front about each request. A browser without a
+        # session is sent to sign-in; after it, admin-console and ingress-dash see who it is.
+        front_console, front_dash = int(ports["FRONT_CONSOLE_PORT"]), int(ports["FRONT_DASHBOARD_PORT"])
+        sign_in = f"http://localhost:9001/auth/start?rd=http://localhost:{front_console}/"
+
+        def redirected() -> bool:
+            try:
+                response = request(local, front_console, "GET", "/", {"Accept": "text/html", "Host": f"localhost:{front_console}"})
+            except OSError:
+                return False
+            return response.status == 302 and response.header("location") == sign_in
+
+        try:
+            wait_until("the front door to send a browser without a session to sign-in", 120, redirected)
+            check("compose: front door (nginx + authproxy-front) sends a browser without a session to sign-in", True)
+        except TimeoutError as error:
+            check("compose: front door (nginx + authproxy-front) sends a browser without a session to sign-in", False, str(error))
+        front_map = {"dex:5556": (local, int(ports["DEX_PORT"])), "localhost:9001": (local, int(ports["FRONT_AUTH_PORT"])),
+                     f"localhost:{front_console}": (local, front_console), f"localhost:{front_dash}": (local, front_dash)}
+        browser = Browser(front_map)
+        whoami = browser.get(f"http://localhost:9001/auth/start?login_hint=admin&rd=http://localhost:{front_console}/api/whoami",
+                             headers={"Accept": "application/json"})
+        me = whoami.json() if whoami.status == 200 else {}
+        check("compose: signed in through the front door, admin-console sees admin (group admins) as admin",
+              me.get("user") == "admin" and set((me.get("roles") or {}).values()) == {"admin"}, f"{whoami.status} {whoami.text[:300]}")
+        browser = Browser(front_map)
+        visible = browser.get(f"http://localhost:9001/auth/start?login_hint=shop&rd=http://localhost:{front_dash}/api/namespaces",
+                              headers={"Accept": "application/json"})
+        check("compose: through the front door, ingress-dash shows shop (group shop-team) only its namespace",
+              visible.status == 200 and visible.json().get("namespaces") == ["team-001"], f"{visible.status} {visible.text[:300]}")
+
+        # The services' own ports, as curl on this machine uses them: the identity headers are
+        # believed from the compose network's addresses (a laptop stack).
+        identity = {"X-Auth-Request-User": "compose-test", "X-Auth-Request-Groups": "admins"}
         console = int(ports["CONSOLE_PORT"])
-        headers = {"Content-Type": "application/json", "X-Requested-By": "admin-console"}
+        headers = {"Content-Type": "application/json", "X-Requested-By": "admin-console", **identity}
         created = request(local, console, "PUT", "/api/clusters/local/proxy/compose-smoke/_doc/1?refresh=true",
                           headers, b'{"title": "through the compose stack"}')
         found = request(local, console, "POST", "/api/clusters/local/proxy/compose-smoke/_search", headers,
@@ -255,7 +292,7 @@ def check_compose(engine: Engine) -> None:
               f"{created.status} {created.text[:200]} / {found.status} {found.text[:300]}")
 
         def listed() -> bool:
-            response = request(local, int(ports["DASHBOARD_PORT"]), "GET", "/api/ingresses")
+            response = request(local, int(ports["DASHBOARD_PORT"]), "GET", "/api/ingresses", identity)
             return response.status == 200 and len(response.json().get("items", [])) > 0
 
         try:
