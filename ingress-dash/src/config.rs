@@ -10,6 +10,7 @@ use service_kit::client_address::TrustedProxies;
 use service_kit::config::{ConfigProblems, Validate, VariableSource};
 use service_kit::settings::{ObservabilitySettings, ServerSection};
 
+pub use crate::access::AccessSettings;
 use crate::labels::is_dns1123_label;
 
 /// The default `server.port` (the specification's 3000); the `PORT` environment variable
@@ -30,6 +31,8 @@ pub struct Settings {
     pub resilience: ResilienceSettings,
     pub annotations: AnnotationSettings,
     pub observability: ObservabilitySettings,
+    /// Sign-in (`trusted_headers`) and namespace visibility per group.
+    pub access: AccessSettings,
 }
 
 service_kit::server_settings! {
@@ -41,7 +44,8 @@ service_kit::server_settings! {
         /// The `Host` names answered (DNS-rebinding protection); empty answers every name.
         pub allowed_hosts: AllowedHosts = AllowedHosts::default(),
         /// Reverse proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client
-        /// for rate limiting; empty: the TCP peer is the client.
+        /// for rate limiting, and whose `X-Auth-Request-*` headers name the user in
+        /// `access.mode: trusted_headers`; empty: the TCP peer is the client.
         pub trusted_proxies: Vec<String> = Vec::new(),
     }
 }
@@ -242,6 +246,10 @@ impl Validate for Settings {
         }
     }
 
+    fn warnings(&self, warnings: &mut ConfigProblems) {
+        self.access.warnings(&self.server.trusted_proxies, warnings);
+    }
+
     fn validate(&self, problems: &mut ConfigProblems) {
         self.server.validate_listen(problems);
         self.server
@@ -254,6 +262,7 @@ impl Validate for Settings {
                 "must be an IP address or a CIDR range such as 10.0.0.0/8",
             );
         }
+        self.access.validate(problems);
         let kube = &self.kubernetes;
         if let Some(url) = &kube.api_url {
             problems.check(

@@ -17,6 +17,9 @@ pub enum Error {
     NamespaceNotWatched(String),
     #[error("{}", not_found_message(.0))]
     NamespaceNotFound(Vec<String>),
+    /// `access.namespaces_by_group` does not let the caller see these.
+    #[error("{}", not_visible_message(.0))]
+    NamespaceNotVisible(Vec<String>),
     #[error("At most {max} namespaces may be requested at once.")]
     TooManyNamespaces { max: usize },
     #[error("Too many requests from this client; retry in {}s.", .retry_after.as_secs().max(1))]
@@ -31,21 +34,32 @@ pub enum Error {
 
 /// Names at most a few of the missing namespaces, so the message stays one readable sentence.
 fn not_found_message(names: &[String]) -> String {
+    match quoted(names) {
+        (one, None) if names.len() == 1 => format!("Namespace {one} does not exist."),
+        (list, None) => format!("Namespaces {list} do not exist."),
+        (list, Some(more)) => format!("Namespaces {list} and {more} more do not exist."),
+    }
+}
+
+fn not_visible_message(names: &[String]) -> String {
+    let end = "not among the namespaces your groups may see.";
+    match quoted(names) {
+        (one, None) if names.len() == 1 => format!("Namespace {one} is {end}"),
+        (list, None) => format!("Namespaces {list} are {end}"),
+        (list, Some(more)) => format!("Namespaces {list} and {more} more are {end}"),
+    }
+}
+
+/// The first few names quoted and joined, and how many more there are.
+fn quoted(names: &[String]) -> (String, Option<usize>) {
     const SHOWN: usize = 3;
-    let quoted: Vec<String> = names
+    let shown: Vec<String> = names
         .iter()
         .take(SHOWN)
         .map(|name| format!("\"{name}\""))
         .collect();
     let more = names.len().saturating_sub(SHOWN);
-    match (quoted.len(), more) {
-        (1, _) => format!("Namespace {} does not exist.", quoted[0]),
-        (_, 0) => format!("Namespaces {} do not exist.", quoted.join(", ")),
-        _ => format!(
-            "Namespaces {} and {more} more do not exist.",
-            quoted.join(", ")
-        ),
-    }
+    (shown.join(", "), (more > 0).then_some(more))
 }
 
 impl ResponseError for Error {
@@ -53,6 +67,7 @@ impl ResponseError for Error {
         match self {
             Self::InvalidNamespace(_) | Self::TooManyNamespaces { .. } => StatusCode::BAD_REQUEST,
             Self::NamespaceNotWatched(_) | Self::NamespaceNotFound(_) => StatusCode::NOT_FOUND,
+            Self::NamespaceNotVisible(_) => StatusCode::FORBIDDEN,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::TooManyStreams | Self::TooManyWatchers { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Self::Upstream(CallError::CircuitOpen { .. }) => StatusCode::SERVICE_UNAVAILABLE,
@@ -84,6 +99,7 @@ impl ApiError for Error {
             Self::InvalidNamespace(_) => "invalid_namespace",
             Self::NamespaceNotWatched(_) => "namespace_not_watched",
             Self::NamespaceNotFound(_) => "namespace_not_found",
+            Self::NamespaceNotVisible(_) => "forbidden",
             Self::TooManyNamespaces { .. } => "too_many_namespaces",
             Self::RateLimited { .. } => "rate_limited",
             Self::TooManyStreams => "too_many_streams",

@@ -70,6 +70,7 @@ pub fn namespaces(data: &[u8]) {
     let distinct: BTreeSet<&str> = names.iter().copied().collect();
     match Selection::parse(parameter, &watched, max) {
         Ok(Selection::All) => assert!(text == "*" || names.is_empty(), "{text:?}"),
+        Ok(Selection::Visible(_)) => panic!("parsing never limits a selection: {text:?}"),
         Ok(Selection::Only(selected)) => {
             assert_eq!(
                 selected.iter().map(String::as_str).collect::<BTreeSet<_>>(),

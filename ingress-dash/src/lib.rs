@@ -4,6 +4,7 @@
 //! it (`Application::build` binds the listener, port 0 allowed, so tests start the whole service
 //! in-process; `main.rs` is one call).
 
+pub(crate) mod access;
 pub(crate) mod cache;
 pub(crate) mod config;
 pub mod error;
@@ -35,6 +36,7 @@ use service_kit::security_headers::security_headers;
 
 pub use config::Settings;
 
+use crate::access::AccessPolicy;
 use crate::cache::CoalescingCache;
 use crate::hub::{Hub, HubSettings};
 use crate::kube_api::{KubeClient, SharedKubeApi};
@@ -87,11 +89,10 @@ impl Service for IngressDash {
                 redaction: redaction.clone(),
             },
         );
-        let limiter = ClientRateLimiter::new(
-            &settings.rate_limit,
-            TrustedProxies::new(&settings.server.trusted_proxies),
-        )
-        .map(web::Data::from);
+        let trusted_proxies = TrustedProxies::new(&settings.server.trusted_proxies);
+        let limiter = ClientRateLimiter::new(&settings.rate_limit, trusted_proxies.clone())
+            .map(web::Data::from);
+        let access = Arc::new(AccessPolicy::new(&settings.access, trusted_proxies));
         let static_dir = settings.server.static_dir.clone();
         // DNS-rebinding protection; readiness (/api/health) is probed by the pod's IP.
         let hosts = Arc::new(settings.server.allowed_hosts.clone());
@@ -113,9 +114,14 @@ impl Service for IngressDash {
             }
             // Security headers (CSP, nosniff, no referrer, no framing) on every answer, and
             // server.allowed_hosts.
-            let hosts = hosts.clone();
+            let (hosts, access) = (hosts.clone(), access.clone());
             config.service(
                 web::scope("")
+                    // Innermost: the caller is identified (401 in trusted_headers mode without a
+                    // trusted identity) after the host check.
+                    .wrap(from_fn(move |request, next| {
+                        access::require_identity(access.clone(), request, next)
+                    }))
                     .wrap(from_fn(move |request, next| {
                         check_host_except(hosts.clone(), &["/api/health"], request, next)
                     }))

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::access::{NamespaceFilter, Visibility};
 use crate::error::Error;
 pub use crate::labels::is_dns1123_label;
 
@@ -17,6 +18,9 @@ pub struct NamespaceList {
 pub enum Selection {
     All,
     Only(BTreeSet<String>),
+    /// Every namespace a limited user may see (`access.namespaces_by_group`): served by the same
+    /// watchers as `All`, filtered.
+    Visible(NamespaceFilter),
 }
 
 impl Selection {
@@ -24,6 +28,31 @@ impl Selection {
         match self {
             Selection::All => true,
             Selection::Only(namespaces) => namespaces.contains(namespace),
+            Selection::Visible(filter) => filter.admits(namespace),
+        }
+    }
+
+    /// What a caller with `visibility` gets for this request: "all" becomes the visible ones;
+    /// named namespaces must all be visible, else 403 `forbidden` (whether or not they exist, so
+    /// a limited user cannot probe for names).
+    pub fn within(self, visibility: &Visibility) -> Result<Self, Error> {
+        let Visibility::Limited(filter) = visibility else {
+            return Ok(self);
+        };
+        match self {
+            Selection::All | Selection::Visible(_) => Ok(Selection::Visible(filter.clone())),
+            Selection::Only(names) => {
+                let hidden: Vec<String> = names
+                    .iter()
+                    .filter(|name| !filter.admits(name))
+                    .cloned()
+                    .collect();
+                if hidden.is_empty() {
+                    Ok(Selection::Only(names))
+                } else {
+                    Err(Error::NamespaceNotVisible(hidden))
+                }
+            }
         }
     }
 
@@ -86,5 +115,26 @@ mod tests {
             Selection::parse(Some("a,b,c"), &[], 2),
             Err(Error::TooManyNamespaces { max: 2 })
         ));
+    }
+
+    #[test]
+    fn a_limited_caller_gets_its_visible_namespaces_and_403_for_others() {
+        let limited = Visibility::Limited(NamespaceFilter::of(&["shop", "team-*"]));
+        let all = Selection::All.within(&limited).unwrap();
+        assert!(all.contains("shop") && all.contains("team-x") && !all.contains("kube-system"));
+        let named = Selection::parse(Some("shop,team-b"), &[], 5).unwrap();
+        assert_eq!(named.clone().within(&limited).unwrap(), named);
+        let refused = Selection::parse(Some("shop,secret,kube-system"), &[], 5)
+            .unwrap()
+            .within(&limited);
+        assert!(
+            matches!(&refused, Err(Error::NamespaceNotVisible(hidden)) if hidden == &["kube-system", "secret"]),
+            "{refused:?}"
+        );
+        // Without a mapping nothing changes.
+        assert_eq!(
+            Selection::All.within(&Visibility::Everything).unwrap(),
+            Selection::All
+        );
     }
 }

@@ -9,6 +9,7 @@ use actix_web::middleware::{Compress, from_fn};
 use actix_web::{HttpRequest, HttpResponse, web};
 use service_kit::server::ShutdownNotice;
 
+use crate::access::Viewer;
 use crate::error::Error;
 use crate::namespaces::{NamespaceList, Selection};
 use crate::state::AppState;
@@ -34,10 +35,26 @@ pub fn configure(config: &mut web::ServiceConfig, static_dir: Option<std::path::
 
 type Query = web::Query<HashMap<String, String>>;
 
-async fn selection(state: &AppState, query: &Query) -> Result<Selection, Error> {
-    state
-        .selection(query.get("namespaces").map(String::as_str))
-        .await
+/// The caller, left by `access::require_identity`.
+type Caller = web::ReqData<Viewer>;
+
+async fn selection(state: &AppState, query: &Query, viewer: &Viewer) -> Result<Selection, Error> {
+    let result = state
+        .selection(
+            query.get("namespaces").map(String::as_str),
+            &viewer.visibility,
+        )
+        .await;
+    if let Err(Error::NamespaceNotVisible(hidden)) = &result {
+        metrics::counter!("ingress_dash_access_denials_total", "reason" => "namespace_not_visible")
+            .increment(1);
+        tracing::warn!(
+            user = viewer.user.as_deref().unwrap_or(""),
+            namespaces = hidden.join(","),
+            "namespaces not visible to the caller; request refused"
+        );
+    }
+    result
 }
 
 async fn health_check(state: web::Data<AppState>) -> HttpResponse {
@@ -58,15 +75,19 @@ async fn health_check(state: web::Data<AppState>) -> HttpResponse {
         .json(body)
 }
 
-async fn namespaces(state: web::Data<AppState>) -> Result<HttpResponse, Error> {
-    let namespaces = state.namespaces().await?;
+async fn namespaces(state: web::Data<AppState>, viewer: Caller) -> Result<HttpResponse, Error> {
+    let namespaces = state.visible_namespaces(&viewer.visibility).await?;
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(NamespaceList { namespaces }))
 }
 
-async fn ingresses(state: web::Data<AppState>, query: Query) -> Result<HttpResponse, Error> {
-    let selection = selection(&state, &query).await?;
+async fn ingresses(
+    state: web::Data<AppState>,
+    query: Query,
+    viewer: Caller,
+) -> Result<HttpResponse, Error> {
+    let selection = selection(&state, &query, &viewer).await?;
     let search = query
         .get("search")
         .map(|term| term.trim().to_lowercase())
@@ -84,8 +105,9 @@ async fn ingress_stream(
     query: Query,
     request: HttpRequest,
     shutdown: web::Data<ShutdownNotice>,
+    viewer: Caller,
 ) -> Result<HttpResponse, Error> {
-    let selection = selection(&state, &query).await?;
+    let selection = selection(&state, &query, &viewer).await?;
     // Browsers resend the last id as a header; `lastEventId` serves clients that cannot.
     let last_event_id = match request.headers().get("Last-Event-ID") {
         Some(value) => value.to_str().ok().and_then(stream::parse_event_id),

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use futures_util::FutureExt;
 
+use crate::access::Visibility;
 use crate::cache::CoalescingCache;
 use crate::config::Settings;
 use crate::error::Error;
@@ -56,14 +57,43 @@ impl AppState {
         Ok(names)
     }
 
+    /// The namespaces `visibility` admits (`GET /api/namespaces`), sorted.
+    pub(crate) async fn visible_namespaces(
+        &self,
+        visibility: &Visibility,
+    ) -> Result<Vec<String>, CallError> {
+        let mut names = self.namespaces().await?;
+        names.retain(|name| visibility.admits(name));
+        Ok(names)
+    }
+
     /// The namespaces a request names (`namespaces` parameter), refused before any watcher or
     /// list starts when one does not exist: in a namespace-scoped install, when it is not
     /// configured; cluster-wide, when it is not in the namespace list (the cached one that
-    /// `GET /api/namespaces` answers, so a request costs no extra API call).
-    pub(crate) async fn selection(&self, parameter: Option<&str>) -> Result<Selection, Error> {
+    /// `GET /api/namespaces` answers, so a request costs no extra API call). For a limited
+    /// caller, "all" means the namespaces it may see, and naming another one is refused with
+    /// 403 before anything else is looked at.
+    pub(crate) async fn selection(
+        &self,
+        parameter: Option<&str>,
+        visibility: &Visibility,
+    ) -> Result<Selection, Error> {
         let configured = &self.settings.kubernetes.namespaces;
-        let selection =
-            Selection::parse(parameter, configured, self.settings.stream.max_namespaces)?;
+        let max = self.settings.stream.max_namespaces;
+        let selection = match visibility {
+            Visibility::Everything => Selection::parse(parameter, configured, max)?,
+            Visibility::Limited(_) => {
+                let selection = Selection::parse(parameter, &[], max)?.within(visibility)?;
+                if let Selection::Only(wanted) = &selection
+                    && let Some(name) = wanted
+                        .iter()
+                        .find(|name| !configured.is_empty() && !configured.contains(name))
+                {
+                    return Err(Error::NamespaceNotWatched(name.clone()));
+                }
+                selection
+            }
+        };
         if let Selection::Only(wanted) = &selection
             && configured.is_empty()
         {

@@ -258,3 +258,65 @@ fn a_forgotten_scope_ignores_its_watcher() {
     );
     assert!(!machine.is_settled(&scope()));
 }
+
+/// A record of `namespace` (the helpers above are all in `team-a`).
+fn record_in(namespace: &str, name: &str, version: u32) -> StoredRecord {
+    let ingress: Ingress = serde_json::from_value(json!({
+        "metadata": {"name": name, "namespace": namespace, "uid": format!("{namespace}/{name}"),
+                     "resourceVersion": version.to_string()},
+    }))
+    .unwrap();
+    StoredRecord::new(&IngressRecord::from_ingress(&ingress, &Redaction::none()))
+}
+
+#[test]
+fn a_limited_view_of_the_cluster_watcher_never_holds_another_namespace() {
+    // One cluster-wide watcher serves everyone; the limited user's selection filters it.
+    let cluster = [Scope::Cluster];
+    let limited = Selection::Visible(crate::access::NamespaceFilter::of(&["shop-*"]));
+    let mut machine = Machine::new(100, 16);
+    machine.watch(Scope::Cluster);
+    let mut events = machine.handle(&Scope::Cluster, Input::Init);
+    for (namespace, name) in [("shop-eu", "web"), ("secret", "vault"), ("shop-us", "api")] {
+        events.extend(machine.handle(
+            &Scope::Cluster,
+            Input::InitApply(record_in(namespace, name, 1)),
+        ));
+    }
+    events.extend(machine.handle(&Scope::Cluster, Input::InitDone));
+    assert!(events.is_empty());
+    // Snapshots (on connect, and after a resync, which starts the same way).
+    let Start::Snapshot { snapshot, .. } = machine.start(&cluster, &limited, None) else {
+        panic!("a new client gets a snapshot");
+    };
+    assert_eq!(names(&snapshot), ["web", "api"]);
+    let Start::Snapshot {
+        resync_id: Some(_),
+        snapshot,
+        ..
+    } = machine.start(&cluster, &limited, Some(1))
+    else {
+        panic!("a resume from too old an id gets a resync and a snapshot");
+    };
+    assert_eq!(names(&snapshot), ["web", "api"]);
+    // Live events and Last-Event-ID replays.
+    let seen = machine.handle(
+        &Scope::Cluster,
+        Input::Apply(record_in("shop-eu", "web", 2)),
+    );
+    let secret = machine.handle(&Scope::Cluster, Input::Apply(record_in("secret", "key", 2)));
+    let hidden_delete = machine.handle(
+        &Scope::Cluster,
+        Input::Delete(record_in("secret", "vault", 3)),
+    );
+    assert!(seen[0].is_for(&cluster, &limited));
+    assert!(!secret[0].is_for(&cluster, &limited) && !hidden_delete[0].is_for(&cluster, &limited));
+    assert!(secret[0].is_for(&cluster, &Selection::All));
+    let Start::Replay(replayed) = machine.start(&cluster, &limited, Some(seen[0].id - 1)) else {
+        panic!("the events after the id are all kept");
+    };
+    assert_eq!(summary(&replayed), [("modified", "web".to_owned())]);
+    // The search applies within the view only.
+    let found = machine.snapshot(&cluster, &limited, Some("key"));
+    assert!(found.items.is_empty());
+}

@@ -128,14 +128,19 @@ impl Hub {
         self.this.upgrade().expect("the hub is alive while used")
     }
 
-    /// The watcher scopes serving `selection`.
+    /// The watcher scopes serving `selection`. A limited user's "all" (`Visible`) is served by
+    /// the watchers everyone's "all" uses (the cluster-wide one, or the configured namespaces
+    /// it may see), filtered: views never get watchers of their own.
     pub(crate) fn scopes_for(&self, selection: &Selection) -> Vec<Scope> {
         match (selection, self.settings.namespaces.is_empty()) {
             (Selection::All, true) => vec![Scope::Cluster],
-            (Selection::All, false) => self
+            (Selection::Visible(filter), true) if filter.is_empty() => Vec::new(),
+            (Selection::Visible(_), true) => vec![Scope::Cluster],
+            (Selection::All | Selection::Visible(_), false) => self
                 .settings
                 .namespaces
                 .iter()
+                .filter(|namespace| selection.contains(namespace))
                 .map(|namespace| Scope::Namespace(namespace.clone()))
                 .collect(),
             (Selection::Only(namespaces), _) => namespaces

@@ -110,6 +110,11 @@ impl TestApp {
         if let Some(id) = last_event_id {
             request = request.header("Last-Event-ID", id);
         }
+        Self::open_stream(request).await
+    }
+
+    /// Opens the stream `request` asks for (headers of the test's choosing); expects a 200.
+    pub async fn open_stream(request: reqwest::RequestBuilder) -> SseReader {
         let response = request.send().await.expect("stream opened");
         assert_eq!(response.status(), 200);
         assert_eq!(response.headers()["content-type"], "text/event-stream");

@@ -1,5 +1,6 @@
 //! Integration tests of the ingress-dash binary and application.
 
+mod access;
 mod annotations;
 mod app;
 mod client_address;
