@@ -1,6 +1,8 @@
 //! Integration tests of the admin-console binary and application.
 
+mod access;
 mod app;
+mod audit;
 mod clusters;
 mod config;
 mod faults;
