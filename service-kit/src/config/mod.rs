@@ -133,10 +133,10 @@ impl ConfigLoader {
                     key: original_key,
                     message: problem.message.clone(),
                 };
-                if problems.iter().any(|known| known == &reported) {
-                    break;
+                // Again after its value in the file was taken out: an override holds it too.
+                if !problems.iter().any(|known| known == &reported) {
+                    problems.push_problem(reported);
                 }
-                problems.push_problem(reported);
             }
             let target = if required {
                 parent_key(&problem.key)
@@ -144,10 +144,12 @@ impl ConfigLoader {
                 problem.key
             };
             let original_target = shifts.original(&target);
-            // Both: a value from the file and an override of it may each be wrong.
-            let from_file = !target.is_empty() && remove_path(&mut tree, &target, &mut shifts);
-            let from_env = !target.is_empty() && self.remove_overrides(&mut overrides, &target);
-            if !(from_file || from_env) {
+            // The file's value first; an override of it only once the file has none (a key
+            // of the file that differs in case must not take an override with it).
+            let removed = !target.is_empty()
+                && (remove_path(&mut tree, &target, &mut shifts)
+                    || self.remove_overrides(&mut overrides, &target));
+            if !removed {
                 break;
             }
             taken_out.push(original_target);
@@ -268,10 +270,13 @@ impl IndexShifts {
 
 /// Removes `a.b[2].c` from `tree`; false when the path does not lead anywhere.
 fn remove_path(tree: &mut Map<String, Value>, path: &str, shifts: &mut IndexShifts) -> bool {
-    let removed = remove_in_table(tree, path);
-    if removed && path.ends_with(']') {
-        let (array, index) = path.rsplit_once('[').expect("the path ends with an index");
-        let index = index.trim_end_matches(']').parse().unwrap_or(0);
+    let mut element_removed = false;
+    let removed = remove_in_table(tree, path, &mut element_removed);
+    // Only an element taken out of an array shifts the later ones; a key may end in `]` too.
+    if element_removed
+        && let Some((array, index)) = path.rsplit_once('[')
+        && let Ok(index) = index.trim_end_matches(']').parse()
+    {
         shifts.0.push((array.to_owned(), index));
     }
     removed
@@ -286,7 +291,7 @@ fn is_below(path: &str, key: &str) -> bool {
 /// Removes what `path` names in `table`, matching it against the keys the table really has: a
 /// key may itself hold `.` or `[` (`config` reads `"a.b": 1` as `a: {b: 1}`, so a problem at
 /// `a` takes out the key `a.b`).
-fn remove_in_table(table: &mut Map<String, Value>, path: &str) -> bool {
+fn remove_in_table(table: &mut Map<String, Value>, path: &str, element: &mut bool) -> bool {
     let mut removed = false;
     let keys: Vec<String> = table.keys().cloned().collect();
     for key in keys {
@@ -296,18 +301,18 @@ fn remove_in_table(table: &mut Map<String, Value>, path: &str) -> bool {
             && rest.starts_with(['.', '['])
             && let Some(value) = table.get_mut(&key)
         {
-            removed |= remove_in_value(value, rest);
+            removed |= remove_in_value(value, rest, element);
         }
     }
     removed
 }
 
 /// `rest` is `.x…` below a table or `[i]…` below an array.
-fn remove_in_value(value: &mut Value, rest: &str) -> bool {
+fn remove_in_value(value: &mut Value, rest: &str, element: &mut bool) -> bool {
     match &mut value.kind {
         ValueKind::Table(table) => rest
             .strip_prefix('.')
-            .is_some_and(|rest| remove_in_table(table, rest)),
+            .is_some_and(|rest| remove_in_table(table, rest, element)),
         ValueKind::Array(items) => {
             let Some((index, tail)) = rest.strip_prefix('[').and_then(|rest| rest.split_once(']'))
             else {
@@ -320,9 +325,10 @@ fn remove_in_value(value: &mut Value, rest: &str) -> bool {
                 false
             } else if tail.is_empty() {
                 items.remove(index);
+                *element = true;
                 true
             } else {
-                remove_in_value(&mut items[index], tail)
+                remove_in_value(&mut items[index], tail, element)
             }
         }
         _ => false,

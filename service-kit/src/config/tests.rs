@@ -206,3 +206,38 @@ fn every_problem_is_reported_in_every_run() {
         );
     }
 }
+
+/// Found by fuzzing: an override whose name only differs from a file key in case was taken
+/// out with that key, so whether its problem was reported depended on the map's order.
+#[test]
+fn a_bad_override_is_reported_whatever_else_is_wrong() {
+    for _ in 0..40 {
+        let problems = problems_of(
+            loader(&[("SAMPLE_SERVER__PORT}\n  host:ORT", "x")])
+                .load_str::<Sample>("servEr:\n  port: 1\nsu5: 1\n"),
+        );
+        assert_eq!(
+            problems,
+            vec![
+                "servEr: is not a known key (expected one of `server`, `secret`, `items`)",
+                "server.port}\n  host:ort: is not a known key (expected one of `server`, `secret`, `items`)",
+                "su5: is not a known key (expected one of `server`, `secret`, `items`)",
+            ],
+            "{problems:#?}"
+        );
+    }
+}
+
+/// Found by fuzzing: a key ending in `]` without an index (`serve]:`) made the loader panic
+/// ("the path ends with an index") instead of reporting it.
+#[test]
+fn a_key_ending_in_a_bracket_is_a_problem_not_a_panic() {
+    let problems = problems_of(loader(&[]).load_str::<Sample>("serve]:\n  mode: a\nitems]: 1\n"));
+    assert_eq!(
+        problems,
+        vec![
+            "items]: is not a known key (expected one of `server`, `secret`, `items`)",
+            "serve]: is not a known key (expected one of `server`, `secret`, `items`)",
+        ]
+    );
+}
