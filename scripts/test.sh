@@ -36,6 +36,11 @@ for dir in */web; do
   (cd "$dir" && npm run --if-present typecheck && npm test && npm run build && npm run --if-present e2e)
 done
 
+# The front door end to end in headless Chromium: nginx + authproxy + the real OpenID provider in
+# front of admin-console (viewer refused, operator audited) and ingress-dash (one namespace).
+step "front door: sign-in through nginx and authproxy, roles and namespaces (Chromium)"
+node scripts/front-door-e2e.mjs
+
 # The images built from docker/*.Dockerfile with the `fast` binaries, run and checked with a
 # Docker engine the test starts and stops itself, then the compose stack (scripts/containers/).
 step "containers: cargo build --profile fast (the images' binaries)"
