@@ -200,10 +200,29 @@ pub async fn history(
     Ok(fresh(&cluster.metrics.history(cluster.id(), range).await?))
 }
 
+/// `POST /api/metrics_server/validate`: the server calls a URL the caller chooses, so with
+/// `trusted_headers` only a caller who is admin on at least one cluster may use it (configuring
+/// a metrics server is an admin's task; a viewer must not probe the network through it).
 pub async fn validate_metrics_server(
     state: State,
+    identity: web::ReqData<Identity>,
     body: web::Json<ValidationRequest>,
 ) -> Result<HttpResponse, Error> {
+    let policy = &state.access.policy;
+    if policy.mode() == AccessMode::TrustedHeaders {
+        let best = state
+            .clusters
+            .iter()
+            .map(|cluster| policy.role(cluster.id(), &identity))
+            .max()
+            .unwrap_or(Role::None);
+        if best < Role::Admin {
+            return Err(Error::Forbidden(format!(
+                "This needs the admin role on a cluster; you have {} at most.",
+                best.as_str()
+            )));
+        }
+    }
     let answer = validate::validate(state.validation_http.clone(), body.into_inner()).await?;
     Ok(fresh(&answer))
 }

@@ -502,3 +502,25 @@ async fn open_mode_is_admin_except_on_read_only_clusters() {
     .await;
     assert_eq!(status, 200);
 }
+
+#[tokio::test]
+async fn only_an_admin_may_make_the_console_call_a_metrics_server() {
+    let osmem = Osmem::start();
+    let app = spawn_app(&trusted_yaml(&cluster_yaml("prod", &osmem.url))).await;
+    let validate = |caller: &'static Caller| {
+        as_caller(
+            app.client
+                .post(app.url("/api/metrics_server/validate"))
+                .json(&json!({"url": "http://127.0.0.1:1", "job_name": null, "labels": {}})),
+            caller,
+        )
+    };
+    for caller in [&VIEWER, &OPERATOR] {
+        let (status, body) = status_and_body(validate(caller)).await;
+        assert_eq!(status, 403, "{}: {body}", caller.user);
+        assert_eq!(body["error"]["code"], "forbidden");
+    }
+    let (status, body) = status_and_body(validate(&ADMIN)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["reachable"], false);
+}
