@@ -104,7 +104,7 @@ async function startPrometheus(children, dir, nowSeconds) {
  * Clusters: `prod` (external metrics from Prometheus), `staging` (internal sampling) and
  * `nodata` (external metrics with labels no series has), all on the same osmem.
  */
-async function startAdminConsole(children, dir, { osmemUrl, prometheusUrl, extraClusters = "" }) {
+async function startAdminConsole(children, dir, { osmemUrl, prometheusUrl, extraClusters = "", extraServer = "", extraConfig = "" }) {
   const port = await freePort();
   const config = join(dir, "admin-console.yaml");
   writeFileSync(
@@ -113,7 +113,7 @@ async function startAdminConsole(children, dir, { osmemUrl, prometheusUrl, extra
   host: 127.0.0.1
   port: ${port}
   static_dir: ${JSON.stringify(join(WEB_DIR, "dist"))}
-observability:
+${extraServer}${extraConfig}observability:
   log_level: warn
   log_format: json
 internal_history:
@@ -157,7 +157,12 @@ ${extraClusters}`,
   return url;
 }
 
-export async function startStack(options = {}) {
+/**
+ * `options`: `extraClusters` (YAML list entries), `extraServer` (keys under `server:`, indented),
+ * `extraConfig` (top-level sections such as `access:`), `headers` (sent by the browser with
+ * every request, e.g. the identity headers a sign-in proxy would add).
+ */
+export async function startStack({ headers, ...options } = {}) {
   if (!existsSync(join(WEB_DIR, "dist/index.html"))) throw new Error("dist/ is missing: run `npm run build` first");
   const children = [];
   const dir = mkdtempSync(join(tmpdir(), "admin-console-e2e-"));
@@ -185,6 +190,7 @@ export async function startStack(options = {}) {
       timezoneId: "Europe/Berlin",
       locale: "en-GB",
       baseURL: baseUrl,
+      ...(headers ? { extraHTTPHeaders: headers } : {}),
     });
     stack.browser = context;
     mkdirSync(ARTIFACTS, { recursive: true });

@@ -10,6 +10,10 @@ import { ClusterLayout } from "./views/ClusterLayout";
 import { Link } from "./components/Link";
 import { MoonIcon, SunIcon } from "./components/icons";
 import { EmptyState } from "./components/common";
+import { SignedIn } from "./components/SignedIn";
+import { api } from "./api/client";
+import { useAsync } from "./lib/useAsync";
+import { WhoAmIProvider } from "./lib/whoami";
 
 // CodeMirror loads with the console, on first use.
 const ConsoleHost = lazy(() => import("./console/ConsoleHost").then((m) => ({ default: m.ConsoleHost })));
@@ -25,6 +29,9 @@ export function App() {
   // The console belongs to a cluster; it stays open while moving between that cluster's views.
   const [consoleFor, setConsoleFor] = useState<string | null>(null);
   const [clusterName, setClusterName] = useState<string>("");
+  // Who is signed in and their roles: loaded once (roles change at the next sign-in), refreshed
+  // every few minutes.
+  const whoami = useAsync((signal) => api.whoami(signal), [], 300_000);
   const consoleOpen = consoleFor !== null && consoleFor === clusterId;
   // Leaving the cluster closes its console; coming back does not reopen it by surprise.
   useEffect(() => {
@@ -38,6 +45,7 @@ export function App() {
   );
 
   return (
+    <WhoAmIProvider value={whoami.data}>
     <div className={`app ${consoleOpen ? "with-console" : ""}`}>
       <header className="topbar">
         <Link to="/" className="brand">
@@ -54,6 +62,7 @@ export function App() {
           </nav>
         )}
         <span className="spacer" />
+        <SignedIn clusterId={clusterId} />
         <button
           className="btn btn-ghost btn-icon"
           onClick={toggleTheme}
@@ -102,5 +111,6 @@ export function App() {
         )}
       </div>
     </div>
+    </WhoAmIProvider>
   );
 }

@@ -12,6 +12,7 @@ import type {
   MetricsHistory,
   NodeList,
   Overview,
+  WhoAmI,
 } from "./wire";
 
 /** An API error with the common body's code and message. */
@@ -62,19 +63,39 @@ async function request<T>(path: string, init?: RequestInit, signal?: AbortSignal
   }
   if (!response.ok) {
     const err = isErrorBody(body) ? body.error : null;
+    const cluster = err ? null : clusterErrorReason(body);
     throw new ApiError(
       response.status,
-      err?.code ?? "http_error",
-      err?.message ?? `The admin console answered ${response.status}.`,
+      err?.code ?? (cluster ? "cluster_error" : "http_error"),
+      err?.message ?? cluster ?? `The admin console answered ${response.status}.`,
     );
   }
   if (body === null) throw new ApiError(response.status, "bad_response", "The admin console sent no JSON.");
   return body as T;
 }
 
+/** A relayed cluster's own error (`{"error": {"type", "reason"}}`, Elasticsearch and OpenSearch). */
+function clusterErrorReason(body: unknown): string | null {
+  if (typeof body !== "object" || body === null) return null;
+  const error = (body as { error?: unknown }).error;
+  if (typeof error === "string") return error;
+  if (typeof error !== "object" || error === null) return null;
+  const { reason, type } = error as { reason?: unknown; type?: unknown };
+  if (typeof reason !== "string") return null;
+  return typeof type === "string" ? `${type}: ${reason}` : reason;
+}
+
 const cluster = (id: string) => `/api/clusters/${encodeURIComponent(id)}`;
 
+/** Index open/close through the relay (needs the operator role). */
+function indexOperation(id: string, index: string, operation: "_open" | "_close") {
+  return request<unknown>(`${cluster(id)}/proxy/${encodeURIComponent(index)}/${operation}`, { method: "POST" });
+}
+
 export const api = {
+  whoami: (signal?: AbortSignal) => request<WhoAmI>("/api/whoami", undefined, signal),
+  closeIndex: (id: string, index: string) => indexOperation(id, index, "_close"),
+  openIndex: (id: string, index: string) => indexOperation(id, index, "_open"),
   clusters: (signal?: AbortSignal) =>
     request<ClusterList>("/api/clusters", undefined, signal).then((r) => r.clusters),
   cluster: (id: string, signal?: AbortSignal) => request<ClusterSummary>(cluster(id), undefined, signal),

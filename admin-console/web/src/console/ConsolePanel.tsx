@@ -14,6 +14,8 @@ import {
 import { formatDuration, formatLocalTime } from "../lib/format";
 import { CONSOLE_HEADERS, isErrorBody } from "../api/client";
 import { CodeEditor } from "./CodeEditor";
+import { relayNeeds } from "../lib/access";
+import { useClusterAccess } from "../lib/whoami";
 import { CopyIcon, PlayIcon, TrashIcon } from "../components/icons";
 
 interface Draft {
@@ -153,6 +155,11 @@ export function ConsolePanel({ clusterId, store }: Props) {
     }
   };
 
+  // The editor stays usable whatever the role (a request can be drafted, copied as cURL, or
+  // run by someone else); a request above the caller's role gets a notice instead.
+  const access = useClusterAccess(clusterId);
+  const roleNotice = access.denied(relayNeeds(draft.method, draft.path, draft.body));
+
   const bodyProblem = useMemo(() => {
     const text = draft.body.trim();
     if (text === "") return null;
@@ -199,6 +206,12 @@ export function ConsolePanel({ clusterId, store }: Props) {
           <PlayIcon /> {running ? "Running…" : "Execute"}
         </button>
       </form>
+
+      {roleNotice && (
+        <div className="hint hint-warn" role="note" data-testid="role-notice">
+          {roleNotice} The admin console will refuse this request.
+        </div>
+      )}
 
       <div className="console-tabs" role="tablist">
         <button role="tab" aria-selected={tab === "request"} onClick={() => setTab("request")}>

@@ -3,6 +3,8 @@ import { useEffect, useRef, useState } from "react";
 import { api } from "../api/client";
 import type { Allocation, AllocationEnable } from "../api/wire";
 import { useAsync } from "../lib/useAsync";
+import { ACTION_ROLES } from "../lib/access";
+import { useClusterAccess } from "../lib/whoami";
 import { LockIcon, UnlockIcon } from "../components/icons";
 
 const OPTIONS: ReadonlyArray<{ value: AllocationEnable; label: string; help: string }> = [
@@ -20,6 +22,8 @@ export function AllocationLock({ clusterId }: { clusterId: string }) {
   const [error, setError] = useState<string | null>(null);
   const box = useRef<HTMLDivElement>(null);
   const allocation = current ?? loaded.data;
+  // The lock needs the operator role: below it the button only shows the setting.
+  const denied = useClusterAccess(clusterId).denied(ACTION_ROLES.allocationLock);
 
   useEffect(() => setCurrent(undefined), [loaded.data]);
 
@@ -56,21 +60,24 @@ export function AllocationLock({ clusterId }: { clusterId: string }) {
   };
 
   const locked = allocation?.locked ?? false;
-  const title = allocation
+  const state = allocation
     ? `Shard allocation: ${allocation.enable}${locked ? " (locked)" : ""}`
     : loaded.error
       ? `Allocation setting unavailable: ${loaded.error.message}`
       : "Loading the allocation setting…";
+  const title = denied ? `${state}. ${denied}` : state;
 
   return (
-    <div className="lock" ref={box}>
+    // Disabled buttons show no tooltip in every browser: the wrapper carries it too.
+    <div className="lock" ref={box} title={denied ? title : undefined}>
       <button
         className={`btn btn-icon lock-button ${locked ? "locked" : ""}`}
         aria-label={locked ? "Allocation locked" : "Allocation unlocked"}
         aria-haspopup="menu"
         aria-expanded={open}
         title={title}
-        disabled={busy || !allocation}
+        disabled={busy || !allocation || denied !== null}
+        data-denied={denied ?? undefined}
         onClick={() => setOpen((o) => !o)}
         data-testid="allocation-lock"
         data-enable={allocation?.enable}

@@ -7,6 +7,7 @@ import { navigate, useTitle } from "../lib/router";
 import { formatBytes, formatCount } from "../lib/format";
 import { EmptyState, ErrorState, HealthDot, Loading } from "../components/common";
 import { ChevronIcon } from "../components/icons";
+import { IndexAction } from "./IndexActions";
 import {
   indicesApiQuery,
   PAGE_SIZES,
@@ -32,6 +33,9 @@ export function IndicesView({ clusterId, search }: { clusterId: string; search: 
   const apiQuery = indicesApiQuery(query);
   const page = useAsync((signal) => api.indices(clusterId, apiQuery, signal), [clusterId, apiQuery], 30_000);
   const [filterText, setFilterText] = useState(query.filter);
+  // The outcome of the last open/close: a short confirmation, or the refusal's message.
+  const [done, setDone] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
 
   const update = (patch: Partial<IndicesQuery>, replace = false) => {
     const next = { ...query, ...patch };
@@ -82,6 +86,16 @@ export function IndicesView({ clusterId, search }: { clusterId: string; search: 
           ))}
         </select>
       </div>
+      {actionError && (
+        <div className="banner banner-error action-error" role="alert" data-testid="index-action-error" onClick={() => setActionError(null)}>
+          {actionError}
+        </div>
+      )}
+      {done && !actionError && (
+        <div className="banner banner-ok action-error" role="status" data-testid="index-action-done" onClick={() => setDone(null)}>
+          {done}
+        </div>
+      )}
       {page.error && <ErrorState error={page.error} onRetry={page.reload} />}
       {!data && !page.error && <Loading what="indices" />}
       {data && data.indices.length === 0 && (
@@ -105,6 +119,9 @@ export function IndicesView({ clusterId, search }: { clusterId: string; search: 
                     </button>
                   </th>
                 ))}
+                <th className="row-actions">
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -119,6 +136,22 @@ export function IndicesView({ clusterId, search }: { clusterId: string; search: 
                   <td className="num">{i.replicas}</td>
                   <td className="num">{formatCount(i.docsCount)}</td>
                   <td className="num">{formatBytes(i.storeSizeBytes)}</td>
+                  <td className="row-actions">
+                    <IndexAction
+                      clusterId={clusterId}
+                      index={i.name}
+                      closed={i.status === "close"}
+                      onDone={(message) => {
+                        setActionError(null);
+                        setDone(message);
+                        page.reload();
+                      }}
+                      onError={(message) => {
+                        setDone(null);
+                        setActionError(message);
+                      }}
+                    />
+                  </td>
                 </tr>
               ))}
             </tbody>
