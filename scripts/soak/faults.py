@@ -89,7 +89,7 @@ def redis_fault(stack, cookies, seconds):
     recovery = probes.recovered_after("session", up)
     return {
         "name": f"authproxy: Redis stopped {seconds} s and restarted on its port",
-        "before": probes.window("session", before - 3, down),
+        "before": probes.window("session", before - 3, before),
         "during": {"session": during_session, "basic": during_basic},
         "recovery_s": recovery,
         "goal_met": statuses_only(during_session) == {503}
@@ -121,7 +121,7 @@ def idp_fault(stack, cookies, seconds):
         new_sign_in = str(error)
     return {
         "name": f"authproxy: identity provider down {seconds} s",
-        "before": probes.window("session", before - 3, down),
+        "before": probes.window("session", before - 3, before),
         "during": {"session": during_session, "sign-in start": during_sign_in},
         "after": {"new sign-in": new_sign_in},
         "goal_met": statuses_only(during_session) == {200}
@@ -153,7 +153,7 @@ def cluster_fault(stack, seconds):
                 for label in ["standalone", "console relay", "console overview"]}
     return {
         "name": f"search cluster (osmem) killed, {seconds} s down, restarted on its port",
-        "before": probes.window("standalone", before - 3, down),
+        "before": probes.window("standalone", before - 3, before),
         "during": during,
         "recovery_s": recovery,
         "goal_met": statuses_only(during["standalone"]) <= {502, 503, 504}
@@ -177,7 +177,7 @@ def prometheus_fault(stack, seconds):
     during = probes.window("statistics", down + 0.5, restarting)
     return {
         "name": f"admin-console: Prometheus down {seconds} s (restarted with empty storage)",
-        "before": probes.window("statistics", before - 3, down),
+        "before": probes.window("statistics", before - 3, before),
         "during": {"statistics": during},
         "recovery_s": probes.recovered_after("statistics", up),
         "goal_met": statuses_only(during) == {503},

@@ -491,18 +491,8 @@ def steady_load(stack, cookies):
         "clients": SSE_CLIENTS, "sessions": sse.sessions, "events": sse.events,
         "errors": sse.errors, "error_kinds": sse.error_kinds,
         "churn_changes": churn.changes, "churn_failures": churn.failures}
-    # Back to idle: file descriptors and, for ingress-dash, upstream watches.
-    for name, service in services.items():
-        pids = service.get("pids", {name: service["pid"]})
-        idle = service["idle_fds"]
-        # Idle pooled connections close after their idle time-out (60-90 s).
-        waited = time.monotonic()
-        deadline = waited + 120
-        while time.monotonic() < deadline and any(
-                open_fds(pid) > idle[label] for label, pid in pids.items()):
-            time.sleep(1)
-        service["end_fds"] = {label: open_fds(pid) for label, pid in pids.items()}
-        service["fds_settled_s"] = round(time.monotonic() - waited, 1)
+    # Upstream watches of ingress-dash once every client has left: 0 after the grace period
+    # (and the next heartbeat, at which a closed stream is noticed).
     left = time.monotonic()
     grace_deadline = left + 90
     watches = None
@@ -515,6 +505,20 @@ def steady_load(stack, cookies):
     services["ingress-dash"]["watches_after"] = {
         "open_watches": watches, "seconds": round(time.monotonic() - left, 1),
         "grace_period_s": 10, "heartbeat_s": 15}
+    # Back to idle: file descriptors. Idle pooled
+    # connections close after their idle time-out (60-90 s), so this waits up to 120 s.
+    def fds(service, name):
+        return {label: open_fds(pid)
+                for label, pid in service.get("pids", {name: service["pid"]}).items()}
+
+    waited = time.monotonic()
+    while time.monotonic() < waited + 120 and any(
+            count is None or count > service["idle_fds"][label]
+            for name, service in services.items() for label, count in fds(service, name).items()):
+        time.sleep(1)
+    for name, service in services.items():
+        service["end_fds"] = fds(service, name)
+        service["fds_settled_s"] = round(time.monotonic() - waited, 1)
     return services
 
 
