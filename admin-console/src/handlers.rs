@@ -231,7 +231,7 @@ pub async fn validate_metrics_server(
 /// above and beside; this test fails when the committed file is stale (`make wire-types`).
 #[cfg(test)]
 mod wire_types {
-    use ts_rs::{Config, TS};
+    use ts_rs::TS;
 
     use crate::cluster::indices::{IndexPage, IndexRow, Order, SortKey};
     use crate::cluster::views::{Allocation, AllocationEnable, Health, Node, Overview};
@@ -244,35 +244,30 @@ mod wire_types {
 
     #[test]
     fn wire_types() {
-        // JSON numbers: counts and Unix seconds stay far below 2^53.
-        let config = Config::new().with_large_int("number");
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web/src/api/wire.ts");
-        test_support::wire_types::check_generated(
-            &path,
+        test_support::wire_types::check_web_app(
+            env!("CARGO_MANIFEST_DIR"),
             "admin-console",
             &[
-                shared_types::ErrorBody::decl(&config),
-                shared_types::ErrorDetail::decl(&config),
-                Health::decl(&config),
-                ClusterSummary::decl(&config),
-                ClusterList::decl(&config),
-                Overview::decl(&config),
-                Node::decl(&config),
-                NodeList::decl(&config),
-                IndexRow::decl(&config),
-                SortKey::decl(&config),
-                Order::decl(&config),
-                IndexPage::decl(&config),
-                AllocationEnable::decl(&config),
-                Allocation::decl(&config),
-                super::AllocationBody::decl(&config),
-                Measurement::decl(&config),
-                Snapshot::decl(&config),
-                History::decl(&config),
-                ValidationRequest::decl(&config),
-                ValidationStatus::decl(&config),
-                ValidationResponse::decl(&config),
-                super::WhoAmI::decl(&config),
+                Health::decl,
+                ClusterSummary::decl,
+                ClusterList::decl,
+                Overview::decl,
+                Node::decl,
+                NodeList::decl,
+                IndexRow::decl,
+                SortKey::decl,
+                Order::decl,
+                IndexPage::decl,
+                AllocationEnable::decl,
+                Allocation::decl,
+                super::AllocationBody::decl,
+                Measurement::decl,
+                Snapshot::decl,
+                History::decl,
+                ValidationRequest::decl,
+                ValidationStatus::decl,
+                ValidationResponse::decl,
+                super::WhoAmI::decl,
             ],
         );
     }

@@ -6,6 +6,32 @@
 
 use std::path::Path;
 
+use ts_rs::{Config, TS};
+
+/// One wire type's TypeScript declaration: `<T as ts_rs::TS>::decl`.
+pub type Declaration = fn(&Config) -> String;
+
+/// The check of a service's web app: `<manifest_dir>/web/src/api/wire.ts` holds the common
+/// error body followed by `types` (in that order), with 64-bit integers as `number` (counts,
+/// Unix seconds and milliseconds stay far below 2^53).
+///
+/// # Panics
+/// As [`check_generated`].
+pub fn check_web_app(manifest_dir: &str, service: &str, types: &[Declaration]) {
+    let config = Config::new().with_large_int("number");
+    let common: [Declaration; 2] = [
+        shared_types::ErrorBody::decl,
+        shared_types::ErrorDetail::decl,
+    ];
+    let declarations: Vec<String> = common
+        .iter()
+        .chain(types)
+        .map(|declaration| declaration(&config))
+        .collect();
+    let path = Path::new(manifest_dir).join("web/src/api/wire.ts");
+    check_generated(&path, service, &declarations);
+}
+
 /// The generated file's text: a header saying where it comes from, then one `export` per
 /// declaration (ts-rs `decl()` output such as `type ErrorBody = { ... };`), in the order given.
 pub fn render(generator: &str, declarations: &[String]) -> String {
