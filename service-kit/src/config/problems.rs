@@ -180,8 +180,14 @@ fn is_number(kind: &str) -> bool {
 /// serde reports `unknown field `prot`, expected ...` at the parent's key; name the key itself.
 fn unknown_field_problem(parent: &str, message: &str) -> Option<ConfigProblem> {
     let rest = message.strip_prefix("unknown field `")?;
-    let (field, expected) = rest.split_once('`')?;
-    let expected = expected.trim_start_matches(", ");
+    // The key may hold a backtick itself: cut at the last separator serde writes.
+    let (field, expected) = match rest.rsplit_once("`, expected ") {
+        Some((field, expected)) => (field, format!("expected {expected}")),
+        None => {
+            let (field, expected) = rest.rsplit_once('`')?;
+            (field, expected.trim_start_matches(", ").to_owned())
+        }
+    };
     Some(ConfigProblem {
         key: super::expand::join_key(&normalize_key(parent), field),
         message: format!("is not a known key ({expected})"),

@@ -241,3 +241,20 @@ fn a_key_ending_in_a_bracket_is_a_problem_not_a_panic() {
         ]
     );
 }
+
+/// Found by fuzzing: a key holding a backtick was cut at it (`a` instead of ``a`b``), so it
+/// could not be taken out and the problems after it depended on the map's order.
+#[test]
+fn a_key_with_a_backtick_is_named_whole() {
+    for _ in 0..40 {
+        let problems = problems_of(loader(&[]).load_str::<Sample>("\"a`b, c\": 1\nbogus: 2\n"));
+        assert_eq!(
+            problems,
+            vec![
+                "a`b, c: is not a known key (expected one of `server`, `secret`, `items`)",
+                "bogus: is not a known key (expected one of `server`, `secret`, `items`)",
+            ],
+            "{problems:#?}"
+        );
+    }
+}
