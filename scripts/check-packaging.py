@@ -8,9 +8,12 @@
 - the Helm umbrella chart: strict lint and render with default values and with every
   helm/search-platform/ci/*.yaml, every rendered manifest against the Kubernetes schemas
   (kubernetes-validate), the security and probe settings of every Deployment, and each
-  rendered ConfigMap's config.yaml through `<binary> --validate-config`; with
+  rendered ConfigMap's config.yaml through `<binary> --validate-config`; admin-console and
+  ingress-dash in access.mode trusted_headers with non-empty server.trusted_proxies unless the
+  values set another mode (the front door on or off), and NOTES.txt saying so; with
   global.frontDoor on, the ingress-nginx annotations or the Traefik ForwardAuth Middleware and
-  the trusted_headers / forward_auth configuration (and none of it with the front door off);
+  authproxy's forward_auth configuration (and no annotation or Middleware with the front door
+  off); values the chart must refuse with a clear message;
 - make run's configurations (examples/ with scripts/run-local/ merged over them) through
   `<binary> --validate-config`, and its nginx front door through `nginx -t`.
 
@@ -39,6 +42,9 @@ KUBERNETES_VERSION = "1.33.0"
 CUSTOM_KINDS = {("monitoring.coreos.com/v1", "ServiceMonitor"), ("traefik.io/v1alpha1", "Middleware")}
 IDENTITY_HEADERS = ["X-Auth-Request-User", "X-Auth-Request-Email", "X-Auth-Request-Groups"]
 PROTECTED_APPS = ("admin-console", "ingress-dash")
+# Whom admin-console and ingress-dash believe identity headers from when neither
+# global.frontDoor.trustedProxies nor their config names anyone: kubectl port-forward only.
+LOOPBACK_PROXIES = ["127.0.0.1/32", "::1/128"]
 
 results: list[tuple[str, str | None]] = []
 
@@ -97,12 +103,49 @@ def check_run_local() -> None:
         check("make run: nginx -t scripts/run-local/nginx.conf", None if code == 0 else output)
 
 
+def check_access(label: str, values: dict | None, documents: list[dict], notes: str) -> None:
+    """admin-console and ingress-dash are secure by default, front door or not: access.mode
+    trusted_headers (unless the service's config sets a mode: an explicit `open` wins) with
+    server.trusted_proxies never empty: the service's own config.server.trusted_proxies, else
+    global.frontDoor.trustedProxies, else loopback only (kubectl port-forward). NOTES.txt tells
+    the operator which mode each service is in and what a request without identity gets."""
+    front_door = ((values or {}).get("global") or {}).get("frontDoor") or {}
+    configs = {
+        d["metadata"]["labels"].get("app.kubernetes.io/name"): yaml.safe_load(d["data"]["config.yaml"])
+        for d in documents
+        if d.get("kind") == "ConfigMap"
+    }
+    for app in PROTECTED_APPS:
+        if app not in configs:
+            continue
+        own = ((values or {}).get(app) or {}).get("config") or {}
+        expected_mode = (own.get("access") or {}).get("mode", "trusted_headers")
+        expected_proxies = (own.get("server") or {}).get("trusted_proxies") or front_door.get("trustedProxies") or LOOPBACK_PROXIES
+        config = configs[app] or {}
+        mode = (config.get("access") or {}).get("mode")
+        proxies = (config.get("server") or {}).get("trusted_proxies")
+        problems = []
+        if mode != expected_mode:
+            problems.append(f"access.mode is {mode!r}, expected {expected_mode!r}")
+        if proxies != expected_proxies:
+            problems.append(f"server.trusted_proxies is {proxies!r}, expected {expected_proxies!r}")
+        if mode == "trusted_headers" and not proxies:
+            problems.append("trusted_headers with no server.trusted_proxies: every request would get 401")
+        check(f"{label}: {app} access.mode {expected_mode}, server.trusted_proxies {expected_proxies}", "; ".join(problems) or None)
+        line = f"{app}: access.mode {mode}"
+        check(f"{label}: NOTES.txt says {line!r}", None if line in notes else "not in NOTES.txt")
+    if any((configs.get(app) or {}).get("access", {}).get("mode") == "trusted_headers" for app in PROTECTED_APPS):
+        missing = [word for word in ("401", "global.frontDoor", "config.access.mode: open") if word not in notes]
+        check(f"{label}: NOTES.txt explains trusted_headers (401, the front door, explicit open)", f"missing {missing}" if missing else None)
+
+
 def check_front_door(label: str, values: dict | None, documents: list[dict]) -> None:
     """global.frontDoor: admin-console's and ingress-dash's Ingresses behind authproxy (the
     ingress-nginx annotations, or Traefik's router.middlewares naming a rendered ForwardAuth
     Middleware), their configurations in trusted_headers mode trusting exactly the controller's
     CIDR, and authproxy in forward_auth mode with the shared cookie domain. With the front door
-    off, none of it."""
+    off, no annotation and no Middleware (the configurations are checked by check_access: they
+    are in trusted_headers mode either way)."""
     front_door = ((values or {}).get("global") or {}).get("frontDoor") or {}
     enabled = bool(front_door.get("enabled"))
     controller = front_door.get("controller", "nginx")
@@ -122,6 +165,10 @@ def check_front_door(label: str, values: dict | None, documents: list[dict]) -> 
         auth_keys = sorted(k for k in annotations if k.startswith("nginx.ingress.kubernetes.io/auth-") or k == "traefik.ingress.kubernetes.io/router.middlewares")
         if not enabled:
             check(f"{label}: front door off: {app}'s Ingress has no auth annotations", f"found {auth_keys}" if auth_keys else None)
+            mode = (config.get("access") or {}).get("mode")
+            own_mode = ((((values or {}).get(app) or {}).get("config") or {}).get("access") or {}).get("mode")
+            if own_mode is None:
+                check(f"{label}: front door off: {app} still in trusted_headers", None if mode == "trusted_headers" else f"access.mode is {mode!r}")
             continue
         problems = []
         if ingress is None:
@@ -300,6 +347,7 @@ def check_chart(values_file: Path | None) -> None:
         check(f"{label}: helm template", str(error))
         return
     check(f"{label}: helm template", None)
+    notes = next((text for path, text in rendered.items() if path.endswith("NOTES.txt")), "")
     documents = [
         doc
         for path, text in rendered.items()
@@ -334,7 +382,46 @@ def check_chart(values_file: Path | None) -> None:
             app = document["metadata"]["labels"]["app.kubernetes.io/name"]
             config = document["data"]["config.yaml"]
             validate_service_config(app, config, env_by_app.get(app, {}), label, mounts_by_app.get(app, []))
+    check_access(label, values, documents, notes)
     check_front_door(label, values, documents)
+
+
+# Values the chart refuses, and words its message must contain.
+REFUSED_VALUES = [
+    (
+        "the front door without trustedProxies",
+        {"global": {"frontDoor": {"enabled": True, "signInUrl": "https://auth.example.com"}}},
+        ["trustedProxies"],
+    ),
+    (
+        "admin-console in trusted_headers with server.trusted_proxies: []",
+        {"admin-console": {"config": {"server": {"trusted_proxies": []}}}},
+        ["admin-console", "server.trusted_proxies", "401", "access.mode: open"],
+    ),
+    (
+        "ingress-dash in trusted_headers with server.trusted_proxies: []",
+        {"ingress-dash": {"config": {"server": {"trusted_proxies": []}, "access": {"mode": "trusted_headers"}}}},
+        ["ingress-dash", "server.trusted_proxies", "401", "access.mode: open"],
+    ),
+    (
+        "global.frontDoor.trustedProxies with a host name",
+        {"global": {"frontDoor": {"trustedProxies": ["ingress-nginx.example.com"]}}},
+        ["trustedProxies"],
+    ),
+]
+
+
+def check_chart_refusals() -> None:
+    """Values that would leave a service refusing everyone, or trusting nobody, fail at render
+    time with a message naming the value and the way out."""
+    for name, values, words in REFUSED_VALUES:
+        try:
+            helm.Chart.load(str(CHART)).render(values, name="sp", namespace="search", is_install=True)
+        except helm.HelmError as error:
+            missing = [word for word in words if word not in str(error)]
+            check(f"helm refuses {name}", f"message lacks {missing}: {error}" if missing else None)
+        else:
+            check(f"helm refuses {name}", "rendered without an error")
 
 
 def main() -> int:
@@ -350,6 +437,7 @@ def main() -> int:
     check_chart(None)
     for values_file in sorted((CHART / "ci").glob("*.yaml")):
         check_chart(values_file)
+    check_chart_refusals()
     failed = sum(1 for _, problem in results if problem is not None)
     print(f"packaging: {len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0

@@ -24,7 +24,13 @@ front_door = {
         "controller": {"enum": ["nginx", "traefik"], "description": "ingress-nginx or Traefik."},
         "signInUrl": {"type": "string", "pattern": "^(https?://[^/?#]+/?)?$", "description": "authproxy's public URL (auth-signin)."},
         "cookieDomain": {"type": "string", "description": "authproxy's session.cookie_domain, e.g. .example.com."},
-        "trustedProxies": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "The ingress controller's pod CIDR(s)."},
+        "trustedProxies": {
+            "type": "array",
+            # An IPv4/IPv6 address or CIDR (the services check the values themselves; this
+            # catches a host name or a stray blank at install time).
+            "items": {"type": "string", "pattern": "^[0-9A-Fa-f.:]+(/[0-9]{1,3})?$"},
+            "description": "Who may set the identity headers: the ingress controller's pod CIDR(s). Required with enabled; empty: admin-console and ingress-dash trust loopback only (kubectl port-forward).",
+        },
         "authproxyName": string,
         "authproxyPort": port,
         "authproxyUrl": {"type": "string", "pattern": "^https?://"},

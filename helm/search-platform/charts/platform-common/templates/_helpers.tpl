@@ -96,26 +96,36 @@ nginx.ingress.kubernetes.io/auth-response-headers: "X-Auth-Request-User,X-Auth-R
 {{- end -}}
 {{- end -}}
 
-{{/* Configuration keys the front door sets (a key the chart's config gives wins), as YAML:
-     admin-console and ingress-dash read the identity headers only from the ingress controller;
-     authproxy answers forward_auth from it and scopes its session cookie to cookieDomain. */}}
+{{/* Whom admin-console and ingress-dash believe the identity headers from, as a JSON list:
+     global.frontDoor.trustedProxies, else loopback only (kubectl port-forward reaches the pod
+     from 127.0.0.1 or ::1; nothing on the network does). */}}
+{{- define "access.trustedProxies" -}}
+{{- $frontDoor := include "frontDoor.values" . | fromYaml -}}
+{{- toJson ($frontDoor.trustedProxies | default (list "127.0.0.1/32" "::1/128")) -}}
+{{- end -}}
+
+{{/* Configuration keys the chart sets (a key the chart's config gives wins), as YAML.
+     admin-console and ingress-dash are secure by default, front door or not: access.mode
+     trusted_headers, believing the identity headers only from access.trustedProxies (a request
+     without them from there gets 401). With the front door on, authproxy answers forward_auth
+     from the ingress controller and scopes its session cookie to cookieDomain. */}}
 {{- define "frontDoor.config" -}}
 {{- $frontDoor := include "frontDoor.values" . | fromYaml -}}
 {{- if $frontDoor.enabled -}}
-{{- $proxies := required "global.frontDoor.trustedProxies is required with global.frontDoor.enabled (the ingress controller's pod CIDR)" $frontDoor.trustedProxies -}}
-{{- if include "frontDoor.protects" . -}}
+{{- $_ := required "global.frontDoor.trustedProxies is required with global.frontDoor.enabled: the ingress controller's pod CIDR, e.g. [10.42.0.0/16] (docs/access-control.md, \"The front door\")" $frontDoor.trustedProxies -}}
+{{- end -}}
+{{- if has .Chart.Name (list "admin-console" "ingress-dash") -}}
 server:
-  trusted_proxies: {{ toJson $proxies }}
+  trusted_proxies: {{ include "access.trustedProxies" . }}
 access:
   mode: trusted_headers
-{{- else if eq .Chart.Name "authproxy" -}}
+{{- else if and $frontDoor.enabled (eq .Chart.Name "authproxy") -}}
 server:
   mode: forward_auth
-  trusted_proxies: {{ toJson $proxies }}
+  trusted_proxies: {{ toJson $frontDoor.trustedProxies }}
 {{- with $frontDoor.cookieDomain }}
 session:
   cookie_domain: {{ . | quote }}
 {{- end }}
-{{- end -}}
 {{- end -}}
 {{- end -}}
