@@ -6,7 +6,8 @@
 // auth_request snippet (scripts/run-local/authproxy-*.conf). Then, as people in a browser:
 //   - viewer opens admin-console: nginx sends them to sign-in, the provider's form, back to the
 //     console; /api/whoami says viewer; closing an index is refused with 403 and the index stays
-//     open; the same session opens ingress-dash without a second sign-in;
+//     open, and the Indices view disables Close with the reason; the same session opens
+//     ingress-dash without a second sign-in;
 //   - operator closes the index: 200, the index is closed, and the audit file has the line;
 //   - shop (group shop-team) opens ingress-dash and sees only team-001; asking for team-002 is 403.
 // Exit status 0 when every check passed; every process it started is stopped either way.
@@ -261,6 +262,15 @@ async function main() {
       assert.match(JSON.parse(refused.body).error.message, /operator/);
       const state = await osmem(stack, "GET", "_cat/indices/e2e-front-door?format=json");
       assert.equal(state[0].status, "open");
+    });
+    await check("viewer: the Indices view shows who is signed in and disables Close with the reason", async () => {
+      await viewer.page.goto(`${stack.frontConsole}/clusters/local/indices`);
+      await viewer.page.locator('[data-testid="identity-user"]', { hasText: "viewer" }).waitFor();
+      assert.equal(await viewer.page.locator('[data-testid="identity-role"]').textContent(), "viewer");
+      const close = viewer.page.locator('[data-testid="close-index"][data-index="e2e-front-door"]');
+      await close.waitFor();
+      assert.ok(await close.isDisabled(), "the Close button of a viewer must be disabled");
+      assert.equal(await close.getAttribute("title"), "Needs the operator role; you have viewer.");
     });
     await check("viewer: the same session opens ingress-dash without a second sign-in", async () => {
       await viewer.page.goto(`${stack.frontDash}/`);
