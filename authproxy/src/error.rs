@@ -6,6 +6,7 @@ use actix_web::{HttpResponse, ResponseError};
 use service_kit::http::{ApiError, error_response};
 
 use crate::cluster::ClusterError;
+use crate::pages;
 use crate::store::StoreError;
 
 /// What the client's request could not be made into.
@@ -97,13 +98,6 @@ pub enum Error {
     SignInByProxy,
 }
 
-/// The page a browser shows for [`Error::Forbidden`]: static text, nothing from the request.
-const FORBIDDEN_PAGE: &str = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-<title>403 Access denied</title></head><body><h1>Access denied</h1>\
-<p>You are signed in, but this account is not allowed to use this application.</p>\
-<p>Ask the application's owner for access, or sign out and sign in with another account.</p>\
-</body></html>\n";
-
 /// The Basic challenge every 401 carries.
 pub const BASIC_CHALLENGE: &str = "Basic realm=\"authproxy\", charset=\"UTF-8\"";
 
@@ -136,10 +130,17 @@ impl ResponseError for Error {
 
     fn error_response(&self) -> HttpResponse {
         if let Self::Forbidden { html: true } = self {
-            return HttpResponse::Forbidden()
-                .insert_header((header::CACHE_CONTROL, "no-store"))
-                .content_type("text/html; charset=utf-8")
-                .body(FORBIDDEN_PAGE);
+            // Static text, nothing from the request.
+            return pages::error_page(
+                StatusCode::FORBIDDEN,
+                "Access denied",
+                &[
+                    "You are signed in, but this account is not allowed to use this application.",
+                    "Ask the application's owner for access, or sign out and sign in with \
+                     another account.",
+                ],
+                None,
+            );
         }
         let mut response = error_response(self);
         let headers = response.headers_mut();

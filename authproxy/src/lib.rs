@@ -23,6 +23,7 @@ pub(crate) mod identity;
 pub(crate) mod managed;
 pub(crate) mod metrics;
 pub(crate) mod oidc;
+pub(crate) mod pages;
 pub(crate) mod proxy;
 pub(crate) mod redirect;
 pub(crate) mod roles;

@@ -1,17 +1,21 @@
 //! Sign-in and logout. `GET /auth/start?rd=<target>[&login_hint=<user>]` starts OIDC sign-in
 //! when `oidc.enabled`; without OIDC it is a Basic challenge that returns to `rd` once the
 //! credentials verify. The callback (path of `oidc.redirect_url`) creates the session;
-//! `/auth/logout` ends it. Every answer here carries `Cache-Control: no-store`.
+//! `/auth/logout` ends it. Every answer here carries `Cache-Control: no-store`. A browser whose
+//! OIDC sign-in fails (provider down, a callback this browser did not start, a refused token)
+//! gets a plain error page with a link to try again; other clients get the common error body.
 
 use actix_web::http::header;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use serde::Deserialize;
+use service_kit::http::ApiError;
 
 use crate::error::Error;
-use crate::gate::{LOGOUT_PATH, RequestContext, authenticate};
+use crate::gate::{LOGOUT_PATH, RequestContext, SIGN_IN_PATH, authenticate, wants_html};
 use crate::identity::AuthMethod;
 use crate::metrics;
-use crate::oidc::sign_in::CallbackQuery;
+use crate::oidc::sign_in::{CallbackQuery, Failed};
+use crate::pages::{self, Link};
 use crate::redirect::SafeTarget;
 use crate::same_origin::is_same_origin;
 use crate::state::AppState;
@@ -36,11 +40,18 @@ pub async fn start(
         .redirects
         .safe_target(query.rd.as_deref(), request_host(&request));
     if let Some(oidc) = &state.oidc {
-        let started = oidc
+        let return_to = query.rd.is_some().then(|| target.clone());
+        return match oidc
             .sign_in
             .start(target, query.login_hint.as_deref())
-            .await?;
-        return Ok(redirect(&started.location).cookie(started.cookie).finish());
+            .await
+        {
+            Ok(started) => Ok(redirect(&started.location).cookie(started.cookie).finish()),
+            Err(error) => {
+                tracing::warn!(error = %error, "a sign-in could not be started");
+                failure(&request, error, return_to.as_ref())
+            }
+        };
     }
     let context = RequestContext::of(&state, &request);
     if request.headers().get(header::AUTHORIZATION).is_none() {
@@ -72,7 +83,11 @@ pub async fn callback(
     query: web::Query<CallbackQuery>,
 ) -> Result<HttpResponse, Error> {
     let Some(oidc) = &state.oidc else {
-        return Err(Error::SignInFailed("OIDC sign-in is not enabled"));
+        return failure(
+            &request,
+            Error::SignInFailed("OIDC sign-in is not enabled"),
+            None,
+        );
     };
     let (flow, sessions) = (&oidc.sign_in, &oidc.sessions);
     let context = RequestContext::of(&state, &request);
@@ -94,7 +109,7 @@ pub async fn callback(
         .await
     {
         Ok(finished) => finished,
-        Err(error) => {
+        Err(Failed { error, return_to }) => {
             metrics::increment(metrics::AUTH_FAILURES);
             tracing::warn!(
                 username = "-",
@@ -103,12 +118,16 @@ pub async fn callback(
                 reason = %error,
                 "authentication failed"
             );
-            return Err(error);
+            return failure(&request, error, return_to.as_ref());
         }
     };
-    let session_cookie = sessions
+    let session_cookie = match sessions
         .create(&finished.identity, Some(finished.id_token))
-        .await?;
+        .await
+    {
+        Ok(cookie) => cookie,
+        Err(error) => return failure(&request, error, Some(&finished.return_to)),
+    };
     metrics::increment(metrics::AUTH_SUCCESSES);
     tracing::info!(
         username = %finished.identity.username,
@@ -120,6 +139,84 @@ pub async fn callback(
         .cookie(session_cookie)
         .cookie(flow.state_cookie_removal())
         .finish())
+}
+
+/// A failed step of OIDC sign-in: a page for a browser (same status), the common error body
+/// (`Err`) for any other client.
+fn failure(
+    request: &HttpRequest,
+    error: Error,
+    return_to: Option<&SafeTarget>,
+) -> Result<HttpResponse, Error> {
+    if wants_html(request) {
+        Ok(failure_page(&error, return_to))
+    } else {
+        Err(error)
+    }
+}
+
+/// What a browser is shown when sign-in fails: what happened in plain words (never the error's
+/// source) and a link that starts the sign-in again toward the same target.
+fn failure_page(error: &Error, return_to: Option<&SafeTarget>) -> HttpResponse {
+    let detail;
+    let (title, paragraphs): (&str, [&str; 2]) = match error {
+        Error::ProviderUnavailable(_) => (
+            "Sign-in unavailable",
+            [
+                "The identity provider cannot be reached right now, so you cannot sign in.",
+                "Try again in a moment. If this goes on, tell the application's owner.",
+            ],
+        ),
+        Error::StoreUnavailable(_) => (
+            "Sign-in unavailable",
+            [
+                "The session store is unavailable, so you cannot be signed in right now.",
+                "Try again in a moment. If this goes on, tell the application's owner.",
+            ],
+        ),
+        Error::SignInFailed(reason) => {
+            detail = format!("The sign-in could not be completed: {reason}.");
+            (
+                "Sign-in failed",
+                [
+                    &detail,
+                    "Start again; if it keeps failing, tell the application's owner.",
+                ],
+            )
+        }
+        other => {
+            detail = other.to_string();
+            ("Sign-in failed", [&detail, "Start again."])
+        }
+    };
+    let href = retry_href(return_to);
+    let mut response = pages::error_page(
+        error.status_code(),
+        title,
+        &paragraphs,
+        Some(Link {
+            href: &href,
+            label: "Try again",
+        }),
+    );
+    if let Some(seconds) = error.retry_after_secs()
+        && let Ok(value) = header::HeaderValue::from_str(&seconds.to_string())
+    {
+        response.headers_mut().insert(header::RETRY_AFTER, value);
+    }
+    response
+}
+
+/// Where "try again" leads after a failed sign-in: a new sign-in that returns to `return_to`
+/// (already checked by the redirect policy), or the site's root when there was none.
+fn retry_href(return_to: Option<&SafeTarget>) -> String {
+    let Some(target) = return_to else {
+        return "/".to_owned();
+    };
+    let mut url = reqwest::Url::parse("http://authproxy.invalid").expect("a valid base");
+    url.set_path(SIGN_IN_PATH);
+    url.query_pairs_mut().append_pair("rd", target.as_str());
+    format!("{}?{}", url.path(), url.query().unwrap_or_default())
 }
 
 /// Ends the session (store and cookie), then sends the browser to the provider's
@@ -186,34 +283,9 @@ fn logout_confirmation(target: &SafeTarget) -> HttpResponse {
          <meta name=\"viewport\" content=\"width=device-width\"><title>Sign out</title></head>\
          <body><form method=\"post\" action=\"{}\"><p>Sign out of this site?</p>\
          <button type=\"submit\">Sign out</button></form></body></html>\n",
-        html_escape(&action)
+        pages::html_escape(&action)
     );
-    HttpResponse::Ok()
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .insert_header((header::CONTENT_TYPE, "text/html; charset=utf-8"))
-        .insert_header((
-            header::CONTENT_SECURITY_POLICY,
-            "default-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-        ))
-        .insert_header((header::X_FRAME_OPTIONS, "DENY"))
-        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .insert_header((header::REFERRER_POLICY, "no-referrer"))
-        .body(page)
-}
-
-fn html_escape(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&#39;"),
-            c => escaped.push(c),
-        }
-    }
-    escaped
+    pages::page_response(actix_web::http::StatusCode::OK).body(page)
 }
 
 fn redirect(location: &str) -> actix_web::HttpResponseBuilder {
@@ -222,4 +294,19 @@ fn redirect(location: &str) -> actix_web::HttpResponseBuilder {
         .insert_header((header::LOCATION, location))
         .insert_header((header::CACHE_CONTROL, "no-store"));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_is_a_new_sign_in_to_the_same_target_or_the_root() {
+        assert_eq!(retry_href(None), "/");
+        let target = SafeTarget::from_sealed("/app?x=1&y=2".to_owned());
+        assert_eq!(
+            retry_href(Some(&target)),
+            "/auth/start?rd=%2Fapp%3Fx%3D1%26y%3D2"
+        );
+    }
 }

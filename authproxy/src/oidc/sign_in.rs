@@ -67,6 +67,22 @@ pub struct Finished {
     pub return_to: SafeTarget,
 }
 
+/// A callback that did not complete a sign-in, and where that sign-in was to return (when this
+/// browser's sign-in cookie opened), for the "try again" link of the error page.
+pub struct Failed {
+    pub error: Error,
+    pub return_to: Option<SafeTarget>,
+}
+
+impl From<Error> for Failed {
+    fn from(error: Error) -> Self {
+        Self {
+            error,
+            return_to: None,
+        }
+    }
+}
+
 pub struct SignInFlow {
     pub provider: OidcProvider,
     signer: CookieSigner,
@@ -128,21 +144,17 @@ impl SignInFlow {
         &self,
         query: &CallbackQuery,
         state_cookies: impl IntoIterator<Item = &'c str>,
-    ) -> Result<Finished, Error> {
+    ) -> Result<Finished, Failed> {
         if query.error.is_some() {
-            return Err(Error::SignInFailed(
-                "the identity provider refused the sign-in",
-            ));
+            return Err(Error::SignInFailed("the identity provider refused the sign-in").into());
         }
         if let Some(iss) = &query.iss
             && iss.trim_end_matches('/') != self.provider.issuer().trim_end_matches('/')
         {
-            return Err(Error::SignInFailed(
-                "the callback comes from another issuer",
-            ));
+            return Err(Error::SignInFailed("the callback comes from another issuer").into());
         }
         let (Some(code), Some(state)) = (query.code.as_deref(), query.state.as_deref()) else {
-            return Err(Error::SignInFailed("the callback lacks code or state"));
+            return Err(Error::SignInFailed("the callback lacks code or state").into());
         };
         let now = unix_now();
         let pending = state_cookies
@@ -151,20 +163,26 @@ impl SignInFlow {
             .ok_or(Error::SignInFailed(
                 "this browser did not start this sign-in, or it took too long",
             ))?;
+        let return_to = SafeTarget::from_sealed(pending.return_to);
+        let failed = |error| Failed {
+            error,
+            return_to: Some(return_to.clone()),
+        };
         let signed_in = self
             .provider
             .finish(code, &pending.pkce_verifier, &pending.nonce)
-            .await?;
+            .await
+            .map_err(failed)?;
         let identity = identity_from_claims(
             signed_in.claims,
             &self.provider.username_claim,
             &self.provider.groups_claim,
         )
-        .ok_or(Error::SignInFailed("the ID token names no usable user"))?;
+        .ok_or_else(|| failed(Error::SignInFailed("the ID token names no usable user")))?;
         Ok(Finished {
             identity,
             id_token: signed_in.id_token,
-            return_to: SafeTarget::from_sealed(pending.return_to),
+            return_to,
         })
     }
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::app::{ANN_PASSWORD, BOB_PASSWORD, TestApp, spawn_app, spawn_stack, users_yaml};
-use crate::oidc::spawn_oidc_stack;
+use crate::oidc::{COOKIE, spawn_oidc_stack};
 use crate::support::basic;
 use crate::support::browser::Browser;
 use crate::support::security_stub::{Flavor, SecurityStub};
@@ -197,8 +197,19 @@ async fn identity_provider_down_keeps_sessions_and_a_new_sign_in_is_a_clear_503(
         "the provider still runs"
     );
 
-    // The sign-in that was under way cannot finish: a clear 503, not a 500 or a trace.
-    let response = late.get(callback.as_str()).await;
+    // The sign-in that was under way cannot finish: a clear 503, not a 500 or a trace. An API
+    // client (no text/html in Accept) gets the common error body...
+    let sign_in_cookie = format!("{COOKIE}_csrf");
+    let response = crate::app::no_redirects()
+        .get(callback.as_str())
+        .header("accept", "application/json")
+        .header(
+            "cookie",
+            format!("{sign_in_cookie}={}", late.cookie(&sign_in_cookie).unwrap()),
+        )
+        .send()
+        .await
+        .unwrap();
     let status = response.status().as_u16();
     let text = response.text().await.unwrap();
     assert_eq!(status, 503, "{text}");
@@ -209,6 +220,11 @@ async fn identity_provider_down_keeps_sessions_and_a_new_sign_in_is_a_clear_503(
     for leak in ["panicked", "backtrace", "src/", "reqwest", "Error {"] {
         assert!(!text.contains(leak), "{leak} in {text}");
     }
+    // ...and a browser a page that says so, with a link that starts the sign-in again.
+    let response = late.get(callback.as_str()).await;
+    assert_eq!(response.status(), 503);
+    crate::sign_in_pages::assert_error_page(response, "identity provider", "/auth/start?rd=%2F")
+        .await;
     // A new sign-in from scratch either is sent to the provider (discovery was cached) or
     // gets the same clear 503; never a 500.
     let fresh = Browser::new();

@@ -12,7 +12,14 @@ async fn callback_with_forged_token(stack: &OidcStack, kind: &str) -> (u16, Stri
     let browser = Browser::new();
     let callback = stack.until_callback(&browser, "/", "alice").await;
     stack.provider.forge_next_id_token(kind).await;
-    let response = browser.get(callback.as_str()).await;
+    // As an API client, for the common error body (a browser gets a page).
+    let response = browser
+        .request(
+            reqwest::Method::GET,
+            callback.as_str(),
+            &[("accept", "application/json")],
+        )
+        .await;
     let status = response.status().as_u16();
     let body: serde_json::Value = response.json().await.unwrap_or_default();
     let message = body["error"]["message"].as_str().unwrap_or("").to_owned();

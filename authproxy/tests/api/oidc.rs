@@ -238,7 +238,13 @@ async fn wrong_replayed_and_foreign_state_are_refused() {
         })
         .collect();
     wrong.query_pairs_mut().clear().extend_pairs(pairs);
-    let response = browser.get(wrong.as_str()).await;
+    let response = browser
+        .request(
+            reqwest::Method::GET,
+            wrong.as_str(),
+            &[("accept", "application/json")],
+        )
+        .await;
     assert_eq!(response.status(), 401);
     assert_eq!(response.headers()["cache-control"], "no-store");
     let body: serde_json::Value = response.json().await.unwrap();
@@ -298,7 +304,13 @@ async fn an_id_token_with_another_nonce_is_refused() {
         .await;
     let callback = landing.visited.last().unwrap().clone();
     assert!(stack.is_callback(&callback));
-    let response = browser.get(callback.as_str()).await;
+    let response = browser
+        .request(
+            reqwest::Method::GET,
+            callback.as_str(),
+            &[("accept", "application/json")],
+        )
+        .await;
     assert_eq!(response.status(), 401);
     let body: serde_json::Value = response.json().await.unwrap();
     assert!(

@@ -60,10 +60,14 @@ impl Browser {
                 .collect::<Vec<_>>()
                 .join("; ")
         };
-        let mut request = self
-            .client
-            .request(method, url)
-            .header("accept", "text/html,application/xhtml+xml");
+        let mut request = self.client.request(method, url);
+        // A caller's own Accept (an API client's) replaces the browser's.
+        if !headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("accept"))
+        {
+            request = request.header("accept", "text/html,application/xhtml+xml");
+        }
         if !cookies.is_empty() {
             request = request.header("cookie", cookies);
         }
