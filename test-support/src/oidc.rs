@@ -11,6 +11,7 @@ use crate::process::{ChildGuard, http_get, repo_root, wait_until};
 pub struct OidcProvider {
     /// `http://127.0.0.1:<port>`; discovery is at `<issuer>/.well-known/openid-configuration`.
     pub issuer: String,
+    config: serde_json::Value,
     guard: ChildGuard,
 }
 
@@ -18,6 +19,34 @@ impl OidcProvider {
     /// `config` is `{"clients": [{"client_id", "client_secret", "redirect_uris",
     /// "post_logout_redirect_uris"}], "users": {"<login>": {"email", "name", "groups"}}}`.
     pub fn start(config: &serde_json::Value) -> Self {
+        let (guard, issuer) = Self::spawn(config);
+        Self {
+            issuer,
+            config: config.clone(),
+            guard,
+        }
+    }
+
+    /// Stops the provider and starts it again on the same port, with the same issuer, clients
+    /// and users, and a new signing key under the same key id (`test-rsa`), as a provider
+    /// restarted without persistent keys would. Sessions at the provider are lost.
+    pub fn restart(&mut self) {
+        let host_port = self.issuer.trim_start_matches("http://").to_owned();
+        let child = self.guard.child_mut();
+        let _ = child.kill();
+        let _ = child.wait();
+        let mut config = self.config.clone();
+        config["listen"] = serde_json::Value::String(host_port);
+        config["issuer"] = serde_json::Value::String(self.issuer.clone());
+        let (guard, issuer) = Self::spawn(&config);
+        assert_eq!(
+            issuer, self.issuer,
+            "the provider came back under another issuer"
+        );
+        self.guard = guard;
+    }
+
+    fn spawn(config: &serde_json::Value) -> (ChildGuard, String) {
         let dir = repo_root().join("test-support/oidc");
         assert!(
             dir.join("node_modules/oidc-provider").exists(),
@@ -59,7 +88,7 @@ impl OidcProvider {
                 Some((200, _))
             )
         });
-        Self { issuer, guard }
+        (guard, issuer)
     }
 
     pub fn pid(&self) -> u32 {

@@ -1,6 +1,8 @@
 //! OpenID Connect with the `openidconnect` crate: discovery from `oidc.issuer_url` (lazily, so
-//! the service starts while the provider is down, and again when an ID token names a key id the
-//! cached key set lacks), the authorization request (code flow, PKCE S256, `state`, `nonce`,
+//! the service starts while the provider is down, and again, at most once per
+//! [`KEY_REFETCH_INTERVAL`], when an ID token names a key id the cached key set lacks or its
+//! signature does not verify under a cached key: a provider restarted with a new key under the
+//! same key id), the authorization request (code flow, PKCE S256, `state`, `nonce`,
 //! optional `login_hint`), the code exchange, ID token verification, userinfo, and the
 //! RP-initiated logout URL.
 
@@ -8,6 +10,7 @@ mod claims;
 mod http;
 pub mod sign_in;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -30,8 +33,9 @@ pub use http::ProviderHttp;
 use crate::config::OidcSettings;
 use crate::error::{Error, ProviderFailure};
 
-/// Keys are fetched again at most this often, whatever ID tokens claim.
-const MIN_REDISCOVERY_INTERVAL: Duration = Duration::from_secs(10);
+/// Keys are fetched again because of an ID token at most this often, whatever ID tokens claim,
+/// so forged tokens cannot make the proxy hammer the provider.
+pub const KEY_REFETCH_INTERVAL: Duration = Duration::from_secs(30);
 /// Longest `login_hint` passed on to the provider.
 const MAX_LOGIN_HINT_LEN: usize = 256;
 
@@ -107,7 +111,10 @@ pub struct OidcProvider {
     pub groups_claim: String,
     http: ProviderHttp,
     discovered: tokio::sync::RwLock<Option<Arc<Discovered>>>,
-    last_discovery: Mutex<Option<Instant>>,
+    /// When an ID token last made the keys be fetched again (the first discovery is not one).
+    last_refetch: Mutex<Option<Instant>>,
+    /// Successful fetches of the provider's metadata and keys.
+    key_fetches: AtomicU64,
 }
 
 impl OidcProvider {
@@ -135,7 +142,8 @@ impl OidcProvider {
             groups_claim: settings.groups_claim.clone(),
             http: ProviderHttp::new()?,
             discovered: tokio::sync::RwLock::new(None),
-            last_discovery: Mutex::new(None),
+            last_refetch: Mutex::new(None),
+            key_fetches: AtomicU64::new(0),
         })
     }
 
@@ -158,36 +166,59 @@ impl OidcProvider {
         if let Some(discovered) = self.discovered.read().await.as_ref() {
             return Ok(discovered.clone());
         }
-        self.discover(None).await
+        self.discover(None)
+            .await?
+            .ok_or(Error::ProviderUnavailable(ProviderFailure::Other(
+                "the provider's keys could not be fetched".to_owned(),
+            )))
     }
 
-    /// Fetches the metadata and keys again, unless `stale` was already replaced or the last
-    /// fetch was very recent.
-    async fn discover(&self, stale: Option<&Arc<Discovered>>) -> Result<Arc<Discovered>, Error> {
+    /// Fetches the metadata and keys: the first time (`stale` is `None`), or again because an
+    /// ID token did not verify under `stale`, unless `stale` was already replaced or the last
+    /// such refetch is less than [`KEY_REFETCH_INTERVAL`] ago (then `Ok(None)`).
+    async fn discover(
+        &self,
+        stale: Option<&Arc<Discovered>>,
+    ) -> Result<Option<Arc<Discovered>>, Error> {
         let mut slot = self.discovered.write().await;
         if let Some(current) = slot.as_ref() {
-            let replaced = stale.is_none_or(|stale| !Arc::ptr_eq(stale, current));
-            let recent = self
-                .last_discovery
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .is_some_and(|at| at.elapsed() < MIN_REDISCOVERY_INTERVAL);
-            if replaced || recent {
-                return Ok(current.clone());
+            let Some(stale) = stale else {
+                return Ok(Some(current.clone()));
+            };
+            if !Arc::ptr_eq(stale, current) {
+                return Ok(Some(current.clone()));
             }
+            let mut last = self.last_refetch.lock().unwrap_or_else(|e| e.into_inner());
+            if last.is_some_and(|at| at.elapsed() < KEY_REFETCH_INTERVAL) {
+                tracing::warn!(
+                    "an ID token did not verify under the cached keys, which were fetched again \
+                     less than {}s ago; not fetched again",
+                    KEY_REFETCH_INTERVAL.as_secs()
+                );
+                return Ok(None);
+            }
+            // Counted before the fetch, so a provider that fails also waits the interval.
+            *last = Some(Instant::now());
+            tracing::info!(
+                "an ID token did not verify under the cached keys; fetching the identity \
+                 provider's keys again"
+            );
         }
         let metadata = ProviderMetadataWithLogout::discover_async(self.issuer.clone(), &self.http)
             .await
             .map_err(|error| {
                 Error::ProviderUnavailable(ProviderFailure::Discovery(Box::new(error)))
             })?;
-        *self
-            .last_discovery
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        self.key_fetches.fetch_add(1, Ordering::Relaxed);
         let discovered = Arc::new(self.client_for(metadata));
         *slot = Some(discovered.clone());
-        Ok(discovered)
+        Ok(Some(discovered))
+    }
+
+    /// How many times the provider's metadata and keys were fetched. For tests of the refetch.
+    #[doc(hidden)]
+    pub fn key_fetches(&self) -> u64 {
+        self.key_fetches.load(Ordering::Relaxed)
     }
 
     fn client_for(&self, metadata: ProviderMetadataWithLogout) -> Discovered {
@@ -228,10 +259,7 @@ impl OidcProvider {
                 .set_jwks(openidconnect::JsonWebKeySet::new(Vec::new()));
             *slot = Some(Arc::new(self.client_for(metadata)));
         }
-        *self
-            .last_discovery
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = None;
+        *self.last_refetch.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     /// The provider's authorization URL for a new sign-in.
@@ -301,14 +329,21 @@ impl OidcProvider {
             .ok_or(Error::SignInFailed("the provider sent no ID token"))?;
         let nonce = Nonce::new(nonce.to_owned());
         let authorized_party = match id_token.claims(&discovered.id_token_verifier(), &nonce) {
-            Err(ClaimsVerificationError::SignatureVerification(
-                SignatureVerificationError::NoMatchingKey,
-            )) => {
-                // The provider rotated its keys since they were fetched.
-                let fresh = self.discover(Some(&discovered)).await?;
-                id_token
-                    .claims(&fresh.id_token_verifier(), &nonce)
-                    .map(|claims| claims.authorized_party().cloned())
+            Err(
+                error @ ClaimsVerificationError::SignatureVerification(
+                    SignatureVerificationError::NoMatchingKey
+                    | SignatureVerificationError::CryptoError(_),
+                ),
+            ) => {
+                // The provider rotated its keys since they were fetched (a new key id), or was
+                // restarted with a new key under the same key id. A forgery lands here too:
+                // hence the rate limit in `discover`.
+                match self.discover(Some(&discovered)).await? {
+                    Some(fresh) => id_token
+                        .claims(&fresh.id_token_verifier(), &nonce)
+                        .map(|claims| claims.authorized_party().cloned()),
+                    None => Err(error),
+                }
             }
             other => other.map(|claims| claims.authorized_party().cloned()),
         }
