@@ -146,7 +146,8 @@ impl ConfigLoader {
             let original_target = shifts.original(&target);
             // The file's value first; an override of it only once the file has none (a key
             // of the file that differs in case must not take an override with it).
-            let removed = !target.is_empty()
+            // An empty key (`"": 1`) is a key; an empty parent (a required key) is the root.
+            let removed = !(required && target.is_empty())
                 && (remove_path(&mut tree, &target, &mut shifts)
                     || self.remove_overrides(&mut overrides, &target));
             if !removed {

@@ -258,3 +258,14 @@ fn a_key_with_a_backtick_is_named_whole() {
         );
     }
 }
+
+/// Found by fuzzing: an empty key (`"": 1`) could not be taken out, so the problems after it
+/// depended on the map's order.
+#[test]
+fn an_empty_key_is_reported_with_the_rest() {
+    for _ in 0..40 {
+        let problems = problems_of(loader(&[]).load_str::<Sample>("\"\": 1\nbogus: 2\n"));
+        assert_eq!(problems.len(), 2, "{problems:#?}");
+        assert!(problems[1].starts_with("bogus: "), "{problems:#?}");
+    }
+}
