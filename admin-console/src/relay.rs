@@ -83,7 +83,7 @@ pub fn checked_tail(raw_tail: &str) -> Result<&str, Error> {
 
 /// `%XX` decoded for the checks above (invalid escapes are kept as they are), repeatedly:
 /// `%252e%252e` becomes `..` on a server that decodes twice.
-fn percent_decode(text: &str) -> String {
+pub(crate) fn percent_decode(text: &str) -> String {
     let mut decoded = text.to_owned();
     loop {
         let once = percent_decode_str(&decoded)

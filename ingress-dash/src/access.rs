@@ -64,13 +64,9 @@ impl AccessSettings {
     /// caller, a mapping that is not used.
     pub(crate) fn warnings(&self, trusted_proxies: &[String], warnings: &mut ConfigProblems) {
         let limited = !self.namespaces_by_group.is_empty();
+        self.mode
+            .warn_without_trusted_proxies(trusted_proxies, warnings);
         match self.mode {
-            AccessMode::TrustedHeaders if trusted_proxies.is_empty() => warnings.push(
-                "server.trusted_proxies",
-                "is empty with access.mode trusted_headers: every request is refused with 401 \
-                 (identity headers are believed only from trusted proxies); list authproxy's or \
-                 the reverse proxy's addresses",
-            ),
             AccessMode::Open if limited || !self.default_namespaces.is_empty() => warnings.push(
                 "access.mode",
                 "is open: access.namespaces_by_group and access.default_namespaces are not used \

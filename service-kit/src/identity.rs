@@ -55,6 +55,22 @@ impl AccessMode {
             Self::TrustedHeaders => "trusted_headers",
         }
     }
+
+    /// The warning of every service with an `access.mode`: `trusted_headers` without
+    /// `server.trusted_proxies` refuses every caller.
+    pub fn warn_without_trusted_proxies(
+        self,
+        trusted_proxies: &[String],
+        warnings: &mut crate::config::ConfigProblems,
+    ) {
+        warnings.check(
+            self != Self::TrustedHeaders || !trusted_proxies.is_empty(),
+            "server.trusted_proxies",
+            "is empty with access.mode trusted_headers: every request is refused with 401 \
+             (identity headers are believed only from trusted proxies); list authproxy's or \
+             the reverse proxy's addresses",
+        );
+    }
 }
 
 /// The caller. Anonymous (no user) only in `open` mode; in `trusted_headers` mode `user` is

@@ -8,6 +8,7 @@
 
 mod auth_front;
 pub mod binary;
+pub mod fuzz;
 mod nginx;
 mod oidc;
 mod otlp;

@@ -6,10 +6,10 @@
 //! is never read-only. Anything not listed as read-only or operator needs admin.
 
 use actix_web::http::Method;
-use percent_encoding::percent_decode_str;
 
 use super::sql;
 use crate::config::Role;
+use crate::relay::percent_decode;
 
 /// Endpoints that only read, at the root or after an index (`/logs-*/_search`), by `POST`.
 const READ_ONLY_ENDPOINTS: &[&str] = &["_search", "_msearch", "_count", "_mget", "_field_caps"];
@@ -109,7 +109,7 @@ pub(crate) fn segments(raw_tail: &str) -> Option<Vec<String>> {
     let path = path.strip_suffix('/').unwrap_or(path);
     path.split('/')
         .map(|raw| {
-            let segment = decode(raw);
+            let segment = percent_decode(raw);
             let plain = !segment.is_empty()
                 && segment != "."
                 && segment != ".."
@@ -118,19 +118,6 @@ pub(crate) fn segments(raw_tail: &str) -> Option<Vec<String>> {
             plain.then_some(segment)
         })
         .collect()
-}
-
-fn decode(raw: &str) -> String {
-    let mut decoded = raw.to_owned();
-    loop {
-        let once = percent_decode_str(&decoded)
-            .decode_utf8_lossy()
-            .into_owned();
-        if once == decoded {
-            return decoded;
-        }
-        decoded = once;
-    }
 }
 
 /// An index expression (`logs-*`, `a,b`, `remote:logs`, `_all`); other `_` names are APIs.
@@ -196,7 +183,7 @@ fn sql_call<S: AsRef<str>>(parts: &[S]) -> Option<SqlCall> {
 
 fn sql_query_is_plain(query: Option<&str>) -> bool {
     query.unwrap_or_default().split('&').all(|pair| {
-        let name = decode(pair.split('=').next().unwrap_or_default());
+        let name = percent_decode(pair.split('=').next().unwrap_or_default());
         name.is_empty() || SQL_QUERY_PARAMS.contains(&name.as_str())
     })
 }

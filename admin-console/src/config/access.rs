@@ -71,13 +71,9 @@ impl AccessSettings {
         per_cluster: bool,
         warnings: &mut ConfigProblems,
     ) {
+        self.mode
+            .warn_without_trusted_proxies(trusted_proxies, warnings);
         match self.mode {
-            AccessMode::TrustedHeaders if trusted_proxies.is_empty() => warnings.push(
-                "server.trusted_proxies",
-                "is empty with access.mode trusted_headers: every request is refused with 401 \
-                 (identity headers are believed only from trusted proxies); list authproxy's or \
-                 the reverse proxy's addresses",
-            ),
             AccessMode::Open
                 if self.default_role.is_some() || !self.roles.is_empty() || per_cluster =>
             {
