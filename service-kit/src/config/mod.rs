@@ -185,7 +185,8 @@ impl ConfigLoader {
             else {
                 return true;
             };
-            !(path == key || is_below(&path, &key))
+            // `config` reads a name it cannot parse as a path as one key of its own.
+            !(path == key || (is_config_path(&path) && is_below(&path, &key)))
         });
         overrides.len() < before
     }
@@ -283,6 +284,32 @@ fn remove_path(tree: &mut Map<String, Value>, path: &str, shifts: &mut IndexShif
     removed
 }
 
+/// `config` reads `path` as a path (`a.b[0].c`: names of letters, digits, `_` and `-`, each
+/// with optional `[i]` subscripts); any other key is one key of its own.
+fn is_config_path(path: &str) -> bool {
+    path.split('.').all(|segment| {
+        let (name, mut subscripts) = segment.split_at(segment.find('[').unwrap_or(segment.len()));
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        {
+            return false;
+        }
+        while let Some(rest) = subscripts.strip_prefix('[') {
+            let Some((index, tail)) = rest.split_once(']') else {
+                return false;
+            };
+            let digits = index.strip_prefix('-').unwrap_or(index);
+            if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+                return false;
+            }
+            subscripts = tail;
+        }
+        subscripts.is_empty()
+    })
+}
+
 /// `path` is `key` or lies below it (`key.x`, `key[0]`).
 fn is_below(path: &str, key: &str) -> bool {
     path.strip_prefix(key)
@@ -290,13 +317,15 @@ fn is_below(path: &str, key: &str) -> bool {
 }
 
 /// Removes what `path` names in `table`, matching it against the keys the table really has: a
-/// key may itself hold `.` or `[` (`config` reads `"a.b": 1` as `a: {b: 1}`, so a problem at
-/// `a` takes out the key `a.b`).
+/// key may itself hold `.` or `[`. Only the key named exactly goes: the tree holds the keys
+/// `config` sees (a top-level `"a.b": 1` was read as `a: {b: 1}` when the file was parsed; a
+/// key it cannot read as a path, such as `a.b:-c`, stays one key), so a problem at `a` must
+/// not take out a separate key `a.b:-c` whose own problem may not be reported yet.
 fn remove_in_table(table: &mut Map<String, Value>, path: &str, element: &mut bool) -> bool {
     let mut removed = false;
     let keys: Vec<String> = table.keys().cloned().collect();
     for key in keys {
-        if key == path || is_below(&key, path) {
+        if key == path {
             removed |= table.remove(&key).is_some();
         } else if let Some(rest) = path.strip_prefix(key.as_str())
             && rest.starts_with(['.', '['])

@@ -269,3 +269,35 @@ fn an_empty_key_is_reported_with_the_rest() {
         assert!(problems[1].starts_with("bogus: "), "{problems:#?}");
     }
 }
+
+/// Found by fuzzing (fuzz/regressions/config_*/key-beside-section-*): a key that `config` cannot
+/// read as a path (`server.x:-y`) stays one key beside `server`; taking out `server` took it
+/// out too, so its own problem was reported only when the map's order listed it first.
+#[test]
+fn a_key_beside_a_section_keeps_its_own_problem() {
+    for _ in 0..40 {
+        let problems = problems_of(loader(&[]).load_str::<Sample>("server:\n\"server.x:-y\": 1\n"));
+        assert_eq!(problems.len(), 2, "{problems:#?}");
+        assert!(problems[0].starts_with("server: "), "{problems:#?}");
+        assert!(
+            problems[1].starts_with("server.x:-y: is not a known key"),
+            "{problems:#?}"
+        );
+    }
+}
+
+/// Found by fuzzing (fuzz/regressions/config_ingress_dash/override-beside-section): an override
+/// whose name is not a path (`SAMPLE_BOGUS__X]`) is one key of its own; taking out the override
+/// `bogus` took it out too, so its problem was reported only when the map's order listed it
+/// first.
+#[test]
+fn an_override_beside_another_keeps_its_own_problem() {
+    for _ in 0..40 {
+        let problems = problems_of(
+            loader(&[("SAMPLE_BOGUS__Y", "1"), ("SAMPLE_BOGUS__X]", "1")]).load_str::<Sample>(""),
+        );
+        assert_eq!(problems.len(), 2, "{problems:#?}");
+        assert!(problems[0].starts_with("bogus: "), "{problems:#?}");
+        assert!(problems[1].starts_with("bogus.x]: "), "{problems:#?}");
+    }
+}
