@@ -3,6 +3,7 @@
 //! typed settings → validation that reports every problem at once.
 
 mod expand;
+mod limits;
 mod problems;
 
 use std::collections::HashMap;
@@ -12,6 +13,7 @@ use config::{Config, ConfigError, Environment, File, FileFormat, Map, Source, Va
 use serde::de::DeserializeOwned;
 
 pub use expand::{ProcessEnv, VariableSource, expand_str};
+pub use limits::{MAX_EXPANDED_NODES, MAX_FILE_BYTES};
 pub use problems::{ConfigProblem, ConfigProblems};
 
 use problems::problem_from_config_error;
@@ -67,7 +69,8 @@ impl ConfigLoader {
         &self,
         path: &Path,
     ) -> Result<T, ConfigProblems> {
-        let text = std::fs::read_to_string(path).map_err(|error| {
+        // One byte more than the limit is enough to refuse the file without reading all of it.
+        let text = read_at_most(path, limits::MAX_FILE_BYTES + 1).map_err(|error| {
             let mut problems = ConfigProblems::new();
             problems.push(
                 "",
@@ -209,9 +212,31 @@ impl ConfigLoader {
     }
 }
 
+/// The file's text, cut after `limit` bytes.
+fn read_at_most(path: &Path, limit: usize) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit as u64)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() >= limit {
+        // Refused for its size anyway; a cut in the middle of a character is not its fault.
+        return Ok(String::from_utf8_lossy(&bytes).into_owned());
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
 fn parse_yaml(yaml: &str) -> Result<Map<String, Value>, ConfigProblem> {
     if yaml.trim().is_empty() {
         return Ok(Map::new());
+    }
+    if let Some(problem) = limits::check(yaml) {
+        return Err(problem);
     }
     let parsed = Config::builder()
         .add_source(File::from_str(yaml, FileFormat::Yaml))

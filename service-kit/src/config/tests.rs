@@ -301,3 +301,80 @@ fn an_override_beside_another_keeps_its_own_problem() {
         assert!(problems[1].starts_with("bogus.x]: "), "{problems:#?}");
     }
 }
+
+/// Nine levels of aliases, each nine of the one before: a few hundred bytes that stand for
+/// about 387 million nodes. Refused with one problem before anything is expanded.
+fn alias_bomb() -> String {
+    let mut yaml = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+    for level in 1..9 {
+        let previous = format!("*a{}", level - 1);
+        let items = [previous.as_str(); 9].join(", ");
+        yaml.push_str(&format!("a{level}: &a{level} [{items}]\n"));
+    }
+    yaml
+}
+
+#[test]
+fn an_alias_bomb_is_one_problem_not_an_exhausted_memory() {
+    let yaml = alias_bomb();
+    assert!(yaml.len() < 1000, "{}", yaml.len());
+    let problems = problems_of(loader(&[]).load_str::<Sample>(&yaml));
+    assert_eq!(
+        problems,
+        vec![format!(
+            "the file uses YAML aliases that expand to more than {MAX_EXPANDED_NODES} nodes; \
+             write the repeated values out or use fewer aliases"
+        )]
+    );
+}
+
+#[test]
+fn a_file_with_a_few_aliases_still_loads() {
+    let yaml = "defaults: &item {name: a, weight: 1}\nitems:\n  - *item\n  - *item\n";
+    // `defaults` is not a key of Sample: the aliases were expanded and the rest was read.
+    let problems = problems_of(loader(&[]).load_str::<Sample>(yaml));
+    assert_eq!(
+        problems,
+        vec!["defaults: is not a known key (expected one of `server`, `secret`, `items`)"]
+    );
+    let yaml = "items:\n  - &item {name: a, weight: 1}\n  - *item\nsecret: longenough\n";
+    let sample = loader(&[]).load_str::<Sample>(yaml).expect("loads");
+    assert_eq!(sample.items.len(), 2);
+    assert_eq!(sample.items[1].name, "a");
+}
+
+#[test]
+fn deep_nesting_and_huge_files_are_one_problem_each() {
+    let deep = format!("items: {}{}\n", "[".repeat(5000), "]".repeat(5000));
+    let problems = problems_of(loader(&[]).load_str::<Sample>(&deep));
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with("the file is not valid YAML: recursion limit exceeded"),
+        "{problems:?}"
+    );
+    let huge = format!("secret: {}\n", "x".repeat(MAX_FILE_BYTES));
+    let problems = problems_of(loader(&[]).load_str::<Sample>(&huge));
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with("the file is larger than 1 MiB"),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn a_huge_file_is_refused_without_reading_it_all() {
+    let path = std::env::temp_dir().join(format!("service-kit-huge-{}.yaml", std::process::id()));
+    std::fs::write(
+        &path,
+        format!("secret: {}\n", "x".repeat(3 * MAX_FILE_BYTES)),
+    )
+    .unwrap();
+    let result = loader(&[]).load_file::<Sample>(&path);
+    std::fs::remove_file(&path).unwrap();
+    let problems = problems_of(result);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with("the file is larger than 1 MiB"),
+        "{problems:?}"
+    );
+}
