@@ -309,15 +309,15 @@ fn remove_path(tree: &mut Map<String, Value>, path: &str, shifts: &mut IndexShif
     removed
 }
 
-/// `config` reads `path` as a path (`a.b[0].c`: names of letters, digits, `_` and `-`, each
-/// with optional `[i]` subscripts); any other key is one key of its own.
+/// `config` reads `path` as a path (`a.b[0].c`: names of ASCII letters, digits, `_` and `-`,
+/// each with optional `[i]` subscripts, as its parser does); any other key is one of its own.
 fn is_config_path(path: &str) -> bool {
     path.split('.').all(|segment| {
         let (name, mut subscripts) = segment.split_at(segment.find('[').unwrap_or(segment.len()));
         if name.is_empty()
             || !name
                 .chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         {
             return false;
         }
@@ -325,8 +325,8 @@ fn is_config_path(path: &str) -> bool {
             let Some((index, tail)) = rest.split_once(']') else {
                 return false;
             };
-            let digits = index.strip_prefix('-').unwrap_or(index);
-            if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+            let index = index.trim_matches([' ', '\t']);
+            if index.starts_with('+') || index.parse::<isize>().is_err() {
                 return false;
             }
             subscripts = tail;

@@ -378,3 +378,15 @@ fn a_huge_file_is_refused_without_reading_it_all() {
         "{problems:?}"
     );
 }
+
+#[test]
+fn config_paths_are_read_as_config_reads_them() {
+    for path in ["a", "a.b", "a-b_c.d[0]", "a[ -1 ][2].b"] {
+        assert!(is_config_path(path), "{path}");
+    }
+    for path in [
+        "", "a.", ".a", "a.b:-c", "a]", "a[x]", "a[0", "é", "a[0]b", "a[+1]",
+    ] {
+        assert!(!is_config_path(path), "{path}");
+    }
+}
