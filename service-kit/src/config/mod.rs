@@ -113,6 +113,9 @@ impl ConfigLoader {
         let mut shifts = IndexShifts::default();
         // Overrides (`<PREFIX>_SECTION__KEY`) taken out after a problem, like the file's keys.
         let mut overrides = self.overrides();
+        for problem in self.take_conflicting_overrides(&mut overrides) {
+            problems.push_problem(problem);
+        }
         for _ in 0..MAX_ROUNDS {
             let error = match self.deserialize::<T>(&tree, &overrides) {
                 Ok(mut settings) => {
@@ -173,6 +176,58 @@ impl ConfigLoader {
                 })
                 .collect(),
         }
+    }
+
+    /// Takes out overrides that `config` would apply in its hash map's order, so the outcome
+    /// changed from run to run: two names for one key (`X_A__B` and `x_a__b`), or a key and a
+    /// key below it (`X_A=1` and `X_A__B=2`). Each is one problem naming the variables.
+    fn take_conflicting_overrides(
+        &self,
+        overrides: &mut Map<String, String>,
+    ) -> Vec<ConfigProblem> {
+        let prefix = format!("{}_", self.env_prefix.to_lowercase());
+        let mut paths: Vec<(String, String)> = overrides
+            .keys()
+            .filter_map(|name| {
+                let path = name
+                    .to_lowercase()
+                    .strip_prefix(&prefix)?
+                    .replace("__", ".");
+                Some((path, name.clone()))
+            })
+            .collect();
+        paths.sort();
+        let mut problems = Vec::new();
+        for (path, _) in &paths {
+            let names: Vec<&str> = paths
+                .iter()
+                .filter(|(other, _)| {
+                    other == path || (is_config_path(other) && is_below(other, path))
+                })
+                .map(|(_, name)| name.as_str())
+                .collect();
+            if names.len() > 1
+                && !problems
+                    .iter()
+                    .any(|known: &ConfigProblem| &known.key == path)
+            {
+                problems.push(ConfigProblem {
+                    key: path.clone(),
+                    message: format!(
+                        "is set by more than one environment override ({}); keep one",
+                        names.join(", ")
+                    ),
+                });
+            }
+        }
+        for problem in &problems {
+            overrides.retain(|name, _| {
+                name.to_lowercase()
+                    .strip_prefix(&prefix)
+                    .is_none_or(|rest| rest.replace("__", ".") != problem.key)
+            });
+        }
+        problems
     }
 
     /// Takes out the overrides of `key` and of everything below it; false when there are none.

@@ -390,3 +390,32 @@ fn config_paths_are_read_as_config_reads_them() {
         assert!(!is_config_path(path), "{path}");
     }
 }
+
+/// Found by fuzzing (fuzz/regressions/config_admin_console/conflicting-overrides): `config`
+/// applies overrides in its hash map's order, so `SAMPLE_SERVER=` and `SAMPLE_SERVER__PORT=x`
+/// made `server` a string in some runs and a table in others.
+#[test]
+fn conflicting_overrides_are_one_problem_in_every_run() {
+    for _ in 0..40 {
+        let problems = problems_of(
+            loader(&[
+                ("SAMPLE_SERVER", ""),
+                ("SAMPLE_SERVER__PORT", "abc"),
+                ("SAMPLE_SECRET", "longenough"),
+                ("sample_secret", "other-value"),
+            ])
+            .load_str::<Sample>(""),
+        );
+        assert_eq!(
+            problems,
+            vec![
+                "secret: is set by more than one environment override (SAMPLE_SECRET, \
+                 sample_secret); keep one",
+                "server: is set by more than one environment override (SAMPLE_SERVER, \
+                 SAMPLE_SERVER__PORT); keep one",
+                "server.port: expected an integer, found a string",
+            ],
+            "{problems:#?}"
+        );
+    }
+}
