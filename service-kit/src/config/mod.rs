@@ -293,8 +293,29 @@ fn parse_yaml(yaml: &str) -> Result<Map<String, Value>, ConfigProblem> {
     if let Some(problem) = limits::check(yaml) {
         return Err(problem);
     }
+    // The keys as written: `config` reads a top-level `a.b` as `a: {b}` in its hash map's
+    // order, so `a.b` beside `a` (or `a.b.c`) came out differently from run to run.
+    let written = File::from_str(yaml, FileFormat::Yaml)
+        .collect()
+        .map_err(|error| problem_from_config_error(&error))?;
+    let mut keys: Vec<String> = written.keys().cloned().collect();
+    keys.sort();
+    for key in &keys {
+        if !key.contains(['.', '[']) || !is_config_path(key) {
+            continue;
+        }
+        if let Some(other) = keys
+            .iter()
+            .find(|other| *other != key && (is_below(key, other) || is_below(other, key)))
+        {
+            return Err(ConfigProblem {
+                key: key.clone(),
+                message: format!("is also written as `{other}`; keep one"),
+            });
+        }
+    }
     let parsed = Config::builder()
-        .add_source(File::from_str(yaml, FileFormat::Yaml))
+        .add_source(Layer(written))
         .build()
         .map_err(|error| problem_from_config_error(&error))?;
     parsed

@@ -419,3 +419,18 @@ fn conflicting_overrides_are_one_problem_in_every_run() {
         );
     }
 }
+
+/// Found by fuzzing (fuzz/regressions/config_ingress_dash/dotted-key-beside-section): `config`
+/// reads a top-level `server.port` as `server: {port}` in its hash map's order, so beside
+/// `server: x` either one won.
+#[test]
+fn a_dotted_key_beside_its_section_is_one_problem_in_every_run() {
+    for _ in 0..40 {
+        let problems = problems_of(loader(&[]).load_str::<Sample>("server.port: 1\nserver: x\n"));
+        assert_eq!(
+            problems,
+            vec!["server.port: is also written as `server`; keep one"],
+            "{problems:#?}"
+        );
+    }
+}
