@@ -363,6 +363,9 @@ impl IndexShifts {
                 && let Some((index, tail)) = rest.split_once(']')
                 && let Ok(index) = index.parse::<usize>()
                 && index >= *removed
+                // An element's path goes on with `.` or `[`, or ends: `scopes[1]client_id`
+                // is a key of its own, not an element of `scopes`.
+                && (tail.is_empty() || tail.starts_with(['.', '[']))
             {
                 key = format!("{prefix}{}]{tail}", index + 1);
             }

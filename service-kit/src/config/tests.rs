@@ -434,3 +434,17 @@ fn a_dotted_key_beside_its_section_is_one_problem_in_every_run() {
         );
     }
 }
+
+/// A key that only looks like an element (`scopes[1]client_id`) keeps its name when an element
+/// of the list it resembles was taken out (found by fuzzing: the name changed between runs).
+#[test]
+fn a_key_that_looks_like_an_element_is_not_renumbered() {
+    let mut shifts = IndexShifts::default();
+    shifts.0.push(("oidc.scopes".to_owned(), 0));
+    assert_eq!(
+        shifts.original("oidc.scopes[1]client_id"),
+        "oidc.scopes[1]client_id"
+    );
+    assert_eq!(shifts.original("oidc.scopes[1]"), "oidc.scopes[2]");
+    assert_eq!(shifts.original("oidc.scopes[1].x"), "oidc.scopes[2].x");
+}
