@@ -284,9 +284,17 @@ async function main() {
       assert.equal(closed.status, 200, closed.body);
       const state = await osmem(stack, "GET", "_cat/indices/e2e-front-door?format=json");
       assert.equal(state[0].status, "close");
-      const lines = readFileSync(stack.audit, "utf8").trim().split("\n").map((line) => JSON.parse(line));
-      const line = lines.find((l) => l.user === "operator" && l.path.endsWith("/e2e-front-door/_close"));
-      assert.ok(line, `no audit line for operator's close in ${JSON.stringify(lines)}`);
+      // The audit file is written by a background writer after the answer: wait for the line.
+      const auditLines = () => readFileSync(stack.audit, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+      const isOperatorClose = (l) => l.user === "operator" && l.path.endsWith("/e2e-front-door/_close");
+      const deadline = Date.now() + 10_000;
+      let lines = auditLines();
+      while (!lines.some(isOperatorClose) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        lines = auditLines();
+      }
+      const line = lines.find(isOperatorClose);
+      assert.ok(line, `no audit line for operator's close within 10 s in ${JSON.stringify(lines)}`);
       assert.equal(line.status, 200);
       assert.equal(line.method, "POST");
       assert.deepEqual(line.groups, ["operators"]);
