@@ -83,6 +83,11 @@ pub enum Error {
     /// The caller's role on the cluster is below what the call needs (the message names both).
     #[error("{0}")]
     Forbidden(String),
+    /// The cluster refused a management call with a 4xx (an index that already exists, a
+    /// missing one, a setting it does not accept): the same status, the cluster's reason.
+    #[allow(dead_code, reason = "used by the management routes being added (issue 19)")]
+    #[error("{message}")]
+    RejectedByCluster { status: StatusCode, message: String },
 }
 
 impl Error {
@@ -157,6 +162,7 @@ impl ResponseError for Error {
             Self::CrossSiteRequest(_) | Self::Forbidden(_) => StatusCode::FORBIDDEN,
             Self::Unreachable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Self::Timeout { .. } => StatusCode::GATEWAY_TIMEOUT,
+            Self::RejectedByCluster { status, .. } => *status,
         }
     }
 
@@ -178,6 +184,7 @@ impl ApiError for Error {
             Self::NoMetricsData(_) => "no_metrics_data",
             Self::CrossSiteRequest(_) => "cross_site_request",
             Self::Forbidden(_) => "forbidden",
+            Self::RejectedByCluster { .. } => "rejected_by_cluster",
         }
     }
 }

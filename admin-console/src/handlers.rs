@@ -116,6 +116,12 @@ pub async fn get_cluster(state: State, id: web::Path<String>) -> Result<HttpResp
     Ok(fresh(&state.clusters.get(&id)?.summary().await))
 }
 
+/// `GET /api/clusters/:id/dialect`: the software and major version the management routes and
+/// the console's completions adapt to.
+pub async fn dialect(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
+    Ok(fresh(&state.clusters.get(&id)?.dialect().await?))
+}
+
 pub async fn overview(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
     let cluster = state.clusters.get(&id)?;
     Ok(fresh(
@@ -233,6 +239,7 @@ pub async fn validate_metrics_server(
 mod wire_types {
     use ts_rs::TS;
 
+    use crate::cluster::dialect::{Dialect, Distribution};
     use crate::cluster::indices::{IndexPage, IndexRow, Order, SortKey};
     use crate::cluster::views::{Allocation, AllocationEnable, Health, Node, Overview};
     use crate::metrics::history::History;
@@ -244,31 +251,34 @@ mod wire_types {
 
     #[test]
     fn wire_types() {
+        let own: &[test_support::wire_types::Declaration] = &[
+            Health::decl,
+            ClusterSummary::decl,
+            ClusterList::decl,
+            Overview::decl,
+            Node::decl,
+            NodeList::decl,
+            IndexRow::decl,
+            SortKey::decl,
+            Order::decl,
+            IndexPage::decl,
+            AllocationEnable::decl,
+            Allocation::decl,
+            super::AllocationBody::decl,
+            Measurement::decl,
+            Snapshot::decl,
+            History::decl,
+            ValidationRequest::decl,
+            ValidationStatus::decl,
+            ValidationResponse::decl,
+            super::WhoAmI::decl,
+            Dialect::decl,
+            Distribution::decl,
+        ];
         test_support::wire_types::check_web_app(
             env!("CARGO_MANIFEST_DIR"),
             "admin-console",
-            &[
-                Health::decl,
-                ClusterSummary::decl,
-                ClusterList::decl,
-                Overview::decl,
-                Node::decl,
-                NodeList::decl,
-                IndexRow::decl,
-                SortKey::decl,
-                Order::decl,
-                IndexPage::decl,
-                AllocationEnable::decl,
-                Allocation::decl,
-                super::AllocationBody::decl,
-                Measurement::decl,
-                Snapshot::decl,
-                History::decl,
-                ValidationRequest::decl,
-                ValidationStatus::decl,
-                ValidationResponse::decl,
-                super::WhoAmI::decl,
-            ],
+            &[own, &crate::manage::wire_declarations()].concat(),
         );
     }
 }

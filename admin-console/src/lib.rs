@@ -13,6 +13,7 @@ pub(crate) mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 mod handlers;
+pub(crate) mod manage;
 pub(crate) mod metrics;
 mod numbers;
 mod promql;
@@ -159,13 +160,15 @@ fn routes(
             authorize(authorizing.clone(), Access::Views, request, next)
         }))
         .route("", web::get().to(get_cluster))
+        .route("/dialect", web::get().to(dialect))
         .route("/overview", web::get().to(overview))
         .route("/nodes", web::get().to(nodes))
         .route("/indices", web::get().to(indices))
         .route("/allocation", web::get().to(get_allocation))
         .route("/allocation", web::put().to(put_allocation))
         .route("/metrics", web::get().to(snapshot))
-        .route("/metrics/history", web::get().to(history));
+        .route("/metrics/history", web::get().to(history))
+        .configure(manage::routes);
     config.service(
         web::scope("")
             .wrap(from_fn(move |request, next| {

@@ -8,6 +8,7 @@ use serde::Serialize;
 use service_kit::single_flight::SingleFlight;
 
 use crate::cluster::client::{ClusterApi, ClusterClient};
+use crate::cluster::dialect::Dialect;
 use crate::cluster::indices::{self, IndexRow};
 use crate::cluster::views::{self, Health, Version};
 use crate::config::{ClusterSettings, InternalHistorySettings};
@@ -17,12 +18,18 @@ use crate::metrics::Metrics;
 /// How long an index list is reused between pages and sorts.
 const INDEX_CACHE_TTL: Duration = Duration::from_secs(3);
 
+/// How long the dialect read from `GET /` is kept (an upgrade changes it; a minute is soon
+/// enough to notice).
+const DIALECT_TTL: Duration = Duration::from_secs(60);
+
 pub struct Cluster {
     pub settings: ClusterSettings,
     pub client: ClusterClient,
     pub metrics: Metrics,
     /// The index list, reused for [`INDEX_CACHE_TTL`].
     indices: SingleFlight<(), Arc<Vec<IndexRow>>, Error>,
+    /// The dialect, reused for [`DIALECT_TTL`].
+    dialect: SingleFlight<(), Dialect, Error>,
 }
 
 impl Cluster {
@@ -34,6 +41,7 @@ impl Cluster {
             client,
             metrics,
             indices: SingleFlight::keeping_for(INDEX_CACHE_TTL),
+            dialect: SingleFlight::keeping_for(DIALECT_TTL),
         })
     }
 
@@ -46,6 +54,23 @@ impl Cluster {
         self.indices
             .run((), || indices::fetch_indices(&self.client))
             .await
+    }
+
+    /// The dialect the cluster speaks (Elasticsearch or OpenSearch, major version), from
+    /// `GET /`, kept for a minute; concurrent misses share one call.
+    pub async fn dialect(&self) -> Result<Dialect, Error> {
+        self.dialect
+            .run((), || async {
+                let root = self.client.get_json("/").await?;
+                Ok(Dialect::from_root(&root))
+            })
+            .await
+    }
+
+    #[allow(dead_code, reason = "used by the management routes being added (issue 19)")]
+    /// Forgets the cached index list, after a call that changed it (create, delete, close…).
+    pub fn indices_changed(&self) {
+        self.indices.forget(&());
     }
 
     /// Name, health, version and reachability; never fails, an unreachable cluster says why.

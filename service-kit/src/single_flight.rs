@@ -69,6 +69,13 @@ where
     T: Clone,
     E: Clone,
 {
+    /// Forgets what is kept or running for `key`: the next caller loads afresh (after a change
+    /// that makes a kept value stale). Callers already waiting on a running flight still get
+    /// its result.
+    pub fn forget(&self, key: &K) {
+        self.slots().remove(key);
+    }
+
     /// The result of the flight for `key`: the one in progress (or the kept value), else a new
     /// one that runs `load`. `load` runs only when this caller leads the flight, which it also
     /// does when the caller that led it before was dropped.
@@ -201,6 +208,15 @@ mod tests {
             .run("k", || async { Ok(Arc::new("w".to_owned())) })
             .await;
         assert_eq!(again.unwrap().as_str(), "w");
+    }
+
+    #[tokio::test]
+    async fn a_forgotten_key_loads_afresh() {
+        let flights = SingleFlight::<&str, u32, Failed>::keeping_for(Duration::from_secs(3600));
+        assert_eq!(flights.run("k", || async { Ok(1) }).await, Ok(1));
+        assert_eq!(flights.run("k", || async { Ok(2) }).await, Ok(1), "kept");
+        flights.forget(&"k");
+        assert_eq!(flights.run("k", || async { Ok(3) }).await, Ok(3));
     }
 
     #[tokio::test]

@@ -84,15 +84,53 @@ impl RelayCall<'_> {
     }
 }
 
-/// The role a request to a view (`/api/clusters/{id}/…` other than the relay) needs: reading is
-/// viewer, the allocation lock operator, any other change (future management routes) admin.
+/// The role a request to a view or a management route (`/api/clusters/{id}/…` other than the
+/// relay) needs, from its method and path segments (docs/access-control.md, "Roles"):
+///
+/// - reading (`GET`, `HEAD`) and the read-only `POST`s (a template simulation) are viewer;
+/// - what an operator does to keep a cluster running and which loses no data is operator: the
+///   allocation lock, open/close/refresh/flush/force merge/clear cache of indices, moving a
+///   shard and retrying failed allocations, cancelling a task, verifying a snapshot repository
+///   and taking a snapshot;
+/// - everything else (create/delete indices, write blocks, settings, aliases, templates,
+///   repositories, restore and delete snapshots, cluster settings) and any route not listed is
+///   admin.
 pub(crate) fn view_needs(method: &Method, path_in_cluster: &str) -> Role {
-    match *method {
-        Method::GET | Method::HEAD => Role::Viewer,
-        Method::PUT if path_in_cluster.trim_end_matches('/') == "/allocation" => Role::Operator,
+    if matches!(*method, Method::GET | Method::HEAD) {
+        return Role::Viewer;
+    }
+    let trimmed = path_in_cluster.trim_matches('/');
+    let parts: Vec<&str> = if trimmed.is_empty() {
+        Vec::new()
+    } else {
+        trimmed.split('/').collect()
+    };
+    match (method, parts.as_slice()) {
+        (&Method::POST, ["templates", "simulate"]) => Role::Viewer,
+        (&Method::PUT, ["allocation"])
+        | (&Method::POST, ["shards", "move" | "retry"])
+        | (&Method::POST, ["tasks", _, "cancel"])
+        | (&Method::POST, ["repositories", _, "verify"])
+        | (&Method::POST, ["repositories", _, "snapshots"]) => Role::Operator,
+        (&Method::POST, ["indices", "_actions", action])
+            if OPERATOR_INDEX_ACTIONS.contains(action) =>
+        {
+            Role::Operator
+        }
         _ => Role::Admin,
     }
 }
+
+/// The index actions (`POST /api/clusters/{id}/indices/_actions/{action}`) an operator may run;
+/// the others (`block_write`, `unblock_write`, `delete`) are admin.
+pub(crate) const OPERATOR_INDEX_ACTIONS: &[&str] = &[
+    "open",
+    "close",
+    "refresh",
+    "flush",
+    "forcemerge",
+    "clear_cache",
+];
 
 /// The raw tail split on `/` (as the cluster splits it, before decoding), each segment
 /// percent-decoded until nothing changes. `None` (never read-only) for a path the relay refuses
@@ -382,6 +420,41 @@ mod tests {
         assert_eq!(view_needs(&Method::PUT, "/allocation"), Role::Operator);
         assert_eq!(view_needs(&Method::POST, "/allocation"), Role::Admin);
         assert_eq!(view_needs(&Method::DELETE, "/indices/x"), Role::Admin);
+        for (method, path, role) in [
+            (Method::GET, "/tasks", Role::Viewer),
+            (Method::POST, "/templates/simulate", Role::Viewer),
+            (Method::POST, "/indices/_actions/close", Role::Operator),
+            (Method::POST, "/indices/_actions/forcemerge", Role::Operator),
+            (Method::POST, "/indices/_actions/delete", Role::Admin),
+            (Method::POST, "/indices/_actions/block_write", Role::Admin),
+            (Method::POST, "/indices/_actions/closex", Role::Admin),
+            (Method::POST, "/indices", Role::Admin),
+            (Method::PUT, "/indices/x/settings", Role::Admin),
+            (Method::POST, "/shards/move", Role::Operator),
+            (Method::POST, "/shards/retry", Role::Operator),
+            (Method::POST, "/shards/move/x", Role::Admin),
+            (Method::POST, "/tasks/n:1/cancel", Role::Operator),
+            (Method::DELETE, "/tasks/n:1", Role::Admin),
+            (Method::POST, "/repositories/backups/verify", Role::Operator),
+            (
+                Method::POST,
+                "/repositories/backups/snapshots",
+                Role::Operator,
+            ),
+            (
+                Method::POST,
+                "/repositories/b/snapshots/s/restore",
+                Role::Admin,
+            ),
+            (Method::DELETE, "/repositories/b/snapshots/s", Role::Admin),
+            (Method::PUT, "/repositories/b", Role::Admin),
+            (Method::PUT, "/settings", Role::Admin),
+            (Method::POST, "/aliases", Role::Admin),
+            (Method::PUT, "/templates/index/t", Role::Admin),
+            (Method::PATCH, "/unknown", Role::Admin),
+        ] {
+            assert_eq!(view_needs(&method, path), role, "{method} {path}");
+        }
     }
 
     proptest! {

@@ -26,6 +26,16 @@ pub trait ClusterApi: Send + Sync {
         path: &str,
         body: &Value,
     ) -> impl Future<Output = Result<Value, Error>> + Send;
+    #[allow(dead_code, reason = "used by the management routes being added (issue 19)")]
+    /// A management call: any method, an optional JSON body. A 4xx from the cluster becomes
+    /// [`Error::RejectedByCluster`] with the same status and the cluster's reason (the caller
+    /// asked for something the cluster refuses); 5xx and transport failures as for `get_json`.
+    fn call(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> impl Future<Output = Result<Value, Error>> + Send;
 }
 
 const USER_AGENT: &str = concat!("admin-console/", env!("CARGO_PKG_VERSION"));
@@ -169,6 +179,37 @@ impl ClusterApi for ClusterClient {
             .send()
             .await
             .map_err(|error| Error::from_reqwest(&self.label, error))?;
+        self.json_of(response).await
+    }
+
+    async fn call(&self, method: Method, path: &str, body: Option<&Value>) -> Result<Value, Error> {
+        let mut request = self
+            .request(method, path)
+            .header(reqwest::header::ACCEPT, "application/json")
+            .timeout(self.timeouts.request);
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|error| Error::from_reqwest(&self.label, error))?;
+        let status = response.status();
+        if status.is_client_error() {
+            let body = response
+                .bytes()
+                .await
+                .map_err(|error| Error::from_reqwest(&self.label, error))?;
+            return Err(Error::RejectedByCluster {
+                status: actix_web::http::StatusCode::from_u16(status.as_u16())
+                    .unwrap_or(actix_web::http::StatusCode::BAD_REQUEST),
+                message: format!(
+                    "The {} refused the call ({status}): {}",
+                    self.label,
+                    error_reason(&body)
+                ),
+            });
+        }
         self.json_of(response).await
     }
 }

@@ -1,6 +1,8 @@
 //! One search cluster's API as the console uses it: the HTTP client with the configured
-//! credentials, the views built from a few light calls, and the index list.
+//! credentials, the dialect it speaks, the views built from a few light calls, and the index
+//! list.
 
 pub mod client;
+pub mod dialect;
 pub mod indices;
 pub mod views;

@@ -81,6 +81,7 @@ export function App() {
               key={route.clusterId}
               clusterId={route.clusterId}
               view={route.view}
+              item={route.item}
               search={location.search}
               consoleOpen={consoleOpen}
               onToggleConsole={toggleConsole}

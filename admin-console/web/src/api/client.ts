@@ -42,7 +42,9 @@ export function isErrorBody(body: unknown): body is ErrorBody {
   return typeof code === "string" && typeof message === "string";
 }
 
-async function request<T>(path: string, init?: RequestInit, signal?: AbortSignal): Promise<T> {
+/** A call to the console's API: JSON in and out, the common error body as an [`ApiError`]. The
+ * management features' clients (`api/<feature>.ts`) build on it. */
+export async function request<T>(path: string, init?: RequestInit, signal?: AbortSignal): Promise<T> {
   let response: Response;
   try {
     response = await fetch(path, {
@@ -85,7 +87,8 @@ function clusterErrorReason(body: unknown): string | null {
   return typeof type === "string" ? `${type}: ${reason}` : reason;
 }
 
-const cluster = (id: string) => `/api/clusters/${encodeURIComponent(id)}`;
+/** The API path of a cluster. */
+export const cluster = (id: string) => `/api/clusters/${encodeURIComponent(id)}`;
 
 /** Index open/close through the relay (needs the operator role). */
 function indexOperation(id: string, index: string, operation: "_open" | "_close") {

@@ -60,3 +60,7 @@ export type ValidationStatus = "success" | "no_data" | "error";
 export type ValidationResponse = { status: ValidationStatus, message: string, reachable: boolean, };
 
 export type WhoAmI = { mode: "open" | "trusted_headers", user: string | null, email: string | null, groups: Array<string>, roles: Record<string, "viewer" | "operator" | "admin" | "none">, };
+
+export type Dialect = { distribution: Distribution, major: number, };
+
+export type Distribution = "elasticsearch" | "opensearch";

@@ -1,4 +1,5 @@
-// A small History-API router: the app has five routes, not worth a routing library.
+// A small History-API router: a cluster's views, each with an optional item (an index, a node),
+// not worth a routing library.
 import { useEffect, useSyncExternalStore } from "react";
 
 const listeners = new Set<() => void>();
@@ -29,31 +30,50 @@ export function navigate(to: string, options: { replace?: boolean } = {}) {
 
 export type Route =
   | { name: "clusters" }
-  | { name: "cluster"; clusterId: string; view: ClusterView }
+  | { name: "cluster"; clusterId: string; view: ClusterView; item?: string }
   | { name: "not-found" };
 
-export type ClusterView = "overview" | "nodes" | "indices" | "statistics";
+export type ClusterView =
+  | "overview"
+  | "nodes"
+  | "indices"
+  | "shards"
+  | "aliases"
+  | "templates"
+  | "tasks"
+  | "snapshots"
+  | "settings"
+  | "statistics";
 export const CLUSTER_VIEWS: ReadonlyArray<{ id: ClusterView; label: string }> = [
   { id: "overview", label: "Overview" },
   { id: "nodes", label: "Nodes" },
   { id: "indices", label: "Indices" },
+  { id: "shards", label: "Shards" },
+  { id: "aliases", label: "Aliases" },
+  { id: "templates", label: "Templates" },
+  { id: "tasks", label: "Tasks" },
+  { id: "snapshots", label: "Snapshots" },
+  { id: "settings", label: "Settings" },
   { id: "statistics", label: "Statistics" },
 ];
 
 export function matchRoute(pathname: string): Route {
   if (pathname === "/" || pathname === "" || pathname === "/clusters") return { name: "clusters" };
-  const m = /^\/clusters\/([^/]+)(?:\/([^/]+))?\/?$/.exec(pathname);
+  const m = /^\/clusters\/([^/]+)(?:\/([^/]+)(?:\/([^/]+))?)?\/?$/.exec(pathname);
   if (m) {
     const view = (m[2] ?? "overview") as ClusterView;
     if (CLUSTER_VIEWS.some((v) => v.id === view)) {
-      return { name: "cluster", clusterId: decodeURIComponent(m[1]), view };
+      const route: Route = { name: "cluster", clusterId: decodeURIComponent(m[1]), view };
+      return m[3] === undefined ? route : { ...route, item: decodeURIComponent(m[3]) };
     }
   }
   return { name: "not-found" };
 }
 
-export function clusterPath(clusterId: string, view: ClusterView = "overview"): string {
+/** The path of a cluster's view, or of one item in it (`/clusters/prod/indices/logs-1`). */
+export function clusterPath(clusterId: string, view: ClusterView = "overview", item?: string): string {
   const base = `/clusters/${encodeURIComponent(clusterId)}`;
+  if (item !== undefined) return `${base}/${view}/${encodeURIComponent(item)}`;
   return view === "overview" ? base : `${base}/${view}`;
 }
 

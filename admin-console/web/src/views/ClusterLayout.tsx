@@ -13,6 +13,14 @@ import { OverviewView } from "./OverviewView";
 import { NodesView } from "./NodesView";
 import { IndicesView } from "./IndicesView";
 import { Loading } from "../components/common";
+import { IndexDetail } from "./IndexDetail";
+import { NodeDetail } from "./NodeDetail";
+import { ShardsView } from "./ShardsView";
+import { AliasesView } from "./AliasesView";
+import { TemplatesView } from "./TemplatesView";
+import { TasksView } from "./TasksView";
+import { SnapshotsView } from "./SnapshotsView";
+import { SettingsView } from "./SettingsView";
 
 // uPlot loads with the Statistics view.
 const StatisticsView = lazy(() => import("./StatisticsView").then((m) => ({ default: m.StatisticsView })));
@@ -20,6 +28,8 @@ const StatisticsView = lazy(() => import("./StatisticsView").then((m) => ({ defa
 interface Props {
   clusterId: string;
   view: ClusterView;
+  /** An item of the view (an index, a node), from the path's last segment. */
+  item?: string;
   search: string;
   consoleOpen: boolean;
   onToggleConsole: () => void;
@@ -27,7 +37,7 @@ interface Props {
   theme: Theme;
 }
 
-export function ClusterLayout({ clusterId, view, search, consoleOpen, onToggleConsole, onName, theme }: Props) {
+export function ClusterLayout({ clusterId, view, item, search, consoleOpen, onToggleConsole, onName, theme }: Props) {
   const summary = useAsync((signal) => api.cluster(clusterId, signal), [clusterId], 15_000);
   const cluster = summary.data;
 
@@ -85,8 +95,15 @@ export function ClusterLayout({ clusterId, view, search, consoleOpen, onToggleCo
         ) : (
           <>
             {view === "overview" && <OverviewView clusterId={clusterId} />}
-            {view === "nodes" && <NodesView clusterId={clusterId} />}
-            {view === "indices" && <IndicesView clusterId={clusterId} search={search} />}
+            {view === "nodes" && (item === undefined ? <NodesView clusterId={clusterId} /> : <NodeDetail clusterId={clusterId} nodeId={item} />)}
+            {view === "indices" &&
+              (item === undefined ? <IndicesView clusterId={clusterId} search={search} /> : <IndexDetail clusterId={clusterId} index={item} />)}
+            {view === "shards" && <ShardsView clusterId={clusterId} search={search} />}
+            {view === "aliases" && <AliasesView clusterId={clusterId} />}
+            {view === "templates" && <TemplatesView clusterId={clusterId} />}
+            {view === "tasks" && <TasksView clusterId={clusterId} search={search} />}
+            {view === "snapshots" && <SnapshotsView clusterId={clusterId} />}
+            {view === "settings" && <SettingsView clusterId={clusterId} />}
             {view === "statistics" && (
               <Suspense fallback={<Loading what="statistics" />}>
                 <StatisticsView clusterId={clusterId} search={search} theme={theme} metricsSource={cluster?.metricsSource} />
