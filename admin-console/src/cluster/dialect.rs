@@ -22,7 +22,10 @@ pub struct Dialect {
     pub major: u32,
 }
 
-#[allow(dead_code, reason = "used by the management routes being added (issue 19)")]
+#[allow(
+    dead_code,
+    reason = "used by the management routes being added (issue 19)"
+)]
 impl Dialect {
     /// From the root document (`GET /`): OpenSearch says `version.distribution: "opensearch"`;
     /// anything else is Elasticsearch. A version that cannot be read counts as the newest
