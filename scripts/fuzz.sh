@@ -6,9 +6,11 @@
 # Installs cargo-fuzz when it is missing (built with the stable toolchain; fuzzing itself needs
 # the nightly one). Each target starts from its committed seeds (fuzz/corpus/<target>) and kept
 # regressions (fuzz/regressions/<target>) and grows a working corpus in fuzz/target/corpus
-# (git-ignored). A crash, an oracle failure, a time-out or an out-of-memory input is written to
+# (git-ignored; shared between runs, which only add to it). Each run logs to its own directory,
+# fuzz/target/logs/<time>-<pid>/ (FUZZ_LOG_DIR overrides), so two runs at once (a `make soak` and a
+# hand run) do not overwrite each other's logs; artifacts are counted per run the same way. A crash, an oracle failure, a time-out or an out-of-memory input is written to
 # fuzz/artifacts/<target>/ and makes the script exit non-zero; keep such an input as a regression
-# with `cp fuzz/artifacts/<target>/crash-… fuzz/regressions/<target>/<name>` once it is fixed.
+# with `cp fuzz/artifacts/<target>/run-<pid>-crash-… fuzz/regressions/<target>/<name>` once it is fixed.
 # One summary line per target: runs, coverage (edges and features), corpus size, crashes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -46,12 +48,14 @@ fi
 # source file changed, and each target must fuzz the same build.
 bin_dir="fuzz/target/$(rustc +nightly -vV | sed -n 's/^host: //p')/release"
 
-mkdir -p fuzz/target/logs
+log_dir="${FUZZ_LOG_DIR:-fuzz/target/logs/$(date -u +%Y%m%dT%H%M%SZ)-$$}"
+mkdir -p "$log_dir"
+echo "fuzz: logs in $log_dir"
 failed=()
 for target in "${targets[@]}"; do
     corpus="fuzz/target/corpus/$target"
     artifacts="fuzz/artifacts/$target"
-    log="fuzz/target/logs/$target.log"
+    log="$log_dir/$target.log"
     mkdir -p "$corpus" "$artifacts"
     seeds=()
     for dir in "fuzz/corpus/$target" "fuzz/regressions/$target"; do
@@ -59,14 +63,16 @@ for target in "${targets[@]}"; do
     done
     dict=()
     [ -f "fuzz/dicts/$target.dict" ] && dict=("-dict=fuzz/dicts/$target.dict")
-    before=$(find "$artifacts" -type f | wc -l)
+    # New inputs of this run only: a concurrent run's finds land in the same folder, so this run
+    # keeps its own prefix.
+    prefix="$artifacts/run-$$-"
     started=$(date +%s)
-    "$bin_dir/$target" -artifact_prefix="$artifacts/" \
+    "$bin_dir/$target" -artifact_prefix="$prefix" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
         -print_final_stats=1 "${dict[@]}" "$corpus" "${seeds[@]}" >"$log" 2>&1
     status=$?
     elapsed=$(($(date +%s) - started))
-    crashes=$(($(find "$artifacts" -type f | wc -l) - before))
+    crashes=$(find "$artifacts" -type f -name "run-$$-*" | wc -l)
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | tail -1 | grep -o '[0-9]*$')
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$')
     ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$')
