@@ -1,1 +1,89 @@
-fn main() {}
+//! `search-test-server`: the front for osmem-server, for `make run` and the browser tests.
+//! Prints one JSON line `{"url": ..., "pid": ...}` once listening; exits when its standard
+//! input closes or on SIGTERM/SIGINT.
+
+use std::io::Read;
+
+use clap::Parser;
+use search_test_server::{Flavor, Options, SearchTestServer};
+
+#[derive(Parser)]
+#[command(name = "search-test-server", version, about)]
+struct Args {
+    /// The osmem-server to put the front before (`http://127.0.0.1:9201`).
+    #[arg(long)]
+    osmem_url: String,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// Simulated data nodes (1: osmem's own node).
+    #[arg(long, default_value_t = 1)]
+    nodes: usize,
+    /// The product played where the APIs differ: opensearch2 or elasticsearch8.
+    #[arg(long, default_value = "opensearch2")]
+    flavor: Flavor,
+    /// Sample state: a long-running cancellable reindex task, two non-cancellable tasks, and
+    /// an fs snapshot repository `backups`.
+    #[arg(long)]
+    seed: bool,
+}
+
+/// Ends the process with status 0 on SIGTERM or SIGINT.
+fn exit_on_signal() -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (registered, ready) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        runtime.block_on(async {
+            use tokio::signal::unix::{SignalKind, signal};
+            let (Ok(mut terminate), Ok(mut interrupt)) = (
+                signal(SignalKind::terminate()),
+                signal(SignalKind::interrupt()),
+            ) else {
+                let _ = registered.send(false);
+                return;
+            };
+            let _ = registered.send(true);
+            tokio::select! {
+                _ = terminate.recv() => {}
+                _ = interrupt.recv() => {}
+            }
+            std::process::exit(0);
+        });
+    });
+    match ready.recv() {
+        Ok(true) => Ok(()),
+        _ => anyhow::bail!("could not install the SIGTERM/SIGINT handlers"),
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    exit_on_signal()?;
+    let server = SearchTestServer::start_on(
+        Options {
+            osmem_url: args.osmem_url,
+            nodes: args.nodes,
+            flavor: args.flavor,
+            ..Options::default()
+        },
+        &args.host,
+        args.port,
+    )?;
+    if args.seed {
+        server.seed()?;
+    }
+    println!(
+        "{}",
+        serde_json::json!({"url": server.url, "pid": std::process::id()})
+    );
+    // Until standard input closes (the parent is gone).
+    let mut sink = [0u8; 1024];
+    let mut stdin = std::io::stdin();
+    while matches!(stdin.read(&mut sink), Ok(n) if n > 0) {}
+    Ok(())
+}

@@ -1,7 +1,10 @@
-//! Real parts for the tests: osmem seeded with indices, the `_nodes/stats` front, an echo
+//! Real parts for the tests: osmem seeded with indices, the osmem front (search-test-server), an echo
 //! server that shows what the relay sends, elasticsearch_exporter, and backfilled history.
 
-pub mod cluster_stub;
+/// The osmem front, now the `search-test-server` crate.
+pub mod cluster_stub {
+    pub use search_test_server::{ClusterStub, NodeUsage};
+}
 pub mod echo;
 pub mod exporter;
 

@@ -1,0 +1,4 @@
+//! Snapshot repositories and snapshots (filled in later).
+
+#[derive(Default)]
+pub(crate) struct Snapshots {}
