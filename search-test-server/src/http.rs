@@ -8,7 +8,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Value, json};
 
 use crate::record::Recorded;
-use crate::{Shared, forward, lock, nodes, nodes_stats};
+use crate::{Shared, forward, lock, nodes, nodes_stats, tasks};
 
 /// A request as the handlers see it.
 pub(crate) struct Call {
@@ -87,6 +87,8 @@ async fn answer(shared: &Shared, call: &Call) -> Option<Reply> {
             nodes::info(shared, call, &segments).await
         }
         (["_cat", "nodes"], _) if get => nodes::cat(shared, call),
+        (["_cat", "tasks"], _) if get => tasks::cat(shared, call),
+        (["_tasks", rest @ ..], _) => tasks::handle(shared, call, rest)?,
         _ => return None,
     })
 }

@@ -2,6 +2,7 @@
 //! the state changes, forwarding and recording.
 
 mod front;
+mod tasks;
 
 use search_test_server::{Flavor, Options, SearchTestServer};
 use serde_json::{Value, json};
