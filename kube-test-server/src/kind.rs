@@ -1,32 +1,88 @@
-//! The object kinds this server holds, named as the API names them.
+//! The object kinds this server holds, named as the API and its discovery documents name them.
 
-/// The two kinds this server holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The kinds this server holds: built-in kinds of Kubernetes 1.33 and two custom resources
+/// (Gateway API `HTTPRoute`, cert-manager `Certificate`), each served only while its CRD is
+/// installed (see [`crate::Options`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
+    /// core/v1 `Namespace` (cluster-scoped).
     Namespace,
+    /// networking.k8s.io/v1 `Ingress`.
     Ingress,
+    /// core/v1 `Service`.
+    Service,
+    /// core/v1 `Secret`.
+    Secret,
+    /// core/v1 `Event` (the one `kubectl describe` and `kubectl events` read).
+    Event,
+    /// discovery.k8s.io/v1 `EndpointSlice`.
+    EndpointSlice,
+    /// gateway.networking.k8s.io/v1 `HTTPRoute` (custom resource).
+    HttpRoute,
+    /// cert-manager.io/v1 `Certificate` (custom resource).
+    Certificate,
+}
+
+/// Where a custom resource comes from: the CRDs a cluster may or may not have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Crd {
+    /// The Gateway API standard channel (`gateway.networking.k8s.io`).
+    GatewayApi,
+    /// cert-manager (`cert-manager.io`).
+    CertManager,
 }
 
 impl Kind {
+    /// Every kind, in the order discovery lists them.
+    pub const ALL: [Kind; 8] = [
+        Kind::Namespace,
+        Kind::Service,
+        Kind::Secret,
+        Kind::Event,
+        Kind::Ingress,
+        Kind::EndpointSlice,
+        Kind::HttpRoute,
+        Kind::Certificate,
+    ];
+
+    /// `v1`, `networking.k8s.io/v1`, ...
     pub fn api_version(self) -> &'static str {
         match self {
-            Kind::Namespace => "v1",
+            Kind::Namespace | Kind::Service | Kind::Secret | Kind::Event => "v1",
             Kind::Ingress => "networking.k8s.io/v1",
+            Kind::EndpointSlice => "discovery.k8s.io/v1",
+            Kind::HttpRoute => "gateway.networking.k8s.io/v1",
+            Kind::Certificate => "cert-manager.io/v1",
         }
     }
 
+    /// The `kind` field: `Ingress`, `HTTPRoute`, ...
     pub fn name(self) -> &'static str {
         match self {
             Kind::Namespace => "Namespace",
             Kind::Ingress => "Ingress",
+            Kind::Service => "Service",
+            Kind::Secret => "Secret",
+            Kind::Event => "Event",
+            Kind::EndpointSlice => "EndpointSlice",
+            Kind::HttpRoute => "HTTPRoute",
+            Kind::Certificate => "Certificate",
         }
     }
 
     /// The API group (`""` for the core group).
     pub fn group(self) -> &'static str {
-        match self {
-            Kind::Namespace => "",
-            Kind::Ingress => "networking.k8s.io",
+        match self.api_version().rsplit_once('/') {
+            Some((group, _)) => group,
+            None => "",
+        }
+    }
+
+    /// The version within the group: `v1` for every kind here.
+    pub fn version(self) -> &'static str {
+        match self.api_version().rsplit_once('/') {
+            Some((_, version)) => version,
+            None => self.api_version(),
         }
     }
 
@@ -38,10 +94,124 @@ impl Kind {
         }
     }
 
+    /// The resource name in URLs: `ingresses`, `endpointslices`, `httproutes`.
     pub fn plural(self) -> &'static str {
         match self {
             Kind::Namespace => "namespaces",
             Kind::Ingress => "ingresses",
+            Kind::Service => "services",
+            Kind::Secret => "secrets",
+            Kind::Event => "events",
+            Kind::EndpointSlice => "endpointslices",
+            Kind::HttpRoute => "httproutes",
+            Kind::Certificate => "certificates",
         }
+    }
+
+    /// The singular name as discovery gives it.
+    pub fn singular(self) -> &'static str {
+        match self {
+            Kind::Namespace => "namespace",
+            Kind::Ingress => "ingress",
+            Kind::Service => "service",
+            Kind::Secret => "secret",
+            Kind::Event => "event",
+            Kind::EndpointSlice => "endpointslice",
+            Kind::HttpRoute => "httproute",
+            Kind::Certificate => "certificate",
+        }
+    }
+
+    /// Short names, as the real API server and the CRDs declare them.
+    pub fn short_names(self) -> &'static [&'static str] {
+        match self {
+            Kind::Namespace => &["ns"],
+            Kind::Ingress => &["ing"],
+            Kind::Service => &["svc"],
+            Kind::Event => &["ev"],
+            Kind::Certificate => &["cert", "certs"],
+            Kind::Secret | Kind::EndpointSlice | Kind::HttpRoute => &[],
+        }
+    }
+
+    /// Discovery categories (`kubectl get all` uses `all`).
+    pub fn categories(self) -> &'static [&'static str] {
+        match self {
+            Kind::Service => &["all"],
+            Kind::HttpRoute => &["gateway-api"],
+            Kind::Certificate => &["cert-manager"],
+            _ => &[],
+        }
+    }
+
+    pub fn namespaced(self) -> bool {
+        self != Kind::Namespace
+    }
+
+    /// The CRD that serves this kind, for custom resources.
+    pub fn crd(self) -> Option<Crd> {
+        match self {
+            Kind::HttpRoute => Some(Crd::GatewayApi),
+            Kind::Certificate => Some(Crd::CertManager),
+            _ => None,
+        }
+    }
+
+    /// Whether a write through the API keeps `status` (a status subresource: only controllers
+    /// write it) rather than taking it from the body.
+    pub(crate) fn has_status(self) -> bool {
+        matches!(
+            self,
+            Kind::Namespace | Kind::Ingress | Kind::Service | Kind::HttpRoute | Kind::Certificate
+        )
+    }
+
+    /// Whether the API server keeps `metadata.generation` for the kind.
+    pub(crate) fn has_generation(self) -> bool {
+        !matches!(self, Kind::Secret | Kind::Event)
+    }
+
+    /// The kind served at `/api/v1/<plural>` (group `""`) or `/apis/<group>/<version>/<plural>`.
+    pub fn from_path(group: &str, version: &str, plural: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|kind| {
+            kind.group() == group && kind.version() == version && kind.plural() == plural
+        })
+    }
+
+    /// The kind a person names on a command line, as kubectl resolves it: plural, singular,
+    /// short name or `plural.group` (`secrets`, `svc`, `httproutes.gateway.networking.k8s.io`).
+    pub fn from_resource(name: &str) -> Option<Kind> {
+        let name = name.to_ascii_lowercase();
+        Kind::ALL.into_iter().find(|kind| {
+            name == kind.plural()
+                || name == kind.singular()
+                || kind.short_names().contains(&name.as_str())
+                || name == kind.qualified_resource()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_resolve_from_paths_and_command_line_names() {
+        assert_eq!(
+            Kind::from_path("gateway.networking.k8s.io", "v1", "httproutes"),
+            Some(Kind::HttpRoute)
+        );
+        assert_eq!(Kind::from_path("", "v1", "events"), Some(Kind::Event));
+        assert_eq!(Kind::from_path("", "v1", "ingresses"), None);
+        assert_eq!(Kind::from_resource("svc"), Some(Kind::Service));
+        assert_eq!(Kind::from_resource("Secret"), Some(Kind::Secret));
+        assert_eq!(
+            Kind::from_resource("endpointslices.discovery.k8s.io"),
+            Some(Kind::EndpointSlice)
+        );
+        assert_eq!(Kind::from_resource("pods"), None);
+        assert_eq!(Kind::EndpointSlice.group(), "discovery.k8s.io");
+        assert_eq!(Kind::Secret.group(), "");
+        assert_eq!(Kind::Secret.version(), "v1");
     }
 }

@@ -1,17 +1,34 @@
-//! A faithful in-memory Kubernetes API server for namespaces and ingresses, for tests and for
-//! `make run`: list with `resourceVersion`, `resourceVersionMatch`, `limit`/`continue`; watch
+//! A faithful in-memory Kubernetes API server for tests and for `make run`. It holds namespaces,
+//! ingresses, services, secrets, events, endpoint slices and two custom resources, Gateway API
+//! `HTTPRoute`s and cert-manager `Certificate`s (see [`Kind`]; a CRD can be absent, see
+//! [`Options`]), in the official wire formats. Every kind: get, list and watch per namespace and
+//! across namespaces, create/replace/delete, `labelSelector` and `fieldSelector` (with the
+//! field labels the API server supports, such as the events' `involvedObject.*` and `type`), list
+//! with `resourceVersion`, `resourceVersionMatch`, `limit`/`continue`; watch
 //! with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`, `sendInitialEvents`; 410 Gone
 //! for compacted versions; `Status` bodies for errors; discovery and `Table` output so kubectl
 //! works against it; and fault injection (403 per namespace or at cluster scope, 5xx bursts,
 //! latency, dropped watch connections, watches cut mid-event, forced 410 on watch, compaction,
 //! refused connections by serving a cluster again on the same port), also reachable over HTTP
-//! at `POST /__test/faults` for runs that drive the binary.
+//! at `POST /__test/faults` for runs that drive the binary; and RBAC denials per kind
+//! ([`Cluster::forbid`]).
+//!
+//! [`sample`] fills a cluster with the sample set `make run` shows, situations included.
 
+mod access;
+mod admission;
+pub mod cert_manager;
+mod collection;
+mod discovery;
 mod faults;
+pub mod gateway;
 mod http;
 mod kind;
 pub mod sample;
+mod select;
 mod store;
+mod table;
+pub mod tls;
 mod wire;
 mod writes;
 
@@ -22,7 +39,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 pub use faults::Faults;
-use kind::Kind;
+pub use kind::{Crd, Kind};
 use store::Store;
 
 /// How the server behaves where the API server's behaviour is a setting.
@@ -34,6 +51,10 @@ pub struct Options {
     pub bookmark_interval: Duration,
     /// Watch duration when the client sends no `timeoutSeconds`.
     pub default_watch_timeout: Duration,
+    /// Whether the Gateway API CRDs are installed (`HTTPRoute`s served and in discovery).
+    pub gateway_api: bool,
+    /// Whether cert-manager's CRDs are installed (`Certificate`s served and in discovery).
+    pub cert_manager: bool,
 }
 
 impl Default for Options {
@@ -42,6 +63,8 @@ impl Default for Options {
             history_limit: 10_000,
             bookmark_interval: Duration::from_secs(5),
             default_watch_timeout: Duration::from_secs(1800),
+            gateway_api: true,
+            cert_manager: true,
         }
     }
 }
@@ -51,6 +74,7 @@ impl Default for Options {
 pub struct Cluster {
     store: Arc<Mutex<Store>>,
     pub faults: Arc<Faults>,
+    access: Arc<access::Access>,
     options: Options,
 }
 
@@ -59,6 +83,10 @@ impl Cluster {
         Self {
             store: Arc::new(Mutex::new(Store::new(options.history_limit))),
             faults: Arc::new(Faults::default()),
+            access: Arc::new(access::Access::new(
+                options.gateway_api,
+                options.cert_manager,
+            )),
             options,
         }
     }
@@ -102,14 +130,74 @@ impl Cluster {
 
     /// Every ingress now, sorted by namespace and name.
     pub fn ingresses(&self) -> Vec<Arc<Value>> {
+        self.list(Kind::Ingress, None)
+    }
+
+    /// Creates or replaces an object of any kind, as a controller or `kubectl apply` would
+    /// leave it (status included): JSON in the kind's wire format, with `metadata.name` (and
+    /// `metadata.namespace` for namespaced kinds; `default` if absent). `kind`/`apiVersion` in
+    /// the object are ignored. A typed object goes in as `serde_json::to_value(&object)`.
+    /// Watches see ADDED or MODIFIED. No admission runs: what is given is stored.
+    pub fn put(&self, kind: Kind, object: Value) -> Arc<Value> {
+        self.store().put(kind, object)
+    }
+
+    /// Deletes an object (`namespace` is ignored for cluster-scoped kinds); whether it existed.
+    /// Deleting a namespace deletes every object in it first.
+    pub fn delete(&self, kind: Kind, namespace: Option<&str>, name: &str) -> bool {
+        self.store()
+            .delete(kind, &object_key(kind, namespace, name))
+    }
+
+    /// One object as stored (no `kind`/`apiVersion`).
+    pub fn get(&self, kind: Kind, namespace: Option<&str>, name: &str) -> Option<Arc<Value>> {
+        self.store().get(kind, &object_key(kind, namespace, name))
+    }
+
+    /// The objects of `kind` now, in `namespace` or (`None`) everywhere, sorted by namespace
+    /// and name.
+    pub fn list(&self, kind: Kind, namespace: Option<&str>) -> Vec<Arc<Value>> {
         let scope = store::Scope {
-            kind: Kind::Ingress,
-            namespace: None,
+            kind,
+            namespace: namespace.map(str::to_owned),
         };
         self.store()
             .snapshot(&scope, None)
             .map(|snapshot| snapshot.items.into_iter().map(|(_, item)| item).collect())
             .unwrap_or_default()
+    }
+
+    /// RBAC denies `kind` (403 on get, list, watch and writes): in `namespace`, or everywhere
+    /// with `None` (cluster-wide lists included). `forbid(Kind::Secret, None)` is a service
+    /// account without read access to secrets.
+    pub fn forbid(&self, kind: Kind, namespace: Option<&str>) {
+        self.access.forbid(kind, namespace);
+    }
+
+    /// Undoes [`Self::forbid`] for exactly that kind and namespace.
+    pub fn allow(&self, kind: Kind, namespace: Option<&str>) {
+        self.access.allow(kind, namespace);
+    }
+
+    /// Installs or removes a CRD at run time. While absent, its kinds answer 404 and discovery
+    /// does not list them; their objects are kept (and come back when it is installed again).
+    pub fn set_crd_installed(&self, crd: Crd, installed: bool) {
+        self.access.set_installed(crd, installed);
+    }
+
+    /// Whether RBAC (or an injected fault) denies a request for `kind` in `namespace` (`None`:
+    /// all namespaces, or a cluster-scoped kind).
+    pub(crate) fn denies(&self, kind: Kind, namespace: Option<&str>) -> bool {
+        let by_fault = match namespace {
+            Some(namespace) if kind.namespaced() => self.faults.is_namespace_forbidden(namespace),
+            _ => self.faults.is_cluster_scope_forbidden(),
+        };
+        by_fault || self.access.is_forbidden(kind, namespace)
+    }
+
+    /// Whether the CRD is installed now.
+    pub fn crd_installed(&self, crd: Crd) -> bool {
+        self.access.is_installed(crd)
     }
 
     /// Forgets the change history: older resourceVersions answer 410 and open watches get an
@@ -136,6 +224,37 @@ impl Cluster {
     /// Watch requests received since start.
     pub fn watch_requests(&self) -> u64 {
         self.faults.watch_requests.load(Ordering::SeqCst)
+    }
+}
+
+/// Parses `RESOURCE[:NAMESPACE]` (`secrets`, `svc:team-a`, `httproutes.gateway.networking.k8s.io`)
+/// as `--forbid-resource` and `POST /__test/faults` take it.
+pub fn parse_resource_scope(text: &str) -> Result<(Kind, Option<String>), String> {
+    let (resource, namespace) = match text.split_once(':') {
+        Some((resource, namespace)) if !namespace.is_empty() => {
+            (resource, Some(namespace.to_owned()))
+        }
+        Some(_) => return Err(format!("{text}: the namespace after ':' is empty")),
+        None => (text, None),
+    };
+    let kind = Kind::from_resource(resource).ok_or_else(|| {
+        let known: Vec<&str> = Kind::ALL.iter().map(|kind| kind.plural()).collect();
+        format!(
+            "{resource}: not a resource this server holds (one of {})",
+            known.join(", ")
+        )
+    })?;
+    if namespace.is_some() && !kind.namespaced() {
+        return Err(format!("{resource} are not namespaced: give no namespace"));
+    }
+    Ok((kind, namespace))
+}
+
+/// The store key: `namespace/name` for namespaced kinds, `name` otherwise.
+fn object_key(kind: Kind, namespace: Option<&str>, name: &str) -> String {
+    match kind.namespaced() {
+        true => format!("{}/{name}", namespace.unwrap_or("default")),
+        false => name.to_owned(),
     }
 }
 

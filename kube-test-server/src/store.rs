@@ -89,23 +89,8 @@ pub(crate) struct Store {
     compacted: u64,
     history: VecDeque<Arc<Change>>,
     history_limit: usize,
-    objects: BTreeMap<(KindKey, String), Arc<Value>>,
+    objects: BTreeMap<(Kind, String), Arc<Value>>,
     watchers: Vec<Watcher>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum KindKey {
-    Namespace,
-    Ingress,
-}
-
-impl From<Kind> for KindKey {
-    fn from(kind: Kind) -> Self {
-        match kind {
-            Kind::Namespace => KindKey::Namespace,
-            Kind::Ingress => KindKey::Ingress,
-        }
-    }
 }
 
 /// A consistent list: the objects of a scope at `revision`, sorted by key.
@@ -131,21 +116,20 @@ impl Store {
     }
 
     pub fn get(&self, kind: Kind, key: &str) -> Option<Arc<Value>> {
-        self.objects.get(&(kind.into(), key.to_owned())).cloned()
+        self.objects.get(&(kind, key.to_owned())).cloned()
     }
 
     /// Creates or replaces an object; sets its resourceVersion (and uid and creationTimestamp
-    /// on create) as the API server does.
+    /// on create) as the API server does. Type meta is not stored: list items carry none.
     pub fn put(&mut self, kind: Kind, mut object: Value) -> Arc<Value> {
         let key = object_key(kind, &object);
         let namespace = object_namespace(kind, &object);
         let previous = self.get(kind, &key);
         self.revision += 1;
-        let metadata = object
-            .as_object_mut()
-            .expect("objects are JSON objects")
-            .entry("metadata")
-            .or_insert_with(|| json!({}));
+        let fields = object.as_object_mut().expect("objects are JSON objects");
+        fields.remove("kind");
+        fields.remove("apiVersion");
+        let metadata = fields.entry("metadata").or_insert_with(|| json!({}));
         let metadata = metadata.as_object_mut().expect("metadata is an object");
         metadata.insert("resourceVersion".into(), json!(self.revision.to_string()));
         match &previous {
@@ -165,10 +149,11 @@ impl Store {
                     .or_insert_with(|| json!(crate::wire::now_rfc3339()));
             }
         }
-        metadata.entry("generation").or_insert(json!(1));
+        if kind.has_generation() {
+            metadata.entry("generation").or_insert(json!(1));
+        }
         let object = Arc::new(object);
-        self.objects
-            .insert((kind.into(), key.clone()), object.clone());
+        self.objects.insert((kind, key.clone()), object.clone());
         let event = if previous.is_some() {
             EventType::Modified
         } else {
@@ -186,22 +171,22 @@ impl Store {
         object
     }
 
-    /// Deletes an object; deleting a namespace deletes its ingresses first, as the namespace
+    /// Deletes an object; deleting a namespace deletes its objects first, as the namespace
     /// controller would. Returns whether it existed.
     pub fn delete(&mut self, kind: Kind, key: &str) -> bool {
         if kind == Kind::Namespace {
             let prefix = format!("{key}/");
-            let ingresses: Vec<String> = self
-                .objects
-                .range((KindKey::Ingress, prefix.clone())..)
-                .take_while(|((k, name), _)| *k == KindKey::Ingress && name.starts_with(&prefix))
-                .map(|((_, name), _)| name.clone())
-                .collect();
-            for ingress in ingresses {
-                self.delete(Kind::Ingress, &ingress);
+            for contained in Kind::ALL.into_iter().filter(|kind| kind.namespaced()) {
+                let keys: Vec<String> = self
+                    .keys_with_prefix(contained, &prefix)
+                    .map(|(_, key)| key.to_owned())
+                    .collect();
+                for contained_key in keys {
+                    self.delete(contained, &contained_key);
+                }
             }
         }
-        let Some(previous) = self.objects.remove(&(kind.into(), key.to_owned())) else {
+        let Some(previous) = self.objects.remove(&(kind, key.to_owned())) else {
             return false;
         };
         self.revision += 1;
@@ -265,17 +250,20 @@ impl Store {
                 oldest_available: self.compacted,
             });
         }
+        // Keys are `namespace/name`: a namespace's objects are one range of the map.
+        let prefix = match &scope.namespace {
+            Some(namespace) if scope.kind.namespaced() => format!("{namespace}/"),
+            _ => String::new(),
+        };
         let mut objects: BTreeMap<String, Arc<Value>> = self
-            .objects
-            .iter()
-            .filter(|((kind, _), _)| *kind == scope.kind.into())
-            .map(|((_, key), object)| (key.clone(), object.clone()))
+            .keys_with_prefix(scope.kind, &prefix)
+            .map(|(object, key)| (key.to_owned(), object.clone()))
             .collect();
         for change in self.history.iter().rev() {
             if change.revision <= revision {
                 break;
             }
-            if change.kind != scope.kind {
+            if !scope.matches(change) {
                 continue;
             }
             match (&change.event, &change.previous) {
@@ -294,6 +282,18 @@ impl Store {
             })
             .collect();
         Ok(Snapshot { revision, items })
+    }
+
+    /// The objects of `kind` whose key starts with `prefix`, in key order.
+    fn keys_with_prefix<'a>(
+        &'a self,
+        kind: Kind,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = (&'a Arc<Value>, &'a str)> + 'a {
+        self.objects
+            .range((kind, prefix.to_owned())..)
+            .take_while(move |((k, key), _)| *k == kind && key.starts_with(prefix))
+            .map(|((_, key), object)| (object, key.as_str()))
     }
 
     /// Starts a watch of `scope` after `revision`: the changes since then, then live ones.
@@ -328,15 +328,12 @@ fn object_key(kind: Kind, object: &Value) -> String {
 }
 
 fn object_namespace(kind: Kind, object: &Value) -> Option<String> {
-    match kind {
-        Kind::Namespace => None,
-        Kind::Ingress => Some(
-            object["metadata"]["namespace"]
-                .as_str()
-                .unwrap_or("default")
-                .to_owned(),
-        ),
-    }
+    kind.namespaced().then(|| {
+        object["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default")
+            .to_owned()
+    })
 }
 
 /// A stable, unique, UUID-shaped uid.

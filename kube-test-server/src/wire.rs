@@ -1,5 +1,6 @@
-//! Kubernetes wire formats: `Status` bodies, `List` kinds, watch events, continue tokens, and
-//! the `Table` kubectl asks for (https://kubernetes.io/docs/reference/using-api/api-concepts/).
+//! Kubernetes wire formats: `Status` bodies, `List` kinds, watch events, continue tokens and
+//! the Accept header of server-side printing
+//! (https://kubernetes.io/docs/reference/using-api/api-concepts/).
 
 use std::sync::Arc;
 
@@ -14,14 +15,14 @@ pub fn now_rfc3339() -> String {
     format_time(now())
 }
 
-fn now() -> Timestamp {
+pub(crate) fn now() -> Timestamp {
     let seconds = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs() as i64);
     Timestamp::from_second(seconds).unwrap_or(Timestamp::UNIX_EPOCH)
 }
 
-fn format_time(time: Timestamp) -> String {
+pub(crate) fn format_time(time: Timestamp) -> String {
     time.round(Unit::Second)
         .unwrap_or(time)
         .strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -185,122 +186,6 @@ pub fn wants_table(accept: &str) -> bool {
         .split(',')
         .next()
         .is_some_and(|first| first.contains("as=Table") && first.contains("g=meta.k8s.io"))
-}
-
-/// A `meta.k8s.io/v1` `Table` with the columns `kubectl get` prints for the kind.
-pub fn table(kind: Kind, revision: u64, items: &[Arc<Value>]) -> Value {
-    let column = |name: &str, format: &str, description: &str| json!({"name": name, "type": "string", "format": format, "description": description, "priority": 0});
-    let columns = match kind {
-        Kind::Namespace => vec![
-            column("Name", "name", "Name must be unique within a namespace."),
-            column("Status", "", "The status of the namespace"),
-            column(
-                "Age",
-                "",
-                "CreationTimestamp is a timestamp representing the server time when this object was created.",
-            ),
-        ],
-        Kind::Ingress => vec![
-            column("Name", "name", "Name must be unique within a namespace."),
-            column("Class", "", "The name of the IngressClass resource."),
-            column(
-                "Hosts",
-                "",
-                "Hosts that incoming requests are matched against.",
-            ),
-            column(
-                "Address",
-                "",
-                "Address is a list containing ingress points for the load-balancer.",
-            ),
-            column("Ports", "", "Ports of TLS configurations that open."),
-            column(
-                "Age",
-                "",
-                "CreationTimestamp is a timestamp representing the server time when this object was created.",
-            ),
-        ],
-    };
-    let rows: Vec<Value> = items
-        .iter()
-        .map(|item| {
-            let age = age(item["metadata"]["creationTimestamp"].as_str());
-            let cells = match kind {
-                Kind::Namespace => json!([
-                    item["metadata"]["name"],
-                    item["status"]["phase"].as_str().unwrap_or("Active"),
-                    age
-                ]),
-                Kind::Ingress => ingress_cells(item, age),
-            };
-            json!({
-                "cells": cells,
-                "object": {
-                    "kind": "PartialObjectMetadata",
-                    "apiVersion": "meta.k8s.io/v1",
-                    "metadata": item["metadata"],
-                },
-            })
-        })
-        .collect();
-    json!({
-        "kind": "Table",
-        "apiVersion": "meta.k8s.io/v1",
-        "metadata": {"resourceVersion": revision.to_string()},
-        "columnDefinitions": columns,
-        "rows": rows,
-    })
-}
-
-fn ingress_cells(item: &Value, age: String) -> Value {
-    let hosts: Vec<&str> = item["spec"]["rules"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|rule| rule["host"].as_str())
-        .collect();
-    let addresses: Vec<&str> = item["status"]["loadBalancer"]["ingress"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|entry| entry["ip"].as_str().or(entry["hostname"].as_str()))
-        .collect();
-    let ports = if item["spec"]["tls"]
-        .as_array()
-        .is_some_and(|tls| !tls.is_empty())
-    {
-        "80, 443"
-    } else {
-        "80"
-    };
-    json!([
-        item["metadata"]["name"],
-        item["spec"]["ingressClassName"]
-            .as_str()
-            .unwrap_or("<none>"),
-        if hosts.is_empty() {
-            "*".to_owned()
-        } else {
-            hosts.join(",")
-        },
-        addresses.join(","),
-        ports,
-        age
-    ])
-}
-
-/// kubectl's short age: `45s`, `12m`, `5h`, `3d`.
-fn age(created: Option<&str>) -> String {
-    let Some(created) = created.and_then(|text| text.parse::<Timestamp>().ok()) else {
-        return "<unknown>".to_owned();
-    };
-    let seconds = now().as_second() - created.as_second();
-    match seconds.max(0) {
-        s if s < 120 => format!("{s}s"),
-        s if s < 3600 * 3 => format!("{}m", s / 60),
-        s if s < 86400 * 2 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86400),
-    }
 }
 
 #[cfg(test)]

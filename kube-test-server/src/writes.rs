@@ -1,40 +1,59 @@
 //! Writes through the API as kubectl sends them: create (POST on the collection), replace (PUT)
-//! and delete (DELETE) of ingresses, with the API server's checks and Status answers. Tests in
-//! other languages (the web app's browser tests) change the cluster this way.
+//! and delete (DELETE) of any namespaced kind, with the API server's checks and Status answers.
+//! Tests in other languages (the web app's browser tests) change the cluster this way.
 
 use actix_web::HttpResponse;
-use actix_web::web::{self, Json};
+use actix_web::http::StatusCode;
 use serde_json::{Map, Value, json};
 
+use crate::http::Target;
 use crate::kind::Kind;
-use crate::{Cluster, wire};
+use crate::{Cluster, admission, wire};
 
-fn ingress_key(namespace: &str, name: &str) -> String {
+fn key(namespace: &str, name: &str) -> String {
     format!("{namespace}/{name}")
 }
 
-fn conflict(reason: &str, message: String, name: &str) -> Value {
+fn conflict(kind: Kind, reason: &str, message: String, name: &str) -> Value {
     wire::status(
         409,
         reason,
         &message,
-        Some(json!({"name": name, "group": "networking.k8s.io", "kind": "ingresses"})),
+        Some(json!({"name": name, "group": kind.group(), "kind": kind.plural()})),
     )
 }
 
-/// Checks the type meta and namespace of a written object, drops what the server owns, and
-/// returns its metadata.name.
-fn prepare(object: &mut Value, namespace: &str) -> Result<String, Value> {
+/// `Ingress.networking.k8s.io "web"`, `Service "web"`: how validation messages name an object.
+pub(crate) fn qualified_name(kind: Kind, name: &str) -> String {
+    match kind.group() {
+        "" => format!("{} \"{name}\"", kind.name()),
+        group => format!("{}.{group} \"{name}\"", kind.name()),
+    }
+}
+
+/// Parses the body, checks its type meta and namespace, drops what the server owns, and
+/// returns the object and its metadata.name.
+fn prepare(kind: Kind, body: &[u8], namespace: &str) -> Result<(Value, String), Value> {
+    let mut object: Value = serde_json::from_slice(body).map_err(|error| {
+        wire::bad_request(&format!(
+            "{} in version \"{}\" cannot be handled as a {}: {error}",
+            kind.name(),
+            kind.version(),
+            kind.name()
+        ))
+    })?;
     let Some(fields) = object.as_object_mut() else {
         return Err(wire::bad_request("the body must be a JSON object"));
     };
-    for (field, expected) in [("apiVersion", "networking.k8s.io/v1"), ("kind", "Ingress")] {
+    for (field, expected) in [("apiVersion", kind.api_version()), ("kind", kind.name())] {
         match fields.remove(field) {
             None => {}
             Some(Value::String(value)) if value == expected => {}
             Some(other) => {
                 return Err(wire::bad_request(&format!(
-                    "the API version in the data ({other}) does not match the expected API version (networking.k8s.io/v1, Kind=Ingress)"
+                    "the API version in the data ({other}) does not match the expected API version ({}, Kind={})",
+                    kind.api_version(),
+                    kind.name()
                 )));
             }
         }
@@ -58,31 +77,48 @@ fn prepare(object: &mut Value, namespace: &str) -> Result<String, Value> {
     for owned in ["uid", "creationTimestamp", "generation", "managedFields"] {
         metadata.remove(owned);
     }
-    match metadata.get("name").and_then(Value::as_str) {
-        Some(name) if !name.is_empty() => Ok(name.to_owned()),
-        _ => Err(wire::status(
-            422,
-            "Invalid",
-            "Ingress.networking.k8s.io \"\" is invalid: metadata.name: Required value: name or generateName is required",
-            None,
-        )),
-    }
+    let name = match metadata.get("name").and_then(Value::as_str) {
+        Some(name) if !name.is_empty() => name.to_owned(),
+        _ => {
+            return Err(wire::status(
+                422,
+                "Invalid",
+                &format!(
+                    "{} is invalid: metadata.name: Required value: name or generateName is required",
+                    qualified_name(kind, "")
+                ),
+                None,
+            ));
+        }
+    };
+    admission::validate(kind, &object, &name)?;
+    Ok((object, name))
 }
 
-/// `POST /apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses`
-pub(crate) async fn create_ingress(
-    cluster: web::Data<Cluster>,
-    path: web::Path<String>,
-    body: Json<Value>,
-) -> HttpResponse {
+/// The parts of an object a write changes, for `metadata.generation`.
+fn content(object: &Value) -> Value {
+    let mut content = object.clone();
+    if let Some(fields) = content.as_object_mut() {
+        fields.remove("metadata");
+        fields.remove("status");
+    }
+    content
+}
+
+/// `POST .../namespaces/{namespace}/{resource}`
+pub(crate) async fn create(cluster: &Cluster, target: Target, body: &[u8]) -> HttpResponse {
     if let Some(response) = cluster.faults.injected().await {
         return response;
     }
-    let namespace = path.into_inner();
-    if cluster.faults.is_namespace_forbidden(&namespace) {
-        return wire::status_response(wire::forbidden("create", Kind::Ingress, Some(&namespace)));
+    let kind = target.kind;
+    let namespace = target.namespace.unwrap_or_default();
+    if cluster.denies(kind, Some(&namespace)) {
+        return wire::status_response(wire::forbidden("create", kind, Some(&namespace)));
     }
-    let mut object = body.into_inner();
+    let (mut object, name) = match prepare(kind, body, &namespace) {
+        Ok(prepared) => prepared,
+        Err(status) => return wire::status_response(status),
+    };
     if object["metadata"]["resourceVersion"]
         .as_str()
         .is_some_and(|v| !v.is_empty())
@@ -91,115 +127,111 @@ pub(crate) async fn create_ingress(
             "resourceVersion should not be set on objects to be created",
         ));
     }
-    let name = match prepare(&mut object, &namespace) {
-        Ok(name) => name,
-        Err(status) => return wire::status_response(status),
-    };
-    // The ingress strategy resets status on create: only controllers write it.
-    if let Some(fields) = object.as_object_mut() {
+    // A status subresource is reset on create: only controllers write it.
+    if kind.has_status()
+        && let Some(fields) = object.as_object_mut()
+    {
         fields.remove("status");
     }
+    admission::default_on_create(kind, &mut object, &namespace, &name);
     let created = {
         let mut store = cluster.store();
         if store.get(Kind::Namespace, &namespace).is_none() {
             return wire::status_response(wire::not_found(Kind::Namespace, &namespace));
         }
-        if store
-            .get(Kind::Ingress, &ingress_key(&namespace, &name))
-            .is_some()
-        {
-            let message = format!("ingresses.networking.k8s.io \"{name}\" already exists");
-            return wire::status_response(conflict("AlreadyExists", message, &name));
+        if store.get(kind, &key(&namespace, &name)).is_some() {
+            let message = format!("{} \"{name}\" already exists", kind.qualified_resource());
+            return wire::status_response(conflict(kind, "AlreadyExists", message, &name));
         }
-        store.put(Kind::Ingress, object)
+        store.put(kind, object)
     };
-    let mut response = wire::object_response(Kind::Ingress, &created);
-    *response.status_mut() = actix_web::http::StatusCode::CREATED;
+    let mut response = wire::object_response(kind, &created);
+    *response.status_mut() = StatusCode::CREATED;
     response
 }
 
-/// `PUT /apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses/{name}`
-pub(crate) async fn replace_ingress(
-    cluster: web::Data<Cluster>,
-    path: web::Path<(String, String)>,
-    body: Json<Value>,
-) -> HttpResponse {
+/// `PUT .../namespaces/{namespace}/{resource}/{name}`
+pub(crate) async fn replace(cluster: &Cluster, target: Target, body: &[u8]) -> HttpResponse {
     if let Some(response) = cluster.faults.injected().await {
         return response;
     }
-    let (namespace, name) = path.into_inner();
-    if cluster.faults.is_namespace_forbidden(&namespace) {
-        return wire::status_response(wire::forbidden("update", Kind::Ingress, Some(&namespace)));
+    let kind = target.kind;
+    let namespace = target.namespace.unwrap_or_default();
+    let name = target.name.unwrap_or_default();
+    if cluster.denies(kind, Some(&namespace)) {
+        return wire::status_response(wire::forbidden("update", kind, Some(&namespace)));
     }
-    let mut object = body.into_inner();
-    let given_version = object["metadata"]["resourceVersion"]
-        .as_str()
-        .filter(|v| !v.is_empty())
-        .map(str::to_owned);
-    match prepare(&mut object, &namespace) {
-        Ok(given) if given == name => {}
-        Ok(given) => {
+    let mut object = match prepare(kind, body, &namespace) {
+        Ok((object, given)) if given == name => object,
+        Ok((_, given)) => {
             return wire::status_response(wire::bad_request(&format!(
                 "the name of the object ({given}) does not match the name on the URL ({name})"
             )));
         }
         Err(status) => return wire::status_response(status),
-    }
+    };
+    let given_version = object["metadata"]["resourceVersion"]
+        .as_str()
+        .filter(|v| !v.is_empty())
+        .map(str::to_owned);
     let replaced = {
         let mut store = cluster.store();
-        let Some(current) = store.get(Kind::Ingress, &ingress_key(&namespace, &name)) else {
-            return wire::status_response(wire::not_found(Kind::Ingress, &name));
+        let Some(current) = store.get(kind, &key(&namespace, &name)) else {
+            return wire::status_response(wire::not_found(kind, &name));
         };
         if let Some(given) = given_version
             && current["metadata"]["resourceVersion"].as_str() != Some(given.as_str())
         {
             let message = format!(
-                "Operation cannot be fulfilled on ingresses.networking.k8s.io \"{name}\": the object has been modified; please apply your changes to the latest version and try again"
+                "Operation cannot be fulfilled on {} \"{name}\": the object has been modified; please apply your changes to the latest version and try again",
+                kind.qualified_resource()
             );
-            return wire::status_response(conflict("Conflict", message, &name));
+            return wire::status_response(conflict(kind, "Conflict", message, &name));
         }
-        // Status is a subresource: a PUT on the object keeps it. Generation counts spec changes.
-        let generation = current["metadata"]["generation"].as_u64().unwrap_or(1);
-        let generation = if current["spec"] == object["spec"] {
-            generation
-        } else {
-            generation + 1
-        };
-        object["metadata"]["generation"] = json!(generation);
-        match current.get("status") {
-            Some(status) => object["status"] = status.clone(),
-            None => {
-                if let Some(fields) = object.as_object_mut() {
-                    fields.remove("status");
+        if let Err(status) = admission::carry_over(kind, &current, &mut object, &name) {
+            return wire::status_response(status);
+        }
+        if kind.has_generation() {
+            let generation = current["metadata"]["generation"].as_u64().unwrap_or(1);
+            let changed = content(&current) != content(&object);
+            object["metadata"]["generation"] = json!(generation + u64::from(changed));
+        }
+        // Status is a subresource: a PUT on the object keeps it.
+        if kind.has_status() {
+            match current.get("status") {
+                Some(status) => object["status"] = status.clone(),
+                None => {
+                    if let Some(fields) = object.as_object_mut() {
+                        fields.remove("status");
+                    }
                 }
             }
         }
-        store.put(Kind::Ingress, object)
+        store.put(kind, object)
     };
-    wire::object_response(Kind::Ingress, &replaced)
+    wire::object_response(kind, &replaced)
 }
 
-/// `DELETE /apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses/{name}`: answers with
-/// the object's last state, as the API server does for objects without finalizers.
-pub(crate) async fn delete_ingress(
-    cluster: web::Data<Cluster>,
-    path: web::Path<(String, String)>,
-) -> HttpResponse {
+/// `DELETE .../namespaces/{namespace}/{resource}/{name}`: answers with the object's last state,
+/// as the API server does for objects without finalizers.
+pub(crate) async fn delete(cluster: &Cluster, target: Target) -> HttpResponse {
     if let Some(response) = cluster.faults.injected().await {
         return response;
     }
-    let (namespace, name) = path.into_inner();
-    if cluster.faults.is_namespace_forbidden(&namespace) {
-        return wire::status_response(wire::forbidden("delete", Kind::Ingress, Some(&namespace)));
+    let kind = target.kind;
+    let namespace = target.namespace.unwrap_or_default();
+    let name = target.name.unwrap_or_default();
+    if cluster.denies(kind, Some(&namespace)) {
+        return wire::status_response(wire::forbidden("delete", kind, Some(&namespace)));
     }
-    let key = ingress_key(&namespace, &name);
+    let key = key(&namespace, &name);
     let deleted = {
         let mut store = cluster.store();
-        let Some(current) = store.get(Kind::Ingress, &key) else {
-            return wire::status_response(wire::not_found(Kind::Ingress, &name));
+        let Some(current) = store.get(kind, &key) else {
+            return wire::status_response(wire::not_found(kind, &name));
         };
-        store.delete(Kind::Ingress, &key);
+        store.delete(kind, &key);
         current
     };
-    wire::object_response(Kind::Ingress, &deleted)
+    wire::object_response(kind, &deleted)
 }
