@@ -25,6 +25,45 @@ const FORWARDED_REQUEST_HEADERS: &[&str] = &[
     "x-opaque-id",
 ];
 
+/// The header by which the web app asks for a `GET` with a body, which browsers cannot send:
+/// it sends `POST` with `X-Console-Method: GET` and the cluster receives `GET` with the body.
+/// Honoured only here, on the relay; the role check and the audit log judge and record the
+/// method the cluster receives ([`effective_method`]).
+pub(crate) const METHOD_HEADER: &str = "x-console-method";
+
+/// The method the cluster receives: the request's own, or `GET` for a `POST` that carries
+/// [`METHOD_HEADER`] with exactly the value `GET`. Any other value, the header on another
+/// method, or the header sent twice is a 400: the request is not relayed as something else
+/// than it asked.
+pub(crate) fn effective_method(
+    method: &Method,
+    headers: &header::HeaderMap,
+) -> Result<Method, Error> {
+    let mut values = headers.get_all(HeaderName::from_static(METHOD_HEADER));
+    let Some(value) = values.next() else {
+        return Ok(method.clone());
+    };
+    if values.next().is_some() {
+        return Err(Error::BadRequest(
+            "X-Console-Method is given more than once; send it once, with the value GET."
+                .to_owned(),
+        ));
+    }
+    if value.as_bytes() != b"GET" {
+        let shown = value.to_str().unwrap_or("(not text)");
+        return Err(Error::BadRequest(format!(
+            "X-Console-Method accepts only the value GET (a GET with a body, sent as POST), not \"{}\".",
+            shown.chars().take(32).collect::<String>()
+        )));
+    }
+    if *method != Method::POST {
+        return Err(Error::BadRequest(format!(
+            "X-Console-Method: GET is honoured only on a POST (it carries the body of a GET), not on {method}."
+        )));
+    }
+    Ok(Method::GET)
+}
+
 const RELAYED_METHODS: [Method; 6] = [
     Method::GET,
     Method::POST,
@@ -114,7 +153,8 @@ pub async fn relay(
         .strip_prefix(&prefix)
         .unwrap_or_default();
     let tail = checked_tail(raw_tail)?;
-    let method = http::Method::from_bytes(request.method().as_str().as_bytes())
+    let method = effective_method(request.method(), request.headers())?;
+    let method = http::Method::from_bytes(method.as_str().as_bytes())
         .map_err(|_| Error::BadRequest("The method is not valid.".to_owned()))?;
     let mut upstream = cluster
         .client
@@ -210,6 +250,49 @@ mod tests {
             "/a%2",
         ] {
             assert!(checked_tail(good).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
+    fn the_method_header_turns_only_a_post_into_a_get() {
+        let with = |values: &[&str]| {
+            let mut headers = header::HeaderMap::new();
+            for value in values {
+                headers.append(
+                    HeaderName::from_static(METHOD_HEADER),
+                    header::HeaderValue::from_str(value).unwrap(),
+                );
+            }
+            headers
+        };
+        assert_eq!(
+            effective_method(&Method::POST, &with(&["GET"])).unwrap(),
+            Method::GET
+        );
+        assert_eq!(
+            effective_method(&Method::POST, &with(&[])).unwrap(),
+            Method::POST
+        );
+        assert_eq!(
+            effective_method(&Method::DELETE, &with(&[])).unwrap(),
+            Method::DELETE
+        );
+        for (method, values) in [
+            (Method::POST, &["DELETE"][..]),
+            (Method::POST, &["get"][..]),
+            (Method::POST, &["GET "][..]),
+            (Method::POST, &[""][..]),
+            (Method::POST, &["HEAD"][..]),
+            (Method::POST, &["GET", "GET"][..]),
+            (Method::PUT, &["GET"][..]),
+            (Method::GET, &["GET"][..]),
+            (Method::DELETE, &["GET"][..]),
+        ] {
+            let error = effective_method(&method, &with(values)).unwrap_err();
+            assert!(
+                matches!(error, Error::BadRequest(_)),
+                "{method} {values:?}: {error:?}"
+            );
         }
     }
 

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use actix_web::body::{EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::http::header;
+use actix_web::http::{Method, header};
 use actix_web::middleware::Next;
 use actix_web::web::{Bytes, BytesMut};
 use actix_web::{HttpMessage, ResponseError};
@@ -23,6 +23,7 @@ use super::{AccessPolicy, denial_message};
 use crate::audit::{AuditEvent, AuditLog, Outcome, rfc3339_now};
 use crate::config::Role;
 use crate::error::Error;
+use crate::relay::effective_method;
 
 /// Everything the middleware needs, built once.
 pub(crate) struct AccessGuard {
@@ -105,13 +106,26 @@ pub(crate) async fn authorize<B: MessageBody>(
         let response = Error::UnknownCluster(cluster).error_response();
         return Ok(request.into_response(response).map_into_right_body());
     }
+    // The method the cluster receives, which is the one judged and recorded: on the relay a
+    // POST with `X-Console-Method: GET` is a GET (and is judged as one, `GET /_refresh`
+    // included); elsewhere the header means nothing and the method is the request's own.
+    let method = match guarded {
+        Guarded::Views => request.method().clone(),
+        Guarded::Relay => match effective_method(request.method(), request.headers()) {
+            Ok(method) => method,
+            Err(error) => {
+                let response = error.error_response();
+                return Ok(request.into_response(response).map_into_right_body());
+            }
+        },
+    };
     let needed = match guarded {
         Guarded::Views => {
             let prefix = format!("/api/clusters/{cluster}");
             let rest = request.path().strip_prefix(&prefix).unwrap_or("?");
-            view_needs(request.method(), rest)
+            view_needs(&method, rest)
         }
-        Guarded::Relay => relay_needs(&mut request, &cluster, role).await,
+        Guarded::Relay => relay_needs(&mut request, &cluster, role, &method).await,
     };
     let audited = needed > Role::Viewer;
     if role < needed {
@@ -119,12 +133,12 @@ pub(crate) async fn authorize<B: MessageBody>(
         tracing::warn!(
             user = identity.user.as_deref(),
             cluster,
-            method = %request.method(),
+            method = %method,
             path = request.path(),
             "{error}"
         );
         if audited {
-            let call = Call::of(&guard, &request);
+            let call = Call::of(&guard, &request, &method);
             call.record(
                 &guard,
                 &identity,
@@ -141,7 +155,7 @@ pub(crate) async fn authorize<B: MessageBody>(
     if !audited {
         return Ok(next.call(request).await?.map_into_left_body());
     }
-    let call = Call::of(&guard, &request);
+    let call = Call::of(&guard, &request, &method);
     let answer = next.call(request).await;
     let status = match &answer {
         Ok(response) => response.status().as_u16(),
@@ -152,24 +166,28 @@ pub(crate) async fn authorize<B: MessageBody>(
     Ok(answer?.map_into_left_body())
 }
 
-/// The role a relayed call needs; an SQL call's body is read (bounded) only when the caller is
-/// below admin, and put back for the relay.
-async fn relay_needs(request: &mut ServiceRequest, cluster: &str, role: Role) -> Role {
+/// The role a relayed call made with `method` (the effective one) needs; an SQL call's body is
+/// read (bounded) only when the caller is below admin, and put back for the relay.
+async fn relay_needs(
+    request: &mut ServiceRequest,
+    cluster: &str,
+    role: Role,
+    method: &Method,
+) -> Role {
     let prefix = format!("/api/clusters/{cluster}/proxy");
     let path = request.uri().path().to_owned();
     let query = request.uri().query().map(str::to_owned);
     let call = RelayCall {
-        method: request.method(),
+        method,
         raw_tail: path.strip_prefix(&prefix),
         query: query.as_deref(),
     };
     if !call.needs_body() || role == Role::Admin {
         return call.needs(None);
     }
-    let method = request.method().clone();
     let body = read_bounded(request).await;
     RelayCall {
-        method: &method,
+        method,
         raw_tail: path.strip_prefix(&prefix),
         query: query.as_deref(),
     }
@@ -206,6 +224,7 @@ async fn read_bounded(request: &mut ServiceRequest) -> Option<Bytes> {
 
 /// What the audit event says about the request, taken before the request goes on.
 struct Call {
+    /// The method the cluster receives (a relayed POST with `X-Console-Method: GET` is a GET).
     method: String,
     /// Path and query as received.
     path: String,
@@ -214,9 +233,9 @@ struct Call {
 }
 
 impl Call {
-    fn of(guard: &AccessGuard, request: &ServiceRequest) -> Self {
+    fn of(guard: &AccessGuard, request: &ServiceRequest, method: &Method) -> Self {
         Self {
-            method: request.method().to_string(),
+            method: method.to_string(),
             path: request
                 .uri()
                 .path_and_query()

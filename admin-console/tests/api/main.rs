@@ -5,6 +5,7 @@ mod app;
 mod audit;
 mod clusters;
 mod config;
+mod console;
 mod faults;
 mod metrics_external;
 mod metrics_internal;
