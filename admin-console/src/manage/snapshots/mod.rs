@@ -1,0 +1,377 @@
+//! Management: snapshot repositories and snapshots (issue 19). Routes under
+//! `/api/clusters/{cluster_id}`; the scope's guard authorises and audits every call
+//! (`access::action::view_needs`): reading is a viewer's, verifying a repository and taking a
+//! snapshot an operator's, registering or removing a repository and restoring or deleting a
+//! snapshot an admin's. The handlers are thin: the names, bodies and answers are read by the
+//! plain types of `names`, `repositories`, `listing` and `requests`.
+
+mod listing;
+mod names;
+mod repositories;
+mod requests;
+
+use actix_web::{HttpResponse, http::header, web};
+use reqwest::Method;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::cluster::client::ClusterApi;
+use crate::error::Error;
+use crate::handlers::AppState;
+use listing::{SnapshotDetail, snapshots_of};
+use names::{Name, NameKind};
+use repositories::{RepositoryRegisterBody, RepositoryVerification, repositories_of};
+use requests::{CreateSnapshot, SnapshotAccepted, SnapshotCreateBody, SnapshotRestoreBody};
+
+type State = web::Data<AppState>;
+
+/// This capability's routes, added to the cluster scope (paths relative to it).
+pub(crate) fn routes(config: &mut web::ServiceConfig) {
+    config
+        .route("/repositories", web::get().to(list_repositories))
+        .route("/repositories/{repo}", web::put().to(register_repository))
+        .route("/repositories/{repo}", web::delete().to(delete_repository))
+        .route(
+            "/repositories/{repo}/verify",
+            web::post().to(verify_repository),
+        )
+        .route(
+            "/repositories/{repo}/snapshots",
+            web::get().to(list_snapshots),
+        )
+        .route(
+            "/repositories/{repo}/snapshots",
+            web::post().to(create_snapshot),
+        )
+        .route(
+            "/repositories/{repo}/snapshots/{snapshot}",
+            web::get().to(snapshot_detail),
+        )
+        .route(
+            "/repositories/{repo}/snapshots/{snapshot}",
+            web::delete().to(delete_snapshot),
+        )
+        .route(
+            "/repositories/{repo}/snapshots/{snapshot}/restore",
+            web::post().to(restore_snapshot),
+        );
+}
+
+/// The wire types of this capability, for `web/src/api/wire.ts`.
+#[cfg(test)]
+pub(crate) const WIRE: &[test_support::wire_types::Declaration] = {
+    use ts_rs::TS;
+    &[
+        repositories::Repository::decl,
+        repositories::RepositoryList::decl,
+        repositories::RepositoryType::decl,
+        repositories::RepositoryRegisterBody::decl,
+        repositories::VerifiedNode::decl,
+        repositories::RepositoryVerification::decl,
+        listing::SnapshotState::decl,
+        listing::SnapshotRow::decl,
+        listing::SnapshotList::decl,
+        listing::SnapshotShardFailure::decl,
+        listing::SnapshotProgress::decl,
+        listing::SnapshotDetail::decl,
+        requests::SnapshotCreateBody::decl,
+        requests::SnapshotRestoreBody::decl,
+        requests::SnapshotAccepted::decl,
+        SnapshotAcknowledged::decl,
+    ]
+};
+
+/// What the cluster said to a registration or a deletion.
+#[derive(serde::Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct SnapshotAcknowledged {
+    pub acknowledged: bool,
+}
+
+impl SnapshotAcknowledged {
+    fn of(answer: &Value) -> Self {
+        Self {
+            acknowledged: answer["acknowledged"].as_bool().unwrap_or(false),
+        }
+    }
+}
+
+/// `?confirm=<name>` of a deletion.
+#[derive(Deserialize)]
+pub(crate) struct Confirm {
+    confirm: Option<String>,
+}
+
+impl Confirm {
+    /// The typed confirmation must be the exact name.
+    fn check(&self, what: &str, name: &Name) -> Result<(), Error> {
+        match self.confirm.as_deref() {
+            Some(typed) if typed == name.as_str() => Ok(()),
+            Some(typed) => Err(Error::BadRequest(format!(
+                "The confirmation \"{typed}\" is not the {what}'s name \"{}\"; nothing was deleted.",
+                name.as_str()
+            ))),
+            None => Err(Error::BadRequest(format!(
+                "Deleting the {what} \"{}\" needs ?confirm= with its exact name.",
+                name.as_str()
+            ))),
+        }
+    }
+}
+
+/// Cluster data changes all the time: never cached by the browser.
+fn fresh<T: serde::Serialize>(body: &T) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(body)
+}
+
+/// A JSON body read here rather than by actix's extractor, so that a bad one gets the common
+/// error body with the reader's precise message.
+fn body_of<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
+    serde_json::from_slice(bytes)
+        .map_err(|error| Error::BadRequest(format!("The request body is not valid: {error}.")))
+}
+
+fn repository(path: &str) -> Result<Name, Error> {
+    Name::parse(NameKind::Repository, path)
+}
+
+/// A snapshot named in a path: the rules of a new name, except case (a snapshot taken by
+/// another tool may carry capitals and must still be reachable).
+fn existing_snapshot(path: &str) -> Result<Name, Error> {
+    Name::parse(NameKind::Repository, path).map_err(|error| match error {
+        Error::BadRequest(message) => Error::BadRequest(message.replace("repository", "snapshot")),
+        other => other,
+    })
+}
+
+async fn list_repositories(
+    state: State,
+    cluster_id: web::Path<String>,
+) -> Result<HttpResponse, Error> {
+    let cluster = state.clusters.get(&cluster_id)?;
+    let answer = cluster.api().call(Method::GET, "/_snapshot", None).await?;
+    Ok(fresh(&repositories_of(&answer)?))
+}
+
+async fn register_repository(
+    state: State,
+    path: web::Path<(String, String)>,
+    body: web::Bytes,
+) -> Result<HttpResponse, Error> {
+    let (cluster_id, repo) = path.into_inner();
+    let cluster = state.clusters.get(&cluster_id)?;
+    let repo = repository(&repo)?;
+    let body = body_of::<RepositoryRegisterBody>(&body)?.cluster_body()?;
+    let answer = cluster
+        .api()
+        .call(
+            Method::PUT,
+            &format!("/_snapshot/{}", repo.segment()),
+            Some(&body),
+        )
+        .await?;
+    Ok(fresh(&SnapshotAcknowledged::of(&answer)))
+}
+
+async fn delete_repository(
+    state: State,
+    path: web::Path<(String, String)>,
+    confirm: web::Query<Confirm>,
+) -> Result<HttpResponse, Error> {
+    let (cluster_id, repo) = path.into_inner();
+    let cluster = state.clusters.get(&cluster_id)?;
+    let repo = repository(&repo)?;
+    confirm.check("repository", &repo)?;
+    let answer = cluster
+        .api()
+        .call(
+            Method::DELETE,
+            &format!("/_snapshot/{}", repo.segment()),
+            None,
+        )
+        .await?;
+    Ok(fresh(&SnapshotAcknowledged::of(&answer)))
+}
+
+async fn verify_repository(
+    state: State,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, Error> {
+    let (cluster_id, repo) = path.into_inner();
+    let cluster = state.clusters.get(&cluster_id)?;
+    let repo = repository(&repo)?;
+    let answer = cluster
+        .api()
+        .call(
+            Method::POST,
+            &format!("/_snapshot/{}/_verify", repo.segment()),
+            None,
+        )
+        .await;
+    let verification = match answer {
+        Ok(answer) => RepositoryVerification::of(&answer),
+        // The cluster answered that a node could not use the repository (a 5xx with its
+        // reason): the verification's result, not a failure of this call.
+        Err(Error::Upstream {
+            message,
+            cause: None,
+        }) => RepositoryVerification::failed(message),
+        Err(error) => return Err(error),
+    };
+    Ok(fresh(&verification))
+}
+
+async fn list_snapshots(
+    state: State,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, Error> {
+    let (cluster_id, repo) = path.into_inner();
+    let cluster = state.clusters.get(&cluster_id)?;
+    let repo = repository(&repo)?;
+    let answer = cluster
+        .api()
+        .call(
+            Method::GET,
+            &format!("/_snapshot/{}/_all", repo.segment()),
+            None,
+        )
+        .await?;
+    Ok(fresh(&snapshots_of(&answer)?))
+}
+
+async fn create_snapshot(
+    state: State,
+    path: web::Path<(String, String)>,
+    body: web::Bytes,
+) -> Result<HttpResponse, Error> {
+    let (cluster_id, repo) = path.into_inner();
+    let cluster = state.clusters.get(&cluster_id)?;
+    let repo = repository(&repo)?;
+    let request = CreateSnapshot::parse(&body_of::<SnapshotCreateBody>(&body)?)?;
+    let answer = cluster
+        .api()
+        .call(
+            Method::PUT,
+            &format!(
+                "/_snapshot/{}/{}?wait_for_completion=false",
+                repo.segment(),
+                request.name.segment()
+            ),
+            Some(request.cluster_body()),
+        )
+        .await?;
+    Ok(fresh(&SnapshotAccepted::of(&request.name, &answer)))
+}
+
+async fn snapshot_detail(
+    state: State,
+    path: web::Path<(String, String, String)>,
+) -> Result<HttpResponse, Error> {
+    let (cluster_id, repo, snapshot) = path.into_inner();
+    let cluster = state.clusters.get(&cluster_id)?;
+    let repo = repository(&repo)?;
+    let snapshot = existing_snapshot(&snapshot)?;
+    let base = format!("/_snapshot/{}/{}", repo.segment(), snapshot.segment());
+    let status_path = format!("{base}/_status");
+    let (info, status) = futures_util::join!(
+        cluster.api().call(Method::GET, &base, None),
+        cluster.api().call(Method::GET, &status_path, None),
+    );
+    Ok(fresh(&SnapshotDetail::of(&info?, status)?))
+}
+
+async fn restore_snapshot(
+    state: State,
+    path: web::Path<(String, String, String)>,
+    body: web::Bytes,
+) -> Result<HttpResponse, Error> {
+    let (cluster_id, repo, snapshot) = path.into_inner();
+    let cluster = state.clusters.get(&cluster_id)?;
+    let repo = repository(&repo)?;
+    let snapshot = existing_snapshot(&snapshot)?;
+    let body = body_of::<SnapshotRestoreBody>(&body)?.cluster_body()?;
+    let answer = cluster
+        .api()
+        .call(
+            Method::POST,
+            &format!(
+                "/_snapshot/{}/{}/_restore",
+                repo.segment(),
+                snapshot.segment()
+            ),
+            Some(&body),
+        )
+        .await;
+    // A restore creates indices as soon as it is accepted; even a refused one may have
+    // changed the list.
+    cluster.indices_changed();
+    Ok(fresh(&SnapshotAccepted::of(&snapshot, &answer?)))
+}
+
+async fn delete_snapshot(
+    state: State,
+    path: web::Path<(String, String, String)>,
+    confirm: web::Query<Confirm>,
+) -> Result<HttpResponse, Error> {
+    let (cluster_id, repo, snapshot) = path.into_inner();
+    let cluster = state.clusters.get(&cluster_id)?;
+    let repo = repository(&repo)?;
+    let snapshot = existing_snapshot(&snapshot)?;
+    confirm.check("snapshot", &snapshot)?;
+    let answer = cluster
+        .api()
+        .call(
+            Method::DELETE,
+            &format!("/_snapshot/{}/{}", repo.segment(), snapshot.segment()),
+            None,
+        )
+        .await?;
+    Ok(fresh(&SnapshotAcknowledged::of(&answer)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deletion_needs_the_exact_name() {
+        let name = existing_snapshot("nightly-1").unwrap();
+        let confirm = |text: Option<&str>| Confirm {
+            confirm: text.map(str::to_owned),
+        };
+        assert!(confirm(Some("nightly-1")).check("snapshot", &name).is_ok());
+        for (typed, says) in [
+            (None, "needs ?confirm= with its exact name"),
+            (Some("nightly-*"), "is not the snapshot's name"),
+            (Some("Nightly-1"), "is not the snapshot's name"),
+        ] {
+            let Err(Error::BadRequest(message)) = confirm(typed).check("snapshot", &name) else {
+                panic!("{typed:?} passed");
+            };
+            assert!(message.contains(says), "{message}");
+        }
+    }
+
+    #[test]
+    fn an_existing_snapshot_may_have_capitals_but_no_path_tricks() {
+        assert!(existing_snapshot("Weekly-1").is_ok());
+        for bad in ["a/b", "..", "_status", "a*", "a,b", ""] {
+            let Err(Error::BadRequest(message)) = existing_snapshot(bad) else {
+                panic!("{bad:?} passed");
+            };
+            assert!(message.contains("snapshot name"), "{message}");
+        }
+    }
+
+    #[test]
+    fn a_bad_body_is_a_precise_bad_request() {
+        let Err(Error::BadRequest(message)) = body_of::<SnapshotCreateBody>(br#"{"nmae": "x"}"#)
+        else {
+            panic!("accepted");
+        };
+        assert!(message.contains("unknown field `nmae`"), "{message}");
+    }
+}

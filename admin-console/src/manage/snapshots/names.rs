@@ -1,0 +1,228 @@
+//! The names a caller gives (repositories, snapshots, index patterns) checked by the rules the
+//! cluster applies, before they reach a path or a body, and the path segments built from them.
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+
+use crate::error::Error;
+
+/// Characters neither a repository nor a snapshot name may hold: the cluster's invalid file
+/// name characters (`\ / * ? " < > |`, space, `,`) and `#`.
+const FORBIDDEN: &[char] = &['\\', '/', '*', '?', '"', '<', '>', '|', ' ', ',', '#'];
+
+/// Longest name accepted (the cluster's own file-name bound).
+const MAX_NAME_BYTES: usize = 255;
+
+/// What a name names, for messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NameKind {
+    Repository,
+    Snapshot,
+}
+
+impl NameKind {
+    fn word(self) -> &'static str {
+        match self {
+            Self::Repository => "repository",
+            Self::Snapshot => "snapshot",
+        }
+    }
+}
+
+/// A repository or snapshot name that passed the cluster's rules (Elasticsearch and OpenSearch
+/// share them): not empty, no whitespace, none of `\ / * ? " < > | , #`, not starting with `_`,
+/// not `.` or `..`; a snapshot name is also lowercase. It is safe as one path segment once
+/// [`Name::segment`] has encoded it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Name(String);
+
+impl Name {
+    pub(crate) fn parse(kind: NameKind, text: &str) -> Result<Self, Error> {
+        let word = kind.word();
+        let bad = |rule: &str| {
+            Err(Error::BadRequest(format!(
+                "The {word} name \"{}\" {rule}.",
+                shown(text)
+            )))
+        };
+        if text.is_empty() {
+            return Err(Error::BadRequest(format!(
+                "The {word} name must not be empty."
+            )));
+        }
+        if text.len() > MAX_NAME_BYTES {
+            return bad(&format!("is longer than {MAX_NAME_BYTES} bytes"));
+        }
+        if text.chars().any(char::is_whitespace) {
+            return bad("must not contain whitespace");
+        }
+        if let Some(c) = text.chars().find(|c| FORBIDDEN.contains(c)) {
+            return bad(&format!(
+                "must not contain '{c}' (nor any of \\ / * ? \" < > | , #)"
+            ));
+        }
+        if text.chars().any(char::is_control) {
+            return bad("must not contain control characters");
+        }
+        if text.starts_with('_') {
+            return bad("must not start with '_'");
+        }
+        if text == "." || text == ".." {
+            return bad("must not be '.' or '..'");
+        }
+        if kind == NameKind::Snapshot && text.to_lowercase() != text {
+            return bad("must be lowercase");
+        }
+        Ok(Self(text.to_owned()))
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The name percent-encoded as one path segment.
+    pub(crate) fn segment(&self) -> String {
+        encode(&self.0)
+    }
+}
+
+/// Characters left as they are in a path segment (the rest is percent-encoded).
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.');
+
+pub(crate) fn encode(text: &str) -> String {
+    utf8_percent_encode(text, SEGMENT).to_string()
+}
+
+/// A name as shown in a message: at most 80 characters, control characters escaped.
+fn shown(text: &str) -> String {
+    let short: String = text.chars().take(80).collect();
+    let short = short.escape_debug().to_string();
+    if text.chars().count() > 80 {
+        format!("{short}…")
+    } else {
+        short
+    }
+}
+
+/// Index names or patterns for a snapshot or a restore (`logs-*`, `-logs-old`), joined by commas
+/// for the cluster. Each is checked by the index name rules, `*` allowed and a leading `-`
+/// (exclusion) allowed; an empty list means every index.
+pub(crate) fn index_patterns(patterns: &[String]) -> Result<Option<String>, Error> {
+    const MAX_PATTERNS: usize = 1000;
+    if patterns.len() > MAX_PATTERNS {
+        return Err(Error::BadRequest(format!(
+            "At most {MAX_PATTERNS} index names or patterns are accepted; {} were given.",
+            patterns.len()
+        )));
+    }
+    let mut checked = Vec::with_capacity(patterns.len());
+    for pattern in patterns {
+        let pattern = pattern.trim();
+        let bad = |rule: &str| {
+            Err(Error::BadRequest(format!(
+                "The index pattern \"{}\" {rule}.",
+                shown(pattern)
+            )))
+        };
+        let body = pattern.strip_prefix('-').unwrap_or(pattern);
+        if body.is_empty() {
+            return Err(Error::BadRequest(
+                "An index name or pattern must not be empty.".to_owned(),
+            ));
+        }
+        if pattern.len() > MAX_NAME_BYTES {
+            return bad(&format!("is longer than {MAX_NAME_BYTES} bytes"));
+        }
+        if pattern.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return bad("must not contain whitespace");
+        }
+        if let Some(c) = pattern
+            .chars()
+            .find(|c| ['\\', '/', '?', '"', '<', '>', '|', ',', '#', ':'].contains(c))
+        {
+            return bad(&format!(
+                "must not contain '{c}' (nor any of \\ / ? \" < > | , # :)"
+            ));
+        }
+        if body.starts_with('_') || body.starts_with('+') {
+            return bad("must not start with '_' or '+'");
+        }
+        if body == "." || body == ".." {
+            return bad("must not be '.' or '..'");
+        }
+        if pattern.to_lowercase() != pattern {
+            return bad("must be lowercase");
+        }
+        checked.push(pattern.to_owned());
+    }
+    Ok((!checked.is_empty()).then(|| checked.join(",")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(result: Result<impl std::fmt::Debug, Error>) -> String {
+        match result {
+            Err(Error::BadRequest(message)) => message,
+            other => panic!("expected a bad request, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn names_follow_the_cluster_rules() {
+        for good in ["backups", "nightly-2026.11.24", "Repo_1", "a.b"] {
+            assert!(Name::parse(NameKind::Repository, good).is_ok(), "{good}");
+        }
+        assert!(Name::parse(NameKind::Snapshot, "snapshot-2026.11.24-0423").is_ok());
+        for (kind, bad, says) in [
+            (NameKind::Repository, "", "must not be empty"),
+            (NameKind::Repository, "a b", "must not contain whitespace"),
+            (NameKind::Repository, "a/b", "must not contain '/'"),
+            (NameKind::Repository, "a,b", "must not contain ','"),
+            (NameKind::Repository, "a#b", "must not contain '#'"),
+            (NameKind::Repository, "a*", "must not contain '*'"),
+            (NameKind::Repository, "a?b", "must not contain '?'"),
+            (NameKind::Repository, "_all", "must not start with '_'"),
+            (NameKind::Repository, "..", "must not be '.' or '..'"),
+            (NameKind::Repository, "a\u{7}", "control characters"),
+            (NameKind::Snapshot, "Nightly", "must be lowercase"),
+            (NameKind::Snapshot, "_status", "must not start with '_'"),
+        ] {
+            let text = message(Name::parse(kind, bad));
+            assert!(text.contains(says), "{bad:?}: {text}");
+        }
+        let long = "a".repeat(256);
+        assert!(message(Name::parse(NameKind::Snapshot, &long)).contains("longer than 255"));
+    }
+
+    #[test]
+    fn a_segment_cannot_leave_its_place_in_the_path() {
+        let name = Name::parse(NameKind::Repository, "é%2F.x").unwrap();
+        assert_eq!(name.segment(), "%C3%A9%252F.x");
+        assert_eq!(encode("a/b?c#d"), "a%2Fb%3Fc%23d");
+    }
+
+    #[test]
+    fn index_patterns_are_checked_and_joined() {
+        assert_eq!(index_patterns(&[]).unwrap(), None);
+        assert_eq!(
+            index_patterns(&["logs-*".into(), " -logs-old ".into(), "books".into()]).unwrap(),
+            Some("logs-*,-logs-old,books".to_owned())
+        );
+        for (bad, says) in [
+            ("", "must not be empty"),
+            ("-", "must not be empty"),
+            ("a,b", "must not contain ','"),
+            ("a b", "must not contain whitespace"),
+            ("Logs", "must be lowercase"),
+            ("_all", "must not start with '_'"),
+            ("remote:logs", "must not contain ':'"),
+            ("..", "must not be '.' or '..'"),
+        ] {
+            let text = message(index_patterns(&[bad.to_owned()]));
+            assert!(text.contains(says), "{bad:?}: {text}");
+        }
+        let many = vec!["a".to_owned(); 1001];
+        assert!(message(index_patterns(&many)).contains("At most 1000"));
+    }
+}
