@@ -8,7 +8,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Value, json};
 
 use crate::record::Recorded;
-use crate::{Shared, forward, lock, nodes, nodes_stats, tasks};
+use crate::{Shared, allocation, cluster, forward, lock, nodes, nodes_stats, tasks};
 
 /// A request as the handlers see it.
 pub(crate) struct Call {
@@ -16,10 +16,29 @@ pub(crate) struct Call {
     /// Percent-decoded path segments, empty ones dropped.
     pub(crate) segments: Vec<String>,
     pub(crate) params: HashMap<String, String>,
+    /// The query string as received.
+    pub(crate) raw_query: String,
     pub(crate) body: web::Bytes,
 }
 
 impl Call {
+    /// The query string without the named parameters, with `?` when anything is left.
+    pub(crate) fn query_without(&self, names: &[&str]) -> String {
+        let kept: Vec<&str> = self
+            .raw_query
+            .split('&')
+            .filter(|pair| {
+                let name = pair.split_once('=').map_or(*pair, |(name, _)| name);
+                !pair.is_empty() && !names.contains(&percent_decode(name).as_str())
+            })
+            .collect();
+        if kept.is_empty() {
+            String::new()
+        } else {
+            format!("?{}", kept.join("&"))
+        }
+    }
+
     pub(crate) fn param(&self, name: &str) -> Option<&str> {
         self.params.get(name).map(String::as_str)
     }
@@ -65,6 +84,7 @@ pub(crate) async fn handle(
             .map(percent_decode)
             .collect(),
         params: parse_query(request.query_string()),
+        raw_query: request.query_string().to_owned(),
         body: body.clone(),
     };
     match answer(&shared, &call).await {
@@ -88,6 +108,15 @@ async fn answer(shared: &Shared, call: &Call) -> Option<Reply> {
         }
         (["_cat", "nodes"], _) if get => nodes::cat(shared, call),
         (["_cat", "tasks"], _) if get => tasks::cat(shared, call),
+        (["_cat", "shards", ..], _) if get => cluster::cat_shards(shared, call, &segments).await,
+        (["_cat", "indices", ..], _) if get => cluster::cat_indices(shared, call, &segments).await,
+        (["_cluster", "health", ..], _) if get => cluster::health(shared, call, &segments).await,
+        (["_cluster", "state", ..], _) if get => cluster::state(shared, call, &segments).await,
+        (["_cluster", "stats"], _) if get => cluster::stats(shared, call).await,
+        (["_cluster", "allocation", "explain"], "GET" | "POST") => {
+            allocation::explain(shared, call).await
+        }
+        (["_cluster", "reroute"], "POST") => allocation::reroute(shared, call).await,
         (["_tasks", rest @ ..], _) => tasks::handle(shared, call, rest)?,
         _ => return None,
     })

@@ -11,7 +11,9 @@
 // The helpers the later items use (tasks, routing, snapshots) land in the next commits.
 #![allow(dead_code)]
 
+mod allocation;
 mod cat;
+mod cluster;
 mod forward;
 mod http;
 mod nodes;

@@ -203,15 +203,15 @@ async fn the_binary_announces_its_url_and_exits_when_stdin_closes() {
     let announced: serde_json::Value = serde_json::from_str(&line).unwrap();
     assert_eq!(announced["pid"], child.id());
     let url = announced["url"].as_str().unwrap();
-    let nodes: serde_json::Value = test_support::http_client()
-        .get(format!("{url}/_nodes"))
+    let health: serde_json::Value = test_support::http_client()
+        .get(format!("{url}/_cluster/health"))
         .send()
         .await
         .unwrap()
         .json()
         .await
         .unwrap();
-    assert_eq!(nodes["_nodes"]["total"], 3);
+    assert_eq!(health["number_of_nodes"], 3);
     drop(child.stdin.take());
     let status = tokio::task::spawn_blocking(move || child.wait())
         .await

@@ -3,6 +3,7 @@
 
 mod front;
 mod tasks;
+mod topology;
 
 use search_test_server::{Flavor, Options, SearchTestServer};
 use serde_json::{Value, json};
