@@ -102,3 +102,166 @@ fn kubectl_sees_a_forbidden_namespace_as_forbidden() {
         "{stderr}"
     );
 }
+
+/// Splits kubectl's table output into rows of cells (cells never hold spaces here except in
+/// the events' messages, which are the last column).
+fn rows(output: &str) -> Vec<Vec<&str>> {
+    output
+        .lines()
+        .map(|line| line.split_whitespace().collect())
+        .collect()
+}
+
+#[test]
+fn kubectl_gets_every_kind_of_the_sample_set_across_namespaces() {
+    let server = KubeTestServer::start(Options::default()).unwrap();
+    sample::populate_everything(&server.cluster, 6, 3).unwrap();
+    let output = kubectl(
+        &server,
+        &[
+            "get",
+            "services,endpointslices,secrets,events,httproutes",
+            "-A",
+        ],
+    );
+    let rows = rows(&output);
+    let row = |prefix: &[&str]| -> Vec<&str> {
+        rows.iter()
+            .find(|row| row.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no row {prefix:?} in\n{output}"))
+            .clone()
+    };
+    let headers: Vec<&Vec<&str>> = rows
+        .iter()
+        .filter(|row| row.first() == Some(&"NAMESPACE"))
+        .collect();
+    assert_eq!(headers.len(), 5, "{output}");
+    assert_eq!(
+        *headers[0],
+        [
+            "NAMESPACE",
+            "NAME",
+            "TYPE",
+            "CLUSTER-IP",
+            "EXTERNAL-IP",
+            "PORT(S)",
+            "AGE"
+        ]
+    );
+    let service = row(&["team-001", "service/app-00001"]);
+    assert_eq!(service[2..6], ["ClusterIP", service[3], "<none>", "80/TCP"]);
+    assert!(service[3].starts_with("10.96."));
+    assert!(!output.contains("service/app-00002-api"), "{output}");
+    assert!(headers.iter().any(|h| **h
+        == [
+            "NAMESPACE",
+            "NAME",
+            "ADDRESSTYPE",
+            "PORTS",
+            "ENDPOINTS",
+            "AGE"
+        ]));
+    let slice = rows
+        .iter()
+        .find(|row| {
+            row.len() > 1
+                && row[0] == "team-000"
+                && row[1].starts_with("endpointslice.discovery.k8s.io/app-00000-")
+        })
+        .unwrap_or_else(|| panic!("no slice of app-00000 in\n{output}"));
+    assert_eq!(slice[2..4], ["IPv4", "8080"]);
+    assert_eq!(
+        row(&["team-000", "secret/app-00000-tls"])[2..4],
+        ["kubernetes.io/tls", "3"]
+    );
+    assert!(headers.iter().any(|h| h.starts_with(&[
+        "NAMESPACE",
+        "LAST",
+        "SEEN",
+        "TYPE",
+        "REASON",
+        "OBJECT"
+    ])));
+    let warning = rows
+        .iter()
+        .find(|row| row.contains(&"NoReadyEndpoints"))
+        .unwrap_or_else(|| panic!("no NoReadyEndpoints event in\n{output}"));
+    assert_eq!(warning[0], "team-001");
+    assert!(
+        warning.contains(&"Warning") && warning.contains(&"ingress/app-00001"),
+        "{warning:?}"
+    );
+    assert_eq!(
+        row(&["team-000", "httproute.gateway.networking.k8s.io/checkout"])[2],
+        "[\"checkout.team-000.example.com\"]"
+    );
+
+    // As JSON, each item carries its kind and group version.
+    for (resource, kind, api_version) in [
+        ("services", "Service", "v1"),
+        ("endpointslices", "EndpointSlice", "discovery.k8s.io/v1"),
+        ("secrets", "Secret", "v1"),
+        ("events", "Event", "v1"),
+        ("httproutes", "HTTPRoute", "gateway.networking.k8s.io/v1"),
+        ("certificates", "Certificate", "cert-manager.io/v1"),
+    ] {
+        let list: serde_json::Value =
+            serde_json::from_str(&kubectl(&server, &["get", resource, "-A", "-o", "json"]))
+                .unwrap();
+        let items = list["items"].as_array().unwrap();
+        assert!(!items.is_empty(), "{resource}");
+        for item in items {
+            assert_eq!(
+                (item["kind"].as_str(), item["apiVersion"].as_str()),
+                (Some(kind), Some(api_version))
+            );
+        }
+    }
+    // kubectl's own event filter is the field selector the server implements.
+    let warnings = kubectl(
+        &server,
+        &[
+            "get",
+            "events",
+            "-n",
+            "team-001",
+            "--field-selector",
+            "involvedObject.name=app-00001,type=Warning",
+            "-o",
+            "name",
+        ],
+    );
+    assert_eq!(warnings.lines().count(), 2, "{warnings}");
+}
+
+#[test]
+fn kubectl_says_httproutes_do_not_exist_without_the_gateway_api() {
+    let server = KubeTestServer::start(Options {
+        gateway_api: false,
+        ..Options::default()
+    })
+    .unwrap();
+    sample::populate_everything(&server.cluster, 2, 1).unwrap();
+    let dir = TempDir::new("kubectl");
+    let config = dir.path().join("kubeconfig");
+    std::fs::write(&config, server.kubeconfig()).unwrap();
+    let output = Command::new("/usr/bin/kubectl")
+        .arg("--kubeconfig")
+        .arg(&config)
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .args(["get", "httproutes", "-A"])
+        .env_remove("KUBECONFIG")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the server doesn't have a resource type \"httproutes\""),
+        "{stderr}"
+    );
+    // The rest of the cluster is there.
+    assert!(
+        kubectl(&server, &["get", "services", "-A", "-o", "name"]).contains("service/app-00000")
+    );
+}

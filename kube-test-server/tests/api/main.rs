@@ -2,5 +2,7 @@
 
 mod binary;
 mod conventions;
+mod kinds;
 mod kubectl;
+mod samples;
 mod writes;

@@ -1,9 +1,21 @@
 //! Sample data: a realistic spread of ingresses over namespaces, for `make run`, the tests and
-//! the benchmark.
+//! the benchmark ([`populate`]), what stands behind them ([`populate_backends`]: Services and
+//! EndpointSlices), TLS Secrets with real certificates ([`populate_tls`]) and the situations a
+//! newcomer must see ([`situations`]); [`populate_everything`] does all of it, as `make run`.
+
+mod backends;
+pub mod situations;
 
 use serde_json::{Value, json};
 
+pub use backends::{
+    SERVICE_NAME_LABEL, backend_services, endpoint_slice, populate_backends,
+    put_service_with_endpoints, service,
+};
+pub use situations::{event, populate_broken_backends, populate_routes, populate_tls};
+
 use crate::Cluster;
+use crate::tls::CertificateAuthority;
 
 /// Namespace `index` of the sample set: `team-000`, `team-001`, ...
 pub fn namespace_name(index: usize) -> String {
@@ -76,4 +88,23 @@ pub fn populate(cluster: &Cluster, ingresses: usize, namespaces: usize) {
         let name = format!("app-{index:05}");
         cluster.put_ingress(ingress(&namespace, &name, index));
     }
+}
+
+/// The whole sample set `make run` shows: [`populate`], then a Service with ready endpoints for
+/// every backend, TLS Secrets with real certificates (signed by a CA made now), and the
+/// situations of [`situations`] (broken backends with Warning events, a certificate expiring in
+/// 5 days that misses a host, its cert-manager Certificate, two HTTPRoutes, one unresolved).
+/// The ingresses and namespaces are exactly those of [`populate`].
+pub fn populate_everything(
+    cluster: &Cluster,
+    ingresses: usize,
+    namespaces: usize,
+) -> Result<(), rcgen::Error> {
+    populate(cluster, ingresses, namespaces);
+    populate_backends(cluster, ingresses, namespaces);
+    let ca = CertificateAuthority::new("kube-test-server sample CA")?;
+    populate_tls(cluster, &ca, ingresses, namespaces)?;
+    populate_broken_backends(cluster, ingresses, namespaces);
+    populate_routes(cluster);
+    Ok(())
 }

@@ -1,0 +1,352 @@
+//! Services, Secrets, Events, EndpointSlices, HTTPRoutes and Certificates on the wire:
+//! discovery, selectors, watches, writes, an absent CRD and RBAC denials per kind.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use kube_test_server::{Crd, Kind, KubeTestServer, Options, sample};
+use serde_json::{Value, json};
+
+async fn get(url: String) -> (u16, Value) {
+    let response = test_support::http_client().get(url).send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap())
+}
+
+async fn send(method: reqwest::Method, url: String, body: Value) -> (u16, Value) {
+    let response = test_support::http_client()
+        .request(method, url)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap())
+}
+
+fn names(list: &Value) -> Vec<String> {
+    list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["metadata"]["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn resource<'a>(list: &'a Value, name: &str) -> Option<&'a Value> {
+    list["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|resource| resource["name"] == name)
+}
+
+#[tokio::test]
+async fn discovery_lists_each_kind_and_an_absent_crd_disappears() {
+    let server = KubeTestServer::start(Options {
+        gateway_api: false,
+        ..Options::default()
+    })
+    .unwrap();
+    let url = server.url();
+    let (_, core) = get(format!("{url}/api/v1")).await;
+    let services = resource(&core, "services").expect("services in /api/v1");
+    assert_eq!(services["kind"], "Service");
+    assert_eq!(services["namespaced"], true);
+    assert_eq!(services["shortNames"], json!(["svc"]));
+    assert!(
+        services["verbs"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("watch"))
+    );
+    assert_eq!(
+        resource(&core, "events").unwrap()["shortNames"],
+        json!(["ev"])
+    );
+    assert_eq!(resource(&core, "secrets").unwrap()["kind"], "Secret");
+    let (_, slices) = get(format!("{url}/apis/discovery.k8s.io/v1")).await;
+    assert_eq!(
+        resource(&slices, "endpointslices").unwrap()["kind"],
+        "EndpointSlice"
+    );
+    let (_, certs) = get(format!("{url}/apis/cert-manager.io/v1")).await;
+    assert_eq!(
+        resource(&certs, "certificates").unwrap()["shortNames"],
+        json!(["cert", "certs"])
+    );
+
+    // Without the Gateway API CRDs: no group, 404 on its paths.
+    let group_names = |groups: &Value| -> Vec<String> {
+        groups["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|group| group["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (_, groups) = get(format!("{url}/apis")).await;
+    assert!(!group_names(&groups).contains(&"gateway.networking.k8s.io".to_owned()));
+    assert!(group_names(&groups).contains(&"discovery.k8s.io".to_owned()));
+    let (status, _) = get(format!("{url}/apis/gateway.networking.k8s.io/v1")).await;
+    assert_eq!(status, 404);
+    let (status, body) = get(format!(
+        "{url}/apis/gateway.networking.k8s.io/v1/httproutes"
+    ))
+    .await;
+    assert_eq!((status, body["reason"].as_str()), (404, Some("NotFound")));
+
+    // Installed at run time: listed and served.
+    server.cluster.set_crd_installed(Crd::GatewayApi, true);
+    let (_, groups) = get(format!("{url}/apis")).await;
+    assert!(group_names(&groups).contains(&"gateway.networking.k8s.io".to_owned()));
+    let (_, routes) = get(format!("{url}/apis/gateway.networking.k8s.io/v1")).await;
+    let httproutes = resource(&routes, "httproutes").unwrap();
+    assert_eq!(httproutes["kind"], "HTTPRoute");
+    assert_eq!(httproutes["categories"], json!(["gateway-api"]));
+    let (status, list) = get(format!(
+        "{url}/apis/gateway.networking.k8s.io/v1/httproutes"
+    ))
+    .await;
+    assert_eq!(
+        (status, list["kind"].as_str()),
+        (200, Some("HTTPRouteList"))
+    );
+}
+
+#[tokio::test]
+async fn event_field_selectors_pick_an_objects_warnings() {
+    let server = KubeTestServer::start(Options::default()).unwrap();
+    sample::populate_everything(&server.cluster, 3, 3).unwrap();
+    let url = server.url();
+    let (status, events) = get(format!(
+        "{url}/api/v1/events?fieldSelector=involvedObject.name%3Dapp-00001,involvedObject.kind%3DIngress,type%3DWarning"
+    ))
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(events["kind"], "EventList");
+    let reasons: Vec<&str> = events["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|event| event["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasons.len(), 2, "{events}");
+    assert!(reasons.contains(&"NoReadyEndpoints"));
+    assert!(events["items"].as_array().unwrap().iter().all(|event| {
+        event["type"] == "Warning" && event["involvedObject"]["namespace"] == "team-001"
+    }));
+    // The same in its namespace, and the Normal one is there without type=Warning.
+    let (_, all) = get(format!(
+        "{url}/api/v1/namespaces/team-001/events?fieldSelector=involvedObject.name%3Dapp-00001"
+    ))
+    .await;
+    assert_eq!(names(&all).len(), 3);
+    let (_, other) = get(format!(
+        "{url}/api/v1/namespaces/team-000/events?fieldSelector=involvedObject.name%3Dapp-00001"
+    ))
+    .await;
+    assert!(names(&other).is_empty());
+    // Label selectors: the EndpointSlices of one Service.
+    let (_, slices) = get(format!(
+        "{url}/apis/discovery.k8s.io/v1/namespaces/team-000/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dapp-00000"
+    ))
+    .await;
+    assert_eq!(names(&slices).len(), 1);
+    assert!(names(&slices)[0].starts_with("app-00000-"));
+    // A field the kind does not support, and a selector that does not parse: 400 Status.
+    let (status, body) = get(format!(
+        "{url}/api/v1/services?fieldSelector=type%3DWarning"
+    ))
+    .await;
+    assert_eq!((status, body["reason"].as_str()), (400, Some("BadRequest")));
+    assert_eq!(body["message"], "field label not supported: type");
+    let (status, _) = get(format!("{url}/api/v1/secrets?labelSelector=app%20in%20(x")).await;
+    assert_eq!(status, 400);
+    let (_, secrets) = get(format!(
+        "{url}/api/v1/secrets?fieldSelector=type%3Dkubernetes.io%2Ftls"
+    ))
+    .await;
+    assert_eq!(names(&secrets), ["app-00000-tls", "app-00002-tls"]);
+}
+
+/// Reads watch lines until `count` events arrived or 5 s pass without one.
+async fn watch_lines(url: String, count: usize) -> Vec<Value> {
+    let response = test_support::http_client().get(url).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let mut body = response.bytes_stream();
+    let (mut buffer, mut events) = (Vec::new(), Vec::new());
+    while events.len() < count {
+        let Ok(Some(Ok(chunk))) = tokio::time::timeout(Duration::from_secs(5), body.next()).await
+        else {
+            break;
+        };
+        buffer.extend_from_slice(&chunk);
+        while let Some(end) = buffer.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = buffer.drain(..=end).collect();
+            events.push(serde_json::from_slice(&line).unwrap());
+        }
+    }
+    events
+}
+
+#[tokio::test]
+async fn a_watch_with_a_selector_sees_objects_enter_and_leave_it() {
+    let server = KubeTestServer::start(Options::default()).unwrap();
+    sample::populate(&server.cluster, 0, 1);
+    let cluster = server.cluster.clone();
+    let slice = |ready: bool| {
+        let service = cluster.put(Kind::Service, sample::service("team-000", "web", 80, 8080));
+        sample::endpoint_slice("team-000", &service, 8080, 1, ready)
+    };
+    let from = server.cluster.revision();
+    let url = format!(
+        "{}/apis/discovery.k8s.io/v1/namespaces/team-000/endpointslices?watch=1&resourceVersion={from}&labelSelector=tier%3Dfront&timeoutSeconds=3",
+        server.url()
+    );
+    let watching = tokio::spawn(watch_lines(url, 3));
+    let waiting = server.cluster.clone();
+    tokio::task::spawn_blocking(move || {
+        test_support::wait_until("the watch", Duration::from_secs(10), || {
+            waiting.open_watches() == 1
+        })
+    })
+    .await
+    .unwrap();
+    let mut object = slice(true);
+    server.cluster.put(Kind::EndpointSlice, object.clone()); // not selected: no event
+    object["metadata"]["labels"]["tier"] = json!("front");
+    server.cluster.put(Kind::EndpointSlice, object.clone()); // enters: ADDED
+    object["endpoints"][0]["conditions"]["ready"] = json!(false);
+    server.cluster.put(Kind::EndpointSlice, object.clone()); // MODIFIED
+    object["metadata"]["labels"]["tier"] = json!("back");
+    server.cluster.put(Kind::EndpointSlice, object); // leaves: DELETED
+    let events = watching.await.unwrap();
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["ADDED", "MODIFIED", "DELETED"], "{events:?}");
+    assert_eq!(events[0]["object"]["kind"], "EndpointSlice");
+    assert_eq!(events[0]["object"]["apiVersion"], "discovery.k8s.io/v1");
+    assert_eq!(
+        events[1]["object"]["endpoints"][0]["conditions"]["ready"],
+        false
+    );
+}
+
+#[tokio::test]
+async fn writes_of_the_new_kinds_get_the_api_servers_defaults_and_checks() {
+    let server = KubeTestServer::start(Options::default()).unwrap();
+    sample::populate(&server.cluster, 0, 1);
+    let services = format!("{}/api/v1/namespaces/team-000/services", server.url());
+    let service = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+        "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}});
+    let (status, created) = send(reqwest::Method::POST, services.clone(), service.clone()).await;
+    assert_eq!(status, 201, "{created}");
+    assert_eq!(created["spec"]["type"], "ClusterIP");
+    let ip = created["spec"]["clusterIP"].as_str().unwrap().to_owned();
+    assert!(ip.starts_with("10.96."));
+    assert_eq!(created["spec"]["ports"][0]["protocol"], "TCP");
+    let mut update = service.clone();
+    update["metadata"]["resourceVersion"] = created["metadata"]["resourceVersion"].clone();
+    update["spec"]["ports"][0]["port"] = json!(8080);
+    let (status, replaced) = send(reqwest::Method::PUT, format!("{services}/web"), update).await;
+    assert_eq!(status, 200, "{replaced}");
+    assert_eq!(replaced["spec"]["clusterIP"], ip.as_str());
+    assert_eq!(replaced["metadata"]["generation"], 2);
+    let mut wrong_ip = service.clone();
+    wrong_ip["spec"]["clusterIP"] = json!("10.0.0.1");
+    let (status, body) = send(reqwest::Method::PUT, format!("{services}/web"), wrong_ip).await;
+    assert_eq!((status, body["reason"].as_str()), (422, Some("Invalid")));
+
+    let secrets = format!("{}/api/v1/namespaces/team-000/secrets", server.url());
+    let (status, secret) = send(
+        reqwest::Method::POST,
+        secrets.clone(),
+        json!({"metadata": {"name": "creds"}, "stringData": {"user": "admin"}}),
+    )
+    .await;
+    assert_eq!(status, 201);
+    assert_eq!(secret["type"], "Opaque");
+    assert_eq!(secret["data"]["user"], "YWRtaW4=");
+    assert!(secret.get("stringData").is_none());
+    let (status, body) = send(
+        reqwest::Method::POST,
+        secrets,
+        json!({"metadata": {"name": "tls"}, "type": "kubernetes.io/tls", "data": {"tls.crt": "eA=="}}),
+    )
+    .await;
+    assert_eq!((status, body["reason"].as_str()), (422, Some("Invalid")));
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("data[tls.key]: Required value")
+    );
+
+    // A custom resource whose body does not fit the CRD's schema: 400.
+    let routes = format!(
+        "{}/apis/gateway.networking.k8s.io/v1/namespaces/team-000/httproutes",
+        server.url()
+    );
+    let (status, body) = send(
+        reqwest::Method::POST,
+        routes.clone(),
+        json!({"metadata": {"name": "bad"}, "spec": {"hostnames": "not-a-list"}}),
+    )
+    .await;
+    assert_eq!((status, body["reason"].as_str()), (400, Some("BadRequest")));
+    let route = json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+        "metadata": {"name": "web"},
+        "spec": {"parentRefs": [{"name": "public"}], "hostnames": ["web.example.com"],
+                 "rules": [{"backendRefs": [{"name": "web", "port": 80}]}]},
+        "status": {"parents": []}});
+    let (status, created) = send(reqwest::Method::POST, routes.clone(), route).await;
+    assert_eq!(status, 201, "{created}");
+    assert_eq!(created["kind"], "HTTPRoute");
+    assert!(created.get("status").is_none(), "status is reset on create");
+    let (status, deleted) = send(reqwest::Method::DELETE, format!("{routes}/web"), json!({})).await;
+    assert_eq!(
+        (status, deleted["metadata"]["name"].as_str()),
+        (200, Some("web"))
+    );
+}
+
+#[tokio::test]
+async fn a_forbidden_kind_answers_403_and_others_still_work() {
+    let server = KubeTestServer::start(Options::default()).unwrap();
+    sample::populate_everything(&server.cluster, 4, 2).unwrap();
+    let url = server.url();
+    server.cluster.forbid(Kind::Secret, None);
+    for path in [
+        "/api/v1/secrets",
+        "/api/v1/namespaces/team-000/secrets",
+        "/api/v1/namespaces/team-000/secrets/app-00000-tls",
+        "/api/v1/namespaces/team-000/secrets?watch=1",
+    ] {
+        let (status, body) = get(format!("{url}{path}")).await;
+        assert_eq!(
+            (status, body["reason"].as_str()),
+            (403, Some("Forbidden")),
+            "{path}"
+        );
+        assert!(
+            body["message"].as_str().unwrap().contains("cannot"),
+            "{body}"
+        );
+    }
+    let (status, _) = get(format!("{url}/api/v1/services")).await;
+    assert_eq!(status, 200);
+    server.cluster.allow(Kind::Secret, None);
+    server.cluster.forbid(Kind::Certificate, Some("team-001"));
+    let (status, _) = get(format!("{url}/api/v1/secrets")).await;
+    assert_eq!(status, 200);
+    let (status, _) = get(format!(
+        "{url}/apis/cert-manager.io/v1/namespaces/team-001/certificates"
+    ))
+    .await;
+    assert_eq!(status, 403);
+    let (status, list) = get(format!(
+        "{url}/apis/cert-manager.io/v1/namespaces/team-000/certificates"
+    ))
+    .await;
+    assert_eq!((status, names(&list)), (200, vec!["app-00000".to_owned()]));
+}
