@@ -1,19 +1,20 @@
 //! Integration tests of the admin-console binary and application.
 
 mod access;
-mod aliases;
 mod app;
 mod audit;
+mod cluster_settings;
 mod clusters;
 mod config;
 mod console;
 mod faults;
-mod indices_manage;
 mod metrics_external;
 mod metrics_internal;
 mod relay;
 mod security;
 mod support;
+mod tasks;
+mod templates;
 mod tls;
 mod web_app;
 

@@ -1,4 +1,4 @@
-//! Management: templates (issue 19). Routes under `/api/clusters/{cluster_id}`; the scope's guard
+//! Management: indices (issue 19). Routes under `/api/clusters/{cluster_id}`; the scope's guard
 //! authorises and audits every call (`access::action::view_needs`).
 
 use actix_web::web;

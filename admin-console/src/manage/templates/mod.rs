@@ -1,0 +1,250 @@
+//! Management: templates (issue 19): composable index templates, component templates and legacy
+//! templates — list, view, create or replace, delete, and simulate which settings, mappings and
+//! aliases an index name would get. Routes under `/api/clusters/{cluster_id}`; the scope's guard
+//! authorises and audits every call (`access::action::view_needs`: reading and simulating are
+//! viewer, writing and deleting admin).
+
+mod model;
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, http::header, web};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use reqwest::Method;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::cluster::client::ClusterApi;
+use crate::error::Error;
+use crate::handlers::AppState;
+pub(crate) use model::*;
+
+/// This capability's routes, added to the cluster scope (paths relative to it).
+pub(crate) fn routes(config: &mut web::ServiceConfig) {
+    config
+        .route("/templates", web::get().to(list))
+        .route("/templates/simulate", web::post().to(simulate))
+        .route("/templates/{kind}/{name}", web::get().to(get))
+        .route("/templates/{kind}/{name}", web::put().to(put))
+        .route("/templates/{kind}/{name}", web::delete().to(delete));
+}
+
+/// The wire types of this capability, for `web/src/api/wire.ts`.
+#[cfg(test)]
+pub(crate) const WIRE: &[test_support::wire_types::Declaration] = {
+    use ts_rs::TS;
+    &[
+        Kind::decl,
+        IndexTemplateRow::decl,
+        ComponentTemplateRow::decl,
+        LegacyTemplateRow::decl,
+        ListError::decl,
+        TemplateList::decl,
+        TemplateDetail::decl,
+        PutTemplateBody::decl,
+        SimulateBody::decl,
+        OverlappingTemplate::decl,
+        Simulation::decl,
+    ]
+};
+
+type State = web::Data<AppState>;
+
+fn fresh<T: serde::Serialize>(body: &T) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(body)
+}
+
+/// What may stay unencoded in a path segment; names are checked first, this is the second
+/// guard.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'@')
+    .remove(b'~');
+
+fn segment(name: &str) -> String {
+    utf8_percent_encode(name, SEGMENT).to_string()
+}
+
+/// The three lists, read concurrently. A list the cluster refuses (4xx: an old version without
+/// composable templates, a missing privilege) is reported in `errors` and the others are shown;
+/// a cluster that does not answer fails the call.
+pub(crate) async fn list_templates(cluster: &impl ClusterApi) -> Result<TemplateList, Error> {
+    let (index, component, legacy) = futures_util::join!(
+        cluster.call(Method::GET, "_index_template", None),
+        cluster.call(Method::GET, "_component_template", None),
+        cluster.call(Method::GET, "_template", None),
+    );
+    let mut errors = Vec::new();
+    let mut read = |kind: Kind, answer: Result<Value, Error>| match answer {
+        Ok(answer) => Ok(answer),
+        Err(Error::RejectedByCluster { message, .. }) => {
+            errors.push(ListError { kind, message });
+            Ok(Value::Null)
+        }
+        Err(other) => Err(other),
+    };
+    let index = index_rows(&read(Kind::Index, index)?);
+    let component = component_rows(&read(Kind::Component, component)?, &index);
+    let legacy = legacy_rows(&read(Kind::Legacy, legacy)?);
+    Ok(TemplateList {
+        index,
+        component,
+        legacy,
+        errors,
+    })
+}
+
+fn not_found(kind: Kind, name: &str) -> Error {
+    Error::RejectedByCluster {
+        status: StatusCode::NOT_FOUND,
+        message: format!(
+            "The cluster has no {} named \"{name}\".",
+            match kind {
+                Kind::Index => "index template",
+                Kind::Component => "component template",
+                Kind::Legacy => "legacy template",
+            }
+        ),
+    }
+}
+
+pub(crate) async fn get_template(
+    cluster: &impl ClusterApi,
+    kind: Kind,
+    name: &str,
+) -> Result<TemplateDetail, Error> {
+    check_template_name(name)?;
+    let path = format!("{}/{}", kind.api(), segment(name));
+    let answer = match cluster.call(Method::GET, &path, None).await {
+        Err(Error::RejectedByCluster { status, .. }) if status == StatusCode::NOT_FOUND => {
+            return Err(not_found(kind, name));
+        }
+        other => other?,
+    };
+    let definition = definition_of(kind, name, &answer).ok_or_else(|| not_found(kind, name))?;
+    Ok(TemplateDetail {
+        kind,
+        name: name.to_owned(),
+        definition,
+    })
+}
+
+/// Creates (`create`: refused by the cluster when the name is taken) or replaces a template,
+/// after checking the name and the definition; answers the template as the cluster now keeps it.
+pub(crate) async fn put_template(
+    cluster: &impl ClusterApi,
+    kind: Kind,
+    name: &str,
+    body: &PutTemplateBody,
+) -> Result<TemplateDetail, Error> {
+    check_template_name(name)?;
+    check_definition(kind, &body.definition)?;
+    let mut path = format!("{}/{}", kind.api(), segment(name));
+    if body.create {
+        path.push_str("?create=true");
+    }
+    cluster
+        .call(Method::PUT, &path, Some(&body.definition))
+        .await?;
+    get_template(cluster, kind, name).await
+}
+
+/// Deletes one template; `confirm` must repeat its name (the web app has the user type it).
+pub(crate) async fn delete_template(
+    cluster: &impl ClusterApi,
+    kind: Kind,
+    name: &str,
+    confirm: Option<&str>,
+) -> Result<(), Error> {
+    check_template_name(name)?;
+    if confirm != Some(name) {
+        return Err(Error::BadRequest(format!(
+            "Deleting the template \"{name}\" needs confirm={name} (the name typed again)."
+        )));
+    }
+    let path = format!("{}/{}", kind.api(), segment(name));
+    match cluster.call(Method::DELETE, &path, None).await {
+        Err(Error::RejectedByCluster { status, .. }) if status == StatusCode::NOT_FOUND => {
+            Err(not_found(kind, name))
+        }
+        other => other.map(drop),
+    }
+}
+
+/// `POST _index_template/_simulate_index/<index>`, with the two lists that name the winning
+/// template and the legacy templates that match (read concurrently).
+pub(crate) async fn simulate_index(
+    cluster: &impl ClusterApi,
+    index: &str,
+) -> Result<Simulation, Error> {
+    check_index_name(index)?;
+    let path = format!("_index_template/_simulate_index/{}", segment(index));
+    let (answer, list) = futures_util::join!(
+        cluster.call(Method::POST, &path, None),
+        list_templates(cluster),
+    );
+    let (answer, list) = (answer?, list?);
+    Ok(simulation(index, &answer, &list.index, &list.legacy))
+}
+
+async fn list(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
+    let cluster = state.clusters.get(&id)?;
+    Ok(fresh(&list_templates(cluster.api()).await?))
+}
+
+async fn get(
+    state: State,
+    path: web::Path<(String, String, String)>,
+) -> Result<HttpResponse, Error> {
+    let (id, kind, name) = path.into_inner();
+    let cluster = state.clusters.get(&id)?;
+    Ok(fresh(
+        &get_template(cluster.api(), Kind::parse(&kind)?, &name).await?,
+    ))
+}
+
+async fn put(
+    state: State,
+    path: web::Path<(String, String, String)>,
+    body: web::Json<PutTemplateBody>,
+) -> Result<HttpResponse, Error> {
+    let (id, kind, name) = path.into_inner();
+    let cluster = state.clusters.get(&id)?;
+    Ok(fresh(
+        &put_template(cluster.api(), Kind::parse(&kind)?, &name, &body).await?,
+    ))
+}
+
+#[derive(Deserialize)]
+struct DeleteParams {
+    confirm: Option<String>,
+}
+
+async fn delete(
+    state: State,
+    path: web::Path<(String, String, String)>,
+    params: web::Query<DeleteParams>,
+) -> Result<HttpResponse, Error> {
+    let (id, kind, name) = path.into_inner();
+    let cluster = state.clusters.get(&id)?;
+    delete_template(
+        cluster.api(),
+        Kind::parse(&kind)?,
+        &name,
+        params.confirm.as_deref(),
+    )
+    .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+async fn simulate(
+    state: State,
+    id: web::Path<String>,
+    body: web::Json<SimulateBody>,
+) -> Result<HttpResponse, Error> {
+    let cluster = state.clusters.get(&id)?;
+    Ok(fresh(&simulate_index(cluster.api(), &body.index).await?))
+}
