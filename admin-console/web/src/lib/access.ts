@@ -28,6 +28,12 @@ export const ACTION_ROLES = {
   closeIndex: "operator",
   openIndex: "operator",
   allocationLock: "operator",
+  registerRepository: "admin",
+  deleteRepository: "admin",
+  verifyRepository: "operator",
+  createSnapshot: "operator",
+  restoreSnapshot: "admin",
+  deleteSnapshot: "admin",
 } as const satisfies Record<string, Role>;
 
 const READ_ONLY_ENDPOINTS = ["_search", "_msearch", "_count", "_mget", "_field_caps"];
