@@ -8,9 +8,6 @@
 //! Tests start it in-process with [`SearchTestServer::start`]; `make run` and the browser tests
 //! start the `search-test-server` binary.
 
-// The helpers the later items use (tasks, routing, snapshots) land in the next commits.
-#![allow(dead_code)]
-
 mod allocation;
 mod cat;
 mod cluster;
@@ -20,6 +17,7 @@ mod nodes;
 mod nodes_stats;
 mod record;
 mod routing;
+mod snapshot_restore;
 mod snapshots;
 mod tasks;
 
@@ -272,9 +270,11 @@ impl SearchTestServer {
 }
 
 impl SearchTestServer {
-    /// The binary's `--seed`: a long-running cancellable reindex task and two non-cancellable
-    /// ones.
+    /// The binary's `--seed`: a long-running cancellable reindex task, two non-cancellable
+    /// ones, and an fs snapshot repository `backups` (its location under the temporary
+    /// directory; nothing is written there).
     pub fn seed(&self) -> anyhow::Result<()> {
+        snapshots::seed(&self.shared);
         let last = self.shared.nodes.len() - 1;
         self.add_task(TaskSpec {
             action: "indices:data/write/reindex".to_owned(),

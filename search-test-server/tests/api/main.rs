@@ -2,6 +2,7 @@
 //! the state changes, forwarding and recording.
 
 mod front;
+mod snapshots;
 mod tasks;
 mod topology;
 
