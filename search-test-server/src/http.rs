@@ -8,7 +8,9 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::{Value, json};
 
 use crate::record::Recorded;
-use crate::{Shared, allocation, cluster, forward, lock, nodes, nodes_stats, snapshots, tasks};
+use crate::{
+    Shared, allocation, blocks, cluster, forward, lock, nodes, nodes_stats, snapshots, tasks,
+};
 
 /// A request as the handlers see it.
 pub(crate) struct Call {
@@ -119,6 +121,7 @@ async fn answer(shared: &Shared, call: &Call) -> Option<Reply> {
         (["_cluster", "reroute"], "POST") => allocation::reroute(shared, call).await,
         (["_tasks", rest @ ..], _) => tasks::handle(shared, call, rest)?,
         (["_snapshot", rest @ ..], _) => snapshots::handle(shared, call, rest).await?,
+        ([index, "_block", block], "PUT") => blocks::add(shared, index, block).await,
         _ => return None,
     })
 }

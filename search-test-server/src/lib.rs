@@ -9,6 +9,7 @@
 //! start the `search-test-server` binary.
 
 mod allocation;
+mod blocks;
 mod cat;
 mod cluster;
 mod forward;

@@ -1,6 +1,7 @@
 //! search-test-server against a real osmem-server: the documented shapes of what it answers,
 //! the state changes, forwarding and recording.
 
+mod blocks;
 mod front;
 mod snapshots;
 mod tasks;
