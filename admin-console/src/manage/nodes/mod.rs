@@ -1,0 +1,57 @@
+//! Management: nodes (issue 19). Routes under `/api/clusters/{cluster_id}`; the scope's guard
+//! authorises and audits every call (`access::action::view_needs`). The node list stays
+//! `GET /nodes` (handlers.rs); this adds one node's page.
+
+pub(crate) mod detail;
+
+use actix_web::http::header;
+use actix_web::{HttpResponse, web};
+
+use self::detail::{NodeDetail, stats_path};
+use crate::cluster::client::ClusterApi;
+use crate::error::Error;
+use crate::handlers::AppState;
+use crate::manage::shards::{grid, names};
+
+type State = web::Data<AppState>;
+
+/// This capability's routes, added to the cluster scope (paths relative to it).
+pub(crate) fn routes(config: &mut web::ServiceConfig) {
+    config.route("/nodes/{node_id}", web::get().to(node_detail));
+}
+
+/// `GET /nodes/{nodeId}`: the node's statistics and its shards, two concurrent calls.
+async fn node_detail(
+    state: State,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, Error> {
+    let (id, node) = path.into_inner();
+    let node = names::node(&node, "nodeId")?;
+    let cluster = state.clusters.get(&id)?;
+    let dialect = cluster.dialect().await?;
+    let stats_path = stats_path(&node);
+    let (stats, grid) = futures_util::join!(
+        cluster.api().call(reqwest::Method::GET, &stats_path, None),
+        grid::fetch(cluster.api(), dialect),
+    );
+    let detail = NodeDetail::build(&node, &stats?, &grid?, dialect)?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(detail))
+}
+
+/// The wire types of this capability, for `web/src/api/wire.ts`.
+#[cfg(test)]
+pub(crate) const WIRE: &[test_support::wire_types::Declaration] = {
+    use ts_rs::TS;
+    &[
+        detail::GcCollector::decl,
+        detail::JvmStats::decl,
+        detail::OsStats::decl,
+        detail::FileSystem::decl,
+        detail::ThreadPool::decl,
+        detail::Breaker::decl,
+        detail::NodeShard::decl,
+        detail::NodeDetail::decl,
+    ]
+};

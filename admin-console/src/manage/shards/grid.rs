@@ -1,0 +1,424 @@
+//! The shard grid: every copy of every shard, by index and node, from ONE routing-table read.
+//!
+//! The read is `_cluster/state/routing_table,nodes,blocks,<manager>_node` with a `filter_path`
+//! that keeps only what the grid shows: node names and roles, each copy's state, node,
+//! relocation target and unassigned information, and the index blocks (a closed index carries
+//! block 4, "index closed"). No `metadata` metric: that part holds every mapping and setting and
+//! is by far the largest part of a cluster state. `_cat/shards` would need a second call for
+//! node names (and nodes without shards), and names a relocation target only inside a display
+//! string; the routing table gives node ids, targets and unassigned reasons as fields.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::cluster::client::ClusterApi;
+use crate::cluster::dialect::Dialect;
+use crate::error::Error;
+
+/// The metrics read for the grid (never `metadata`).
+pub(crate) fn routing_path(dialect: Dialect) -> String {
+    let manager = format!("{}_node", dialect.manager_word());
+    let copy = "routing_table.indices.*.shards.*";
+    format!(
+        "_cluster/state/routing_table,nodes,blocks,{manager}?filter_path=cluster_name,{manager},\
+         nodes.*.name,nodes.*.roles,{copy}.state,{copy}.primary,{copy}.node,{copy}.relocating_node,\
+         {copy}.shard,{copy}.unassigned_info,blocks.indices"
+    )
+}
+
+/// One routing-table read, parsed.
+pub(crate) async fn fetch(cluster: &impl ClusterApi, dialect: Dialect) -> Result<ShardGrid, Error> {
+    let state = cluster.get_json(&routing_path(dialect)).await?;
+    ShardGrid::from_state(&state, dialect)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum ShardState {
+    Started,
+    Initializing,
+    Relocating,
+    Unassigned,
+}
+
+impl ShardState {
+    fn parse(text: &str) -> Option<Self> {
+        match text {
+            "STARTED" => Some(Self::Started),
+            "INITIALIZING" => Some(Self::Initializing),
+            "RELOCATING" => Some(Self::Relocating),
+            "UNASSIGNED" => Some(Self::Unassigned),
+            _ => None,
+        }
+    }
+}
+
+/// Why a copy is unassigned, as the routing table's `unassigned_info` says.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Unassigned {
+    /// The cluster's code, e.g. `NODE_LEFT`.
+    pub reason: String,
+    /// The same in words.
+    pub reason_text: String,
+    pub at: Option<String>,
+    pub details: Option<String>,
+    /// `no_attempt`, `decider_no`, `awaiting_info`, `no_valid_shard_copy`, `throttled`.
+    pub allocation_status: Option<String>,
+    pub failed_attempts: Option<u64>,
+    pub delayed: bool,
+}
+
+/// One copy of a shard.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct GridCopy {
+    pub shard: u32,
+    pub primary: bool,
+    pub state: ShardState,
+    /// The node id holding it (the source while relocating); null when unassigned.
+    pub node: Option<String>,
+    /// While relocating: the node id it moves to.
+    pub relocating_node: Option<String>,
+    pub unassigned: Option<Unassigned>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct GridIndex {
+    pub name: String,
+    /// Carries the "index closed" block.
+    pub closed: bool,
+    /// A dot-prefixed name (system and internal indices).
+    pub system: bool,
+    pub shards: Vec<GridCopy>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct GridNode {
+    pub id: String,
+    pub name: String,
+    /// Empty when the cluster does not list roles in its state (then every node counts as a
+    /// data node).
+    pub roles: Vec<String>,
+    /// Holds shards: a `data*` role, or no roles listed.
+    pub data: bool,
+    /// The elected master / cluster manager.
+    pub elected: bool,
+}
+
+/// `GET /api/clusters/:id/shards`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ShardGrid {
+    pub cluster_name: String,
+    /// Data nodes first, then by name.
+    pub nodes: Vec<GridNode>,
+    /// By name.
+    pub indices: Vec<GridIndex>,
+    pub unassigned: u64,
+    pub relocating: u64,
+    pub initializing: u64,
+}
+
+/// The block id of a closed index, in Elasticsearch and OpenSearch alike.
+const INDEX_CLOSED_BLOCK: &str = "4";
+
+impl ShardGrid {
+    pub(crate) fn from_state(state: &Value, dialect: Dialect) -> Result<Self, Error> {
+        if !state.is_object() {
+            return Err(Error::upstream(
+                "The _cluster/state answer is not a JSON object.".to_owned(),
+            ));
+        }
+        let elected = state[format!("{}_node", dialect.manager_word())]
+            .as_str()
+            .or_else(|| state["master_node"].as_str());
+        let mut nodes: Vec<GridNode> = state["nodes"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(id, node)| {
+                let roles: Vec<String> = node["roles"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|role| role.as_str().map(str::to_owned))
+                    .collect();
+                GridNode {
+                    data: roles.is_empty() || roles.iter().any(|role| role.starts_with("data")),
+                    name: node["name"].as_str().unwrap_or(id).to_owned(),
+                    elected: elected == Some(id.as_str()),
+                    id: id.clone(),
+                    roles,
+                }
+            })
+            .collect();
+        nodes.sort_by(|a, b| b.data.cmp(&a.data).then_with(|| a.name.cmp(&b.name)));
+
+        let blocks = &state["blocks"]["indices"];
+        let closed = |name: &str| {
+            blocks[name].as_object().is_some_and(|blocks| {
+                blocks.iter().any(|(id, block)| {
+                    id == INDEX_CLOSED_BLOCK || block["description"] == "index closed"
+                })
+            })
+        };
+        let mut indices: BTreeMap<String, GridIndex> = BTreeMap::new();
+        for (name, index) in state["routing_table"]["indices"]
+            .as_object()
+            .into_iter()
+            .flatten()
+        {
+            let mut shards = Vec::new();
+            for (number, copies) in index["shards"].as_object().into_iter().flatten() {
+                for copy in copies.as_array().into_iter().flatten() {
+                    shards.push(copy_of(name, number, copy)?);
+                }
+            }
+            shards.sort_by_key(|copy| (copy.shard, !copy.primary));
+            indices.insert(
+                name.clone(),
+                GridIndex {
+                    name: name.clone(),
+                    closed: closed(name),
+                    system: name.starts_with('.'),
+                    shards,
+                },
+            );
+        }
+        // An index closed without a routing table (before replicated closed indices) has
+        // blocks only.
+        for name in blocks
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(name, _)| name)
+        {
+            if closed(name) && !indices.contains_key(name) {
+                indices.insert(
+                    name.clone(),
+                    GridIndex {
+                        name: name.clone(),
+                        closed: true,
+                        system: name.starts_with('.'),
+                        shards: Vec::new(),
+                    },
+                );
+            }
+        }
+        let copies = || indices.values().flat_map(|index| &index.shards);
+        let count = |state: ShardState| copies().filter(|copy| copy.state == state).count() as u64;
+        Ok(Self {
+            cluster_name: state["cluster_name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+            unassigned: count(ShardState::Unassigned),
+            relocating: count(ShardState::Relocating),
+            initializing: count(ShardState::Initializing),
+            nodes,
+            indices: indices.into_values().collect(),
+        })
+    }
+}
+
+fn copy_of(index: &str, number: &str, copy: &Value) -> Result<GridCopy, Error> {
+    let bad = |what: &str| {
+        Error::upstream(format!(
+            "The routing table of index {index}, shard {number}, has {what}."
+        ))
+    };
+    let state = copy["state"]
+        .as_str()
+        .and_then(ShardState::parse)
+        .ok_or_else(|| bad("a copy without a known state"))?;
+    let shard = copy["shard"]
+        .as_u64()
+        .or_else(|| number.parse().ok())
+        .and_then(|shard| u32::try_from(shard).ok())
+        .ok_or_else(|| bad("a copy without a shard number"))?;
+    let text = |value: &Value| value.as_str().map(str::to_owned);
+    let info = &copy["unassigned_info"];
+    let unassigned = info["reason"].as_str().map(|reason| Unassigned {
+        reason: reason.to_owned(),
+        reason_text: super::words::unassigned_reason(reason),
+        at: text(&info["at"]),
+        details: text(&info["details"]),
+        allocation_status: text(&info["allocation_status"]),
+        failed_attempts: info["failed_attempts"].as_u64(),
+        delayed: info["delayed"].as_bool().unwrap_or(false),
+    });
+    Ok(GridCopy {
+        shard,
+        primary: copy["primary"].as_bool().unwrap_or(false),
+        state,
+        node: text(&copy["node"]),
+        relocating_node: text(&copy["relocating_node"]),
+        // A started copy may keep the info of its last unassignment: only show it when
+        // unassigned.
+        unassigned: unassigned.filter(|_| state == ShardState::Unassigned),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::cluster::dialect::Distribution;
+
+    const ES8: Dialect = Dialect {
+        distribution: Distribution::Elasticsearch,
+        major: 8,
+    };
+    const OS2: Dialect = Dialect {
+        distribution: Distribution::OpenSearch,
+        major: 2,
+    };
+
+    /// The documented shape of `_cluster/state/routing_table,nodes,blocks,master_node` (ES 8),
+    /// filtered as [`routing_path`] asks: a relocating primary, a started replica, a replica
+    /// unassigned after failed allocations, a closed index.
+    fn es8_state() -> Value {
+        json!({
+            "cluster_name": "prod",
+            "master_node": "n1",
+            "nodes": {
+                "n1": {"name": "es-1", "roles": ["data_content", "data_hot", "ingest", "master"]},
+                "n2": {"name": "es-2", "roles": ["data_content", "data_hot", "ingest", "master"]},
+                "m3": {"name": "dedicated", "roles": ["master"]}
+            },
+            "routing_table": {"indices": {
+                "logs": {"shards": {
+                    "0": [
+                        {"state": "RELOCATING", "primary": true, "node": "n1", "relocating_node": "n2", "shard": 0},
+                        {"state": "STARTED", "primary": false, "node": "n2", "relocating_node": null, "shard": 0}
+                    ],
+                    "1": [
+                        {"state": "STARTED", "primary": true, "node": "n2", "relocating_node": null, "shard": 1},
+                        {"state": "UNASSIGNED", "primary": false, "node": null, "relocating_node": null, "shard": 1,
+                         "unassigned_info": {"reason": "ALLOCATION_FAILED", "at": "2026-11-24T04:00:00.000Z",
+                            "failed_attempts": 5, "delayed": false,
+                            "details": "failed shard on node [n1]: failed recovery",
+                            "allocation_status": "no_attempt"}}
+                    ]
+                }},
+                ".kibana_1": {"shards": {"0": [
+                    {"state": "STARTED", "primary": true, "node": "n1", "relocating_node": null, "shard": 0}
+                ]}},
+                "old": {"shards": {"0": [
+                    {"state": "STARTED", "primary": true, "node": "n2", "relocating_node": null, "shard": 0}
+                ]}}
+            }},
+            "blocks": {"indices": {
+                "old": {"4": {"description": "index closed", "retryable": false, "levels": ["read", "write"]}},
+                "archived": {"4": {"description": "index closed", "retryable": false, "levels": ["read", "write"]}},
+                "logs": {"8": {"description": "index write (api)", "retryable": false, "levels": ["write"]}}
+            }}
+        })
+    }
+
+    #[test]
+    fn the_read_names_the_manager_in_the_dialect_and_never_asks_for_metadata() {
+        let es = routing_path(ES8);
+        assert!(
+            es.starts_with("_cluster/state/routing_table,nodes,blocks,master_node?"),
+            "{es}"
+        );
+        let os = routing_path(OS2);
+        assert!(
+            os.starts_with("_cluster/state/routing_table,nodes,blocks,cluster_manager_node?"),
+            "{os}"
+        );
+        assert!(os.contains("filter_path=cluster_name,cluster_manager_node,"));
+        for path in [es, os] {
+            assert!(!path.contains("metadata"), "{path}");
+            assert!(path.contains("routing_table.indices.*.shards.*.relocating_node"));
+            assert!(path.contains("routing_table.indices.*.shards.*.unassigned_info"));
+        }
+    }
+
+    #[test]
+    fn copies_are_grouped_by_index_with_states_targets_and_reasons() {
+        let grid = ShardGrid::from_state(&es8_state(), ES8).unwrap();
+        assert_eq!(grid.cluster_name, "prod");
+        let names: Vec<&str> = grid.indices.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, [".kibana_1", "archived", "logs", "old"]);
+        let logs = &grid.indices[2];
+        assert!(!logs.closed && !logs.system);
+        assert_eq!(logs.shards.len(), 4);
+        assert_eq!(logs.shards[0].state, ShardState::Relocating);
+        assert_eq!(logs.shards[0].node.as_deref(), Some("n1"));
+        assert_eq!(logs.shards[0].relocating_node.as_deref(), Some("n2"));
+        let unassigned = logs.shards[3].unassigned.as_ref().unwrap();
+        assert_eq!(unassigned.reason, "ALLOCATION_FAILED");
+        assert_eq!(unassigned.failed_attempts, Some(5));
+        assert!(unassigned.reason_text.contains("failed"));
+        assert!(grid.indices[0].system);
+        assert!(grid.indices[3].closed, "block 4 marks a closed index");
+        assert!(
+            grid.indices[1].closed && grid.indices[1].shards.is_empty(),
+            "a closed index without routing is listed"
+        );
+        assert_eq!(
+            (grid.unassigned, grid.relocating, grid.initializing),
+            (1, 1, 0)
+        );
+    }
+
+    #[test]
+    fn data_nodes_come_first_and_the_elected_manager_is_marked_in_either_dialect() {
+        let grid = ShardGrid::from_state(&es8_state(), ES8).unwrap();
+        let nodes: Vec<(&str, bool, bool)> = grid
+            .nodes
+            .iter()
+            .map(|n| (n.name.as_str(), n.data, n.elected))
+            .collect();
+        assert_eq!(
+            nodes,
+            [
+                ("es-1", true, true),
+                ("es-2", true, false),
+                ("dedicated", false, false)
+            ]
+        );
+        let mut os = es8_state();
+        let object = os.as_object_mut().unwrap();
+        object.remove("master_node");
+        object.insert("cluster_manager_node".into(), json!("n2"));
+        let grid = ShardGrid::from_state(&os, OS2).unwrap();
+        assert!(grid.nodes.iter().any(|n| n.id == "n2" && n.elected));
+    }
+
+    #[test]
+    fn a_state_without_roles_counts_every_node_as_a_data_node() {
+        let grid = ShardGrid::from_state(
+            &json!({"nodes": {"a": {"name": "osmem"}}, "routing_table": {"indices": {}}}),
+            OS2,
+        )
+        .unwrap();
+        assert!(grid.nodes[0].data);
+        assert!(grid.indices.is_empty());
+    }
+
+    #[test]
+    fn an_answer_that_is_not_a_routing_table_is_an_upstream_error() {
+        assert!(ShardGrid::from_state(&json!([1]), ES8).is_err());
+        let error = ShardGrid::from_state(
+            &json!({"routing_table": {"indices": {"x": {"shards": {"0": [{"state": "WEIRD"}]}}}}}),
+            ES8,
+        )
+        .unwrap_err();
+        assert!(error.to_string().contains("index x, shard 0"), "{error}");
+    }
+}

@@ -1,0 +1,91 @@
+//! The names a shard operation takes from the caller: one existing index (never a pattern, a
+//! list or `_all`) and one node id (never a node selector such as `_local` or `*`).
+
+use crate::error::Error;
+
+/// An index name as it may exist: the documented forbidden characters, wildcards and lists
+/// refused; system (dot) indices allowed.
+pub(crate) fn index(name: &str) -> Result<String, Error> {
+    let bad = |why: &str| Err(Error::BadRequest(format!("index {why}.")));
+    if name.is_empty() {
+        return bad("is required (one index name)");
+    }
+    if name.len() > 255 {
+        return bad("must be at most 255 bytes long");
+    }
+    if name.contains(['*', '?']) {
+        return bad(&format!(
+            "must be one index name, not a wildcard pattern (\"{name}\")"
+        ));
+    }
+    if name.contains(',') {
+        return bad(&format!("must be one index name, not a list (\"{name}\")"));
+    }
+    if let Some(c) = name.chars().find(|c| {
+        matches!(c, '\\' | '/' | '"' | '<' | '>' | '|' | '#' | ':')
+            || c.is_whitespace()
+            || c.is_control()
+    }) {
+        return bad(&format!(
+            "must not contain {c:?} (\"{}\")",
+            name.escape_debug()
+        ));
+    }
+    if name == "." || name == ".." || name.starts_with(['_', '-', '+']) {
+        return bad(&format!(
+            "must not be . or .. or start with _, - or + (\"{name}\")"
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+/// A node id or name naming exactly one node: letters, digits, `-`, `_` and `.`, up to 128,
+/// not starting with `_` (`_local`, `_all`, `_master` select nodes rather than name one).
+pub(crate) fn node(text: &str, field: &str) -> Result<String, Error> {
+    let valid = !text.is_empty()
+        && text.len() <= 128
+        && !text.starts_with('_')
+        && text != "."
+        && text != ".."
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if valid {
+        Ok(text.to_owned())
+    } else {
+        Err(Error::BadRequest(format!(
+            "{field} must be one node id (letters, digits, -, _ and ., up to 128, not starting with _), not \"{}\".",
+            text.escape_debug()
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_index_and_one_node_only() {
+        for good in ["logs", ".kibana_1", "logs-2026.11.24"] {
+            assert_eq!(index(good).unwrap(), good);
+        }
+        for (bad, why) in [
+            ("", "required"),
+            ("logs-*", "wildcard"),
+            ("a,b", "list"),
+            ("_all", "start with _"),
+            ("..", "must not be ."),
+            ("a/b", "must not contain '/'"),
+            ("a b", "must not contain ' '"),
+        ] {
+            let error = index(bad).unwrap_err().to_string();
+            assert!(error.contains(why), "{bad}: {error}");
+        }
+        assert!(index(&"x".repeat(256)).is_err());
+        assert_eq!(node("aB3-_x.y", "toNode").unwrap(), "aB3-_x.y");
+        for bad in ["", "_local", "*", "a,b", "a/b", "..", "n?x"] {
+            let error = node(bad, "toNode").unwrap_err().to_string();
+            assert!(error.starts_with("toNode must be one node id"), "{error}");
+        }
+    }
+}
