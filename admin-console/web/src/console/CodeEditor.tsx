@@ -26,16 +26,32 @@ interface Props {
   placeholder?: string;
   ariaLabel: string;
   testId?: string;
+  /** More extensions, ahead of the defaults (their key bindings win); keep the array stable. */
+  extensions?: Extension[];
+  /** The editor, once created (and null when it goes). */
+  onView?: (view: EditorView | null) => void;
 }
 
-export function CodeEditor({ value, onChange, onSubmit, readOnly, language = "json", placeholder, ariaLabel, testId }: Props) {
+export function CodeEditor({
+  value,
+  onChange,
+  onSubmit,
+  readOnly,
+  language = "json",
+  placeholder,
+  ariaLabel,
+  testId,
+  extensions: extra,
+  onView,
+}: Props) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
-  const callbacks = useRef({ onChange, onSubmit });
-  callbacks.current = { onChange, onSubmit };
+  const callbacks = useRef({ onChange, onSubmit, onView });
+  callbacks.current = { onChange, onSubmit, onView };
 
   useEffect(() => {
     const extensions: Extension[] = [
+      ...(extra ?? []),
       lineNumbers(),
       foldGutter(),
       drawSelection(),
@@ -76,13 +92,15 @@ export function CodeEditor({ value, onChange, onSubmit, readOnly, language = "js
       parent: host.current!,
     });
     view.current = editor;
+    callbacks.current.onView?.(editor);
     return () => {
       editor.destroy();
       view.current = null;
+      callbacks.current.onView?.(null);
     };
     // The editor is rebuilt only when its kind changes; `value` is synced below.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [readOnly, language, ariaLabel, placeholder]);
+  }, [readOnly, language, ariaLabel, placeholder, extra]);
 
   useEffect(() => {
     const editor = view.current;

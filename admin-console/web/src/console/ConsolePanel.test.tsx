@@ -25,6 +25,35 @@ beforeEach(() => {
   vi.stubGlobal("fetch", fetchMock);
 });
 
+/** Every call to the relay, leaving out the completion's own look-ups (dialect, names). */
+function relayCalls(): FetchArgs[] {
+  return fetchMock.mock.calls.filter(([url]) => String(url).includes("/proxy/") && !String(url).includes("_cat/aliases"));
+}
+
+/** Answers `dialect` and the name look-ups, and `relay` for everything else. */
+function serve(relay: () => Response | Promise<Response>) {
+  fetchMock.mockImplementation(async (input) => {
+    const url = String(input);
+    if (url.endsWith("/dialect")) return answer(200, { distribution: "opensearch", major: 2 });
+    if (url.includes("/indices?")) return answer(200, { total: 1, page: 1, size: 500, sort: "name", order: "asc", indices: [] });
+    if (url.includes("_cat/aliases")) return answer(200, []);
+    return relay();
+  });
+}
+
+function editorOf(testId: string): EditorView {
+  const host = screen.getByTestId(testId);
+  return EditorView.findFromDOM(host.querySelector(".cm-editor") as HTMLElement)!;
+}
+
+/** Puts the cursor at the first occurrence of `marker` in the request editor. */
+function cursorAt(marker: string) {
+  const editor = editorOf("request-editor");
+  const at = editor.state.doc.toString().indexOf(marker);
+  expect(at, marker).toBeGreaterThanOrEqual(0);
+  act(() => editor.dispatch({ selection: { anchor: at } }));
+}
+
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
@@ -66,28 +95,26 @@ function headersOf(init: RequestInit | undefined): Headers {
 }
 
 describe("ConsolePanel", () => {
-  it("sends the typed request through the relay with its method, path, body and the console header, and shows the answer", async () => {
-    fetchMock.mockResolvedValue(
-      answer(200, { took: 3, hits: { total: { value: 2 } } }, { "Server-Timing": "upstream;dur=12.5" }),
-    );
+  it("runs only the request under the cursor, with its method, path, body and the console header, and shows the answer", async () => {
+    serve(() => answer(200, { took: 3, hits: { total: { value: 2 } } }, { "Server-Timing": "upstream;dur=12.5" }));
     const { store } = renderPanel("prod");
-
-    fireEvent.change(screen.getByLabelText("HTTP method"), { target: { value: "POST" } });
-    fireEvent.change(screen.getByLabelText("Path"), { target: { value: "/logs-*/_search?size=5" } });
     const body = '{ "query": { "match_all": {} } }';
-    typeInEditor("body-editor", body);
-    fireEvent.click(screen.getByRole("button", { name: /Execute/ }));
+    typeInEditor("request-editor", `GET /_cluster/health\n\n# search\nPOST /logs-*/_search?size=5\n${body}\n`);
+    cursorAt("match_all");
+    fireEvent.click(screen.getByTestId("run-request"));
 
     const status = await screen.findByTestId("response-status");
     expect(status.textContent).toBe("200 OK");
-    expect(fetchMock).toHaveBeenCalledTimes(1);
-    const [url, init] = fetchMock.mock.calls[0]!;
+    expect(relayCalls()).toHaveLength(1);
+    const [url, init] = relayCalls()[0]!;
     expect(url).toBe("/api/clusters/prod/proxy/logs-*/_search?size=5");
     expect(init?.method).toBe("POST");
     expect(init?.body).toBe(body);
     const headers = headersOf(init);
     expect(headers.get("X-Requested-By")).toBe("admin-console");
     expect(headers.get("Content-Type")).toBe("application/json");
+    expect(headers.get("X-Console-Method")).toBeNull();
+    expect(screen.getByTestId("response-request").textContent).toBe("POST /logs-*/_search?size=5");
     // The answer, pretty-printed, in the read-only editor; the cluster's own time in the title.
     expect(editorText("response-body")).toBe(JSON.stringify({ took: 3, hits: { total: { value: 2 } } }, null, 2));
     expect(screen.getByTestId("response-duration").getAttribute("title")).toBe("cluster: 13 ms");
@@ -97,20 +124,49 @@ describe("ConsolePanel", () => {
     expect(entry).toMatchObject({ method: "POST", path: "/logs-*/_search?size=5", body, status: 200 });
   });
 
-  it("sends no body with GET and keeps the header on a bodiless request", async () => {
-    fetchMock.mockResolvedValue(answer(200, { status: "green" }));
-    renderPanel("get-only");
-    typeInEditor("body-editor", '{"ignored": true}');
-    expect(screen.getByText(/Browsers send no body with GET/)).toBeTruthy();
-    fireEvent.submit(screen.getByLabelText("Path").closest("form")!);
-
+  it("sends a GET with a body as POST with X-Console-Method: GET, and a bodiless GET as GET", async () => {
+    serve(() => answer(200, { hits: { hits: [] } }));
+    renderPanel("get-body");
+    typeInEditor("request-editor", 'GET /logs/_search\n{ "query": { "term": { "n": 1 } } }\n\nGET /_cat/health');
+    cursorAt("term");
+    fireEvent.click(screen.getByTestId("run-request"));
     await screen.findByTestId("response-status");
-    const [url, init] = fetchMock.mock.calls[0]!;
-    expect(url).toBe("/api/clusters/get-only/proxy/_cluster/health");
+    let [url, init] = relayCalls()[0]!;
+    expect(url).toBe("/api/clusters/get-body/proxy/logs/_search");
+    expect(init?.method).toBe("POST");
+    expect(headersOf(init).get("X-Console-Method")).toBe("GET");
+    expect(JSON.parse(String(init?.body))).toEqual({ query: { term: { n: 1 } } });
+
+    cursorAt("_cat/health");
+    fireEvent.click(screen.getByTestId("run-request"));
+    await vi.waitFor(() => expect(relayCalls()).toHaveLength(2));
+    [url, init] = relayCalls()[1]!;
+    expect(url).toBe("/api/clusters/get-body/proxy/_cat/health");
     expect(init?.method).toBe("GET");
     expect(init?.body).toBeUndefined();
-    expect(headersOf(init).get("X-Requested-By")).toBe("admin-console");
+    expect(headersOf(init).get("X-Console-Method")).toBeNull();
     expect(headersOf(init).get("Content-Type")).toBeNull();
+  });
+
+  it("sends NDJSON for _bulk, one document a line", async () => {
+    serve(() => answer(200, { errors: false, items: [] }));
+    renderPanel("bulk");
+    typeInEditor("request-editor", 'POST /_bulk\n{ "index": { "_index": "logs" } }\n{\n  "message": "hi"\n}\n');
+    cursorAt("_bulk");
+    fireEvent.click(screen.getByTestId("run-request"));
+    await screen.findByTestId("response-status");
+    const [, init] = relayCalls()[0]!;
+    expect(headersOf(init).get("Content-Type")).toBe("application/x-ndjson");
+    expect(init?.body).toBe('{"index":{"_index":"logs"}}\n{"message":"hi"}\n');
+  });
+
+  it("does not send a body that is not JSON, and says why", async () => {
+    serve(() => answer(200, {}));
+    renderPanel("bad-body");
+    typeInEditor("request-editor", "POST /x/_search\n{ nope\n");
+    fireEvent.click(screen.getByTestId("run-request"));
+    expect((await screen.findByTestId("console-failure")).textContent).toMatch(/^POST \/x\/_search: The body is not valid JSON/);
+    expect(relayCalls()).toHaveLength(0);
   });
 
   it("shows the message of the console's common error body when the relay refuses", async () => {
@@ -120,24 +176,22 @@ describe("ConsolePanel", () => {
         message: "The console path is refused: it contains a . or .. segment. Give a path on the cluster, such as /_cluster/health.",
       },
     };
-    fetchMock.mockResolvedValue(answer(403, refusal));
+    serve(() => answer(403, refusal));
     renderPanel("refused");
-    fireEvent.change(screen.getByLabelText("Path"), { target: { value: "a/../../etc" } });
-    fireEvent.click(screen.getByRole("button", { name: /Execute/ }));
+    typeInEditor("request-editor", "GET a/../../etc");
+    fireEvent.click(screen.getByTestId("run-request"));
 
     expect((await screen.findByTestId("response-status")).textContent).toBe("403 Forbidden");
-    expect(screen.getByRole("alert").textContent).toBe(refusal.error.message);
+    expect(screen.getByTestId("console-error").textContent).toBe(refusal.error.message);
     // The raw body stays visible too.
     expect(editorText("response-body")).toContain('"code": "forbidden_path"');
   });
 
   it("shows a cluster's own error answer as it came, without the console's alert", async () => {
-    fetchMock.mockResolvedValue(
-      answer(404, { error: { type: "index_not_found_exception", reason: "no such index [x]" }, status: 404 }),
-    );
+    serve(() => answer(404, { error: { type: "index_not_found_exception", reason: "no such index [x]" }, status: 404 }));
     renderPanel("cluster-error");
-    fireEvent.change(screen.getByLabelText("Path"), { target: { value: "x" } });
-    fireEvent.click(screen.getByRole("button", { name: /Execute/ }));
+    typeInEditor("request-editor", "GET x");
+    fireEvent.click(screen.getByTestId("run-request"));
 
     expect((await screen.findByTestId("response-status")).textContent).toBe("404 Not Found");
     expect(screen.queryByRole("alert")).toBeNull();
@@ -145,12 +199,38 @@ describe("ConsolePanel", () => {
   });
 
   it("says so when the admin console does not answer at all", async () => {
-    fetchMock.mockRejectedValue(new TypeError("Failed to fetch"));
+    serve(() => Promise.reject(new TypeError("Failed to fetch")));
     renderPanel("down");
-    fireEvent.click(screen.getByRole("button", { name: /Execute/ }));
+    fireEvent.click(screen.getByTestId("run-request"));
 
     const response = screen.getByTestId("response");
     expect(await within(response).findByText(/The admin console did not answer/)).toBeTruthy();
     expect(screen.queryByTestId("response-status")).toBeNull();
+  });
+
+  it("adds a history entry to the editor and imports a history file, refusing a bad one with a message", async () => {
+    serve(() => answer(200, {}));
+    const { store } = renderPanel("hist");
+    store.add("hist", { method: "POST", path: "/books/_search", body: '{"size":0}', executedAt: 1 });
+    cleanup();
+    render(<ConsolePanel clusterId="hist" store={store} />);
+    fireEvent.click(screen.getByRole("tab", { name: /History/ }));
+    fireEvent.click(screen.getByText("/books/_search"));
+    expect(editorText("request-editor")).toMatch(/\n\nPOST \/books\/_search\n\{"size":0\}\n$/);
+
+    fireEvent.click(screen.getByRole("tab", { name: /History/ }));
+    const input = screen.getByTestId("history-import-file") as HTMLInputElement;
+    const bad = new File(["{ not json"], "h.json", { type: "application/json" });
+    fireEvent.change(input, { target: { files: [bad] } });
+    expect((await screen.findByTestId("history-import-problem")).textContent).toMatch(/^The file is not JSON/);
+
+    const good = new File(
+      [JSON.stringify({ format: "admin-console-history", version: 1, cluster: "x", exportedAt: "", entries: [{ method: "GET", path: "/_nodes", executedAt: 5 }] })],
+      "h.json",
+      { type: "application/json" },
+    );
+    fireEvent.change(input, { target: { files: [good] } });
+    await vi.waitFor(() => expect(store.list("hist").map((e) => e.path)).toEqual(["/_nodes", "/books/_search"]));
+    expect(screen.queryByTestId("history-import-problem")).toBeNull();
   });
 });

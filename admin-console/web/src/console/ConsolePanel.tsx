@@ -1,30 +1,44 @@
-// The REST console itself: request line, JSON body, response, and the History tab.
+// The REST console itself, Kibana Dev Tools style: several requests in one editor
+// (`GET /path` and a JSON or NDJSON body below), Ctrl/Cmd+Enter or the gutter's ▶ runs the
+// request under the cursor, the response pane shows its status, time and body; the History tab
+// lists what ran, and exports and imports it as a JSON file.
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { HTTP_METHODS, HistoryStore, type HistoryEntry, type HttpMethod } from "./history";
+import { autocompletion } from "@codemirror/autocomplete";
+import { EditorView } from "@codemirror/view";
+import type { Extension } from "@codemirror/state";
 import {
-  contentTypeFor,
+  HistoryStore,
+  MAX_IMPORT_BYTES,
+  exportFileName,
+  exportHistory,
+  parseHistoryImport,
+  type HistoryEntry,
+} from "./history";
+import {
+  fetchMethod,
   prettyBody,
   relayUrl,
-  requestBody,
   statusClass,
   statusLine,
   toCurl,
   upstreamDuration,
 } from "./request";
+import { formatRequest, prepareBody, type ParsedRequest } from "./parse";
+import { requestAtCursor, requestEditorExtensions } from "./editor";
+import { consoleCompletion } from "./completion/source";
+import { dialectName, endpointsFor, type DialectName } from "./completion/paths";
+import { sessionLoader } from "./completion/names";
 import { formatDuration, formatLocalTime } from "../lib/format";
 import { CONSOLE_HEADERS, isErrorBody } from "../api/client";
 import { CodeEditor } from "./CodeEditor";
 import { relayNeeds } from "../lib/access";
 import { useClusterAccess } from "../lib/whoami";
 import { CopyIcon, PlayIcon, TrashIcon } from "../components/icons";
-
-interface Draft {
-  method: HttpMethod;
-  path: string;
-  body: string;
-}
+import "../styles/console.css";
 
 interface ConsoleResult {
+  /** The request line that ran, e.g. `GET /logs/_search`. */
+  request: string;
   status: number;
   statusText: string;
   durationMs: number;
@@ -36,10 +50,10 @@ interface ConsoleResult {
   consoleError: string | null;
 }
 
-// Drafts and the last response per cluster, kept while the page lives so that closing the
-// console or switching views loses nothing.
-const drafts = new Map<string, { draft: Draft; result: ConsoleResult | null }>();
-const DEFAULT_DRAFT: Draft = { method: "GET", path: "_cluster/health", body: "" };
+// The editor's text and the last response per cluster, kept while the page lives so that
+// closing the console or switching views loses nothing.
+const drafts = new Map<string, { text: string; result: ConsoleResult | null }>();
+export const DEFAULT_TEXT = "# Ctrl+Enter (Cmd+Enter) runs the request under the cursor\nGET /_cluster/health\n";
 
 interface Props {
   clusterId: string;
@@ -48,97 +62,166 @@ interface Props {
 
 export function ConsolePanel({ clusterId, store }: Props) {
   const saved = drafts.get(clusterId);
-  const [draft, setDraft] = useState<Draft>(saved?.draft ?? DEFAULT_DRAFT);
+  const [text, setText] = useState<string>(saved?.text ?? DEFAULT_TEXT);
   const [result, setResult] = useState<ConsoleResult | null>(saved?.result ?? null);
   const [failure, setFailure] = useState<string | null>(null);
   const [running, setRunning] = useState(false);
   const [tab, setTab] = useState<"request" | "history">("request");
   const [entries, setEntries] = useState<HistoryEntry[]>(() => store.list(clusterId));
   const [notice, setNotice] = useState<string | null>(null);
-  const pathInput = useRef<HTMLInputElement>(null);
+  const [importProblem, setImportProblem] = useState<string | null>(null);
+  const [current, setCurrent] = useState<ParsedRequest | null>(null);
+  const [dialect, setDialect] = useState<DialectName>("elasticsearch-8");
   const inFlight = useRef<AbortController | null>(null);
+  const editorView = useRef<EditorView | null>(null);
+  const pendingCursor = useRef<number | null>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+
+  // Names and dialect for completion: fetched once per console session.
+  const loader = useMemo(() => sessionLoader(clusterId), [clusterId]);
+  const dialectRef = useRef(dialect);
+  dialectRef.current = dialect;
+  useEffect(() => {
+    let live = true;
+    void loader.dialect().then((found) => live && setDialect(dialectName(found)));
+    return () => {
+      live = false;
+    };
+  }, [loader]);
 
   useEffect(() => {
-    drafts.set(clusterId, { draft, result });
-  }, [clusterId, draft, result]);
+    drafts.set(clusterId, { text, result });
+  }, [clusterId, text, result]);
 
   useEffect(() => () => inFlight.current?.abort(), []);
 
-  const flash = useCallback((text: string) => {
-    setNotice(text);
-    window.setTimeout(() => setNotice((n) => (n === text ? null : n)), 2500);
+  const flash = useCallback((message: string) => {
+    setNotice(message);
+    window.setTimeout(() => setNotice((n) => (n === message ? null : n)), 2500);
   }, []);
 
-  const draftRef = useRef(draft);
-  draftRef.current = draft;
-
-  const execute = useCallback(async () => {
-    const { method, path, body } = draftRef.current;
-    inFlight.current?.abort();
-    const controller = new AbortController();
-    inFlight.current = controller;
-    setRunning(true);
-    setFailure(null);
-    setTab("request");
-    const sent = requestBody(method, body);
-    const started = performance.now();
-    let outcome: ConsoleResult | null = null;
-    try {
-      const response = await fetch(relayUrl(clusterId, path), {
-        method,
-        body: sent,
-        headers: sent !== undefined ? { "Content-Type": contentTypeFor(path), ...CONSOLE_HEADERS } : CONSOLE_HEADERS,
-        signal: controller.signal,
-      });
-      const text = await response.text();
-      const durationMs = performance.now() - started;
-      const pretty = prettyBody(text);
-      const consoleError = !response.ok && pretty.json ? consoleErrorMessage(text) : null;
-      outcome = {
-        status: response.status,
-        statusText: response.statusText,
-        durationMs,
-        upstreamMs: upstreamDuration(response.headers.get("Server-Timing")),
-        body: pretty.text,
-        json: pretty.json,
-        contentType: response.headers.get("Content-Type") ?? "",
-        consoleError,
-      };
-      setResult(outcome);
-    } catch (e) {
-      if ((e as Error).name === "AbortError") return;
-      setResult(null);
-      setFailure("The admin console did not answer; the request may not have reached the cluster.");
-    } finally {
-      if (inFlight.current === controller) {
-        inFlight.current = null;
-        setRunning(false);
+  const execute = useCallback(
+    async (request: ParsedRequest) => {
+      const { method, path, body } = request;
+      const label = `${method} ${path || "/"}`;
+      setTab("request");
+      setFailure(null);
+      const prepared = prepareBody(request);
+      if (prepared.error) {
+        setResult(null);
+        setFailure(`${label}: ${prepared.error}`);
+        return;
       }
-    }
-    const entry: HistoryEntry = {
-      method,
-      path: path.trim(),
-      ...(body.trim() !== "" ? { body } : {}),
-      executedAt: Date.now(),
-      ...(outcome ? { status: outcome.status, durationMs: Math.round(outcome.durationMs) } : {}),
-    };
-    const { entries: next, persisted } = store.add(clusterId, entry);
-    setEntries(next);
-    if (!persisted) flash("Browser storage is full: history is kept for this tab only");
-  }, [clusterId, store, flash]);
+      inFlight.current?.abort();
+      const controller = new AbortController();
+      inFlight.current = controller;
+      setRunning(true);
+      const sent = prepared.text;
+      const how = fetchMethod(method, sent !== undefined);
+      const started = performance.now();
+      let outcome: ConsoleResult | null = null;
+      try {
+        const response = await fetch(relayUrl(clusterId, path), {
+          method: how.method,
+          body: sent,
+          headers: {
+            ...(sent !== undefined ? { "Content-Type": prepared.contentType! } : {}),
+            ...how.headers,
+            ...CONSOLE_HEADERS,
+          },
+          signal: controller.signal,
+        });
+        const answer = await response.text();
+        const durationMs = performance.now() - started;
+        const pretty = prettyBody(answer);
+        const consoleError = !response.ok && pretty.json ? consoleErrorMessage(answer) : null;
+        outcome = {
+          request: label,
+          status: response.status,
+          statusText: response.statusText,
+          durationMs,
+          upstreamMs: upstreamDuration(response.headers.get("Server-Timing")),
+          body: pretty.text,
+          json: pretty.json,
+          contentType: response.headers.get("Content-Type") ?? "",
+          consoleError,
+        };
+        setResult(outcome);
+      } catch (e) {
+        if ((e as Error).name === "AbortError") return;
+        setResult(null);
+        setFailure("The admin console did not answer; the request may not have reached the cluster.");
+      } finally {
+        if (inFlight.current === controller) {
+          inFlight.current = null;
+          setRunning(false);
+        }
+      }
+      const entry: HistoryEntry = {
+        method,
+        path,
+        ...(body !== "" ? { body } : {}),
+        executedAt: Date.now(),
+        ...(outcome ? { status: outcome.status, durationMs: Math.round(outcome.durationMs) } : {}),
+      };
+      const { entries: next, persisted } = store.add(clusterId, entry);
+      setEntries(next);
+      if (!persisted) flash("Browser storage is full: history is kept for this tab only");
+    },
+    [clusterId, store, flash],
+  );
 
-  const onKeyDown = (e: React.KeyboardEvent) => {
-    // CodeMirror handles its own Ctrl+Enter; everything else in the panel lands here.
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && !e.defaultPrevented) {
-      e.preventDefault();
-      void execute();
+  const executeRef = useRef(execute);
+  executeRef.current = execute;
+
+  const extensions = useMemo<Extension[]>(
+    () => [
+      ...requestEditorExtensions((request) => void executeRef.current(request)),
+      autocompletion({
+        override: [
+          consoleCompletion({
+            endpoints: () => endpointsFor(dialectRef.current),
+            names: () => loader.names(),
+          }),
+        ],
+        icons: false,
+      }),
+      EditorView.updateListener.of((update) => {
+        if (update.docChanged || update.selectionSet) setCurrent(requestAtCursor(update.state));
+      }),
+    ],
+    [loader],
+  );
+
+  const onView = useCallback((view: EditorView | null) => {
+    editorView.current = view;
+    if (view) setCurrent(requestAtCursor(view.state));
+  }, []);
+
+  // After the text is replaced from outside (a history entry), put the cursor where asked.
+  useEffect(() => {
+    const view = editorView.current;
+    const at = pendingCursor.current;
+    if (view && at !== null && view.state.doc.toString() === text) {
+      pendingCursor.current = null;
+      view.dispatch({ selection: { anchor: Math.min(at, view.state.doc.length) }, scrollIntoView: true });
+      view.focus();
     }
+  }, [text]);
+
+  const runCurrent = () => {
+    const view = editorView.current;
+    const request = view ? requestAtCursor(view.state) : current;
+    if (request) void execute(request);
   };
 
   const loadEntry = (entry: HistoryEntry) => {
-    setDraft({ method: entry.method, path: entry.path, body: entry.body ?? "" });
+    const addition = formatRequest(entry.method, entry.path, entry.body);
+    const base = text.replace(/\s*$/, "");
+    const next = base === "" ? `${addition}\n` : `${base}\n\n${addition}\n`;
+    pendingCursor.current = base === "" ? 0 : base.length + 2;
+    setText(next);
     setTab("request");
-    requestAnimationFrame(() => pathInput.current?.focus());
   };
 
   const clearHistory = () => {
@@ -146,9 +229,49 @@ export function ConsolePanel({ clusterId, store }: Props) {
     setEntries([]);
   };
 
-  const copy = async (text: string, what: string) => {
+  const exportEntries = () => {
+    const data = JSON.stringify(exportHistory(clusterId, entries), null, 2);
+    const url = URL.createObjectURL(new Blob([data], { type: "application/json" }));
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = exportFileName(clusterId);
+    document.body.appendChild(link);
+    link.click();
+    link.remove();
+    window.setTimeout(() => URL.revokeObjectURL(url), 1000);
+  };
+
+  const importFile = async (file: File) => {
+    setImportProblem(null);
+    if (file.size > MAX_IMPORT_BYTES) {
+      const refused = parseHistoryImport("", file.size);
+      if (!refused.ok) setImportProblem(refused.message);
+      return;
+    }
+    let content: string;
     try {
-      await navigator.clipboard.writeText(text);
+      content = await file.text();
+    } catch {
+      setImportProblem("The file could not be read.");
+      return;
+    }
+    const parsed = parseHistoryImport(content, file.size);
+    if (!parsed.ok) {
+      setImportProblem(parsed.message);
+      return;
+    }
+    const before = entries.length;
+    const { entries: next, persisted } = store.merge(clusterId, parsed.entries);
+    setEntries(next);
+    const added = Math.max(0, next.length - before);
+    const skipped = parsed.skipped ? `, ${parsed.skipped} skipped (not requests)` : "";
+    flash(`Imported ${parsed.entries.length} request${parsed.entries.length === 1 ? "" : "s"} (${added} new${skipped})`);
+    if (!persisted) setImportProblem("Browser storage is full: the merged history is kept for this tab only.");
+  };
+
+  const copy = async (value: string, what: string) => {
+    try {
+      await navigator.clipboard.writeText(value);
       flash(`${what} copied`);
     } catch {
       flash(`Could not copy: the browser refused clipboard access`);
@@ -158,64 +281,14 @@ export function ConsolePanel({ clusterId, store }: Props) {
   // The editor stays usable whatever the role (a request can be drafted, copied as cURL, or
   // run by someone else); a request above the caller's role gets a notice instead.
   const access = useClusterAccess(clusterId);
-  const roleNotice = access.denied(relayNeeds(draft.method, draft.path, draft.body));
-
-  const bodyProblem = useMemo(() => {
-    const text = draft.body.trim();
-    if (text === "") return null;
-    if (draft.method === "GET") return "Browsers send no body with GET: use POST (search APIs accept it).";
-    if (contentTypeFor(draft.path) !== "application/json") return null;
-    try {
-      JSON.parse(text);
-      return null;
-    } catch (e) {
-      return `Not valid JSON: ${(e as Error).message}`;
-    }
-  }, [draft.body, draft.method, draft.path]);
+  const roleNotice = current ? access.denied(relayNeeds(current.method, current.path, current.body)) : null;
+  const bodyProblem = current ? prepareBody(current).error ?? null : null;
 
   return (
-    <div className="console-panel" onKeyDown={onKeyDown}>
-      <form
-        className="request-line"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void execute();
-        }}
-      >
-        <select
-          aria-label="HTTP method"
-          className={`method method-${draft.method.toLowerCase()}`}
-          value={draft.method}
-          onChange={(e) => setDraft({ ...draft, method: e.target.value as HttpMethod })}
-        >
-          {HTTP_METHODS.map((m) => (
-            <option key={m}>{m}</option>
-          ))}
-        </select>
-        <input
-          ref={pathInput}
-          aria-label="Path"
-          className="path-input"
-          spellCheck={false}
-          autoComplete="off"
-          placeholder="_cluster/health"
-          value={draft.path}
-          onChange={(e) => setDraft({ ...draft, path: e.target.value })}
-        />
-        <button type="submit" className="btn btn-primary" disabled={running} title="Execute (Ctrl+Enter)">
-          <PlayIcon /> {running ? "Running…" : "Execute"}
-        </button>
-      </form>
-
-      {roleNotice && (
-        <div className="hint hint-warn" role="note" data-testid="role-notice">
-          {roleNotice} The admin console will refuse this request.
-        </div>
-      )}
-
+    <div className="console-panel">
       <div className="console-tabs" role="tablist">
         <button role="tab" aria-selected={tab === "request"} onClick={() => setTab("request")}>
-          Request
+          Requests
         </button>
         <button role="tab" aria-selected={tab === "history"} onClick={() => setTab("history")}>
           History <span className="count">{entries.length}</span>
@@ -228,23 +301,40 @@ export function ConsolePanel({ clusterId, store }: Props) {
         )}
         <button
           className="btn btn-ghost btn-small"
-          title="Copy as cURL (through this console, without credentials)"
-          onClick={() => copy(toCurl(window.location.origin, clusterId, draft.method, draft.path, draft.body), "cURL command")}
+          title="Copy the request under the cursor as cURL (through this console, without credentials)"
+          disabled={!current}
+          onClick={() => current && copy(toCurl(window.location.origin, clusterId, current.method, current.path, prepareBody(current).text ?? ""), "cURL command")}
         >
           <CopyIcon /> cURL
         </button>
+        <button
+          className="btn btn-primary btn-small"
+          data-testid="run-request"
+          disabled={running || !current}
+          title="Run the request under the cursor (Ctrl+Enter)"
+          onClick={runCurrent}
+        >
+          <PlayIcon /> {running ? "Running…" : "Run"}
+        </button>
       </div>
+
+      {roleNotice && tab === "request" && (
+        <div className="hint hint-warn" role="note" data-testid="role-notice">
+          {roleNotice} The admin console will refuse this request.
+        </div>
+      )}
 
       {tab === "request" ? (
         <div className="request-pane">
           <div className="body-editor">
             <CodeEditor
-              ariaLabel="Request body"
-              testId="body-editor"
-              value={draft.body}
-              onChange={(body) => setDraft((d) => ({ ...d, body }))}
-              onSubmit={() => void execute()}
-              placeholder={'Request body (JSON), for POST and PUT\n{\n  "query": { "match_all": {} }\n}'}
+              ariaLabel="Console requests"
+              testId="request-editor"
+              language="text"
+              value={text}
+              onChange={setText}
+              extensions={extensions}
+              onView={onView}
             />
             {bodyProblem && <div className="hint hint-warn">{bodyProblem}</div>}
           </div>
@@ -252,6 +342,9 @@ export function ConsolePanel({ clusterId, store }: Props) {
             <div className="response-meta">
               {result ? (
                 <>
+                  <span className="response-request" data-testid="response-request" title={result.request}>
+                    {result.request}
+                  </span>
                   <span className={`status status-${statusClass(result.status)}`} data-testid="response-status">
                     {statusLine(result.status, result.statusText)}
                   </span>
@@ -269,11 +362,15 @@ export function ConsolePanel({ clusterId, store }: Props) {
                 </>
               ) : (
                 <span className="muted">
-                  {running ? "Waiting for the cluster…" : "Press Execute or Ctrl+Enter to send the request."}
+                  {running ? "Waiting for the cluster…" : "Ctrl+Enter (Cmd+Enter) or ▶ runs the request under the cursor."}
                 </span>
               )}
             </div>
-            {failure && <div className="hint hint-error">{failure}</div>}
+            {failure && (
+              <div className="hint hint-error" role="alert" data-testid="console-failure">
+                {failure}
+              </div>
+            )}
             {result?.consoleError && (
               <div className="hint hint-error" role="alert" data-testid="console-error">
                 {result.consoleError}
@@ -291,8 +388,27 @@ export function ConsolePanel({ clusterId, store }: Props) {
           </div>
         </div>
       ) : (
-        <HistoryList entries={entries} onChoose={loadEntry} onClear={clearHistory} />
+        <HistoryList
+          entries={entries}
+          onChoose={loadEntry}
+          onClear={clearHistory}
+          onExport={exportEntries}
+          onImport={() => fileInput.current?.click()}
+          problem={importProblem}
+        />
       )}
+      <input
+        ref={fileInput}
+        type="file"
+        accept="application/json,.json"
+        hidden
+        data-testid="history-import-file"
+        onChange={(e) => {
+          const file = e.target.files?.[0];
+          e.target.value = "";
+          if (file) void importFile(file);
+        }}
+      />
     </div>
   );
 }
@@ -312,10 +428,16 @@ function HistoryList({
   entries,
   onChoose,
   onClear,
+  onExport,
+  onImport,
+  problem,
 }: {
   entries: HistoryEntry[];
   onChoose: (e: HistoryEntry) => void;
   onClear: () => void;
+  onExport: () => void;
+  onImport: () => void;
+  problem: string | null;
 }) {
   return (
     <div className="history" data-testid="history">
@@ -323,8 +445,15 @@ function HistoryList({
         <span className="muted">
           {entries.length === 0
             ? "No requests yet for this cluster."
-            : `${entries.length} request${entries.length === 1 ? "" : "s"}, newest first. Choose one to load it.`}
+            : `${entries.length} request${entries.length === 1 ? "" : "s"}, newest first. Choose one to add it to the editor.`}
         </span>
+        <span className="spacer" />
+        <button className="btn btn-ghost btn-small" onClick={onExport} disabled={entries.length === 0} data-testid="history-export">
+          Export
+        </button>
+        <button className="btn btn-ghost btn-small" onClick={onImport} data-testid="history-import">
+          Import
+        </button>
         <button
           className="btn btn-ghost btn-icon"
           aria-label="Clear history"
@@ -335,6 +464,11 @@ function HistoryList({
           <TrashIcon />
         </button>
       </div>
+      {problem && (
+        <div className="hint hint-error" role="alert" data-testid="history-import-problem">
+          {problem}
+        </div>
+      )}
       <ul className="history-list">
         {entries.map((entry) => (
           <li key={`${entry.executedAt}-${entry.method}-${entry.path}`}>

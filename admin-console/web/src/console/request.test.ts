@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   contentTypeFor,
+  fetchMethod,
   prettyBody,
   relayUrl,
   statusLine,
@@ -21,8 +22,12 @@ describe("console request helpers", () => {
   });
 
   it("copies as cURL without credentials, quoting for the shell", () => {
-    expect(toCurl("http://h:1", "a", "GET", "_cluster/health", "{}")).toBe(
+    expect(toCurl("http://h:1", "a", "GET", "_cluster/health", "")).toBe(
       "curl -X GET 'http://h:1/api/clusters/a/proxy/_cluster/health' -H 'X-Requested-By: admin-console'",
+    );
+    // curl sends a GET with a body as it is; the relay takes it.
+    expect(toCurl("http://h:1", "a", "GET", "i/_search", "{}")).toBe(
+      "curl -X GET 'http://h:1/api/clusters/a/proxy/i/_search' -H 'X-Requested-By: admin-console' -H 'Content-Type: application/json' --data-binary '{}'",
     );
     expect(toCurl("http://h:1", "a", "POST", "i/_search", `{"q":"it's"}`)).toBe(
       `curl -X POST 'http://h:1/api/clusters/a/proxy/i/_search' -H 'X-Requested-By: admin-console' -H 'Content-Type: application/json' --data-binary '{"q":"it'\\''s"}'`,
@@ -45,5 +50,12 @@ describe("console request helpers", () => {
     expect(upstreamDuration("db;dur=3, upstream;desc=x;dur=7")).toBe(7);
     expect(upstreamDuration(null)).toBeNull();
     expect(upstreamDuration("other;dur=1")).toBeNull();
+  });
+
+  it("sends a GET with a body as POST with X-Console-Method: GET, everything else as typed", () => {
+    expect(fetchMethod("GET", true)).toEqual({ method: "POST", headers: { "X-Console-Method": "GET" } });
+    expect(fetchMethod("GET", false)).toEqual({ method: "GET", headers: {} });
+    expect(fetchMethod("DELETE", true)).toEqual({ method: "DELETE", headers: {} });
+    expect(fetchMethod("POST", true)).toEqual({ method: "POST", headers: {} });
   });
 });

@@ -20,13 +20,23 @@ export function contentTypeFor(path: string): string {
     : "application/json";
 }
 
-/**
- * The body to send, or undefined when the editor is empty. Browsers cannot send a body with
- * GET, so it is left out there (the console says so; search APIs take POST as well).
- */
+/** The body to send, or undefined when there is none (HEAD never carries one). */
 export function requestBody(method: HttpMethod, body: string): string | undefined {
-  if (method === "GET" || body.trim() === "") return undefined;
+  if (method === "HEAD" || body.trim() === "") return undefined;
   return body;
+}
+
+/** The header that turns the relay's POST into the GET with a body the browser cannot send
+ * (docs/api/admin-console.md, "Console: GET with a body"). */
+export const METHOD_HEADER = "X-Console-Method";
+
+/**
+ * How the browser sends a console request: as typed, except a GET with a body, which goes as
+ * POST with `X-Console-Method: GET` (the relay sends the cluster a GET with the body).
+ */
+export function fetchMethod(method: HttpMethod, hasBody: boolean): { method: string; headers: Record<string, string> } {
+  if (method === "GET" && hasBody) return { method: "POST", headers: { [METHOD_HEADER]: "GET" } };
+  return { method, headers: {} };
 }
 
 function shellQuote(text: string): string {
