@@ -3,6 +3,7 @@
 
 mod blocks;
 mod front;
+mod nodes_stats;
 mod snapshots;
 mod tasks;
 mod topology;
