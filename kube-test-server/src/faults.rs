@@ -1,6 +1,7 @@
 //! Fault injection, set by tests at any time: 403 per namespace or at cluster scope, a burst
 //! of 5xx answers (503 unless told), added latency, watches answered with an ERROR 410 event,
-//! watch connections cut in the middle of an event line, and request counters.
+//! watch connections cut in the middle of an event line, watch requests answered with any error
+//! status (403, 401, 404, 429, 5xx) while lists keep working, and request counters.
 
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -9,6 +10,7 @@ use std::time::Duration;
 
 use actix_web::HttpResponse;
 
+use crate::kind::Kind;
 use crate::wire;
 
 #[derive(Debug, Default)]
@@ -19,6 +21,8 @@ pub struct Faults {
     /// The status of the burst's answers; 0 means 503.
     unavailable_status: AtomicU64,
     expire_watches_remaining: AtomicU64,
+    failing_watches_remaining: AtomicU64,
+    failing_watches_status: AtomicU64,
     cut_events_remaining: AtomicU64,
     latency_ms: AtomicU64,
     pub(crate) list_requests: AtomicU64,
@@ -61,6 +65,17 @@ impl Faults {
         self.expire_watches_remaining.store(count, Ordering::SeqCst);
     }
 
+    /// The next `count` watch requests (lists are not affected) answer `code` with the `Status`
+    /// body the API server sends for it: 401 Unauthorized, 403 Forbidden (RBAC's message), 404
+    /// NotFound, 429 TooManyRequests (with `Retry-After: 1`), or a 5xx as
+    /// [`Self::fail_next_with`]. The request is counted as a watch request.
+    pub fn fail_next_watches(&self, count: u64, code: u16) {
+        self.failing_watches_status
+            .store(u64::from(code), Ordering::SeqCst);
+        self.failing_watches_remaining
+            .store(count, Ordering::SeqCst);
+    }
+
     /// The next `count` change events sent on open watches are cut in the middle of their JSON
     /// line and the connection is reset, as when a load balancer drops it mid-stream: the
     /// client gets half an event and must watch again from the last version it saw.
@@ -94,29 +109,50 @@ impl Faults {
             tokio::time::sleep(latency).await;
         }
         self.take_unavailable().then(|| {
-            let body = match self.unavailable_status.load(Ordering::SeqCst) {
-                0 | 503 => wire::unavailable(),
-                500 => wire::status(
-                    500,
-                    "InternalError",
-                    "Internal error occurred: injected by kube-test-server",
-                    None,
-                ),
-                504 => wire::status(
-                    504,
-                    "Timeout",
-                    "Timeout: request did not complete within the allowed duration",
-                    None,
-                ),
-                other => wire::status(
-                    other as u16,
-                    "InternalError",
-                    "an error on the server (\"injected\") has prevented the request from succeeding",
-                    None,
-                ),
-            };
-            wire::status_response(body)
+            let code = self.unavailable_status.load(Ordering::SeqCst) as u16;
+            wire::status_response(server_error(code))
         })
+    }
+
+    /// The answer of a failure injected by [`Self::fail_next_watches`], if one is left, for a
+    /// watch of `kind` in `namespace` (`None`: every namespace).
+    pub(crate) fn injected_watch_failure(
+        &self,
+        kind: Kind,
+        namespace: Option<&str>,
+    ) -> Option<HttpResponse> {
+        if !take_one(&self.failing_watches_remaining) {
+            return None;
+        }
+        let code = self.failing_watches_status.load(Ordering::SeqCst) as u16;
+        let body = match code {
+            401 => wire::status(401, "Unauthorized", "Unauthorized", None),
+            403 => wire::forbidden("watch", kind, namespace),
+            // A collection the API server does not serve (an API group that is not installed).
+            404 => wire::status(
+                404,
+                "NotFound",
+                "the server could not find the requested resource",
+                None,
+            ),
+            429 => {
+                let body = wire::status(
+                    429,
+                    "TooManyRequests",
+                    "Too many requests, please try again later.",
+                    Some(serde_json::json!({"retryAfterSeconds": 1})),
+                );
+                let mut response = wire::status_response(body);
+                response.headers_mut().insert(
+                    actix_web::http::header::RETRY_AFTER,
+                    actix_web::http::header::HeaderValue::from_static("1"),
+                );
+                return Some(response);
+            }
+            500.. => server_error(code),
+            other => wire::status(other, "BadRequest", "injected by kube-test-server", None),
+        };
+        Some(wire::status_response(body))
     }
 
     /// Takes one forced 410 from [`Self::expire_next_watches`], if any is left.
@@ -138,6 +174,31 @@ impl Faults {
         self.forbidden_namespaces
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// The `Status` the API server sends with a 5xx `code` (503 for 0).
+fn server_error(code: u16) -> serde_json::Value {
+    match code {
+        0 | 503 => wire::unavailable(),
+        500 => wire::status(
+            500,
+            "InternalError",
+            "Internal error occurred: injected by kube-test-server",
+            None,
+        ),
+        504 => wire::status(
+            504,
+            "Timeout",
+            "Timeout: request did not complete within the allowed duration",
+            None,
+        ),
+        other => wire::status(
+            other,
+            "InternalError",
+            "an error on the server (\"injected\") has prevented the request from succeeding",
+            None,
+        ),
     }
 }
 
