@@ -64,3 +64,94 @@ export type WhoAmI = { mode: "open" | "trusted_headers", user: string | null, em
 export type Dialect = { distribution: Distribution, major: number, };
 
 export type Distribution = "elasticsearch" | "opensearch";
+
+export type CreateIndex = { name: string, shards?: number, replicas?: number, 
+/**
+ * Index settings, nested (`{"index": {"refresh_interval": "5s"}}`) or flat.
+ */
+settings?: Record<string, unknown>, 
+/**
+ * The mappings (`{"properties": {...}}`).
+ */
+mappings?: Record<string, unknown>, 
+/**
+ * Aliases to create with the index: alias name → alias properties.
+ */
+aliases?: Record<string, unknown>, };
+
+export type Created = { index: string, acknowledged: boolean, shardsAcknowledged: boolean, };
+
+export type Deleted = { index: string, acknowledged: boolean, };
+
+export type IndexAction = "open" | "close" | "refresh" | "flush" | "forcemerge" | "clear_cache" | "block_write" | "unblock_write" | "delete";
+
+export type ActionRequest = { indices: Array<string>, 
+/**
+ * Force merge only: merge down to at most this many segments per shard.
+ */
+maxNumSegments?: number, 
+/**
+ * Delete only: exactly `delete N indices` (N the number of indices named).
+ */
+confirm?: string, };
+
+export type ActionResult = { index: string, ok: boolean, message: string | null, };
+
+export type ActionAnswer = { action: IndexAction, results: Array<ActionResult>, };
+
+export type SettingRow = { key: string, 
+/**
+ * As the cluster shows it (settings are strings; lists stay lists).
+ */
+value: unknown, dynamic: boolean, };
+
+export type IndexStats = { docsCount: number, docsDeleted: number, storeBytes: number, primaryStoreBytes: number, indexingTotal: number, indexingTimeMs: number, indexingFailed: number, searchQueryTotal: number, searchQueryTimeMs: number, searchFetchTotal: number, segmentsCount: number, };
+
+export type IndexShard = { shard: number, primary: boolean, state: string, docs: number | null, storeBytes: number | null, node: string | null, unassignedReason: string | null, };
+
+export type IndexAlias = { alias: string, filter: Record<string, unknown> | null, indexRouting: string | null, searchRouting: string | null, isWriteIndex: boolean | null, isHidden: boolean | null, };
+
+export type IndexDetail = { name: string, uuid: string | null, health: Health | null, 
+/**
+ * `open` or `close`, as `_cat/indices` says.
+ */
+status: string, settings: Array<SettingRow>, 
+/**
+ * Dynamic settings the index does not set yet, offered for adding.
+ */
+addableSettings: Array<string>, mappings: Record<string, unknown>, 
+/**
+ * None for a closed index (a closed index has no stats).
+ */
+stats: IndexStats | null, shards: Array<IndexShard>, aliases: Array<IndexAlias>, };
+
+export type PutSettings = { 
+/**
+ * Flat keys (`index.refresh_interval` or `refresh_interval`) → value; null resets the
+ * setting to its default.
+ */
+settings: Record<string, string | number | boolean | null>, };
+
+export type SettingsChanged = { index: string, acknowledged: boolean, };
+
+export type AliasRow = { index: string, alias: string, filter: Record<string, unknown> | null, indexRouting: string | null, searchRouting: string | null, isWriteIndex: boolean | null, isHidden: boolean | null, };
+
+export type AliasList = { aliases: Array<AliasRow>, };
+
+export type AddAlias = { index: string, alias: string, 
+/**
+ * A query (Query DSL object) the alias filters its documents by.
+ */
+filter?: Record<string, unknown>, indexRouting?: string, searchRouting?: string, isWriteIndex?: boolean, };
+
+export type RemoveAlias = { index: string, alias: string, };
+
+export type AliasAction = { "add": AddAlias } | { "remove": RemoveAlias };
+
+export type AliasBatch = { actions: Array<AliasAction>, };
+
+export type AliasesApplied = { acknowledged: boolean, 
+/**
+ * How many actions the one `_aliases` call carried.
+ */
+applied: number, };

@@ -27,6 +27,13 @@ export function denial(have: Role, need: Role): string | null {
 export const ACTION_ROLES = {
   closeIndex: "operator",
   openIndex: "operator",
+  /** Refresh, flush, force merge, clear cache (issue 19, indices). */
+  indexMaintenance: "operator",
+  createIndex: "admin",
+  deleteIndex: "admin",
+  indexWriteBlock: "admin",
+  editIndexSettings: "admin",
+  changeAliases: "admin",
   allocationLock: "operator",
   registerRepository: "admin",
   deleteRepository: "admin",

@@ -1,7 +1,19 @@
-// Indices: paged, sorted and filtered by the server, so 10,000 indices cost one page of rows.
-// Page, size, sort and filter live in the URL.
-import { useEffect, useState } from "react";
+// Indices: paged, sorted and filtered by the server, so 10,000 indices cost one page of rows;
+// the rows of a page are windowed (only those in view are in the DOM). Page, size, sort and
+// filter live in the URL. Rows can be selected for an action on all of them (with a per-index
+// result list); an index's name links to its page; admins create indices here.
+import { useEffect, useMemo, useRef, useState } from "react";
 import { api } from "../api/client";
+import { dialect as readDialect } from "../api/indices";
+import { Link } from "../components/Link";
+import { useVirtualRows } from "../components/useVirtualRows";
+import { clusterPath } from "../lib/router";
+import { ACTION_ROLES } from "../lib/access";
+import { useClusterAccess } from "../lib/whoami";
+import { CreateIndexDialog } from "./CreateIndexDialog";
+import { ActionResults, useIndexActionFlow } from "./IndexActionFlow";
+import { INDEX_ACTIONS, keepVisible } from "./indexForms";
+import "../styles/indices.css";
 import { useAsync } from "../lib/useAsync";
 import { navigate, useTitle } from "../lib/router";
 import { formatBytes, formatCount } from "../lib/format";
@@ -16,6 +28,9 @@ import {
   type IndexSort,
   type IndicesQuery,
 } from "../lib/urlState";
+
+/** The height of a row (styles/indices.css keeps rows at it), for the windowing. */
+const ROW_HEIGHT = 37;
 
 const COLUMNS: ReadonlyArray<{ key: IndexSort; label: string; numeric?: boolean }> = [
   { key: "health", label: "Health" },
@@ -36,6 +51,13 @@ export function IndicesView({ clusterId, search }: { clusterId: string; search: 
   // The outcome of the last open/close: a short confirmation, or the refusal's message.
   const [done, setDone] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [creating, setCreating] = useState(false);
+  const access = useClusterAccess(clusterId);
+  const createDenied = access.denied(ACTION_ROLES.createIndex);
+  const flavor = useAsync((signal) => readDialect(clusterId, signal), [clusterId]);
+  const flow = useIndexActionFlow(clusterId, () => page.reload());
+  const scroller = useRef<HTMLDivElement>(null);
 
   const update = (patch: Partial<IndicesQuery>, replace = false) => {
     const next = { ...query, ...patch };
@@ -55,6 +77,19 @@ export function IndicesView({ clusterId, search }: { clusterId: string; search: 
 
   const data = page.data;
   const pages = data ? Math.max(1, Math.ceil(data.total / data.size)) : 1;
+  const names = useMemo(() => data?.indices.map((i) => i.name) ?? [], [data]);
+  // A new page, filter or reload keeps only the selected names still shown.
+  useEffect(() => setSelected((s) => (s.size === 0 ? s : keepVisible(s, names))), [names]);
+  const rows = useVirtualRows(scroller, data?.indices.length ?? 0, ROW_HEIGHT);
+  const allSelected = names.length > 0 && names.every((n) => selected.has(n));
+  const toggle = (name: string) =>
+    setSelected((s) => {
+      const next = new Set(s);
+      if (next.has(name)) next.delete(name);
+      else next.add(name);
+      return next;
+    });
+  const chosen = names.filter((n) => selected.has(n));
 
   const sortBy = (key: IndexSort, numeric?: boolean) => {
     if (query.sort === key) update({ order: query.order === "asc" ? "desc" : "asc", page: 1 });
@@ -77,6 +112,19 @@ export function IndicesView({ clusterId, search }: { clusterId: string; search: 
         </span>
         <span className="spacer" />
         {page.loading && data && <span className="spinner" aria-label="Loading" />}
+        <span className="denied-wrap" title={createDenied ?? undefined}>
+          <button
+            type="button"
+            className="btn btn-primary btn-small"
+            disabled={createDenied !== null}
+            title={createDenied ?? "Create an index"}
+            data-testid="create-index"
+            data-denied={createDenied ?? undefined}
+            onClick={() => setCreating(true)}
+          >
+            Create index
+          </button>
+        </span>
         <Pager page={query.page} pages={pages} onPage={(p) => update({ page: p })} />
         <select aria-label="Rows per page" value={query.size} onChange={(e) => update({ size: Number(e.target.value), page: 1 })}>
           {PAGE_SIZES.map((s) => (
@@ -96,18 +144,70 @@ export function IndicesView({ clusterId, search }: { clusterId: string; search: 
           {done}
         </div>
       )}
+      {chosen.length > 0 && (
+        <div className="selection-bar" data-testid="selection-bar">
+          <strong data-testid="selection-count">
+            {chosen.length} selected
+          </strong>
+          {INDEX_ACTIONS.map((a) => {
+            const why = access.denied(a.role);
+            return (
+              <span key={a.action} className="denied-wrap" title={why ?? undefined}>
+                <button
+                  type="button"
+                  className={`btn btn-small ${a.action === "delete" ? "btn-danger-outline" : ""}`}
+                  disabled={why !== null}
+                  title={why ?? `${a.label}: ${a.hint}`}
+                  data-testid={`bulk-${a.action}`}
+                  data-denied={why ?? undefined}
+                  onClick={() => flow.ask(a, chosen)}
+                >
+                  {a.label}
+                </button>
+              </span>
+            );
+          })}
+          <button type="button" className="btn btn-small btn-link" onClick={() => setSelected(new Set())}>
+            Clear selection
+          </button>
+        </div>
+      )}
+      {flow.answer && <ActionResults answer={flow.answer} onClose={flow.clear} />}
+      {flow.dialog}
+      {creating && (
+        <CreateIndexDialog
+          clusterId={clusterId}
+          opensearch={flavor.data?.distribution === "opensearch"}
+          onCancel={() => setCreating(false)}
+          onCreated={(created) => {
+            setCreating(false);
+            setActionError(null);
+            setDone(`Index ${created.index} created.`);
+            page.reload();
+          }}
+        />
+      )}
       {page.error && <ErrorState error={page.error} onRetry={page.reload} />}
       {!data && !page.error && <Loading what="indices" />}
       {data && data.indices.length === 0 && (
         <EmptyState title={query.filter ? `No index matches "${query.filter}"` : "This cluster has no indices"}>
-          {query.filter ? "Try a shorter filter." : "Create one from the console, e.g. PUT my-index."}
+          {query.filter ? "Try a shorter filter." : "Create one with Create index, or from the console."}
         </EmptyState>
       )}
       {data && data.indices.length > 0 && (
-        <div className="table-wrap">
-          <table className="table" data-testid="indices-table">
+        <div className="table-wrap indices-scroll" ref={scroller}>
+          <table className="table indices-table" data-testid="indices-table">
             <thead>
               <tr>
+                <th className="select-cell">
+                  <input
+                    type="checkbox"
+                    aria-label="Select every index on this page"
+                    checked={allSelected}
+                    onChange={() => setSelected(allSelected ? new Set() : new Set(names))}
+                    data-testid="select-all"
+                  />
+                </th>
                 {COLUMNS.map((c) => (
                   <th
                     key={c.key}
@@ -125,12 +225,27 @@ export function IndicesView({ clusterId, search }: { clusterId: string; search: 
               </tr>
             </thead>
             <tbody>
-              {data.indices.map((i) => (
-                <tr key={i.name} className={i.status === "close" ? "closed" : undefined}>
+              {rows.before > 0 && <tr className="spacer-row" aria-hidden><td colSpan={99} style={{ height: rows.before }} /></tr>}
+              {data.indices.slice(rows.start, rows.end).map((i) => (
+                <tr key={i.name} className={i.status === "close" ? "closed" : undefined} data-index={i.name}>
+                  <td className="select-cell">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${i.name}`}
+                      checked={selected.has(i.name)}
+                      onChange={() => toggle(i.name)}
+                      data-testid="select-index"
+                      data-index={i.name}
+                    />
+                  </td>
                   <td>
                     <HealthDot health={i.health} />
                   </td>
-                  <td className="mono index-name">{i.name}</td>
+                  <td className="mono index-name">
+                    <Link to={clusterPath(clusterId, "indices", i.name)} data-testid="index-link">
+                      {i.name}
+                    </Link>
+                  </td>
                   <td>{i.status === "close" ? <span className="pill">closed</span> : "open"}</td>
                   <td className="num">{i.primaries}</td>
                   <td className="num">{i.replicas}</td>
@@ -150,10 +265,12 @@ export function IndicesView({ clusterId, search }: { clusterId: string; search: 
                         setDone(null);
                         setActionError(message);
                       }}
+                      onAsk={flow.ask}
                     />
                   </td>
                 </tr>
               ))}
+              {rows.after > 0 && <tr className="spacer-row" aria-hidden><td colSpan={99} style={{ height: rows.after }} /></tr>}
             </tbody>
           </table>
         </div>

@@ -61,12 +61,12 @@ const PAGE: IndexPage = {
   ],
 };
 
-/** The index list of `prod`; relay calls answer with `relay`. */
-function serveIndices(relay: () => Response) {
+/** The index list of `prod`; index actions (`/indices/_actions/…`) answer with `action`. */
+function serveIndices(action: () => Response) {
   fetchMock.mockImplementation(async (input) => {
     const url = String(input);
+    if (url.startsWith("/api/clusters/prod/indices/_actions/")) return action();
     if (url.startsWith("/api/clusters/prod/indices")) return json(200, PAGE);
-    if (url.startsWith("/api/clusters/prod/proxy/")) return relay();
     return json(404, { error: { code: "not_found", message: url } });
   });
 }
@@ -100,22 +100,23 @@ describe("index operations", () => {
       expect((button.parentElement as HTMLElement).title).toBe("Needs the operator role; you have viewer.");
     }
     fireEvent.click(close);
-    expect(fetchMock.mock.calls.some(([url]) => String(url).includes("/proxy/"))).toBe(false);
+    expect(fetchMock.mock.calls.some(([url]) => String(url).includes("/_actions/"))).toBe(false);
   });
 
-  it("an operator closes after confirming, through the relay", async () => {
-    serveIndices(() => json(200, { acknowledged: true }));
+  it("an operator closes after confirming, through the typed index action", async () => {
+    serveIndices(() => json(200, { action: "close", results: [{ index: "logs", ok: true, message: null }] }));
     withRole(who("operator"), <IndicesView clusterId="prod" search="" />);
     const close = (await screen.findByRole("button", { name: "Close index logs" })) as HTMLButtonElement;
     expect(close.disabled).toBe(false);
     fireEvent.click(close);
     expect(close.textContent).toBe("Confirm close");
-    expect(fetchMock.mock.calls.some(([url]) => String(url).includes("/proxy/"))).toBe(false);
+    expect(fetchMock.mock.calls.some(([url]) => String(url).includes("/_actions/"))).toBe(false);
     fireEvent.click(close);
     expect((await screen.findByTestId("index-action-done")).textContent).toBe("Index logs closed.");
-    const call = fetchMock.mock.calls.find(([url]) => String(url).includes("/proxy/"))!;
-    expect(String(call[0])).toBe("/api/clusters/prod/proxy/logs/_close");
+    const call = fetchMock.mock.calls.find(([url]) => String(url).includes("/_actions/"))!;
+    expect(String(call[0])).toBe("/api/clusters/prod/indices/_actions/close");
     expect(call[1]?.method).toBe("POST");
+    expect(JSON.parse(String(call[1]?.body))).toEqual({ indices: ["logs"] });
     expect((call[1]?.headers as Record<string, string>)["X-Requested-By"]).toBe("admin-console");
   });
 
