@@ -80,6 +80,11 @@ pub struct KubernetesSettings {
     /// Watchers running at once, over every client; a request that would start more is
     /// refused with 503 until idle ones have stopped (`watch_grace_period`).
     pub max_watchers: usize,
+    /// How long a watcher whose list or watch got a permanent error (401, 403, 404, other 4xx)
+    /// waits before it tries again; there is no live reload, so a fixed RBAC is also picked up
+    /// at once by a restart.
+    #[serde(with = "humantime_serde")]
+    pub permanent_error_retry: Duration,
 }
 
 impl Default for KubernetesSettings {
@@ -95,6 +100,7 @@ impl Default for KubernetesSettings {
             page_size: 500,
             watch_timeout: Duration::from_secs(290),
             max_watchers: DEFAULT_MAX_WATCHERS,
+            permanent_error_retry: Duration::from_secs(300),
         }
     }
 }
@@ -294,6 +300,11 @@ impl Validate for Settings {
             "must be at least the number of kubernetes.namespaces, or \"all namespaces\" could never be shown",
         );
         problems.check(
+            kube.permanent_error_retry >= Duration::from_secs(1),
+            "kubernetes.permanent_error_retry",
+            "must be at least 1s",
+        );
+        problems.check(
             kube.page_size > 0,
             "kubernetes.page_size",
             "must be at least 1",
@@ -452,6 +463,17 @@ mod tests {
             (100, 10)
         );
         assert_eq!(settings.stream.heartbeat_interval, Duration::from_secs(15));
+        assert_eq!(
+            settings.kubernetes.permanent_error_retry,
+            Duration::from_secs(300)
+        );
+        let problems = load("kubernetes:\n  permanent_error_retry: 0s\n", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            problems.contains("kubernetes.permanent_error_retry"),
+            "{problems}"
+        );
     }
 
     #[test]

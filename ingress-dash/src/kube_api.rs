@@ -1,5 +1,7 @@
-//! The Kubernetes API behind a narrow trait: list namespaces, list ingresses, watch ingresses.
-//! The real implementation uses kube + kube-runtime; errors are classified once, here.
+//! The Kubernetes API behind a narrow trait: list namespaces, list ingresses (whole, or a page
+//! with the list's resourceVersion), and watch ingresses from a resourceVersion. The real
+//! implementation uses kube's `Api`; the list+watch loop with its retries and breaker is the
+//! hub's (`hub::watch_loop`). Errors are classified once, here.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -9,9 +11,7 @@ use futures_util::stream::BoxStream;
 use futures_util::{FutureExt, StreamExt};
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::api::networking::v1::Ingress;
-use kube::api::{Api, ListParams};
-use kube::runtime::WatchStreamExt;
-use kube::runtime::watcher::{self, Event};
+use kube::api::{Api, ListParams, WatchEvent, WatchParams};
 
 use crate::config::KubernetesSettings;
 
@@ -66,9 +66,55 @@ impl KubeError {
         }
     }
 
-    /// 410 Gone: the watched resourceVersion is too old; the watcher re-lists by itself.
+    /// 410 Gone: the watched resourceVersion (or a continue token) is too old; the watcher
+    /// lists again, which is routine and no failure.
     pub fn is_expired(&self) -> bool {
         matches!(self, KubeError::Api { status: 410, .. })
+    }
+
+    /// The HTTP status the API answered, when it answered one.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            KubeError::Api { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// What a person should check, for the errors that need one (permanent ones), about the
+    /// ingresses of `namespace` (`None`: every namespace).
+    pub fn advice(&self, namespace: Option<&str>) -> Option<String> {
+        let place = match namespace {
+            Some(namespace) => format!("in {namespace}"),
+            None => "cluster-wide".to_owned(),
+        };
+        let binding = match namespace {
+            Some(namespace) => format!("a Role and RoleBinding in {namespace}"),
+            None => "a ClusterRole and ClusterRoleBinding".to_owned(),
+        };
+        match self {
+            KubeError::Api { status: 401, .. } => Some(
+                "The API server did not accept ingress-dash's credentials: check that the service \
+                 account token is mounted and not expired, or the user of the kubeconfig context."
+                    .to_owned(),
+            ),
+            KubeError::Api { status: 403, .. } => Some(format!(
+                "The service account may not list or watch ingresses {place}: grant get, list \
+                 and watch on ingresses.networking.k8s.io with {binding}, or stop watching it."
+            )),
+            KubeError::Api { status: 404, .. } => Some(format!(
+                "The API server does not serve ingresses {place}: check the namespace name and \
+                 that the cluster serves networking.k8s.io/v1 (Kubernetes 1.19 or later)."
+            )),
+            KubeError::Api { .. } if self.class() == ErrorClass::Permanent => Some(format!(
+                "The API server refused the request for ingresses {place}: check its message."
+            )),
+            KubeError::NotConfigured(_) => Some(
+                "Set kubernetes.api_url or kubernetes.kubeconfig, or run in a pod with a \
+                 service account."
+                    .to_owned(),
+            ),
+            _ => None,
+        }
     }
 
     /// A stable snake_case code for error bodies and `error` stream events.
@@ -112,18 +158,6 @@ impl KubeError {
             other => KubeError::Unreachable(Arc::new(other)),
         }
     }
-
-    pub fn from_watcher(error: watcher::Error, timeout: Duration) -> Self {
-        match error {
-            watcher::Error::InitialListFailed(error)
-            | watcher::Error::WatchStartFailed(error)
-            | watcher::Error::WatchFailed(error) => KubeError::from_kube(error, timeout),
-            watcher::Error::WatchError(status) => KubeError::api(&status),
-            watcher::Error::NoResourceVersion => KubeError::BadAnswer(message_cause(
-                "a list or watch answer had no resourceVersion",
-            )),
-        }
-    }
 }
 
 /// The error and its causes, each once (`source()` chain).
@@ -150,6 +184,19 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
         .join(": ")
 }
 
+/// One page of an ingress list.
+#[derive(Debug, Default)]
+pub struct IngressPage {
+    pub items: Vec<Ingress>,
+    /// The list's resourceVersion: a watch from it misses nothing and repeats nothing.
+    pub resource_version: String,
+    /// Where the next page starts; `None` on the last page.
+    pub continue_token: Option<String>,
+}
+
+/// The events of one established watch, until the API server ends it (`None`) or it fails.
+pub type WatchEvents = BoxStream<'static, Result<WatchEvent<Ingress>, KubeError>>;
+
 /// What ingress-dash needs from the Kubernetes API.
 pub trait KubeApi: Send + Sync + 'static {
     /// Namespace names, sorted; `limit` keeps the answer small for health checks.
@@ -161,12 +208,22 @@ pub trait KubeApi: Send + Sync + 'static {
         namespace: Option<String>,
     ) -> BoxFuture<'_, Result<Vec<Ingress>, KubeError>>;
 
-    /// A kube-runtime watcher (list, watch, re-list on 410, re-watch on time-out) with backoff
-    /// between failures; it yields each error and carries on.
+    /// One page of the ingresses of a namespace (`None`: every namespace), from the start or
+    /// from `continue_token`.
+    fn list_ingress_page(
+        &self,
+        namespace: Option<String>,
+        continue_token: Option<String>,
+    ) -> BoxFuture<'_, Result<IngressPage, KubeError>>;
+
+    /// A watch of the changes after `resource_version`, with bookmarks. Resolves once the API
+    /// server has answered (the watch is established, or refused with its status); the events
+    /// follow on the stream.
     fn watch_ingresses(
         &self,
         namespace: Option<String>,
-    ) -> BoxStream<'static, Result<Event<Ingress>, KubeError>>;
+        resource_version: String,
+    ) -> BoxFuture<'_, Result<WatchEvents, KubeError>>;
 }
 
 /// The real API through kube. Without a usable configuration every call answers
@@ -224,6 +281,14 @@ impl KubeClient {
         self.client.clone()
     }
 
+    fn ingresses(&self, namespace: Option<&str>) -> Result<Api<Ingress>, KubeError> {
+        let client = self.client_or_error()?;
+        Ok(match namespace {
+            Some(namespace) => Api::namespaced(client, namespace),
+            None => Api::all(client),
+        })
+    }
+
     async fn timed<T>(
         &self,
         call: impl Future<Output = Result<T, kube::Error>>,
@@ -260,11 +325,7 @@ impl KubeApi for KubeClient {
         namespace: Option<String>,
     ) -> BoxFuture<'_, Result<Vec<Ingress>, KubeError>> {
         async move {
-            let client = self.client_or_error()?;
-            let api: Api<Ingress> = match &namespace {
-                Some(namespace) => Api::namespaced(client, namespace),
-                None => Api::all(client),
-            };
+            let api = self.ingresses(namespace.as_deref())?;
             let mut items = Vec::new();
             let mut params = ListParams::default().limit(self.page_size);
             loop {
@@ -280,31 +341,51 @@ impl KubeApi for KubeClient {
         .boxed()
     }
 
+    fn list_ingress_page(
+        &self,
+        namespace: Option<String>,
+        continue_token: Option<String>,
+    ) -> BoxFuture<'_, Result<IngressPage, KubeError>> {
+        async move {
+            let api = self.ingresses(namespace.as_deref())?;
+            let mut params = ListParams::default().limit(self.page_size);
+            if let Some(token) = &continue_token {
+                params = params.continue_token(token);
+            }
+            let page = self.timed(api.list(&params)).await?;
+            let resource_version = page.metadata.resource_version.unwrap_or_default();
+            if resource_version.is_empty() {
+                return Err(KubeError::BadAnswer(message_cause(
+                    "a list answer had no resourceVersion",
+                )));
+            }
+            Ok(IngressPage {
+                items: page.items,
+                resource_version,
+                continue_token: page.metadata.continue_.filter(|token| !token.is_empty()),
+            })
+        }
+        .boxed()
+    }
+
     fn watch_ingresses(
         &self,
         namespace: Option<String>,
-    ) -> BoxStream<'static, Result<Event<Ingress>, KubeError>> {
-        let client = match self.client_or_error() {
-            Ok(client) => client,
-            Err(error) => {
-                // Report once, then stay silent: nothing will change without a restart.
-                return futures_util::stream::once(async move { Err(error) })
-                    .chain(futures_util::stream::pending())
-                    .boxed();
-            }
-        };
-        let api: Api<Ingress> = match &namespace {
-            Some(namespace) => Api::namespaced(client, namespace),
-            None => Api::all(client),
-        };
-        let config = watcher::Config::default()
-            .page_size(self.page_size)
-            .timeout(self.watch_timeout.as_secs().max(1) as u32);
-        let timeout = self.request_timeout;
-        watcher::watcher(api, config)
-            .default_backoff()
-            .map(move |result| result.map_err(|error| KubeError::from_watcher(error, timeout)))
-            .boxed()
+        resource_version: String,
+    ) -> BoxFuture<'_, Result<WatchEvents, KubeError>> {
+        async move {
+            let api = self.ingresses(namespace.as_deref())?;
+            // kube refuses 295 s and more (the API server's own limit is the reason).
+            let seconds = self.watch_timeout.as_secs().clamp(1, 294) as u32;
+            // Bookmarks are on by default: they keep the resourceVersion fresh on a quiet scope.
+            let params = WatchParams::default().timeout(seconds);
+            let timeout = self.request_timeout;
+            let events = self.timed(api.watch(&params, &resource_version)).await?;
+            Ok(events
+                .map(move |event| event.map_err(|error| KubeError::from_kube(error, timeout)))
+                .boxed())
+        }
+        .boxed()
     }
 }
 

@@ -38,7 +38,7 @@ pub use config::Settings;
 
 use crate::access::AccessPolicy;
 use crate::cache::CoalescingCache;
-use crate::hub::{Hub, HubSettings};
+use crate::hub::{Hub, HubSettings, WatchSettings};
 use crate::kube_api::{KubeClient, SharedKubeApi};
 use crate::rate_limit::ClientRateLimiter;
 use crate::redaction::Redaction;
@@ -78,6 +78,9 @@ impl Service for IngressDash {
             settings.annotations.redact_defaults,
             &settings.annotations.redact,
         )?);
+        // One breaker per API server, shared by the list calls and the watchers; it sets its
+        // gauge: the shell has installed the recorder.
+        let resilience = Resilience::new(&settings.resilience);
         let hub = Hub::new(
             api.clone(),
             HubSettings {
@@ -87,6 +90,12 @@ impl Service for IngressDash {
                 namespaces: settings.kubernetes.namespaces.clone(),
                 max_watchers: settings.kubernetes.max_watchers,
                 redaction: redaction.clone(),
+                resilience: resilience.clone(),
+                watch: WatchSettings {
+                    permanent_error_retry: settings.kubernetes.permanent_error_retry,
+                    idle_timeout: settings.kubernetes.watch_timeout
+                        + settings.kubernetes.request_timeout,
+                },
             },
         );
         let trusted_proxies = TrustedProxies::new(&settings.server.trusted_proxies);
@@ -97,8 +106,7 @@ impl Service for IngressDash {
         // DNS-rebinding protection; readiness (/api/health) is probed by the pod's IP.
         let hosts = Arc::new(settings.server.allowed_hosts.clone());
         let state = web::Data::new(AppState {
-            // The breaker sets its gauge: the shell has installed the recorder.
-            resilience: Resilience::new(&settings.resilience),
+            resilience,
             cache: CoalescingCache::new(cache::build_cache(&settings.cache)?),
             api,
             hub,

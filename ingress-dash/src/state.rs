@@ -137,11 +137,9 @@ impl AppState {
                 ),
                 // Cluster-wide, there is nothing else to show: the request fails.
                 Err(error) if *scope == Scope::Cluster => return Err(error.into()),
-                Err(error) => snapshot.errors.push(NamespaceError {
-                    namespace: scope.label().to_owned(),
-                    code: error.code().to_owned(),
-                    message: error.to_string(),
-                }),
+                Err(error) => snapshot
+                    .errors
+                    .push(NamespaceError::from_call(scope, &error, None)),
             }
         }
         snapshot.sort();

@@ -219,17 +219,17 @@ async fn run(
 mod tests {
     use futures_util::StreamExt;
     use futures_util::future::BoxFuture;
-    use futures_util::stream::BoxStream;
     use k8s_openapi::api::networking::v1::Ingress;
-    use kube::runtime::watcher::Event;
+    use kube::api::WatchEvent;
     use serde_json::json;
 
     use super::*;
-    use crate::hub::HubSettings;
-    use crate::kube_api::{KubeApi, KubeError};
+    use crate::hub::{HubSettings, WatchSettings};
+    use crate::kube_api::{IngressPage, KubeApi, KubeError, WatchEvents};
+    use crate::resilience::Resilience;
 
-    /// A Kubernetes API whose one watch the test feeds by hand.
-    type Feed = mpsc::UnboundedReceiver<Result<Event<Ingress>, KubeError>>;
+    /// A Kubernetes API whose one watch the test feeds by hand (its list is empty).
+    type Feed = mpsc::UnboundedReceiver<Result<WatchEvent<Ingress>, KubeError>>;
 
     struct HandFedApi(std::sync::Mutex<Option<Feed>>);
 
@@ -245,12 +245,28 @@ mod tests {
             Box::pin(async { Ok(Vec::new()) })
         }
 
+        fn list_ingress_page(
+            &self,
+            _: Option<String>,
+            _: Option<String>,
+        ) -> BoxFuture<'_, Result<IngressPage, KubeError>> {
+            Box::pin(async {
+                Ok(IngressPage {
+                    resource_version: "1".into(),
+                    ..IngressPage::default()
+                })
+            })
+        }
+
         fn watch_ingresses(
             &self,
             _: Option<String>,
-        ) -> BoxStream<'static, Result<Event<Ingress>, KubeError>> {
+            _: String,
+        ) -> BoxFuture<'_, Result<WatchEvents, KubeError>> {
             let receiver = self.0.lock().unwrap().take().expect("one watch");
-            tokio_stream::wrappers::UnboundedReceiverStream::new(receiver).boxed()
+            Box::pin(async {
+                Ok(tokio_stream::wrappers::UnboundedReceiverStream::new(receiver).boxed())
+            })
         }
     }
 
@@ -261,7 +277,7 @@ mod tests {
         .unwrap()
     }
 
-    type FeedSender = mpsc::UnboundedSender<Result<Event<Ingress>, KubeError>>;
+    type FeedSender = mpsc::UnboundedSender<Result<WatchEvent<Ingress>, KubeError>>;
     type Body = ReceiverStream<Result<Bytes, Infallible>>;
 
     /// A stream client of namespace `a`, whose watch the test feeds through the returned sender
@@ -278,10 +294,13 @@ mod tests {
                 namespaces: vec!["a".into()],
                 max_watchers: 1,
                 redaction: Arc::new(crate::redaction::Redaction::none()),
+                resilience: Resilience::new(&Default::default()),
+                watch: WatchSettings {
+                    permanent_error_retry: Duration::from_secs(300),
+                    idle_timeout: Duration::from_secs(300),
+                },
             },
         );
-        feed.send(Ok(Event::Init)).unwrap();
-        feed.send(Ok(Event::InitDone)).unwrap();
         let options = StreamOptions {
             heartbeat: Duration::from_secs(15),
             retry: Duration::from_secs(3),
@@ -329,8 +348,11 @@ mod tests {
         read_through_snapshot(&mut body).await;
         // The client reads nothing while 100 changes happen: far more than its buffers hold.
         for version in 0..100 {
-            feed.send(Ok(Event::Apply(ingress(&format!("i{version}"), version))))
-                .unwrap();
+            feed.send(Ok(WatchEvent::Added(ingress(
+                &format!("i{version}"),
+                version,
+            ))))
+            .unwrap();
         }
         // Until the hub has published them all (with a deadline).
         let applied = async {

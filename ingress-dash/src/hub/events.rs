@@ -1,12 +1,15 @@
 //! What the hub publishes and serves: scopes, events, namespace errors and snapshots.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use actix_web::web::Bytes;
 use serde::Serialize;
 
+use crate::kube_api::ErrorClass;
 use crate::namespaces::Selection;
 use crate::records::StoredRecord;
+use crate::resilience::CallError;
 
 /// What one watcher watches.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -62,6 +65,42 @@ pub struct NamespaceError {
     pub namespace: String,
     pub code: String,
     pub message: String,
+    /// The HTTP status the Kubernetes API answered, when it answered one (403, 503, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, serde(default), ts(optional))]
+    pub status: Option<u16>,
+}
+
+impl NamespaceError {
+    /// The error of `scope`'s failed call, with what a person should check and, when known,
+    /// when the dashboard tries again.
+    pub fn from_call(scope: &Scope, error: &CallError, retry_in: Option<Duration>) -> Self {
+        let mut message = error.to_string();
+        let mut status = None;
+        if let CallError::Kube(error) = error {
+            status = error.status();
+            if let Some(advice) = error.advice(scope.namespace().as_deref()) {
+                message.push(' ');
+                message.push_str(&advice);
+            }
+            if let Some(retry_in) = retry_in {
+                let when = humantime_serde::re::humantime::format_duration(retry_in);
+                message.push_str(&match error.class() {
+                    ErrorClass::Permanent => format!(
+                        " Not retried for {when} (kubernetes.permanent_error_retry), or until \
+                         ingress-dash restarts."
+                    ),
+                    ErrorClass::Transient => format!(" Retrying in {when}."),
+                });
+            }
+        }
+        Self {
+            namespace: scope.label().to_owned(),
+            code: error.code().to_owned(),
+            message,
+            status,
+        }
+    }
 }
 
 /// `Snapshot` of the API contract. Its items are stored records, written as the JSON of

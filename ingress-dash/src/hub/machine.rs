@@ -11,20 +11,18 @@ use std::sync::Arc;
 use actix_web::web::Bytes;
 
 use super::events::{EventKind, HubEvent, NamespaceError, RecoveredNotice, Scope, Snapshot, Start};
-use crate::kube_api::KubeError;
 use crate::namespaces::Selection;
 use crate::records::StoredRecord;
 
-/// What a watcher reports, in kube-runtime's order: `Init`, `InitApply`..., `InitDone` for each
-/// (re-)list, then `Apply` and `Delete` for changes; `Failed` at any time.
+/// What a watcher reports: `Listed` for each complete (re-)list, then `Apply` and `Delete` for
+/// the changes its watches saw; `Failed` when it gave up retrying for now (a 410 or a retried
+/// transient error is never reported).
 #[derive(Debug)]
 pub enum Input {
-    Init,
-    InitApply(StoredRecord),
-    InitDone,
+    Listed(Vec<StoredRecord>),
     Apply(StoredRecord),
     Delete(StoredRecord),
-    Failed(KubeError),
+    Failed(NamespaceError),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -39,8 +37,6 @@ struct Watched {
     /// Shared with snapshots, which then copy pointers, not records.
     records: BTreeMap<String, Arc<StoredRecord>>,
     status: Status,
-    /// Objects of a re-list in progress.
-    relist: Option<BTreeMap<String, Arc<StoredRecord>>>,
     first_list: FirstList,
 }
 
@@ -138,7 +134,6 @@ impl Machine {
         self.scopes.entry(scope).or_insert_with(|| Watched {
             records: BTreeMap::new(),
             status: Status::Syncing,
-            relist: None,
             first_list: FirstList::Pending { seen_empty: false },
         });
     }
@@ -165,19 +160,11 @@ impl Machine {
             return Vec::new();
         };
         match input {
-            Input::Init => {
-                watched.relist = Some(BTreeMap::new());
-                Vec::new()
-            }
-            Input::InitApply(record) => {
-                watched
-                    .relist
-                    .get_or_insert_with(BTreeMap::new)
-                    .insert(key(&record), Arc::new(record));
-                Vec::new()
-            }
-            Input::InitDone => {
-                let listed = watched.relist.take().unwrap_or_default();
+            Input::Listed(records) => {
+                let listed = records
+                    .into_iter()
+                    .map(|record| (key(&record), Arc::new(record)))
+                    .collect();
                 relist(&mut self.log, scope, watched, listed)
             }
             Input::Apply(record) => apply(&mut self.log, scope, watched, record),
@@ -191,7 +178,7 @@ impl Machine {
                         .publish(scope, &record.namespace, EventKind::Deleted, data),
                 ]
             }
-            Input::Failed(error) => fail(&mut self.log, scope, watched, &error),
+            Input::Failed(error) => fail(&mut self.log, scope, watched, error),
         }
     }
 
@@ -217,6 +204,7 @@ impl Machine {
                         namespace: scope.label().to_owned(),
                         code: "syncing".into(),
                         message: "The first list of this namespace has not completed yet.".into(),
+                        status: None,
                     });
                 }
                 Status::Ready => {}
@@ -354,28 +342,20 @@ fn apply(
     events
 }
 
-/// A watcher error: told once per episode; a 410 is routine (the watcher re-lists).
+/// A watcher that gave up for now: told once per episode (a new code is a new episode).
 fn fail(
     log: &mut Log,
     scope: &Scope,
     watched: &mut Watched,
-    error: &KubeError,
+    error: NamespaceError,
 ) -> Vec<Arc<HubEvent>> {
     metrics::counter!("ingress_dash_watch_errors_total").increment(1);
-    if error.is_expired() {
-        return Vec::new();
-    }
     let repeated =
-        matches!(&watched.status, Status::Failed(previous) if previous.code == error.code());
+        matches!(&watched.status, Status::Failed(previous) if previous.code == error.code);
     if repeated {
         return Vec::new();
     }
-    let error = NamespaceError {
-        namespace: scope.label().to_owned(),
-        code: error.code().to_owned(),
-        message: error.to_string(),
-    };
-    tracing::warn!(scope = scope.label(), code = %error.code, message = %error.message, "watcher error");
+    tracing::warn!(scope = scope.label(), code = %error.code, status = ?error.status, message = %error.message, "watcher error");
     let data = json(&error);
     watched.status = Status::Failed(error);
     vec![log.publish(scope, scope.label(), EventKind::Error, data)]

@@ -7,8 +7,10 @@ use k8s_openapi::api::networking::v1::Ingress;
 use serde_json::json;
 
 use super::*;
+use crate::kube_api::KubeError;
 use crate::records::IngressRecord;
 use crate::redaction::Redaction;
+use crate::resilience::CallError;
 
 const A: &str = "team-a";
 
@@ -41,12 +43,7 @@ fn list(
     machine: &mut Machine,
     records: impl IntoIterator<Item = StoredRecord>,
 ) -> Vec<Arc<HubEvent>> {
-    let mut events = machine.handle(&scope(), Input::Init);
-    for record in records {
-        events.extend(machine.handle(&scope(), Input::InitApply(record)));
-    }
-    events.extend(machine.handle(&scope(), Input::InitDone));
-    events
+    machine.handle(&scope(), Input::Listed(records.into_iter().collect()))
 }
 
 /// `(kind, name or namespace)` of each event, for short assertions.
@@ -69,20 +66,16 @@ fn names(snapshot: &Snapshot) -> Vec<&str> {
         .collect()
 }
 
-fn forbidden() -> KubeError {
-    KubeError::Api {
+fn failure(error: KubeError) -> NamespaceError {
+    NamespaceError::from_call(&scope(), &CallError::Kube(error), None)
+}
+
+fn forbidden() -> NamespaceError {
+    failure(KubeError::Api {
         status: 403,
         reason: "Forbidden".into(),
         message: "ingresses is forbidden".into(),
-    }
-}
-
-fn expired() -> KubeError {
-    KubeError::Api {
-        status: 410,
-        reason: "Expired".into(),
-        message: "too old resource version".into(),
-    }
+    })
 }
 
 #[test]
@@ -188,18 +181,23 @@ fn errors_are_told_once_per_episode_and_recovery_is_published() {
 }
 
 #[test]
-fn a_410_is_routine_and_neither_published_nor_settling() {
+fn a_failure_settles_the_scope_with_its_status_and_advice() {
     let mut machine = Machine::new(100, 16);
     machine.watch(scope());
-    assert!(
-        machine
-            .handle(&scope(), Input::Failed(expired()))
-            .is_empty()
-    );
     assert!(!machine.is_settled(&scope()));
-    let timeout = KubeError::Timeout(Duration::from_secs(10));
+    let timeout = failure(KubeError::Timeout(Duration::from_secs(10)));
+    assert_eq!(timeout.status, None);
     assert_eq!(machine.handle(&scope(), Input::Failed(timeout)).len(), 1);
     assert!(machine.is_settled(&scope()), "a failure settles the scope");
+    let events = machine.handle(&scope(), Input::Failed(forbidden()));
+    let data: serde_json::Value = serde_json::from_slice(&events[0].data).unwrap();
+    assert_eq!(data["status"], 403);
+    assert_eq!(data["code"], "kubernetes_forbidden");
+    let message = data["message"].as_str().unwrap();
+    assert!(
+        message.contains("may not list or watch ingresses in team-a"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -276,14 +274,11 @@ fn a_limited_view_of_the_cluster_watcher_never_holds_another_namespace() {
     let limited = Selection::Visible(crate::access::NamespaceFilter::of(&["shop-*"]));
     let mut machine = Machine::new(100, 16);
     machine.watch(Scope::Cluster);
-    let mut events = machine.handle(&Scope::Cluster, Input::Init);
-    for (namespace, name) in [("shop-eu", "web"), ("secret", "vault"), ("shop-us", "api")] {
-        events.extend(machine.handle(
-            &Scope::Cluster,
-            Input::InitApply(record_in(namespace, name, 1)),
-        ));
-    }
-    events.extend(machine.handle(&Scope::Cluster, Input::InitDone));
+    let listed = [("shop-eu", "web"), ("secret", "vault"), ("shop-us", "api")]
+        .into_iter()
+        .map(|(namespace, name)| record_in(namespace, name, 1))
+        .collect();
+    let events = machine.handle(&Scope::Cluster, Input::Listed(listed));
     assert!(events.is_empty());
     // Snapshots (on connect, and after a resync, which starts the same way).
     let Start::Snapshot { snapshot, .. } = machine.start(&cluster, &limited, None) else {

@@ -1,7 +1,8 @@
 //! Shared watchers and the event log every stream client reads.
 //!
-//! One kube-runtime watcher runs per watched scope (a namespace, or the whole cluster), however
-//! many clients want it; it stops a grace period after its last subscriber left. Each change
+//! One watcher (a list+watch loop under the retry policy and the circuit breaker, see
+//! [`watch_loop`]) runs per watched scope (a namespace, or the whole cluster), however many
+//! clients want it; it stops a grace period after its last subscriber left. Each change
 //! gets a global, monotonic id and goes into a bounded replay buffer (for `Last-Event-ID`) and a
 //! bounded broadcast channel (a client too slow to keep up lags and is resynced, so it never
 //! blocks the others nor grows memory). Events are published under the hub's lock, which is also
@@ -14,6 +15,7 @@
 mod events;
 mod machine;
 pub mod snapshot_body;
+mod watch_loop;
 mod watcher_task;
 
 use std::collections::HashMap;
@@ -26,11 +28,14 @@ use tokio::sync::{broadcast, watch};
 #[cfg(test)]
 pub use events::RecoveredNotice;
 pub use events::{HubEvent, NamespaceError, ResyncNotice, Scope, Snapshot, Start};
+pub use watch_loop::WatchSettings;
 
 use crate::kube_api::SharedKubeApi;
 use crate::namespaces::Selection;
 use crate::redaction::Redaction;
+use crate::resilience::Resilience;
 use machine::{Input, Machine};
+use watch_loop::WatchLoop;
 
 /// A running watcher task and who holds it.
 struct Watcher {
@@ -47,7 +52,7 @@ struct State {
     watchers: HashMap<Scope, Watcher>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct HubSettings {
     pub grace_period: Duration,
     pub replay_buffer: usize,
@@ -58,6 +63,9 @@ pub struct HubSettings {
     pub max_watchers: usize,
     /// Applied to every record before it is stored.
     pub redaction: Arc<Redaction>,
+    /// The retry policy and the circuit breaker, shared with the list calls.
+    pub resilience: Resilience,
+    pub watch: WatchSettings,
 }
 
 /// Starting the watchers a request needs would exceed `kubernetes.max_watchers`.
@@ -197,12 +205,17 @@ impl Hub {
     fn start_watcher(&self, scope: Scope) -> Watcher {
         tracing::info!(scope = scope.label(), "starting watcher");
         let (settled, _) = watch::channel(false);
-        let stream = self.api.watch_ingresses(scope.namespace());
+        let watch = WatchLoop {
+            api: self.api.clone(),
+            resilience: self.settings.resilience.clone(),
+            scope: scope.clone(),
+            settings: self.settings.watch.clone(),
+        };
         let redaction = self.settings.redaction.clone();
         let task = tokio::spawn(watcher_task::run(
             self.this.clone(),
             scope,
-            stream,
+            watch,
             redaction,
         ));
         Watcher {

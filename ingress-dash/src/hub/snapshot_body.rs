@@ -108,6 +108,7 @@ mod tests {
                     namespace: format!("team-{index}"),
                     code: "forbidden".into(),
                     message: "ingresses is \"forbidden\"".into(),
+                    status: Some(403),
                 })
                 .collect(),
         }

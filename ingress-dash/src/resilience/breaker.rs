@@ -44,6 +44,9 @@ pub trait CircuitBreaker: Send + Sync {
     fn try_acquire(&self) -> bool;
     /// The outcome of an admitted call: `false` for a failure of the API itself.
     fn record(&self, success: bool);
+    /// An admitted call that was abandoned before it answered: nothing is recorded, and a
+    /// half-open breaker lets another probe through.
+    fn release(&self);
     fn state(&self) -> BreakerState;
     /// How long until a probe is let through, when open.
     fn retry_after(&self) -> Duration;
@@ -182,6 +185,10 @@ impl CircuitBreaker for FailsafeBreaker {
         if self.state() == BreakerState::Open && was != BreakerState::Open {
             *self.opened_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(clock::now());
         }
+    }
+
+    fn release(&self) {
+        self.probe_in_flight.store(false, Ordering::SeqCst);
     }
 
     fn state(&self) -> BreakerState {

@@ -1,13 +1,17 @@
 //! Calls to the Kubernetes API with retries (backon) for transient errors and the circuit
 //! breaker: 3 attempts in total, waits 1 s then 2 s (multiplier 2, capped at 30 s); permanent
 //! errors return at once; an open breaker fails fast without a call.
+//!
+//! Lists go through [`Resilience::call`]. The watchers (`hub::watch_loop`) make their list and
+//! watch calls one [`Resilience::attempt`] at a time, under the same breaker, and pace their
+//! retries with the same schedule ([`Resilience::retries`]).
 
 pub mod breaker;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use backon::{ExponentialBuilder, Retryable};
+use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder, Retryable};
 
 pub use breaker::{BreakerSettings, BreakerState, CircuitBreaker, FailsafeBreaker};
 
@@ -31,11 +35,14 @@ impl CallError {
     }
 }
 
-/// Retry policy and breaker shared by every list call.
+/// Retry policy and breaker shared by every call to the Kubernetes API, lists and watches.
 #[derive(Clone)]
 pub struct Resilience {
     retry: ExponentialBuilder,
     pub breaker: Arc<dyn CircuitBreaker>,
+    /// The breaker's open period: how long a watcher that used up its attempts waits when the
+    /// breaker itself has not opened.
+    open_for: Duration,
 }
 
 impl Resilience {
@@ -55,7 +62,54 @@ impl Resilience {
             .with_max_delay(settings.retry_max_delay)
             .with_factor(settings.retry_multiplier)
             .with_max_times(settings.retry_max_attempts.saturating_sub(1));
-        Self { retry, breaker }
+        Self {
+            retry,
+            breaker,
+            open_for: settings.breaker_open_for,
+        }
+    }
+
+    /// The waits before each retry of one failing call (1 s, 2 s, ... capped at 30 s), as many
+    /// as the attempts allow: `None` when they are used up.
+    pub fn retries(&self) -> ExponentialBackoff {
+        self.retry.build()
+    }
+
+    /// The same waits without an end, to pace what is no error (a watch the server ends at
+    /// once, again and again).
+    pub fn pacing(&self) -> ExponentialBackoff {
+        self.retry.without_max_times().build()
+    }
+
+    /// How long a watcher that used up its attempts waits before it tries again: until the
+    /// breaker lets a probe through when it is open, else the breaker's open period, so that
+    /// a failing API sees one attempt per period from each watcher, never a tight loop.
+    pub fn after_failed_attempts(&self) -> Duration {
+        match self.breaker.state() {
+            BreakerState::Open => self.breaker.retry_after(),
+            BreakerState::Closed | BreakerState::HalfOpen => self.open_for,
+        }
+    }
+
+    /// One try of `call` under the breaker, without retry: the breaker counts a transient
+    /// error as a failure and any answer of the API (a permanent error or 410 included) as a
+    /// success. An open breaker answers [`CallError::CircuitOpen`] without calling.
+    pub async fn attempt<T, Fut>(&self, call: impl FnOnce() -> Fut) -> Result<T, CallError>
+    where
+        Fut: Future<Output = Result<T, KubeError>>,
+    {
+        self.admit()?.finish(call()).await
+    }
+
+    /// The breaker's permission for one call.
+    fn admit(&self) -> Result<Admitted<'_>, CallError> {
+        if self.breaker.try_acquire() {
+            Ok(Admitted(Some(self.breaker.as_ref())))
+        } else {
+            Err(CallError::CircuitOpen {
+                retry_after: self.breaker.retry_after(),
+            })
+        }
     }
 
     /// Runs `call` under the breaker, retrying transient failures with backoff.
@@ -66,20 +120,11 @@ impl Resilience {
     {
         let mut call = call;
         let attempt = || {
-            let breaker = self.breaker.clone();
-            let future = (breaker.try_acquire()).then(&mut call);
+            // The call is made only when the breaker admits it.
+            let admitted = self.admit().map(|admitted| (admitted, call()));
             async move {
-                let Some(future) = future else {
-                    return Err(CallError::CircuitOpen {
-                        retry_after: breaker.retry_after(),
-                    });
-                };
-                let result = future.await;
-                // A permanent error (403, 404) is an answer: the API itself is up.
-                let api_failed =
-                    matches!(&result, Err(error) if error.class() == ErrorClass::Transient);
-                breaker.record(!api_failed);
-                result.map_err(CallError::Kube)
+                let (admitted, future) = admitted?;
+                admitted.finish(future).await
             }
         };
         attempt
@@ -93,6 +138,34 @@ impl Resilience {
                 tracing::info!(%error, ?wait, call = what, "retrying a Kubernetes API call");
             })
             .await
+    }
+}
+
+/// An admitted call: recorded once, or released when dropped unanswered (its watcher stopped),
+/// so that it does not keep a half-open breaker's single probe taken.
+struct Admitted<'a>(Option<&'a dyn CircuitBreaker>);
+
+impl Admitted<'_> {
+    /// Awaits the call and records its outcome: a transient error is a failure of the API,
+    /// any answer (a permanent error such as 403 or 404, or 410) a success.
+    async fn finish<T>(
+        mut self,
+        call: impl Future<Output = Result<T, KubeError>>,
+    ) -> Result<T, CallError> {
+        let result = call.await;
+        let api_failed = matches!(&result, Err(error) if error.class() == ErrorClass::Transient);
+        if let Some(breaker) = self.0.take() {
+            breaker.record(!api_failed);
+        }
+        result.map_err(CallError::Kube)
+    }
+}
+
+impl Drop for Admitted<'_> {
+    fn drop(&mut self) {
+        if let Some(breaker) = self.0.take() {
+            breaker.release();
+        }
     }
 }
 

@@ -98,7 +98,8 @@ async fn wire_format_is_exact_byte_for_byte() {
 
 #[tokio::test]
 async fn a_forbidden_namespace_is_an_error_while_the_others_stream() {
-    let app = spawn_app("", "").await;
+    // A 403 is tried again after kubernetes.permanent_error_retry (5 minutes by default).
+    let app = spawn_app("  permanent_error_retry: 1s\n", "").await;
     sample::populate(&app.kube.cluster, 2, 2);
     app.kube.cluster.faults.forbid_namespace("team-001");
     let mut stream = app.stream("?namespaces=team-000,team-001", None).await;

@@ -29,7 +29,11 @@ export type Tls = { hosts: Array<string>, secretName: string | null, };
 
 export type Link = { host: string, url: string, };
 
-export type NamespaceError = { namespace: string, code: string, message: string, };
+export type NamespaceError = { namespace: string, code: string, message: string, 
+/**
+ * The HTTP status the Kubernetes API answered, when it answered one (403, 503, ...).
+ */
+status?: number, };
 
 export type Snapshot = { items: Array<IngressRecord>, errors: Array<NamespaceError>, };
 

@@ -1,0 +1,347 @@
+//! One watcher's list+watch loop, under the same rules as every other call to the Kubernetes
+//! API (specification sections 7 and 8):
+//!
+//! - It lists (page by page), then watches from the list's resourceVersion with bookmarks, and
+//!   watches again from the last resourceVersion it saw whenever the API server ends a watch
+//!   (its `timeoutSeconds`, a load balancer): that is routine, not a failure. A watch that ends
+//!   before it delivered anything paces the next one with the retry waits, so a server that
+//!   closes watches at once never gets a tight loop.
+//! - 410 Gone (an `ERROR` event, an answer to the watch, or an expired continue token) makes it
+//!   list again at once: no failure, no retry counted; the hub diffs the new list against what
+//!   clients have, so nothing is lost or sent twice.
+//! - Transient errors (connection reset or refused, time-out, 429, 5xx, a watch that goes
+//!   silent past its time-out) are retried with the policy's waits (1 s, 2 s, ... capped at
+//!   30 s). When the attempts are used up, the scope is reported failed and the loop waits for
+//!   the breaker (its open period, or until it lets a probe through) before it lists again.
+//! - Permanent errors (401, 403, 404, other 4xx, an answer that cannot be read) are reported at
+//!   once with what to check, and tried again only after `permanent_error_retry`.
+//! - Every list page and every watch request is one attempt under the shared circuit breaker:
+//!   an established watch is a success, a transient error a failure. An open breaker is no
+//!   call: the loop waits until it lets one through (and reports the scope failed meanwhile).
+//! - After any reported failure the loop lists again, so the hub publishes `recovered` and
+//!   every change missed meanwhile.
+
+use std::time::Duration;
+
+use backon::ExponentialBackoff;
+use futures_util::StreamExt;
+use k8s_openapi::api::networking::v1::Ingress;
+use kube::api::WatchEvent;
+use kube::core::Resource;
+
+use super::{NamespaceError, Scope};
+use crate::kube_api::{ErrorClass, KubeError, SharedKubeApi};
+use crate::resilience::{CallError, Resilience};
+
+/// The watchers' own settings (the retry policy and breaker are the [`Resilience`]'s).
+#[derive(Debug, Clone)]
+pub struct WatchSettings {
+    /// How long a scope whose calls got a permanent error waits before it tries again.
+    pub permanent_error_retry: Duration,
+    /// A watch that sends nothing for this long (longer than its `timeoutSeconds`, after which
+    /// the API server ends it) is a dead connection.
+    pub idle_timeout: Duration,
+}
+
+/// What the loop tells its watcher task.
+#[derive(Debug)]
+pub enum Report {
+    /// A complete list of the scope.
+    Listed(Vec<Ingress>),
+    Applied(Ingress),
+    Deleted(Ingress),
+    /// The scope failed; the loop tries again later by itself.
+    Failed(NamespaceError),
+}
+
+/// What the loop does next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Next {
+    List,
+    /// Watch from this resourceVersion.
+    Watch(String),
+}
+
+/// How a watch ended.
+enum WatchEnd {
+    /// The server ended it; watch again from `resource_version`.
+    Closed {
+        resource_version: String,
+        delivered: bool,
+    },
+    Failed {
+        resource_version: String,
+        error: CallError,
+        /// After the watch was established: its request was already counted a success.
+        mid_stream: bool,
+    },
+    /// The receiver of the reports is gone.
+    Stop,
+}
+
+pub struct WatchLoop {
+    pub api: SharedKubeApi,
+    pub resilience: Resilience,
+    pub scope: Scope,
+    pub settings: WatchSettings,
+}
+
+/// Transient failures in a row, and whether the scope is reported failed.
+struct Episode {
+    retries: ExponentialBackoff,
+    /// The last transient error being retried, told if the breaker stops the retries.
+    last_error: Option<KubeError>,
+    /// Watches in a row that ended before delivering anything.
+    pacing: ExponentialBackoff,
+    reported: bool,
+}
+
+impl Episode {
+    /// A call worked: later failures start their retries afresh.
+    fn succeeded(&mut self, resilience: &Resilience) {
+        self.retries = resilience.retries();
+        self.last_error = None;
+    }
+}
+
+impl WatchLoop {
+    /// Runs until `report` answers `false` (the hub is gone) or the task is aborted.
+    pub async fn run(self, mut report: impl FnMut(Report) -> bool) {
+        let mut next = Next::List;
+        let mut episode = Episode {
+            retries: self.resilience.retries(),
+            last_error: None,
+            pacing: self.resilience.pacing(),
+            reported: false,
+        };
+        loop {
+            let (error, mid_stream) = match next.clone() {
+                Next::List => match self.list().await {
+                    Ok((items, resource_version)) => {
+                        episode.succeeded(&self.resilience);
+                        episode.reported = false;
+                        if !report(Report::Listed(items)) {
+                            return;
+                        }
+                        next = Next::Watch(resource_version);
+                        continue;
+                    }
+                    Err(error) => (error, false),
+                },
+                Next::Watch(from) => match self.watch(from, &mut report, &mut episode).await {
+                    WatchEnd::Stop => return,
+                    WatchEnd::Closed {
+                        resource_version,
+                        delivered,
+                    } => {
+                        next = Next::Watch(resource_version);
+                        restarted("closed");
+                        if delivered {
+                            episode.pacing = self.resilience.pacing();
+                        } else if let Some(wait) = episode.pacing.next() {
+                            tokio::time::sleep(wait).await;
+                        }
+                        continue;
+                    }
+                    WatchEnd::Failed {
+                        resource_version,
+                        error,
+                        mid_stream,
+                    } => {
+                        next = Next::Watch(resource_version);
+                        (error, mid_stream)
+                    }
+                },
+            };
+            if !self
+                .after_error(error, mid_stream, &mut next, &mut episode, &mut report)
+                .await
+            {
+                return;
+            }
+        }
+    }
+
+    /// Handles a failed call (waiting as the rules say); `false` when the hub is gone.
+    async fn after_error(
+        &self,
+        error: CallError,
+        mid_stream: bool,
+        next: &mut Next,
+        episode: &mut Episode,
+        report: &mut impl FnMut(Report) -> bool,
+    ) -> bool {
+        let scope = self.scope.label();
+        let kube = match error {
+            CallError::Kube(kube) => kube,
+            CallError::CircuitOpen { retry_after } => {
+                // No call was made; until one is let through the scope is not live. When the
+                // breaker stopped this scope's own retries, their error is the one to tell.
+                restarted("circuit_open");
+                if !episode.reported {
+                    let (error, retry_in) = match episode.last_error.take() {
+                        Some(kube) => (CallError::Kube(kube), Some(retry_after)),
+                        None => (CallError::CircuitOpen { retry_after }, None),
+                    };
+                    let error = NamespaceError::from_call(&self.scope, &error, retry_in);
+                    if !report(Report::Failed(error)) {
+                        return false;
+                    }
+                    episode.reported = true;
+                    *next = Next::List;
+                }
+                tokio::time::sleep(retry_after).await;
+                return true;
+            }
+        };
+        if kube.is_expired() {
+            tracing::debug!(scope, "resourceVersion expired (410); listing again");
+            restarted("expired");
+            *next = Next::List;
+            return true;
+        }
+        // A line that cannot be read in the middle of a watch is a broken connection; the
+        // list that follows tells whether the answers themselves are unreadable.
+        let transient =
+            kube.class() == ErrorClass::Transient || (mid_stream && kube.status().is_none());
+        if transient && let Some(wait) = episode.retries.next() {
+            restarted("retry");
+            let call = if *next == Next::List {
+                "list_ingresses"
+            } else {
+                "watch_ingresses"
+            };
+            metrics::counter!("ingress_dash_kubernetes_retries_total", "call" => call).increment(1);
+            tracing::info!(scope, error = %kube, ?wait, call, "retrying a Kubernetes API call");
+            episode.last_error = Some(kube);
+            tokio::time::sleep(wait).await;
+            return true;
+        }
+        let (wait, reason) = if transient {
+            (self.resilience.after_failed_attempts(), "failed")
+        } else {
+            (self.settings.permanent_error_retry, "permanent")
+        };
+        restarted(reason);
+        let error = NamespaceError::from_call(&self.scope, &CallError::Kube(kube), Some(wait));
+        if !report(Report::Failed(error)) {
+            return false;
+        }
+        episode.reported = true;
+        episode.succeeded(&self.resilience);
+        *next = Next::List;
+        tokio::time::sleep(wait).await;
+        true
+    }
+
+    /// Every page of the scope's ingresses and the list's resourceVersion.
+    async fn list(&self) -> Result<(Vec<Ingress>, String), CallError> {
+        let mut items = Vec::new();
+        let mut continue_token = None;
+        loop {
+            let namespace = self.scope.namespace();
+            let token = continue_token.take();
+            let page = self
+                .resilience
+                .attempt(|| self.api.list_ingress_page(namespace, token))
+                .await?;
+            items.extend(page.items);
+            match page.continue_token {
+                Some(token) => continue_token = Some(token),
+                None => return Ok((items, page.resource_version)),
+            }
+        }
+    }
+
+    /// One watch from `from`, its changes reported as they come.
+    async fn watch(
+        &self,
+        from: String,
+        report: &mut impl FnMut(Report) -> bool,
+        episode: &mut Episode,
+    ) -> WatchEnd {
+        let namespace = self.scope.namespace();
+        let established = self
+            .resilience
+            .attempt(|| self.api.watch_ingresses(namespace, from.clone()))
+            .await;
+        let mut events = match established {
+            Ok(events) => events,
+            Err(error) => {
+                return WatchEnd::Failed {
+                    resource_version: from,
+                    error,
+                    mid_stream: false,
+                };
+            }
+        };
+        let mut resource_version = from;
+        let mut delivered = false;
+        loop {
+            let event = match tokio::time::timeout(self.settings.idle_timeout, events.next()).await
+            {
+                Err(_) => Err(KubeError::Timeout(self.settings.idle_timeout)),
+                Ok(None) => {
+                    return WatchEnd::Closed {
+                        resource_version,
+                        delivered,
+                    };
+                }
+                Ok(Some(event)) => event,
+            };
+            let report_went = match event {
+                Err(error) => {
+                    return WatchEnd::Failed {
+                        resource_version,
+                        error: CallError::Kube(error),
+                        mid_stream: true,
+                    };
+                }
+                Ok(WatchEvent::Error(status)) => {
+                    return WatchEnd::Failed {
+                        resource_version,
+                        error: CallError::Kube(KubeError::Api {
+                            status: status.code,
+                            reason: status.reason,
+                            message: status.message,
+                        }),
+                        mid_stream: true,
+                    };
+                }
+                Ok(WatchEvent::Bookmark(bookmark)) => {
+                    resource_version = bookmark.metadata.resource_version;
+                    true
+                }
+                Ok(WatchEvent::Added(ingress) | WatchEvent::Modified(ingress)) => {
+                    advance(&mut resource_version, &ingress);
+                    report(Report::Applied(ingress))
+                }
+                Ok(WatchEvent::Deleted(ingress)) => {
+                    advance(&mut resource_version, &ingress);
+                    report(Report::Deleted(ingress))
+                }
+            };
+            if !report_went {
+                return WatchEnd::Stop;
+            }
+            // The watch works: a later failure starts its retries afresh.
+            delivered = true;
+            episode.succeeded(&self.resilience);
+        }
+    }
+}
+
+/// The resourceVersion to watch from after `ingress`'s event.
+fn advance(resource_version: &mut String, ingress: &Ingress) {
+    if let Some(version) = ingress.meta().resource_version.as_ref() {
+        resource_version.clone_from(version);
+    }
+}
+
+fn restarted(reason: &'static str) {
+    metrics::counter!("ingress_dash_watch_restarts_total", "reason" => reason).increment(1);
+}
+
+#[cfg(test)]
+#[path = "watch_loop_tests.rs"]
+mod tests;
