@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds and starts the three services with the example configurations in examples/, plus the
 # local dependencies they need, prints each URL, and stops everything on Ctrl+C:
-#   osmem-server (in-memory OpenSearch) as the search cluster on :9200,
+#   the search cluster on :9200: search-test-server (three simulated nodes, tasks, snapshots,
+#   allocation) in front of osmem-server (in-memory OpenSearch) on :9210, seeded with indices,
+#   aliases, templates and a snapshot (scripts/run-local/seed-search.sh),
 #   prometheus-elasticsearch-exporter on :9114 and Prometheus on :9090 scraping it,
 #   redis-server on :6379, kube-test-server (sample Kubernetes API) on :6443,
 #   the local OpenID provider (test-support/oidc, demo users) on :5556, and nginx as the front
@@ -19,7 +21,7 @@ cd "$(dirname "$0")/.."
 
 profile=${PROFILE:-dev}
 scripts/install-deps.sh
-cargo build --profile "$profile" --bins -p admin-console -p authproxy -p ingress-dash -p kube-test-server
+cargo build --profile "$profile" --bins -p admin-console -p authproxy -p ingress-dash -p kube-test-server -p search-test-server
 bin=${CARGO_TARGET_DIR:-target}/$([ "$profile" = dev ] && echo debug || echo "$profile")
 for web in */web; do
   [ -f "$web/package.json" ] && (cd "$web" && npm run build --silent)
@@ -55,7 +57,18 @@ start() { # name, then the command
 }
 
 osmem=$(ls .venv/lib/python3*/site-packages/osmem_server/bin/osmem-server)
-start osmem "$osmem" -addr 127.0.0.1:9200 -no-stdin-watch -no-ja
+start osmem "$osmem" -addr 127.0.0.1:9210 -no-stdin-watch -no-ja
+for _ in $(seq 100); do
+  curl -fs -o /dev/null http://127.0.0.1:9210/_cluster/health && break
+  sleep 0.1
+done
+start search-test-server "$bin"/search-test-server --osmem-url http://127.0.0.1:9210 --port 9200 \
+  --nodes 3 --seed --no-stdin-watch
+for _ in $(seq 100); do
+  curl -fs -o /dev/null http://127.0.0.1:9200/_cluster/health && break
+  sleep 0.1
+done
+scripts/run-local/seed-search.sh http://127.0.0.1:9200
 start redis redis-server --bind 127.0.0.1 --port 6379 --save "" --appendonly no
 start exporter prometheus-elasticsearch-exporter --es.uri=http://127.0.0.1:9200 --web.listen-address=127.0.0.1:9114
 cat > "$run_dir/prometheus.yml" <<'YAML'
@@ -117,7 +130,7 @@ cat <<MSG
                     curl -H 'X-Auth-Request-User: me' -H 'X-Auth-Request-Groups: shop-team' http://127.0.0.1:3000/api/namespaces
   OpenID provider   http://127.0.0.1:5556            (test-support/oidc)
   audit log         .run/admin-console-audit.log
-  search cluster    http://127.0.0.1:9200            (osmem-server)
+  search cluster    http://127.0.0.1:9200            (search-test-server, 3 simulated nodes, before osmem-server on :9210)
   Prometheus        http://127.0.0.1:9090
   kube-test-server  http://127.0.0.1:6443            (sample Kubernetes API for ingress-dash)
 

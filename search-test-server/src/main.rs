@@ -1,6 +1,6 @@
 //! `search-test-server`: the front for osmem-server, for `make run` and the browser tests.
 //! Prints one JSON line `{"url": ..., "pid": ...}` once listening; exits when its standard
-//! input closes or on SIGTERM/SIGINT.
+//! input closes (unless `--no-stdin-watch`) or on SIGTERM/SIGINT.
 
 use std::io::Read;
 
@@ -29,6 +29,10 @@ struct Args {
     /// an fs snapshot repository `backups`.
     #[arg(long)]
     seed: bool,
+    /// Do not exit when standard input closes (for shells that start it with stdin at EOF);
+    /// it then runs until SIGTERM/SIGINT.
+    #[arg(long)]
+    no_stdin_watch: bool,
 }
 
 /// Ends the process with status 0 on SIGTERM or SIGINT.
@@ -81,6 +85,11 @@ fn main() -> anyhow::Result<()> {
         "{}",
         serde_json::json!({"url": server.url, "pid": std::process::id()})
     );
+    if args.no_stdin_watch {
+        loop {
+            std::thread::park();
+        }
+    }
     // Until standard input closes (the parent is gone).
     let mut sink = [0u8; 1024];
     let mut stdin = std::io::stdin();

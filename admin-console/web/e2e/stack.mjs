@@ -1,5 +1,6 @@
 // Starts everything the browser tests need on free loopback ports, and stops it afterwards:
-// osmem-server (an OpenSearch-compatible server), a Prometheus serving backfilled
+// osmem-server (an OpenSearch-compatible server) with search-test-server in front of it (three
+// simulated nodes, tasks, snapshots, allocation; the clusters' URL), a Prometheus serving backfilled
 // elasticsearch_exporter series, the real admin-console binary with a generated config
 // serving dist/, and Debian Chromium through playwright-core.
 import { spawn, execFileSync } from "node:child_process";
@@ -72,6 +73,30 @@ async function startOsmem(children) {
   });
   const { url } = JSON.parse(firstLine);
   await waitFor("osmem-server", async () => (await fetch(`${url}/_cluster/health`)).ok, child);
+  return url;
+}
+
+function searchTestServerBinary() {
+  const path = process.env.SEARCH_TEST_SERVER_BIN ?? join(REPO, "target/debug/search-test-server");
+  if (!existsSync(path)) {
+    throw new Error(`search-test-server binary not found at ${path}: build it (cargo build -p search-test-server) or set SEARCH_TEST_SERVER_BIN`);
+  }
+  return path;
+}
+
+/** search-test-server before osmem; it exits when its stdin (held by this process) closes. */
+async function startSearchTestServer(children, osmemUrl) {
+  const child = spawn(searchTestServerBinary(), ["--osmem-url", osmemUrl, "--nodes", "3", "--seed"], {
+    stdio: ["pipe", "pipe", "ignore"],
+  });
+  children.push(child);
+  const firstLine = await new Promise((ok, fail) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.once("line", ok);
+    child.once("exit", (code) => fail(new Error(`search-test-server exited with ${code}`)));
+  });
+  const { url } = JSON.parse(firstLine);
+  await waitFor("search-test-server", async () => (await fetch(`${url}/_cluster/health`)).ok, child);
   return url;
 }
 
@@ -170,8 +195,9 @@ export async function startStack({ headers, ...options } = {}) {
   try {
     const nowSeconds = Math.floor(Date.now() / 1000);
     const osmemUrl = await startOsmem(children);
+    const clusterUrl = await startSearchTestServer(children, osmemUrl);
     const prometheusUrl = await startPrometheus(children, dir, nowSeconds);
-    const baseUrl = await startAdminConsole(children, dir, { osmemUrl, prometheusUrl, ...options });
+    const baseUrl = await startAdminConsole(children, dir, { osmemUrl: clusterUrl, prometheusUrl, ...options });
     const userDataDir = join(dir, "chromium-profile");
     const context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: process.env.CHROMIUM_BIN ?? "/usr/bin/chromium",
@@ -194,7 +220,7 @@ export async function startStack({ headers, ...options } = {}) {
     });
     stack.browser = context;
     mkdirSync(ARTIFACTS, { recursive: true });
-    return { ...stack, osmemUrl, prometheusUrl, baseUrl, context, nowSeconds };
+    return { ...stack, osmemUrl, clusterUrl, prometheusUrl, baseUrl, context, nowSeconds };
   } catch (e) {
     await stopStack(stack);
     throw e;
