@@ -44,6 +44,7 @@ pub(crate) const WIRE: &[test_support::wire_types::Declaration] = {
         SimulateBody::decl,
         OverlappingTemplate::decl,
         Simulation::decl,
+        TemplateDeleted::decl,
     ]
 };
 
@@ -237,7 +238,10 @@ async fn delete(
         params.confirm.as_deref(),
     )
     .await?;
-    Ok(HttpResponse::NoContent().finish())
+    Ok(fresh(&TemplateDeleted {
+        kind: Kind::parse(&kind)?,
+        name,
+    }))
 }
 
 async fn simulate(

@@ -417,6 +417,14 @@ pub fn definition_of(kind: Kind, name: &str, answer: &Value) -> Option<Value> {
     }
 }
 
+/// `DELETE /templates/{kind}/{name}?confirm={name}`: what was deleted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct TemplateDeleted {
+    pub kind: Kind,
+    pub name: String,
+}
+
 /// `PUT /templates/{kind}/{name}`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -155,3 +155,91 @@ export type AliasesApplied = { acknowledged: boolean,
  * How many actions the one `_aliases` call carried.
  */
 applied: number, };
+
+export type TemplateKind = "index" | "component" | "legacy";
+
+export type IndexTemplateRow = { name: string, indexPatterns: Array<string>, priority: number | null, composedOf: Array<string>, version: number | null, 
+/**
+ * Whether matching names become data streams (`data_stream` is set).
+ */
+dataStream: boolean, };
+
+export type ComponentTemplateRow = { name: string, version: number | null, hasSettings: boolean, hasMappings: boolean, hasAliases: boolean, usedBy: Array<string>, };
+
+export type LegacyTemplateRow = { name: string, indexPatterns: Array<string>, order: number | null, version: number | null, };
+
+export type TemplateListError = { kind: TemplateKind, message: string, };
+
+export type TemplateList = { index: Array<IndexTemplateRow>, component: Array<ComponentTemplateRow>, legacy: Array<LegacyTemplateRow>, errors: Array<TemplateListError>, };
+
+export type TemplateDetail = { kind: TemplateKind, name: string, definition: Record<string, unknown>, };
+
+export type PutTemplateBody = { definition: Record<string, unknown>, 
+/**
+ * Refuse (the cluster's 400) when a template of that name exists, instead of replacing it.
+ */
+create?: boolean | undefined, };
+
+export type SimulateBody = { index: string, };
+
+export type OverlappingTemplate = { name: string, indexPatterns: Array<string>, };
+
+export type Simulation = { index: string, 
+/**
+ * The composable template that would apply, when one matches (the highest priority among
+ * the index templates whose patterns match).
+ */
+template: string | null, settings: Record<string, unknown>, mappings: Record<string, unknown>, aliases: Record<string, unknown>, overlapping: Array<OverlappingTemplate>, 
+/**
+ * Legacy templates whose patterns match the name: they apply only when no composable
+ * template matches.
+ */
+legacyMatches: Array<string>, };
+
+export type TemplateDeleted = { kind: TemplateKind, name: string, };
+
+export type Task = { 
+/**
+ * `node_id:number`, as the cancel and get calls take it.
+ */
+id: string, node: string, 
+/**
+ * The node's name, when the answer gives it (the list does).
+ */
+nodeName: string | null, action: string, 
+/**
+ * `transport`, `direct`, `persistent`…
+ */
+type: string, description: string | null, startTimeMillis: number | null, runningTimeNanos: number, cancellable: boolean, cancelled: boolean, parentTaskId: string | null, headers: { [key in string]: string }, 
+/**
+ * The action's own progress report (a reindex's counts, a recovery's stage), as given.
+ */
+status: unknown, };
+
+export type TaskList = { tasks: Array<Task>, 
+/**
+ * Nodes that did not answer (the list is then partial).
+ */
+nodeFailures: Array<string>, };
+
+export type TaskDetail = { completed: boolean, task: Task, 
+/**
+ * The result of a finished task kept by the cluster (`.tasks` index), as given.
+ */
+response: unknown, error: unknown, };
+
+export type CancelResult = { 
+/**
+ * The tasks the cluster marked cancelled (the task and, with it, its children).
+ */
+cancelled: Array<Task>, };
+
+export type ClusterSettings = { persistent: Record<string, unknown>, transient: Record<string, unknown>, 
+/**
+ * Only when asked (`includeDefaults=true`): every other setting at its default.
+ */
+defaults: Record<string, unknown> | null, };
+
+export type SettingScope = "persistent" | "transient";
+
+export type PutSettingBody = { scope: SettingScope, key: string, value: string | number | boolean | null | Array<string | number | boolean>, };

@@ -41,6 +41,11 @@ export const ACTION_ROLES = {
   createSnapshot: "operator",
   restoreSnapshot: "admin",
   deleteSnapshot: "admin",
+  /** Templates, tasks and cluster settings (issue 19). */
+  cancelTask: "operator",
+  editTemplate: "admin",
+  deleteTemplate: "admin",
+  editClusterSetting: "admin",
 } as const satisfies Record<string, Role>;
 
 const READ_ONLY_ENDPOINTS = ["_search", "_msearch", "_count", "_mget", "_field_caps"];

@@ -1,8 +1,376 @@
-// Tasks (issue 19: being built).
+// Tasks (issue 19): what the cluster is running, as parent/child trees, longest first, with
+// filters (action patterns, nodes, cancellable only, running longer than), refreshed every few
+// seconds while the tab is visible; a task's detail; cancelling one (operator).
+import { useEffect, useMemo, useState } from "react";
+import { NO_TASK_FILTERS, tasksApi, type TaskFilters } from "../api/tasks";
+import type { Task } from "../api/wire";
+import { useAsync } from "../lib/useAsync";
 import { useTitle } from "../lib/router";
-import { EmptyState } from "../components/common";
+import { ACTION_ROLES } from "../lib/access";
+import { useClusterAccess } from "../lib/whoami";
+import { formatLocalTime } from "../lib/format";
+import { Card, EmptyState, ErrorState, Loading } from "../components/common";
+import { formatRunning, parseMinRunning, shortAction, taskRows } from "../manage/tasks";
+import { useVirtualRows } from "../manage/virtual";
+import { Confirm } from "../manage/Dialog";
+import "../styles/cluster-ops.css";
+
+const REFRESH_MS = 3000;
+const ROW_HEIGHT = 34;
 
 export function TasksView({ clusterId }: { clusterId: string; search: string }) {
   useTitle(`${clusterId} · Tasks`);
-  return <EmptyState title="Tasks">Coming soon.</EmptyState>;
+  const [draft, setDraft] = useState({ actions: "", nodes: "", minRunning: "" });
+  const [filters, setFilters] = useState<TaskFilters>(NO_TASK_FILTERS);
+  const [paused, setPaused] = useState(false);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const [selected, setSelected] = useState<string | null>(null);
+  const [cancelling, setCancelling] = useState<Task | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const minRunning = parseMinRunning(draft.minRunning);
+  const denied = useClusterAccess(clusterId).denied(ACTION_ROLES.cancelTask);
+
+  // Typing settles for a moment before the list is asked again.
+  useEffect(() => {
+    const timer = window.setTimeout(() => {
+      setFilters((f) => ({
+        ...f,
+        actions: draft.actions,
+        nodes: draft.nodes,
+        minRunningMs: minRunning.ok ? minRunning.ms : f.minRunningMs,
+      }));
+    }, 300);
+    return () => window.clearTimeout(timer);
+  }, [draft.actions, draft.nodes, minRunning.ok, minRunning.ok ? minRunning.ms : 0]);
+
+  // useAsync polls only while the tab is visible.
+  const list = useAsync((signal) => tasksApi.list(clusterId, filters, signal), [clusterId, filters], paused ? undefined : REFRESH_MS);
+  const tasks = list.data?.tasks;
+  const rows = useMemo(() => (tasks ? taskRows(tasks, collapsed) : []), [tasks, collapsed]);
+  const { ref, range, onScroll } = useVirtualRows(rows.length, ROW_HEIGHT);
+  const toggle = (id: string) =>
+    setCollapsed((c) => {
+      const next = new Set(c);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+
+  return (
+    <div className="view" data-testid="tasks-view">
+      <div className="toolbar">
+        <input
+          className="filter mono"
+          placeholder="Actions, e.g. *reindex,indices:data/write/*"
+          aria-label="Filter by action"
+          value={draft.actions}
+          onChange={(e) => setDraft({ ...draft, actions: e.target.value })}
+          data-testid="tasks-actions"
+        />
+        <input
+          className="mono"
+          placeholder="Nodes (ids or names)"
+          aria-label="Filter by node"
+          value={draft.nodes}
+          onChange={(e) => setDraft({ ...draft, nodes: e.target.value })}
+          data-testid="tasks-nodes"
+        />
+        <input
+          className={`mono ${minRunning.ok ? "" : "invalid"}`}
+          style={{ width: 150 }}
+          placeholder="Running > e.g. 30s"
+          aria-label="Running longer than"
+          title={minRunning.ok ? "Only tasks running at least this long (500ms, 30s, 5m, 2h)" : minRunning.error}
+          value={draft.minRunning}
+          onChange={(e) => setDraft({ ...draft, minRunning: e.target.value })}
+          data-testid="tasks-min-running"
+        />
+        <label className="ops-check">
+          <input
+            type="checkbox"
+            checked={filters.cancellableOnly}
+            onChange={(e) => setFilters({ ...filters, cancellableOnly: e.target.checked })}
+            data-testid="tasks-cancellable"
+          />
+          Cancellable only
+        </label>
+        <span className="spacer" />
+        <span className="muted" data-testid="tasks-total">
+          {tasks ? `${tasks.length} task${tasks.length === 1 ? "" : "s"}` : ""}
+        </span>
+        <button
+          className="btn btn-small"
+          onClick={() => setPaused(!paused)}
+          title={paused ? "Refresh every 3 s again" : "Stop refreshing (the list refreshes every 3 s while this tab is visible)"}
+          data-testid="tasks-pause"
+        >
+          {paused ? "Resume" : "Pause"}
+        </button>
+        <button className="btn btn-small" onClick={list.reload}>
+          Refresh
+        </button>
+      </div>
+      {!minRunning.ok && (
+        <div className="banner banner-warn" role="alert">
+          {minRunning.error}
+        </div>
+      )}
+      {notice && (
+        <div className="banner banner-ok" role="status" data-testid="tasks-notice" onClick={() => setNotice(null)}>
+          {notice}
+        </div>
+      )}
+      {list.data && list.data.nodeFailures.length > 0 && (
+        <div className="banner banner-warn" role="alert">
+          Some nodes did not answer; the list is partial: {list.data.nodeFailures.join("; ")}
+        </div>
+      )}
+      {list.error && list.data && (
+        <div className="banner banner-error" role="alert">
+          The last refresh failed: {list.error.message}
+        </div>
+      )}
+      {!list.data && list.error ? (
+        <ErrorState error={list.error} onRetry={list.reload} />
+      ) : !list.data ? (
+        <Loading what="tasks" />
+      ) : rows.length === 0 ? (
+        <EmptyState title="No tasks match">Clear the filters to see every running task.</EmptyState>
+      ) : (
+        <div className="ops-split">
+          <div className="table-wrap ops-scroller" ref={ref} onScroll={onScroll}>
+            <table className="table" data-testid="tasks-table">
+              <thead>
+                <tr>
+                  <th>Action</th>
+                  <th>Node</th>
+                  <th className="num">Running</th>
+                  <th>Description</th>
+                  <th className="row-actions">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {range.padTop > 0 && (
+                  <tr className="ops-spacer" aria-hidden>
+                    <td colSpan={5} style={{ height: range.padTop }} />
+                  </tr>
+                )}
+                {rows.slice(range.start, range.end).map(({ task, depth, descendants, hasChildren }) => (
+                  <tr
+                    key={task.id}
+                    className={`ops-row ${selected === task.id ? "active" : ""}`}
+                    onClick={() => setSelected(task.id)}
+                    data-testid="task-row"
+                    data-task-id={task.id}
+                  >
+                    <td title={task.action}>
+                      <span className="ops-tree" style={{ paddingLeft: depth * 16 }}>
+                        {hasChildren ? (
+                          <button
+                            className="ops-toggle"
+                            aria-label={collapsed.has(task.id) ? `Show ${descendants} child tasks` : "Hide child tasks"}
+                            aria-expanded={!collapsed.has(task.id)}
+                            onClick={(e) => {
+                              e.stopPropagation();
+                              toggle(task.id);
+                            }}
+                          >
+                            {collapsed.has(task.id) ? "▸" : "▾"}
+                          </button>
+                        ) : (
+                          <span className="ops-toggle" aria-hidden />
+                        )}
+                        <span className="mono">{shortAction(task.action)}</span>
+                        {collapsed.has(task.id) && <span className="pill">+{descendants}</span>}
+                        {task.cancelled && <span className="pill ops-cancelled">cancelled</span>}
+                      </span>
+                    </td>
+                    <td>{task.nodeName ?? task.node}</td>
+                    <td className="num">{formatRunning(task.runningTimeNanos)}</td>
+                    <td className="ops-ellipsis muted" title={task.description ?? undefined}>
+                      {task.description ?? ""}
+                    </td>
+                    <td className="row-actions" title={denied ?? undefined}>
+                      <button
+                        className="btn btn-small"
+                        disabled={denied !== null || task.cancelled}
+                        data-denied={denied ?? undefined}
+                        title={denied ?? (task.cancellable ? "Cancel this task" : "The cluster reports this task as not cancellable")}
+                        onClick={(e) => {
+                          e.stopPropagation();
+                          setCancelling(task);
+                        }}
+                        data-testid="task-cancel"
+                      >
+                        Cancel
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+                {range.padBottom > 0 && (
+                  <tr className="ops-spacer" aria-hidden>
+                    <td colSpan={5} style={{ height: range.padBottom }} />
+                  </tr>
+                )}
+              </tbody>
+            </table>
+          </div>
+          {selected && (
+            <TaskDetailCard
+              clusterId={clusterId}
+              taskId={selected}
+              listed={tasks?.find((t) => t.id === selected)}
+              childTasks={tasks?.filter((t) => t.parentTaskId === selected) ?? []}
+              paused={paused}
+              onClose={() => setSelected(null)}
+              onSelect={setSelected}
+            />
+          )}
+        </div>
+      )}
+      {cancelling && (
+        <Confirm
+          title={`Cancel task ${cancelling.id}?`}
+          confirmLabel="Cancel task"
+          danger
+          testId="task-cancel-dialog"
+          onClose={() => setCancelling(null)}
+          onConfirm={async () => {
+            const result = await tasksApi.cancel(clusterId, cancelling.id);
+            setCancelling(null);
+            setNotice(`Cancelled ${result.cancelled.map((t) => t.id).join(", ")}: it stops as soon as it can.`);
+            list.reload();
+          }}
+        >
+          <p>
+            <span className="mono">{cancelling.action}</span> on {cancelling.nodeName ?? cancelling.node}, running for{" "}
+            {formatRunning(cancelling.runningTimeNanos)}.
+          </p>
+          {cancelling.description && <p className="muted">{cancelling.description}</p>}
+          {!cancelling.cancellable && (
+            <div className="banner banner-warn">The cluster reports this task as not cancellable: it will likely refuse, saying why.</div>
+          )}
+          <p className="muted">Work the task has done stays done (a reindex keeps the documents it wrote); its child tasks are cancelled with it.</p>
+        </Confirm>
+      )}
+    </div>
+  );
+}
+
+function TaskDetailCard({
+  clusterId,
+  taskId,
+  listed,
+  childTasks,
+  paused,
+  onClose,
+  onSelect,
+}: {
+  clusterId: string;
+  taskId: string;
+  listed: Task | undefined;
+  childTasks: Task[];
+  paused: boolean;
+  onClose: () => void;
+  onSelect: (id: string) => void;
+}) {
+  const detail = useAsync((signal) => tasksApi.get(clusterId, taskId, signal), [clusterId, taskId], paused ? undefined : REFRESH_MS);
+  const task = detail.data?.task ?? listed;
+  return (
+    <Card
+      title={<span className="mono">{taskId}</span>}
+      actions={
+        <button className="btn btn-small" onClick={onClose} aria-label="Close the task detail">
+          Close
+        </button>
+      }
+      testId="task-detail"
+    >
+      {!task && detail.error ? (
+        <ErrorState error={detail.error} />
+      ) : !task ? (
+        <Loading what="the task" />
+      ) : (
+        <>
+          <dl className="ops-facts">
+            <dt>Action</dt>
+            <dd className="mono">{task.action}</dd>
+            <dt>Node</dt>
+            <dd>{listed?.nodeName ?? task.node}</dd>
+            <dt>Type</dt>
+            <dd>{task.type}</dd>
+            <dt>Running</dt>
+            <dd data-testid="task-detail-running">{formatRunning(task.runningTimeNanos)}</dd>
+            {task.startTimeMillis != null && (
+              <>
+                <dt>Started</dt>
+                <dd>{formatLocalTime(task.startTimeMillis)}</dd>
+              </>
+            )}
+            <dt>State</dt>
+            <dd>
+              {detail.data?.completed ? "completed" : task.cancelled ? "cancelled, stopping" : "running"}
+              {task.cancellable ? "" : " · not cancellable"}
+            </dd>
+            {task.parentTaskId && (
+              <>
+                <dt>Parent</dt>
+                <dd>
+                  <button className="btn btn-ghost btn-small mono" onClick={() => onSelect(task.parentTaskId!)}>
+                    {task.parentTaskId}
+                  </button>
+                </dd>
+              </>
+            )}
+            {childTasks.length > 0 && (
+              <>
+                <dt>Children</dt>
+                <dd>{childTasks.length}</dd>
+              </>
+            )}
+            {task.description && (
+              <>
+                <dt>Description</dt>
+                <dd data-testid="task-detail-description">{task.description}</dd>
+              </>
+            )}
+          </dl>
+          {Object.keys(task.headers).length > 0 && (
+            <>
+              <h4>Headers</h4>
+              <dl className="ops-facts">
+                {Object.entries(task.headers).map(([name, value]) => (
+                  <FactPair key={name} name={name} value={value} />
+                ))}
+              </dl>
+            </>
+          )}
+          {task.status != null && (
+            <>
+              <h4>Status</h4>
+              <pre className="ops-json mono">{JSON.stringify(task.status, null, 2)}</pre>
+            </>
+          )}
+          {detail.data?.error != null && (
+            <>
+              <h4>Error</h4>
+              <pre className="ops-json mono">{JSON.stringify(detail.data.error, null, 2)}</pre>
+            </>
+          )}
+          {detail.error && <p className="muted">The detail could not be read again: {detail.error.message}</p>}
+        </>
+      )}
+    </Card>
+  );
+}
+
+function FactPair({ name, value }: { name: string; value: string }) {
+  return (
+    <>
+      <dt className="mono">{name}</dt>
+      <dd className="mono">{value}</dd>
+    </>
+  );
 }
