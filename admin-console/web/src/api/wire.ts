@@ -198,6 +198,159 @@ legacyMatches: Array<string>, };
 
 export type TemplateDeleted = { kind: TemplateKind, name: string, };
 
+export type ShardState = "started" | "initializing" | "relocating" | "unassigned";
+
+export type Unassigned = { 
+/**
+ * The cluster's code, e.g. `NODE_LEFT`.
+ */
+reason: string, 
+/**
+ * The same in words.
+ */
+reasonText: string, at: string | null, details: string | null, 
+/**
+ * `no_attempt`, `decider_no`, `awaiting_info`, `no_valid_shard_copy`, `throttled`.
+ */
+allocationStatus: string | null, failedAttempts: number | null, delayed: boolean, };
+
+export type GridCopy = { shard: number, primary: boolean, state: ShardState, 
+/**
+ * The node id holding it (the source while relocating); null when unassigned.
+ */
+node: string | null, 
+/**
+ * While relocating: the node id it moves to.
+ */
+relocatingNode: string | null, unassigned: Unassigned | null, };
+
+export type GridIndex = { name: string, 
+/**
+ * Carries the "index closed" block.
+ */
+closed: boolean, 
+/**
+ * A dot-prefixed name (system and internal indices).
+ */
+system: boolean, shards: Array<GridCopy>, };
+
+export type GridNode = { id: string, name: string, 
+/**
+ * Empty when the cluster does not list roles in its state (then every node counts as a
+ * data node).
+ */
+roles: Array<string>, 
+/**
+ * Holds shards: a `data*` role, or no roles listed.
+ */
+data: boolean, 
+/**
+ * The elected master / cluster manager.
+ */
+elected: boolean, };
+
+export type ShardGrid = { clusterName: string, 
+/**
+ * Data nodes first, then by name.
+ */
+nodes: Array<GridNode>, 
+/**
+ * By name.
+ */
+indices: Array<GridIndex>, unassigned: number, relocating: number, initializing: number, };
+
+export type DeciderVerdict = { decider: string, 
+/**
+ * `YES`, `NO`, `THROTTLE` as the cluster says.
+ */
+decision: string, 
+/**
+ * What the decider looks at, in words.
+ */
+meaning: string, 
+/**
+ * The cluster's own explanation.
+ */
+explanation: string, };
+
+export type NodeDecision = { nodeId: string, nodeName: string, 
+/**
+ * `yes`, `no`, `throttled`, `worse_balance`, `awaiting_info`…
+ */
+decision: string, 
+/**
+ * One plain sentence: the node, its decision and each decider's reason.
+ */
+sentence: string, weightRanking: number | null, deciders: Array<DeciderVerdict>, };
+
+export type ExplainedNode = { id: string, name: string, };
+
+export type ShardExplanation = { index: string, shard: number, primary: boolean, 
+/**
+ * `unassigned`, `started`, `initializing`, `relocating`.
+ */
+currentState: string, currentNode: ExplainedNode | null, 
+/**
+ * The answer in one sentence.
+ */
+headline: string, 
+/**
+ * Why, in plain sentences (the unassigned reason, its details, the cluster's explanation).
+ */
+sentences: Array<string>, unassigned: Unassigned | null, canAllocate: string | null, canRemain: string | null, canMove: string | null, canRebalance: string | null, 
+/**
+ * The deciders that keep the copy from staying where it is.
+ */
+remainDeciders: Array<DeciderVerdict>, 
+/**
+ * Per node, the decision and the deciders behind it (refusals first).
+ */
+nodes: Array<NodeDecision>, };
+
+export type MoveShard = { index: string, 
+/**
+ * Read wide so that a negative or huge number gets a precise message.
+ */
+shard: number, fromNode: string, toNode: string, };
+
+export type Rerouted = { acknowledged: boolean, };
+
+export type GcCollector = { name: string, count: number, timeMs: number, };
+
+export type JvmStats = { heapUsedBytes: number, heapMaxBytes: number, heapUsedPercent: number | null, nonHeapUsedBytes: number | null, threads: number | null, uptimeMs: number | null, gc: Array<GcCollector>, };
+
+export type OsStats = { cpuPercent: number | null, 
+/**
+ * 1, 5 and 15 minutes (absent on Windows).
+ */
+loadAverage: Array<number>, memTotalBytes: number | null, memUsedBytes: number | null, memUsedPercent: number | null, swapUsedBytes: number | null, };
+
+export type FileSystem = { path: string, mount: string | null, kind: string | null, totalBytes: number, availableBytes: number, usedPercent: number | null, };
+
+export type ThreadPool = { name: string, threads: number, active: number, queue: number, rejected: number, largest: number, completed: number, };
+
+export type Breaker = { name: string, limitBytes: number, estimatedBytes: number, usedPercent: number | null, overhead: number | null, tripped: number, };
+
+export type NodeShard = { index: string, shard: number, primary: boolean, state: ShardState, 
+/**
+ * Relocating away: the target node id.
+ */
+relocatingTo: string | null, 
+/**
+ * Being filled by a relocation: the source node id.
+ */
+relocatingFrom: string | null, };
+
+export type NodeDetail = { id: string, name: string, host: string | null, ip: string | null, transportAddress: string | null, roles: Array<string>, 
+/**
+ * The manager role's name in this cluster's dialect (`master` or `cluster_manager`).
+ */
+managerRole: string, managerEligible: boolean, jvm: JvmStats | null, os: OsStats | null, fileSystems: Array<FileSystem>, 
+/**
+ * Pools with rejections first, then by name.
+ */
+threadPools: Array<ThreadPool>, breakers: Array<Breaker>, shards: Array<NodeShard>, };
+
 export type Task = { 
 /**
  * `node_id:number`, as the cancel and get calls take it.
@@ -233,6 +386,89 @@ export type CancelResult = {
  * The tasks the cluster marked cancelled (the task and, with it, its children).
  */
 cancelled: Array<Task>, };
+
+export type Repository = { name: string, 
+/**
+ * `fs`, `url`, or another type a plugin adds (`s3`, `gcs`, `azure`…).
+ */
+type: string, 
+/**
+ * Its settings as the cluster keeps them (`location`, `url`, `compress`…).
+ */
+settings: Record<string, unknown>, };
+
+export type RepositoryList = { repositories: Array<Repository>, };
+
+export type RepositoryType = "fs" | "url";
+
+export type RepositoryRegisterBody = { type: RepositoryType, settings: Record<string, string | number | boolean>, };
+
+export type VerifiedNode = { id: string, name: string, };
+
+export type RepositoryVerification = { verified: boolean, nodes: Array<VerifiedNode>, error: string | null, };
+
+export type SnapshotState = "IN_PROGRESS" | "SUCCESS" | "FAILED" | "PARTIAL" | "INCOMPATIBLE" | "UNKNOWN";
+
+export type SnapshotRow = { name: string, uuid: string | null, state: SnapshotState, 
+/**
+ * Start and end, milliseconds since the epoch; no end while in progress.
+ */
+startMillis: number | null, endMillis: number | null, durationMillis: number | null, indexCount: number, shardsTotal: number, shardsFailed: number, shardsSuccessful: number, includeGlobalState: boolean | null, 
+/**
+ * Why the snapshot failed or is partial, when the cluster says.
+ */
+reason: string | null, 
+/**
+ * The version of the cluster that took it.
+ */
+version: string | null, };
+
+export type SnapshotList = { snapshots: Array<SnapshotRow>, };
+
+export type SnapshotShardFailure = { index: string, shardId: number | null, nodeId: string | null, reason: string, };
+
+export type SnapshotProgress = { state: SnapshotState, shardsDone: number, shardsTotal: number, shardsFailed: number, shardsStarted: number, shardsInitializing: number, shardsFinalizing: number, 
+/**
+ * Bytes and files copied so far of those this snapshot must copy (what earlier
+ * snapshots in the repository already hold is not copied again).
+ */
+bytesDone: number, bytesTotal: number, filesDone: number, filesTotal: number, 
+/**
+ * The size of every file the snapshot refers to, copied now or before.
+ */
+sizeInRepositoryBytes: number, timeMillis: number | null, };
+
+export type SnapshotDetail = { snapshot: SnapshotRow, indices: Array<string>, dataStreams: Array<string>, failures: Array<SnapshotShardFailure>, progress: SnapshotProgress | null, progressError: string | null, };
+
+export type SnapshotCreateBody = { name: string, 
+/**
+ * Index names or patterns (`logs-*`, `-logs-old`); none or empty: every open index.
+ */
+indices?: Array<string>, 
+/**
+ * Include the cluster state (templates, persistent settings…); the cluster's default
+ * (true) when absent.
+ */
+includeGlobalState?: boolean, };
+
+export type SnapshotRestoreBody = { 
+/**
+ * Index names or patterns of the snapshot to restore; none or empty: all of them.
+ */
+indices?: Array<string>, 
+/**
+ * A (Java) regular expression over the restored indices' names and the replacement that
+ * renames them (`(.+)` → `restored-$1`); both or neither.
+ */
+renamePattern?: string, renameReplacement?: string, 
+/**
+ * Restore the cluster state too (the cluster's default, false, when absent).
+ */
+includeGlobalState?: boolean, };
+
+export type SnapshotAccepted = { name: string, accepted: boolean, };
+
+export type SnapshotAcknowledged = { acknowledged: boolean, };
 
 export type ClusterSettings = { persistent: Record<string, unknown>, transient: Record<string, unknown>, 
 /**

@@ -46,6 +46,9 @@ export const ACTION_ROLES = {
   editTemplate: "admin",
   deleteTemplate: "admin",
   editClusterSetting: "admin",
+  /** Shards (issue 19): move a copy, retry failed allocations. */
+  moveShard: "operator",
+  retryShardAllocation: "operator",
 } as const satisfies Record<string, Role>;
 
 const READ_ONLY_ENDPOINTS = ["_search", "_msearch", "_count", "_mget", "_field_caps"];

@@ -2,7 +2,8 @@ import { useMemo, useState } from "react";
 import { api } from "../api/client";
 import type { ClusterNode } from "../api/wire";
 import { useAsync } from "../lib/useAsync";
-import { useTitle } from "../lib/router";
+import { clusterPath, useTitle } from "../lib/router";
+import { Link } from "../components/Link";
 import { EmptyState, ErrorState, Loading, Meter } from "../components/common";
 import { StarIcon } from "../components/icons";
 
@@ -67,7 +68,7 @@ export function NodesView({ clusterId }: { clusterId: string }) {
             </thead>
             <tbody>
               {rows.map((n) => (
-                <NodeRow key={n.id} node={n} />
+                <NodeRow key={n.id} clusterId={clusterId} node={n} />
               ))}
             </tbody>
           </table>
@@ -77,7 +78,7 @@ export function NodesView({ clusterId }: { clusterId: string }) {
   );
 }
 
-function NodeRow({ node }: { node: ClusterNode }) {
+function NodeRow({ clusterId, node }: { clusterId: string; node: ClusterNode }) {
   return (
     <tr>
       <td>
@@ -87,7 +88,9 @@ function NodeRow({ node }: { node: ClusterNode }) {
               <StarIcon />
             </span>
           )}
-          {node.name}
+          <Link to={clusterPath(clusterId, "nodes", node.id)} data-testid="node-link">
+            {node.name}
+          </Link>
         </span>
         <div className="muted small mono">{node.id}</div>
       </td>

@@ -1,0 +1,224 @@
+// The shard grid itself: rows (an "unassigned" row, then the nodes) × columns (indices), with
+// only the window in view in the DOM, in both directions, so 2,000 indices × 30 nodes renders
+// as a few hundred cells. The column headers and the row headers stay in place while scrolling.
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import type { GridNode } from "../api/wire";
+import { Link } from "../components/Link";
+import { StarIcon } from "../components/icons";
+import { clusterPath } from "../lib/router";
+import {
+  SIZES,
+  describeCopy,
+  offsetsOf,
+  rowHeights,
+  visibleFixed,
+  visibleRange,
+  type CellCopy,
+  type GridLayout,
+  type Row,
+} from "./shardGridModel";
+
+export interface SelectedCopy {
+  index: string;
+  shard: number;
+  primary: boolean;
+  /** The node holding it (null when unassigned). */
+  node: string | null;
+}
+
+export const sameCopy = (a: SelectedCopy | null, chip: CellCopy) =>
+  a !== null && a.index === chip.index && a.shard === chip.copy.shard && a.primary === chip.copy.primary && a.node === chip.copy.node;
+
+interface Props {
+  clusterId: string;
+  layout: GridLayout;
+  nodes: GridNode[];
+  selected: SelectedCopy | null;
+  onSelect: (chip: CellCopy) => void;
+}
+
+export function ShardGrid({ clusterId, layout, nodes, selected, onSelect }: Props) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const [view, setView] = useState({ top: 0, left: 0, width: 1200, height: 640 });
+  const frame = useRef(0);
+
+  const measure = useCallback(() => {
+    const el = scroller.current;
+    if (!el) return;
+    setView({ top: el.scrollTop, left: el.scrollLeft, width: el.clientWidth, height: el.clientHeight });
+  }, []);
+
+  useLayoutEffect(() => {
+    measure();
+    const el = scroller.current;
+    if (!el || typeof ResizeObserver === "undefined") return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [measure]);
+
+  useEffect(() => () => cancelAnimationFrame(frame.current), []);
+
+  const onScroll = () => {
+    cancelAnimationFrame(frame.current);
+    frame.current = requestAnimationFrame(measure);
+  };
+
+  const heights = useMemo(() => rowHeights(layout), [layout]);
+  const offsets = useMemo(() => offsetsOf(heights), [heights]);
+  const names = useMemo(() => new Map(nodes.map((n) => [n.id, n.name])), [nodes]);
+  const nodeName = useCallback((id: string | null) => (id === null ? "unassigned" : (names.get(id) ?? id)), [names]);
+
+  const { rows, columns } = layout;
+  const width = SIZES.rowHeader + columns.length * SIZES.columnWidth;
+  const height = SIZES.columnHeader + offsets[rows.length];
+  const [r0, r1] = visibleRange(offsets, view.top, Math.max(0, view.height - SIZES.columnHeader), 3);
+  const [c0, c1] = visibleFixed(columns.length, SIZES.columnWidth, view.left, Math.max(0, view.width - SIZES.rowHeader), 2);
+  const visibleColumns: number[] = [];
+  for (let c = c0; c < c1; c++) visibleColumns.push(c);
+
+  return (
+    <div
+      className="shard-grid-scroll"
+      ref={scroller}
+      onScroll={onScroll}
+      role="grid"
+      aria-label="Shards by node and index"
+      aria-rowcount={rows.length + 1}
+      aria-colcount={columns.length + 1}
+      data-testid="shard-grid"
+    >
+      <div className="shard-grid-canvas" style={{ width, height }}>
+        <div className="shard-grid-head" role="row" aria-rowindex={1} style={{ width, height: SIZES.columnHeader }}>
+          <div className="shard-grid-corner" role="columnheader" style={{ width: SIZES.rowHeader, height: SIZES.columnHeader }}>
+            <span className="muted small">
+              {rows.length} rows × {columns.length} indices
+            </span>
+          </div>
+          {visibleColumns.map((c) => {
+            const index = columns[c];
+            return (
+              <div
+                key={index.name}
+                className={`shard-grid-colhead${index.closed ? " is-closed" : ""}`}
+                role="columnheader"
+                aria-colindex={c + 2}
+                style={{ left: SIZES.rowHeader + c * SIZES.columnWidth, width: SIZES.columnWidth, height: SIZES.columnHeader }}
+                title={index.name}
+              >
+                <Link to={clusterPath(clusterId, "indices", index.name)} className="mono index-link">
+                  {index.name}
+                </Link>
+                <span className="shard-grid-tags">
+                  {index.closed && <span className="pill">closed</span>}
+                  {index.system && <span className="pill">system</span>}
+                </span>
+              </div>
+            );
+          })}
+        </div>
+        {rows.slice(r0, r1).map((row, i) => (
+          <GridRow
+            key={row.key}
+            clusterId={clusterId}
+            row={row}
+            rowIndex={r0 + i}
+            top={SIZES.columnHeader + offsets[r0 + i]}
+            height={heights[r0 + i]}
+            width={width}
+            columns={visibleColumns}
+            layout={layout}
+            selected={selected}
+            onSelect={onSelect}
+            nodeName={nodeName}
+          />
+        ))}
+      </div>
+    </div>
+  );
+}
+
+interface RowProps {
+  clusterId: string;
+  row: Row;
+  rowIndex: number;
+  top: number;
+  height: number;
+  width: number;
+  columns: number[];
+  layout: GridLayout;
+  selected: SelectedCopy | null;
+  onSelect: (chip: CellCopy) => void;
+  nodeName: (id: string | null) => string;
+}
+
+const GridRow = memo(function GridRow({ clusterId, row, rowIndex, top, height, width, columns, layout, selected, onSelect, nodeName }: RowProps) {
+  const byColumn = layout.cells.get(row.key);
+  return (
+    <div
+      className={`shard-grid-row${row.kind === "unassigned" ? " is-unassigned" : ""}`}
+      role="row"
+      aria-rowindex={rowIndex + 2}
+      style={{ top, height, width }}
+      data-row={row.kind === "node" ? row.node.name : "unassigned"}
+    >
+      <div className="shard-grid-rowhead" role="rowheader" style={{ width: SIZES.rowHeader, height }}>
+        {row.kind === "node" ? (
+          <>
+            <Link to={clusterPath(clusterId, "nodes", row.node.id)} className="node-link">
+              {row.node.elected && (
+                <span className="master" title="Elected master / cluster manager">
+                  <StarIcon />
+                </span>
+              )}
+              {row.node.name}
+            </Link>
+            <span className="muted small mono">{row.node.id}</span>
+          </>
+        ) : (
+          <strong className="unassigned-label">Unassigned</strong>
+        )}
+      </div>
+      {columns.map((c) => {
+        const chips = byColumn?.get(c);
+        return (
+          <div
+            key={c}
+            className="shard-grid-cell"
+            role="gridcell"
+            aria-colindex={c + 2}
+            style={{ left: SIZES.rowHeader + c * SIZES.columnWidth, width: SIZES.columnWidth, height }}
+          >
+            {chips?.map((chip) => (
+              <Chip key={`${chip.copy.shard}-${chip.copy.primary}-${chip.incoming}-${chip.copy.node}`} chip={chip} selected={sameCopy(selected, chip)} onSelect={onSelect} nodeName={nodeName} />
+            ))}
+          </div>
+        );
+      })}
+    </div>
+  );
+});
+
+function Chip({ chip, selected, onSelect, nodeName }: { chip: CellCopy; selected: boolean; onSelect: (chip: CellCopy) => void; nodeName: (id: string | null) => string }) {
+  const { copy } = chip;
+  const state = chip.incoming ? "incoming" : copy.state;
+  const label = describeCopy(chip, nodeName);
+  return (
+    <button
+      type="button"
+      className={`shard-chip chip-${state} ${copy.primary ? "chip-primary" : "chip-replica"}`}
+      aria-pressed={selected}
+      aria-label={label}
+      title={label}
+      data-testid="shard-chip"
+      data-index={chip.index}
+      data-shard={copy.shard}
+      data-primary={copy.primary}
+      data-state={state}
+      onClick={() => onSelect(chip)}
+    >
+      {copy.shard}
+      {(copy.state === "relocating" || chip.incoming) && <span aria-hidden>{chip.incoming ? "←" : "→"}</span>}
+    </button>
+  );
+}

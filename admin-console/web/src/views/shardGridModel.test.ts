@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import type { GridCopy, ShardGrid } from "../api/wire";
+import {
+  NO_FILTERS,
+  UNASSIGNED_KEY,
+  describeCopy,
+  failedCount,
+  layoutGrid,
+  moveTargets,
+  offsetsOf,
+  rowHeights,
+  SIZES,
+  visibleFixed,
+  visibleRange,
+} from "./shardGridModel";
+
+const copy = (shard: number, primary: boolean, state: GridCopy["state"], node: string | null, relocatingNode: string | null = null): GridCopy => ({
+  shard,
+  primary,
+  state,
+  node,
+  relocatingNode,
+  unassigned:
+    state === "unassigned"
+      ? { reason: "ALLOCATION_FAILED", reasonText: "failed", at: null, details: null, allocationStatus: null, failedAttempts: 5, delayed: false }
+      : null,
+});
+
+const grid: ShardGrid = {
+  clusterName: "prod",
+  nodes: [
+    { id: "n1", name: "es-1", roles: ["data"], data: true, elected: true },
+    { id: "n2", name: "es-2", roles: ["data"], data: true, elected: false },
+    { id: "n3", name: "es-3", roles: ["data"], data: true, elected: false },
+    { id: "m", name: "manager", roles: ["master"], data: false, elected: false },
+  ],
+  indices: [
+    { name: ".kibana", closed: false, system: true, shards: [copy(0, true, "started", "n1")] },
+    { name: "archive", closed: true, system: false, shards: [copy(0, true, "started", "n2")] },
+    {
+      name: "logs",
+      closed: false,
+      system: false,
+      shards: [copy(0, true, "relocating", "n1", "n3"), copy(0, false, "started", "n2"), copy(1, true, "started", "n2"), copy(1, false, "unassigned", null)],
+    },
+  ],
+  unassigned: 1,
+  relocating: 1,
+  initializing: 0,
+};
+
+describe("layoutGrid", () => {
+  it("puts the unassigned row first, one row per data node, one column per index", () => {
+    const layout = layoutGrid(grid, NO_FILTERS);
+    expect(layout.rows.map((r) => r.label)).toEqual(["Unassigned", "es-1", "es-2", "es-3"]);
+    expect(layout.columns.map((c) => c.name)).toEqual([".kibana", "archive", "logs"]);
+    expect(layout.cells.get(UNASSIGNED_KEY)?.get(2)?.map((c) => c.copy.shard)).toEqual([1]);
+    expect(layout.cells.get("n2")?.get(2)?.map((c) => `${c.copy.shard}${c.copy.primary ? "p" : "r"}`)).toEqual(["0r", "1p"]);
+    expect(layout.shown).toBe(6);
+  });
+
+  it("shows a relocation on its source and, as incoming, on its target", () => {
+    const layout = layoutGrid(grid, NO_FILTERS);
+    expect(layout.cells.get("n1")?.get(2)?.[0]).toMatchObject({ incoming: false, copy: { state: "relocating" } });
+    expect(layout.cells.get("n3")?.get(2)?.[0]).toMatchObject({ incoming: true, copy: { relocatingNode: "n3" } });
+  });
+
+  it("filters by index, node, state and hides closed and system indices", () => {
+    expect(layoutGrid(grid, { ...NO_FILTERS, index: "LOG" }).columns.map((c) => c.name)).toEqual(["logs"]);
+    expect(layoutGrid(grid, { ...NO_FILTERS, hideClosed: true, hideSystem: true }).columns.map((c) => c.name)).toEqual(["logs"]);
+    const byNode = layoutGrid(grid, { ...NO_FILTERS, node: "es-2" });
+    expect(byNode.rows.map((r) => r.label)).toEqual(["es-2"]);
+    const unassigned = layoutGrid(grid, { ...NO_FILTERS, state: "unassigned" });
+    expect(unassigned.rows.map((r) => r.label)).toEqual(["Unassigned"]);
+    expect(unassigned.columns.map((c) => c.name)).toEqual(["logs"]);
+    const relocating = layoutGrid(grid, { ...NO_FILTERS, state: "relocating" });
+    expect(relocating.rows.map((r) => r.label)).toEqual(["es-1", "es-3"]);
+    const initializing = layoutGrid(grid, { ...NO_FILTERS, state: "initializing" });
+    expect(initializing.rows.map((r) => r.label)).toEqual(["es-3"]);
+    expect(initializing.cells.get("n3")?.get(0)?.[0].incoming).toBe(true);
+  });
+});
+
+describe("virtualisation", () => {
+  it("sizes rows by their fullest cell", () => {
+    const many: ShardGrid = {
+      ...grid,
+      indices: [{ name: "wide", closed: false, system: false, shards: Array.from({ length: 9 }, (_, n) => copy(n, true, "started", "n1")) }],
+    };
+    const layout = layoutGrid(many, NO_FILTERS);
+    expect(rowHeights(layout)).toEqual([SIZES.cellPadding + 3 * SIZES.line, SIZES.cellPadding + SIZES.line, SIZES.cellPadding + SIZES.line]);
+  });
+
+  it("renders only the window of a long axis, whatever its length", () => {
+    const offsets = offsetsOf(Array.from({ length: 2000 }, () => 32));
+    expect(offsets[2000]).toBe(64_000);
+    expect(visibleRange(offsets, 0, 320, 2)).toEqual([0, 12]);
+    expect(visibleRange(offsets, 32_000, 320, 2)).toEqual([998, 1012]);
+    expect(visibleRange(offsets, 70_000, 320, 2)).toEqual([1997, 2000]);
+    expect(visibleRange(offsetsOf([]), 0, 100)).toEqual([0, 0]);
+    expect(visibleFixed(2000, 128, 128 * 500, 1280, 1)).toEqual([499, 511]);
+    expect(visibleFixed(3, 128, 0, 1280)).toEqual([0, 3]);
+  });
+});
+
+describe("moveTargets", () => {
+  it("offers the data nodes that hold no copy of the shard, counting a relocation's target", () => {
+    const logs = grid.indices[2];
+    expect(moveTargets(grid, "logs", logs.shards[0]).map((n) => n.id)).toEqual([]);
+    expect(moveTargets(grid, "logs", logs.shards[2]).map((n) => n.id)).toEqual(["n1", "n3"]);
+  });
+});
+
+describe("describeCopy", () => {
+  it("says what a chip is in words", () => {
+    const name = (id: string | null) => (id === "n3" ? "es-3" : (id ?? "?"));
+    const logs = grid.indices[2];
+    expect(describeCopy({ index: "logs", copy: logs.shards[0], incoming: false }, name)).toBe("logs shard 0 primary: relocating to es-3");
+    expect(describeCopy({ index: "logs", copy: logs.shards[0], incoming: true }, name)).toBe("logs shard 0 primary: initialising here, relocating from n1");
+    expect(describeCopy({ index: "logs", copy: logs.shards[3], incoming: false }, name)).toBe("logs shard 1 replica: unassigned (ALLOCATION_FAILED)");
+    expect(failedCount(grid)).toBe(1);
+  });
+});

@@ -1,0 +1,215 @@
+// The shard grid's plain logic (no React): filters, the rows (an "unassigned" row, then one per
+// node) × columns (indices) layout with each cell's copies, the row heights, the visible window
+// of a virtualised axis, and the nodes a copy may move to.
+import type { GridCopy, GridIndex, GridNode, ShardGrid } from "../api/wire";
+
+export type StateFilter = "all" | "unassigned" | "relocating" | "initializing";
+
+export interface GridFilters {
+  /** Case-insensitive substring of the index name. */
+  index: string;
+  /** Case-insensitive substring of the node name or id. */
+  node: string;
+  state: StateFilter;
+  hideClosed: boolean;
+  hideSystem: boolean;
+}
+
+export const NO_FILTERS: GridFilters = { index: "", node: "", state: "all", hideClosed: false, hideSystem: false };
+
+/** One chip in a cell. An "incoming" chip is the target side of a relocation: the copy being
+ * built on the node it moves to (the routing table lists it only on its source). */
+export interface CellCopy {
+  index: string;
+  copy: GridCopy;
+  incoming: boolean;
+}
+
+export type Row = { kind: "unassigned"; key: string; label: string } | { kind: "node"; key: string; label: string; node: GridNode };
+
+export const UNASSIGNED_KEY = "\u0000unassigned";
+
+export interface GridLayout {
+  rows: Row[];
+  columns: GridIndex[];
+  /** Row key → column position → copies. Sparse: most cells are empty. */
+  cells: Map<string, Map<number, CellCopy[]>>;
+  /** Copies shown (incoming chips not counted). */
+  shown: number;
+}
+
+function copyMatches(copy: GridCopy, state: StateFilter): boolean {
+  switch (state) {
+    case "all":
+      return true;
+    case "unassigned":
+      return copy.state === "unassigned";
+    case "relocating":
+      return copy.state === "relocating";
+    case "initializing":
+      // A relocation's target is an initialising copy too.
+      return copy.state === "initializing" || copy.state === "relocating";
+  }
+}
+
+function push(cells: Map<string, Map<number, CellCopy[]>>, row: string, column: number, chip: CellCopy) {
+  let byColumn = cells.get(row);
+  if (!byColumn) cells.set(row, (byColumn = new Map()));
+  const list = byColumn.get(column);
+  if (list) list.push(chip);
+  else byColumn.set(column, [chip]);
+}
+
+/** The grid as filtered: which indices are columns, which nodes rows, and each cell's chips. */
+export function layoutGrid(grid: ShardGrid, filters: GridFilters): GridLayout {
+  const indexText = filters.index.trim().toLowerCase();
+  const nodeText = filters.node.trim().toLowerCase();
+  const nodeShown = (node: GridNode) =>
+    nodeText === "" || node.name.toLowerCase().includes(nodeText) || node.id.toLowerCase().includes(nodeText);
+  const visibleNodes = grid.nodes.filter(nodeShown);
+  const visibleIds = new Set(visibleNodes.map((n) => n.id));
+  const showUnassigned = nodeText === "" || "unassigned".includes(nodeText);
+
+  const cells = new Map<string, Map<number, CellCopy[]>>();
+  const columns: GridIndex[] = [];
+  let shown = 0;
+  for (const index of grid.indices) {
+    if (filters.hideClosed && index.closed) continue;
+    if (filters.hideSystem && index.system) continue;
+    if (indexText !== "" && !index.name.toLowerCase().includes(indexText)) continue;
+    const column = columns.length;
+    let placed = 0;
+    for (const copy of index.shards) {
+      if (!copyMatches(copy, filters.state)) continue;
+      const ghostOnly = filters.state === "initializing" && copy.state === "relocating";
+      if (copy.state === "unassigned" || copy.node === null) {
+        if (showUnassigned) {
+          push(cells, UNASSIGNED_KEY, column, { index: index.name, copy, incoming: false });
+          placed++;
+        }
+        continue;
+      }
+      if (!ghostOnly && visibleIds.has(copy.node)) {
+        push(cells, copy.node, column, { index: index.name, copy, incoming: false });
+        placed++;
+      }
+      if (copy.state === "relocating" && copy.relocatingNode !== null && visibleIds.has(copy.relocatingNode)) {
+        push(cells, copy.relocatingNode, column, { index: index.name, copy, incoming: true });
+        if (ghostOnly) placed++;
+      }
+    }
+    // With a state filter, only indices that have such copies stay.
+    if (filters.state !== "all" && placed === 0) {
+      for (const byColumn of cells.values()) byColumn.delete(column);
+      continue;
+    }
+    columns.push(index);
+    shown += placed;
+  }
+  const rows: Row[] = [];
+  if (cells.get(UNASSIGNED_KEY)?.size) rows.push({ kind: "unassigned", key: UNASSIGNED_KEY, label: "Unassigned" });
+  for (const node of visibleNodes) {
+    // With a state filter, nodes without matching copies are left out; data nodes stay otherwise.
+    if (filters.state !== "all" && !cells.get(node.id)?.size) continue;
+    if (filters.state === "all" && !node.data && !cells.get(node.id)?.size) continue;
+    rows.push({ kind: "node", key: node.id, label: node.name, node });
+  }
+  return { rows, columns, cells, shown };
+}
+
+/** Sizes of the grid's pieces, in pixels (the CSS uses the same numbers). */
+export const SIZES = {
+  rowHeader: 180,
+  columnWidth: 128,
+  columnHeader: 56,
+  chip: 26,
+  chipsPerLine: 4,
+  line: 24,
+  cellPadding: 8,
+} as const;
+
+/** Each row's height: as many chip lines as its fullest cell needs (one at least). */
+export function rowHeights(layout: GridLayout): number[] {
+  return layout.rows.map((row) => {
+    let most = 0;
+    for (const chips of layout.cells.get(row.key)?.values() ?? []) most = Math.max(most, chips.length);
+    const lines = Math.max(1, Math.ceil(most / SIZES.chipsPerLine));
+    return SIZES.cellPadding + lines * SIZES.line;
+  });
+}
+
+/** Running offsets: offsets[i] is where item i starts; offsets[n] the total. */
+export function offsetsOf(sizes: number[]): number[] {
+  const offsets = new Array<number>(sizes.length + 1);
+  offsets[0] = 0;
+  for (let i = 0; i < sizes.length; i++) offsets[i + 1] = offsets[i] + sizes[i];
+  return offsets;
+}
+
+/** The items [start, end) that intersect [scroll, scroll + viewport), with `overscan` more on
+ * each side; `offsets` as from [`offsetsOf`]. */
+export function visibleRange(offsets: number[], scroll: number, viewport: number, overscan = 2): [number, number] {
+  const count = offsets.length - 1;
+  if (count <= 0) return [0, 0];
+  // First item whose end is past the scroll position.
+  let low = 0;
+  let high = count - 1;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (offsets[mid + 1] <= scroll) low = mid + 1;
+    else high = mid;
+  }
+  let end = low;
+  while (end < count && offsets[end] < scroll + viewport) end++;
+  return [Math.max(0, low - overscan), Math.min(count, Math.max(end, low + 1) + overscan)];
+}
+
+/** The same for equal-sized items (the columns). */
+export function visibleFixed(count: number, size: number, scroll: number, viewport: number, overscan = 2): [number, number] {
+  if (count <= 0) return [0, 0];
+  const start = Math.max(0, Math.floor(scroll / size) - overscan);
+  const end = Math.min(count, Math.ceil((scroll + viewport) / size) + overscan);
+  return [start, Math.max(start, end)];
+}
+
+/** The data nodes `copy` of `index` may move to: every data node that holds no copy of the same
+ * shard (a copy already there or arriving there would be refused by the same_shard decider). */
+export function moveTargets(grid: ShardGrid, index: string, copy: GridCopy): GridNode[] {
+  const entry = grid.indices.find((i) => i.name === index);
+  const taken = new Set<string>();
+  for (const other of entry?.shards ?? []) {
+    if (other.shard !== copy.shard) continue;
+    if (other.node) taken.add(other.node);
+    if (other.relocatingNode) taken.add(other.relocatingNode);
+  }
+  return grid.nodes.filter((node) => node.data && !taken.has(node.id));
+}
+
+/** A chip's label: the shard number, with what it is in words for its title. */
+export function describeCopy(chip: CellCopy, nodeName: (id: string | null) => string): string {
+  const { copy } = chip;
+  const what = `${chip.index} shard ${copy.shard} ${copy.primary ? "primary" : "replica"}`;
+  if (chip.incoming) return `${what}: initialising here, relocating from ${nodeName(copy.node)}`;
+  switch (copy.state) {
+    case "started":
+      return `${what}: started`;
+    case "relocating":
+      return `${what}: relocating to ${nodeName(copy.relocatingNode)}`;
+    case "initializing":
+      return `${what}: initialising`;
+    case "unassigned":
+      return `${what}: unassigned${copy.unassigned ? ` (${copy.unassigned.reason})` : ""}`;
+  }
+}
+
+/** Whether any copy is in motion (the view then refreshes faster). */
+export function inMotion(grid: ShardGrid): boolean {
+  return grid.relocating > 0 || grid.initializing > 0;
+}
+
+/** Unassigned copies whose allocation failed (what "Retry failed allocations" retries). */
+export function failedCount(grid: ShardGrid): number {
+  let failed = 0;
+  for (const index of grid.indices) for (const copy of index.shards) if ((copy.unassigned?.failedAttempts ?? 0) > 0) failed++;
+  return failed;
+}
