@@ -1,0 +1,64 @@
+// Cluster settings (issue 19): the real binary in front of osmem (through search-test-server):
+// set one persistent setting from the browser, see it beside its default, reset it.
+import { afterAll, beforeAll, test } from "vitest";
+import assert from "node:assert/strict";
+import { newPage, screenshot, startStack, stopStack } from "./stack.mjs";
+import { openCluster } from "./helpers.mjs";
+import { startOpsClusters } from "./opsClusters.mjs";
+
+let stack;
+let clusters;
+beforeAll(async () => {
+  clusters = await startOpsClusters([{ id: "ops-os", flavor: "opensearch2" }]);
+  stack = await startStack({ extraClusters: clusters.yaml });
+});
+afterAll(async () => {
+  await stopStack(stack);
+  await clusters?.stop();
+});
+
+test("set a persistent setting, see it take the place of its default, reset it", async () => {
+  const page = await newPage(stack);
+  await openCluster(page, "ops-os", "settings");
+  await page.locator('[data-testid="setting-add"]').click();
+  const editor = page.locator('[data-testid="setting-editor"]');
+  await editor.locator('[data-testid="setting-key"]').fill("cluster.max_shards_per_node");
+  await editor.locator('[data-testid="setting-value"]').fill("{\"a\": 1}");
+  await editor.getByText("set each key").waitFor();
+  assert.equal(await editor.locator('[data-testid="setting-save"]').isDisabled(), true);
+  await editor.locator('[data-testid="setting-value"]').fill("1500");
+  await editor.locator('[data-testid="setting-save"]').click();
+  await page.locator('[data-testid="settings-notice"]', { hasText: "cluster.max_shards_per_node (persistent) set to 1500." }).waitFor();
+  const persistent = page.locator('[data-testid="setting-row"][data-key="cluster.max_shards_per_node"][data-source="persistent"]');
+  await persistent.waitFor();
+  assert.match(await persistent.textContent(), /1500/);
+  const settings = await (await fetch(`${clusters.clusters[0].url}/_cluster/settings?flat_settings=true`)).json();
+  assert.equal(settings.persistent["cluster.max_shards_per_node"], "1500");
+
+  // With the defaults: the cluster lists a key's default only while the key is not set.
+  await page.locator('[data-testid="settings-defaults"]').check();
+  await page.locator('[data-testid="setting-row"][data-source="default"]').first().waitFor();
+  await page.locator('[data-testid="settings-filter"]').fill("max_shards_per_node");
+  const fallback = page.locator('[data-testid="setting-row"][data-key="cluster.max_shards_per_node"][data-source="default"]');
+  await page.locator('[data-testid="setting-row"]').nth(1).waitFor({ state: "detached" });
+  assert.equal(await fallback.count(), 0);
+  assert.equal(await persistent.count(), 1);
+  await screenshot(page, "settings-set");
+
+  // A refusal from the cluster is shown as it said it.
+  await page.locator('[data-testid="setting-add"]').click();
+  await editor.locator('[data-testid="setting-key"]').fill("no.such.setting");
+  await editor.locator('[data-testid="setting-value"]').fill("x");
+  await editor.locator('[data-testid="setting-save"]').click();
+  await editor.locator('[data-testid="setting-error"]', { hasText: "not recognized" }).waitFor();
+
+  // Reset.
+  await persistent.locator('[data-testid="setting-edit"]').click();
+  await editor.locator('[data-testid="setting-reset"]').click();
+  await page.locator('[data-testid="settings-notice"]', { hasText: "reset to its default" }).waitFor();
+  await persistent.waitFor({ state: "detached" });
+  await fallback.waitFor();
+  assert.equal(await fallback.getAttribute("class"), "");
+  assert.match(await fallback.textContent(), /1000/);
+  await page.close();
+});

@@ -1,0 +1,81 @@
+// Templates (issue 19): the real binary in front of osmem (through search-test-server): create
+// an index template from the browser, see a legacy template badged, simulate an index name,
+// and delete the template with its name typed.
+import { afterAll, beforeAll, test } from "vitest";
+import assert from "node:assert/strict";
+import { newPage, screenshot, startStack, stopStack } from "./stack.mjs";
+import { openCluster } from "./helpers.mjs";
+import { startOpsClusters } from "./opsClusters.mjs";
+
+let stack;
+let clusters;
+beforeAll(async () => {
+  clusters = await startOpsClusters([{ id: "ops-os", flavor: "opensearch2" }]);
+  stack = await startStack({ extraClusters: clusters.yaml });
+  // A legacy template made the old way, to be listed with its badge.
+  const response = await fetch(`${clusters.clusters[0].url}/_template/e2e-legacy`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ index_patterns: ["e2e-*"], order: 0, settings: { number_of_replicas: 0 } }),
+  });
+  assert.equal(response.ok, true);
+});
+afterAll(async () => {
+  await stopStack(stack);
+  await clusters?.stop();
+});
+
+test("create an index template, simulate an index name, delete the template", async () => {
+  const page = await newPage(stack);
+  await openCluster(page, "ops-os", "templates");
+  const legacy = page.locator('[data-testid="template-row"][data-template="legacy/e2e-legacy"]');
+  await legacy.locator(".pill", { hasText: "legacy" }).waitFor();
+
+  // Create.
+  await page.locator('[data-testid="template-new"]').click();
+  const editor = page.locator('[data-testid="template-editor"]');
+  await editor.locator('[data-testid="template-name"]').fill("E2E");
+  await editor.getByText("The name must be lower case.").waitFor();
+  await editor.locator('[data-testid="template-name"]').fill("e2e-logs");
+  const definition = editor.locator('[data-testid="template-definition"]');
+  await definition.fill('{"index_patterns": ["e2e-*"],');
+  await editor.locator('[data-testid="template-definition-error"]', { hasText: "not valid JSON" }).waitFor();
+  assert.equal(await editor.locator('[data-testid="template-save"]').isDisabled(), true);
+  await definition.fill(
+    JSON.stringify({
+      index_patterns: ["e2e-*"],
+      priority: 50,
+      template: { settings: { number_of_shards: 2 }, mappings: { properties: { message: { type: "text" } } }, aliases: { "e2e-all": {} } },
+    }),
+  );
+  await editor.locator('[data-testid="template-save"]').click();
+  await page.locator('[data-testid="templates-notice"]', { hasText: "Index template e2e-logs created." }).waitFor();
+  const row = page.locator('[data-testid="template-row"][data-template="index/e2e-logs"]');
+  await row.waitFor();
+  assert.match(await row.textContent(), /e2e-\*/);
+  await screenshot(page, "templates-created");
+
+  // Simulate.
+  await page.locator('[data-testid="simulate-index"]').fill("e2e-2026.11.24");
+  await page.locator('[data-testid="simulate-run"]').click();
+  await page.locator('[data-testid="simulate-template"]', { hasText: "e2e-logs" }).waitFor();
+  assert.match(await page.locator('[data-testid="simulate-settings"]').textContent(), /"number_of_shards": "2"/);
+  assert.match(await page.locator('[data-testid="simulate-aliases"]').textContent(), /e2e-all/);
+  assert.match(await page.locator('[data-testid="simulate-overlapping"]').textContent(), /e2e-legacy/);
+  await screenshot(page, "templates-simulated", { fullPage: true });
+
+  // Delete, the name typed.
+  await row.locator('[data-testid="template-delete"]').click();
+  const dialog = page.locator('[data-testid="template-delete-dialog"]');
+  const confirm = dialog.locator('[data-testid="template-delete-dialog-confirm"]');
+  assert.equal(await confirm.isDisabled(), true);
+  await dialog.locator('[data-testid="template-delete-dialog-typed"]').fill("e2e-log");
+  assert.equal(await confirm.isDisabled(), true);
+  await dialog.locator('[data-testid="template-delete-dialog-typed"]').fill("e2e-logs");
+  await confirm.click();
+  await dialog.waitFor({ state: "detached" });
+  await row.waitFor({ state: "detached" });
+  const gone = await fetch(`${clusters.clusters[0].url}/_index_template/e2e-logs`);
+  assert.equal(gone.status, 404);
+  await page.close();
+});
