@@ -14,6 +14,7 @@ mod node_detail;
 mod relay;
 mod security;
 mod shards;
+mod snapshots;
 mod support;
 mod tasks;
 mod templates;

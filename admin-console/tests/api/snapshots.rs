@@ -1,0 +1,640 @@
+//! Snapshot repositories and snapshots (issue 19, operation 7) against search-test-server in
+//! front of osmem, in both flavors: the calls the console sends (asserted from the server's
+//! record), the answers it reads, the restore that creates indices beside the live ones, the
+//! checks that refuse bad input before any call, and who may do what.
+
+use std::time::Duration;
+
+use reqwest::RequestBuilder;
+use search_test_server::{Flavor, Options, Recorded, SearchTestServer};
+use serde_json::{Value, json};
+use test_support::{Osmem, TempDir};
+
+use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller, trusted_yaml};
+use crate::app::{TestApp, cluster_yaml, spawn_app};
+use crate::support::{get_json_blocking, seed_indices, wait_until};
+
+struct Fixture {
+    app: TestApp,
+    server: SearchTestServer,
+    _osmem: Osmem,
+    _repo_dir: TempDir,
+    location: String,
+}
+
+async fn fixture(flavor: Flavor, extra_yaml: &str, trusted: bool) -> Fixture {
+    let osmem = Osmem::start();
+    let server = SearchTestServer::start(Options {
+        osmem_url: osmem.url.clone(),
+        flavor,
+        ..Options::default()
+    });
+    let clusters = cluster_yaml("main", &server.url);
+    let yaml = if trusted {
+        trusted_yaml(&clusters)
+    } else {
+        format!("clusters:\n{clusters}")
+    };
+    let app = spawn_app(&format!("{yaml}{extra_yaml}")).await;
+    let repo_dir = TempDir::new("snapshots");
+    let location = repo_dir.path().display().to_string();
+    Fixture {
+        app,
+        server,
+        _osmem: osmem,
+        _repo_dir: repo_dir,
+        location,
+    }
+}
+
+const FLAVORS: [Flavor; 2] = [Flavor::OpenSearch2, Flavor::Elasticsearch8];
+
+async fn send(request: RequestBuilder) -> (u16, Value) {
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+impl Fixture {
+    fn url(&self, path: &str) -> String {
+        self.app.url(&format!("/api/clusters/main{path}"))
+    }
+
+    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
+        let mut request = self.app.client.request(method, self.url(path));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        send(request).await
+    }
+
+    /// The `_snapshot` calls the server received since the last clear.
+    fn snapshot_calls(&self) -> Vec<Recorded> {
+        self.server
+            .requests()
+            .into_iter()
+            .filter(|r| r.path.starts_with("/_snapshot"))
+            .collect()
+    }
+
+    async fn register(&self, repo: &str) {
+        let (status, body) = self
+            .call(
+                reqwest::Method::PUT,
+                &format!("/repositories/{repo}"),
+                Some(json!({"type": "fs", "settings": {"location": self.location, "compress": true}})),
+            )
+            .await;
+        assert_eq!(
+            (status, &body["acknowledged"]),
+            (200, &json!(true)),
+            "{body}"
+        );
+    }
+
+    /// Waits until the snapshot's detail says it is no longer in progress; returns the detail.
+    async fn finished(&self, repo: &str, snapshot: &str) -> Value {
+        let url = self.url(&format!("/repositories/{repo}/snapshots/{snapshot}"));
+        let probe = url.clone();
+        wait_until(
+            "the snapshot to finish",
+            Duration::from_secs(15),
+            move || {
+                get_json_blocking(&probe)
+                    .is_some_and(|detail| detail["snapshot"]["state"] != "IN_PROGRESS")
+            },
+        )
+        .await;
+        let (status, detail) = send(self.app.client.get(url)).await;
+        assert_eq!(status, 200, "{detail}");
+        detail
+    }
+}
+
+#[tokio::test]
+async fn repositories_are_registered_listed_verified_and_deleted_in_both_flavors() {
+    for flavor in FLAVORS {
+        let f = fixture(flavor, "", false).await;
+        f.server.clear_requests();
+        f.register("backups").await;
+        let sent = f.snapshot_calls();
+        assert_eq!(sent.len(), 1, "{sent:?}");
+        assert_eq!(
+            (sent[0].method.as_str(), sent[0].path.as_str()),
+            ("PUT", "/_snapshot/backups")
+        );
+        assert_eq!(
+            sent[0].body,
+            Some(json!({"type": "fs", "settings": {"location": f.location, "compress": true}}))
+        );
+
+        let (status, list) = f.call(reqwest::Method::GET, "/repositories", None).await;
+        assert_eq!(status, 200, "{list}");
+        let repos = list["repositories"].as_array().unwrap();
+        let backups = repos
+            .iter()
+            .find(|r| r["name"] == "backups")
+            .expect("listed");
+        assert_eq!(backups["type"], "fs", "{flavor:?}");
+        assert_eq!(backups["settings"]["location"], json!(f.location));
+
+        f.server.clear_requests();
+        let (status, verified) = f
+            .call(reqwest::Method::POST, "/repositories/backups/verify", None)
+            .await;
+        assert_eq!(status, 200, "{verified}");
+        assert_eq!(verified["verified"], true, "{verified}");
+        assert!(
+            !verified["nodes"].as_array().unwrap().is_empty(),
+            "{verified}"
+        );
+        assert!(verified["nodes"][0]["name"].is_string());
+        let sent = f.snapshot_calls();
+        assert_eq!(
+            (sent[0].method.as_str(), sent[0].path.as_str()),
+            ("POST", "/_snapshot/backups/_verify")
+        );
+
+        // A missing repository is the cluster's 404, passed on.
+        let (status, missing) = f
+            .call(reqwest::Method::POST, "/repositories/nowhere/verify", None)
+            .await;
+        assert_eq!(status, 404, "{missing}");
+        assert_eq!(missing["error"]["code"], "rejected_by_cluster");
+
+        // Deleting needs the name typed; nothing is sent without it.
+        f.server.clear_requests();
+        for query in ["", "?confirm=back", "?confirm=*"] {
+            let (status, refused) = f
+                .call(
+                    reqwest::Method::DELETE,
+                    &format!("/repositories/backups{query}"),
+                    None,
+                )
+                .await;
+            assert_eq!(status, 400, "{query}: {refused}");
+        }
+        assert!(f.snapshot_calls().is_empty());
+        let (status, deleted) = f
+            .call(
+                reqwest::Method::DELETE,
+                "/repositories/backups?confirm=backups",
+                None,
+            )
+            .await;
+        assert_eq!(
+            (status, &deleted["acknowledged"]),
+            (200, &json!(true)),
+            "{deleted}"
+        );
+        let (_, list) = f.call(reqwest::Method::GET, "/repositories", None).await;
+        assert!(
+            !list["repositories"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["name"] == "backups"),
+            "{list}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted_in_both_flavors() {
+    for flavor in FLAVORS {
+        let f = fixture(flavor, "", false).await;
+        seed_indices(&f.server.url, "books", 1, |_| 3).await;
+        f.register("backups").await;
+
+        f.server.clear_requests();
+        let (status, taken) = f
+            .call(
+                reqwest::Method::POST,
+                "/repositories/backups/snapshots",
+                Some(
+                    json!({"name": "snap-1", "indices": ["books-*"], "includeGlobalState": false}),
+                ),
+            )
+            .await;
+        assert_eq!(status, 200, "{flavor:?}: {taken}");
+        assert_eq!(taken, json!({"name": "snap-1", "accepted": true}));
+        let sent = f.snapshot_calls();
+        assert_eq!(
+            (sent[0].method.as_str(), sent[0].path.as_str()),
+            ("PUT", "/_snapshot/backups/snap-1")
+        );
+        assert_eq!(
+            sent[0].param("wait_for_completion").as_deref(),
+            Some("false")
+        );
+        assert_eq!(
+            sent[0].body,
+            Some(json!({"indices": "books-*", "include_global_state": false}))
+        );
+
+        let detail = f.finished("backups", "snap-1").await;
+        assert_eq!(detail["snapshot"]["state"], "SUCCESS", "{detail}");
+        assert_eq!(detail["indices"], json!(["books-0000"]));
+        let progress = &detail["progress"];
+        assert_eq!(progress["shardsDone"], progress["shardsTotal"], "{detail}");
+        assert!(progress["shardsTotal"].as_u64().unwrap() >= 1, "{detail}");
+        assert_eq!(progress["bytesDone"], progress["bytesTotal"], "{detail}");
+        let calls: Vec<String> = f.snapshot_calls().iter().map(|r| r.path.clone()).collect();
+        assert!(
+            calls.contains(&"/_snapshot/backups/snap-1/_status".to_owned()),
+            "{calls:?}"
+        );
+
+        let (status, list) = f
+            .call(
+                reqwest::Method::GET,
+                "/repositories/backups/snapshots",
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{list}");
+        let row = &list["snapshots"][0];
+        assert_eq!(row["name"], "snap-1");
+        assert_eq!(row["state"], "SUCCESS");
+        assert_eq!(row["indexCount"], 1);
+        assert_eq!(row["shardsFailed"], 0);
+        assert_eq!(row["includeGlobalState"], false);
+        assert!(row["startMillis"].as_u64().unwrap() <= row["endMillis"].as_u64().unwrap());
+
+        // The same name twice: the cluster's refusal.
+        let (status, again) = f
+            .call(
+                reqwest::Method::POST,
+                "/repositories/backups/snapshots",
+                Some(json!({"name": "snap-1"})),
+            )
+            .await;
+        assert_eq!(status, 400, "{again}");
+        assert_eq!(again["error"]["code"], "rejected_by_cluster");
+
+        // Restored under its own name next to the open index: the cluster refuses, said as is.
+        let (status, refused) = f
+            .call(
+                reqwest::Method::POST,
+                "/repositories/backups/snapshots/snap-1/restore",
+                Some(json!({"indices": ["books-0000"]})),
+            )
+            .await;
+        // The cluster's 500 snapshot_restore_exception: an upstream error with its reason.
+        assert_eq!(status, 502, "{refused}");
+        assert_eq!(refused["error"]["code"], "upstream_error");
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("an open index with same name already exists"),
+            "{message}"
+        );
+
+        // The index list is cached by the console; a restore must show at once.
+        let (_, before) = f.app.get_json("/api/clusters/main/indices").await;
+        assert_eq!(before["total"], 1, "{before}");
+        f.server.clear_requests();
+        let (status, restored) = f
+            .call(
+                reqwest::Method::POST,
+                "/repositories/backups/snapshots/snap-1/restore",
+                Some(json!({
+                    "indices": ["books-0000"],
+                    "renamePattern": "(.+)",
+                    "renameReplacement": "restored-$1",
+                    "includeGlobalState": false
+                })),
+            )
+            .await;
+        assert_eq!(status, 200, "{restored}");
+        assert_eq!(restored["accepted"], true);
+        let sent = f.snapshot_calls();
+        assert_eq!(
+            (sent[0].method.as_str(), sent[0].path.as_str()),
+            ("POST", "/_snapshot/backups/snap-1/_restore")
+        );
+        assert_eq!(
+            sent[0].body,
+            Some(json!({
+                "indices": "books-0000",
+                "rename_pattern": "(.+)",
+                "rename_replacement": "restored-$1",
+                "include_global_state": false
+            }))
+        );
+        let (_, after) = f
+            .app
+            .get_json("/api/clusters/main/indices?filter=restored")
+            .await;
+        assert_eq!(after["total"], 1, "the cached list was dropped: {after}");
+        assert_eq!(after["indices"][0]["name"], "restored-books-0000");
+        let restored_url = f.url("/indices?filter=restored");
+        wait_until(
+            "the restored documents",
+            Duration::from_secs(10),
+            move || {
+                get_json_blocking(&restored_url)
+                    .is_some_and(|page| page["indices"][0]["docsCount"] == 3)
+            },
+        )
+        .await;
+
+        // Deleting needs the name typed.
+        let (status, _) = f
+            .call(
+                reqwest::Method::DELETE,
+                "/repositories/backups/snapshots/snap-1",
+                None,
+            )
+            .await;
+        assert_eq!(status, 400);
+        let (status, deleted) = f
+            .call(
+                reqwest::Method::DELETE,
+                "/repositories/backups/snapshots/snap-1?confirm=snap-1",
+                None,
+            )
+            .await;
+        assert_eq!(
+            (status, &deleted["acknowledged"]),
+            (200, &json!(true)),
+            "{deleted}"
+        );
+        let (_, list) = f
+            .call(
+                reqwest::Method::GET,
+                "/repositories/backups/snapshots",
+                None,
+            )
+            .await;
+        assert_eq!(list["snapshots"], json!([]), "{list}");
+        let (status, gone) = f
+            .call(
+                reqwest::Method::GET,
+                "/repositories/backups/snapshots/snap-1",
+                None,
+            )
+            .await;
+        assert_eq!(status, 404, "{gone}");
+    }
+}
+
+#[tokio::test]
+async fn bad_input_is_refused_before_any_cluster_call() {
+    let f = fixture(Flavor::OpenSearch2, "", false).await;
+    f.server.clear_requests();
+    use reqwest::Method as M;
+    let cases: Vec<(M, &str, Option<Value>, &str)> = vec![
+        (
+            M::PUT,
+            "/repositories/_all",
+            Some(json!({"type": "fs", "settings": {"location": "/x"}})),
+            "must not start with '_'",
+        ),
+        (
+            M::PUT,
+            "/repositories/b",
+            Some(json!({"type": "fs", "settings": {}})),
+            "needs settings.location",
+        ),
+        (
+            M::PUT,
+            "/repositories/b",
+            Some(json!({"type": "s3", "settings": {}})),
+            "unknown variant `s3`",
+        ),
+        (
+            M::PUT,
+            "/repositories/b",
+            Some(json!({"type": "url", "settings": {"url": "gopher://x/"}})),
+            "schemes",
+        ),
+        (
+            M::POST,
+            "/repositories/b/snapshots",
+            Some(json!({"name": "Nightly"})),
+            "must be lowercase",
+        ),
+        (
+            M::POST,
+            "/repositories/b/snapshots",
+            Some(json!({"name": "a", "indices": ["x,y"]})),
+            "must not contain ','",
+        ),
+        (
+            M::POST,
+            "/repositories/b/snapshots",
+            Some(json!({"name": "a", "partial": true})),
+            "unknown field `partial`",
+        ),
+        (
+            M::POST,
+            "/repositories/b/snapshots/a/restore",
+            Some(json!({"renamePattern": "(.+)"})),
+            "needs a rename replacement",
+        ),
+        (
+            M::POST,
+            "/repositories/b/snapshots/a/restore",
+            Some(json!({"renamePattern": "(.+)", "renameReplacement": "A-$1"})),
+            "must be lowercase",
+        ),
+        (
+            M::POST,
+            "/repositories/b/snapshots/a%2A/restore",
+            Some(json!({})),
+            "must not contain '*'",
+        ),
+        (
+            M::DELETE,
+            "/repositories/b/snapshots/a*?confirm=a*",
+            None,
+            "must not contain '*'",
+        ),
+    ];
+    for (method, path, body, says) in cases {
+        let (status, answer) = f.call(method.clone(), path, body).await;
+        assert_eq!(status, 400, "{method} {path}: {answer}");
+        assert_eq!(answer["error"]["code"], "bad_request", "{path}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{method} {path}: {message}");
+    }
+    let (status, answer) = send(
+        f.app
+            .client
+            .post(f.url("/repositories/b/snapshots"))
+            .header("content-type", "application/json")
+            .body("{not json"),
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not valid")
+    );
+    assert!(f.snapshot_calls().is_empty(), "{:?}", f.snapshot_calls());
+
+    // An encoded slash is decoded before the check: refused, never sent as a path separator.
+    let (status, answer) = f
+        .call(
+            M::GET,
+            "/repositories/a%2Fb/snapshots/..%2F..%2F_cluster",
+            None,
+        )
+        .await;
+    assert_eq!(status, 400, "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"a/b\" must not contain '/'"),
+        "{answer}"
+    );
+    assert!(f.snapshot_calls().is_empty());
+}
+
+#[tokio::test]
+async fn a_viewer_may_only_look_an_operator_may_verify_and_take_and_an_admin_may_do_the_rest() {
+    let dir = TempDir::new("snapshot-audit");
+    let audit = dir.path().join("audit.log");
+    let f = fixture(
+        Flavor::OpenSearch2,
+        &format!("audit:\n  file: {}\n", audit.display()),
+        true,
+    )
+    .await;
+    seed_indices(&f.server.url, "books", 1, |_| 1).await;
+    let register = json!({"type": "fs", "settings": {"location": f.location}});
+    let call = |method: reqwest::Method, path: &str, body: Option<&Value>| {
+        let mut request = f.app.client.request(method, f.url(path));
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        request
+    };
+    use reqwest::Method as M;
+    let snapshot = json!({"name": "s1", "indices": ["books-0000"]});
+    let restore = json!({"renamePattern": "(.+)", "renameReplacement": "r-$1"});
+    let admin_only: Vec<(M, &str, Option<&Value>)> = vec![
+        (M::PUT, "/repositories/backups", Some(&register)),
+        (
+            M::POST,
+            "/repositories/backups/snapshots/s1/restore",
+            Some(&restore),
+        ),
+        (
+            M::DELETE,
+            "/repositories/backups/snapshots/s1?confirm=s1",
+            None,
+        ),
+        (M::DELETE, "/repositories/backups?confirm=backups", None),
+    ];
+    let operator: Vec<(M, &str, Option<&Value>)> = vec![
+        (M::POST, "/repositories/backups/verify", None),
+        (M::POST, "/repositories/backups/snapshots", Some(&snapshot)),
+    ];
+    for (method, path, body) in admin_only.iter().chain(&operator) {
+        let (status, answer) = send(as_caller(call(method.clone(), path, *body), &VIEWER)).await;
+        assert_eq!(status, 403, "viewer {method} {path}: {answer}");
+    }
+    for (method, path, body) in &admin_only {
+        let (status, answer) = send(as_caller(call(method.clone(), path, *body), &OPERATOR)).await;
+        assert_eq!(status, 403, "operator {method} {path}: {answer}");
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("needs the admin role"),
+            "{answer}"
+        );
+    }
+    assert!(
+        f.snapshot_calls().iter().all(|r| r.method == "GET"),
+        "nothing refused reached the cluster"
+    );
+
+    // Reading is a viewer's.
+    for path in ["/repositories", "/repositories/backups/snapshots"] {
+        let (status, answer) = send(as_caller(call(M::GET, path, None), &VIEWER)).await;
+        assert!(
+            status == 200 || status == 404,
+            "viewer GET {path}: {status} {answer}"
+        );
+        assert_ne!(status, 403);
+    }
+    // The admin registers; the operator verifies and takes a snapshot.
+    let (status, answer) = send(as_caller(
+        call(M::PUT, "/repositories/backups", Some(&register)),
+        &ADMIN,
+    ))
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    for (method, path, body) in &operator {
+        let (status, answer) = send(as_caller(call(method.clone(), path, *body), &OPERATOR)).await;
+        assert_eq!(status, 200, "operator {method} {path}: {answer}");
+    }
+    f.finished_as(&ADMIN, "backups", "s1").await;
+    for (method, path, body) in &admin_only[1..] {
+        let (status, answer) = send(as_caller(call(method.clone(), path, *body), &ADMIN)).await;
+        assert_eq!(status, 200, "admin {method} {path}: {answer}");
+    }
+
+    // Every refusal is in the audit log, with who and what.
+    let path = audit.clone();
+    wait_until("the audit lines", Duration::from_secs(10), move || {
+        std::fs::read_to_string(&path)
+            .unwrap_or_default()
+            .lines()
+            .count()
+            >= 16
+    })
+    .await;
+    let lines: Vec<Value> = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let denied: Vec<&Value> = lines.iter().filter(|l| l["outcome"] == "denied").collect();
+    assert_eq!(denied.len(), 10, "{lines:#?}");
+    assert!(denied.iter().any(|l| l["user"] == "vera"
+        && l["method"] == "POST"
+        && l["path"] == "/api/clusters/main/repositories/backups/snapshots"));
+    assert!(denied.iter().any(|l| l["user"] == "otto"
+        && l["path"] == "/api/clusters/main/repositories/backups/snapshots/s1/restore"));
+}
+
+impl Fixture {
+    /// [`Fixture::finished`] for a caller of the trusted-headers set-up.
+    async fn finished_as(&self, caller: &crate::access::Caller, repo: &str, snapshot: &str) {
+        let url = self.url(&format!("/repositories/{repo}/snapshots/{snapshot}"));
+        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        loop {
+            let (status, detail) = send(as_caller(self.app.client.get(&url), caller)).await;
+            if status == 200 && detail["snapshot"]["state"] != "IN_PROGRESS" {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "still running: {detail}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_verification_the_cluster_fails_is_a_result_with_its_reason() {
+    let f = fixture(Flavor::Elasticsearch8, "", false).await;
+    f.register("backups").await;
+    f.server.set_unavailable(true);
+    let (status, answer) = f
+        .call(reqwest::Method::POST, "/repositories/backups/verify", None)
+        .await;
+    f.server.set_unavailable(false);
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["verified"], false);
+    assert_eq!(answer["nodes"], json!([]));
+    let error = answer["error"].as_str().unwrap();
+    assert!(error.contains("answered 503"), "{error}");
+}
