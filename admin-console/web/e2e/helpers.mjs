@@ -30,17 +30,28 @@ export async function drawerWidth(page) {
   return width;
 }
 
-/** Types a request into the console; `body` replaces the editor's content. */
+/** The console's request editor (CodeMirror's content element). */
+export const REQUEST_EDITOR = `${CONSOLE} [data-testid="request-editor"] .cm-content`;
+
+/** Replaces the console editor's text with one request (`METHOD path`, the body below); the
+ * cursor ends in it, so Ctrl+Enter runs it. */
 export async function fillRequest(page, { method = "GET", path, body }) {
-  await page.locator(`${CONSOLE} select[aria-label="HTTP method"]`).selectOption(method);
-  await page.locator(`${CONSOLE} input[aria-label="Path"]`).fill(path);
-  if (body !== undefined) {
-    const editor = page.locator(`${CONSOLE} [data-testid="body-editor"] .cm-content`);
-    await editor.click();
-    await page.keyboard.press("Control+a");
-    await page.keyboard.press("Delete");
-    if (body) await page.keyboard.insertText(body);
-  }
+  await replaceEditorText(page, body ? `${method} ${path}\n${body}` : `${method} ${path}`);
+}
+
+/** Replaces the console editor's whole text, pasted (so no completion pop-up opens); the
+ * cursor ends after it. */
+export async function replaceEditorText(page, text) {
+  const editor = page.locator(REQUEST_EDITOR);
+  await editor.click();
+  await page.keyboard.press("Control+a");
+  await page.keyboard.press("Delete");
+  if (!text) return;
+  await editor.evaluate((element, value) => {
+    const data = new DataTransfer();
+    data.setData("text/plain", value);
+    element.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+  }, text);
 }
 
 export async function waitForStatus(page, expected) {

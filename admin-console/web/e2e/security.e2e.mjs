@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
 import { newPage, startStack, stopStack } from "./stack.mjs";
-import { CONSOLE, fillRequest, openCluster, openConsole, waitForStatus } from "./helpers.mjs";
+import { CONSOLE, REQUEST_EDITOR, fillRequest, openCluster, openConsole, waitForStatus } from "./helpers.mjs";
 
 let stack;
 beforeAll(async () => {
@@ -66,7 +66,7 @@ test("every view, the console and the charts run under the Content-Security-Poli
   // The console: the editor (CodeEditor injects its styles) and a relayed write.
   await openConsole(page);
   await fillRequest(page, { method: "PUT", path: "e2e-csp/_doc/1", body: '{"ok": true}' });
-  await page.locator(`${CONSOLE} input[aria-label="Path"]`).press("Control+Enter");
+  await page.locator(REQUEST_EDITOR).press("Control+Enter");
   assert.equal(await waitForStatus(page, "201"), "201 Created");
   await collect();
 

@@ -120,7 +120,7 @@ test("the dark theme applies everywhere and is remembered", async () => {
   if (before !== "dark") await page.locator('[data-testid="theme-toggle"]').click();
   await page.locator('[data-testid="console-toggle"]').click();
   await page.locator('[data-testid="console"] .console-panel').waitFor();
-  await page.locator('[data-testid="console"] input[aria-label="Path"]').press("Control+Enter");
+  await page.locator('[data-testid="console"] [data-testid="request-editor"] .cm-content').press("Control+Enter");
   await page.locator('[data-testid="response-status"]').waitFor();
   await page.locator('[data-testid="chart-nodes-indices"] canvas').waitFor();
   await screenshot(page, "dark-statistics-console");

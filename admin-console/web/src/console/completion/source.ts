@@ -30,13 +30,11 @@ export function consoleCompletion(data: CompletionData): CompletionSource {
       const names = needsNames ? await data.names().catch(() => ({ indices: [], aliases: [] })) : { indices: [], aliases: [] };
       const found = pathOptions(data.endpoints(), method, typed, names);
       if (!found || found.options.length === 0) return null;
-      const options: Completion[] = found.options.map((option, i) => ({
+      const options: Completion[] = found.options.map((option) => ({
         label: option.label,
         type: KIND_TYPE[option.kind],
         detail: option.kind === "endpoint" ? option.detail : option.kind,
         boost: option.kind === "endpoint" ? 0 : option.label.startsWith(".") ? -2 : -1,
-        section: undefined,
-        sortText: String(i),
       }));
       return { from: pos - found.prefix.length, options, validFor: /^[^/?\s]*$/ };
     }
