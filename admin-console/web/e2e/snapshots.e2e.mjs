@@ -119,10 +119,10 @@ describe.each(FLAVORS)("$flavor", ({ id, flavor }) => {
     await openCluster(page, id, `snapshots?repo=nightly&snapshot=${name}`);
     await page.locator(`[data-testid="snapshot-detail"] [data-testid="delete-snapshot"]`).click();
     const dialog = page.locator('[data-testid="typed-confirm"]');
-    await dialog.locator('[data-testid="confirm-input"]').fill(name.slice(0, -1));
-    assert.equal(await dialog.locator('[data-testid="confirm-action"]').isDisabled(), true);
-    await dialog.locator('[data-testid="confirm-input"]').fill(name);
-    await dialog.locator('[data-testid="confirm-action"]').click();
+    await dialog.locator('[data-testid="confirm-typed"]').fill(name.slice(0, -1));
+    assert.equal(await dialog.locator('[data-testid="confirm-button"]').isDisabled(), true);
+    await dialog.locator('[data-testid="confirm-typed"]').fill(name);
+    await dialog.locator('[data-testid="confirm-button"]').click();
     await page.locator('[data-testid="snapshots-notice"]', { hasText: `Snapshot ${name} deleted.` }).waitFor();
     await page.locator(`[data-testid="snapshot-${name}"]`).waitFor({ state: "detached" });
     const left = await clusterCall(fronts.clusters.find((c) => c.id === id).url, "GET", "_snapshot/nightly/_all");

@@ -7,7 +7,7 @@ import { ACTION_ROLES } from "../../lib/access";
 import { useClusterAccess } from "../../lib/whoami";
 import { Card, EmptyState } from "../../components/common";
 import { nameProblem, repositoryPlace } from "./logic";
-import { TypedConfirm } from "./TypedConfirm";
+import { ConfirmDialog } from "../../components/ConfirmDialog";
 
 interface Props {
   clusterId: string;
@@ -116,11 +116,13 @@ export function Repositories({ clusterId, repositories, selected, onSelect, onCh
         </ul>
       )}
       {deleting && (
-        <TypedConfirm
+        <ConfirmDialog
           title={`Unregister repository ${deleting}`}
-          name={deleting}
-          action="Unregister"
-          onClose={() => setDeleting(null)}
+          typed={deleting}
+          confirmLabel="Unregister"
+          danger
+          testId="typed-confirm"
+          onCancel={() => setDeleting(null)}
           onConfirm={async () => {
             await snapshotsApi.deleteRepository(clusterId, deleting, deleting);
             setDeleting(null);
@@ -130,7 +132,7 @@ export function Repositories({ clusterId, repositories, selected, onSelect, onCh
           <p className="muted">
             The cluster forgets the repository; the snapshots' files stay in its location and it can be registered again.
           </p>
-        </TypedConfirm>
+        </ConfirmDialog>
       )}
     </Card>
   );

@@ -12,7 +12,7 @@ import { Card, ErrorState, Loading } from "../../components/common";
 import { Link } from "../../components/Link";
 import { formatElapsed, isRunning, parsePatterns, progressFraction, renamed, restoreSelection } from "./logic";
 import { StatePill } from "./SnapshotTable";
-import { TypedConfirm } from "./TypedConfirm";
+import { ConfirmDialog } from "../../components/ConfirmDialog";
 
 interface Props {
   clusterId: string;
@@ -71,11 +71,13 @@ export function SnapshotPanel({ clusterId, repo, name, onClose, onDeleted, onSta
       {d && <Summary detail={d} />}
       {d && d.snapshot.state !== "IN_PROGRESS" && <RestoreForm clusterId={clusterId} repo={repo} detail={d} />}
       {deleting && (
-        <TypedConfirm
+        <ConfirmDialog
           title={`Delete snapshot ${name}`}
-          name={name}
-          action="Delete snapshot"
-          onClose={() => setDeleting(false)}
+          typed={name}
+          confirmLabel="Delete snapshot"
+          danger
+          testId="typed-confirm"
+          onCancel={() => setDeleting(false)}
           onConfirm={async () => {
             await snapshotsApi.deleteSnapshot(clusterId, repo, name, name);
             setDeleting(false);
@@ -86,7 +88,7 @@ export function SnapshotPanel({ clusterId, repo, name, onClose, onDeleted, onSta
             Its files in <span className="mono">{repo}</span> that no other snapshot uses are removed; this cannot be undone.
             {d && isRunning(d.snapshot.state) && " It is still running: deleting it stops it."}
           </p>
-        </TypedConfirm>
+        </ConfirmDialog>
       )}
     </Card>
   );

@@ -129,11 +129,11 @@ it("deleting a snapshot needs its name typed", async () => {
   view("admin");
   fireEvent.click(await screen.findByText("nightly-1"));
   fireEvent.click(await screen.findByTestId("delete-snapshot"));
-  const confirm = screen.getByTestId("confirm-action") as HTMLButtonElement;
+  const confirm = screen.getByTestId("confirm-button") as HTMLButtonElement;
   expect(confirm.disabled).toBe(true);
-  fireEvent.change(screen.getByTestId("confirm-input"), { target: { value: "nightly-" } });
+  fireEvent.change(screen.getByTestId("confirm-typed"), { target: { value: "nightly-" } });
   expect(confirm.disabled).toBe(true);
-  fireEvent.change(screen.getByTestId("confirm-input"), { target: { value: "nightly-1" } });
+  fireEvent.change(screen.getByTestId("confirm-typed"), { target: { value: "nightly-1" } });
   expect(confirm.disabled).toBe(false);
 });
 
