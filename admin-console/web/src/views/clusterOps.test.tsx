@@ -63,7 +63,7 @@ describe("tasks", () => {
 
   it("an operator's cancel of a task the cluster refuses shows the cluster's reason", async () => {
     const reason = "The cluster did not cancel task n1:2: task [n1:2] doesn't support this operation";
-    fetchMock.mockImplementation(async (input, init) =>
+    fetchMock.mockImplementation(async (_input, init) =>
       init?.method === "POST" ? json(409, { error: { code: "rejected_by_cluster", message: reason } }) : json(200, TASKS),
     );
     withRole("operator", <TasksView clusterId="prod" search="" />);
