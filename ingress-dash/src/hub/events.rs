@@ -84,6 +84,12 @@ impl NamespaceError {
                 message.push_str(&advice);
             }
             if let Some(retry_in) = retry_in {
+                // Whole seconds: "59s", not "59s 988ms 463us".
+                let retry_in = if retry_in >= Duration::from_secs(1) {
+                    Duration::from_secs(retry_in.as_secs_f64().ceil() as u64)
+                } else {
+                    Duration::from_millis(retry_in.as_millis() as u64)
+                };
                 let when = humantime_serde::re::humantime::format_duration(retry_in);
                 message.push_str(&match error.class() {
                     ErrorClass::Permanent => format!(

@@ -315,3 +315,37 @@ fn a_limited_view_of_the_cluster_watcher_never_holds_another_namespace() {
     let found = machine.snapshot(&cluster, &limited, Some("key"));
     assert!(found.items.is_empty());
 }
+
+#[test]
+fn retry_times_in_messages_are_whole_seconds() {
+    let error = NamespaceError::from_call(
+        &scope(),
+        &CallError::Kube(KubeError::Api {
+            status: 503,
+            reason: "ServiceUnavailable".into(),
+            message: "down".into(),
+        }),
+        Some(Duration::from_millis(59_988)),
+    );
+    assert_eq!(error.status, Some(503));
+    assert!(
+        error.message.ends_with(" Retrying in 1m."),
+        "{}",
+        error.message
+    );
+    let permanent = NamespaceError::from_call(
+        &scope(),
+        &CallError::Kube(KubeError::Api {
+            status: 401,
+            reason: "Unauthorized".into(),
+            message: "Unauthorized".into(),
+        }),
+        Some(Duration::from_secs(300)),
+    );
+    assert!(
+        permanent.message.contains("service account token")
+            && permanent.message.contains("Not retried for 5m"),
+        "{}",
+        permanent.message
+    );
+}

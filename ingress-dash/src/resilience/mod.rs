@@ -278,6 +278,52 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn a_single_attempt_counts_transient_errors_only_and_releases_an_abandoned_probe() {
+        let resilience = resilience();
+        let forbidden = KubeError::Api {
+            status: 403,
+            reason: "Forbidden".into(),
+            message: "no".into(),
+        };
+        for _ in 0..10 {
+            let result = resilience
+                .attempt(|| async { Err::<(), _>(forbidden.clone()) })
+                .await;
+            assert!(matches!(result, Err(CallError::Kube(_))));
+        }
+        assert_eq!(
+            resilience.breaker.state(),
+            BreakerState::Closed,
+            "a 403 is an answer"
+        );
+        for _ in 0..10 {
+            let _ = resilience
+                .attempt(|| async { Err::<(), _>(unavailable()) })
+                .await;
+        }
+        assert_eq!(resilience.breaker.state(), BreakerState::Open);
+        // A call abandoned before it answered records nothing.
+        let breaker = FailsafeBreaker::new(BreakerSettings {
+            failure_rate: 0.5,
+            window: Duration::from_secs(30),
+            min_calls: 1,
+            open_for: Duration::ZERO,
+        });
+        breaker.try_acquire();
+        breaker.record(false);
+        let resilience =
+            Resilience::with_breaker(&ResilienceSettings::default(), Arc::new(breaker));
+        let pending = resilience.attempt(|| std::future::pending::<Result<(), KubeError>>());
+        let abandoned = tokio::time::timeout(Duration::from_secs(1), pending).await;
+        assert!(abandoned.is_err());
+        let probe = resilience
+            .attempt(|| async { Ok::<_, KubeError>(()) })
+            .await;
+        assert!(probe.is_ok(), "the abandoned probe was released: {probe:?}");
+        assert_eq!(resilience.breaker.state(), BreakerState::Closed);
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn an_open_breaker_fails_fast_without_calling() {
         let resilience = resilience();
         for _ in 0..4 {
