@@ -218,7 +218,7 @@ test("two requests in the editor: Ctrl+Enter on the second runs only it, ▶ run
   const page = await newPage(stack);
   await openCluster(page, "prod");
   await openConsole(page);
-  await replaceEditorText(page, "# two requests\nPUT /e2e-not-run\n\nGET /_cluster/health\n");
+  await replaceEditorText(page, '# two requests\nPUT /e2e-not-run\n{ "settings": { "number_of_replicas": 0 } }\n\nGET /_cluster/health\n');
   // The cursor on the second request's line.
   await page.locator(`${REQUEST_EDITOR} .cm-line`, { hasText: "GET /_cluster/health" }).click();
   await page.keyboard.press("Control+Enter");
@@ -227,10 +227,15 @@ test("two requests in the editor: Ctrl+Enter on the second runs only it, ▶ run
   const missing = await fetch(`${stack.osmemUrl}/e2e-not-run`, { method: "HEAD" });
   assert.equal(missing.status, 404, "the first request did not run");
 
-  // Each request has its run button in the gutter.
+  // Each request has its run button in the gutter; the first one's runs the first request.
   const buttons = page.locator(`${CONSOLE} .run-request`);
   assert.equal(await buttons.count(), 2);
   await screenshot(page, "console-two-requests");
+  await buttons.first().click();
+  await page.locator('[data-testid="response-request"]', { hasText: "PUT /e2e-not-run" }).waitFor();
+  assert.equal(await waitForStatus(page, "200"), "200 OK");
+  const created = await fetch(`${stack.osmemUrl}/e2e-not-run`, { method: "HEAD" });
+  assert.equal(created.status, 200, "the run button ran the first request");
   await page.close();
 });
 
