@@ -313,7 +313,7 @@ mod tests {
         breaker.record(false);
         let resilience =
             Resilience::with_breaker(&ResilienceSettings::default(), Arc::new(breaker));
-        let pending = resilience.attempt(|| std::future::pending::<Result<(), KubeError>>());
+        let pending = resilience.attempt(std::future::pending::<Result<(), KubeError>>);
         let abandoned = tokio::time::timeout(Duration::from_secs(1), pending).await;
         assert!(abandoned.is_err());
         let probe = resilience
