@@ -18,6 +18,7 @@ import {
   describe,
   EMPTY_ADD_FORM,
   filterRows,
+  formFromRow,
   isPendingRemoval,
   removeAction,
   withChange,
@@ -34,7 +35,8 @@ export function AliasesView({ clusterId }: { clusterId: string }) {
   const denied = useClusterAccess(clusterId).denied(ACTION_ROLES.changeAliases);
   const [filter, setFilter] = useState("");
   const [pending, setPending] = useState<AliasAction[]>([]);
-  const [adding, setAdding] = useState(false);
+  // The add form: closed, empty, or filled from a row to edit that alias.
+  const [adding, setAdding] = useState<AddForm | null>(null);
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
@@ -85,7 +87,7 @@ export function AliasesView({ clusterId }: { clusterId: string }) {
             title={denied ?? "Add an alias to an index (applied with the other pending changes)"}
             data-testid="add-alias"
             data-denied={denied ?? undefined}
-            onClick={() => setAdding(true)}
+            onClick={() => setAdding(EMPTY_ADD_FORM)}
           >
             Add alias
           </button>
@@ -93,12 +95,14 @@ export function AliasesView({ clusterId }: { clusterId: string }) {
       </div>
       {adding && (
         <AddAliasForm
+          key={`${adding.alias}\u0000${adding.index}`}
           clusterId={clusterId}
+          initial={adding}
           onAdd={(action) => {
             setPending((p) => withChange(p, action));
-            setAdding(false);
+            setAdding(null);
           }}
-          onCancel={() => setAdding(false)}
+          onCancel={() => setAdding(null)}
         />
       )}
       {pending.length > 0 && (
@@ -166,6 +170,7 @@ export function AliasesView({ clusterId }: { clusterId: string }) {
                   denied={denied}
                   removing={isPendingRemoval(pending, r)}
                   onRemove={() => setPending((p) => withChange(p, removeAction(r)))}
+                  onEdit={() => setAdding(formFromRow(r))}
                 />
               ))}
               {visible.after > 0 && <tr className="spacer-row" aria-hidden><td colSpan={99} style={{ height: visible.after }} /></tr>}
@@ -177,7 +182,21 @@ export function AliasesView({ clusterId }: { clusterId: string }) {
   );
 }
 
-function AliasLine({ clusterId, row, denied, removing, onRemove }: { clusterId: string; row: AliasRow; denied: string | null; removing: boolean; onRemove: () => void }) {
+function AliasLine({
+  clusterId,
+  row,
+  denied,
+  removing,
+  onRemove,
+  onEdit,
+}: {
+  clusterId: string;
+  row: AliasRow;
+  denied: string | null;
+  removing: boolean;
+  onRemove: () => void;
+  onEdit: () => void;
+}) {
   return (
     <tr data-alias={row.alias} data-index={row.index} className={removing ? "closed" : undefined}>
       <td className="mono">{row.alias}</td>
@@ -191,6 +210,19 @@ function AliasLine({ clusterId, row, denied, removing, onRemove }: { clusterId: 
       <td className="mono">{row.searchRouting ?? "–"}</td>
       <td>{row.isWriteIndex === true ? <span className="pill">write index</span> : row.isWriteIndex === false ? "no" : "–"}</td>
       <td className="row-actions">
+        <span className="denied-wrap" title={denied ?? undefined}>
+          <button
+            type="button"
+            className="btn btn-small btn-link"
+            disabled={denied !== null || removing}
+            title={denied ?? `Change the filter, routing or write flag of ${row.alias} on ${row.index}`}
+            aria-label={`Edit alias ${row.alias} on ${row.index}`}
+            data-testid="edit-alias"
+            onClick={onEdit}
+          >
+            Edit
+          </button>
+        </span>
         <span className="denied-wrap" title={denied ?? undefined}>
           <button
             type="button"
@@ -209,8 +241,18 @@ function AliasLine({ clusterId, row, denied, removing, onRemove }: { clusterId: 
   );
 }
 
-function AddAliasForm({ clusterId, onAdd, onCancel }: { clusterId: string; onAdd: (action: AliasAction) => void; onCancel: () => void }) {
-  const [form, setForm] = useState<AddForm>(EMPTY_ADD_FORM);
+function AddAliasForm({
+  clusterId,
+  initial,
+  onAdd,
+  onCancel,
+}: {
+  clusterId: string;
+  initial: AddForm;
+  onAdd: (action: AliasAction) => void;
+  onCancel: () => void;
+}) {
+  const [form, setForm] = useState<AddForm>(initial);
   const [touched, setTouched] = useState(false);
   // Index names to choose from (the first 500 by name; any name may be typed).
   const indices = useAsync((signal) => api.indices(clusterId, "size=500&sort=name", signal), [clusterId]);

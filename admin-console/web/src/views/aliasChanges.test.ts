@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AliasRow } from "../api/wire";
-import { addAction, describe as say, EMPTY_ADD_FORM, filterRows, isPendingRemoval, removeAction, withChange, withoutChange } from "./aliasChanges";
+import { addAction, describe as say, EMPTY_ADD_FORM, filterRows, formFromRow, isPendingRemoval, removeAction, withChange, withoutChange } from "./aliasChanges";
 
 describe("the add form", () => {
   it("becomes one add action with only what was given", () => {
@@ -53,4 +53,14 @@ it("rows filter by alias or index", () => {
   const rows = [row("logs", "logs-1"), row("metrics", "m-1"), row("all", "LOGS-2")];
   expect(filterRows(rows, "logs").map((r) => r.index)).toEqual(["logs-1", "LOGS-2"]);
   expect(filterRows(rows, " ")).toHaveLength(3);
+});
+
+it("an existing alias fills the form, and comes back as the same add", () => {
+  const row: AliasRow = { alias: "logs", index: "l-1", filter: { term: { a: "x" } }, indexRouting: "1", searchRouting: null, isWriteIndex: false, isHidden: null };
+  const form = formFromRow(row);
+  expect(form.isWriteIndex).toBe("false");
+  expect(addAction(form)).toEqual({
+    ok: true,
+    value: { add: { index: "l-1", alias: "logs", filter: { term: { a: "x" } }, indexRouting: "1", isWriteIndex: false } },
+  });
 });

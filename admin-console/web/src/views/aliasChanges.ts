@@ -83,3 +83,16 @@ export function filterRows(rows: readonly AliasRow[], filter: string): AliasRow[
   if (!f) return [...rows];
   return rows.filter((r) => r.alias.toLowerCase().includes(f) || r.index.toLowerCase().includes(f));
 }
+
+/** The add form filled from an existing alias, to change its filter, routing or write flag
+ * (adding an alias that exists replaces its properties). */
+export function formFromRow(row: AliasRow): AddForm {
+  return {
+    index: row.index,
+    alias: row.alias,
+    filter: row.filter ? JSON.stringify(row.filter, null, 2) : "",
+    indexRouting: row.indexRouting ?? "",
+    searchRouting: row.searchRouting ?? "",
+    isWriteIndex: row.isWriteIndex === true ? "true" : row.isWriteIndex === false ? "false" : "unset",
+  };
+}

@@ -184,6 +184,18 @@ describe("the aliases view", () => {
     });
   });
 
+  it("edits an alias by adding it again with the new properties", async () => {
+    serve({ "GET /api/clusters/prod/aliases": () => json(200, LIST) });
+    withRole("admin", <AliasesView clusterId="prod" />);
+    fireEvent.click(await screen.findByRole("button", { name: "Edit alias logs on a-1" }));
+    expect((screen.getByTestId("alias-index") as HTMLInputElement).value).toBe("a-1");
+    expect((screen.getByTestId("alias-search-routing") as HTMLInputElement).value).toBe("1");
+    expect((screen.getByTestId("alias-filter") as HTMLTextAreaElement).value).toContain('"term"');
+    fireEvent.change(screen.getByTestId("alias-write-index"), { target: { value: "false" } });
+    fireEvent.click(screen.getByTestId("alias-add-pending"));
+    expect(screen.getByTestId("pending-change").textContent).toBe("add logs to a-1 (not the write index, filtered, search routing 1)Drop");
+  });
+
   it("disables changes for an operator with the reason", async () => {
     serve({ "GET /api/clusters/prod/aliases": () => json(200, LIST) });
     withRole("operator", <AliasesView clusterId="prod" />);
