@@ -11,8 +11,16 @@ use serde_json::{Value, json};
 
 use crate::kind::Kind;
 
+/// Now as RFC 3339 at second precision, formatted once per second (sample sets write tens of
+/// thousands of objects in a few seconds).
 pub fn now_rfc3339() -> String {
-    format_time(now())
+    static LAST: std::sync::Mutex<(i64, String)> = std::sync::Mutex::new((i64::MIN, String::new()));
+    let now = now();
+    let mut last = LAST.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if last.0 != now.as_second() {
+        *last = (now.as_second(), format_time(now));
+    }
+    last.1.clone()
 }
 
 pub(crate) fn now() -> Timestamp {

@@ -1,16 +1,8 @@
 //! What stands behind the sample ingresses: a Service for each backend they name and an
-//! EndpointSlice per Service, built with k8s-openapi's types as the Service and EndpointSlice
-//! controllers would leave them.
+//! EndpointSlice per Service, as the Service and EndpointSlice controllers would leave them, in
+//! the wire format of k8s-openapi's types (checked by the tests below).
 
-use std::collections::BTreeMap;
-
-use k8s_openapi::api::core::v1::{
-    LoadBalancerStatus, ObjectReference, Service, ServicePort, ServiceSpec, ServiceStatus,
-};
-use k8s_openapi::api::discovery::v1::{Endpoint, EndpointConditions, EndpointPort, EndpointSlice};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, OwnerReference};
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::admission::cluster_ip;
 use crate::{Cluster, Kind};
@@ -33,51 +25,37 @@ pub(crate) fn suffix(seed: &str) -> String {
         .collect()
 }
 
-fn to_json<T: serde::Serialize>(object: &T) -> Value {
-    serde_json::to_value(object).expect("k8s-openapi types serialise")
-}
-
 /// A ClusterIP Service `name` with one TCP port `http` (`port` → `target_port`), selecting the
-/// pods labelled `app.kubernetes.io/name: <name>`.
+/// pods labelled `app.kubernetes.io/name: <name>`, as the API server stores it. Written as
+/// JSON (typed construction costs five times as much, which tens of thousands of sample
+/// objects feel); the tests check it is exactly what k8s-openapi's `Service` serialises.
 pub fn service(namespace: &str, name: &str, port: i32, target_port: i32) -> Value {
     let ip = cluster_ip(namespace, name);
-    let selector = BTreeMap::from([("app.kubernetes.io/name".to_owned(), name.to_owned())]);
-    let service = Service {
-        metadata: ObjectMeta {
-            name: Some(name.to_owned()),
-            namespace: Some(namespace.to_owned()),
-            labels: Some(selector.clone()),
-            ..ObjectMeta::default()
+    json!({
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": {"app.kubernetes.io/name": name},
         },
-        spec: Some(ServiceSpec {
-            type_: Some("ClusterIP".to_owned()),
-            cluster_ip: Some(ip.clone()),
-            cluster_ips: Some(vec![ip]),
-            ip_families: Some(vec!["IPv4".to_owned()]),
-            ip_family_policy: Some("SingleStack".to_owned()),
-            internal_traffic_policy: Some("Cluster".to_owned()),
-            session_affinity: Some("None".to_owned()),
-            selector: Some(selector),
-            ports: Some(vec![ServicePort {
-                name: Some("http".to_owned()),
-                port,
-                target_port: Some(IntOrString::Int(target_port)),
-                protocol: Some("TCP".to_owned()),
-                ..ServicePort::default()
-            }]),
-            ..ServiceSpec::default()
-        }),
-        status: Some(ServiceStatus {
-            load_balancer: Some(LoadBalancerStatus::default()),
-            ..ServiceStatus::default()
-        }),
-    };
-    to_json(&service)
+        "spec": {
+            "clusterIP": ip,
+            "clusterIPs": [ip],
+            "internalTrafficPolicy": "Cluster",
+            "ipFamilies": ["IPv4"],
+            "ipFamilyPolicy": "SingleStack",
+            "ports": [{"name": "http", "port": port, "protocol": "TCP", "targetPort": target_port}],
+            "selector": {"app.kubernetes.io/name": name},
+            "sessionAffinity": "None",
+            "type": "ClusterIP",
+        },
+        "status": {"loadBalancer": {}},
+    })
 }
 
 /// The EndpointSlice of Service `service` (as stored, so its uid can be the owner's) with
 /// `pods` endpoints on port `http`/`target_port`, all ready or none: a Service whose pods
-/// crash-loop keeps its endpoints, not ready and not serving.
+/// crash-loop keeps its endpoints, not ready and not serving. JSON checked against
+/// k8s-openapi's `EndpointSlice` by the tests, as [`service`].
 pub fn endpoint_slice(
     namespace: &str,
     service: &Value,
@@ -89,78 +67,54 @@ pub fn endpoint_slice(
     let seed = format!("{namespace}/{service_name}");
     let template_hash =
         suffix(&format!("{seed}/deployment")) + &suffix(&format!("{seed}/replicaset"));
-    let subnet = u8::try_from(
-        seed.bytes().fold(0u32, |sum, byte| {
-            sum.wrapping_mul(31).wrapping_add(u32::from(byte))
-        }) % 250,
-    )
-    .unwrap_or_default();
-    let endpoints = (0..pods)
+    let subnet = seed.bytes().fold(0u32, |sum, byte| {
+        sum.wrapping_mul(31).wrapping_add(u32::from(byte))
+    }) % 250;
+    let endpoints: Vec<Value> = (0..pods)
         .map(|pod| {
-            let pod_name = format!(
-                "{service_name}-{template_hash}-{}",
-                suffix(&format!("{seed}/{pod}"))
-            );
-            Endpoint {
-                addresses: vec![format!("10.244.{subnet}.{}", 10 + pod)],
-                conditions: Some(EndpointConditions {
-                    ready: Some(ready),
-                    serving: Some(ready),
-                    terminating: Some(false),
-                }),
-                node_name: Some(format!("node-{}", pod % 3 + 1)),
-                zone: Some(format!("zone-{}", ["a", "b", "c"][pod % 3])),
-                target_ref: Some(ObjectReference {
-                    kind: Some("Pod".to_owned()),
-                    namespace: Some(namespace.to_owned()),
-                    name: Some(pod_name),
-                    ..ObjectReference::default()
-                }),
-                ..Endpoint::default()
-            }
+            json!({
+                "addresses": [format!("10.244.{subnet}.{}", 10 + pod)],
+                "conditions": {"ready": ready, "serving": ready, "terminating": false},
+                "nodeName": format!("node-{}", pod % 3 + 1),
+                "targetRef": {
+                    "kind": "Pod",
+                    "name": format!("{service_name}-{template_hash}-{}", suffix(&format!("{seed}/{pod}"))),
+                    "namespace": namespace,
+                },
+                "zone": format!("zone-{}", ["a", "b", "c"][pod % 3]),
+            })
         })
         .collect();
-    let mut labels = BTreeMap::from([
-        (SERVICE_NAME_LABEL.to_owned(), service_name.to_owned()),
-        (
-            "endpointslice.kubernetes.io/managed-by".to_owned(),
-            "endpointslice-controller.k8s.io".to_owned(),
-        ),
-    ]);
-    if let Some(service_labels) = service["metadata"]["labels"].as_object() {
-        for (key, value) in service_labels {
-            labels.insert(key.clone(), value.as_str().unwrap_or_default().to_owned());
-        }
+    let mut labels = json!({
+        SERVICE_NAME_LABEL: service_name,
+        "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io",
+    });
+    for (key, value) in service["metadata"]["labels"]
+        .as_object()
+        .into_iter()
+        .flatten()
+    {
+        labels[key] = value.clone();
     }
-    let slice = EndpointSlice {
-        metadata: ObjectMeta {
-            name: Some(format!("{service_name}-{}", suffix(&seed))),
-            generate_name: Some(format!("{service_name}-")),
-            namespace: Some(namespace.to_owned()),
-            labels: Some(labels),
-            owner_references: Some(vec![OwnerReference {
-                api_version: "v1".to_owned(),
-                kind: "Service".to_owned(),
-                name: service_name.to_owned(),
-                uid: service["metadata"]["uid"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
-                controller: Some(true),
-                block_owner_deletion: Some(true),
-            }]),
-            ..ObjectMeta::default()
+    json!({
+        "addressType": "IPv4",
+        "endpoints": endpoints,
+        "metadata": {
+            "generateName": format!("{service_name}-"),
+            "labels": labels,
+            "name": format!("{service_name}-{}", suffix(&seed)),
+            "namespace": namespace,
+            "ownerReferences": [{
+                "apiVersion": "v1",
+                "blockOwnerDeletion": true,
+                "controller": true,
+                "kind": "Service",
+                "name": service_name,
+                "uid": service["metadata"]["uid"].as_str().unwrap_or_default(),
+            }],
         },
-        address_type: "IPv4".to_owned(),
-        endpoints,
-        ports: Some(vec![EndpointPort {
-            name: Some("http".to_owned()),
-            port: Some(target_port),
-            protocol: Some("TCP".to_owned()),
-            ..EndpointPort::default()
-        }]),
-    };
-    to_json(&slice)
+        "ports": [{"name": "http", "port": target_port, "protocol": "TCP"}],
+    })
 }
 
 /// Puts Service `name` (port `http`: `port` → 8080) and its EndpointSlice (`pods` endpoints,
@@ -207,5 +161,37 @@ pub fn populate_backends(cluster: &Cluster, ingresses: usize, namespaces: usize)
             }
             put_service_with_endpoints(cluster, &namespace, &service, port, 2 + index % 2, true);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::Service;
+    use k8s_openapi::api::discovery::v1::EndpointSlice;
+
+    use super::*;
+
+    /// The JSON is exactly what the official types read and write: nothing misnamed, nothing
+    /// of the wrong type, nothing the type does not have.
+    fn round_trips<T: serde::de::DeserializeOwned + serde::Serialize>(object: &Value) {
+        let typed: T = serde_json::from_value(object.clone()).unwrap();
+        let mut written = serde_json::to_value(typed).unwrap();
+        // The typed value adds its type meta, which stored objects do not carry.
+        let fields = written.as_object_mut().unwrap();
+        assert!(fields.remove("kind").is_some() && fields.remove("apiVersion").is_some());
+        assert_eq!(&written, object);
+    }
+
+    #[test]
+    fn sample_services_and_slices_are_k8s_openapi_objects() {
+        let mut service = service("team-a", "web", 80, 8080);
+        round_trips::<Service>(&service);
+        service["metadata"]["uid"] = json!("0000-1111");
+        let slice = endpoint_slice("team-a", &service, 8080, 3, false);
+        round_trips::<EndpointSlice>(&slice);
+        assert_eq!(slice["metadata"]["labels"][SERVICE_NAME_LABEL], "web");
+        assert_eq!(slice["endpoints"].as_array().unwrap().len(), 3);
+        assert_eq!(slice["endpoints"][2]["conditions"]["ready"], false);
+        assert_eq!(slice["metadata"]["ownerReferences"][0]["uid"], "0000-1111");
     }
 }
