@@ -3,7 +3,7 @@
 // may do is enabled or disabled with the reason, and the calls made carry what the server
 // expects; a refusal shows the server's message.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import type { ReactNode } from "react";
 import type { ClusterSettings, Task, TaskList, TemplateList, WhoAmI } from "../api/wire";
 import { WhoAmIProvider } from "../lib/whoami";
@@ -75,6 +75,29 @@ describe("tasks", () => {
     const [url, init] = calls("POST")[0];
     expect(String(url)).toBe("/api/clusters/prod/tasks/n1%3A2/cancel");
     expect((init?.headers as Record<string, string>)["X-Requested-By"]).toBe("admin-console");
+  });
+
+  it("refreshes every 3 s while the tab is visible, and not while it is hidden", async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      fetchMock.mockImplementation(async () => json(200, TASKS));
+      withRole("viewer", <TasksView clusterId="prod" search="" />);
+      await screen.findAllByTestId("task-row");
+      const lists = () => fetchMock.mock.calls.filter(([url]) => String(url).startsWith("/api/clusters/prod/tasks")).length;
+      const first = lists();
+      await act(async () => {
+        await vi.advanceTimersByTimeAsync(3100);
+      });
+      expect(lists()).toBe(first + 1);
+      Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "hidden" });
+      await act(async () => {
+        await vi.advanceTimersByTimeAsync(9300);
+      });
+      expect(lists()).toBe(first + 1);
+    } finally {
+      Reflect.deleteProperty(document, "visibilityState");
+      vi.useRealTimers();
+    }
   });
 
   it("filters become the list's query", async () => {
