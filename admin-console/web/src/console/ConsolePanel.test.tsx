@@ -124,6 +124,19 @@ describe("ConsolePanel", () => {
     expect(entry).toMatchObject({ method: "POST", path: "/logs-*/_search?size=5", body, status: 200 });
   });
 
+  it("runs the request under the cursor on Ctrl+Enter (Cmd+Enter on a Mac) inside the editor", async () => {
+    serve(() => answer(200, {}));
+    renderPanel("keys");
+    typeInEditor("request-editor", "PUT /first-not-run\n\nGET /_cat/indices\n");
+    cursorAt("_cat/indices");
+    const content = editorOf("request-editor").contentDOM;
+    act(() => {
+      content.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", code: "Enter", ctrlKey: true, bubbles: true, cancelable: true }));
+    });
+    await screen.findByTestId("response-status");
+    expect(relayCalls().map(([url, init]) => `${init?.method} ${url}`)).toEqual(["GET /api/clusters/keys/proxy/_cat/indices"]);
+  });
+
   it("sends a GET with a body as POST with X-Console-Method: GET, and a bodiless GET as GET", async () => {
     serve(() => answer(200, { hits: { hits: [] } }));
     renderPanel("get-body");
