@@ -6,9 +6,9 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use crate::cluster::{nodes_json, routing_nodes_json, routing_table_json, synced};
-use crate::http::{Call, Reply, es_error, iso_millis, ok};
 use crate::nodes::{SimNode, role_letters};
 use crate::routing::{Routing, ShardCopy, State, UnassignedInfo};
+use crate::wire::{Call, Reply, es_error, iso_millis, ok};
 use crate::{Flavor, Shared, lock};
 
 /// `{node-1}{id}{ephemeral}{host}{address}{transport}{roles}`, as a node prints in messages.
@@ -154,7 +154,7 @@ pub(crate) async fn explain(shared: &Shared, call: &Call) -> Reply {
             primary.unwrap_or_default(),
         );
         if !routing.indices.contains_key(index) {
-            return crate::http::es_error_with(
+            return crate::wire::es_error_with(
                 404,
                 "index_not_found_exception",
                 &format!("no such index [{index}]"),

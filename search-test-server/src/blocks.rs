@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::http::{Reply, es_error, ok};
+use crate::wire::{Reply, es_error, ok};
 use crate::{Shared, forward};
 
 const BLOCKS: [&str; 4] = ["metadata", "read", "read_only", "write"];

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Value};
 
-use crate::http::{Call, Reply, ok};
+use crate::wire::{Call, Reply, ok};
 
 /// Renders `rows` (every known column) as the request asks; `defaults` are the columns shown
 /// without `h`; `aliases` map short names to columns.
@@ -34,7 +34,7 @@ pub(crate) fn render(
                 if name.contains('*') {
                     known
                         .iter()
-                        .filter(|column| crate::http::wildcard(&name, column))
+                        .filter(|column| crate::wire::wildcard(&name, column))
                         .cloned()
                         .collect()
                 } else {

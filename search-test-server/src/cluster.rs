@@ -6,19 +6,22 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use crate::http::{Call, Reply, es_error_with, json_response, ok};
 use crate::nodes::SimNode;
 use crate::routing::{Routing, ShardCopy, State, sync};
-use crate::{Flavor, Shared, cat, forward, lock};
+use crate::wire::{Call, Reply, es_error_with, json_response, ok};
+use crate::{Flavor, Shared, forward, lock};
 
 /// Syncs the routing with osmem, mapping a failure to a 502.
 pub(crate) async fn synced(shared: &Shared) -> Result<(), Reply> {
-    sync(shared).await.map_err(crate::http::upstream_error)
+    sync(shared).await.map_err(crate::wire::upstream_error)
 }
 
 /// The index names an expression names (`a,b`, wildcards, `_all`); an unknown concrete name is
 /// the documented 404.
-fn resolve(routing: &Routing, expression: Option<&str>) -> Result<Option<Vec<String>>, Reply> {
+pub(crate) fn resolve(
+    routing: &Routing,
+    expression: Option<&str>,
+) -> Result<Option<Vec<String>>, Reply> {
     let Some(expression) = expression.filter(|e| !e.is_empty() && *e != "_all" && *e != "*") else {
         return Ok(None);
     };
@@ -27,7 +30,7 @@ fn resolve(routing: &Routing, expression: Option<&str>) -> Result<Option<Vec<Str
         let matched: Vec<&String> = routing
             .indices
             .keys()
-            .filter(|name| crate::http::wildcard(part, name))
+            .filter(|name| crate::wire::wildcard(part, name))
             .collect();
         if matched.is_empty() && !part.contains('*') {
             return Err(es_error_with(
@@ -43,96 +46,8 @@ fn resolve(routing: &Routing, expression: Option<&str>) -> Result<Option<Vec<Str
     Ok(Some(names))
 }
 
-/// `GET /_cat/shards[/<indices>]`.
-pub(crate) async fn cat_shards(shared: &Shared, call: &Call, segments: &[&str]) -> Reply {
-    if let Err(reply) = synced(shared).await {
-        return reply;
-    }
-    let routing = lock(&shared.routing);
-    let indices = match resolve(&routing, segments.get(2).copied()) {
-        Ok(indices) => indices,
-        Err(reply) => return reply,
-    };
-    let nodes = &shared.nodes;
-    let rows: Vec<Map<String, Value>> = routing
-        .copies_of(indices.as_deref())
-        .into_iter()
-        .map(|copy| {
-            let mut row = Map::new();
-            let text = |value: Option<String>| value.map_or(Value::Null, Value::String);
-            let node = copy.node.map(|n| &nodes[n]);
-            let node_column = match (node, copy.relocating_to.map(|n| &nodes[n])) {
-                (Some(from), Some(to)) => {
-                    Some(format!("{} -> {} {} {}", from.name, to.ip, to.id, to.name))
-                }
-                (Some(node), None) => Some(node.name.clone()),
-                _ => None,
-            };
-            let store = copy.store.map(|bytes| cat::bytes(bytes, call));
-            row.insert("index".into(), json!(copy.index));
-            row.insert("shard".into(), json!(copy.shard.to_string()));
-            row.insert("prirep".into(), json!(if copy.primary { "p" } else { "r" }));
-            row.insert("state".into(), json!(copy.state.name()));
-            row.insert("docs".into(), text(copy.docs.map(|d| d.to_string())));
-            row.insert("store".into(), text(store.clone()));
-            row.insert("dataset".into(), text(store));
-            row.insert("ip".into(), text(node.map(|n| n.ip.clone())));
-            row.insert("id".into(), text(node.map(|n| n.id.clone())));
-            row.insert("node".into(), text(node_column));
-            let info = copy.unassigned.as_ref();
-            row.insert(
-                "unassigned.reason".into(),
-                text(info.map(|i| i.reason.to_owned())),
-            );
-            row.insert(
-                "unassigned.at".into(),
-                text(info.map(|i| crate::http::iso_millis(i.at_millis))),
-            );
-            row.insert(
-                "unassigned.for".into(),
-                text(info.map(|i| {
-                    format!(
-                        "{}s",
-                        crate::http::now_millis().saturating_sub(i.at_millis) / 1000
-                    )
-                })),
-            );
-            row.insert(
-                "unassigned.details".into(),
-                text(info.and_then(|i| i.details.clone())),
-            );
-            row.insert("sync_id".into(), Value::Null);
-            row
-        })
-        .collect();
-    let mut defaults = vec!["index", "shard", "prirep", "state", "docs", "store"];
-    if shared.options.flavor == Flavor::Elasticsearch8 {
-        defaults.push("dataset");
-    }
-    defaults.extend(["ip", "node"]);
-    let aliases: &[(&str, &str)] = &[
-        ("i", "index"),
-        ("idx", "index"),
-        ("s", "shard"),
-        ("sh", "shard"),
-        ("p", "prirep"),
-        ("pr", "prirep"),
-        ("primaryOrReplica", "prirep"),
-        ("st", "state"),
-        ("d", "docs"),
-        ("dc", "docs"),
-        ("sto", "store"),
-        ("n", "node"),
-        ("ur", "unassigned.reason"),
-        ("ua", "unassigned.at"),
-        ("uf", "unassigned.for"),
-        ("ud", "unassigned.details"),
-    ];
-    cat::render(call, &rows, &defaults, aliases)
-}
-
 /// Health of a set of copies: red with an inactive primary, yellow with an inactive replica.
-fn status(copies: &[&ShardCopy]) -> &'static str {
+pub(crate) fn status(copies: &[&ShardCopy]) -> &'static str {
     if copies.iter().any(|c| c.primary && !c.state.active()) {
         "red"
     } else if copies.iter().any(|c| !c.state.active()) {
@@ -288,73 +203,6 @@ pub(crate) async fn health(shared: &Shared, call: &Call, segments: &[&str]) -> R
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-}
-
-/// `GET /_cat/indices[/<indices>]`: osmem's table with the health the routing gives.
-pub(crate) async fn cat_indices(shared: &Shared, call: &Call, segments: &[&str]) -> Reply {
-    if let Err(reply) = synced(shared).await {
-        return reply;
-    }
-    let mut path = format!(
-        "/_cat/indices{}",
-        segments.get(2).map(|i| format!("/{i}")).unwrap_or_default()
-    );
-    let query = call.query_without(&["format", "h", "v", "s", "health", "filter_path", "help"]);
-    path.push_str(if query.is_empty() { "?format=json" } else { "" });
-    if !query.is_empty() {
-        path.push_str(&query);
-        path.push_str("&format=json");
-    }
-    let rows = match forward::get_ok(shared, &path).await {
-        Ok(rows) => rows,
-        Err(reply) => return reply,
-    };
-    let routing = lock(&shared.routing);
-    let wanted = call.param("health");
-    let rows: Vec<Map<String, Value>> = rows
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|row| {
-            let mut row = row.as_object()?.clone();
-            let name = row.get("index")?.as_str()?.to_owned();
-            let copies = routing.copies_of(Some(std::slice::from_ref(&name)));
-            let health = status(&copies);
-            row.insert("health".into(), json!(health));
-            wanted.is_none_or(|wanted| wanted == health).then_some(row)
-        })
-        .collect();
-    let defaults = [
-        "health",
-        "status",
-        "index",
-        "uuid",
-        "pri",
-        "rep",
-        "docs.count",
-        "docs.deleted",
-        "store.size",
-        "pri.store.size",
-    ];
-    let aliases: &[(&str, &str)] = &[
-        ("h", "health"),
-        ("s", "status"),
-        ("i", "index"),
-        ("idx", "index"),
-        ("id", "uuid"),
-        ("p", "pri"),
-        ("shards.primary", "pri"),
-        ("r", "rep"),
-        ("shards.replica", "rep"),
-        ("dc", "docs.count"),
-        ("docsCount", "docs.count"),
-        ("dd", "docs.deleted"),
-        ("ss", "store.size"),
-        ("storeSize", "store.size"),
-        ("cd", "creation.date"),
-        ("cds", "creation.date.string"),
-    ];
-    cat::render(call, &rows, &defaults, aliases)
 }
 
 /// `GET /_cluster/state[/<metrics>[/<indices>]]`: osmem's answer with the simulated nodes and

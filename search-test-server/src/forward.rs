@@ -6,7 +6,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use serde_json::Value;
 
 use crate::Shared;
-use crate::http::{Reply, upstream_error};
+use crate::wire::{Reply, upstream_error};
 
 /// Sends the request to osmem as it came (method, path, query, body, content type) and returns
 /// osmem's answer (status, content type, body).
@@ -57,8 +57,8 @@ impl Upstream {
     }
 
     /// The answer passed on to the client as osmem gave it.
-    pub(crate) fn relay(&self) -> crate::http::Reply {
-        crate::http::json_response(self.status, &self.body)
+    pub(crate) fn relay(&self) -> crate::wire::Reply {
+        crate::wire::json_response(self.status, &self.body)
     }
 }
 

@@ -11,6 +11,7 @@
 mod allocation;
 mod blocks;
 mod cat;
+mod cat_cluster;
 mod cluster;
 mod forward;
 mod http;
@@ -21,6 +22,7 @@ mod routing;
 mod snapshot_restore;
 mod snapshots;
 mod tasks;
+mod wire;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};

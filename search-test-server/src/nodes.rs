@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::http::{Call, Reply, ok};
-use crate::{Flavor, Options, Shared, cat, forward};
+use crate::wire::{Call, Reply, ok};
+use crate::{Flavor, NodeUsage, Options, Shared, cat, forward};
 
 /// The version an Elasticsearch 8 flavoured server announces.
 pub(crate) const ES8_VERSION: &str = "8.15.3";
@@ -155,8 +155,8 @@ pub(crate) fn select<'a>(nodes: &'a [SimNode], selector: &str) -> Vec<&'a SimNod
                     }
                     _ => {
                         node.id == part
-                            || crate::http::wildcard(part, &node.name)
-                            || crate::http::wildcard(part, &node.ip)
+                            || crate::wire::wildcard(part, &node.name)
+                            || crate::wire::wildcard(part, &node.ip)
                     }
                 },
             };
@@ -259,7 +259,7 @@ pub(crate) async fn info(shared: &Shared, _call: &Call, segments: &[&str]) -> Re
                     }),
                 );
             }
-            crate::nodes_stats::add_info_metrics(fields, node, shared.options.usage, &wanted);
+            add_info_metrics(fields, node, shared.options.usage, &wanted);
         }
         nodes.insert(node.id.clone(), entry);
     }
@@ -374,4 +374,62 @@ pub(crate) fn cat(shared: &Shared, call: &Call) -> Reply {
         ("u", "uptime"),
     ];
     cat::render(call, &rows, &defaults, aliases)
+}
+
+/// The `os`, `jvm` and `process` sections of nodes info (`GET /_nodes`), as documented.
+pub(crate) fn add_info_metrics(
+    fields: &mut Map<String, Value>,
+    node: &SimNode,
+    usage: NodeUsage,
+    wanted: &dyn Fn(&str) -> bool,
+) {
+    let pid = 1000 + node.index;
+    if wanted("os") {
+        fields.insert(
+            "os".into(),
+            json!({
+                "refresh_interval_in_millis": 1000,
+                "name": "Linux",
+                "pretty_name": "Ubuntu 22.04.4 LTS",
+                "arch": "amd64",
+                "version": "6.1.0",
+                "available_processors": 2,
+                "allocated_processors": 2
+            }),
+        );
+    }
+    if wanted("process") {
+        fields.insert(
+            "process".into(),
+            json!({"refresh_interval_in_millis": 1000, "id": pid, "mlockall": false}),
+        );
+    }
+    if wanted("jvm") {
+        fields.insert(
+            "jvm".into(),
+            json!({
+                "pid": pid,
+                "version": "21.0.4",
+                "vm_name": "OpenJDK 64-Bit Server VM",
+                "vm_version": "21.0.4+7-LTS",
+                "vm_vendor": "Eclipse Adoptium",
+                "bundled_jdk": true,
+                "using_bundled_jdk": true,
+                "start_time_in_millis": crate::wire::now_millis().saturating_sub(3_600_000),
+                "mem": {
+                    "heap_init_in_bytes": usage.heap_max_bytes,
+                    "heap_max_in_bytes": usage.heap_max_bytes,
+                    "non_heap_init_in_bytes": 7_667_712,
+                    "non_heap_max_in_bytes": 0,
+                    "direct_max_in_bytes": 0
+                },
+                "gc_collectors": ["G1 Young Generation", "G1 Concurrent GC", "G1 Old Generation"],
+                "memory_pools": ["CodeHeap 'non-nmethods'", "Metaspace", "CodeHeap 'profiled nmethods'",
+                    "Compressed Class Space", "G1 Eden Space", "G1 Old Gen", "G1 Survivor Space",
+                    "CodeHeap 'non-profiled nmethods'"],
+                "using_compressed_ordinary_object_pointers": "true",
+                "input_arguments": ["-Xms1g", "-Xmx1g", "-XX:+UseG1GC"]
+            }),
+        );
+    }
 }

@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::http::{Call, Reply, now_millis, ok};
 use crate::nodes::{SimNode, select};
+use crate::wire::{Call, Reply, apply_filter_path, now_millis, ok};
 use crate::{NodeUsage, Shared, lock};
 
 pub(crate) async fn handle(shared: &Shared, _call: &Call, segments: &[&str]) -> Reply {
@@ -274,100 +274,4 @@ fn node_stats(
         );
     }
     entry
-}
-
-/// `filter_path` as documented: comma-separated dotted paths, `*` matching one key.
-pub(crate) fn apply_filter_path(value: &Value, filter: &str) -> Value {
-    let patterns: Vec<Vec<&str>> = filter.split(',').map(|p| p.split('.').collect()).collect();
-    keep(
-        value,
-        &patterns.iter().map(Vec::as_slice).collect::<Vec<_>>(),
-    )
-    .unwrap_or(json!({}))
-}
-
-fn keep(value: &Value, patterns: &[&[&str]]) -> Option<Value> {
-    if patterns.iter().any(|pattern| pattern.is_empty()) {
-        return Some(value.clone());
-    }
-    if let Some(items) = value.as_array() {
-        let kept: Vec<Value> = items
-            .iter()
-            .filter_map(|item| keep(item, patterns))
-            .collect();
-        return (!kept.is_empty()).then_some(Value::Array(kept));
-    }
-    let object = value.as_object()?;
-    let mut out = Map::new();
-    for (key, child) in object {
-        let rest: Vec<&[&str]> = patterns
-            .iter()
-            .filter(|pattern| crate::http::wildcard(pattern[0], key))
-            .map(|pattern| &pattern[1..])
-            .collect();
-        if !rest.is_empty()
-            && let Some(kept) = keep(child, &rest)
-        {
-            out.insert(key.clone(), kept);
-        }
-    }
-    (!out.is_empty()).then_some(Value::Object(out))
-}
-
-/// The `os`, `jvm` and `process` sections of nodes info (`GET /_nodes`), as documented.
-pub(crate) fn add_info_metrics(
-    fields: &mut Map<String, Value>,
-    node: &SimNode,
-    usage: NodeUsage,
-    wanted: &dyn Fn(&str) -> bool,
-) {
-    let pid = 1000 + node.index;
-    if wanted("os") {
-        fields.insert(
-            "os".into(),
-            json!({
-                "refresh_interval_in_millis": 1000,
-                "name": "Linux",
-                "pretty_name": "Ubuntu 22.04.4 LTS",
-                "arch": "amd64",
-                "version": "6.1.0",
-                "available_processors": 2,
-                "allocated_processors": 2
-            }),
-        );
-    }
-    if wanted("process") {
-        fields.insert(
-            "process".into(),
-            json!({"refresh_interval_in_millis": 1000, "id": pid, "mlockall": false}),
-        );
-    }
-    if wanted("jvm") {
-        fields.insert(
-            "jvm".into(),
-            json!({
-                "pid": pid,
-                "version": "21.0.4",
-                "vm_name": "OpenJDK 64-Bit Server VM",
-                "vm_version": "21.0.4+7-LTS",
-                "vm_vendor": "Eclipse Adoptium",
-                "bundled_jdk": true,
-                "using_bundled_jdk": true,
-                "start_time_in_millis": now_millis().saturating_sub(3_600_000),
-                "mem": {
-                    "heap_init_in_bytes": usage.heap_max_bytes,
-                    "heap_max_in_bytes": usage.heap_max_bytes,
-                    "non_heap_init_in_bytes": 7_667_712,
-                    "non_heap_max_in_bytes": 0,
-                    "direct_max_in_bytes": 0
-                },
-                "gc_collectors": ["G1 Young Generation", "G1 Concurrent GC", "G1 Old Generation"],
-                "memory_pools": ["CodeHeap 'non-nmethods'", "Metaspace", "CodeHeap 'profiled nmethods'",
-                    "Compressed Class Space", "G1 Eden Space", "G1 Old Gen", "G1 Survivor Space",
-                    "CodeHeap 'non-profiled nmethods'"],
-                "using_compressed_ordinary_object_pointers": "true",
-                "input_arguments": ["-Xms1g", "-Xmx1g", "-XX:+UseG1GC"]
-            }),
-        );
-    }
 }

@@ -35,6 +35,6 @@ impl Recorded {
 
     /// The value of a query parameter, percent-decoded (`Some("")` for a bare `?flag`).
     pub fn param(&self, name: &str) -> Option<String> {
-        crate::http::parse_query(&self.query).remove(name)
+        crate::wire::parse_query(&self.query).remove(name)
     }
 }

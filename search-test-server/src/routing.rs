@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use crate::http::{iso_millis, now_millis};
 use crate::nodes::SimNode;
+use crate::wire::{iso_millis, now_millis};
 use crate::{Shared, forward, lock};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,8 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::http::{Call, Reply, es_error, es_error_with, ok, wildcard};
-use crate::snapshots::{CapturedIndex, snapshot_missing};
+use crate::wire::{Call, Reply, es_error, es_error_with, ok, wildcard};
 use crate::{Shared, cluster, forward, lock};
 
 /// Settings that belong to one index's life and are not restored.
@@ -316,4 +315,25 @@ fn java_replacement(replacement: &str) -> String {
         }
     }
     out
+}
+
+/// One captured index.
+#[derive(Debug, Clone)]
+pub(crate) struct CapturedIndex {
+    pub(crate) name: String,
+    pub(crate) settings: Value,
+    pub(crate) mappings: Value,
+    pub(crate) aliases: Value,
+    /// `(_id, _source)` of every document.
+    pub(crate) documents: Vec<(String, Value)>,
+    pub(crate) shards: u32,
+    pub(crate) bytes: u64,
+}
+
+pub(crate) fn snapshot_missing(repository: &str, name: &str) -> Reply {
+    es_error(
+        404,
+        "snapshot_missing_exception",
+        &format!("[{repository}:{name}] is missing"),
+    )
 }

@@ -7,27 +7,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use crate::http::{Call, Reply, es_error, iso_millis, now_millis, ok, wildcard};
 use crate::nodes::ES8_VERSION;
+use crate::snapshot_restore::{CapturedIndex, snapshot_missing};
+use crate::wire::{Call, Reply, es_error, iso_millis, now_millis, ok, wildcard};
 use crate::{Flavor, Shared, lock, snapshot_restore};
 
 #[derive(Debug, Clone)]
 pub(crate) struct Repository {
     kind: String,
     settings: Map<String, Value>,
-}
-
-/// One captured index.
-#[derive(Debug, Clone)]
-pub(crate) struct CapturedIndex {
-    pub(crate) name: String,
-    pub(crate) settings: Value,
-    pub(crate) mappings: Value,
-    pub(crate) aliases: Value,
-    /// `(_id, _source)` of every document.
-    pub(crate) documents: Vec<(String, Value)>,
-    pub(crate) shards: u32,
-    pub(crate) bytes: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -197,19 +185,11 @@ impl Snapshots {
 }
 
 fn repository_missing(name: &str) -> Reply {
-    crate::http::es_error_with(
+    crate::wire::es_error_with(
         404,
         "repository_missing_exception",
         &format!("[{name}] missing"),
         json!({}),
-    )
-}
-
-pub(crate) fn snapshot_missing(repository: &str, name: &str) -> Reply {
-    es_error(
-        404,
-        "snapshot_missing_exception",
-        &format!("[{repository}:{name}] is missing"),
     )
 }
 

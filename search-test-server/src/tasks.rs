@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use crate::http::{Call, Reply, es_error, iso_millis, now_millis, ok, wildcard};
 use crate::nodes::{SimNode, select};
+use crate::wire::{Call, Reply, es_error, iso_millis, now_millis, ok, wildcard};
 use crate::{Shared, cat, lock};
 
 /// A simulated running task.

@@ -219,3 +219,46 @@ async fn the_binary_announces_its_url_and_exits_when_stdin_closes() {
         .unwrap();
     assert!(status.success());
 }
+
+#[tokio::test]
+async fn the_binary_exits_0_on_sigterm() {
+    let osmem = test_support::Osmem::start();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_search-test-server"))
+        .args([
+            "--osmem-url",
+            &osmem.url,
+            "--no-stdin-watch",
+            "--flavor",
+            "elasticsearch8",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let announced: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let url = announced["url"].as_str().unwrap();
+    // Still serving although its stdin is at EOF.
+    let root: serde_json::Value = test_support::http_client()
+        .get(format!("{url}/"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(root["tagline"], "You Know, for Search");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = tokio::task::spawn_blocking(move || child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "{status}");
+}

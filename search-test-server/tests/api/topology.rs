@@ -87,6 +87,15 @@ async fn copies_spread_over_nodes_and_every_view_agrees() {
     assert_eq!(stats["nodes"]["count"]["data"], 3);
     assert_eq!(stats["indices"]["shards"]["total"], 7);
 
+    let allocation = f.get("/_cat/allocation?format=json&h=node,shards").await;
+    assert_eq!(allocation.as_array().unwrap().len(), 4);
+    assert_eq!(allocation[3], json!({"node": "UNASSIGNED", "shards": "1"}));
+    let held: u64 = allocation.as_array().unwrap()[..3]
+        .iter()
+        .map(|row| row["shards"].as_str().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(held, 7);
+
     // A replica count change is followed.
     let (status, _) = f
         .call(
