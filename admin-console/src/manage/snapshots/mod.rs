@@ -141,10 +141,7 @@ fn repository(path: &str) -> Result<Name, Error> {
 /// A snapshot named in a path: the rules of a new name, except case (a snapshot taken by
 /// another tool may carry capitals and must still be reachable).
 fn existing_snapshot(path: &str) -> Result<Name, Error> {
-    Name::parse(NameKind::Repository, path).map_err(|error| match error {
-        Error::BadRequest(message) => Error::BadRequest(message.replace("repository", "snapshot")),
-        other => other,
-    })
+    Name::parse(NameKind::ExistingSnapshot, path)
 }
 
 async fn list_repositories(

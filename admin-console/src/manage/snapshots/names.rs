@@ -16,21 +16,24 @@ const MAX_NAME_BYTES: usize = 255;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NameKind {
     Repository,
+    /// A snapshot to take: lowercase.
     Snapshot,
+    /// A snapshot named in a path: it may carry capitals (taken by another tool).
+    ExistingSnapshot,
 }
 
 impl NameKind {
     fn word(self) -> &'static str {
         match self {
             Self::Repository => "repository",
-            Self::Snapshot => "snapshot",
+            Self::Snapshot | Self::ExistingSnapshot => "snapshot",
         }
     }
 }
 
 /// A repository or snapshot name that passed the cluster's rules (Elasticsearch and OpenSearch
 /// share them): not empty, no whitespace, none of `\ / * ? " < > | , #`, not starting with `_`,
-/// not `.` or `..`; a snapshot name is also lowercase. It is safe as one path segment once
+/// not `.` or `..`; a new snapshot's name is also lowercase. It is safe as one path segment once
 /// [`Name::segment`] has encoded it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Name(String);
@@ -174,6 +177,7 @@ mod tests {
             assert!(Name::parse(NameKind::Repository, good).is_ok(), "{good}");
         }
         assert!(Name::parse(NameKind::Snapshot, "snapshot-2026.11.24-0423").is_ok());
+        assert!(Name::parse(NameKind::ExistingSnapshot, "Weekly-1").is_ok());
         for (kind, bad, says) in [
             (NameKind::Repository, "", "must not be empty"),
             (NameKind::Repository, "a b", "must not contain whitespace"),
@@ -187,6 +191,16 @@ mod tests {
             (NameKind::Repository, "a\u{7}", "control characters"),
             (NameKind::Snapshot, "Nightly", "must be lowercase"),
             (NameKind::Snapshot, "_status", "must not start with '_'"),
+            (
+                NameKind::ExistingSnapshot,
+                "a/b",
+                "snapshot name \"a/b\" must not contain '/'",
+            ),
+            (
+                NameKind::ExistingSnapshot,
+                "_all",
+                "must not start with '_'",
+            ),
         ] {
             let text = message(Name::parse(kind, bad));
             assert!(text.contains(says), "{bad:?}: {text}");
