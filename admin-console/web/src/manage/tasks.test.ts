@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Task } from "../api/wire";
-import { formatRunning, parseMinRunning, shortAction, taskRows } from "./tasks";
+import { formatRunning, nodeGroupRows, parseMinRunning, shortAction, taskRows } from "./tasks";
 
 function task(id: string, runningMs: number, parentTaskId: string | null = null): Task {
   return {
@@ -83,5 +83,23 @@ describe("shortAction", () => {
     expect(shortAction("indices:data/write/reindex")).toBe("reindex");
     expect(shortAction("cluster:monitor/tasks/lists[n]")).toBe("lists");
     expect(shortAction("plain")).toBe("plain");
+  });
+});
+
+describe("nodeGroupRows", () => {
+  it("groups by node, busiest first, each under a heading with its counts", () => {
+    const on = (t: Task, node: string, name: string, cancellable = true): Task => ({ ...t, node, nodeName: name, cancellable });
+    const rows = nodeGroupRows([
+      on(task("a:1", 10), "a", "node-a"),
+      on(task("b:1", 30), "b", "node-b", false),
+      on(task("b:2", 50), "b", "node-b"),
+    ]);
+    expect(rows.map((r) => (r.kind === "node" ? `${r.name} ${r.count}/${r.cancellable}` : r.task.id))).toEqual([
+      "node-b 2/1",
+      "b:2",
+      "b:1",
+      "node-a 1/1",
+      "a:1",
+    ]);
   });
 });

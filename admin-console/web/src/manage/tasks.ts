@@ -67,6 +67,29 @@ export function taskRows(tasks: readonly Task[], collapsed: ReadonlySet<string>)
   return rows;
 }
 
+/** A node's heading in the by-node grouping, or a task under it. */
+export type NodeGroupRow = { kind: "node"; node: string; name: string; count: number; cancellable: number } | { kind: "task"; task: Task };
+
+/** The tasks grouped by node (busiest node first, then by name), longest running first within
+ * a node, each node under a heading row with its counts. */
+export function nodeGroupRows(tasks: readonly Task[]): NodeGroupRow[] {
+  const byNode = new Map<string, Task[]>();
+  for (const task of tasks) {
+    const list = byNode.get(task.node);
+    if (list) list.push(task);
+    else byNode.set(task.node, [task]);
+  }
+  const nameOf = (list: Task[]) => list[0].nodeName ?? list[0].node;
+  const groups = [...byNode.entries()].sort(([, a], [, b]) => b.length - a.length || nameOf(a).localeCompare(nameOf(b)));
+  const rows: NodeGroupRow[] = [];
+  for (const [node, list] of groups) {
+    rows.push({ kind: "node", node, name: nameOf(list), count: list.length, cancellable: list.filter((t) => t.cancellable).length });
+    list.sort((a, b) => b.runningTimeNanos - a.runningTimeNanos || a.id.localeCompare(b.id));
+    for (const task of list) rows.push({ kind: "task", task });
+  }
+  return rows;
+}
+
 /** A running time in words: `850 ms`, `12.3 s`, `4 m 05 s`, `2 h 03 m`, `3 d 04 h`. */
 export function formatRunning(nanos: number): string {
   const ms = nanos / 1e6;

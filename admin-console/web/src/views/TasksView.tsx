@@ -10,12 +10,17 @@ import { ACTION_ROLES } from "../lib/access";
 import { useClusterAccess } from "../lib/whoami";
 import { formatLocalTime } from "../lib/format";
 import { Card, EmptyState, ErrorState, Loading } from "../components/common";
-import { formatRunning, parseMinRunning, shortAction, taskRows } from "../manage/tasks";
+import { formatRunning, nodeGroupRows, parseMinRunning, shortAction, taskRows } from "../manage/tasks";
 import { useVirtualRows } from "../manage/virtual";
 import { Confirm } from "../manage/Dialog";
 import "../styles/cluster-ops.css";
 
 const REFRESH_MS = 3000;
+
+/** A row of the table: a node's heading (grouping by node) or a task. */
+type Row =
+  | { kind: "node"; node: string; name: string; count: number; cancellable: number }
+  | { kind: "task"; task: Task; depth: number; descendants: number; hasChildren: boolean };
 const ROW_HEIGHT = 34;
 
 export function TasksView({ clusterId }: { clusterId: string; search: string }) {
@@ -23,6 +28,7 @@ export function TasksView({ clusterId }: { clusterId: string; search: string }) 
   const [draft, setDraft] = useState({ actions: "", nodes: "", minRunning: "" });
   const [filters, setFilters] = useState<TaskFilters>(NO_TASK_FILTERS);
   const [paused, setPaused] = useState(false);
+  const [grouping, setGrouping] = useState<"parent" | "node">("parent");
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [selected, setSelected] = useState<string | null>(null);
   const [cancelling, setCancelling] = useState<Task | null>(null);
@@ -46,7 +52,11 @@ export function TasksView({ clusterId }: { clusterId: string; search: string }) 
   // useAsync polls only while the tab is visible.
   const list = useAsync((signal) => tasksApi.list(clusterId, filters, signal), [clusterId, filters], paused ? undefined : REFRESH_MS);
   const tasks = list.data?.tasks;
-  const rows = useMemo(() => (tasks ? taskRows(tasks, collapsed) : []), [tasks, collapsed]);
+  const rows = useMemo((): Row[] => {
+    if (!tasks) return [];
+    if (grouping === "node") return nodeGroupRows(tasks).map((row) => (row.kind === "node" ? row : { ...row, depth: 0, descendants: 0, hasChildren: false }));
+    return taskRows(tasks, collapsed).map((row) => ({ kind: "task", ...row }));
+  }, [tasks, collapsed, grouping]);
   const { ref, range, onScroll } = useVirtualRows(rows.length, ROW_HEIGHT);
   const toggle = (id: string) =>
     setCollapsed((c) => {
@@ -94,6 +104,14 @@ export function TasksView({ clusterId }: { clusterId: string; search: string }) 
           />
           Cancellable only
         </label>
+        <div className="segmented" role="group" aria-label="Group tasks">
+          <button className={grouping === "parent" ? "active" : ""} aria-pressed={grouping === "parent"} onClick={() => setGrouping("parent")} data-testid="tasks-group-parent">
+            Parent/child
+          </button>
+          <button className={grouping === "node" ? "active" : ""} aria-pressed={grouping === "node"} onClick={() => setGrouping("node")} data-testid="tasks-group-node">
+            By node
+          </button>
+        </div>
         <span className="spacer" />
         <span className="muted" data-testid="tasks-total">
           {tasks ? `${tasks.length} task${tasks.length === 1 ? "" : "s"}` : ""}
@@ -157,58 +175,29 @@ export function TasksView({ clusterId }: { clusterId: string; search: string }) 
                     <td colSpan={5} style={{ height: range.padTop }} />
                   </tr>
                 )}
-                {rows.slice(range.start, range.end).map(({ task, depth, descendants, hasChildren }) => (
-                  <tr
-                    key={task.id}
-                    className={`ops-row ${selected === task.id ? "active" : ""}`}
-                    onClick={() => setSelected(task.id)}
-                    data-testid="task-row"
-                    data-task-id={task.id}
-                  >
-                    <td title={task.action}>
-                      <span className="ops-tree" style={{ paddingLeft: depth * 16 }}>
-                        {hasChildren ? (
-                          <button
-                            className="ops-toggle"
-                            aria-label={collapsed.has(task.id) ? `Show ${descendants} child tasks` : "Hide child tasks"}
-                            aria-expanded={!collapsed.has(task.id)}
-                            onClick={(e) => {
-                              e.stopPropagation();
-                              toggle(task.id);
-                            }}
-                          >
-                            {collapsed.has(task.id) ? "▸" : "▾"}
-                          </button>
-                        ) : (
-                          <span className="ops-toggle" aria-hidden />
-                        )}
-                        <span className="mono">{shortAction(task.action)}</span>
-                        {collapsed.has(task.id) && <span className="pill">+{descendants}</span>}
-                        {task.cancelled && <span className="pill ops-cancelled">cancelled</span>}
-                      </span>
-                    </td>
-                    <td>{task.nodeName ?? task.node}</td>
-                    <td className="num">{formatRunning(task.runningTimeNanos)}</td>
-                    <td className="ops-ellipsis muted" title={task.description ?? undefined}>
-                      {task.description ?? ""}
-                    </td>
-                    <td className="row-actions" title={denied ?? undefined}>
-                      <button
-                        className="btn btn-small"
-                        disabled={denied !== null || task.cancelled}
-                        data-denied={denied ?? undefined}
-                        title={denied ?? (task.cancellable ? "Cancel this task" : "The cluster reports this task as not cancellable")}
-                        onClick={(e) => {
-                          e.stopPropagation();
-                          setCancelling(task);
-                        }}
-                        data-testid="task-cancel"
-                      >
-                        Cancel
-                      </button>
-                    </td>
-                  </tr>
-                ))}
+                {rows.slice(range.start, range.end).map((row) =>
+                  row.kind === "node" ? (
+                    <tr key={`node:${row.node}`} className="ops-node-row" data-testid="task-node-row" data-node={row.node}>
+                      <td colSpan={5}>
+                        <strong>{row.name}</strong>{" "}
+                        <span className="muted">
+                          {row.count} task{row.count === 1 ? "" : "s"}, {row.cancellable} cancellable
+                        </span>
+                      </td>
+                    </tr>
+                  ) : (
+                    <TaskRowView
+                      key={row.task.id}
+                      row={row}
+                      selected={selected === row.task.id}
+                      collapsed={collapsed.has(row.task.id)}
+                      denied={denied}
+                      onSelect={() => setSelected(row.task.id)}
+                      onToggle={() => toggle(row.task.id)}
+                      onCancel={() => setCancelling(row.task)}
+                    />
+                  ),
+                )}
                 {range.padBottom > 0 && (
                   <tr className="ops-spacer" aria-hidden>
                     <td colSpan={5} style={{ height: range.padBottom }} />
@@ -372,5 +361,70 @@ function FactPair({ name, value }: { name: string; value: string }) {
       <dt className="mono">{name}</dt>
       <dd className="mono">{value}</dd>
     </>
+  );
+}
+
+function TaskRowView({
+  row: { task, depth, descendants, hasChildren },
+  selected,
+  collapsed,
+  denied,
+  onSelect,
+  onToggle,
+  onCancel,
+}: {
+  row: { task: Task; depth: number; descendants: number; hasChildren: boolean };
+  selected: boolean;
+  collapsed: boolean;
+  denied: string | null;
+  onSelect: () => void;
+  onToggle: () => void;
+  onCancel: () => void;
+}) {
+  return (
+    <tr className={`ops-row ${selected ? "active" : ""}`} onClick={onSelect} data-testid="task-row" data-task-id={task.id}>
+      <td title={task.action}>
+        <span className="ops-tree" style={{ paddingLeft: depth * 16 }}>
+          {hasChildren ? (
+            <button
+              className="ops-toggle"
+              aria-label={collapsed ? `Show ${descendants} child tasks` : "Hide child tasks"}
+              aria-expanded={!collapsed}
+              onClick={(e) => {
+                e.stopPropagation();
+                onToggle();
+              }}
+            >
+              {collapsed ? "▸" : "▾"}
+            </button>
+          ) : (
+            <span className="ops-toggle" aria-hidden />
+          )}
+          <span className="mono">{shortAction(task.action)}</span>
+          {collapsed && <span className="pill">+{descendants}</span>}
+          {task.cancelled && <span className="pill ops-cancelled">cancelled</span>}
+        </span>
+      </td>
+      <td>{task.nodeName ?? task.node}</td>
+      <td className="num">{formatRunning(task.runningTimeNanos)}</td>
+      <td className="ops-ellipsis muted" title={task.description ?? undefined}>
+        {task.description ?? ""}
+      </td>
+      <td className="row-actions" title={denied ?? undefined}>
+        <button
+          className="btn btn-small"
+          disabled={denied !== null || task.cancelled}
+          data-denied={denied ?? undefined}
+          title={denied ?? (task.cancellable ? "Cancel this task" : "The cluster reports this task as not cancellable")}
+          onClick={(e) => {
+            e.stopPropagation();
+            onCancel();
+          }}
+          data-testid="task-cancel"
+        >
+          Cancel
+        </button>
+      </td>
+    </tr>
   );
 }

@@ -61,6 +61,16 @@ describe("tasks", () => {
     expect(String(fetchMock.mock.calls[0][0])).toBe("/api/clusters/prod/tasks");
   });
 
+  it("groups by node on request, each node under a heading", async () => {
+    fetchMock.mockImplementation(async () => json(200, TASKS));
+    withRole("viewer", <TasksView clusterId="prod" search="" />);
+    await screen.findAllByTestId("task-row");
+    fireEvent.click(screen.getByTestId("tasks-group-node"));
+    const heading = await screen.findByTestId("task-node-row");
+    expect(heading.textContent).toBe("node-1 3 tasks, 1 cancellable");
+    expect(screen.getAllByTestId("task-row").map((r) => r.getAttribute("data-task-id"))).toEqual(["n1:1", "n1:2", "n1:3"]);
+  });
+
   it("an operator's cancel of a task the cluster refuses shows the cluster's reason", async () => {
     const reason = "The cluster did not cancel task n1:2: task [n1:2] doesn't support this operation";
     fetchMock.mockImplementation(async (_input, init) =>
