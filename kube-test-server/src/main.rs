@@ -1,6 +1,7 @@
 //! `kube-test-server`: the in-memory Kubernetes API server with sample data, for `make run` and
 //! manual testing of ingress-dash. Prints its URL (and writes a kubeconfig when asked).
 
+use std::io::Write;
 use std::time::Duration;
 
 use clap::Parser;
@@ -124,12 +125,16 @@ fn main() -> anyhow::Result<()> {
     if let Some(path) = &args.kubeconfig_out {
         std::fs::write(path, server.kubeconfig())?;
     }
-    println!("kube-test-server listening on {}", server.url());
-    println!(
+    // Whoever reads these lines may close the pipe after the first: the server keeps serving.
+    let mut stdout = std::io::stdout();
+    let _ = writeln!(stdout, "kube-test-server listening on {}", server.url());
+    let _ = writeln!(
+        stdout,
         "{} ingresses in {} namespaces",
         args.sample,
         args.namespaces.max(1)
     );
+    let _ = stdout.flush();
     let mut tick = 0usize;
     loop {
         match args.churn {
