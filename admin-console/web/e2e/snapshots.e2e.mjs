@@ -62,7 +62,7 @@ describe.each(FLAVORS)("$flavor", ({ id, flavor }) => {
     await page.locator('[data-testid="take-snapshot"]').click();
     const take = page.locator('[data-testid="take-form"]');
     const name = await take.locator('input[aria-label="Snapshot name"]').inputValue();
-    assert.match(name, /^snapshot-\d{4}\.\d\d\.\d\d-\d{4}$/);
+    assert.match(name, /^snapshot-\d{4}\.\d\d\.\d\d-\d{6}$/);
     await take.locator('input[aria-label="Indices to snapshot"]').fill("books");
     await take.locator('[data-testid="take-submit"]').click();
     await page.locator('[data-testid="snapshots-notice"]', { hasText: `Snapshot ${name} started.` }).waitFor();

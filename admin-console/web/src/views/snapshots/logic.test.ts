@@ -16,7 +16,7 @@ import {
 describe("names", () => {
   test("the default name is the UTC date and time, lowercase and valid", () => {
     const name = defaultSnapshotName(new Date(Date.UTC(2026, 10, 4, 3, 7, 59)));
-    expect(name).toBe("snapshot-2026.11.04-0307");
+    expect(name).toBe("snapshot-2026.11.04-030759");
     expect(nameProblem(name, "snapshot")).toBeNull();
   });
 

@@ -4,9 +4,9 @@ import type { SnapshotProgress, SnapshotRow, SnapshotState } from "../../api/wir
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
-/** `snapshot-2026.11.24-0423`: the date and time (UTC), lowercase, unique to the minute. */
+/** `snapshot-2026.11.24-042359`: the date and time (UTC), lowercase, unique to the second. */
 export function defaultSnapshotName(now: Date): string {
-  return `snapshot-${now.getUTCFullYear()}.${pad(now.getUTCMonth() + 1)}.${pad(now.getUTCDate())}-${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}`;
+  return `snapshot-${now.getUTCFullYear()}.${pad(now.getUTCMonth() + 1)}.${pad(now.getUTCDate())}-${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}${pad(now.getUTCSeconds())}`;
 }
 
 const FORBIDDEN = ["\\", "/", "*", "?", '"', "<", ">", "|", ",", "#"];
