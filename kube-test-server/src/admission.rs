@@ -8,7 +8,6 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::kind::Kind;
-use crate::writes::qualified_name;
 use crate::{cert_manager, gateway, wire};
 
 fn decode<T: DeserializeOwned>(kind: Kind, object: &Value) -> Result<(), Value> {
@@ -29,7 +28,7 @@ fn invalid(kind: Kind, name: &str, cause: &str) -> Value {
     wire::status(
         422,
         "Invalid",
-        &format!("{} is invalid: {cause}", qualified_name(kind, name)),
+        &format!("{} is invalid: {cause}", wire::qualified_name(kind, name)),
         Some(json!({"name": name, "group": kind.group(), "kind": kind.name()})),
     )
 }

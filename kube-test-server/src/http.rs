@@ -10,7 +10,7 @@ use actix_web::{App, HttpRequest, HttpResponse, HttpServer};
 use serde_json::{Value, json};
 
 use crate::collection::{self, Query};
-use crate::kind::{Crd, Kind};
+use crate::kind::{Crd, Kind, Target};
 use crate::store::Scope;
 use crate::{Cluster, discovery, table, wire, writes};
 
@@ -92,14 +92,6 @@ pub fn server(cluster: Cluster, listener: TcpListener) -> std::io::Result<Server
     .disable_signals()
     .listen(listener)?
     .run())
-}
-
-/// What a resource path names: a kind the server serves now, and a namespace and object name
-/// where the path has them.
-pub(crate) struct Target {
-    pub kind: Kind,
-    pub namespace: Option<String>,
-    pub name: Option<String>,
 }
 
 /// Resolves the path: an unknown resource, a custom resource whose CRD is absent, a namespaced

@@ -191,6 +191,14 @@ impl Kind {
     }
 }
 
+/// What a resource path names: a kind the server serves now, and a namespace and object name
+/// where the path has them.
+pub(crate) struct Target {
+    pub kind: Kind,
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -96,6 +96,14 @@ pub fn forbidden(verb: &str, kind: Kind, namespace: Option<&str>) -> Value {
     )
 }
 
+/// `Ingress.networking.k8s.io "web"`, `Service "web"`: how validation messages name an object.
+pub fn qualified_name(kind: Kind, name: &str) -> String {
+    match kind.group() {
+        "" => format!("{} \"{name}\"", kind.name()),
+        group => format!("{}.{group} \"{name}\"", kind.name()),
+    }
+}
+
 pub fn not_found(kind: Kind, name: &str) -> Value {
     let (group, resource) = (kind.group(), kind.qualified_resource());
     status(

@@ -6,8 +6,7 @@ use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
 use serde_json::{Map, Value, json};
 
-use crate::http::Target;
-use crate::kind::Kind;
+use crate::kind::{Kind, Target};
 use crate::{Cluster, admission, wire};
 
 fn key(namespace: &str, name: &str) -> String {
@@ -21,14 +20,6 @@ fn conflict(kind: Kind, reason: &str, message: String, name: &str) -> Value {
         &message,
         Some(json!({"name": name, "group": kind.group(), "kind": kind.plural()})),
     )
-}
-
-/// `Ingress.networking.k8s.io "web"`, `Service "web"`: how validation messages name an object.
-pub(crate) fn qualified_name(kind: Kind, name: &str) -> String {
-    match kind.group() {
-        "" => format!("{} \"{name}\"", kind.name()),
-        group => format!("{}.{group} \"{name}\"", kind.name()),
-    }
 }
 
 /// Parses the body, checks its type meta and namespace, drops what the server owns, and
@@ -85,7 +76,7 @@ fn prepare(kind: Kind, body: &[u8], namespace: &str) -> Result<(Value, String), 
                 "Invalid",
                 &format!(
                     "{} is invalid: metadata.name: Required value: name or generateName is required",
-                    qualified_name(kind, "")
+                    wire::qualified_name(kind, "")
                 ),
                 None,
             ));
