@@ -30,7 +30,9 @@ pub struct Faults {
 }
 
 impl Faults {
-    /// Lists, watches and gets of ingresses in `namespace` answer 403 (RBAC denies them).
+    /// Every request for a namespaced kind in `namespace` (ingresses, services, secrets, events,
+    /// endpoint slices, custom resources) answers 403 (RBAC denies them). One kind alone:
+    /// [`crate::Cluster::forbid`].
     pub fn forbid_namespace(&self, namespace: &str) {
         self.lock().insert(namespace.to_owned());
     }
