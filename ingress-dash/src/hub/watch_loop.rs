@@ -72,8 +72,6 @@ enum WatchEnd {
     Failed {
         resource_version: String,
         error: CallError,
-        /// After the watch was established: its request was already counted a success.
-        mid_stream: bool,
     },
     /// The receiver of the reports is gone.
     Stop,
@@ -91,8 +89,10 @@ struct Episode {
     retries: ExponentialBackoff,
     /// The last transient error being retried, told if the breaker stops the retries.
     last_error: Option<KubeError>,
-    /// Watches in a row that ended before delivering anything.
+    /// Watches in a row that ended before delivering anything, or 410s in a row.
     pacing: ExponentialBackoff,
+    /// A 410 came and no watch has delivered anything since.
+    expired_since_progress: bool,
     reported: bool,
 }
 
@@ -101,6 +101,13 @@ impl Episode {
     fn succeeded(&mut self, resilience: &Resilience) {
         self.retries = resilience.retries();
         self.last_error = None;
+    }
+
+    /// A watch delivered something: it works.
+    fn progressed(&mut self, resilience: &Resilience) {
+        self.succeeded(resilience);
+        self.pacing = resilience.pacing();
+        self.expired_since_progress = false;
     }
 }
 
@@ -112,10 +119,11 @@ impl WatchLoop {
             retries: self.resilience.retries(),
             last_error: None,
             pacing: self.resilience.pacing(),
+            expired_since_progress: false,
             reported: false,
         };
         loop {
-            let (error, mid_stream) = match next.clone() {
+            let error = match next.clone() {
                 Next::List => match self.list().await {
                     Ok((items, resource_version)) => {
                         episode.succeeded(&self.resilience);
@@ -126,7 +134,7 @@ impl WatchLoop {
                         next = Next::Watch(resource_version);
                         continue;
                     }
-                    Err(error) => (error, false),
+                    Err(error) => error,
                 },
                 Next::Watch(from) => match self.watch(from, &mut report, &mut episode).await {
                     WatchEnd::Stop => return,
@@ -137,7 +145,7 @@ impl WatchLoop {
                         next = Next::Watch(resource_version);
                         restarted("closed");
                         if delivered {
-                            episode.pacing = self.resilience.pacing();
+                            episode.progressed(&self.resilience);
                         } else if let Some(wait) = episode.pacing.next() {
                             tokio::time::sleep(wait).await;
                         }
@@ -146,15 +154,14 @@ impl WatchLoop {
                     WatchEnd::Failed {
                         resource_version,
                         error,
-                        mid_stream,
                     } => {
                         next = Next::Watch(resource_version);
-                        (error, mid_stream)
+                        error
                     }
                 },
             };
             if !self
-                .after_error(error, mid_stream, &mut next, &mut episode, &mut report)
+                .after_error(error, &mut next, &mut episode, &mut report)
                 .await
             {
                 return;
@@ -166,7 +173,6 @@ impl WatchLoop {
     async fn after_error(
         &self,
         error: CallError,
-        mid_stream: bool,
         next: &mut Next,
         episode: &mut Episode,
         report: &mut impl FnMut(Report) -> bool,
@@ -198,12 +204,16 @@ impl WatchLoop {
             tracing::debug!(scope, "resourceVersion expired (410); listing again");
             restarted("expired");
             *next = Next::List;
+            // At once, unless nothing came through since the last 410: then paced, so a
+            // history compacted faster than a list completes cannot make a tight loop.
+            if std::mem::replace(&mut episode.expired_since_progress, true)
+                && let Some(wait) = episode.pacing.next()
+            {
+                tokio::time::sleep(wait).await;
+            }
             return true;
         }
-        // A line that cannot be read in the middle of a watch is a broken connection; the
-        // list that follows tells whether the answers themselves are unreadable.
-        let transient =
-            kube.class() == ErrorClass::Transient || (mid_stream && kube.status().is_none());
+        let transient = kube.class() == ErrorClass::Transient;
         if transient && let Some(wait) = episode.retries.next() {
             restarted("retry");
             let call = if *next == Next::List {
@@ -271,7 +281,6 @@ impl WatchLoop {
                 return WatchEnd::Failed {
                     resource_version: from,
                     error,
-                    mid_stream: false,
                 };
             }
         };
@@ -291,10 +300,16 @@ impl WatchLoop {
             };
             let report_went = match event {
                 Err(error) => {
+                    // A line that cannot be read in the middle of a watch is a broken
+                    // connection, retried; the list that follows a failure tells whether the
+                    // answers themselves are unreadable.
+                    let error = match error {
+                        KubeError::BadAnswer(cause) => KubeError::Unreachable(cause),
+                        other => other,
+                    };
                     return WatchEnd::Failed {
                         resource_version,
                         error: CallError::Kube(error),
-                        mid_stream: true,
                     };
                 }
                 Ok(WatchEvent::Error(status)) => {
@@ -305,7 +320,6 @@ impl WatchLoop {
                             reason: status.reason,
                             message: status.message,
                         }),
-                        mid_stream: true,
                     };
                 }
                 Ok(WatchEvent::Bookmark(bookmark)) => {
@@ -326,7 +340,7 @@ impl WatchLoop {
             }
             // The watch works: a later failure starts its retries afresh.
             delivered = true;
-            episode.succeeded(&self.resilience);
+            episode.progressed(&self.resilience);
         }
     }
 }
