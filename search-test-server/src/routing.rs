@@ -139,7 +139,6 @@ impl ShardCopy {
 /// What the routing knows of one of osmem's indices.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct IndexMeta {
-    pub(crate) uuid: String,
     pub(crate) shards: u32,
     pub(crate) replicas: u32,
     pub(crate) open: bool,
@@ -162,18 +161,16 @@ impl Routing {
         node_count: usize,
     ) {
         self.copies.retain(|copy| {
-            indices.get(&copy.index).is_some_and(|meta| {
-                self.indices
-                    .get(&copy.index)
-                    .is_some_and(|known| known.uuid == meta.uuid)
-                    && copy.shard < meta.shards
-            })
+            indices
+                .get(&copy.index)
+                .is_some_and(|meta| copy.shard < meta.shards)
         });
         for (name, meta) in &indices {
-            let known = self
-                .indices
-                .get(name)
-                .is_some_and(|known| known.uuid == meta.uuid);
+            if self.indices.get(name) == Some(meta) {
+                // Unchanged since the last sync: its copies are in place.
+                continue;
+            }
+            let known = self.indices.contains_key(name);
             for shard in 0..meta.shards {
                 if !self
                     .copies
@@ -344,43 +341,23 @@ fn allocation_id(n: u64) -> String {
 
 /// Reads osmem's indices (and shard sizes) and reconciles the routing with them.
 pub(crate) async fn sync(shared: &Shared) -> anyhow::Result<()> {
-    let fields = [
-        "state",
-        "settings.index.number_of_shards",
-        "settings.index.number_of_replicas",
-        "settings.index.uuid",
-    ];
-    let filter: Vec<String> = fields
-        .iter()
-        .map(|f| format!("metadata.indices.*.{f}"))
-        .collect();
-    let path = format!("/_cluster/state/metadata?filter_path={}", filter.join(","));
-    let metadata = forward::get_ok(shared, &path)
+    // Per-index health is osmem's cheapest listing of its indices with their shard and replica
+    // counts (the cluster state's metadata costs several times more with thousands of indices).
+    // osmem, a single node, keeps every primary of an open index active: an index without one
+    // is closed.
+    let path = "/_cluster/health?level=indices&filter_path=indices";
+    let health = forward::get_ok(shared, path)
         .await
         .map_err(|_| anyhow::anyhow!("osmem does not answer {path}"))?;
     let mut indices = BTreeMap::new();
-    for (name, index) in metadata["metadata"]["indices"]
-        .as_object()
-        .into_iter()
-        .flatten()
-    {
-        let setting = |key: &str| -> u32 {
-            index["settings"]["index"][key]
-                .as_str()
-                .and_then(|text| text.parse().ok())
-                .or_else(|| index["settings"]["index"][key].as_u64().map(|n| n as u32))
-                .unwrap_or(1)
-        };
+    for (name, index) in health["indices"].as_object().into_iter().flatten() {
+        let count = |key: &str| index[key].as_u64().unwrap_or(0) as u32;
         indices.insert(
             name.clone(),
             IndexMeta {
-                uuid: index["settings"]["index"]["uuid"]
-                    .as_str()
-                    .unwrap_or(name)
-                    .to_owned(),
-                shards: setting("number_of_shards").max(1),
-                replicas: setting("number_of_replicas"),
-                open: index["state"] != "close",
+                shards: count("number_of_shards").max(1),
+                replicas: count("number_of_replicas"),
+                open: count("active_primary_shards") > 0,
             },
         );
     }
@@ -391,11 +368,15 @@ pub(crate) async fn sync(shared: &Shared) -> anyhow::Result<()> {
         .collect();
     let mut sizes = HashMap::new();
     if !open.is_empty() {
-        let path = format!(
-            "/_cat/shards/{}?format=json&bytes=b&h=index,shard,prirep,docs,store",
-            open.join(",")
-        );
-        if let Ok(rows) = forward::get_ok(shared, &path).await {
+        const COLUMNS: &str = "?format=json&bytes=b&h=index,shard,prirep,docs,store";
+        // osmem refuses the whole table while an index is closed: then the open ones by name.
+        let rows = match forward::get_ok(shared, &format!("/_cat/shards{COLUMNS}")).await {
+            Ok(rows) => Ok(rows),
+            Err(_) => {
+                forward::get_ok(shared, &format!("/_cat/shards/{}{COLUMNS}", open.join(","))).await
+            }
+        };
+        if let Ok(rows) = rows {
             for row in rows.as_array().into_iter().flatten() {
                 let number = |key: &str| row[key].as_str().and_then(|t| t.parse::<u64>().ok());
                 if row["prirep"] == "p"

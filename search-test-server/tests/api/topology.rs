@@ -96,6 +96,13 @@ async fn copies_spread_over_nodes_and_every_view_agrees() {
         .sum();
     assert_eq!(held, 7);
 
+    // A closed index keeps its (replicated) copies, as since Elasticsearch 7.2.
+    assert_eq!(f.call("POST", "/orders/_close", None).await.0, 200);
+    let closed = shards(&f, "orders").await;
+    assert_eq!(closed.len(), 4);
+    assert!(closed.iter().all(|row| row["state"] == "STARTED"));
+    assert_eq!(f.call("POST", "/orders/_open", None).await.0, 200);
+
     // A replica count change is followed.
     let (status, _) = f
         .call(
