@@ -311,10 +311,10 @@ export function ConsolePanel({ clusterId, store }: Props) {
           className="btn btn-primary btn-small"
           data-testid="run-request"
           disabled={running || !current}
-          title="Run the request under the cursor (Ctrl+Enter)"
+          title="Execute the request under the cursor (Ctrl+Enter)"
           onClick={runCurrent}
         >
-          <PlayIcon /> {running ? "Running…" : "Run"}
+          <PlayIcon /> {running ? "Running…" : "Execute"}
         </button>
       </div>
 

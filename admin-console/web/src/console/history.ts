@@ -2,7 +2,8 @@
 // survives browser sessions. A full storage quota drops the oldest entries instead of failing.
 import type { KeyValueStorage } from "../lib/storage";
 
-export const HTTP_METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"] as const;
+/** The console's methods, as specified (the relay also takes HEAD, e.g. from curl). */
+export const HTTP_METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 export interface HistoryEntry {

@@ -41,7 +41,8 @@ describe("parseRequests", () => {
     const [request] = parseRequests('POST /x/_search\n{\n  # not sent\n  "size": 0\n  // nor this\n}\n');
     expect(JSON.parse(request.body)).toEqual({ size: 0 });
     expect(parseRequests("FETCH /x\nGOT it")).toEqual([]);
-    expect(methodOfLine("  head /x ")).toEqual({ method: "HEAD", path: "/x" });
+    expect(methodOfLine("  patch /x ")).toEqual({ method: "PATCH", path: "/x" });
+    expect(methodOfLine("HEAD /x")).toBeNull();
     expect(methodOfLine("DELETE")).toEqual({ method: "DELETE", path: "" });
     expect(methodOfLine('"GET": 1')).toBeNull();
   });
@@ -85,7 +86,6 @@ describe("bodies", () => {
       /^Line 2 of the NDJSON body is not valid JSON/,
     );
     expect(prepareBody({ method: "GET", path: "x/_search", body: "{ nope" }).error).toMatch(/^The body is not valid JSON/);
-    expect(prepareBody({ method: "HEAD", path: "x", body: "{}" }).error).toMatch(/HEAD takes no body/);
   });
 
   it("sends a JSON body as typed, GET included, and no body when there is none", () => {

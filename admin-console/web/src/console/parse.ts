@@ -142,7 +142,6 @@ export function splitJsonDocuments(text: string): string[] {
 export function prepareBody(request: Pick<ParsedRequest, "method" | "path" | "body">): PreparedBody {
   const text = request.body.trim();
   if (text === "") return {};
-  if (request.method === "HEAD") return { error: "HEAD takes no body: remove it or use GET." };
   const contentType = contentTypeFor(request.path);
   if (contentType === "application/x-ndjson") {
     const lines: string[] = [];

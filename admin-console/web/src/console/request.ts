@@ -20,9 +20,9 @@ export function contentTypeFor(path: string): string {
     : "application/json";
 }
 
-/** The body to send, or undefined when there is none (HEAD never carries one). */
-export function requestBody(method: HttpMethod, body: string): string | undefined {
-  if (method === "HEAD" || body.trim() === "") return undefined;
+/** The body to send, or undefined when there is none. */
+export function requestBody(_method: HttpMethod, body: string): string | undefined {
+  if (body.trim() === "") return undefined;
   return body;
 }
 
