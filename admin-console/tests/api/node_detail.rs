@@ -7,7 +7,7 @@ use std::time::Duration;
 use search_test_server::Flavor;
 use serde_json::Value;
 
-use crate::shards::stack;
+use crate::shards::{node_id, stack};
 
 #[tokio::test]
 async fn a_node_page_has_its_statistics_and_shards_in_both_flavors() {
@@ -61,7 +61,7 @@ async fn a_node_page_has_its_statistics_and_shards_in_both_flavors() {
             .unwrap()
             .iter()
             .flat_map(|index| index["shards"].as_array().unwrap())
-            .filter(|copy| copy["node"] == node.id.as_str())
+            .filter(|copy| node_id(&grid, copy, "node").as_deref() == Some(node.id.as_str()))
             .count();
         let shards = detail["shards"].as_array().unwrap();
         assert_eq!(shards.len(), expected, "{detail} / {grid}");

@@ -246,11 +246,20 @@ fn breakers_of(breakers: &Value) -> Vec<Breaker> {
 
 /// The shards on `id`: the copies it holds and the ones relocating onto it.
 pub(crate) fn shards_of(grid: &ShardGrid, id: &str) -> Vec<NodeShard> {
+    let Some(position) = grid.nodes.iter().position(|node| node.id == id) else {
+        return Vec::new();
+    };
+    let position = Some(position as u32);
+    let id_of = |position: Option<u32>| {
+        position
+            .and_then(|p| grid.nodes.get(p as usize))
+            .map(|node| node.id.clone())
+    };
     let mut shards = Vec::new();
     for index in &grid.indices {
         for copy in &index.shards {
-            let here = copy.node.as_deref() == Some(id);
-            let arriving = copy.relocating_node.as_deref() == Some(id);
+            let here = copy.node.is_some() && copy.node == position;
+            let arriving = copy.relocating_node.is_some() && copy.relocating_node == position;
             if !here && !arriving {
                 continue;
             }
@@ -263,8 +272,12 @@ pub(crate) fn shards_of(grid: &ShardGrid, id: &str) -> Vec<NodeShard> {
                 } else {
                     copy.state
                 },
-                relocating_to: copy.relocating_node.clone().filter(|_| here),
-                relocating_from: copy.node.clone().filter(|_| arriving),
+                relocating_to: if here {
+                    id_of(copy.relocating_node)
+                } else {
+                    None
+                },
+                relocating_from: if arriving { id_of(copy.node) } else { None },
             });
         }
     }

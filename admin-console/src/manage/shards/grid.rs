@@ -8,7 +8,7 @@
 //! node names (and nodes without shards), and names a relocation target only inside a display
 //! string; the routing table gives node ids, targets and unassigned reasons as fields.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -73,7 +73,9 @@ pub struct Unassigned {
     pub delayed: bool,
 }
 
-/// One copy of a shard.
+/// One copy of a shard. Nodes are named by their position in [`ShardGrid::nodes`] and absent
+/// fields are left out: at 2,000 indices × 30 nodes the grid holds tens of thousands of copies,
+/// and repeating node ids and nulls would more than double the answer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -81,10 +83,18 @@ pub struct GridCopy {
     pub shard: u32,
     pub primary: bool,
     pub state: ShardState,
-    /// The node id holding it (the source while relocating); null when unassigned.
-    pub node: Option<String>,
-    /// While relocating: the node id it moves to.
-    pub relocating_node: Option<String>,
+    /// The position in `nodes` of the node holding it (the source while relocating); absent
+    /// when unassigned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub node: Option<u32>,
+    /// While relocating: the position in `nodes` of the node it moves to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub relocating_node: Option<u32>,
+    /// When unassigned: why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub unassigned: Option<Unassigned>,
 }
 
@@ -164,6 +174,7 @@ impl ShardGrid {
             })
             .collect();
         nodes.sort_by(|a, b| b.data.cmp(&a.data).then_with(|| a.name.cmp(&b.name)));
+        let mut positions = Positions::of(nodes);
 
         let blocks = &state["blocks"]["indices"];
         let closed = |name: &str| {
@@ -182,7 +193,7 @@ impl ShardGrid {
             let mut shards = Vec::new();
             for (number, copies) in index["shards"].as_object().into_iter().flatten() {
                 for copy in copies.as_array().into_iter().flatten() {
-                    shards.push(copy_of(name, number, copy)?);
+                    shards.push(copy_of(name, number, copy, &mut positions)?);
                 }
             }
             shards.sort_by_key(|copy| (copy.shard, !copy.primary));
@@ -226,13 +237,52 @@ impl ShardGrid {
             unassigned: count(ShardState::Unassigned),
             relocating: count(ShardState::Relocating),
             initializing: count(ShardState::Initializing),
-            nodes,
+            nodes: positions.nodes,
             indices: indices.into_values().collect(),
         })
     }
 }
 
-fn copy_of(index: &str, number: &str, copy: &Value) -> Result<GridCopy, Error> {
+/// Node ids to positions in the node list; a node the routing names but the node list lacks
+/// (it left between the two parts of the state) is added by its id.
+struct Positions {
+    nodes: Vec<GridNode>,
+    by_id: HashMap<String, u32>,
+}
+
+impl Positions {
+    fn of(nodes: Vec<GridNode>) -> Self {
+        let by_id = nodes
+            .iter()
+            .enumerate()
+            .map(|(position, node)| (node.id.clone(), position as u32))
+            .collect();
+        Self { nodes, by_id }
+    }
+
+    fn of_id(&mut self, id: &str) -> u32 {
+        if let Some(position) = self.by_id.get(id) {
+            return *position;
+        }
+        let position = self.nodes.len() as u32;
+        self.nodes.push(GridNode {
+            id: id.to_owned(),
+            name: id.to_owned(),
+            roles: Vec::new(),
+            data: true,
+            elected: false,
+        });
+        self.by_id.insert(id.to_owned(), position);
+        position
+    }
+}
+
+fn copy_of(
+    index: &str,
+    number: &str,
+    copy: &Value,
+    positions: &mut Positions,
+) -> Result<GridCopy, Error> {
     let bad = |what: &str| {
         Error::upstream(format!(
             "The routing table of index {index}, shard {number}, has {what}."
@@ -262,8 +312,10 @@ fn copy_of(index: &str, number: &str, copy: &Value) -> Result<GridCopy, Error> {
         shard,
         primary: copy["primary"].as_bool().unwrap_or(false),
         state,
-        node: text(&copy["node"]),
-        relocating_node: text(&copy["relocating_node"]),
+        node: copy["node"].as_str().map(|id| positions.of_id(id)),
+        relocating_node: copy["relocating_node"]
+            .as_str()
+            .map(|id| positions.of_id(id)),
         // A started copy may keep the info of its last unassignment: only show it when
         // unassigned.
         unassigned: unassigned.filter(|_| state == ShardState::Unassigned),
@@ -358,8 +410,10 @@ mod tests {
         assert!(!logs.closed && !logs.system);
         assert_eq!(logs.shards.len(), 4);
         assert_eq!(logs.shards[0].state, ShardState::Relocating);
-        assert_eq!(logs.shards[0].node.as_deref(), Some("n1"));
-        assert_eq!(logs.shards[0].relocating_node.as_deref(), Some("n2"));
+        let id = |position: Option<u32>| position.map(|p| grid.nodes[p as usize].id.as_str());
+        assert_eq!(id(logs.shards[0].node), Some("n1"));
+        assert_eq!(id(logs.shards[0].relocating_node), Some("n2"));
+        assert_eq!(logs.shards[3].node, None);
         let unassigned = logs.shards[3].unassigned.as_ref().unwrap();
         assert_eq!(unassigned.reason, "ALLOCATION_FAILED");
         assert_eq!(unassigned.failed_attempts, Some(5));
@@ -398,6 +452,25 @@ mod tests {
         object.insert("cluster_manager_node".into(), json!("n2"));
         let grid = ShardGrid::from_state(&os, OS2).unwrap();
         assert!(grid.nodes.iter().any(|n| n.id == "n2" && n.elected));
+    }
+
+    #[test]
+    fn copies_name_nodes_by_position_and_leave_absent_fields_out() {
+        let grid = ShardGrid::from_state(&es8_state(), ES8).unwrap();
+        let answer = serde_json::to_value(&grid).unwrap();
+        let logs = &answer["indices"][2]["shards"];
+        assert_eq!(
+            logs[1],
+            json!({"shard": 0, "primary": false, "state": "started", "node": 1})
+        );
+        assert_eq!(logs[0]["relocatingNode"], 1);
+        assert!(logs[3].get("node").is_none() && logs[3]["unassigned"].is_object());
+        // A node the routing names but the node list lacks is added by its id.
+        let mut state = es8_state();
+        state["routing_table"]["indices"]["old"]["shards"]["0"][0]["node"] = json!("gone");
+        let grid = ShardGrid::from_state(&state, ES8).unwrap();
+        assert_eq!(grid.nodes[3].id, "gone");
+        assert_eq!(grid.indices[3].shards[0].node, Some(3));
     }
 
     #[test]

@@ -216,13 +216,18 @@ allocationStatus: string | null, failedAttempts: number | null, delayed: boolean
 
 export type GridCopy = { shard: number, primary: boolean, state: ShardState, 
 /**
- * The node id holding it (the source while relocating); null when unassigned.
+ * The position in `nodes` of the node holding it (the source while relocating); absent
+ * when unassigned.
  */
-node: string | null, 
+node?: number, 
 /**
- * While relocating: the node id it moves to.
+ * While relocating: the position in `nodes` of the node it moves to.
  */
-relocatingNode: string | null, unassigned: Unassigned | null, };
+relocatingNode?: number, 
+/**
+ * When unassigned: why.
+ */
+unassigned?: Unassigned, };
 
 export type GridIndex = { name: string, 
 /**

@@ -27,7 +27,7 @@ export interface SelectedCopy {
 }
 
 export const sameCopy = (a: SelectedCopy | null, chip: CellCopy) =>
-  a !== null && a.index === chip.index && a.shard === chip.copy.shard && a.primary === chip.copy.primary && a.node === chip.copy.node;
+  a !== null && a.index === chip.index && a.shard === chip.copy.shard && a.primary === chip.copy.primary && a.node === chip.nodeId;
 
 interface Props {
   clusterId: string;
@@ -66,8 +66,10 @@ export function ShardGrid({ clusterId, layout, nodes, selected, onSelect }: Prop
 
   const heights = useMemo(() => rowHeights(layout), [layout]);
   const offsets = useMemo(() => offsetsOf(heights), [heights]);
-  const names = useMemo(() => new Map(nodes.map((n) => [n.id, n.name])), [nodes]);
-  const nodeName = useCallback((id: string | null) => (id === null ? "unassigned" : (names.get(id) ?? id)), [names]);
+  const nodeName = useCallback(
+    (position: number | undefined) => (position === undefined ? "no node" : (nodes[position]?.name ?? `node #${position}`)),
+    [nodes],
+  );
 
   const { rows, columns } = layout;
   const width = SIZES.rowHeader + columns.length * SIZES.columnWidth;
@@ -149,7 +151,7 @@ interface RowProps {
   layout: GridLayout;
   selected: SelectedCopy | null;
   onSelect: (chip: CellCopy) => void;
-  nodeName: (id: string | null) => string;
+  nodeName: (position: number | undefined) => string;
 }
 
 const GridRow = memo(function GridRow({ clusterId, row, rowIndex, top, height, width, columns, layout, selected, onSelect, nodeName }: RowProps) {
@@ -190,7 +192,7 @@ const GridRow = memo(function GridRow({ clusterId, row, rowIndex, top, height, w
             style={{ left: SIZES.rowHeader + c * SIZES.columnWidth, width: SIZES.columnWidth, height }}
           >
             {chips?.map((chip) => (
-              <Chip key={`${chip.copy.shard}-${chip.copy.primary}-${chip.incoming}-${chip.copy.node}`} chip={chip} selected={sameCopy(selected, chip)} onSelect={onSelect} nodeName={nodeName} />
+              <Chip key={`${chip.copy.shard}-${chip.copy.primary}-${chip.incoming}-${chip.nodeId}`} chip={chip} selected={sameCopy(selected, chip)} onSelect={onSelect} nodeName={nodeName} />
             ))}
           </div>
         );
@@ -199,7 +201,7 @@ const GridRow = memo(function GridRow({ clusterId, row, rowIndex, top, height, w
   );
 });
 
-function Chip({ chip, selected, onSelect, nodeName }: { chip: CellCopy; selected: boolean; onSelect: (chip: CellCopy) => void; nodeName: (id: string | null) => string }) {
+function Chip({ chip, selected, onSelect, nodeName }: { chip: CellCopy; selected: boolean; onSelect: (chip: CellCopy) => void; nodeName: (position: number | undefined) => string }) {
   const { copy } = chip;
   const state = chip.incoming ? "incoming" : copy.state;
   const label = describeCopy(chip, nodeName);

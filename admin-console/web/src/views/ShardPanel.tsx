@@ -1,14 +1,14 @@
 // A copy's detail beside the grid: where it is, its allocation explained in words
 // (`GET /shards/explain`), and the "move to node" action (`POST /shards/move`, operator) with
 // the nodes that hold no copy of the shard as targets.
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useState } from "react";
 import type { GridCopy, NodeDecision, ShardExplanation, ShardGrid } from "../api/wire";
 import { shardsApi } from "../api/shards";
 import { ACTION_ROLES } from "../lib/access";
 import { useAsync } from "../lib/useAsync";
 import { useClusterAccess } from "../lib/whoami";
 import { ErrorState, Loading } from "../components/common";
-import { moveTargets } from "./shardGridModel";
+import { moveTargets, nodeNamer } from "./shardGridModel";
 import type { SelectedCopy } from "./ShardGrid";
 
 interface Props {
@@ -24,13 +24,14 @@ interface Props {
 function currentCopy(grid: ShardGrid, selected: SelectedCopy): GridCopy | undefined {
   const index = grid.indices.find((i) => i.name === selected.index);
   const copies = index?.shards.filter((c) => c.shard === selected.shard && c.primary === selected.primary) ?? [];
-  return copies.find((c) => c.node === selected.node) ?? (copies.length === 1 ? copies[0] : undefined);
+  const nodeId = (c: GridCopy) => (c.node === undefined ? null : (grid.nodes[c.node]?.id ?? null));
+  return copies.find((c) => nodeId(c) === selected.node) ?? (copies.length === 1 ? copies[0] : undefined);
 }
 
 export function ShardPanel({ clusterId, grid, selected, onClose, onMoved }: Props) {
   const copy = currentCopy(grid, selected);
-  const names = useMemo(() => new Map(grid.nodes.map((n) => [n.id, n.name])), [grid.nodes]);
-  const nodeName = (id: string | null) => (id === null ? "–" : (names.get(id) ?? id));
+  const nodeName = nodeNamer(grid);
+  const nameOf = (id: string) => grid.nodes.find((n) => n.id === id)?.name ?? id;
   const explained = useAsync(
     (signal) => shardsApi.explain(clusterId, { index: selected.index, shard: selected.shard, primary: selected.primary, node: selected.node }, signal),
     [clusterId, selected.index, selected.shard, selected.primary, selected.node, copy?.state],
@@ -46,16 +47,17 @@ export function ShardPanel({ clusterId, grid, selected, onClose, onMoved }: Prop
     setError(null);
   }, [selected.index, selected.shard, selected.primary, selected.node]);
 
-  const movable = copy?.state === "started" && copy.node !== null;
+  const source = copy?.node === undefined ? undefined : grid.nodes[copy.node];
+  const movable = copy?.state === "started" && source !== undefined;
   const chosen = targets.some((t) => t.id === target) ? target : "";
 
   const move = async () => {
-    if (!copy || !copy.node || !chosen) return;
+    if (!copy || !source || !chosen) return;
     setBusy(true);
     setError(null);
     try {
-      await shardsApi.move(clusterId, { index: selected.index, shard: selected.shard, fromNode: copy.node, toNode: chosen });
-      onMoved(`Moving ${selected.index} shard ${selected.shard} (${selected.primary ? "primary" : "replica"}) from ${nodeName(copy.node)} to ${nodeName(chosen)}.`);
+      await shardsApi.move(clusterId, { index: selected.index, shard: selected.shard, fromNode: source.id, toNode: chosen });
+      onMoved(`Moving ${selected.index} shard ${selected.shard} (${selected.primary ? "primary" : "replica"}) from ${source.name} to ${nameOf(chosen)}.`);
       setTarget("");
     } catch (e) {
       setError((e as Error).message);

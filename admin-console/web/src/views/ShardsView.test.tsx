@@ -28,7 +28,7 @@ afterEach(() => {
 
 const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 
-const started = (shard: number, primary: boolean, node: string): GridCopy => ({ shard, primary, state: "started", node, relocatingNode: null, unassigned: null });
+const started = (shard: number, primary: boolean, node: number): GridCopy => ({ shard, primary, state: "started", node });
 
 /** `indices` indices of 2 shards × 2 copies over `nodes` nodes. */
 function bigGrid(indices: number, nodes: number): ShardGrid {
@@ -39,7 +39,7 @@ function bigGrid(indices: number, nodes: number): ShardGrid {
       name: `index-${String(i).padStart(4, "0")}`,
       closed: false,
       system: false,
-      shards: [started(0, true, `n${i % nodes}`), started(0, false, `n${(i + 1) % nodes}`), started(1, true, `n${(i + 2) % nodes}`), started(1, false, `n${(i + 3) % nodes}`)],
+      shards: [started(0, true, i % nodes), started(0, false, (i + 1) % nodes), started(1, true, (i + 2) % nodes), started(1, false, (i + 3) % nodes)],
     })),
     unassigned: 0,
     relocating: 0,

@@ -114,7 +114,7 @@ export function ShardsView({ clusterId }: { clusterId: string; search: string })
               layout={layout}
               nodes={data.nodes}
               selected={selected}
-              onSelect={(chip) => setSelected({ index: chip.index, shard: chip.copy.shard, primary: chip.copy.primary, node: chip.copy.node })}
+              onSelect={(chip) => setSelected({ index: chip.index, shard: chip.copy.shard, primary: chip.copy.primary, node: chip.nodeId })}
             />
           )}
           {selected && (

@@ -7,6 +7,7 @@ import {
   failedCount,
   layoutGrid,
   moveTargets,
+  nodeNamer,
   offsetsOf,
   rowHeights,
   SIZES,
@@ -14,16 +15,18 @@ import {
   visibleRange,
 } from "./shardGridModel";
 
+/** Node ids to their positions in `grid.nodes` (copies name nodes by position). */
+const AT: Record<string, number> = { n1: 0, n2: 1, n3: 2, m: 3 };
+
 const copy = (shard: number, primary: boolean, state: GridCopy["state"], node: string | null, relocatingNode: string | null = null): GridCopy => ({
   shard,
   primary,
   state,
-  node,
-  relocatingNode,
-  unassigned:
-    state === "unassigned"
-      ? { reason: "ALLOCATION_FAILED", reasonText: "failed", at: null, details: null, allocationStatus: null, failedAttempts: 5, delayed: false }
-      : null,
+  ...(node === null ? {} : { node: AT[node] }),
+  ...(relocatingNode === null ? {} : { relocatingNode: AT[relocatingNode] }),
+  ...(state === "unassigned"
+    ? { unassigned: { reason: "ALLOCATION_FAILED", reasonText: "failed", at: null, details: null, allocationStatus: null, failedAttempts: 5, delayed: false } }
+    : {}),
 });
 
 const grid: ShardGrid = {
@@ -62,7 +65,7 @@ describe("layoutGrid", () => {
   it("shows a relocation on its source and, as incoming, on its target", () => {
     const layout = layoutGrid(grid, NO_FILTERS);
     expect(layout.cells.get("n1")?.get(2)?.[0]).toMatchObject({ incoming: false, copy: { state: "relocating" } });
-    expect(layout.cells.get("n3")?.get(2)?.[0]).toMatchObject({ incoming: true, copy: { relocatingNode: "n3" } });
+    expect(layout.cells.get("n3")?.get(2)?.[0]).toMatchObject({ incoming: true, nodeId: "n1", copy: { relocatingNode: 2 } });
   });
 
   it("filters by index, node, state and hides closed and system indices", () => {
@@ -113,11 +116,11 @@ describe("moveTargets", () => {
 
 describe("describeCopy", () => {
   it("says what a chip is in words", () => {
-    const name = (id: string | null) => (id === "n3" ? "es-3" : (id ?? "?"));
+    const name = nodeNamer(grid);
     const logs = grid.indices[2];
-    expect(describeCopy({ index: "logs", copy: logs.shards[0], incoming: false }, name)).toBe("logs shard 0 primary: relocating to es-3");
-    expect(describeCopy({ index: "logs", copy: logs.shards[0], incoming: true }, name)).toBe("logs shard 0 primary: initialising here, relocating from n1");
-    expect(describeCopy({ index: "logs", copy: logs.shards[3], incoming: false }, name)).toBe("logs shard 1 replica: unassigned (ALLOCATION_FAILED)");
+    expect(describeCopy({ index: "logs", copy: logs.shards[0], incoming: false, nodeId: "n1" }, name)).toBe("logs shard 0 primary: relocating to es-3");
+    expect(describeCopy({ index: "logs", copy: logs.shards[0], incoming: true, nodeId: "n1" }, name)).toBe("logs shard 0 primary: initialising here, relocating from es-1");
+    expect(describeCopy({ index: "logs", copy: logs.shards[3], incoming: false, nodeId: null }, name)).toBe("logs shard 1 replica: unassigned (ALLOCATION_FAILED)");
     expect(failedCount(grid)).toBe(1);
   });
 });

@@ -23,6 +23,8 @@ export interface CellCopy {
   index: string;
   copy: GridCopy;
   incoming: boolean;
+  /** The id of the node holding the copy (the source of a relocation); null when unassigned. */
+  nodeId: string | null;
 }
 
 export type Row = { kind: "unassigned"; key: string; label: string } | { kind: "node"; key: string; label: string; node: GridNode };
@@ -60,14 +62,14 @@ function push(cells: Map<string, Map<number, CellCopy[]>>, row: string, column: 
   else byColumn.set(column, [chip]);
 }
 
-/** The grid as filtered: which indices are columns, which nodes rows, and each cell's chips. */
+/** The grid as filtered: which indices are columns, which nodes rows, and each cell's chips.
+ * Copies name their nodes by position in `grid.nodes`. */
 export function layoutGrid(grid: ShardGrid, filters: GridFilters): GridLayout {
   const indexText = filters.index.trim().toLowerCase();
   const nodeText = filters.node.trim().toLowerCase();
   const nodeShown = (node: GridNode) =>
     nodeText === "" || node.name.toLowerCase().includes(nodeText) || node.id.toLowerCase().includes(nodeText);
-  const visibleNodes = grid.nodes.filter(nodeShown);
-  const visibleIds = new Set(visibleNodes.map((n) => n.id));
+  const shownNodes = grid.nodes.map(nodeShown);
   const showUnassigned = nodeText === "" || "unassigned".includes(nodeText);
 
   const cells = new Map<string, Map<number, CellCopy[]>>();
@@ -82,19 +84,21 @@ export function layoutGrid(grid: ShardGrid, filters: GridFilters): GridLayout {
     for (const copy of index.shards) {
       if (!copyMatches(copy, filters.state)) continue;
       const ghostOnly = filters.state === "initializing" && copy.state === "relocating";
-      if (copy.state === "unassigned" || copy.node === null) {
+      const source = copy.node === undefined ? undefined : grid.nodes[copy.node];
+      if (copy.state === "unassigned" || source === undefined) {
         if (showUnassigned) {
-          push(cells, UNASSIGNED_KEY, column, { index: index.name, copy, incoming: false });
+          push(cells, UNASSIGNED_KEY, column, { index: index.name, copy, incoming: false, nodeId: null });
           placed++;
         }
         continue;
       }
-      if (!ghostOnly && visibleIds.has(copy.node)) {
-        push(cells, copy.node, column, { index: index.name, copy, incoming: false });
+      if (!ghostOnly && shownNodes[copy.node!]) {
+        push(cells, source.id, column, { index: index.name, copy, incoming: false, nodeId: source.id });
         placed++;
       }
-      if (copy.state === "relocating" && copy.relocatingNode !== null && visibleIds.has(copy.relocatingNode)) {
-        push(cells, copy.relocatingNode, column, { index: index.name, copy, incoming: true });
+      const target = copy.relocatingNode === undefined ? undefined : grid.nodes[copy.relocatingNode];
+      if (copy.state === "relocating" && target !== undefined && shownNodes[copy.relocatingNode!]) {
+        push(cells, target.id, column, { index: index.name, copy, incoming: true, nodeId: source.id });
         if (ghostOnly) placed++;
       }
     }
@@ -108,12 +112,13 @@ export function layoutGrid(grid: ShardGrid, filters: GridFilters): GridLayout {
   }
   const rows: Row[] = [];
   if (cells.get(UNASSIGNED_KEY)?.size) rows.push({ kind: "unassigned", key: UNASSIGNED_KEY, label: "Unassigned" });
-  for (const node of visibleNodes) {
+  grid.nodes.forEach((node, position) => {
+    if (!shownNodes[position]) return;
     // With a state filter, nodes without matching copies are left out; data nodes stay otherwise.
-    if (filters.state !== "all" && !cells.get(node.id)?.size) continue;
-    if (filters.state === "all" && !node.data && !cells.get(node.id)?.size) continue;
+    if (filters.state !== "all" && !cells.get(node.id)?.size) return;
+    if (filters.state === "all" && !node.data && !cells.get(node.id)?.size) return;
     rows.push({ kind: "node", key: node.id, label: node.name, node });
-  }
+  });
   return { rows, columns, cells, shown };
 }
 
@@ -176,17 +181,22 @@ export function visibleFixed(count: number, size: number, scroll: number, viewpo
  * shard (a copy already there or arriving there would be refused by the same_shard decider). */
 export function moveTargets(grid: ShardGrid, index: string, copy: GridCopy): GridNode[] {
   const entry = grid.indices.find((i) => i.name === index);
-  const taken = new Set<string>();
+  const taken = new Set<number>();
   for (const other of entry?.shards ?? []) {
     if (other.shard !== copy.shard) continue;
-    if (other.node) taken.add(other.node);
-    if (other.relocatingNode) taken.add(other.relocatingNode);
+    if (other.node !== undefined) taken.add(other.node);
+    if (other.relocatingNode !== undefined) taken.add(other.relocatingNode);
   }
-  return grid.nodes.filter((node) => node.data && !taken.has(node.id));
+  return grid.nodes.filter((node, position) => node.data && !taken.has(position));
+}
+
+/** A node's name by its position in the grid's node list. */
+export function nodeNamer(grid: ShardGrid): (position: number | undefined) => string {
+  return (position) => (position === undefined ? "no node" : (grid.nodes[position]?.name ?? `node #${position}`));
 }
 
 /** A chip's label: the shard number, with what it is in words for its title. */
-export function describeCopy(chip: CellCopy, nodeName: (id: string | null) => string): string {
+export function describeCopy(chip: CellCopy, nodeName: (position: number | undefined) => string): string {
   const { copy } = chip;
   const what = `${chip.index} shard ${copy.shard} ${copy.primary ? "primary" : "replica"}`;
   if (chip.incoming) return `${what}: initialising here, relocating from ${nodeName(copy.node)}`;
