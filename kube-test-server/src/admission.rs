@@ -86,9 +86,85 @@ pub fn cluster_ip(namespace: &str, name: &str) -> String {
     format!("10.96.{}.{}", host / 256, host % 256)
 }
 
+/// The defaults of the HTTPRoute CRD's schema, which the API server applies on every write:
+/// parentRefs to a `gateway.networking.k8s.io` `Gateway`, one rule matching path prefix `/`,
+/// match types `PathPrefix`/`Exact`, backendRefs to a core `Service` with weight 1.
+fn default_http_route(object: &mut Value) {
+    let spec = &mut object["spec"];
+    for parent in spec
+        .get_mut("parentRefs")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        default_field(parent, "group", json!("gateway.networking.k8s.io"));
+        default_field(parent, "kind", json!("Gateway"));
+    }
+    let slash = json!({"path": {"type": "PathPrefix", "value": "/"}});
+    if spec.is_object() && spec["rules"].is_null() {
+        spec["rules"] = json!([{"matches": [slash.clone()]}]);
+    }
+    for rule in spec
+        .get_mut("rules")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if rule.is_object() && rule["matches"].is_null() {
+            rule["matches"] = json!([slash.clone()]);
+        }
+        for matched in rule
+            .get_mut("matches")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            if matched.is_object() && matched["path"].is_null() {
+                matched["path"] = slash["path"].clone();
+            }
+            default_field(&mut matched["path"], "type", json!("PathPrefix"));
+            default_field(&mut matched["path"], "value", json!("/"));
+            for list in ["headers", "queryParams"] {
+                for entry in matched
+                    .get_mut(list)
+                    .and_then(Value::as_array_mut)
+                    .into_iter()
+                    .flatten()
+                {
+                    default_field(entry, "type", json!("Exact"));
+                }
+            }
+        }
+        for backend in rule
+            .get_mut("backendRefs")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            default_field(backend, "group", json!(""));
+            default_field(backend, "kind", json!("Service"));
+            default_field(backend, "weight", json!(1));
+        }
+    }
+}
+
+fn default_field(object: &mut Value, field: &str, value: Value) {
+    if let Some(fields) = object.as_object_mut() {
+        fields.entry(field).or_insert(value);
+    }
+}
+
+/// Defaults applied on create and on replace (the CRD schema's defaults).
+pub(crate) fn default_on_write(kind: Kind, object: &mut Value) {
+    if kind == Kind::HttpRoute {
+        default_http_route(object);
+    }
+}
+
 /// Defaults on create: a Service's type, ClusterIP and port protocols; a Secret's type and its
 /// `stringData` merged into `data` (base64), as the API server does.
 pub(crate) fn default_on_create(kind: Kind, object: &mut Value, namespace: &str, name: &str) {
+    default_on_write(kind, object);
     match kind {
         Kind::Service => {
             let spec = &mut object["spec"];
@@ -108,7 +184,12 @@ pub(crate) fn default_on_create(kind: Kind, object: &mut Value, namespace: &str,
             if spec["sessionAffinity"].is_null() {
                 spec["sessionAffinity"] = json!("None");
             }
-            for port in spec["ports"].as_array_mut().into_iter().flatten() {
+            for port in spec
+                .get_mut("ports")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
                 if port["protocol"].is_null() {
                     port["protocol"] = json!("TCP");
                 }

@@ -182,6 +182,7 @@ pub(crate) async fn replace(cluster: &Cluster, target: Target, body: &[u8]) -> H
         if let Err(status) = admission::carry_over(kind, &current, &mut object, &name) {
             return wire::status_response(status);
         }
+        admission::default_on_write(kind, &mut object);
         if kind.has_generation() {
             let generation = current["metadata"]["generation"].as_u64().unwrap_or(1);
             let changed = content(&current) != content(&object);

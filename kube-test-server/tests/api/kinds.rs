@@ -303,6 +303,21 @@ async fn writes_of_the_new_kinds_get_the_api_servers_defaults_and_checks() {
     assert_eq!(status, 201, "{created}");
     assert_eq!(created["kind"], "HTTPRoute");
     assert!(created.get("status").is_none(), "status is reset on create");
+    // The CRD schema's defaults.
+    assert_eq!(created["spec"]["parentRefs"][0]["kind"], "Gateway");
+    assert_eq!(
+        created["spec"]["parentRefs"][0]["group"],
+        "gateway.networking.k8s.io"
+    );
+    let rule = &created["spec"]["rules"][0];
+    assert_eq!(
+        rule["matches"],
+        json!([{"path": {"type": "PathPrefix", "value": "/"}}])
+    );
+    assert_eq!(
+        rule["backendRefs"][0],
+        json!({"group": "", "kind": "Service", "name": "web", "port": 80, "weight": 1})
+    );
     let (status, deleted) = send(reqwest::Method::DELETE, format!("{routes}/web"), json!({})).await;
     assert_eq!(
         (status, deleted["metadata"]["name"].as_str()),
