@@ -112,8 +112,23 @@ async fn used_up_attempts_report_the_namespace_and_resume_on_the_breaker_schedul
         "{error}"
     );
     let failed_at = Instant::now();
-    // The watch failures count: the breaker opened, and health says so.
+    // The watch failures count: the breaker opened, and health and the metrics say so.
     assert_eq!(breaker_state(&app).await, "open");
+    let metrics = app.get("/_metrics").await.text().await.unwrap();
+    let value = |name: &str| {
+        metrics
+            .lines()
+            .find_map(|line| line.strip_prefix(name)?.trim().parse::<f64>().ok())
+    };
+    assert_eq!(
+        value("ingress_dash_circuit_breaker_state "),
+        Some(1.0),
+        "{metrics}"
+    );
+    assert!(
+        value("ingress_dash_watch_restarts_total{reason=\"retry\"} ").is_some_and(|n| n >= 2.0),
+        "{metrics}"
+    );
     // On the breaker's schedule: each round (a probe list, then the watch's 3 attempts) waits
     // for the breaker's 2 s; three more rounds take at least 4 s and make at most 3 watch
     // calls each, never a tight loop.
