@@ -252,3 +252,77 @@ async fn simulate(
     let cluster = state.clusters.get(&id)?;
     Ok(fresh(&simulate_index(cluster.api(), &body.index).await?))
 }
+
+#[cfg(test)]
+mod tests {
+    use actix_web::http::StatusCode;
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// A cluster that answers the three lists, or refuses or fails one of them.
+    struct Fake {
+        legacy: Result<Value, Error>,
+    }
+
+    impl ClusterApi for Fake {
+        async fn get_json(&self, path: &str) -> Result<Value, Error> {
+            self.call(Method::GET, path, None).await
+        }
+        async fn put_json(&self, path: &str, _body: &Value) -> Result<Value, Error> {
+            self.call(Method::PUT, path, None).await
+        }
+        async fn call(&self, _: Method, path: &str, _: Option<&Value>) -> Result<Value, Error> {
+            match path {
+                "_index_template" => Ok(json!({"index_templates": [
+                    {"name": "logs", "index_template": {"index_patterns": ["logs-*"]}}
+                ]})),
+                "_component_template" => Ok(json!({"component_templates": []})),
+                "_template" => self.legacy.clone(),
+                other => panic!("unexpected call {other}"),
+            }
+        }
+    }
+
+    #[actix_web::test]
+    async fn a_refused_list_is_reported_and_the_others_are_listed() {
+        let refused = Fake {
+            legacy: Err(Error::RejectedByCluster {
+                status: StatusCode::FORBIDDEN,
+                message: "no manage_index_templates privilege".to_owned(),
+            }),
+        };
+        let list = list_templates(&refused).await.unwrap();
+        assert_eq!(list.index[0].name, "logs");
+        assert!(list.legacy.is_empty());
+        assert_eq!(
+            list.errors,
+            vec![ListError {
+                kind: Kind::Legacy,
+                message: "no manage_index_templates privilege".to_owned()
+            }]
+        );
+        let ok = Fake {
+            legacy: Ok(json!({"old": {"index_patterns": ["old-*"]}})),
+        };
+        assert_eq!(list_templates(&ok).await.unwrap().legacy[0].name, "old");
+    }
+
+    #[actix_web::test]
+    async fn a_cluster_that_does_not_answer_fails_the_list() {
+        let silent = Fake {
+            legacy: Err(Error::upstream("cluster \"c\" answered 500".to_owned())),
+        };
+        assert!(matches!(
+            list_templates(&silent).await,
+            Err(Error::Upstream { .. })
+        ));
+    }
+
+    #[test]
+    fn path_segments_keep_names_readable_and_encode_the_rest() {
+        assert_eq!(segment("logs@mappings-1.x_y~"), "logs@mappings-1.x_y~");
+        assert_eq!(segment("a/b?c#d%"), "a%2Fb%3Fc%23d%25");
+        assert_eq!(segment("é"), "%C3%A9");
+    }
+}
