@@ -23,10 +23,27 @@ struct Fixture {
 }
 
 async fn fixture(flavor: Flavor, extra_yaml: &str, trusted: bool) -> Fixture {
+    fixture_with(
+        flavor,
+        extra_yaml,
+        trusted,
+        Options::default().snapshot_duration,
+    )
+    .await
+}
+
+/// With snapshots that stay `IN_PROGRESS` for `snapshot_duration`.
+async fn fixture_with(
+    flavor: Flavor,
+    extra_yaml: &str,
+    trusted: bool,
+    snapshot_duration: Duration,
+) -> Fixture {
     let osmem = Osmem::start();
     let server = SearchTestServer::start(Options {
         osmem_url: osmem.url.clone(),
         flavor,
+        snapshot_duration,
         ..Options::default()
     });
     let clusters = cluster_yaml("main", &server.url);
@@ -235,15 +252,42 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         let detail = f.finished("backups", "snap-1").await;
         assert_eq!(detail["snapshot"]["state"], "SUCCESS", "{detail}");
         assert_eq!(detail["indices"], json!(["books-0000"]));
-        let progress = &detail["progress"];
-        assert_eq!(progress["shardsDone"], progress["shardsTotal"], "{detail}");
-        assert!(progress["shardsTotal"].as_u64().unwrap() >= 1, "{detail}");
-        assert_eq!(progress["bytesDone"], progress["bytesTotal"], "{detail}");
-        let calls: Vec<String> = f.snapshot_calls().iter().map(|r| r.path.clone()).collect();
-        assert!(
-            calls.contains(&"/_snapshot/backups/snap-1/_status".to_owned()),
-            "{calls:?}"
-        );
+        assert_eq!(detail["snapshot"]["shardsSuccessful"], 1, "{detail}");
+        // Followed with _status while it ran; a finished one is read without it (the
+        // documentation's advice: it reads every shard from the repository) unless asked.
+        assert_eq!(detail["progress"], Value::Null, "{detail}");
+        assert_eq!(detail["progressError"], Value::Null, "{detail}");
+        let statuses = |f: &Fixture| {
+            f.snapshot_calls()
+                .iter()
+                .filter(|r| r.path == "/_snapshot/backups/snap-1/_status")
+                .count()
+        };
+        f.server.clear_requests();
+        let (_, detail) = f
+            .call(
+                reqwest::Method::GET,
+                "/repositories/backups/snapshots/snap-1",
+                None,
+            )
+            .await;
+        assert_eq!(detail["progress"], Value::Null);
+        assert_eq!(statuses(&f), 0);
+        let (status, sized) = f
+            .call(
+                reqwest::Method::GET,
+                "/repositories/backups/snapshots/snap-1?sizes=true",
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{sized}");
+        assert_eq!(statuses(&f), 1);
+        let progress = &sized["progress"];
+        assert_eq!(progress["state"], "SUCCESS", "{sized}");
+        assert_eq!(progress["shardsDone"], progress["shardsTotal"], "{sized}");
+        assert!(progress["shardsTotal"].as_u64().unwrap() >= 1, "{sized}");
+        assert_eq!(progress["bytesDone"], progress["bytesTotal"], "{sized}");
+        assert!(progress["bytesTotal"].as_u64().unwrap() > 0, "{sized}");
 
         let (status, list) = f
             .call(
@@ -450,6 +494,12 @@ async fn bad_input_is_refused_before_any_cluster_call() {
             None,
             "must not contain '*'",
         ),
+        (
+            M::GET,
+            "/repositories/b/snapshots/a?sizes=yes",
+            None,
+            "sizes must be true or false",
+        ),
     ];
     for (method, path, body, says) in cases {
         let (status, answer) = f.call(method.clone(), path, body).await;
@@ -637,4 +687,63 @@ async fn a_verification_the_cluster_fails_is_a_result_with_its_reason() {
     assert_eq!(answer["nodes"], json!([]));
     let error = answer["error"].as_str().unwrap();
     assert!(error.contains("answered 503"), "{error}");
+}
+
+#[tokio::test]
+async fn a_running_snapshot_is_read_with_its_progress_in_both_flavors() {
+    for flavor in FLAVORS {
+        let f = fixture_with(flavor, "", false, Duration::from_secs(600)).await;
+        seed_indices(&f.server.url, "logs", 2, |_| 2).await;
+        f.register("backups").await;
+        let (status, taken) = f
+            .call(
+                reqwest::Method::POST,
+                "/repositories/backups/snapshots",
+                Some(json!({"name": "long-1"})),
+            )
+            .await;
+        assert_eq!(status, 200, "{taken}");
+        f.server.clear_requests();
+        let (status, detail) = f
+            .call(
+                reqwest::Method::GET,
+                "/repositories/backups/snapshots/long-1",
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{detail}");
+        assert_eq!(
+            detail["snapshot"]["state"], "IN_PROGRESS",
+            "{flavor:?}: {detail}"
+        );
+        assert_eq!(detail["snapshot"]["endMillis"], Value::Null);
+        assert_eq!(detail["snapshot"]["durationMillis"], Value::Null);
+        let progress = &detail["progress"];
+        assert_eq!(progress["state"], "IN_PROGRESS", "{detail}");
+        assert_eq!(progress["shardsTotal"], 2, "{detail}");
+        assert!(progress["shardsDone"].as_u64().unwrap() <= 2, "{detail}");
+        let sent: Vec<(String, String)> = f
+            .snapshot_calls()
+            .into_iter()
+            .map(|r| (r.method, r.path))
+            .collect();
+        assert_eq!(
+            sent,
+            [
+                ("GET".to_owned(), "/_snapshot/backups/long-1".to_owned()),
+                (
+                    "GET".to_owned(),
+                    "/_snapshot/backups/long-1/_status".to_owned()
+                ),
+            ]
+        );
+        let (_, list) = f
+            .call(
+                reqwest::Method::GET,
+                "/repositories/backups/snapshots",
+                None,
+            )
+            .await;
+        assert_eq!(list["snapshots"][0]["state"], "IN_PROGRESS", "{list}");
+    }
 }

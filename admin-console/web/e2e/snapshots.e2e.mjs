@@ -72,6 +72,9 @@ describe.each(FLAVORS)("$flavor", ({ id, flavor }) => {
     await page.locator(`[data-testid="snapshot-${name}"][data-state="SUCCESS"]`).waitFor();
     assert.equal(await detail.locator('[data-testid="snapshot-progress"]').getAttribute("data-fraction"), "1.000");
     assert.match(await detail.locator('[data-testid="snapshot-progress"]').textContent(), /Shards 1 \/ 1 done/);
+    // Its sizes on request (a read per shard in the repository for the cluster).
+    await detail.locator('[data-testid="snapshot-sizes"]').click();
+    await detail.locator('[data-testid="snapshot-progress"]', { hasText: /\d+ B of \d+ B copied/ }).waitFor();
     const row = page.locator(`[data-testid="snapshot-${name}"] td`);
     assert.equal(await row.nth(5).textContent(), "1", "one index");
     await screenshot(page, `snapshots-${flavor}-taken`);

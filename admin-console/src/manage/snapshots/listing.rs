@@ -220,7 +220,7 @@ impl SnapshotProgress {
 }
 
 /// `GET /repositories/{repo}/snapshots/{snapshot}`: the snapshot, its indices and failures, and
-/// its progress (or why the cluster could not give it).
+/// its progress (or why the cluster could not give it) while it runs or when asked for.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -234,13 +234,21 @@ pub struct SnapshotDetail {
 }
 
 impl SnapshotDetail {
-    /// From the answers of `GET _snapshot/<repo>/<snap>` and of its `_status`.
-    pub(crate) fn of(info: &Value, status: Result<Value, Error>) -> Result<Self, Error> {
-        let Some(info) = info["snapshots"].get(0) else {
-            return Err(Error::upstream(
-                "The cluster's answer has no \"snapshots\" entry.".to_owned(),
-            ));
-        };
+    /// The snapshot's entry in the answer of `GET _snapshot/<repo>/<snap>`.
+    pub(crate) fn info_of(answer: &Value) -> Result<&Value, Error> {
+        answer["snapshots"].get(0).ok_or_else(|| {
+            Error::upstream("The cluster's answer has no \"snapshots\" entry.".to_owned())
+        })
+    }
+
+    /// Whether the snapshot of `GET _snapshot/<repo>/<snap>`'s entry is still running.
+    pub(crate) fn running(info: &Value) -> bool {
+        SnapshotState::parse(info["state"].as_str()) == SnapshotState::InProgress
+    }
+
+    /// From the entry of `GET _snapshot/<repo>/<snap>` ([`SnapshotDetail::info_of`]) and, when
+    /// it was asked for, the answer of its `_status`.
+    pub(crate) fn of(info: &Value, status: Option<Result<Value, Error>>) -> Result<Self, Error> {
         let strings = |value: &Value| -> Vec<String> {
             let mut names: Vec<String> = value
                 .as_array()
@@ -269,9 +277,10 @@ impl SnapshotDetail {
             })
             .unwrap_or_default();
         let (progress, progress_error) =
-            match status.and_then(|status| SnapshotProgress::of(&status)) {
-                Ok(progress) => (Some(progress), None),
-                Err(error) => (None, Some(error.to_string())),
+            match status.map(|status| status.and_then(|status| SnapshotProgress::of(&status))) {
+                None => (None, None),
+                Some(Ok(progress)) => (Some(progress), None),
+                Some(Err(error)) => (None, Some(error.to_string())),
             };
         Ok(Self {
             snapshot: SnapshotRow::of(info)?,
@@ -436,8 +445,11 @@ mod tests {
 
     #[test]
     fn the_detail_has_indices_failures_and_progress_or_its_error() {
-        let info = json!({"snapshots": [listing()["snapshots"][1].clone()]});
-        let detail = SnapshotDetail::of(&info, Ok(status(None, "SUCCESS"))).unwrap();
+        let answer = json!({"snapshots": [listing()["snapshots"][1].clone()]});
+        let info = SnapshotDetail::info_of(&answer).unwrap();
+        assert!(!SnapshotDetail::running(info));
+        assert!(SnapshotDetail::running(&listing()["snapshots"][2]));
+        let detail = SnapshotDetail::of(info, Some(Ok(status(None, "SUCCESS")))).unwrap();
         assert_eq!(detail.indices, ["books", "logs-1"]);
         assert_eq!(
             detail.failures,
@@ -450,8 +462,8 @@ mod tests {
         );
         assert!(detail.progress.is_some());
         let without = SnapshotDetail::of(
-            &info,
-            Err(Error::upstream("The cluster answered 500".to_owned())),
+            info,
+            Some(Err(Error::upstream("The cluster answered 500".to_owned()))),
         )
         .unwrap();
         assert!(without.progress.is_none());
@@ -459,6 +471,8 @@ mod tests {
             without.progress_error.as_deref(),
             Some("The cluster answered 500")
         );
-        assert!(SnapshotDetail::of(&json!({"snapshots": []}), Ok(json!({}))).is_err());
+        let not_asked = SnapshotDetail::of(info, None).unwrap();
+        assert_eq!((not_asked.progress, not_asked.progress_error), (None, None));
+        assert!(SnapshotDetail::info_of(&json!({"snapshots": []})).is_err());
     }
 }

@@ -263,21 +263,51 @@ async fn create_snapshot(
     Ok(fresh(&SnapshotAccepted::of(&request.name, &answer)))
 }
 
+/// `?sizes=true` on a snapshot's detail.
+#[derive(Deserialize)]
+pub(crate) struct DetailParams {
+    sizes: Option<String>,
+}
+
+impl DetailParams {
+    fn sizes(&self) -> Result<bool, Error> {
+        match self.sizes.as_deref() {
+            None | Some("false") => Ok(false),
+            Some("true") => Ok(true),
+            Some(other) => Err(Error::BadRequest(format!(
+                "sizes must be true or false, not \"{other}\"."
+            ))),
+        }
+    }
+}
+
+/// A snapshot and, while it runs or when `?sizes=true` asks for it, its `_status`: the
+/// documentation keeps that call for running snapshots, as on a finished one it reads every
+/// shard's metadata from the repository.
 async fn snapshot_detail(
     state: State,
     path: web::Path<(String, String, String)>,
+    params: web::Query<DetailParams>,
 ) -> Result<HttpResponse, Error> {
     let (cluster_id, repo, snapshot) = path.into_inner();
     let cluster = state.clusters.get(&cluster_id)?;
     let repo = repository(&repo)?;
     let snapshot = existing_snapshot(&snapshot)?;
+    let sizes = params.sizes()?;
     let base = format!("/_snapshot/{}/{}", repo.segment(), snapshot.segment());
-    let status_path = format!("{base}/_status");
-    let (info, status) = futures_util::join!(
-        cluster.api().call(Method::GET, &base, None),
-        cluster.api().call(Method::GET, &status_path, None),
-    );
-    Ok(fresh(&SnapshotDetail::of(&info?, status)?))
+    let answer = cluster.api().call(Method::GET, &base, None).await?;
+    let info = SnapshotDetail::info_of(&answer)?;
+    let status = if SnapshotDetail::running(info) || sizes {
+        Some(
+            cluster
+                .api()
+                .call(Method::GET, &format!("{base}/_status"), None)
+                .await,
+        )
+    } else {
+        None
+    };
+    Ok(fresh(&SnapshotDetail::of(info, status)?))
 }
 
 async fn restore_snapshot(

@@ -35,8 +35,10 @@ export const snapshotsApi = {
     request<SnapshotList>(`${repository(id, repo)}/snapshots`, undefined, signal).then((r) => r.snapshots),
   create: (id: string, repo: string, body: SnapshotCreateBody) =>
     request<SnapshotAccepted>(`${repository(id, repo)}/snapshots`, json("POST", body)),
-  detail: (id: string, repo: string, snap: string, signal?: AbortSignal) =>
-    request<SnapshotDetail>(snapshot(id, repo, snap), undefined, signal),
+  /** `sizes`: also the bytes and files from `_status` for a finished snapshot (the cluster reads
+   * every shard's metadata from the repository for it; a running one always has them). */
+  detail: (id: string, repo: string, snap: string, signal?: AbortSignal, sizes = false) =>
+    request<SnapshotDetail>(`${snapshot(id, repo, snap)}${sizes ? "?sizes=true" : ""}`, undefined, signal),
   restore: (id: string, repo: string, snap: string, body: SnapshotRestoreBody) =>
     request<SnapshotAccepted>(`${snapshot(id, repo, snap)}/restore`, json("POST", body)),
   deleteSnapshot: (id: string, repo: string, snap: string, confirm: string) =>

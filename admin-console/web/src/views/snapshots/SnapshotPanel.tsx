@@ -28,16 +28,18 @@ export function SnapshotPanel({ clusterId, repo, name, onClose, onDeleted, onSta
   // Polled every second while it runs (and until the first answer says it does not).
   const [running, setRunning] = useState(true);
   const seenRunning = useRef<boolean | undefined>(undefined);
+  // A finished snapshot's sizes cost the cluster a read per shard: only on request.
+  const [sizes, setSizes] = useState(false);
   const detail = useAsync(
     async (signal) => {
-      const d = await snapshotsApi.detail(clusterId, repo, name, signal);
+      const d = await snapshotsApi.detail(clusterId, repo, name, signal, sizes);
       const now = isRunning(d.snapshot.state);
       if (seenRunning.current === true && !now) onStateChange();
       seenRunning.current = now;
       setRunning(now);
       return d;
     },
-    [clusterId, repo, name],
+    [clusterId, repo, name, sizes],
     running ? 1000 : undefined,
   );
   const deleteDenied = useClusterAccess(clusterId).denied(ACTION_ROLES.deleteSnapshot);
@@ -68,7 +70,7 @@ export function SnapshotPanel({ clusterId, repo, name, onClose, onDeleted, onSta
     >
       {detail.error && <ErrorState error={detail.error} onRetry={detail.reload} />}
       {!d && !detail.error && <Loading what="the snapshot" />}
-      {d && <Summary detail={d} />}
+      {d && <Summary detail={d} onSizes={sizes ? undefined : () => setSizes(true)} loading={detail.loading} />}
       {d && d.snapshot.state !== "IN_PROGRESS" && <RestoreForm clusterId={clusterId} repo={repo} detail={d} />}
       {deleting && (
         <ConfirmDialog
@@ -94,7 +96,7 @@ export function SnapshotPanel({ clusterId, repo, name, onClose, onDeleted, onSta
   );
 }
 
-function Summary({ detail }: { detail: SnapshotDetail }) {
+function Summary({ detail, onSizes, loading }: { detail: SnapshotDetail; onSizes?: () => void; loading: boolean }) {
   const s = detail.snapshot;
   const p = detail.progress;
   const fraction = p ? progressFraction(p) : isRunning(s.state) ? 0 : 1;
@@ -127,8 +129,27 @@ function Summary({ detail }: { detail: SnapshotDetail }) {
             {formatBytes(p.bytesTotal)} copied · {formatBytes(p.sizeInRepositoryBytes)} in the repository
           </span>
         ) : (
-          <span className="muted" title={detail.progressError ?? undefined}>
-            Shards {formatCount(s.shardsSuccessful)} / {formatCount(s.shardsTotal)} done (no progress details: {detail.progressError})
+          <span className="muted">
+            Shards {formatCount(s.shardsSuccessful)} / {formatCount(s.shardsTotal)} done
+            {detail.progressError ? (
+              <> (no sizes: {detail.progressError})</>
+            ) : (
+              onSizes && (
+                <>
+                  {" "}
+                  <button
+                    type="button"
+                    className="btn btn-small btn-ghost"
+                    onClick={onSizes}
+                    disabled={loading}
+                    title="The cluster reads every shard's metadata from the repository for this"
+                    data-testid="snapshot-sizes"
+                  >
+                    Show sizes
+                  </button>
+                </>
+              )
+            )}
           </span>
         )}
       </div>

@@ -45,7 +45,7 @@ const DETAIL: SnapshotDetail = {
   dataStreams: [],
   failures: [],
   progress: null,
-  progressError: "no status",
+  progressError: null,
 };
 
 function serve(snapshots: SnapshotList, restore: () => Response = () => json(200, { name: "nightly-1", accepted: true })) {
@@ -54,6 +54,14 @@ function serve(snapshots: SnapshotList, restore: () => Response = () => json(200
     if (url === "/api/clusters/prod/repositories") return json(200, REPOS);
     if (url === "/api/clusters/prod/repositories/backups/snapshots") return json(200, snapshots);
     if (url === "/api/clusters/prod/repositories/backups/snapshots/nightly-1") return json(200, DETAIL);
+    if (url === "/api/clusters/prod/repositories/backups/snapshots/nightly-1?sizes=true")
+      return json(200, {
+        ...DETAIL,
+        progress: {
+          state: "SUCCESS", shardsDone: 1, shardsTotal: 1, shardsFailed: 0, shardsStarted: 0, shardsInitializing: 0,
+          shardsFinalizing: 0, bytesDone: 2048, bytesTotal: 2048, filesDone: 3, filesTotal: 3, sizeInRepositoryBytes: 4096, timeMillis: 20,
+        },
+      });
     if (url.endsWith("/restore") && init?.method === "POST") return restore();
     return json(404, { error: { code: "not_found", message: url } });
   });
@@ -143,4 +151,16 @@ it("ten thousand snapshots render a bounded window of rows", async () => {
   await screen.findByTestId("snapshot-s-0");
   expect(screen.getByTestId("snapshots-table").getAttribute("data-rows")).toBe("10000");
   expect(document.querySelectorAll(".snap-row").length).toBeLessThan(40);
+});
+
+it("a finished snapshot's sizes are asked for only on request", async () => {
+  serve({ snapshots: [row("nightly-1")] });
+  view("viewer");
+  fireEvent.click(await screen.findByText("nightly-1"));
+  const progress = await screen.findByTestId("snapshot-progress");
+  await waitFor(() => expect(progress.textContent).toContain("Shards 1 / 1 done"));
+  expect(fetchMock.mock.calls.some(([url]) => String(url).includes("sizes=true"))).toBe(false);
+  fireEvent.click(screen.getByTestId("snapshot-sizes"));
+  await waitFor(() => expect(screen.getByTestId("snapshot-progress").textContent).toContain("2.0 KB of 2.0 KB copied"));
+  expect(screen.getByTestId("snapshot-progress").textContent).toContain("4.0 KB in the repository");
 });
