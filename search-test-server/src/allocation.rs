@@ -86,6 +86,37 @@ fn deciders_no(routing: &Routing, copy: &ShardCopy, node: usize, nodes: &[SimNod
     no
 }
 
+/// The deciders shown for one node: the NO ones, and with `include_yes_decisions` the YES ones
+/// of the deciders modelled here too. Also whether any said NO.
+fn shown_deciders(
+    routing: &Routing,
+    copy: &ShardCopy,
+    node: usize,
+    nodes: &[SimNode],
+    include_yes: bool,
+) -> (Vec<Value>, bool) {
+    let no = deciders_no(routing, copy, node, nodes);
+    let refused = !no.is_empty();
+    if !include_yes {
+        return (no, refused);
+    }
+    let mut all = no.clone();
+    let mut yes = |decider: &str, explanation: &str| {
+        if !no.iter().any(|d| d["decider"] == decider) {
+            all.push(json!({"decider": decider, "decision": "YES", "explanation": explanation}));
+        }
+    };
+    yes("max_retry", "shard has no previous failures");
+    yes("same_shard", "this node does not hold a copy of this shard");
+    if !copy.primary {
+        yes(
+            "replica_after_primary_active",
+            "primary shard for this replica is already active",
+        );
+    }
+    (all, refused)
+}
+
 fn node_header(node: &SimNode, flavor: Flavor) -> Value {
     let mut header = json!({
         "node_id": node.id,
@@ -99,12 +130,30 @@ fn node_header(node: &SimNode, flavor: Flavor) -> Value {
     header
 }
 
-/// `GET|POST /_cluster/allocation/explain`.
+/// `GET|POST /_cluster/allocation/explain`: the shard named in the body (or, as later
+/// Elasticsearch 8 releases accept, in the query), else the first unassigned one.
 pub(crate) async fn explain(shared: &Shared, call: &Call) -> Reply {
-    let body = match call.json() {
+    let mut body = match call.json() {
         Ok(body) => body.unwrap_or_else(|| json!({})),
         Err(reply) => return reply,
     };
+    if !body.is_object() {
+        return es_error(
+            400,
+            "x_content_parse_exception",
+            "[1:1] [cluster/allocation/explain] expected an object as the request body",
+        );
+    }
+    for key in ["index", "shard", "primary", "current_node"] {
+        if let Some(value) = call.param(key) {
+            body[key] = match key {
+                "shard" => value.parse::<u64>().map_or(json!(value), |n| json!(n)),
+                "primary" => json!(value == "true" || value.is_empty()),
+                _ => json!(value),
+            };
+        }
+    }
+    let include_yes = call.flag("include_yes_decisions");
     if let Err(reply) = synced(shared).await {
         return reply;
     }
@@ -200,14 +249,14 @@ pub(crate) async fn explain(shared: &Shared, call: &Call) -> Reply {
         "current_state": copy.state.name().to_lowercase(),
     });
     if copy.state == State::Unassigned {
-        unassigned_explanation(&mut answer, &routing, &copy, nodes, flavor);
+        unassigned_explanation(&mut answer, &routing, &copy, nodes, flavor, include_yes);
         if any && flavor == Flavor::Elasticsearch8 {
             answer["note"] = json!(
                 "No shard was specified in the explain API request, so this response explains a randomly chosen unassigned shard. There may be other unassigned shards in this cluster which cannot be assigned for different reasons. It may not be possible to assign this shard until one of the other shards is assigned correctly. To learn more about troubleshooting unassigned shards, see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/red-yellow-cluster-status.html"
             );
         }
     } else {
-        assigned_explanation(&mut answer, &routing, &copy, nodes, flavor);
+        assigned_explanation(&mut answer, &routing, &copy, nodes, flavor, include_yes);
     }
     ok(&answer)
 }
@@ -218,6 +267,7 @@ fn unassigned_explanation(
     copy: &ShardCopy,
     nodes: &[SimNode],
     flavor: Flavor,
+    include_yes: bool,
 ) {
     let info = copy
         .unassigned
@@ -226,14 +276,14 @@ fn unassigned_explanation(
     let mut decisions = Vec::new();
     let mut allowed = false;
     for node in nodes {
-        let no = deciders_no(routing, copy, node.index, nodes);
+        let (shown, refused) = shown_deciders(routing, copy, node.index, nodes, include_yes);
         let mut decision = node_header(node, flavor);
-        decision["node_decision"] = json!(if no.is_empty() { "yes" } else { "no" });
+        decision["node_decision"] = json!(if refused { "no" } else { "yes" });
         decision["weight_ranking"] = json!(node.index + 1);
-        if !no.is_empty() {
-            decision["deciders"] = json!(no);
+        if !shown.is_empty() {
+            decision["deciders"] = json!(shown);
         }
-        allowed |= no.is_empty();
+        allowed |= !refused;
         decisions.push(decision);
     }
     let mut unassigned_info = json!({
@@ -266,6 +316,7 @@ fn assigned_explanation(
     copy: &ShardCopy,
     nodes: &[SimNode],
     flavor: Flavor,
+    include_yes: bool,
 ) {
     let current = copy.node.unwrap_or(0);
     let node = &nodes[current];
@@ -285,13 +336,13 @@ fn assigned_explanation(
     let mut decisions = Vec::new();
     let mut rank = 1;
     for other in nodes.iter().filter(|other| other.index != current) {
-        let no = deciders_no(routing, copy, other.index, nodes);
+        let (shown, refused) = shown_deciders(routing, copy, other.index, nodes, include_yes);
         let mut decision = node_header(other, flavor);
         rank += 1;
-        decision["node_decision"] = json!(if no.is_empty() { "worse_balance" } else { "no" });
+        decision["node_decision"] = json!(if refused { "no" } else { "worse_balance" });
         decision["weight_ranking"] = json!(rank);
-        if !no.is_empty() {
-            decision["deciders"] = json!(no);
+        if !shown.is_empty() {
+            decision["deciders"] = json!(shown);
         }
         decisions.push(decision);
     }

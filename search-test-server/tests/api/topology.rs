@@ -378,3 +378,33 @@ async fn a_failed_allocation_is_explained_and_retried() {
     .await;
     assert_eq!(f.get("/_cluster/health").await["status"], "green");
 }
+
+#[tokio::test]
+async fn explain_takes_query_parameters_and_shows_yes_decisions_when_asked() {
+    let f = Fixture::start(2, Flavor::OpenSearch2);
+    f.create_index("orders", 1, 1).await;
+    let answer = f
+        .get("/_cluster/allocation/explain?index=orders&shard=0&primary=false&include_yes_decisions=true")
+        .await;
+    assert_eq!(answer["primary"], false);
+    assert_eq!(answer["current_state"], "started");
+    let deciders = &answer["node_allocation_decisions"][0]["deciders"];
+    assert!(
+        deciders
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["decider"] == "same_shard" && d["decision"] == "NO")
+    );
+    assert!(
+        deciders
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["decider"] == "max_retry" && d["decision"] == "YES")
+    );
+    let (status, body) = f
+        .call("POST", "/_cluster/allocation/explain", Some(json!([1])))
+        .await;
+    assert_eq!(status, 400, "{body}");
+}
