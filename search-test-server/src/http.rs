@@ -7,8 +7,8 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use crate::record::Recorded;
 use crate::wire::{Call, Reply, json_response, not_recovered, parse_query, percent_decode};
 use crate::{
-    Shared, allocation, blocks, cat_cluster, cluster, forward, lock, nodes, nodes_stats, snapshots,
-    tasks,
+    Shared, allocation, blocks, cat_cluster, cluster, forward, lock, nodes, nodes_stats, reroute,
+    snapshots, tasks,
 };
 
 pub(crate) async fn handle(
@@ -67,7 +67,7 @@ async fn answer(shared: &Shared, call: &Call) -> Option<Reply> {
         (["_cluster", "allocation", "explain"], "GET" | "POST") => {
             allocation::explain(shared, call).await
         }
-        (["_cluster", "reroute"], "POST") => allocation::reroute(shared, call).await,
+        (["_cluster", "reroute"], "POST") => reroute::reroute(shared, call).await,
         (["_tasks", rest @ ..], _) => tasks::handle(shared, call, rest)?,
         (["_snapshot", rest @ ..], _) => snapshots::handle(shared, call, rest).await?,
         ([index, "_block", block], "PUT") => blocks::add(shared, index, block).await,

@@ -18,6 +18,7 @@ mod http;
 mod nodes;
 mod nodes_stats;
 mod record;
+mod reroute;
 mod routing;
 mod snapshot_restore;
 mod snapshots;
