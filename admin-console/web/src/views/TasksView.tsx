@@ -2,6 +2,7 @@
 // filters (action patterns, nodes, cancellable only, running longer than), refreshed every few
 // seconds while the tab is visible; a task's detail; cancelling one (operator).
 import { useEffect, useMemo, useState } from "react";
+import { ApiError } from "../api/client";
 import { NO_TASK_FILTERS, tasksApi, type TaskFilters } from "../api/tasks";
 import type { Task } from "../api/wire";
 import { useAsync } from "../lib/useAsync";
@@ -277,7 +278,9 @@ function TaskDetailCard({
       }
       testId="task-detail"
     >
-      {!task && detail.error ? (
+      {detail.error instanceof ApiError && detail.error.status === 404 && !listed ? (
+        <EmptyState title="This task has ended">The cluster no longer runs it (finished or cancelled).</EmptyState>
+      ) : !task && detail.error ? (
         <ErrorState error={detail.error} />
       ) : !task ? (
         <Loading what="the task" />

@@ -61,6 +61,23 @@ describe("tasks", () => {
     expect(String(fetchMock.mock.calls[0][0])).toBe("/api/clusters/prod/tasks");
   });
 
+  it("the detail of a task that has ended says so", async () => {
+    const other = task("n1:8", "indices:data/write/bulk", false);
+    let listed = [task("n1:9", "indices:data/write/reindex", true), other];
+    fetchMock.mockImplementation(async (input) =>
+      String(input).endsWith("/tasks/n1%3A9")
+        ? json(404, { error: { code: "rejected_by_cluster", message: "task [n1:9] isn't running" } })
+        : json(200, { tasks: listed, nodeFailures: [] }),
+    );
+    withRole("viewer", <TasksView clusterId="prod" search="" />);
+    const rows = await screen.findAllByTestId("task-row");
+    fireEvent.click(rows.find((r) => r.getAttribute("data-task-id") === "n1:9")!);
+    expect((await screen.findByTestId("task-detail")).textContent).toContain("reindex description");
+    listed = [other];
+    fireEvent.click(screen.getByRole("button", { name: "Refresh" }));
+    await waitFor(() => expect(screen.getByTestId("task-detail").textContent).toContain("This task has ended"));
+  });
+
   it("groups by node on request, each node under a heading", async () => {
     fetchMock.mockImplementation(async () => json(200, TASKS));
     withRole("viewer", <TasksView clusterId="prod" search="" />);
