@@ -54,6 +54,11 @@ async fn answer(shared: &Shared, call: &Call) -> Option<Reply> {
         }
         (["_cat", "nodes"], _) if get => nodes::cat(shared, call),
         (["_cat", "tasks"], _) if get => tasks::cat(shared, call),
+        (["_cat", "repositories"], _) if get => snapshots::cat_repositories(shared, call),
+        (["_cat", "snapshots"], _) if get => snapshots::cat_snapshots(shared, call, None),
+        (["_cat", "snapshots", repository], _) if get => {
+            snapshots::cat_snapshots(shared, call, Some(repository))
+        }
         (["_cat", "shards", ..], _) if get => {
             cat_cluster::cat_shards(shared, call, &segments).await
         }

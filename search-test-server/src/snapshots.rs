@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use crate::nodes::ES8_VERSION;
 use crate::snapshot_restore::{CapturedIndex, snapshot_missing};
 use crate::wire::{Call, Reply, es_error, iso_millis, now_millis, ok, wildcard};
-use crate::{Flavor, Shared, lock, snapshot_restore};
+use crate::{Flavor, Shared, cat, lock, snapshot_restore};
 
 #[derive(Debug, Clone)]
 pub(crate) struct Repository {
@@ -468,4 +468,125 @@ pub(crate) fn seed(shared: &Shared) {
         "fs",
         json!({"location": location.display().to_string(), "compress": "true"}),
     );
+}
+
+/// `GET /_cat/repositories`.
+pub(crate) fn cat_repositories(shared: &Shared, call: &Call) -> Reply {
+    let snapshots = lock(&shared.snapshots);
+    let rows: Vec<Map<String, Value>> = snapshots
+        .repositories
+        .iter()
+        .map(|(name, repository)| {
+            let mut row = Map::new();
+            row.insert("id".into(), json!(name));
+            row.insert("type".into(), json!(repository.kind));
+            row
+        })
+        .collect();
+    cat::render(
+        call,
+        &rows,
+        &["id", "type"],
+        &[("repoId", "id"), ("t", "type")],
+    )
+}
+
+/// `GET /_cat/snapshots[/<repository>]`.
+pub(crate) fn cat_snapshots(shared: &Shared, call: &Call, repository: Option<&str>) -> Reply {
+    let snapshots = lock(&shared.snapshots);
+    if let Some(repository) = repository
+        && !snapshots.repositories.contains_key(repository)
+    {
+        return repository_missing(repository);
+    }
+    let rows: Vec<Map<String, Value>> = snapshots
+        .snapshots
+        .iter()
+        .filter(|s| repository.is_none_or(|r| s.repository == r))
+        .map(|snapshot| {
+            let done = snapshot.done();
+            let end = snapshot.start_millis + snapshot.duration.as_millis() as u64;
+            let total = snapshot.total_shards();
+            let clock = |millis: u64| iso_millis(millis)[11..19].to_owned();
+            let mut row = Map::new();
+            let mut put = |name: &str, value: String| {
+                row.insert(name.to_owned(), json!(value));
+            };
+            put("id", snapshot.name.clone());
+            put("repository", snapshot.repository.clone());
+            put(
+                "status",
+                if done { "SUCCESS" } else { "IN_PROGRESS" }.to_owned(),
+            );
+            put("start_epoch", (snapshot.start_millis / 1000).to_string());
+            put("start_time", clock(snapshot.start_millis));
+            put(
+                "end_epoch",
+                if done {
+                    (end / 1000).to_string()
+                } else {
+                    "0".to_owned()
+                },
+            );
+            put(
+                "end_time",
+                if done {
+                    clock(end)
+                } else {
+                    "00:00:00".to_owned()
+                },
+            );
+            put(
+                "duration",
+                format!(
+                    "{}ms",
+                    snapshot
+                        .started
+                        .elapsed()
+                        .min(snapshot.duration)
+                        .as_millis()
+                ),
+            );
+            put("indices", snapshot.indices.len().to_string());
+            put(
+                "successful_shards",
+                if done { total } else { 0 }.to_string(),
+            );
+            put("failed_shards", "0".to_owned());
+            put("total_shards", if done { total } else { 0 }.to_string());
+            row
+        })
+        .collect();
+    let mut defaults = vec!["id"];
+    if shared.options.flavor == Flavor::Elasticsearch8 {
+        defaults.push("repository");
+    }
+    defaults.extend([
+        "status",
+        "start_epoch",
+        "start_time",
+        "end_epoch",
+        "end_time",
+        "duration",
+        "indices",
+        "successful_shards",
+        "failed_shards",
+        "total_shards",
+    ]);
+    let aliases: &[(&str, &str)] = &[
+        ("snapshot", "id"),
+        ("re", "repository"),
+        ("repo", "repository"),
+        ("s", "status"),
+        ("ste", "start_epoch"),
+        ("sti", "start_time"),
+        ("ete", "end_epoch"),
+        ("eti", "end_time"),
+        ("dur", "duration"),
+        ("i", "indices"),
+        ("ss", "successful_shards"),
+        ("fs", "failed_shards"),
+        ("ts", "total_shards"),
+    ];
+    cat::render(call, &rows, &defaults, aliases)
 }

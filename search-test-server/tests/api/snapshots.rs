@@ -221,6 +221,15 @@ async fn wait_for_completion_answers_the_finished_snapshot_and_unknown_indices_f
     );
     let listed = f.get("/_snapshot/backups/_all").await;
     assert_eq!(listed["total"], 1);
+    let cat = f
+        .get("/_cat/snapshots/backups?format=json&h=id,repository,status,total_shards")
+        .await;
+    assert_eq!(
+        cat,
+        json!([{"id": "s1", "repository": "backups", "status": "SUCCESS", "total_shards": "2"}])
+    );
+    let repositories = f.get("/_cat/repositories?format=json").await;
+    assert_eq!(repositories, json!([{"id": "backups", "type": "fs"}]));
     let (status, body) = f
         .call(
             "PUT",
