@@ -24,6 +24,7 @@ declare -A packages=(
   [docker.io]=dockerd        # the container test starts its own engine (scripts/containers/)
   [docker-compose]=docker-compose
   [mmdebstrap]=mmdebstrap    # the Debian root file system of the container test's stand-ins
+  [iproute2]=ss              # kube-test-server's test reads its listen backlog with `ss`
 )
 missing=()
 for package in "${!packages[@]}"; do

@@ -267,6 +267,32 @@ pub struct KubeTestServer {
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+/// The listen backlog: a burst of watchers connecting at once (a dashboard with a thousand
+/// clients starting a hundred namespace watches) must queue, not be reset; std listens with 128.
+const LISTEN_BACKLOG: i32 = 4096;
+
+/// A listener on `host:port` with [`LISTEN_BACKLOG`] (the kernel caps it at
+/// `net.core.somaxconn`).
+fn listen(host: &str, port: u16) -> std::io::Result<std::net::TcpListener> {
+    use std::net::ToSocketAddrs;
+
+    let address = (host, port).to_socket_addrs()?.next().ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{host}:{port} names no address"),
+        )
+    })?;
+    let socket = socket2::Socket::new(
+        socket2::Domain::for_address(address),
+        socket2::Type::STREAM,
+        Some(socket2::Protocol::TCP),
+    )?;
+    socket.set_reuse_address(true)?;
+    socket.bind(&address.into())?;
+    socket.listen(LISTEN_BACKLOG)?;
+    Ok(socket.into())
+}
+
 impl KubeTestServer {
     pub fn start(options: Options) -> std::io::Result<Self> {
         Self::start_on(options, "127.0.0.1", 0)
@@ -280,7 +306,7 @@ impl KubeTestServer {
     /// drops a server and serves its cluster again on the same port to have the API refuse
     /// connections for a while and then come back with its state.
     pub fn serve(cluster: Cluster, host: &str, port: u16) -> std::io::Result<Self> {
-        let listener = std::net::TcpListener::bind((host, port))?;
+        let listener = listen(host, port)?;
         let address = listener.local_addr()?;
         let (started, receiver) = std::sync::mpsc::channel();
         let (stop, stop_requested) = tokio::sync::oneshot::channel();

@@ -156,3 +156,31 @@ async fn faults_answer_kubernetes_status_bodies() {
     let (status, body) = get(format!("{}/api/v1/namespaces/nope", server.url())).await;
     assert_eq!((status, body["reason"].as_str()), (404, Some("NotFound")));
 }
+
+/// A burst of watchers connecting at once must queue, not be reset: the listener's backlog is
+/// well above std's 128 (as `ss` reports it for a listening socket: Send-Q is the backlog).
+#[test]
+fn the_listener_queues_a_burst_of_connections() {
+    let server =
+        kube_test_server::KubeTestServer::start(kube_test_server::Options::default()).unwrap();
+    let port = server.url().rsplit(':').next().unwrap().to_owned();
+    let output = std::process::Command::new("ss")
+        .args(["-Hltn", &format!("sport = :{port}")])
+        .output()
+        .expect("ss (iproute2) is installed by make deps");
+    let text = String::from_utf8_lossy(&output.stdout);
+    // State Recv-Q Send-Q Local Peer
+    let backlog: u32 = text
+        .split_whitespace()
+        .nth(2)
+        .and_then(|field| field.parse().ok())
+        .unwrap_or_else(|| panic!("ss said: {text:?}"));
+    let somaxconn: u32 = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(4096);
+    assert!(
+        backlog >= 1024.min(somaxconn) && backlog > 128,
+        "backlog {backlog} (somaxconn {somaxconn})"
+    );
+}
