@@ -1,5 +1,5 @@
 //! Which API dialect a cluster speaks: Elasticsearch 7/8 or OpenSearch 1/2/3. Read once from
-//! `GET /` and kept (see [`crate::registry::Cluster::dialect`]); the management calls ask it for
+//! `GET /` and kept (by the cluster registry); the management calls ask it for
 //! the words and paths that differ between the two.
 
 use serde::Serialize;
