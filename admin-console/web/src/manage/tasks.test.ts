@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Task } from "../api/wire";
-import { formatRunning, nodeGroupRows, parseMinRunning, shortAction, taskRows } from "./tasks";
+import { formatRunning, nodeGroupRows, parseMinRunning, readTaskUrl, shortAction, taskRows, writeTaskUrl } from "./tasks";
 
 function task(id: string, runningMs: number, parentTaskId: string | null = null): Task {
   return {
@@ -101,5 +101,18 @@ describe("nodeGroupRows", () => {
       "node-a 1/1",
       "a:1",
     ]);
+  });
+});
+
+describe("the URL state", () => {
+  it("round-trips the filters and the grouping, keeping other parameters", () => {
+    const state = { actions: "*reindex", nodes: "node-1", running: "30s", cancellable: true, group: "node" as const };
+    const search = writeTaskUrl("?x=1", state);
+    expect(search).toBe("?x=1&actions=*reindex&nodes=node-1&running=30s&cancellable=true&group=node");
+    expect(readTaskUrl(search)).toEqual(state);
+  });
+  it("leaves defaults out and reads nonsense as defaults", () => {
+    expect(writeTaskUrl("?actions=a", { actions: " ", nodes: "", running: "", cancellable: false, group: "parent" })).toBe("");
+    expect(readTaskUrl("?group=weird&cancellable=1")).toEqual({ actions: "", nodes: "", running: "", cancellable: false, group: "parent" });
   });
 });

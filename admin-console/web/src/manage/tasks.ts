@@ -120,3 +120,36 @@ export function shortAction(action: string): string {
   const tail = action.split("/").pop() ?? action;
   return tail.replace(/\[.*\]$/, "") || action;
 }
+
+/** The tasks view's filters as they sit in the URL (`?actions=*reindex&nodes=n1&cancellable=true&running=30s&group=node`). */
+export interface TaskUrlState {
+  actions: string;
+  nodes: string;
+  running: string;
+  cancellable: boolean;
+  group: "parent" | "node";
+}
+
+export function readTaskUrl(search: string): TaskUrlState {
+  const params = new URLSearchParams(search);
+  return {
+    actions: params.get("actions") ?? "",
+    nodes: params.get("nodes") ?? "",
+    running: params.get("running") ?? "",
+    cancellable: params.get("cancellable") === "true",
+    group: params.get("group") === "node" ? "node" : "parent",
+  };
+}
+
+/** `search` with the view's parameters replaced (others kept); empty values are left out. */
+export function writeTaskUrl(search: string, state: TaskUrlState): string {
+  const params = new URLSearchParams(search);
+  const set = (name: string, value: string) => (value ? params.set(name, value) : params.delete(name));
+  set("actions", state.actions.trim());
+  set("nodes", state.nodes.trim());
+  set("running", state.running.trim());
+  set("cancellable", state.cancellable ? "true" : "");
+  set("group", state.group === "node" ? "node" : "");
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}

@@ -3,15 +3,15 @@
 // seconds while the tab is visible; a task's detail; cancelling one (operator).
 import { useEffect, useMemo, useState } from "react";
 import { ApiError } from "../api/client";
-import { NO_TASK_FILTERS, tasksApi, type TaskFilters } from "../api/tasks";
+import { tasksApi, type TaskFilters } from "../api/tasks";
 import type { Task } from "../api/wire";
 import { useAsync } from "../lib/useAsync";
-import { useTitle } from "../lib/router";
+import { navigate, useTitle } from "../lib/router";
 import { ACTION_ROLES } from "../lib/access";
 import { useClusterAccess } from "../lib/whoami";
 import { formatLocalTime } from "../lib/format";
 import { Card, EmptyState, ErrorState, Loading } from "../components/common";
-import { formatRunning, nodeGroupRows, parseMinRunning, shortAction, taskRows } from "../manage/tasks";
+import { formatRunning, nodeGroupRows, parseMinRunning, readTaskUrl, shortAction, taskRows, writeTaskUrl } from "../manage/tasks";
 import { useVirtualRows } from "../manage/virtual";
 import { Confirm } from "../manage/Dialog";
 import "../styles/cluster-ops.css";
@@ -24,12 +24,17 @@ type Row =
   | { kind: "task"; task: Task; depth: number; descendants: number; hasChildren: boolean };
 const ROW_HEIGHT = 34;
 
-export function TasksView({ clusterId }: { clusterId: string; search: string }) {
+export function TasksView({ clusterId, search }: { clusterId: string; search: string }) {
   useTitle(`${clusterId} · Tasks`);
-  const [draft, setDraft] = useState({ actions: "", nodes: "", minRunning: "" });
-  const [filters, setFilters] = useState<TaskFilters>(NO_TASK_FILTERS);
+  // The filters start from the URL (a shared link) and are written back to it.
+  const [initial] = useState(() => readTaskUrl(search));
+  const [draft, setDraft] = useState({ actions: initial.actions, nodes: initial.nodes, minRunning: initial.running });
+  const [filters, setFilters] = useState<TaskFilters>(() => {
+    const running = parseMinRunning(initial.running);
+    return { actions: initial.actions, nodes: initial.nodes, cancellableOnly: initial.cancellable, minRunningMs: running.ok ? running.ms : 0 };
+  });
   const [paused, setPaused] = useState(false);
-  const [grouping, setGrouping] = useState<"parent" | "node">("parent");
+  const [grouping, setGrouping] = useState<"parent" | "node">(initial.group);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [selected, setSelected] = useState<string | null>(null);
   const [cancelling, setCancelling] = useState<Task | null>(null);
@@ -49,6 +54,17 @@ export function TasksView({ clusterId }: { clusterId: string; search: string }) 
     }, 300);
     return () => window.clearTimeout(timer);
   }, [draft.actions, draft.nodes, minRunning.ok, minRunning.ok ? minRunning.ms : 0]);
+
+  useEffect(() => {
+    const next = writeTaskUrl(window.location.search, {
+      actions: filters.actions,
+      nodes: filters.nodes,
+      running: draft.minRunning,
+      cancellable: filters.cancellableOnly,
+      group: grouping,
+    });
+    if (next !== window.location.search) navigate(window.location.pathname + next, { replace: true });
+  }, [filters, grouping, draft.minRunning]);
 
   // useAsync polls only while the tab is visible.
   const list = useAsync((signal) => tasksApi.list(clusterId, filters, signal), [clusterId, filters], paused ? undefined : REFRESH_MS);

@@ -78,6 +78,16 @@ describe("tasks", () => {
     await waitFor(() => expect(screen.getByTestId("task-detail").textContent).toContain("This task has ended"));
   });
 
+  it("starts from the filters in the URL and writes changes back to it", async () => {
+    fetchMock.mockImplementation(async () => json(200, TASKS));
+    withRole("viewer", <TasksView clusterId="prod" search="?actions=*reindex&running=2m&group=node" />);
+    await screen.findByTestId("task-node-row");
+    expect(String(fetchMock.mock.calls[0][0])).toBe("/api/clusters/prod/tasks?actions=*reindex&minRunningMs=120000");
+    fireEvent.click(screen.getByTestId("tasks-cancellable"));
+    await waitFor(() => expect(window.location.search).toBe("?actions=*reindex&running=2m&group=node&cancellable=true"));
+    window.history.replaceState(null, "", "/");
+  });
+
   it("groups by node on request, each node under a heading", async () => {
     fetchMock.mockImplementation(async () => json(200, TASKS));
     withRole("viewer", <TasksView clusterId="prod" search="" />);
