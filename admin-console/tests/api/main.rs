@@ -1,6 +1,7 @@
 //! Integration tests of the admin-console binary and application.
 
 mod access;
+mod aliases;
 mod app;
 mod audit;
 mod cluster_settings;
@@ -8,6 +9,7 @@ mod clusters;
 mod config;
 mod console;
 mod faults;
+mod indices_manage;
 mod metrics_external;
 mod metrics_internal;
 mod node_detail;
