@@ -207,6 +207,15 @@ pub(crate) async fn cat_indices(shared: &Shared, call: &Call, segments: &[&str])
             let copies = routing.copies_of(Some(std::slice::from_ref(&name)));
             let health = status(&copies);
             row.insert("health".into(), json!(health));
+            // The total size counts every active copy, as the clusters count it.
+            if row.get("store.size").is_some_and(|size| !size.is_null()) {
+                let total: u64 = copies
+                    .iter()
+                    .filter(|c| c.state.active())
+                    .filter_map(|c| c.store)
+                    .sum();
+                row.insert("store.size".into(), json!(cat::bytes(total, call)));
+            }
             wanted.is_none_or(|wanted| wanted == health).then_some(row)
         })
         .collect();

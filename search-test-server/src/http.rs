@@ -49,7 +49,12 @@ async fn answer(shared: &Shared, call: &Call) -> Option<Reply> {
         (["_nodes", "stats", ..] | ["_nodes", _, "stats", ..], "GET") => {
             nodes_stats::handle(shared, call, &segments).await
         }
-        (["_nodes", ..], "GET") if segments.len() <= 3 => {
+        (["_nodes", ..], "GET")
+            if segments.len() <= 3
+                && !segments
+                    .iter()
+                    .any(|s| matches!(*s, "hot_threads" | "usage")) =>
+        {
             nodes::info(shared, call, &segments).await
         }
         (["_cat", "nodes"], _) if get => nodes::cat(shared, call),
