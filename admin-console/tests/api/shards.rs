@@ -159,6 +159,17 @@ async fn the_grid_is_one_routing_table_read_without_metadata_in_both_flavors() {
             );
         }
         assert_eq!(grid["unassigned"], 0);
+
+        // A closed index stays in the grid (Elasticsearch 7.2+ and OpenSearch keep the routing
+        // of closed indices), and does not break the read.
+        let closed = test_support::http_client()
+            .post(format!("{}/grid-0002/_close", stack.cluster.url))
+            .send()
+            .await
+            .unwrap();
+        assert!(closed.status().is_success(), "{}", closed.status());
+        let grid = stack.grid().await;
+        assert_eq!(copies(&grid, "grid-0002").len(), 2, "{grid}");
     }
 }
 
@@ -457,6 +468,11 @@ async fn a_viewer_may_look_but_not_move_or_retry_and_the_refusal_is_audited() {
     .await
     .unwrap();
     assert_eq!(explain.status(), 200, "a viewer may read the explanation");
+    let node_page = as_caller(app.client.get(url(&format!("/nodes/{from}"))), &VIEWER)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(node_page.status(), 200, "a viewer may read a node's page");
 
     let move_body = json!({"index": "roles-0000", "shard": 0, "fromNode": from, "toNode": to});
     cluster.clear_requests();

@@ -98,6 +98,7 @@ for (const [id, managerRole] of [
     const page = await newPage(stack);
     await openCluster(page, id, "shards");
     await page.getByLabel("Shard state").selectOption("unassigned");
+    await page.waitForURL(/[?&]state=unassigned/);
     const unassigned = page.locator(`[data-row="unassigned"] ${chip("crowded", { primary: false, state: "unassigned" })}`);
     await unassigned.waitFor();
     await unassigned.click();

@@ -5,13 +5,13 @@ import { useEffect, useMemo, useState } from "react";
 import { shardsApi } from "../api/shards";
 import { ACTION_ROLES } from "../lib/access";
 import { formatCount } from "../lib/format";
-import { useTitle } from "../lib/router";
+import { navigate, useTitle } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { useClusterAccess } from "../lib/whoami";
 import { EmptyState, ErrorState, Loading } from "../components/common";
 import { ShardGrid, type SelectedCopy } from "./ShardGrid";
 import { ShardPanel } from "./ShardPanel";
-import { NO_FILTERS, failedCount, inMotion, layoutGrid, type GridFilters, type StateFilter } from "./shardGridModel";
+import { failedCount, inMotion, layoutGrid, readShardFilters, writeShardFilters, type GridFilters, type StateFilter } from "./shardGridModel";
 import "../styles/shards.css";
 
 const STATES: ReadonlyArray<{ value: StateFilter; label: string }> = [
@@ -21,14 +21,18 @@ const STATES: ReadonlyArray<{ value: StateFilter; label: string }> = [
   { value: "initializing", label: "Initialising only" },
 ];
 
-export function ShardsView({ clusterId }: { clusterId: string; search: string }) {
+export function ShardsView({ clusterId, search }: { clusterId: string; search: string }) {
   useTitle(`${clusterId} · Shards`);
   // Copies in motion in the last grid, or an action just sent: refresh every 2 s.
   const [motion, setMotion] = useState(false);
   const [fastUntil, setFastUntil] = useState(0);
   const grid = useAsync((signal) => shardsApi.grid(clusterId, signal), [clusterId], motion || Date.now() < fastUntil ? 2_000 : 15_000);
   const acted = () => setFastUntil(Date.now() + 10_000);
-  const [filters, setFilters] = useState<GridFilters>(NO_FILTERS);
+  // The filters start from the URL and are written back to it (replacing the entry).
+  const [filters, setFilters] = useState<GridFilters>(() => readShardFilters(search));
+  useEffect(() => {
+    navigate(window.location.pathname + writeShardFilters(window.location.search, filters), { replace: true });
+  }, [filters]);
   const [selected, setSelected] = useState<SelectedCopy | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);

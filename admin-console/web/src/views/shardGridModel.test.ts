@@ -9,10 +9,12 @@ import {
   moveTargets,
   nodeNamer,
   offsetsOf,
+  readShardFilters,
   rowHeights,
   SIZES,
   visibleFixed,
   visibleRange,
+  writeShardFilters,
 } from "./shardGridModel";
 
 /** Node ids to their positions in `grid.nodes` (copies name nodes by position). */
@@ -122,5 +124,16 @@ describe("describeCopy", () => {
     expect(describeCopy({ index: "logs", copy: logs.shards[0], incoming: true, nodeId: "n1" }, name)).toBe("logs shard 0 primary: initialising here, relocating from es-1");
     expect(describeCopy({ index: "logs", copy: logs.shards[3], incoming: false, nodeId: null }, name)).toBe("logs shard 1 replica: unassigned (ALLOCATION_FAILED)");
     expect(failedCount(grid)).toBe(1);
+  });
+});
+
+describe("filters in the URL", () => {
+  it("round-trips, leaves defaults out and ignores what it does not know", () => {
+    const filters = { index: "logs", node: "", state: "unassigned" as const, hideClosed: true, hideSystem: false };
+    const search = writeShardFilters("?other=x", filters);
+    expect(search).toBe("?other=x&index=logs&state=unassigned&hideClosed=1");
+    expect(readShardFilters(search)).toEqual(filters);
+    expect(writeShardFilters("", NO_FILTERS)).toBe("");
+    expect(readShardFilters("?state=bogus&hideClosed=yes")).toEqual(NO_FILTERS);
   });
 });

@@ -130,7 +130,7 @@ export const SIZES = {
   chip: 26,
   chipsPerLine: 4,
   line: 24,
-  cellPadding: 8,
+  cellPadding: 12,
 } as const;
 
 /** Each row's height: as many chip lines as its fullest cell needs (one at least). */
@@ -222,4 +222,33 @@ export function failedCount(grid: ShardGrid): number {
   let failed = 0;
   for (const index of grid.indices) for (const copy of index.shards) if ((copy.unassigned?.failedAttempts ?? 0) > 0) failed++;
   return failed;
+}
+
+const STATE_VALUES: readonly StateFilter[] = ["all", "unassigned", "relocating", "initializing"];
+
+/** The filters kept in the URL (`?index=&node=&state=&hideClosed=1&hideSystem=1`), so a view
+ * such as "unassigned only" can be bookmarked or shared; anything unknown is the default. */
+export function readShardFilters(search: string): GridFilters {
+  const params = new URLSearchParams(search);
+  const state = params.get("state") as StateFilter | null;
+  return {
+    index: params.get("index") ?? "",
+    node: params.get("node") ?? "",
+    state: state && STATE_VALUES.includes(state) ? state : "all",
+    hideClosed: params.get("hideClosed") === "1",
+    hideSystem: params.get("hideSystem") === "1",
+  };
+}
+
+/** `search` with the filters written in (defaults left out, other parameters kept). */
+export function writeShardFilters(search: string, filters: GridFilters): string {
+  const params = new URLSearchParams(search);
+  const set = (key: string, value: string, isDefault: boolean) => (isDefault ? params.delete(key) : params.set(key, value));
+  set("index", filters.index, filters.index === "");
+  set("node", filters.node, filters.node === "");
+  set("state", filters.state, filters.state === "all");
+  set("hideClosed", "1", !filters.hideClosed);
+  set("hideSystem", "1", !filters.hideSystem);
+  const text = params.toString();
+  return text ? `?${text}` : "";
 }
