@@ -18,8 +18,9 @@
 //! - Every list page and every watch request is one attempt under the shared circuit breaker:
 //!   an established watch is a success, a transient error a failure. An open breaker is no
 //!   call: the loop waits until it lets one through (and reports the scope failed meanwhile).
-//! - After any reported failure the loop lists again, so the hub publishes `recovered` and
-//!   every change missed meanwhile.
+//! - After any reported failure the loop lists again and, once a watch from that list is
+//!   established, hands the list over, so the hub publishes `recovered` and every change missed
+//!   meanwhile (a namespace whose lists work but whose watches fail stays failed).
 
 use std::time::Duration;
 
@@ -94,6 +95,10 @@ struct Episode {
     /// A 410 came and no watch has delivered anything since.
     expired_since_progress: bool,
     reported: bool,
+    /// A list made while the scope is reported failed: applied (with `recovered`) only once a
+    /// watch from it is established, so a namespace whose lists work but whose watches fail
+    /// stays failed instead of flapping between `error` and `recovered`.
+    unreported_list: Option<Vec<Ingress>>,
 }
 
 impl Episode {
@@ -121,14 +126,16 @@ impl WatchLoop {
             pacing: self.resilience.pacing(),
             expired_since_progress: false,
             reported: false,
+            unreported_list: None,
         };
         loop {
             let error = match next.clone() {
                 Next::List => match self.list().await {
                     Ok((items, resource_version)) => {
                         episode.succeeded(&self.resilience);
-                        episode.reported = false;
-                        if !report(Report::Listed(items)) {
+                        if episode.reported {
+                            episode.unreported_list = Some(items);
+                        } else if !report(Report::Listed(items)) {
                             return;
                         }
                         next = Next::Watch(resource_version);
@@ -284,6 +291,13 @@ impl WatchLoop {
                 };
             }
         };
+        // The scope works again: the list the watch starts from ends its failure.
+        if let Some(items) = episode.unreported_list.take() {
+            episode.reported = false;
+            if !report(Report::Listed(items)) {
+                return WatchEnd::Stop;
+            }
+        }
         let mut resource_version = from;
         let mut delivered = false;
         loop {

@@ -363,3 +363,36 @@ async fn an_open_breaker_is_no_call_and_the_scope_is_told_once() {
     assert!(told[0].starts_with("failed circuit_open None"), "{told:?}");
     assert!(api.calls().is_empty(), "an open breaker called the API");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_failed_scope_recovers_only_once_its_watch_works_again() {
+    let api = ScriptedApi::new(vec![
+        listed(5, &["web"]),
+        Answer::WatchRefused(api_error(403)),
+        // After the interval: the list works, the watch is still refused.
+        listed(6, &["web", "api"]),
+        Answer::WatchRefused(api_error(403)),
+        listed(7, &["web", "api"]),
+        Answer::Watch(Vec::new(), false),
+    ]);
+    let (mut reports, _) = start(api.clone());
+    run_for(Duration::from_secs(400)).await;
+    let told = drain(&mut reports);
+    assert_eq!(told.len(), 3, "{told:?}");
+    assert_eq!(told[0], "listed 1");
+    assert!(
+        told[1].starts_with("failed kubernetes_forbidden"),
+        "{told:?}"
+    );
+    assert!(
+        told[2].starts_with("failed kubernetes_forbidden"),
+        "the working list alone is no recovery: {told:?}"
+    );
+    run_for(Duration::from_secs(300)).await;
+    assert_eq!(drain(&mut reports), ["listed 2"]);
+    let calls: Vec<String> = api.calls().into_iter().map(|(call, _)| call).collect();
+    assert_eq!(
+        calls,
+        ["list", "watch 5", "list", "watch 6", "list", "watch 7"]
+    );
+}
