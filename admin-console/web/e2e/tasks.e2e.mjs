@@ -51,18 +51,18 @@ for (const id of ["ops-os", "ops-es"]) {
     await bulk.locator('[data-testid="task-cancel"]').click();
     const dialog = page.locator('[data-testid="task-cancel-dialog"]');
     await dialog.locator(".banner-warn", { hasText: "not cancellable" }).waitFor();
-    await dialog.locator('[data-testid="task-cancel-dialog-confirm"]').click();
-    const refusal = dialog.locator('[data-testid="task-cancel-dialog-error"]');
+    await dialog.locator('[data-testid="confirm-button"]').click();
+    const refusal = dialog.locator('[data-testid="confirm-error"]');
     await refusal.waitFor();
     assert.match(await refusal.textContent(), /doesn't support this operation/);
     await screenshot(page, `tasks-${id}-refused`);
-    await dialog.getByRole("button", { name: "Close" }).click();
+    await dialog.getByRole("button", { name: "Cancel", exact: true }).click();
     await dialog.waitFor({ state: "detached" });
 
     // Cancel the reindex: confirmed, then gone from the list (the cluster lists it as cancelled
     // for a moment first; the list refreshes by itself).
     await reindex.locator('[data-testid="task-cancel"]').click();
-    await dialog.locator('[data-testid="task-cancel-dialog-confirm"]').click();
+    await dialog.locator('[data-testid="confirm-button"]').click();
     await dialog.waitFor({ state: "detached" });
     const notice = page.locator('[data-testid="tasks-notice"]');
     await notice.waitFor();

@@ -67,11 +67,11 @@ test("create an index template, simulate an index name, delete the template", as
   // Delete, the name typed.
   await row.locator('[data-testid="template-delete"]').click();
   const dialog = page.locator('[data-testid="template-delete-dialog"]');
-  const confirm = dialog.locator('[data-testid="template-delete-dialog-confirm"]');
+  const confirm = dialog.locator('[data-testid="confirm-button"]');
   assert.equal(await confirm.isDisabled(), true);
-  await dialog.locator('[data-testid="template-delete-dialog-typed"]').fill("e2e-log");
+  await dialog.locator('[data-testid="confirm-typed"]').fill("e2e-log");
   assert.equal(await confirm.isDisabled(), true);
-  await dialog.locator('[data-testid="template-delete-dialog-typed"]').fill("e2e-logs");
+  await dialog.locator('[data-testid="confirm-typed"]').fill("e2e-logs");
   await confirm.click();
   await dialog.waitFor({ state: "detached" });
   await row.waitFor({ state: "detached" });

@@ -1,7 +1,7 @@
 // Cluster settings (issue 19): the persistent and transient settings as flat keys, with the
 // defaults on request (marked, and crossed out where a set value hides them), a key filter, and
 // editing one setting (admin): a JSON scalar, a list, or plain text; null resets it.
-import { useMemo, useState } from "react";
+import { useMemo, useRef, useState } from "react";
 import { settingsApi } from "../api/settings";
 import type { SettingScope } from "../api/wire";
 import { useAsync } from "../lib/useAsync";
@@ -10,7 +10,7 @@ import { ACTION_ROLES } from "../lib/access";
 import { useClusterAccess } from "../lib/whoami";
 import { EmptyState, ErrorState, Loading } from "../components/common";
 import { ALLOCATION_KEY, editText, filterSettings, formatSetting, parseSettingValue, settingRows } from "../manage/settings";
-import { useVirtualRows } from "../manage/virtual";
+import { useVirtualRows } from "../components/useVirtualRows";
 import "../styles/cluster-ops.css";
 
 const ROW_HEIGHT = 34;
@@ -35,7 +35,8 @@ export function SettingsView({ clusterId }: { clusterId: string }) {
   const denied = useClusterAccess(clusterId).denied(ACTION_ROLES.editClusterSetting);
   const all = useMemo(() => (loaded.data ? settingRows(loaded.data) : []), [loaded.data]);
   const rows = useMemo(() => filterSettings(all, filter), [all, filter]);
-  const { ref, range, onScroll } = useVirtualRows(rows.length, ROW_HEIGHT);
+  const scroller = useRef<HTMLDivElement>(null);
+  const range = useVirtualRows(scroller, rows.length, ROW_HEIGHT);
   const parsed = draft ? parseSettingValue(draft.text) : null;
 
   const save = async (reset: boolean) => {
@@ -161,7 +162,7 @@ export function SettingsView({ clusterId }: { clusterId: string }) {
           {all.length === 0 ? "Every setting has its default: tick Show defaults to see them." : "Change the filter."}
         </EmptyState>
       ) : (
-        <div className="table-wrap ops-scroller" ref={ref} onScroll={onScroll}>
+        <div className="table-wrap ops-scroller" ref={scroller}>
           <table className="table" data-testid="settings-table">
             <thead>
               <tr>
@@ -174,9 +175,9 @@ export function SettingsView({ clusterId }: { clusterId: string }) {
               </tr>
             </thead>
             <tbody>
-              {range.padTop > 0 && (
+              {range.before > 0 && (
                 <tr className="ops-spacer" aria-hidden>
-                  <td colSpan={4} style={{ height: range.padTop }} />
+                  <td colSpan={4} style={{ height: range.before }} />
                 </tr>
               )}
               {rows.slice(range.start, range.end).map((row) => (
@@ -211,9 +212,9 @@ export function SettingsView({ clusterId }: { clusterId: string }) {
                   </td>
                 </tr>
               ))}
-              {range.padBottom > 0 && (
+              {range.after > 0 && (
                 <tr className="ops-spacer" aria-hidden>
-                  <td colSpan={4} style={{ height: range.padBottom }} />
+                  <td colSpan={4} style={{ height: range.after }} />
                 </tr>
               )}
             </tbody>

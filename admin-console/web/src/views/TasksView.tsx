@@ -1,7 +1,7 @@
 // Tasks (issue 19): what the cluster is running, as parent/child trees, longest first, with
 // filters (action patterns, nodes, cancellable only, running longer than), refreshed every few
 // seconds while the tab is visible; a task's detail; cancelling one (operator).
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { ApiError } from "../api/client";
 import { tasksApi, type TaskFilters } from "../api/tasks";
 import type { Task } from "../api/wire";
@@ -12,8 +12,8 @@ import { useClusterAccess } from "../lib/whoami";
 import { formatLocalTime } from "../lib/format";
 import { Card, EmptyState, ErrorState, Loading } from "../components/common";
 import { formatRunning, nodeGroupRows, parseMinRunning, readTaskUrl, shortAction, taskRows, writeTaskUrl } from "../manage/tasks";
-import { useVirtualRows } from "../manage/virtual";
-import { Confirm } from "../manage/Dialog";
+import { useVirtualRows } from "../components/useVirtualRows";
+import { ConfirmDialog } from "../components/ConfirmDialog";
 import "../styles/cluster-ops.css";
 
 const REFRESH_MS = 3000;
@@ -74,7 +74,8 @@ export function TasksView({ clusterId, search }: { clusterId: string; search: st
     if (grouping === "node") return nodeGroupRows(tasks).map((row) => (row.kind === "node" ? row : { ...row, depth: 0, descendants: 0, hasChildren: false }));
     return taskRows(tasks, collapsed).map((row) => ({ kind: "task", ...row }));
   }, [tasks, collapsed, grouping]);
-  const { ref, range, onScroll } = useVirtualRows(rows.length, ROW_HEIGHT);
+  const scroller = useRef<HTMLDivElement>(null);
+  const range = useVirtualRows(scroller, rows.length, ROW_HEIGHT);
   const toggle = (id: string) =>
     setCollapsed((c) => {
       const next = new Set(c);
@@ -173,7 +174,7 @@ export function TasksView({ clusterId, search }: { clusterId: string; search: st
         <EmptyState title="No tasks match">Clear the filters to see every running task.</EmptyState>
       ) : (
         <div className="ops-split">
-          <div className="table-wrap ops-scroller" ref={ref} onScroll={onScroll}>
+          <div className="table-wrap ops-scroller" ref={scroller}>
             <table className="table" data-testid="tasks-table">
               <thead>
                 <tr>
@@ -187,9 +188,9 @@ export function TasksView({ clusterId, search }: { clusterId: string; search: st
                 </tr>
               </thead>
               <tbody>
-                {range.padTop > 0 && (
+                {range.before > 0 && (
                   <tr className="ops-spacer" aria-hidden>
-                    <td colSpan={5} style={{ height: range.padTop }} />
+                    <td colSpan={5} style={{ height: range.before }} />
                   </tr>
                 )}
                 {rows.slice(range.start, range.end).map((row) =>
@@ -215,9 +216,9 @@ export function TasksView({ clusterId, search }: { clusterId: string; search: st
                     />
                   ),
                 )}
-                {range.padBottom > 0 && (
+                {range.after > 0 && (
                   <tr className="ops-spacer" aria-hidden>
-                    <td colSpan={5} style={{ height: range.padBottom }} />
+                    <td colSpan={5} style={{ height: range.after }} />
                   </tr>
                 )}
               </tbody>
@@ -237,12 +238,12 @@ export function TasksView({ clusterId, search }: { clusterId: string; search: st
         </div>
       )}
       {cancelling && (
-        <Confirm
+        <ConfirmDialog
           title={`Cancel task ${cancelling.id}?`}
           confirmLabel="Cancel task"
           danger
           testId="task-cancel-dialog"
-          onClose={() => setCancelling(null)}
+          onCancel={() => setCancelling(null)}
           onConfirm={async () => {
             const result = await tasksApi.cancel(clusterId, cancelling.id);
             setCancelling(null);
@@ -259,7 +260,7 @@ export function TasksView({ clusterId, search }: { clusterId: string; search: st
             <div className="banner banner-warn">The cluster reports this task as not cancellable: it will likely refuse, saying why.</div>
           )}
           <p className="muted">Work the task has done stays done (a reindex keeps the documents it wrote); its child tasks are cancelled with it.</p>
-        </Confirm>
+        </ConfirmDialog>
       )}
     </div>
   );

@@ -2,7 +2,7 @@
 // (deprecated, badged) in one filterable list; view and edit a definition as JSON (checked while
 // typing and again by the server), create, delete (the name typed), and simulate which settings,
 // mappings and aliases an index name would get.
-import { useMemo, useState } from "react";
+import { useMemo, useRef, useState } from "react";
 import { templatesApi } from "../api/templates";
 import type { Simulation, TemplateKind } from "../api/wire";
 import { useAsync } from "../lib/useAsync";
@@ -11,8 +11,8 @@ import { ACTION_ROLES } from "../lib/access";
 import { useClusterAccess } from "../lib/whoami";
 import { Card, EmptyState, ErrorState, Loading } from "../components/common";
 import { checkDefinition, filterTemplates, KIND_LABELS, SKELETONS, templateNameProblem, templateRows, type TemplateRow } from "../manage/templates";
-import { useVirtualRows } from "../manage/virtual";
-import { Confirm } from "../manage/Dialog";
+import { useVirtualRows } from "../components/useVirtualRows";
+import { ConfirmDialog } from "../components/ConfirmDialog";
 import "../styles/cluster-ops.css";
 
 const ROW_HEIGHT = 34;
@@ -38,7 +38,8 @@ export function TemplatesView({ clusterId }: { clusterId: string }) {
   const deleteDenied = access.denied(ACTION_ROLES.deleteTemplate);
   const all = useMemo(() => (list.data ? templateRows(list.data) : []), [list.data]);
   const rows = useMemo(() => filterTemplates(all, kind, filter), [all, kind, filter]);
-  const { ref, range, onScroll } = useVirtualRows(rows.length, ROW_HEIGHT);
+  const scroller = useRef<HTMLDivElement>(null);
+  const range = useVirtualRows(scroller, rows.length, ROW_HEIGHT);
 
   return (
     <div className="view" data-testid="templates-view">
@@ -105,7 +106,7 @@ export function TemplatesView({ clusterId }: { clusterId: string }) {
           {all.length === 0 ? "Create one with New template." : "Change the filter or the kind."}
         </EmptyState>
       ) : (
-        <div className="table-wrap ops-scroller" ref={ref} onScroll={onScroll}>
+        <div className="table-wrap ops-scroller" ref={scroller}>
           <table className="table" data-testid="templates-table">
             <thead>
               <tr>
@@ -123,9 +124,9 @@ export function TemplatesView({ clusterId }: { clusterId: string }) {
               </tr>
             </thead>
             <tbody>
-              {range.padTop > 0 && (
+              {range.before > 0 && (
                 <tr className="ops-spacer" aria-hidden>
-                  <td colSpan={7} style={{ height: range.padTop }} />
+                  <td colSpan={7} style={{ height: range.before }} />
                 </tr>
               )}
               {rows.slice(range.start, range.end).map((row) => (
@@ -165,9 +166,9 @@ export function TemplatesView({ clusterId }: { clusterId: string }) {
                   </td>
                 </tr>
               ))}
-              {range.padBottom > 0 && (
+              {range.after > 0 && (
                 <tr className="ops-spacer" aria-hidden>
-                  <td colSpan={7} style={{ height: range.padBottom }} />
+                  <td colSpan={7} style={{ height: range.after }} />
                 </tr>
               )}
             </tbody>
@@ -176,13 +177,13 @@ export function TemplatesView({ clusterId }: { clusterId: string }) {
       )}
       <SimulateCard clusterId={clusterId} />
       {deleting && (
-        <Confirm
+        <ConfirmDialog
           title={`Delete the ${KIND_LABELS[deleting.kind].toLowerCase()} ${deleting.name}?`}
           typed={deleting.name}
           confirmLabel="Delete template"
           danger
           testId="template-delete-dialog"
-          onClose={() => setDeleting(null)}
+          onCancel={() => setDeleting(null)}
           onConfirm={async () => {
             await templatesApi.remove(clusterId, deleting.kind, deleting.name, deleting.name);
             setNotice(`${KIND_LABELS[deleting.kind]} ${deleting.name} deleted.`);
@@ -195,7 +196,7 @@ export function TemplatesView({ clusterId }: { clusterId: string }) {
           {deleting.kind === "component" && deleting.usedBy.length > 0 && (
             <div className="banner banner-warn">Used by {deleting.usedBy.join(", ")}: the cluster refuses to delete a component template in use.</div>
           )}
-        </Confirm>
+        </ConfirmDialog>
       )}
     </div>
   );

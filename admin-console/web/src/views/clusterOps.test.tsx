@@ -107,8 +107,8 @@ describe("tasks", () => {
     await screen.findAllByTestId("task-row");
     fireEvent.click(screen.getAllByTestId("task-cancel")[2]);
     expect(screen.getByTestId("task-cancel-dialog").textContent).toContain("not cancellable");
-    fireEvent.click(screen.getByTestId("task-cancel-dialog-confirm"));
-    expect((await screen.findByTestId("task-cancel-dialog-error")).textContent).toBe(reason);
+    fireEvent.click(screen.getByTestId("confirm-button"));
+    expect((await screen.findByTestId("confirm-error")).textContent).toBe(reason);
     const [url, init] = calls("POST")[0];
     expect(String(url)).toBe("/api/clusters/prod/tasks/n1%3A2/cancel");
     expect((init?.headers as Record<string, string>)["X-Requested-By"]).toBe("admin-console");
@@ -174,9 +174,9 @@ describe("templates", () => {
     withRole("admin", <TemplatesView clusterId="prod" />);
     await screen.findAllByTestId("template-row");
     fireEvent.click(screen.getAllByTestId("template-delete")[0]);
-    const confirm = screen.getByTestId("template-delete-dialog-confirm") as HTMLButtonElement;
+    const confirm = screen.getByTestId("confirm-button") as HTMLButtonElement;
     expect(confirm.disabled).toBe(true);
-    fireEvent.change(screen.getByTestId("template-delete-dialog-typed"), { target: { value: "logs" } });
+    fireEvent.change(screen.getByTestId("confirm-typed"), { target: { value: "logs" } });
     expect(confirm.disabled).toBe(false);
     fireEvent.click(confirm);
     await screen.findByText("Index template logs deleted.");
