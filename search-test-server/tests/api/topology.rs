@@ -64,6 +64,11 @@ async fn copies_spread_over_nodes_and_every_view_agrees() {
         indices,
         json!([{"index": "orders", "health": "green"}, {"index": "wide", "health": "yellow"}])
     );
+    let sizes = f
+        .get("/_cat/indices/orders?format=json&bytes=b&h=store.size,pri.store.size")
+        .await;
+    let size = |key: &str| sizes[0][key].as_str().unwrap().parse::<u64>().unwrap();
+    assert_eq!(size("store.size"), 2 * size("pri.store.size"), "{sizes}");
     let yellow = f
         .get("/_cat/indices?format=json&health=yellow&h=index")
         .await;
