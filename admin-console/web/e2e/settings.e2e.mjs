@@ -1,25 +1,21 @@
-// Cluster settings (issue 19): the real binary in front of osmem (through search-test-server):
+// Cluster settings (issue 19): the real binary in front of osmem (through search-test-server, the stack's `prod`):
 // set one persistent setting from the browser, see it beside its default, reset it.
 import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
 import { newPage, screenshot, startStack, stopStack } from "./stack.mjs";
 import { openCluster } from "./helpers.mjs";
-import { startOpsClusters } from "./opsClusters.mjs";
 
 let stack;
-let clusters;
 beforeAll(async () => {
-  clusters = await startOpsClusters([{ id: "ops-os", flavor: "opensearch2" }]);
-  stack = await startStack({ extraClusters: clusters.yaml });
+  stack = await startStack();
 });
 afterAll(async () => {
   await stopStack(stack);
-  await clusters?.stop();
 });
 
 test("set a persistent setting, see it take the place of its default, reset it", async () => {
   const page = await newPage(stack);
-  await openCluster(page, "ops-os", "settings");
+  await openCluster(page, "prod", "settings");
   await page.locator('[data-testid="setting-add"]').click();
   const editor = page.locator('[data-testid="setting-editor"]');
   await editor.locator('[data-testid="setting-key"]').fill("cluster.max_shards_per_node");
@@ -32,7 +28,7 @@ test("set a persistent setting, see it take the place of its default, reset it",
   const persistent = page.locator('[data-testid="setting-row"][data-key="cluster.max_shards_per_node"][data-source="persistent"]');
   await persistent.waitFor();
   assert.match(await persistent.textContent(), /1500/);
-  const settings = await (await fetch(`${clusters.clusters[0].url}/_cluster/settings?flat_settings=true`)).json();
+  const settings = await (await fetch(`${stack.clusterUrl}/_cluster/settings?flat_settings=true`)).json();
   assert.equal(settings.persistent["cluster.max_shards_per_node"], "1500");
 
   // With the defaults: the cluster lists a key's default only while the key is not set.

@@ -1,19 +1,17 @@
 // Tasks (issue 19): the real binary in front of search-test-server's simulated tasks, in both
-// flavors: the seeded reindex is listed with its node and detail, and cancelling it from the
-// browser makes it go; cancelling a task the cluster cannot cancel shows the cluster's reason.
+// flavors (the stack's `prod` is OpenSearch 2; `ops-es` an Elasticsearch 8 front of its own): the
+// seeded reindex is listed with its node and detail, and cancelling it from the browser makes it
+// go; cancelling a task the cluster cannot cancel shows the cluster's reason.
 import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
 import { newPage, screenshot, startStack, stopStack } from "./stack.mjs";
 import { openCluster } from "./helpers.mjs";
-import { startOpsClusters } from "./opsClusters.mjs";
+import { startSearchTestServers } from "./searchTestServer.mjs";
 
 let stack;
 let clusters;
 beforeAll(async () => {
-  clusters = await startOpsClusters([
-    { id: "ops-os", flavor: "opensearch2" },
-    { id: "ops-es", flavor: "elasticsearch8" },
-  ]);
+  clusters = await startSearchTestServers([{ id: "ops-es", flavor: "elasticsearch8" }]);
   stack = await startStack({ extraClusters: clusters.yaml });
 });
 afterAll(async () => {
@@ -23,7 +21,7 @@ afterAll(async () => {
 
 const row = (page, action) => page.locator('[data-testid="task-row"]', { hasText: action });
 
-for (const id of ["ops-os", "ops-es"]) {
+for (const id of ["prod", "ops-es"]) {
   test(`${id}: cancel the seeded reindex from the tasks view and see it go`, async () => {
     const page = await newPage(stack);
     await openCluster(page, id, "tasks");

@@ -1,19 +1,16 @@
-// Templates (issue 19): the real binary in front of osmem (through search-test-server): create
+// Templates (issue 19): the real binary in front of osmem (through search-test-server, the stack's `prod`): create
 // an index template from the browser, see a legacy template badged, simulate an index name,
 // and delete the template with its name typed.
 import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
 import { newPage, screenshot, startStack, stopStack } from "./stack.mjs";
 import { openCluster } from "./helpers.mjs";
-import { startOpsClusters } from "./opsClusters.mjs";
 
 let stack;
-let clusters;
 beforeAll(async () => {
-  clusters = await startOpsClusters([{ id: "ops-os", flavor: "opensearch2" }]);
-  stack = await startStack({ extraClusters: clusters.yaml });
+  stack = await startStack();
   // A legacy template made the old way, to be listed with its badge.
-  const response = await fetch(`${clusters.clusters[0].url}/_template/e2e-legacy`, {
+  const response = await fetch(`${stack.clusterUrl}/_template/e2e-legacy`, {
     method: "PUT",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ index_patterns: ["e2e-*"], order: 0, settings: { number_of_replicas: 0 } }),
@@ -22,12 +19,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await stopStack(stack);
-  await clusters?.stop();
 });
 
 test("create an index template, simulate an index name, delete the template", async () => {
   const page = await newPage(stack);
-  await openCluster(page, "ops-os", "templates");
+  await openCluster(page, "prod", "templates");
   const legacy = page.locator('[data-testid="template-row"][data-template="legacy/e2e-legacy"]');
   await legacy.locator(".pill", { hasText: "legacy" }).waitFor();
 
@@ -75,7 +71,7 @@ test("create an index template, simulate an index name, delete the template", as
   await confirm.click();
   await dialog.waitFor({ state: "detached" });
   await row.waitFor({ state: "detached" });
-  const gone = await fetch(`${clusters.clusters[0].url}/_index_template/e2e-logs`);
+  const gone = await fetch(`${stack.clusterUrl}/_index_template/e2e-logs`);
   assert.equal(gone.status, 404);
   await page.close();
 });
