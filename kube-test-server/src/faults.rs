@@ -211,3 +211,62 @@ fn take_one(remaining: &AtomicU64) -> bool {
         })
         .is_ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use actix_web::body::MessageBody;
+
+    use super::*;
+
+    fn body(response: HttpResponse) -> serde_json::Value {
+        let bytes = response.into_body().try_into_bytes().unwrap();
+        serde_json::from_slice(&bytes).unwrap()
+    }
+
+    #[test]
+    fn the_next_watches_fail_with_the_status_asked_for_then_work() {
+        let faults = Faults::default();
+        assert!(faults.injected_watch_failure(Kind::Ingress, None).is_none());
+        faults.fail_next_watches(2, 403);
+        for _ in 0..2 {
+            let response = faults
+                .injected_watch_failure(Kind::Ingress, Some("team-a"))
+                .unwrap();
+            assert_eq!(response.status().as_u16(), 403);
+            let status = body(response);
+            assert_eq!(
+                (status["kind"].as_str(), status["code"].as_u64()),
+                (Some("Status"), Some(403))
+            );
+            let message = status["message"].as_str().unwrap();
+            assert!(
+                message.contains("cannot watch resource \"ingresses\""),
+                "{message}"
+            );
+            assert!(message.contains("in the namespace \"team-a\""), "{message}");
+        }
+        assert!(
+            faults
+                .injected_watch_failure(Kind::Ingress, Some("team-a"))
+                .is_none()
+        );
+        faults.fail_next_watches(1, 429);
+        let response = faults.injected_watch_failure(Kind::Ingress, None).unwrap();
+        assert_eq!(response.status().as_u16(), 429);
+        assert_eq!(
+            response
+                .headers()
+                .get("retry-after")
+                .unwrap()
+                .to_str()
+                .unwrap(),
+            "1"
+        );
+        for code in [401, 404, 500, 503] {
+            faults.fail_next_watches(1, code);
+            let response = faults.injected_watch_failure(Kind::Ingress, None).unwrap();
+            assert_eq!(response.status().as_u16(), code);
+            assert_eq!(body(response)["code"].as_u64(), Some(u64::from(code)));
+        }
+    }
+}
