@@ -105,15 +105,15 @@ pub struct Rerouted {
 }
 
 /// `_cluster/reroute` without the cluster state in its answer: Elasticsearch 8 documents
-/// `metric=none` for that; OpenSearch 2 has no `none` metric, so the answer is filtered to
-/// `acknowledged` (on Elasticsearch the filter changes nothing: the answer is then
-/// `{"acknowledged": true}` already).
+/// `metric=none` for that; OpenSearch and Elasticsearch 7 document no `none` metric, so their
+/// answer is filtered to `acknowledged` (on Elasticsearch 8 the filter changes nothing: the
+/// answer is then `{"acknowledged": true}` already).
 pub(crate) fn reroute_path(dialect: Dialect, retry_failed: bool) -> String {
     let mut path = "_cluster/reroute?".to_owned();
     if retry_failed {
         path.push_str("retry_failed=true&");
     }
-    if !dialect.is_opensearch() {
+    if !dialect.is_opensearch() && dialect.major >= 8 {
         path.push_str("metric=none&");
     }
     path.push_str("filter_path=acknowledged");
@@ -227,6 +227,14 @@ mod tests {
         assert_eq!(
             reroute_path(os, true),
             "_cluster/reroute?retry_failed=true&filter_path=acknowledged"
+        );
+        let es7 = Dialect {
+            distribution: Distribution::Elasticsearch,
+            major: 7,
+        };
+        assert_eq!(
+            reroute_path(es7, false),
+            "_cluster/reroute?filter_path=acknowledged"
         );
     }
 }
