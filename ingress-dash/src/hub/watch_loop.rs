@@ -7,8 +7,9 @@
 //!   before it delivered anything paces the next one with the retry waits, so a server that
 //!   closes watches at once never gets a tight loop.
 //! - 410 Gone (an `ERROR` event, an answer to the watch, or an expired continue token) makes it
-//!   list again at once: no failure, no retry counted; the hub diffs the new list against what
-//!   clients have, so nothing is lost or sent twice.
+//!   list again at once (paced by the retry waits when 410s repeat with nothing delivered in
+//!   between): no failure, no retry counted; the hub diffs the new list against what clients
+//!   have, so nothing is lost or sent twice.
 //! - Transient errors (connection reset or refused, time-out, 429, 5xx, a watch that goes
 //!   silent past its time-out) are retried with the policy's waits (1 s, 2 s, ... capped at
 //!   30 s). When the attempts are used up, the scope is reported failed and the loop waits for
