@@ -251,3 +251,86 @@ pub(crate) async fn cat_indices(shared: &Shared, call: &Call, segments: &[&str])
     ];
     cat::render(call, &rows, &defaults, aliases)
 }
+
+/// `GET /_cat/health`: the same figures as `_cluster/health`.
+pub(crate) async fn cat_health(shared: &Shared, call: &Call) -> Reply {
+    let template = match forward::get_ok(shared, "/_cluster/health").await {
+        Ok(template) => template,
+        Err(reply) => return reply,
+    };
+    if let Err(reply) = synced(shared).await {
+        return reply;
+    }
+    let health = match crate::cluster::health_now(shared, call, &template, None) {
+        Ok(health) => health,
+        Err(reply) => return reply,
+    };
+    let now = crate::wire::now_millis();
+    let field = |key: &str| match &health[key] {
+        Value::String(text) => text.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    };
+    let mut row = Map::new();
+    let mut put = |name: &str, value: String| {
+        row.insert(name.to_owned(), json!(value));
+    };
+    put("epoch", (now / 1000).to_string());
+    put("timestamp", crate::wire::iso_millis(now)[11..19].to_owned());
+    put("cluster", field("cluster_name"));
+    put("status", field("status"));
+    put("node.total", field("number_of_nodes"));
+    put("node.data", field("number_of_data_nodes"));
+    put("shards", field("active_shards"));
+    put("pri", field("active_primary_shards"));
+    put("relo", field("relocating_shards"));
+    put("init", field("initializing_shards"));
+    put("unassign", field("unassigned_shards"));
+    put("pending_tasks", field("number_of_pending_tasks"));
+    put("max_task_wait_time", "-".to_owned());
+    put(
+        "active_shards_percent",
+        format!(
+            "{:.1}%",
+            health["active_shards_percent_as_number"]
+                .as_f64()
+                .unwrap_or(100.0)
+        ),
+    );
+    let defaults = [
+        "epoch",
+        "timestamp",
+        "cluster",
+        "status",
+        "node.total",
+        "node.data",
+        "shards",
+        "pri",
+        "relo",
+        "init",
+        "unassign",
+        "pending_tasks",
+        "max_task_wait_time",
+        "active_shards_percent",
+    ];
+    let aliases: &[(&str, &str)] = &[
+        ("t", "epoch"),
+        ("time", "epoch"),
+        ("ts", "timestamp"),
+        ("hms", "timestamp"),
+        ("cl", "cluster"),
+        ("st", "status"),
+        ("nt", "node.total"),
+        ("nodeTotal", "node.total"),
+        ("nd", "node.data"),
+        ("sh", "shards"),
+        ("p", "pri"),
+        ("r", "relo"),
+        ("i", "init"),
+        ("u", "unassign"),
+        ("pt", "pending_tasks"),
+        ("mtwt", "max_task_wait_time"),
+        ("asp", "active_shards_percent"),
+    ];
+    cat::render(call, &[row], &defaults, aliases)
+}

@@ -75,7 +75,7 @@ fn merge(target: &mut Value, fields: Value) {
 }
 
 /// The health answer for the routing as it is now.
-fn health_now(
+pub(crate) fn health_now(
     shared: &Shared,
     call: &Call,
     template: &Value,

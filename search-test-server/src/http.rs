@@ -59,6 +59,8 @@ async fn answer(shared: &Shared, call: &Call) -> Option<Reply> {
         }
         (["_cat", "nodes"], _) if get => nodes::cat(shared, call),
         (["_cat", "tasks"], _) if get => tasks::cat(shared, call),
+        (["_cat", "master" | "cluster_manager"], _) if get => nodes::cat_master(shared, call),
+        (["_cat", "health"], _) if get => cat_cluster::cat_health(shared, call).await,
         (["_cat", "repositories"], _) if get => snapshots::cat_repositories(shared, call),
         (["_cat", "snapshots"], _) if get => snapshots::cat_snapshots(shared, call, None),
         (["_cat", "snapshots", repository], _) if get => {

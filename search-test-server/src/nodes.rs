@@ -433,3 +433,19 @@ pub(crate) fn add_info_metrics(
         );
     }
 }
+
+/// `GET /_cat/master` (and OpenSearch's `_cat/cluster_manager`): the elected node.
+pub(crate) fn cat_master(shared: &Shared, call: &Call) -> Reply {
+    let node = &shared.nodes[0];
+    let mut row = Map::new();
+    row.insert("id".into(), json!(node.id));
+    row.insert("host".into(), json!(node.ip));
+    row.insert("ip".into(), json!(node.ip));
+    row.insert("node".into(), json!(node.name));
+    cat::render(
+        call,
+        &[row],
+        &["id", "host", "ip", "node"],
+        &[("h", "host"), ("n", "node")],
+    )
+}

@@ -74,6 +74,15 @@ async fn copies_spread_over_nodes_and_every_view_agrees() {
         .await;
     assert_eq!(yellow, json!([{"index": "wide"}]));
 
+    let cat_health = f
+        .get("/_cat/health?format=json&h=status,node.total,shards,unassign")
+        .await;
+    assert_eq!(
+        cat_health,
+        json!([{"status": "yellow", "node.total": "3", "shards": "7", "unassign": "1"}])
+    );
+    let master = f.get("/_cat/cluster_manager?format=json&h=node").await;
+    assert_eq!(master, json!([{"node": "node-1"}]));
     let nodes = f.server.nodes();
     let state = f
         .get("/_cluster/state/routing_table,nodes,master_node")
