@@ -55,6 +55,12 @@ async fn a_node_page_has_its_statistics_and_shards_in_both_flavors() {
         assert!(detail["os"]["cpuPercent"].as_f64().is_some());
         let fs = detail["fileSystems"].as_array().unwrap();
         assert!(!fs.is_empty() && fs[0]["path"].is_string(), "{detail}");
+        // Thread pools, the ones that rejected work first.
+        let pools = detail["threadPools"].as_array().unwrap();
+        assert!(pools.len() > 5, "{detail}");
+        assert_eq!(pools[0]["name"], "write", "{detail}");
+        assert!(pools[0]["rejected"].as_u64().unwrap() > 0);
+        assert!(pools[1..].iter().all(|p| p["rejected"] == 0));
         // Its shards are exactly the grid's copies on this node.
         let expected: usize = grid["indices"]
             .as_array()
