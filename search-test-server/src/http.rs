@@ -19,7 +19,7 @@ pub(crate) async fn handle(
     lock(&shared.recorder).push(Recorded::of(&request, &body));
     if shared.unavailable.load(Ordering::SeqCst) {
         shared.refused.fetch_add(1, Ordering::SeqCst);
-        return json_response(503, &not_recovered()).into_response(None);
+        return json_response(503, &not_recovered()).into_response(None, false);
     }
     let call = Call {
         method: request.method().as_str().to_owned(),
@@ -34,7 +34,7 @@ pub(crate) async fn handle(
         body: body.clone(),
     };
     match answer(&shared, &call).await {
-        Some(reply) => reply.into_response(call.param("filter_path")),
+        Some(reply) => reply.into_response(call.param("filter_path"), call.flag("pretty")),
         None => forward::forward(&shared, &request, body).await,
     }
 }

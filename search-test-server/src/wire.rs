@@ -104,7 +104,8 @@ pub(crate) enum Reply {
 }
 
 impl Reply {
-    pub(crate) fn into_response(self, filter_path: Option<&str>) -> HttpResponse {
+    /// The HTTP answer, with `filter_path` applied and indented when `pretty` was asked.
+    pub(crate) fn into_response(self, filter_path: Option<&str>, pretty: bool) -> HttpResponse {
         match self {
             Reply::Json(status, mut body) => {
                 if let Some(filter) = filter_path
@@ -114,7 +115,11 @@ impl Reply {
                 }
                 HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::OK))
                     .content_type("application/json; charset=UTF-8")
-                    .body(body.to_string())
+                    .body(if pretty {
+                        serde_json::to_string_pretty(&body).unwrap_or_default() + "\n"
+                    } else {
+                        body.to_string()
+                    })
             }
             Reply::Text(status, text) => {
                 HttpResponse::build(StatusCode::from_u16(status).unwrap_or(StatusCode::OK))

@@ -115,6 +115,16 @@ async fn one_node_keeps_osmems_node_and_node_stats_have_the_usage() {
         filtered,
         json!({"nodes": {id.clone(): {"os": {"cpu": {"percent": 7}}}}})
     );
+    let pretty = f
+        .client
+        .get(format!("{}/_nodes/stats/os?pretty", f.server.url))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(pretty.starts_with("{\n  \""), "{pretty}");
     // filter_path applies to node info as well.
     let info = f.get("/_nodes?filter_path=nodes.*.name").await;
     assert_eq!(
