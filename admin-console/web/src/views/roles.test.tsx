@@ -152,13 +152,17 @@ describe("the allocation lock", () => {
 });
 
 describe("the console", () => {
+  /** Replaces the editor's text with one request (`METHOD /path` and its body), the cursor in it. */
   function typePath(method: string, path: string, body = "") {
-    fireEvent.change(screen.getByLabelText("HTTP method"), { target: { value: method } });
-    fireEvent.change(screen.getByLabelText("Path"), { target: { value: path } });
-    const host = screen.getByTestId("body-editor");
+    const host = screen.getByTestId("request-editor");
     const editor = EditorView.findFromDOM(host.querySelector(".cm-editor") as HTMLElement)!;
+    const text = `${method} /${path}\n${body}`;
     act(() => {
-      editor.dispatch({ changes: { from: 0, to: editor.state.doc.length, insert: body }, userEvent: "input.type" });
+      editor.dispatch({
+        changes: { from: 0, to: editor.state.doc.length, insert: text },
+        selection: { anchor: 1 },
+        userEvent: "input.type",
+      });
     });
   }
 
@@ -182,7 +186,7 @@ describe("the console", () => {
     typePath("POST", "logs/_close", "");
     expect(screen.getByTestId("role-notice").textContent).toContain("Needs the operator role; you have viewer.");
     // The editor and Execute stay enabled: the server decides.
-    const host = screen.getByTestId("body-editor");
+    const host = screen.getByTestId("request-editor");
     expect(host.querySelector(".cm-content")?.getAttribute("contenteditable")).toBe("true");
     expect((screen.getByRole("button", { name: /Execute/ }) as HTMLButtonElement).disabled).toBe(false);
   });
