@@ -21,6 +21,8 @@ pub struct SimNode {
     /// `ip:port` of HTTP (this server's own address).
     pub http_address: String,
     pub roles: Vec<String>,
+    /// The product version the node announces (osmem's for OpenSearch, 8.x for Elasticsearch).
+    pub version: String,
 }
 
 /// The cluster's name and nodes: osmem's own node when there is one, else `node-1`… with
@@ -51,6 +53,13 @@ pub(crate) async fn simulated(
         }
         Flavor::OpenSearch2 => OS_ROLES.iter().map(|role| role.to_string()).collect(),
     };
+    let version = match options.flavor {
+        Flavor::Elasticsearch8 => ES8_VERSION.to_owned(),
+        Flavor::OpenSearch2 => osmem_node["version"]
+            .as_str()
+            .unwrap_or("2.19.0")
+            .to_owned(),
+    };
     if options.nodes == 1 {
         let ip = osmem_node["ip"].as_str().unwrap_or("127.0.0.1").to_owned();
         return Ok((
@@ -66,6 +75,7 @@ pub(crate) async fn simulated(
                 ip,
                 http_address: http_address.to_owned(),
                 roles,
+                version,
             }],
         ));
     }
@@ -78,6 +88,7 @@ pub(crate) async fn simulated(
             transport_address: format!("127.0.0.1:{}", 9300 + index),
             http_address: http_address.to_owned(),
             roles: roles.clone(),
+            version: version.clone(),
         })
         .collect();
     Ok((cluster_name, nodes))
@@ -243,7 +254,7 @@ pub(crate) async fn info(shared: &Shared, _call: &Call, segments: &[&str]) -> Re
         entry["ip"] = json!(node.ip);
         entry["roles"] = json!(node.roles);
         if shared.options.flavor == Flavor::Elasticsearch8 {
-            entry["version"] = json!(ES8_VERSION);
+            entry["version"] = json!(node.version);
             entry["build_flavor"] = json!("default");
             entry["build_type"] = json!("docker");
         }
@@ -298,14 +309,7 @@ pub(crate) fn cat(shared: &Shared, call: &Call) -> Reply {
             put("ip", node.ip.clone());
             put("port", port.to_owned());
             put("http_address", node.http_address.clone());
-            put(
-                "version",
-                if es {
-                    ES8_VERSION.to_owned()
-                } else {
-                    "2.19.0".to_owned()
-                },
-            );
+            put("version", node.version.clone());
             put("heap.current", cat::bytes(usage.heap_used_bytes, call));
             put("heap.percent", heap_percent.to_string());
             put("heap.max", cat::bytes(usage.heap_max_bytes, call));

@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use crate::nodes::ES8_VERSION;
 use crate::snapshot_restore::{CapturedIndex, snapshot_missing};
 use crate::wire::{Call, Reply, es_error, iso_millis, now_millis, ok, wildcard};
 use crate::{Flavor, Shared, cat, lock, snapshot_restore};
@@ -46,7 +45,7 @@ impl Snapshot {
     }
 
     /// The snapshot info of the get snapshot API.
-    fn info(&self, flavor: Flavor) -> Value {
+    fn info(&self, flavor: Flavor, version: &str) -> Value {
         let done = self.done();
         let end = self.start_millis + self.duration.as_millis() as u64;
         let total = self.total_shards();
@@ -80,13 +79,14 @@ impl Snapshot {
         match flavor {
             Flavor::Elasticsearch8 => {
                 info["repository"] = json!(self.repository);
-                info["version_id"] = json!(8_15_03_99);
-                info["version"] = json!(ES8_VERSION);
+                info["version_id"] = json!(version_id(version, 0));
+                info["version"] = json!(version);
                 info["feature_states"] = json!([]);
             }
             Flavor::OpenSearch2 => {
-                info["version_id"] = json!(136_387_827);
-                info["version"] = json!("2.19.0");
+                // OpenSearch's ids are Elasticsearch's scheme with bit 27 flipped.
+                info["version_id"] = json!(version_id(version, 0x0800_0000));
+                info["version"] = json!(version);
                 info["remote_store_index_shallow_copy"] = json!(false);
             }
         }
@@ -156,6 +156,19 @@ impl Snapshot {
             "indices": indices
         })
     }
+}
+
+/// The numeric id of a version as the products encode it (`8.15.3` is 8150399).
+fn version_id(version: &str, mask: u64) -> u64 {
+    let mut parts = version
+        .split('.')
+        .map(|part| part.parse::<u64>().unwrap_or(0));
+    let (major, minor, revision) = (
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+    );
+    (major * 1_000_000 + minor * 10_000 + revision * 100 + 99) ^ mask
 }
 
 #[derive(Default)]
@@ -333,7 +346,10 @@ fn get_snapshots(shared: &Shared, repo: &str, names: &str) -> Reply {
     }
     chosen.sort_by_key(|s| (s.start_millis, s.name.clone()));
     let flavor = shared.options.flavor;
-    let list: Vec<Value> = chosen.iter().map(|s| s.info(flavor)).collect();
+    let list: Vec<Value> = chosen
+        .iter()
+        .map(|s| s.info(flavor, &shared.nodes[0].version))
+        .collect();
     let mut answer = json!({"snapshots": list});
     if flavor == Flavor::Elasticsearch8 {
         answer["total"] = json!(chosen.len());
@@ -454,7 +470,9 @@ async fn create(shared: &Shared, call: &Call, repo: &str, name: &str) -> Reply {
     };
     if call.flag("wait_for_completion") {
         tokio::time::sleep(snapshot.duration.saturating_sub(snapshot.started.elapsed())).await;
-        return ok(&json!({"snapshot": snapshot.info(shared.options.flavor)}));
+        return ok(
+            &json!({"snapshot": snapshot.info(shared.options.flavor, &shared.nodes[0].version)}),
+        );
     }
     ok(&json!({"accepted": true}))
 }

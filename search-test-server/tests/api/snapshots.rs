@@ -126,6 +126,16 @@ async fn a_snapshot_is_in_progress_then_succeeds_and_restores_renamed_with_its_d
         json!({"total": 2, "failed": 0, "successful": 2})
     );
     assert!(info["end_time_in_millis"].as_u64() >= info["start_time_in_millis"].as_u64());
+    let root: Value = f
+        .client
+        .get(format!("{}/", f.osmem.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(info["version"], root["version"]["number"]);
     let done = &f.get("/_snapshot/backups/nightly-1/_status").await["snapshots"][0];
     assert_eq!(done["state"], "SUCCESS");
     assert_eq!(done["shards_stats"]["done"], 2);
@@ -219,6 +229,7 @@ async fn wait_for_completion_answers_the_finished_snapshot_and_unknown_indices_f
             .unwrap()
             .starts_with("8.")
     );
+    assert_eq!(body["snapshot"]["version_id"], 8_15_03_99);
     let listed = f.get("/_snapshot/backups/_all").await;
     assert_eq!(listed["total"], 1);
     let cat = f
