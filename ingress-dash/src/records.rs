@@ -8,6 +8,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::redaction::Redaction;
 
+mod status;
+
+#[allow(unused_imports)] // the joins use them next
+pub use status::{
+    BackendState, BackendStatus, CertificateSource, CertificateStatus, ParentRef, RecordKind,
+    RouteBackendRef, RouteCondition, RouteDetail, RouteRule,
+};
+
 /// Annotations that are tooling noise, not configuration a reader wants to see.
 const NOISE_ANNOTATIONS: &[&str] = &[
     "kubectl.kubernetes.io/last-applied-configuration",
@@ -22,6 +30,7 @@ const LEGACY_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct IngressRecord {
+    pub kind: RecordKind,
     pub uid: String,
     pub name: String,
     pub namespace: String,
@@ -36,6 +45,12 @@ pub struct IngressRecord {
     pub created_at: String,
     pub resource_version: String,
     pub links: Vec<Link>,
+    /// One per distinct (service namespace, name, port) the record routes to.
+    pub backends: Vec<BackendStatus>,
+    /// One per TLS entry that names a Secret (ingresses only).
+    pub certificates: Vec<CertificateStatus>,
+    /// HTTPRoutes only.
+    pub route: Option<RouteDetail>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -168,6 +183,7 @@ impl IngressRecord {
             .filter_map(|entry| entry.ip.clone().or_else(|| entry.hostname.clone()))
             .collect();
         Self {
+            kind: RecordKind::Ingress,
             uid: metadata.uid.clone().unwrap_or_default(),
             name: metadata.name.clone().unwrap_or_default(),
             namespace: metadata.namespace.clone().unwrap_or_default(),
@@ -186,6 +202,9 @@ impl IngressRecord {
                 .unwrap_or_default(),
             resource_version: metadata.resource_version.clone().unwrap_or_default(),
             links,
+            backends: Vec::new(),
+            certificates: Vec::new(),
+            route: None,
         }
     }
 
@@ -326,6 +345,7 @@ mod tests {
         assert_eq!(
             value,
             json!({
+                "kind": "Ingress",
                 "uid": "u-1", "name": "web", "namespace": "shop",
                 "ingressClassName": "nginx",
                 "hosts": ["shop.example.com", "*.cdn.example.com", "plain.example.com"],
@@ -351,6 +371,7 @@ mod tests {
                     {"host": "shop.example.com", "url": "https://shop.example.com/"},
                     {"host": "plain.example.com", "url": "http://plain.example.com/"},
                 ],
+                "backends": [], "certificates": [], "route": null,
             })
         );
     }

@@ -125,7 +125,7 @@ impl AppState {
         let scopes = self.hub.scopes_for(selection);
         let lists =
             futures_util::future::join_all(scopes.iter().map(|scope| self.list_scope(scope))).await;
-        let mut snapshot = Snapshot::default();
+        let mut snapshot = Snapshot::with_info(&self.hub.snapshot_info());
         for (scope, result) in scopes.iter().zip(lists) {
             match result {
                 Ok(records) => snapshot.items.extend(

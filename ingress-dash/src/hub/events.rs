@@ -115,10 +115,45 @@ impl NamespaceError {
 #[derive(Debug, Clone, Default, Serialize)]
 #[cfg_attr(test, derive(serde::Deserialize, ts_rs::TS))]
 #[cfg_attr(test, serde(deny_unknown_fields))]
+#[serde(rename_all = "camelCase")]
 pub struct Snapshot {
     #[cfg_attr(test, ts(as = "Vec<crate::records::IngressRecord>"))]
     pub items: Vec<Arc<StoredRecord>>,
     pub errors: Vec<NamespaceError>,
+    /// Notices about the whole installation the web app shows once, above the table (e.g. the
+    /// Gateway API is not installed, so HTTPRoutes are not shown). Not errors: nothing failed.
+    pub notices: Vec<Notice>,
+    /// `certificates.expiry_warning_days`: the web app's default for "certificate expires
+    /// within N days".
+    pub expiry_warning_days: u32,
+}
+
+/// A notice about the installation (not a namespace's failure).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(serde::Deserialize, ts_rs::TS))]
+pub struct Notice {
+    /// Stable, snake_case: `gateway_api_not_installed`.
+    pub code: String,
+    /// One sentence for people.
+    pub message: String,
+}
+
+/// What every snapshot carries beside its items and errors.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SnapshotInfo {
+    pub notices: Vec<Notice>,
+    pub expiry_warning_days: u32,
+}
+
+impl Snapshot {
+    /// An empty snapshot carrying `info`.
+    pub fn with_info(info: &SnapshotInfo) -> Self {
+        Self {
+            notices: info.notices.clone(),
+            expiry_warning_days: info.expiry_warning_days,
+            ..Self::default()
+        }
+    }
 }
 
 /// Data of a `recovered` event: the failed watcher of `namespace` works again.

@@ -10,7 +10,9 @@ use std::sync::Arc;
 
 use actix_web::web::Bytes;
 
-use super::events::{EventKind, HubEvent, NamespaceError, RecoveredNotice, Scope, Snapshot, Start};
+use super::events::{
+    EventKind, HubEvent, NamespaceError, RecoveredNotice, Scope, Snapshot, SnapshotInfo, Start,
+};
 use crate::namespaces::Selection;
 use crate::records::StoredRecord;
 
@@ -105,6 +107,8 @@ impl Log {
 pub struct Machine {
     log: Log,
     scopes: HashMap<Scope, Watched>,
+    /// Carried by every snapshot.
+    pub info: SnapshotInfo,
 }
 
 fn key(record: &StoredRecord) -> String {
@@ -126,6 +130,7 @@ impl Machine {
                 replay_limit,
             },
             scopes: HashMap::new(),
+            info: SnapshotInfo::default(),
         }
     }
 
@@ -189,7 +194,7 @@ impl Machine {
         selection: &Selection,
         search: Option<&str>,
     ) -> Snapshot {
-        let mut snapshot = Snapshot::default();
+        let mut snapshot = Snapshot::with_info(&self.info);
         for scope in scopes {
             let Some(watched) = self.scopes.get_mut(scope) else {
                 continue;

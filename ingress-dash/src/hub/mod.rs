@@ -27,7 +27,10 @@ use tokio::sync::{broadcast, watch};
 /// The `recovered` event's data is written by the machine; the wire types test names it.
 #[cfg(test)]
 pub use events::RecoveredNotice;
-pub use events::{HubEvent, NamespaceError, ResyncNotice, Scope, Snapshot, Start};
+#[allow(unused_imports)] // the Gateway API notice uses it next
+pub use events::{
+    HubEvent, NamespaceError, Notice, ResyncNotice, Scope, Snapshot, SnapshotInfo, Start,
+};
 pub use watch_loop::WatchSettings;
 
 use crate::kube_api::SharedKubeApi;
@@ -114,10 +117,12 @@ impl Hub {
         let epoch = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |elapsed| elapsed.as_micros() as u64);
+        let mut machine = Machine::new(epoch, settings.replay_buffer);
+        machine.info.expiry_warning_days = 14;
         Arc::new_cyclic(|this| Hub {
             api,
             state: Mutex::new(State {
-                machine: Machine::new(epoch, settings.replay_buffer),
+                machine,
                 watchers: HashMap::new(),
             }),
             settings,
@@ -330,6 +335,11 @@ impl Hub {
         let receiver = self.events.subscribe();
         let start = state.machine.start(scopes, selection, resume_after);
         (start, receiver)
+    }
+
+    /// What every snapshot carries beside its items (for snapshots made outside the hub).
+    pub(crate) fn snapshot_info(&self) -> SnapshotInfo {
+        self.lock().machine.info.clone()
     }
 
     /// A fresh id for an event that is not in the log (a `resync`).

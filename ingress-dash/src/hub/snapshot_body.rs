@@ -8,6 +8,7 @@
 
 use actix_web::web::{BufMut, Bytes, BytesMut};
 
+use super::events::Notice;
 use super::{NamespaceError, Snapshot};
 use crate::records::StoredRecord;
 use std::sync::Arc;
@@ -15,11 +16,13 @@ use std::sync::Arc;
 /// Size a chunk is filled to before it is handed to the response (one record may overrun it).
 pub const CHUNK_BYTES: usize = 32 * 1024;
 
-/// Yields `{"items":[...],"errors":[...]}`, byte for byte what serialising the [`Snapshot`]
+/// Yields `{"items":[...],"errors":[...],"notices":[...],"expiryWarningDays":N}`, byte for byte what serialising the [`Snapshot`]
 /// gives, in chunks of about [`CHUNK_BYTES`].
 pub struct JsonChunks {
     items: std::vec::IntoIter<Arc<StoredRecord>>,
     errors: Vec<NamespaceError>,
+    notices: Vec<Notice>,
+    expiry_warning_days: u32,
     chunk_bytes: usize,
     wrote_any_item: bool,
     stage: Stage,
@@ -41,6 +44,8 @@ impl Snapshot {
         JsonChunks {
             items: self.items.into_iter(),
             errors: self.errors,
+            notices: self.notices,
+            expiry_warning_days: self.expiry_warning_days,
             chunk_bytes,
             wrote_any_item: false,
             stage: Stage::Opening,
@@ -65,7 +70,12 @@ impl Iterator for JsonChunks {
                 chunk.put_slice(br#"],"errors":"#);
                 serde_json::to_writer((&mut chunk).writer(), &self.errors)
                     .expect("namespace errors serialise");
-                chunk.put_u8(b'}');
+                chunk.put_slice(br#","notices":"#);
+                serde_json::to_writer((&mut chunk).writer(), &self.notices)
+                    .expect("notices serialise");
+                chunk.put_slice(
+                    format!(r#","expiryWarningDays":{}}}"#, self.expiry_warning_days).as_bytes(),
+                );
                 self.stage = Stage::Done;
                 break;
             };
@@ -111,6 +121,13 @@ mod tests {
                     status: Some(403),
                 })
                 .collect(),
+            notices: (0..errors.min(1))
+                .map(|_| Notice {
+                    code: "gateway_api_not_installed".into(),
+                    message: "Gateway API is not installed: HTTPRoutes are not shown.".into(),
+                })
+                .collect(),
+            expiry_warning_days: 14,
         }
     }
 
@@ -157,7 +174,7 @@ mod tests {
             }
             assert_eq!(serde_json::to_vec(&parsed).unwrap(), body);
         }
-        let unknown = br#"{"items":[],"errors":[],"more":1}"#;
+        let unknown = br#"{"items":[],"errors":[],"notices":[],"expiryWarningDays":14,"more":1}"#;
         assert!(serde_json::from_slice::<Snapshot>(unknown).is_err());
     }
 

@@ -4,10 +4,12 @@
 use ts_rs::TS;
 
 use crate::health::{Checks, HealthBody, KubernetesCheck, Reached};
-use crate::hub::{NamespaceError, RecoveredNotice, ResyncNotice, Snapshot};
+use crate::hub::{NamespaceError, Notice, RecoveredNotice, ResyncNotice, Snapshot};
 use crate::namespaces::NamespaceList;
 use crate::records::{
-    Backend, IngressRecord, Link, PathRule, ResourceBackend, Rule, ServicePort, Tls,
+    Backend, BackendState, BackendStatus, CertificateSource, CertificateStatus, IngressRecord,
+    Link, ParentRef, PathRule, RecordKind, ResourceBackend, RouteBackendRef, RouteCondition,
+    RouteDetail, RouteRule, Rule, ServicePort, Tls,
 };
 
 #[test]
@@ -24,8 +26,19 @@ fn wire_types() {
             ResourceBackend::decl,
             Tls::decl,
             Link::decl,
+            RecordKind::decl,
+            BackendStatus::decl,
+            BackendState::decl,
+            CertificateStatus::decl,
+            CertificateSource::decl,
+            RouteDetail::decl,
+            ParentRef::decl,
+            RouteCondition::decl,
+            RouteRule::decl,
+            RouteBackendRef::decl,
             NamespaceError::decl,
             Snapshot::decl,
+            Notice::decl,
             RecoveredNotice::decl,
             ResyncNotice::decl,
             NamespaceList::decl,

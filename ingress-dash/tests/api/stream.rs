@@ -23,10 +23,11 @@ fn expected_record(object: &Value, host: &str) -> String {
     let metadata = &object["metadata"];
     format!(
         concat!(
-            r#"{{"uid":"{uid}","name":"{name}","namespace":"{namespace}","ingressClassName":null,"#,
+            r#"{{"kind":"Ingress","uid":"{uid}","name":"{name}","namespace":"{namespace}","ingressClassName":null,"#,
             r#""hosts":["{host}"],"rules":[{{"host":"{host}","paths":[{{"path":"/","pathType":"Prefix","backend":{{"service":{{"name":"web","port":80}}}}}}]}}],"#,
             r#""defaultBackend":null,"tls":[],"addresses":[],"labels":{{}},"annotations":{{}},"#,
-            r#""createdAt":"{created}","resourceVersion":"{rv}","links":[{{"host":"{host}","url":"http://{host}/"}}]}}"#
+            r#""createdAt":"{created}","resourceVersion":"{rv}","links":[{{"host":"{host}","url":"http://{host}/"}}],"#,
+            r#""backends":[],"certificates":[],"route":null}}"#
         ),
         uid = metadata["uid"].as_str().unwrap(),
         name = metadata["name"].as_str().unwrap(),
@@ -59,7 +60,7 @@ async fn wire_format_is_exact_byte_for_byte() {
     assert_eq!(
         snapshot,
         format!(
-            "event: snapshot\nid: {snapshot_id}\ndata: {{\"items\":[{}],\"errors\":[]}}",
+            "event: snapshot\nid: {snapshot_id}\ndata: {{\"items\":[{}],\"errors\":[],\"notices\":[],\"expiryWarningDays\":14}}",
             expected_record(&created, "a.example.com")
         )
     );

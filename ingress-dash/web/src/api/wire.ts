@@ -13,7 +13,19 @@ code: string,
  */
 message: string, };
 
-export type IngressRecord = { uid: string, name: string, namespace: string, ingressClassName: string | null, hosts: Array<string>, rules: Array<Rule>, defaultBackend: Backend | null, tls: Array<Tls>, addresses: Array<string>, labels: { [key in string]: string }, annotations: { [key in string]: string }, createdAt: string, resourceVersion: string, links: Array<Link>, };
+export type IngressRecord = { kind: RecordKind, uid: string, name: string, namespace: string, ingressClassName: string | null, hosts: Array<string>, rules: Array<Rule>, defaultBackend: Backend | null, tls: Array<Tls>, addresses: Array<string>, labels: { [key in string]: string }, annotations: { [key in string]: string }, createdAt: string, resourceVersion: string, links: Array<Link>, 
+/**
+ * One per distinct (service namespace, name, port) the record routes to.
+ */
+backends: Array<BackendStatus>, 
+/**
+ * One per TLS entry that names a Secret (ingresses only).
+ */
+certificates: Array<CertificateStatus>, 
+/**
+ * HTTPRoutes only.
+ */
+route: RouteDetail | null, };
 
 export type Rule = { host: string | null, paths: Array<PathRule>, };
 
@@ -29,13 +41,85 @@ export type Tls = { hosts: Array<string>, secretName: string | null, };
 
 export type Link = { host: string, url: string, };
 
+export type RecordKind = "Ingress" | "HTTPRoute";
+
+export type BackendStatus = { service: string, namespace: string, port: ServicePort | null, state: BackendState, readyEndpoints: number, totalEndpoints: number, 
+/**
+ * Why the state is `unknown` (the Services or EndpointSlices cannot be read), in words.
+ */
+error: string | null, };
+
+export type BackendState = "ready" | "degraded" | "no_ready_endpoints" | "missing_service" | "unknown";
+
+export type CertificateStatus = { secretName: string, 
+/**
+ * The entry's `hosts`.
+ */
+hosts: Array<string>, source: CertificateSource, 
+/**
+ * The certificate's DNS subject alternative names (or its common name when it has none).
+ */
+subjectNames: Array<string>, 
+/**
+ * RFC 3339.
+ */
+notBefore: string | null, 
+/**
+ * RFC 3339.
+ */
+notAfter: string | null, issuer: string | null, 
+/**
+ * Hosts of the entry or of the record's rules that no subject name covers.
+ */
+missingHosts: Array<string>, error: string | null, };
+
+export type CertificateSource = "secret" | "cert_manager" | "not_read";
+
+export type RouteDetail = { parentRefs: Array<ParentRef>, conditions: Array<RouteCondition>, rules: Array<RouteRule>, };
+
+export type ParentRef = { group: string, kind: string, namespace: string, name: string, sectionName: string | null, port: number | null, };
+
+export type RouteCondition = { 
+/**
+ * The parent as `namespace/name` (with `/section` when the reference names one).
+ */
+parent: string, type: string, status: string, reason: string, message: string, };
+
+export type RouteRule = { 
+/**
+ * Each match in words: "PathPrefix /api GET header x-env=canary".
+ */
+matches: Array<string>, backendRefs: Array<RouteBackendRef>, };
+
+export type RouteBackendRef = { kind: string, name: string, namespace: string, port: number | null, weight: number, };
+
 export type NamespaceError = { namespace: string, code: string, message: string, 
 /**
  * The HTTP status the Kubernetes API answered, when it answered one (403, 503, ...).
  */
 status?: number, };
 
-export type Snapshot = { items: Array<IngressRecord>, errors: Array<NamespaceError>, };
+export type Snapshot = { items: Array<IngressRecord>, errors: Array<NamespaceError>, 
+/**
+ * Notices about the whole installation the web app shows once, above the table (e.g. the
+ * Gateway API is not installed, so HTTPRoutes are not shown). Not errors: nothing failed.
+ */
+notices: Array<Notice>, 
+/**
+ * `certificates.expiry_warning_days`: the web app's default for "certificate expires
+ * within N days".
+ */
+expiryWarningDays: number, };
+
+export type Notice = { 
+/**
+ * Stable, snake_case: `gateway_api_not_installed`.
+ */
+code: string, 
+/**
+ * One sentence for people.
+ */
+message: string, };
 
 export type RecoveredNotice = { namespace: string, };
 
