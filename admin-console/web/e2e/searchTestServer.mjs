@@ -37,15 +37,17 @@ async function startPrintingUrl(children, command, args) {
 }
 
 /**
- * Starts osmem + search-test-server (`--seed`: an fs repository `backups`) per flavor
- * (`opensearch2`, `elasticsearch8`). Answers `{ clusters: [{ id, flavor, url, osmemUrl }],
- * yaml, stop }`; `yaml` holds the `clusters:` entries for `startStack({ extraClusters })`.
+ * Starts osmem + search-test-server (`--seed`: an fs repository `backups`, a cancellable reindex
+ * task and two that cannot be cancelled) per flavor (`opensearch2`, `elasticsearch8`), with
+ * `nodes` simulated nodes when given (`--nodes`). Answers `{ clusters: [{ id, flavor, url,
+ * osmemUrl }], yaml, stop }`; `yaml` holds the `clusters:` entries for
+ * `startStack({ extraClusters })`.
  */
 export async function startSearchTestServers(flavors) {
   const children = [];
   const clusters = [];
   try {
-    for (const { id, flavor } of flavors) {
+    for (const { id, flavor, nodes } of flavors) {
       const osmemUrl = await startPrintingUrl(children, osmemBinary(), [
         "-addr",
         "127.0.0.1:0",
@@ -54,14 +56,15 @@ export async function startSearchTestServers(flavors) {
         "-parent-pid",
         String(process.pid),
       ]);
-      const url = await startPrintingUrl(children, frontBinary(), ["--osmem-url", osmemUrl, "--flavor", flavor, "--seed"]);
+      const sizing = nodes === undefined ? [] : ["--nodes", String(nodes)];
+      const url = await startPrintingUrl(children, frontBinary(), ["--osmem-url", osmemUrl, "--flavor", flavor, ...sizing, "--seed"]);
       clusters.push({ id, flavor, url, osmemUrl });
     }
   } catch (e) {
     await stop(children);
     throw e;
   }
-  const yaml = clusters.map((c) => `  - id: ${c.id}\n    name: Snapshots ${c.flavor}\n    url: ${c.url}\n    metrics_source: internal\n`).join("");
+  const yaml = clusters.map((c) => `  - id: ${c.id}\n    name: ${c.id} (${c.flavor})\n    url: ${c.url}\n    metrics_source: internal\n`).join("");
   return { clusters, yaml, stop: () => stop(children) };
 }
 

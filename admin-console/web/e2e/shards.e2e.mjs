@@ -6,14 +6,14 @@ import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
 import { newPage, screenshot, startStack, stopStack } from "./stack.mjs";
 import { openCluster } from "./helpers.mjs";
-import { startOpsClusters } from "./opsClusters.mjs";
+import { startSearchTestServers } from "./searchTestServer.mjs";
 
 let stack;
 let clusters;
 beforeAll(async () => {
-  clusters = await startOpsClusters([
-    { id: "shards-os", flavor: "opensearch2" },
-    { id: "shards-es", flavor: "elasticsearch8" },
+  clusters = await startSearchTestServers([
+    { id: "shards-os", flavor: "opensearch2", nodes: 3 },
+    { id: "shards-es", flavor: "elasticsearch8", nodes: 3 },
   ]);
   for (const cluster of clusters.clusters) {
     for (const [name, replicas] of [

@@ -51,7 +51,7 @@ test("every cluster view has the header with health, version, lock and console i
   await screenshot(page, "overview");
   await openCluster(page, "prod", "nodes");
   await page.locator('[data-testid="nodes"] tbody tr').first().waitFor();
-  assert.match(await page.locator('[data-testid="nodes"] tbody').textContent(), /osmem-node/);
+  assert.match(await page.locator('[data-testid="nodes"] tbody').textContent(), /node-1/);
   await screenshot(page, "nodes");
   await page.close();
 });
