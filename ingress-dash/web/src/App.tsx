@@ -1,7 +1,7 @@
 import { useCallback, useDeferredValue, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { openIngressStream, streamUrl, type ConnectionStatus } from "./api/stream";
 import type { IngressRecord } from "./api/wire";
-import { ApiDownBanner, NamespaceErrorBanners, StaleBanner } from "./components/Banners";
+import { ApiDownBanner, NamespaceErrorBanners, NoticeBanners, StaleBanner } from "./components/Banners";
 import { ConnectionBadge } from "./components/ConnectionBadge";
 import { DetailsPanel } from "./components/DetailsPanel";
 import { IngressTable } from "./components/IngressTable";
@@ -10,8 +10,9 @@ import { Toolbar } from "./components/Toolbar";
 import { useApiHealth, useListedNamespaces, useNow } from "./lib/hooks";
 import { useTheme } from "./lib/theme";
 import { formatViewState, parseViewState, type ViewState } from "./lib/urlState";
-import { formatClock } from "./state/describe";
-import { compileFilter, distinctClasses, filterAndSort, nextSort, type Filters, type SortKey } from "./state/filters";
+import { formatClock, recordKey } from "./state/describe";
+import { compileFilter, distinctClasses, emptyFilters, filterAndSort, nextSort, type Filters, type SortKey } from "./state/filters";
+import { DEFAULT_EXPIRY_WARNING_DAYS } from "./state/health";
 import { ingressReducer, initialIngressState, knownNamespaces } from "./state/ingressStore";
 
 /** Namespace picks are debounced so ticking three boxes opens one stream, not three. */
@@ -69,21 +70,28 @@ export function App() {
   const setFilters = useCallback((filters: Filters) => setView((v) => ({ ...v, filters })), []);
   const onSort = useCallback((key: SortKey) => setView((v) => ({ ...v, sort: nextSort(v.sort, key) })), []);
   const onSelect = useCallback(
-    (record: IngressRecord | null) => setView((v) => ({ ...v, selected: record ? `${record.namespace}/${record.name}` : null })),
+    (record: IngressRecord | null) => setView((v) => ({ ...v, selected: record ? recordKey(record) : null })),
     [],
   );
 
   // Typing stays responsive with 10,000 rows: the table catches up with the deferred filters.
   const deferredFilters = useDeferredValue(view.filters);
-  const filter = useMemo(() => compileFilter(deferredFilters), [deferredFilters]);
+  // The expiry filter follows the clock; the others do not re-run on its ticks.
+  const filterNow = deferredFilters.expiresWithinDays === null ? 0 : now;
+  const filter = useMemo(() => compileFilter(deferredFilters, filterNow), [deferredFilters, filterNow]);
+  const warningDays = state.expiryWarningDays ?? DEFAULT_EXPIRY_WARNING_DAYS;
   const rows = useMemo(() => filterAndSort(state.items.values(), filter, view.sort), [state.items, filter, view.sort]);
   const classes = useMemo(() => distinctClasses(state.items.values()), [state.items]);
   const { items, errors: errorMap } = state;
   const namespaces = useMemo(() => knownNamespaces(items, errorMap, listedNamespaces), [items, errorMap, listedNamespaces]);
-  const perNamespace = useMemo(() => {
+  const [perNamespace, routeCount] = useMemo(() => {
     const counts = new Map<string, number>();
-    for (const record of items.values()) counts.set(record.namespace, (counts.get(record.namespace) ?? 0) + 1);
-    return counts;
+    let routes = 0;
+    for (const record of items.values()) {
+      counts.set(record.namespace, (counts.get(record.namespace) ?? 0) + 1);
+      if (record.kind === "HTTPRoute") routes++;
+    }
+    return [counts, routes] as const;
   }, [items]);
   const namespaceOptions = useMemo(
     () =>
@@ -105,10 +113,10 @@ export function App() {
   const selection = useMemo(() => {
     if (!view.selected) return null;
     for (const record of state.items.values())
-      if (`${record.namespace}/${record.name}` === view.selected) return { record, deletedAt: null };
+      if (recordKey(record) === view.selected) return { record, deletedAt: null };
     let latest: { record: IngressRecord; deletedAt: number } | null = null;
     for (const gone of state.deleted.values())
-      if (`${gone.record.namespace}/${gone.record.name}` === view.selected && (!latest || gone.at > latest.deletedAt))
+      if (recordKey(gone.record) === view.selected && (!latest || gone.at > latest.deletedAt))
         latest = { record: gone.record, deletedAt: gone.at };
     return latest;
   }, [view.selected, state.items, state.deleted]);
@@ -158,12 +166,15 @@ export function App() {
         namespaceOptions={namespaceOptions}
         classes={classes}
         labelError={filter.labelError}
+        expiryWarningDays={warningDays}
         shown={rows.length}
         total={state.items.size}
+        routes={routeCount}
       />
       <StaleBanner status={status} />
       {status.state === "live" && <ApiDownBanner health={health} />}
       <NamespaceErrorBanners errors={errors} />
+      <NoticeBanners notices={state.notices} />
       <main className={`content${selection ? " with-details" : ""}`}>
         <section className="table-area">
           <IngressTable
@@ -174,6 +185,7 @@ export function App() {
             selectedUid={selection && selection.deletedAt === null ? selection.record.uid : null}
             onSelect={onSelect}
             now={now}
+            warningDays={warningDays}
           />
           {rows.length === 0 && (
             <div className="empty" data-testid="empty">
@@ -183,8 +195,8 @@ export function App() {
                 <p>No ingresses in {view.filters.namespaces.length ? "the chosen namespaces" : "the watched namespaces"}.</p>
               ) : (
                 <>
-                  <p>No ingress matches the filters.</p>
-                  <button type="button" className="small-button" onClick={() => setFilters({ search: "", namespaces: view.filters.namespaces, classes: [], tls: "any", labels: "" })}>
+                  <p>Nothing matches the filters.</p>
+                  <button type="button" className="small-button" onClick={() => setFilters({ ...emptyFilters, namespaces: view.filters.namespaces })}>
                     Clear search and filters
                   </button>
                 </>
@@ -193,12 +205,19 @@ export function App() {
           )}
         </section>
         {selection && (
-          <DetailsPanel record={selection.record} deletedAt={selection.deletedAt} now={now} onClose={() => onSelect(null)} />
+          <DetailsPanel
+            record={selection.record}
+            deletedAt={selection.deletedAt}
+            now={now}
+            warningDays={warningDays}
+            onClose={() => onSelect(null)}
+          />
         )}
       </main>
       <footer className="statusbar">
         <span>
-          {state.items.size.toLocaleString("en")} ingresses in {view.filters.namespaces.length ? `${view.filters.namespaces.length} namespaces` : "all watched namespaces"}
+          {(state.items.size - routeCount).toLocaleString("en")} ingresses
+          {routeCount > 0 && `, ${routeCount.toLocaleString("en")} HTTPRoute${routeCount > 1 ? "s" : ""}`} in {view.filters.namespaces.length ? `${view.filters.namespaces.length} namespaces` : "all watched namespaces"}
         </span>
         {lastEventAt !== null && <span>Last update {formatClock(lastEventAt)}</span>}
         {state.lastResync && (

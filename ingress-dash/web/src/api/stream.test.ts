@@ -71,7 +71,7 @@ describe("stream client", () => {
     source().open();
     expect(state()).toBe("live");
     const record = ingress({ name: "web" });
-    source().emit("snapshot", { items: [record], errors: [] });
+    source().emit("snapshot", { items: [record], errors: [], notices: [], expiryWarningDays: 14 });
     source().emit("added", record);
     source().emit("error", { namespace: "ops", code: "forbidden", message: "no" });
     expect(events).toEqual([]);
@@ -91,7 +91,7 @@ describe("stream client", () => {
   it("a snapshot drops the events queued before it", async () => {
     source().open();
     source().emit("added", ingress({ name: "old" }));
-    source().emit("snapshot", { items: [], errors: [] });
+    source().emit("snapshot", { items: [], errors: [], notices: [], expiryWarningDays: 14 });
     await vi.advanceTimersByTimeAsync(300);
     expect(events[0]!.map((e) => e.type)).toEqual(["snapshot"]);
   });

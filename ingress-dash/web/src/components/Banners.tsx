@@ -1,6 +1,6 @@
 import { useState } from "react";
 import type { ConnectionStatus } from "../api/stream";
-import type { NamespaceError } from "../api/wire";
+import type { NamespaceError, Notice } from "../api/wire";
 import { useNow, type ApiHealth } from "../lib/hooks";
 import { formatClock } from "../state/describe";
 import { CLUSTER_SCOPE } from "../state/ingressStore";
@@ -77,6 +77,50 @@ export function ApiDownBanner({ health }: { health: ApiHealth | null }) {
       <strong>Kubernetes API unreachable.</strong>
       <span className="banner-message">Rows show the last state the dashboard saw.</span>
       {health.error && <span className="banner-note">{health.error}</span>}
+    </div>
+  );
+}
+
+/** Where dismissed notices are remembered, so a notice is shown once per browser, not on every visit. */
+export const DISMISSED_NOTICES_KEY = "ingress-dash.dismissedNotices";
+
+function readDismissed(): string[] {
+  try {
+    const stored: unknown = JSON.parse(localStorage.getItem(DISMISSED_NOTICES_KEY) ?? "[]");
+    return Array.isArray(stored) ? stored.filter((v): v is string => typeof v === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Notices about the installation that the server sends with each snapshot, such as "Gateway API
+ * is not installed: HTTPRoutes are not shown". Information, not an error: one banner each until
+ * dismissed, and a dismissed notice (by its code) stays dismissed in this browser.
+ */
+export function NoticeBanners({ notices }: { notices: readonly Notice[] }) {
+  const [dismissed, setDismissed] = useState<string[]>(readDismissed);
+  const shown = notices.filter((n) => !dismissed.includes(n.code));
+  if (shown.length === 0) return null;
+  const dismiss = (code: string) => {
+    const next = [...new Set([...readDismissed(), code])];
+    setDismissed(next);
+    try {
+      localStorage.setItem(DISMISSED_NOTICES_KEY, JSON.stringify(next));
+    } catch {
+      // Storage refused (private mode): dismissed for this page only.
+    }
+  };
+  return (
+    <div className="banners" role="region" aria-label="Notices">
+      {shown.map((n) => (
+        <div key={n.code} className="banner banner-info" role="status" data-testid="notice" data-code={n.code}>
+          <span className="banner-message">{n.message}</span>
+          <button type="button" className="link-button" onClick={() => dismiss(n.code)} aria-label={`Dismiss: ${n.message}`}>
+            Dismiss
+          </button>
+        </div>
+      ))}
     </div>
   );
 }

@@ -1,26 +1,33 @@
 import { useState } from "react";
 import type { IngressRecord } from "../api/wire";
 import { describeBackend, formatAge, formatClock } from "../state/describe";
+import { BackendsSection, CertificatesSection, RouteSections } from "./StatusSections";
 
 interface Props {
   record: IngressRecord;
   /** When the ingress was deleted; the panel then shows its last known state. */
   deletedAt: number | null;
   now: number;
+  /** Certificates expiring within this many days are flagged. */
+  warningDays: number;
   onClose(): void;
 }
 
-/** Everything about one ingress: rules, backends, TLS, addresses, labels and annotations. */
-export function DetailsPanel({ record, deletedAt, now, onClose }: Props) {
+/**
+ * Everything about one ingress or HTTPRoute: rules (an HTTPRoute's parents, conditions, matches
+ * and backend refs), backend Services, TLS and certificates, addresses, labels and annotations.
+ */
+export function DetailsPanel({ record, deletedAt, now, warningDays, onClose }: Props) {
+  const isRoute = record.kind === "HTTPRoute";
   const urls = new Map(record.links.map((l) => [l.host, l.url]));
   const labels = Object.entries(record.labels).sort(([a], [b]) => a.localeCompare(b));
   const annotations = Object.entries(record.annotations).sort(([a], [b]) => a.localeCompare(b));
 
   return (
-    <aside className="details" aria-label={`Ingress ${record.namespace}/${record.name}`} data-testid="details">
+    <aside className="details" aria-label={`${record.kind} ${record.namespace}/${record.name}`} data-testid="details" data-kind={record.kind}>
       <header className="details-head">
         <div className="details-title">
-          <span className="details-kind">Ingress</span>
+          <span className="details-kind">{record.kind}</span>
           <h2>{record.name}</h2>
           <span className="details-ns">{record.namespace}</span>
         </div>
@@ -34,95 +41,92 @@ export function DetailsPanel({ record, deletedAt, now, onClose }: Props) {
         </div>
       )}
       <div className="details-body">
-        <CopyCommand command={`kubectl -n ${record.namespace} get ingress ${record.name} -o yaml`} />
+        <CopyCommand command={`kubectl -n ${record.namespace} get ${isRoute ? "httproute" : "ingress"} ${record.name} -o yaml`} />
 
         <dl className="facts">
-          <dt>Class</dt>
-          <dd>{record.ingressClassName ?? <span className="muted">none</span>}</dd>
+          {isRoute ? (
+            <>
+              <dt>Hostnames</dt>
+              <dd>{record.hosts.length ? record.hosts.join(", ") : <span className="muted">any (the listener's)</span>}</dd>
+            </>
+          ) : (
+            <>
+              <dt>Class</dt>
+              <dd>{record.ingressClassName ?? <span className="muted">none</span>}</dd>
+            </>
+          )}
           <dt>Age</dt>
           <dd>
             {formatAge(record.createdAt, now)} <span className="muted">({record.createdAt})</span>
           </dd>
-          <dt>Address</dt>
-          <dd className="mono">{record.addresses.length ? record.addresses.join(", ") : <span className="muted">pending</span>}</dd>
+          {!isRoute && (
+            <>
+              <dt>Address</dt>
+              <dd className="mono">{record.addresses.length ? record.addresses.join(", ") : <span className="muted">pending</span>}</dd>
+            </>
+          )}
           <dt>Resource version</dt>
           <dd className="mono">{record.resourceVersion}</dd>
           <dt>UID</dt>
           <dd className="mono">{record.uid}</dd>
         </dl>
 
-        <section>
-          <h3>Rules</h3>
-          {record.rules.length === 0 && !record.defaultBackend && <p className="muted">No rules and no default backend.</p>}
-          {record.rules.map((rule, i) => {
-            const url = rule.host ? urls.get(rule.host) : undefined;
-            return (
-              <div className="rule" key={i}>
-                <div className="rule-host">
-                  {rule.host === null ? (
-                    <span className="muted">any host</span>
-                  ) : url ? (
-                    <a href={url} target="_blank" rel="noopener noreferrer">
-                      {url}
-                    </a>
-                  ) : (
-                    <span title="Wildcard hosts have no single URL">{rule.host}</span>
-                  )}
-                </div>
-                <table className="mini-table">
-                  <tbody>
-                    {rule.paths.map((p, j) => (
-                      <tr key={j}>
-                        <td className="mono path-cell">{p.path ?? "/"}</td>
-                        <td className="type-cell" title={p.pathType}>
-                          {p.pathType === "ImplementationSpecific" ? "Impl.-specific" : p.pathType}
-                        </td>
-                        <td className="mono">→ {describeBackend(p.backend)}</td>
-                      </tr>
-                    ))}
-                    {rule.paths.length === 0 && (
-                      <tr>
-                        <td className="muted" colSpan={3}>
-                          No paths
-                        </td>
-                      </tr>
-                    )}
-                  </tbody>
-                </table>
-              </div>
-            );
-          })}
-          {record.defaultBackend && (
-            <div className="rule">
-              <div className="rule-host muted">Default backend (requests no rule matches)</div>
-              <p className="mono">→ {describeBackend(record.defaultBackend)}</p>
-            </div>
-          )}
-        </section>
+        {isRoute && <RouteSections record={record} />}
 
-        <section>
-          <h3>TLS</h3>
-          {record.tls.length === 0 ? (
-            <p className="muted">No TLS: hosts are served over plain HTTP.</p>
-          ) : (
-            <table className="mini-table">
-              <thead>
-                <tr>
-                  <th>Hosts</th>
-                  <th>Secret</th>
-                </tr>
-              </thead>
-              <tbody>
-                {record.tls.map((t, i) => (
-                  <tr key={i}>
-                    <td>{t.hosts.length ? t.hosts.join(", ") : <span className="muted">all hosts</span>}</td>
-                    <td className="mono">{t.secretName ?? <span className="muted">controller default</span>}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-        </section>
+        {!isRoute && (
+          <section>
+            <h3>Rules</h3>
+            {record.rules.length === 0 && !record.defaultBackend && <p className="muted">No rules and no default backend.</p>}
+            {record.rules.map((rule, i) => {
+              const url = rule.host ? urls.get(rule.host) : undefined;
+              return (
+                <div className="rule" key={i}>
+                  <div className="rule-host">
+                    {rule.host === null ? (
+                      <span className="muted">any host</span>
+                    ) : url ? (
+                      <a href={url} target="_blank" rel="noopener noreferrer">
+                        {url}
+                      </a>
+                    ) : (
+                      <span title="Wildcard hosts have no single URL">{rule.host}</span>
+                    )}
+                  </div>
+                  <table className="mini-table">
+                    <tbody>
+                      {rule.paths.map((p, j) => (
+                        <tr key={j}>
+                          <td className="mono path-cell">{p.path ?? "/"}</td>
+                          <td className="type-cell" title={p.pathType}>
+                            {p.pathType === "ImplementationSpecific" ? "Impl.-specific" : p.pathType}
+                          </td>
+                          <td className="mono">→ {describeBackend(p.backend)}</td>
+                        </tr>
+                      ))}
+                      {rule.paths.length === 0 && (
+                        <tr>
+                          <td className="muted" colSpan={3}>
+                            No paths
+                          </td>
+                        </tr>
+                      )}
+                    </tbody>
+                  </table>
+                </div>
+              );
+            })}
+            {record.defaultBackend && (
+              <div className="rule">
+                <div className="rule-host muted">Default backend (requests no rule matches)</div>
+                <p className="mono">→ {describeBackend(record.defaultBackend)}</p>
+              </div>
+            )}
+          </section>
+        )}
+
+        <BackendsSection record={record} />
+
+        {!isRoute && <CertificatesSection record={record} now={now} warningDays={warningDays} />}
 
         <section>
           <h3>Labels</h3>

@@ -7,7 +7,7 @@ import { useMemo, useState } from "react";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { IngressRecord } from "../api/wire";
 import { compileFilter, defaultSort, emptyFilters, filterAndSort, nextSort, type SortOrder } from "../state/filters";
-import { ingress } from "../test/fixtures";
+import { backend, certificate, condition, httpRoute, ingress } from "../test/fixtures";
 import { IngressTable, ROW_HEIGHT } from "./IngressTable";
 
 const VIEWPORT = { width: 1200, height: 680 };
@@ -28,6 +28,7 @@ function Dashboard({ records }: { records: readonly IngressRecord[] }) {
       selectedUid={selected?.uid ?? null}
       onSelect={setSelected}
       now={NOW}
+      warningDays={14}
     />
   );
 }
@@ -157,5 +158,54 @@ describe("IngressTable", () => {
     expect(keys).toContain("team/app-05000");
     expect(keys).not.toContain("team/app-00000");
     expect(bodyRows().length).toBeLessThan(visible + 30);
+  });
+
+  it("shows the kind, an HTTPRoute's parent gateways and conditions, and problem badges in words", () => {
+    const records = [
+      ingress({
+        name: "app-00001",
+        namespace: "team-000",
+        backends: [backend({ service: "app-00001", namespace: "team-000", state: "no_ready_endpoints", readyEndpoints: 0, totalEndpoints: 3 })],
+      }),
+      ingress({
+        name: "app-00000",
+        namespace: "team-000",
+        tls: [{ hosts: ["app-00000.team-000.example.com"], secretName: "app-00000-tls" }],
+        certificates: [
+          certificate({ secretName: "app-00000-tls", notAfter: new Date(NOW + 5 * 86_400_000).toISOString(), missingHosts: ["*.team-000.example.com"] }),
+        ],
+      }),
+      httpRoute({
+        name: "checkout",
+        namespace: "team-000",
+        conditions: [condition("Accepted", "True", "Accepted"), condition("ResolvedRefs", "False", "BackendNotFound", "checkout-v2 not found")],
+      }),
+      ingress({ name: "checkout", namespace: "team-000" }),
+    ];
+    render(<Dashboard records={records} />);
+    const rowOf = (key: string) => {
+      const row = bodyRows().find((r) => r.dataset.key === key);
+      if (!row) throw new Error(`no row ${key}`);
+      return row;
+    };
+    const cell = (row: HTMLElement, name: string) => row.querySelector<HTMLElement>(`.cell-${name}`);
+
+    // An ingress and an HTTPRoute of the same name are two rows.
+    const route = rowOf("httproute/team-000/checkout");
+    expect(cell(route, "kind")?.textContent).toBe("HTTPRoute");
+    expect(cell(rowOf("team-000/checkout"), "kind")?.textContent).toBe("Ingress");
+    expect(cell(route, "class")?.textContent).toBe("gateway-system/public");
+    const routeBadge = within(route).getByText("ResolvedRefs: BackendNotFound");
+    expect(routeBadge.getAttribute("title")).toContain("checkout-v2 not found");
+
+    // The badge's words name the service, for the tooltip and for screen readers.
+    const backendBadge = route.ownerDocument.querySelector<HTMLElement>('[data-key="team-000/app-00001"] [data-badge="backend"]');
+    expect(backendBadge?.textContent).toBe("No ready endpoints: 1 backend not ready: app-00001:80 (no ready endpoints, 0/3 endpoints ready)");
+    expect(backendBadge?.getAttribute("title")).toContain("app-00001:80");
+
+    const tls = rowOf("team-000/app-00000");
+    expect([...tls.querySelectorAll("[data-badge]")].map((b) => b.firstChild?.textContent)).toEqual(["Cert expires in 5d", "Host not covered"]);
+    expect(cell(tls, "status")?.getAttribute("title")).toContain("*.team-000.example.com not covered by the certificate in app-00000-tls");
+    expect(cell(rowOf("team-000/checkout"), "status")?.textContent).toBe("—");
   });
 });

@@ -1,7 +1,8 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useRef, type CSSProperties, type KeyboardEvent } from "react";
 import type { IngressRecord } from "../api/wire";
-import { formatAge, routesSummary, tlsHostCount } from "../state/describe";
+import { formatAge, formatRelative, parentsSummary, recordKey, routesSummary, rowBadges, tlsHostCount, type Badge } from "../state/describe";
+import { recordHealth } from "../state/health";
 import type { SortKey, SortOrder } from "../state/filters";
 import { HIGHLIGHT_MS, type RecentChange } from "../state/ingressStore";
 import { HostLinks } from "./HostLinks";
@@ -13,10 +14,12 @@ const HEAD_HEIGHT = 34;
 const COLUMNS: { key: SortKey; label: string; title?: string }[] = [
   { key: "name", label: "Name" },
   { key: "namespace", label: "Namespace" },
-  { key: "class", label: "Class" },
+  { key: "kind", label: "Kind" },
+  { key: "class", label: "Class / gateway", title: "Sort by ingress class, or an HTTPRoute's parent gateways" },
   { key: "hosts", label: "Hosts" },
   { key: "paths", label: "Paths → backends" },
-  { key: "tls", label: "TLS" },
+  { key: "status", label: "Status", title: "Sort by problems: missing or unready backends, route conditions, certificates" },
+  { key: "tls", label: "TLS", title: "Sort by certificate expiry, soonest first" },
   { key: "address", label: "Address", title: "Load-balancer addresses" },
   { key: "age", label: "Age" },
 ];
@@ -29,9 +32,11 @@ interface Props {
   selectedUid: string | null;
   onSelect(record: IngressRecord | null): void;
   now: number;
+  /** Certificates expiring within this many days get a warning badge. */
+  warningDays: number;
 }
 
-export function IngressTable({ rows, changes, sort, onSort, selectedUid, onSelect, now }: Props) {
+export function IngressTable({ rows, changes, sort, onSort, selectedUid, onSelect, now, warningDays }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: rows.length,
@@ -123,6 +128,7 @@ export function IngressTable({ rows, changes, sort, onSort, selectedUid, onSelec
               change={changes.get(record.uid)}
               onSelect={onSelect}
               now={now}
+              warningDays={warningDays}
             />
           );
         })}
@@ -139,9 +145,10 @@ interface RowProps {
   change: RecentChange | undefined;
   onSelect(record: IngressRecord): void;
   now: number;
+  warningDays: number;
 }
 
-const Row = memo(function Row({ record, index, top, selected, change, onSelect, now }: RowProps) {
+const Row = memo(function Row({ record, index, top, selected, change, onSelect, now, warningDays }: RowProps) {
   const style: CSSProperties = { transform: `translateY(${top}px)`, height: ROW_HEIGHT };
   let changeClass = "";
   if (change) {
@@ -155,6 +162,13 @@ const Row = memo(function Row({ record, index, top, selected, change, onSelect, 
   const routes = routesSummary(record);
   const tlsHosts = tlsHostCount(record);
   const secrets = record.tls.map((t) => t.secretName ?? "(default certificate)").join(", ");
+  const isRoute = record.kind === "HTTPRoute";
+  const parents = isRoute ? parentsSummary(record) : "";
+  const badges = rowBadges(record, now, warningDays);
+  const expiry = recordHealth(record).certificates.earliestExpiry;
+  const tlsTitle = record.tls.length
+    ? `Secrets: ${secrets}${expiry === null ? "" : `; first expiry ${formatRelative(expiry, now)}`}`
+    : "No TLS";
   return (
     <div
       className={`row body-row${selected ? " selected" : ""}${index % 2 ? " odd" : ""}${changeClass}`}
@@ -162,7 +176,8 @@ const Row = memo(function Row({ record, index, top, selected, change, onSelect, 
       aria-rowindex={index + 2}
       aria-current={selected ? "true" : undefined}
       data-uid={record.uid}
-      data-key={`${record.namespace}/${record.name}`}
+      data-key={recordKey(record)}
+      data-kind={record.kind}
       data-change={changeClass ? change?.kind : undefined}
       style={style}
       onClick={() => onSelect(record)}
@@ -173,8 +188,11 @@ const Row = memo(function Row({ record, index, top, selected, change, onSelect, 
       <div role="cell" className="cell cell-namespace" title={record.namespace}>
         {record.namespace}
       </div>
-      <div role="cell" className="cell cell-class">
-        {record.ingressClassName ?? <span className="muted">—</span>}
+      <div role="cell" className="cell cell-kind">
+        <span className={`kind kind-${isRoute ? "route" : "ingress"}`}>{record.kind}</span>
+      </div>
+      <div role="cell" className="cell cell-class" title={isRoute ? `Parent gateways: ${parents || "none"}` : undefined}>
+        {isRoute ? parents || <span className="muted">no parent</span> : (record.ingressClassName ?? <span className="muted">—</span>)}
       </div>
       <div role="cell" className="cell cell-hosts">
         <HostLinks record={record} />
@@ -182,11 +200,14 @@ const Row = memo(function Row({ record, index, top, selected, change, onSelect, 
       <div role="cell" className="cell cell-paths mono" title={routes}>
         {routes || <span className="muted">—</span>}
       </div>
-      <div role="cell" className="cell cell-tls" title={record.tls.length ? `Secrets: ${secrets}` : "No TLS"}>
+      <div role="cell" className="cell cell-status" title={badges.map((b) => b.detail).join("\n") || undefined}>
+        {badges.length ? badges.map((b) => <RowBadge key={`${b.kind}-${b.text}`} badge={b} />) : <span className="muted">—</span>}
+      </div>
+      <div role="cell" className="cell cell-tls" title={tlsTitle}>
         {record.tls.length ? <span className="badge badge-tls">TLS{tlsHosts > 1 ? ` ${tlsHosts}` : ""}</span> : <span className="muted">—</span>}
       </div>
       <div role="cell" className="cell cell-address mono" title={record.addresses.join(", ")}>
-        {record.addresses.length ? record.addresses.join(", ") : <span className="muted">pending</span>}
+        {record.addresses.length ? record.addresses.join(", ") : <span className="muted">{isRoute ? "—" : "pending"}</span>}
       </div>
       <div role="cell" className="cell cell-age" title={record.createdAt}>
         {formatAge(record.createdAt, now)}
@@ -194,3 +215,13 @@ const Row = memo(function Row({ record, index, top, selected, change, onSelect, 
     </div>
   );
 });
+
+/** Visible text (never colour alone); the sentence naming the service or certificate is read out and shown as a tooltip. */
+function RowBadge({ badge }: { badge: Badge }) {
+  return (
+    <span className={`badge badge-${badge.tone}`} title={badge.detail} data-badge={badge.kind}>
+      {badge.text}
+      <span className="visually-hidden">: {badge.detail}</span>
+    </span>
+  );
+}

@@ -10,13 +10,25 @@ describe("view state in the URL", () => {
 
   it("round-trips every field", () => {
     const view = {
-      filters: { search: "shop api", namespaces: ["a", "b"], classes: ["nginx", ""], tls: "tls" as const, labels: "app=web,tier!=db" },
+      filters: {
+        search: "shop api",
+        namespaces: ["a", "b"],
+        classes: ["nginx", ""],
+        tls: "tls" as const,
+        labels: "app=web,tier!=db",
+        kind: "HTTPRoute" as const,
+        backends: "no_ready_endpoints" as const,
+        expiresWithinDays: 7,
+      },
       sort: { key: "age" as const, descending: true },
       selected: "shop/web",
     };
     const query = formatViewState(view);
     expect(query).toContain("namespaces=a,b");
     expect(query).toContain("sort=-age");
+    expect(query).toContain("kind=HTTPRoute");
+    expect(query).toContain("backends=no_ready_endpoints");
+    expect(query).toContain("expires=7");
     expect(parseViewState(query)).toEqual(view);
   });
 
@@ -25,8 +37,21 @@ describe("view state in the URL", () => {
   });
 
   it("ignores unknown values", () => {
-    const view = parseViewState("?sort=bogus&tls=maybe");
+    const view = parseViewState("?sort=bogus&tls=maybe&kind=Gateway&backends=all&expires=-1");
     expect(view.sort).toEqual(defaultSort);
     expect(view.filters.tls).toBe("any");
+    expect(view.filters.kind).toBe("any");
+    expect(view.filters.backends).toBe("any");
+    expect(view.filters.expiresWithinDays).toBeNull();
+    expect(parseViewState("?expires=1e3").filters.expiresWithinDays).toBeNull();
+    expect(parseViewState("?expires=99999").filters.expiresWithinDays).toBeNull();
+    expect(parseViewState("?expires=0").filters.expiresWithinDays).toBe(0);
+  });
+
+  it("an HTTPRoute in the details panel is route=ns/name, apart from an ingress of the same name", () => {
+    const route = { filters: emptyFilters, sort: defaultSort, selected: "httproute/team-000/checkout" };
+    expect(formatViewState(route)).toBe("?route=team-000/checkout");
+    expect(parseViewState("?route=team-000/checkout")).toEqual(route);
+    expect(parseViewState("?ingress=team-000/checkout").selected).toBe("team-000/checkout");
   });
 });

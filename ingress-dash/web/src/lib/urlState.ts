@@ -1,12 +1,24 @@
 // Filters, sort order and the open ingress live in the query string, so a view can be
 // bookmarked or pasted into an incident channel.
 
-import { defaultSort, emptyFilters, SORT_KEYS, type Filters, type SortKey, type SortOrder, type TlsFilter } from "../state/filters";
+import {
+  BACKEND_FILTERS,
+  defaultSort,
+  emptyFilters,
+  KIND_FILTERS,
+  MAX_EXPIRY_DAYS,
+  SORT_KEYS,
+  type Filters,
+  type SortKey,
+  type SortOrder,
+  type TlsFilter,
+} from "../state/filters";
+import { ROUTE_KEY_PREFIX } from "../state/describe";
 
 export interface ViewState {
   filters: Filters;
   sort: SortOrder;
-  /** `namespace/name` of the ingress in the details panel. */
+  /** The record in the details panel, as `recordKey` (describe.ts) writes it. */
   selected: string | null;
 }
 
@@ -16,6 +28,17 @@ const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 function list(value: string | null): string[] {
   return value ? value.split(",").filter((v, i, all) => all.indexOf(v) === i) : [];
+}
+
+function oneOf<T extends string>(value: string | null, allowed: readonly T[], fallback: T): T {
+  return value !== null && (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
+}
+
+/** `expires=7`: whole days from 0 to MAX_EXPIRY_DAYS; anything else leaves the filter off. */
+function days(value: string | null): number | null {
+  if (value === null || !/^\d{1,5}$/.test(value)) return null;
+  const n = Number(value);
+  return n <= MAX_EXPIRY_DAYS ? n : null;
 }
 
 export function parseViewState(search: string): ViewState {
@@ -32,9 +55,13 @@ export function parseViewState(search: string): ViewState {
       classes: q.has("class") ? (q.get("class") ?? "").split(",") : [],
       tls: tls && TLS_VALUES.includes(tls) ? tls : "any",
       labels: q.get("labels") ?? "",
+      kind: oneOf(q.get("kind"), KIND_FILTERS, emptyFilters.kind),
+      backends: oneOf(q.get("backends"), BACKEND_FILTERS, emptyFilters.backends),
+      expiresWithinDays: days(q.get("expires")),
     },
     sort: SORT_KEYS.includes(key) ? { key, descending } : defaultSort,
-    selected: q.get("ingress"),
+    // `ingress=ns/name` or `route=ns/name` (an HTTPRoute may share an ingress's name).
+    selected: q.get("ingress") ?? (q.has("route") ? `${ROUTE_KEY_PREFIX}${q.get("route") ?? ""}` : null),
   };
 }
 
@@ -46,9 +73,13 @@ export function formatViewState(view: ViewState): string {
   if (filters.classes.length) q.set("class", filters.classes.join(","));
   if (filters.tls !== "any") q.set("tls", filters.tls);
   if (filters.labels) q.set("labels", filters.labels);
+  if (filters.kind !== "any") q.set("kind", filters.kind);
+  if (filters.backends !== "any") q.set("backends", filters.backends);
+  if (filters.expiresWithinDays !== null) q.set("expires", String(filters.expiresWithinDays));
   if (sort.key !== defaultSort.key || sort.descending !== defaultSort.descending)
     q.set("sort", `${sort.descending ? "-" : ""}${sort.key}`);
-  if (view.selected) q.set("ingress", view.selected);
+  if (view.selected?.startsWith(ROUTE_KEY_PREFIX)) q.set("route", view.selected.slice(ROUTE_KEY_PREFIX.length));
+  else if (view.selected) q.set("ingress", view.selected);
   const text = q.toString().replace(/%2C/g, ",").replace(/%2F/g, "/");
   return text ? `?${text}` : "";
 }

@@ -1,6 +1,17 @@
 // Plain-text descriptions of record parts, shared by the table, the details panel and sorting.
 
-import type { Backend, IngressRecord } from "../api/wire";
+import type { Backend, BackendState, BackendStatus, CertificateSource, IngressRecord, ParentRef, RouteBackendRef } from "../api/wire";
+import { DAY_MS, recordHealth } from "./health";
+
+export const ROUTE_KEY_PREFIX = "httproute/";
+
+/**
+ * A record's key in the URL and the table: `namespace/name` for an ingress,
+ * `httproute/namespace/name` for an HTTPRoute (the two kinds may share a name).
+ */
+export function recordKey(record: Pick<IngressRecord, "kind" | "namespace" | "name">): string {
+  return `${record.kind === "HTTPRoute" ? ROUTE_KEY_PREFIX : ""}${record.namespace}/${record.name}`;
+}
 
 export function describeBackend(backend: Backend): string {
   if ("service" in backend) return `${backend.service.name}:${backend.service.port}`;
@@ -45,7 +56,12 @@ export function tlsHostCount(record: IngressRecord): number {
 export function formatAge(createdAt: string, now: number): string {
   const created = Date.parse(createdAt);
   if (Number.isNaN(created)) return "?";
-  const seconds = Math.max(0, Math.floor((now - created) / 1000));
+  return formatDuration(now - created);
+}
+
+/** A duration as kubectl prints ages (negative ones as zero). */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
   if (seconds < 120) return `${seconds}s`;
   const minutes = Math.floor(seconds / 60);
   if (minutes < 10) return `${minutes}m${unit(seconds % 60, "s")}`;
@@ -59,6 +75,11 @@ export function formatAge(createdAt: string, now: number): string {
   return `${Math.floor(days / 365)}y${days % 365}d`;
 }
 
+/** "in 4d23h" or "3d ago", for certificate dates. */
+export function formatRelative(epochMs: number, now: number): string {
+  return epochMs >= now ? `in ${formatDuration(epochMs - now)}` : `${formatDuration(now - epochMs)} ago`;
+}
+
 /** The second part of an age, left out when zero ("4h", not "4h0m"). */
 function unit(n: number, suffix: string): string {
   return n === 0 ? "" : `${n}${suffix}`;
@@ -68,4 +89,143 @@ function unit(n: number, suffix: string): string {
 export function formatClock(epochMs: number): string {
   const d = new Date(epochMs);
   return `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
+}
+
+export const BACKEND_STATE_LABELS: Record<BackendState, string> = {
+  ready: "ready",
+  degraded: "degraded",
+  no_ready_endpoints: "no ready endpoints",
+  missing_service: "service missing",
+  unknown: "unknown",
+};
+
+export const CERTIFICATE_SOURCE_LABELS: Record<CertificateSource, string> = {
+  secret: "Secret",
+  cert_manager: "cert-manager Certificate",
+  not_read: "not read",
+};
+
+/** `app:80`, or `other-ns/app:80` when the Service is in another namespace than the record. */
+export function describeBackendService(backend: Pick<BackendStatus, "namespace" | "service" | "port">, recordNamespace: string): string {
+  const name = backend.namespace && backend.namespace !== recordNamespace ? `${backend.namespace}/${backend.service}` : backend.service;
+  return backend.port === null ? name : `${name}:${backend.port}`;
+}
+
+/** `app:80 (ready 0/3)`: a backend with its endpoint counts, for tooltips and screen readers. */
+export function describeBackendState(backend: BackendStatus, recordNamespace: string): string {
+  const service = describeBackendService(backend, recordNamespace);
+  if (backend.state === "missing_service") return `${service} (service missing)`;
+  if (backend.state === "unknown") return `${service} (unknown)`;
+  return `${service} (${BACKEND_STATE_LABELS[backend.state]}, ${backend.readyEndpoints}/${backend.totalEndpoints} endpoints ready)`;
+}
+
+/** `gateway-system/public` (with `/section` or `:port` when the reference names one). */
+export function describeParent(parent: ParentRef): string {
+  const kind = parent.kind && parent.kind !== "Gateway" ? `${parent.kind} ` : "";
+  return `${kind}${parent.namespace}/${parent.name}${parent.sectionName ? `/${parent.sectionName}` : ""}${parent.port === null ? "" : `:${parent.port}`}`;
+}
+
+/** An HTTPRoute's parent gateways, for the table's class column. */
+export function parentsSummary(record: IngressRecord): string {
+  return (record.route?.parentRefs ?? []).map(describeParent).join(", ");
+}
+
+export function describeRouteBackendRef(ref: RouteBackendRef, recordNamespace: string): string {
+  const kind = ref.kind && ref.kind !== "Service" ? `${ref.kind} ` : "";
+  const name = ref.namespace && ref.namespace !== recordNamespace ? `${ref.namespace}/${ref.name}` : ref.name;
+  return `${kind}${name}${ref.port === null ? "" : `:${ref.port}`}`;
+}
+
+export type BadgeTone = "ok" | "info" | "warn" | "danger";
+
+/** A row badge: short visible text (never colour alone) and a sentence for tooltips and screen readers. */
+export interface Badge {
+  kind: "backend" | "certificate" | "hosts" | "route";
+  tone: BadgeTone;
+  text: string;
+  detail: string;
+}
+
+const BACKEND_BADGE_TEXT: Partial<Record<BackendState, string>> = {
+  missing_service: "Service missing",
+  no_ready_endpoints: "No ready endpoints",
+  degraded: "Degraded",
+};
+
+/**
+ * The badges of a row: backends not ready (count and worst state), a certificate expired or
+ * expiring within `warningDays`, hosts no certificate covers, and an HTTPRoute's conditions.
+ * Reads the precomputed summary; only the expiry depends on `now`.
+ */
+export function rowBadges(record: IngressRecord, now: number, warningDays: number): Badge[] {
+  const health = recordHealth(record);
+  const badges: Badge[] = [];
+  const { backends, certificates, route } = health;
+
+  if (route) {
+    if (route.state === "problem") {
+      const first = route.problems[0];
+      if (first)
+        badges.push({
+          kind: "route",
+          tone: "warn",
+          text: `${first.type}: ${first.reason || first.status}`,
+          detail: route.problems.map((c) => `${c.type} ${c.status} (${c.reason}) from ${c.parent}${c.message ? `: ${c.message}` : ""}`).join("; "),
+        });
+    } else if (route.state === "accepted") {
+      badges.push({ kind: "route", tone: "ok", text: "Accepted", detail: "Accepted by its parent gateways, every reference resolved" });
+    } else if (route.state === "pending") {
+      badges.push({ kind: "route", tone: "info", text: "Pending", detail: "A parent gateway has not decided on this route yet" });
+    } else {
+      badges.push({ kind: "route", tone: "info", text: "No status", detail: "No gateway controller has reported on this route" });
+    }
+  }
+
+  if (backends.worst) {
+    const n = backends.problems.length;
+    const text = BACKEND_BADGE_TEXT[backends.worst] ?? backends.worst;
+    badges.push({
+      kind: "backend",
+      tone: backends.worst === "degraded" ? "warn" : "danger",
+      text: n > 1 ? `${text} (${n})` : text,
+      detail: `${n} backend${n > 1 ? "s" : ""} not ready: ${backends.problems.map((b) => describeBackendState(b, record.namespace)).join(", ")}`,
+    });
+  }
+
+  const { earliest, earliestExpiry } = certificates;
+  if (earliest && earliestExpiry !== null) {
+    if (earliestExpiry <= now) {
+      badges.push({
+        kind: "certificate",
+        tone: "danger",
+        text: "Cert expired",
+        detail: `Certificate ${earliest.secretName} expired ${formatRelative(earliestExpiry, now)} (${earliest.notAfter})`,
+      });
+    } else if (earliestExpiry - now <= warningDays * DAY_MS) {
+      badges.push({
+        kind: "certificate",
+        tone: "warn",
+        text: `Cert expires ${formatRelative(earliestExpiry, now)}`,
+        detail: `Certificate ${earliest.secretName} expires ${formatRelative(earliestExpiry, now)} (${earliest.notAfter})`,
+      });
+    }
+  }
+  if (certificates.errors.length) {
+    badges.push({
+      kind: "certificate",
+      tone: "danger",
+      text: "Cert error",
+      detail: certificates.errors.map((e) => `${e.secretName}: ${e.error}`).join("; "),
+    });
+  }
+  if (certificates.missing.length) {
+    const hosts = [...new Set(certificates.missing.flatMap((m) => m.hosts))];
+    badges.push({
+      kind: "hosts",
+      tone: "warn",
+      text: hosts.length > 1 ? `${hosts.length} hosts not covered` : "Host not covered",
+      detail: certificates.missing.map((m) => `${m.hosts.join(", ")} not covered by the certificate in ${m.secretName}`).join("; "),
+    });
+  }
+  return badges;
 }

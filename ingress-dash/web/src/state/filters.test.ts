@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ingress } from "../test/fixtures";
-import { compileFilter, distinctClasses, emptyFilters, filterAndSort, NO_CLASS, type Filters, type SortOrder } from "./filters";
+import { backend, certificate, condition, httpRoute, ingress } from "../test/fixtures";
+import { compileFilter, distinctClasses, emptyFilters, filterAndSort, narrowsRows, NO_CLASS, type Filters, type SortOrder } from "./filters";
+import { DAY_MS } from "./health";
 
 const shopWeb = ingress({
   name: "web",
@@ -101,7 +102,8 @@ describe("sorting", () => {
   });
 
   it("by TLS, class, hosts, paths and address", () => {
-    expect(names({}, { key: "tls", descending: true })[0]).toBe("web");
+    // Without known expiries: TLS before plain ingresses, ascending.
+    expect(names({}, { key: "tls", descending: false })[0]).toBe("web");
     expect(names({}, { key: "class", descending: true })[0]).toBe("grafana");
     expect(names({}, { key: "hosts", descending: true })[0]).toBe("web");
     expect(names({}, { key: "paths", descending: true })[0]).toBe("web");
@@ -110,5 +112,114 @@ describe("sorting", () => {
 
   it("lists distinct classes, no class last", () => {
     expect(distinctClasses(all)).toEqual(["nginx", "traefik", NO_CLASS]);
+  });
+});
+
+const NOW = Date.parse("2026-03-01T12:00:00Z");
+const at = (days: number) => new Date(NOW + days * DAY_MS).toISOString();
+
+const broken = ingress({
+  name: "broken",
+  namespace: "shop",
+  backends: [backend({ service: "broken", namespace: "shop", state: "no_ready_endpoints", readyEndpoints: 0, totalEndpoints: 3 })],
+});
+const missing = ingress({
+  name: "missing",
+  namespace: "shop",
+  backends: [backend({ service: "ok", namespace: "shop" }), backend({ service: "gone", namespace: "shop", state: "missing_service", readyEndpoints: 0, totalEndpoints: 0 })],
+});
+const degraded = ingress({
+  name: "degraded",
+  namespace: "shop",
+  backends: [backend({ service: "degraded", namespace: "shop", state: "degraded", readyEndpoints: 1, totalEndpoints: 3 })],
+});
+const unknownBackends = ingress({ name: "unknown", namespace: "shop", backends: [backend({ service: "u", state: "unknown", readyEndpoints: 0, totalEndpoints: 0 })] });
+const healthy = ingress({ name: "healthy", namespace: "shop", backends: [backend({ service: "healthy", namespace: "shop" })] });
+const expiring = (name: string, days: number) =>
+  ingress({ name, tls: [{ hosts: [`${name}.example.com`], secretName: `${name}-tls` }], certificates: [certificate({ secretName: `${name}-tls`, notAfter: at(days) })] });
+const storefront = httpRoute({ name: "storefront", namespace: "team-000" });
+const checkout = httpRoute({
+  name: "checkout",
+  namespace: "team-000",
+  conditions: [condition("Accepted", "True", "Accepted"), condition("ResolvedRefs", "False", "BackendNotFound", "checkout-v2 not found")],
+});
+
+function pick(records: ReturnType<typeof ingress>[], filters: Partial<Filters>, now = NOW): string[] {
+  return filterAndSort(records, compileFilter({ ...emptyFilters, ...filters }, now), { key: "name", descending: false }).map((r) => r.name);
+}
+
+describe("kind filter", () => {
+  const mixed = [shopWeb, opsGrafana, storefront, checkout];
+  it("shows ingresses or HTTPRoutes alone", () => {
+    expect(pick(mixed, { kind: "HTTPRoute" })).toEqual(["checkout", "storefront"]);
+    expect(pick(mixed, { kind: "Ingress" })).toEqual(["grafana", "web"]);
+    expect(pick(mixed, { kind: "any" })).toHaveLength(4);
+  });
+
+  it("sorts by kind, and offers no class for HTTPRoutes (they have parent gateways)", () => {
+    expect(filterAndSort(mixed, compileFilter(emptyFilters), { key: "kind", descending: false }).map((r) => r.name)).toEqual([
+      "checkout",
+      "storefront",
+      "grafana",
+      "web",
+    ]);
+    expect(distinctClasses(mixed)).toEqual(["nginx", "traefik"]);
+  });
+});
+
+describe("backend filter", () => {
+  const records = [broken, missing, degraded, unknownBackends, healthy, shopWeb];
+  it("no ready endpoints: backends with none ready, missing Services included", () => {
+    expect(pick(records, { backends: "no_ready_endpoints" })).toEqual(["broken", "missing"]);
+  });
+
+  it("not fully ready adds degraded backends; unknown (unreadable) is no finding", () => {
+    expect(pick(records, { backends: "not_fully_ready" })).toEqual(["broken", "degraded", "missing"]);
+  });
+
+  it("status sort puts the worst first", () => {
+    const sorted = filterAndSort(records, compileFilter(emptyFilters), { key: "status", descending: false }).map((r) => r.name);
+    expect(sorted.slice(0, 3)).toEqual(["missing", "broken", "degraded"]);
+  });
+});
+
+describe("expiry filter", () => {
+  const records = [expiring("five", 5), expiring("seven", 7), expiring("eight", 8), expiring("expired", -2), shopWeb, opsGrafana];
+
+  it("finds certificates expiring within N days, expired ones included", () => {
+    expect(pick(records, { expiresWithinDays: 7 })).toEqual(["expired", "five", "seven"]);
+    expect(pick(records, { expiresWithinDays: 30 })).toEqual(["eight", "expired", "five", "seven"]);
+    expect(pick(records, { expiresWithinDays: 0 })).toEqual(["expired"]);
+  });
+
+  it("the boundary is inclusive to the millisecond", () => {
+    const exactly = [expiring("seven", 7)];
+    expect(pick(exactly, { expiresWithinDays: 7 }, NOW)).toEqual(["seven"]);
+    expect(pick(exactly, { expiresWithinDays: 7 }, NOW - 1)).toEqual([]);
+    expect(pick(exactly, { expiresWithinDays: 6 }, NOW)).toEqual([]);
+  });
+
+  it("ignores TLS entries whose certificate is not known", () => {
+    const notRead = ingress({
+      name: "not-read",
+      tls: [{ hosts: ["a.example.com"], secretName: "a-tls" }],
+      certificates: [certificate({ secretName: "a-tls", source: "not_read", notAfter: null, notBefore: null, error: "Secrets are not read" })],
+    });
+    expect(pick([notRead], { expiresWithinDays: 3650 })).toEqual([]);
+  });
+
+  it("the TLS column sorts the soonest expiry first", () => {
+    expect(filterAndSort(records, compileFilter(emptyFilters), { key: "tls", descending: false }).map((r) => r.name).slice(0, 4)).toEqual([
+      "expired",
+      "five",
+      "seven",
+      "eight",
+    ]);
+  });
+
+  it("combines with the other filters, and counts as narrowing", () => {
+    expect(pick([...records, broken], { expiresWithinDays: 7, search: "fi" })).toEqual(["five"]);
+    expect(narrowsRows({ ...emptyFilters, expiresWithinDays: 7 })).toBe(true);
+    expect(narrowsRows({ ...emptyFilters, namespaces: ["a"] })).toBe(false);
   });
 });

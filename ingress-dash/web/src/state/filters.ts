@@ -1,14 +1,25 @@
 // The table's filters and sort order: pure functions over records, so they are unit-tested and
 // the view only memoises their result.
 
-import type { IngressRecord } from "../api/wire";
-import { routes, tlsHostCount } from "./describe";
+import type { IngressRecord, RecordKind } from "../api/wire";
+import { parentsSummary, routes, tlsHostCount } from "./describe";
+import { expiresWithin, recordHealth } from "./health";
 import { matchesSelector, parseLabelSelector, type Requirement } from "./labelSelector";
 
 /** The class filter's value for ingresses without a class. */
 export const NO_CLASS = "";
 
 export type TlsFilter = "any" | "tls" | "plain";
+export type KindFilter = "any" | RecordKind;
+export const KIND_FILTERS: readonly KindFilter[] = ["any", "Ingress", "HTTPRoute"];
+/**
+ * `no_ready_endpoints`: a backend has no ready endpoint, a missing Service included;
+ * `not_fully_ready`: degraded backends (some endpoints not ready) too.
+ */
+export type BackendFilter = "any" | "no_ready_endpoints" | "not_fully_ready";
+export const BACKEND_FILTERS: readonly BackendFilter[] = ["any", "no_ready_endpoints", "not_fully_ready"];
+/** The largest "expires within N days" (ten years). */
+export const MAX_EXPIRY_DAYS = 3650;
 
 export interface Filters {
   /** Words matched against name, namespace, hosts and paths; all must match. */
@@ -20,12 +31,39 @@ export interface Filters {
   tls: TlsFilter;
   /** A Kubernetes label selector. */
   labels: string;
+  /** Ingresses or HTTPRoutes only. */
+  kind: KindFilter;
+  backends: BackendFilter;
+  /** Rows with a certificate that expires within this many days (or has expired); null: off. */
+  expiresWithinDays: number | null;
 }
 
-export const emptyFilters: Filters = { search: "", namespaces: [], classes: [], tls: "any", labels: "" };
+export const emptyFilters: Filters = {
+  search: "",
+  namespaces: [],
+  classes: [],
+  tls: "any",
+  labels: "",
+  kind: "any",
+  backends: "any",
+  expiresWithinDays: null,
+};
 
-export type SortKey = "name" | "namespace" | "class" | "hosts" | "paths" | "tls" | "address" | "age";
-export const SORT_KEYS: readonly SortKey[] = ["name", "namespace", "class", "hosts", "paths", "tls", "address", "age"];
+/** Whether any filter but the namespaces (which choose what the stream carries) is set. */
+export function narrowsRows(filters: Filters): boolean {
+  return (
+    filters.search !== "" ||
+    filters.classes.length > 0 ||
+    filters.tls !== "any" ||
+    filters.labels !== "" ||
+    filters.kind !== "any" ||
+    filters.backends !== "any" ||
+    filters.expiresWithinDays !== null
+  );
+}
+
+export type SortKey = "name" | "namespace" | "kind" | "class" | "hosts" | "paths" | "status" | "tls" | "address" | "age";
+export const SORT_KEYS: readonly SortKey[] = ["name", "namespace", "kind", "class", "hosts", "paths", "status", "tls", "address", "age"];
 
 export interface SortOrder {
   key: SortKey;
@@ -45,7 +83,8 @@ export interface CompiledFilter {
   labelError: string | null;
 }
 
-export function compileFilter(filters: Filters): CompiledFilter {
+/** `now` matters only to the expiry filter. */
+export function compileFilter(filters: Filters, now: number = Date.now()): CompiledFilter {
   const words = filters.search.toLowerCase().split(/\s+/).filter(Boolean);
   const namespaces = filters.namespaces.length ? new Set(filters.namespaces) : null;
   const classes = filters.classes.length ? new Set(filters.classes) : null;
@@ -56,6 +95,12 @@ export function compileFilter(filters: Filters): CompiledFilter {
     labelError: selector.ok ? null : selector.error,
     test(record) {
       if (namespaces && !namespaces.has(record.namespace)) return false;
+      if (filters.kind !== "any" && record.kind !== filters.kind) return false;
+      if (filters.backends !== "any") {
+        const backends = recordHealth(record).backends;
+        if (filters.backends === "no_ready_endpoints" ? !backends.unready : backends.worst === null) return false;
+      }
+      if (filters.expiresWithinDays !== null && !expiresWithin(record, filters.expiresWithinDays, now)) return false;
       if (classes && !classes.has(record.ingressClassName ?? NO_CLASS)) return false;
       if (filters.tls !== "any" && record.tls.length > 0 !== (filters.tls === "tls")) return false;
       if (requirements.length && !matchesSelector(record.labels, requirements)) return false;
@@ -89,14 +134,23 @@ function sortValue(record: IngressRecord, key: SortKey): SortValue {
       return record.name;
     case "namespace":
       return record.namespace;
+    case "kind":
+      return record.kind;
     case "class":
-      return record.ingressClassName ?? "";
+      return record.kind === "HTTPRoute" ? parentsSummary(record) : (record.ingressClassName ?? "");
     case "hosts":
       return record.hosts[0] ?? "";
     case "paths":
       return routes(record)[0]?.path ?? "";
-    case "tls":
-      return tlsHostCount(record) + (record.tls.length > 0 ? 1 : 0);
+    case "status":
+      // Ascending shows the worst first, as a triage list reads.
+      return -recordHealth(record).severity;
+    case "tls": {
+      // The certificate that expires first leads; then TLS without a known expiry, then no TLS.
+      const expiry = recordHealth(record).certificates.earliestExpiry;
+      if (expiry !== null) return expiry;
+      return Number.MAX_SAFE_INTEGER - (record.tls.length > 0 ? tlsHostCount(record) + 1 : 0);
+    }
     case "address":
       return record.addresses[0] ?? "";
     case "age":
@@ -127,10 +181,10 @@ export function filterAndSort(items: Iterable<IngressRecord>, filter: CompiledFi
   return rows.map((r) => r.record);
 }
 
-/** Distinct ingress classes present, sorted, NO_CLASS last. */
+/** Distinct ingress classes present, sorted, NO_CLASS last (HTTPRoutes have gateways, not classes). */
 export function distinctClasses(items: Iterable<IngressRecord>): string[] {
   const seen = new Set<string>();
-  for (const record of items) seen.add(record.ingressClassName ?? NO_CLASS);
+  for (const record of items) if (record.kind !== "HTTPRoute") seen.add(record.ingressClassName ?? NO_CLASS);
   const named = [...seen].filter((c) => c !== NO_CLASS).sort(collator.compare);
   return seen.has(NO_CLASS) ? [...named, NO_CLASS] : named;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../api/events";
-import { ingress } from "../test/fixtures";
+import { backend, ingress, snapshot } from "../test/fixtures";
 import { BULK_CHANGE_ROWS, HIGHLIGHT_MS, applyEvents, ingressReducer, initialIngressState, knownNamespaces, type IngressState } from "./ingressStore";
 
 const T0 = 1_700_000_000_000;
@@ -14,7 +14,7 @@ const api = ingress({ name: "api", namespace: "shop" });
 const admin = ingress({ name: "admin", namespace: "ops" });
 
 function snapshotted(): IngressState {
-  return apply(initialIngressState, T0, { type: "snapshot", data: { items: [web, api], errors: [] } });
+  return apply(initialIngressState, T0, { type: "snapshot", data: snapshot([web, api]) });
 }
 
 describe("event reducer", () => {
@@ -112,7 +112,7 @@ describe("event reducer", () => {
     let state = apply(snapshotted(), T0 + 1, { type: "error", data: { namespace: "ops", code: "forbidden", message: "403" } });
     state = apply(state, T0 + 2, {
       type: "snapshot",
-      data: { items: [web], errors: [{ namespace: "kube-system", code: "forbidden", message: "403" }] },
+      data: snapshot([web], { errors: [{ namespace: "kube-system", code: "forbidden", message: "403" }] }),
     });
     expect([...state.errors.keys()]).toEqual(["kube-system"]);
   });
@@ -122,7 +122,7 @@ describe("event reducer", () => {
     state = apply(state, T0 + 1, { type: "resync", data: { reason: "replay buffer overrun" } });
     expect(state.lastResync).toEqual({ reason: "replay buffer overrun", at: T0 + 1 });
     const changedWeb = { ...web, resourceVersion: "9" };
-    state = apply(state, T0 + 2, { type: "snapshot", data: { items: [changedWeb, admin], errors: [] } });
+    state = apply(state, T0 + 2, { type: "snapshot", data: snapshot([changedWeb, admin]) });
     expect([...state.items.keys()]).toEqual([web.uid, admin.uid]);
     expect(state.changes.get(web.uid)?.kind).toBe("modified");
     expect(state.changes.get(admin.uid)?.kind).toBe("added");
@@ -130,8 +130,8 @@ describe("event reducer", () => {
   });
 
   it("a snapshot onto an empty page (still loading) highlights nothing", () => {
-    let state = apply(initialIngressState, T0, { type: "snapshot", data: { items: [], errors: [] } });
-    state = apply(state, T0 + 1, { type: "snapshot", data: { items: [web, api], errors: [] } });
+    let state = apply(initialIngressState, T0, { type: "snapshot", data: snapshot([]) });
+    state = apply(state, T0 + 1, { type: "snapshot", data: snapshot([web, api]) });
     expect(state.items.size).toBe(2);
     expect(state.changes.size).toBe(0);
   });
@@ -139,7 +139,7 @@ describe("event reducer", () => {
   it("after a rescope the next snapshot is a first one again (no highlights)", () => {
     let state = ingressReducer(snapshotted(), { type: "rescope" });
     expect(state.hasSnapshot).toBe(false);
-    state = apply(state, T0 + 1, { type: "snapshot", data: { items: [admin], errors: [] } });
+    state = apply(state, T0 + 1, { type: "snapshot", data: snapshot([admin]) });
     expect([...state.items.keys()]).toEqual([admin.uid]);
     expect(state.changes.size).toBe(0);
   });
@@ -165,7 +165,7 @@ describe("event reducer", () => {
   // Timing belongs to bench/; this checks a big batch is applied completely in one state.
   it("applies a burst of 1,000 events onto 10,000 records", () => {
     const items = Array.from({ length: 10_000 }, (_, i) => ingress({ name: `ing-${i}`, namespace: `ns-${i % 50}` }));
-    let state = apply(initialIngressState, T0, { type: "snapshot", data: { items, errors: [] } });
+    let state = apply(initialIngressState, T0, { type: "snapshot", data: snapshot(items) });
     const burst: StreamEvent[] = items.slice(0, 1_000).map((r) => ({ type: "modified", data: { ...r, resourceVersion: "2" } }));
     state = applyEvents(state, burst, T0 + 1);
     expect(state.items.size).toBe(10_000);
@@ -179,5 +179,24 @@ describe("event reducer", () => {
   it("lists namespaces from the list endpoint, the records and the errors", () => {
     const state = apply(snapshotted(), T0, { type: "error", data: { namespace: "zeta", code: "forbidden", message: "" } });
     expect(knownNamespaces(state.items, state.errors, ["alpha", "shop"])).toEqual(["alpha", "shop", "zeta"]);
+  });
+
+  it("keeps the snapshot's notices and expiry warning days", () => {
+    const notice = { code: "gateway_api_not_installed", message: "Gateway API is not installed: HTTPRoutes are not shown." };
+    const state = apply(initialIngressState, T0, { type: "snapshot", data: snapshot([web], { notices: [notice], expiryWarningDays: 30 }) });
+    expect(state.notices).toEqual([notice]);
+    expect(state.expiryWarningDays).toBe(30);
+    // A later snapshot (the CRD was installed meanwhile) replaces them.
+    const later = apply(state, T0 + 1, { type: "snapshot", data: snapshot([web]) });
+    expect(later.notices).toEqual([]);
+    expect(later.expiryWarningDays).toBe(14);
+  });
+
+  it("a backend's status change arrives as modified with the same resourceVersion and replaces the record", () => {
+    const healthy = ingress({ name: "web", namespace: "shop", backends: [backend({ service: "web", namespace: "shop" })] });
+    let state = apply(initialIngressState, T0, { type: "snapshot", data: snapshot([healthy]) });
+    const broken = { ...healthy, backends: [backend({ service: "web", namespace: "shop", state: "no_ready_endpoints", readyEndpoints: 0 })] };
+    state = apply(state, T0 + 1, { type: "modified", data: broken });
+    expect(state.items.get(healthy.uid)?.backends[0]?.state).toBe("no_ready_endpoints");
   });
 });

@@ -2,7 +2,7 @@
 // keyed by uid. Batches keep a burst of events to one copy of the maps and one render.
 
 import type { StreamEvent } from "../api/events";
-import type { IngressRecord, NamespaceError } from "../api/wire";
+import type { IngressRecord, NamespaceError, Notice } from "../api/wire";
 
 /** How long a row stays highlighted after it was added or changed. */
 export const HIGHLIGHT_MS = 4_000;
@@ -35,6 +35,10 @@ export interface IngressState {
   /** False until the first snapshot of the current stream scope arrived. */
   hasSnapshot: boolean;
   lastResync: { reason: string; at: number } | null;
+  /** Notices about the installation from the last snapshot (e.g. the Gateway API is not installed). */
+  notices: readonly Notice[];
+  /** The server's `certificates.expiry_warning_days`, from the last snapshot; null before one. */
+  expiryWarningDays: number | null;
   /** Bumped on every change, a cheap dependency for memoised views. */
   revision: number;
 }
@@ -46,6 +50,8 @@ export const initialIngressState: IngressState = {
   deleted: new Map(),
   hasSnapshot: false,
   lastResync: null,
+  notices: [],
+  expiryWarningDays: null,
   revision: 0,
 };
 
@@ -101,6 +107,8 @@ export function applyEvents(state: IngressState, events: readonly StreamEvent[],
   const draft = new Draft(state);
   let hasSnapshot = state.hasSnapshot;
   let lastResync = state.lastResync;
+  let notices = state.notices;
+  let expiryWarningDays = state.expiryWarningDays;
 
   for (const event of events) {
     switch (event.type) {
@@ -129,6 +137,9 @@ export function applyEvents(state: IngressState, events: readonly StreamEvent[],
         }
         draft.items = next;
         draft.errors = new Map(event.data.errors.map((e) => [e.namespace, e]));
+        // Older servers send neither.
+        notices = event.data.notices ?? [];
+        expiryWarningDays = typeof event.data.expiryWarningDays === "number" ? event.data.expiryWarningDays : null;
         hasSnapshot = true;
         break;
       }
@@ -183,6 +194,8 @@ export function applyEvents(state: IngressState, events: readonly StreamEvent[],
     deleted: draft.deleted ?? state.deleted,
     hasSnapshot,
     lastResync,
+    notices,
+    expiryWarningDays,
     revision: state.revision + 1,
   };
   return expire(next, now);
