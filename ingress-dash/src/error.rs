@@ -28,6 +28,24 @@ pub enum Error {
     TooManyStreams,
     #[error("The dashboard already runs its maximum of {max} Kubernetes watchers; retry later.")]
     TooManyWatchers { max: usize, retry_after: Duration },
+    #[error("\"{0}\" is not a kind of object the dashboard shows: use ingresses or httproutes.")]
+    UnknownKind(String),
+    #[error("\"{0}\" is not a valid object name (a DNS-1123 subdomain).")]
+    InvalidObjectName(String),
+    #[error("type must be warning, normal or all, not \"{0}\".")]
+    InvalidEventType(String),
+    /// Also what a caller gets for a namespace it may not see (`/api/objects/...`).
+    #[error("{kind} {namespace}/{name} was not found.")]
+    ObjectNotFound {
+        kind: &'static str,
+        namespace: String,
+        name: String,
+    },
+    /// The API server refused one of the on-demand reads (`/api/objects/...`) with 403.
+    #[error(
+        "The service account may not {action} in {namespace}: grant it with a Role and RoleBinding in {namespace}."
+    )]
+    KubernetesForbidden { action: String, namespace: String },
     #[error(transparent)]
     Upstream(#[from] CallError),
 }
@@ -66,6 +84,11 @@ impl ResponseError for Error {
     fn status_code(&self) -> StatusCode {
         match self {
             Self::InvalidNamespace(_) | Self::TooManyNamespaces { .. } => StatusCode::BAD_REQUEST,
+            Self::UnknownKind(_) | Self::InvalidObjectName(_) | Self::InvalidEventType(_) => {
+                StatusCode::BAD_REQUEST
+            }
+            Self::ObjectNotFound { .. } => StatusCode::NOT_FOUND,
+            Self::KubernetesForbidden { .. } => StatusCode::FORBIDDEN,
             Self::NamespaceNotWatched(_) | Self::NamespaceNotFound(_) => StatusCode::NOT_FOUND,
             Self::NamespaceNotVisible(_) => StatusCode::FORBIDDEN,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -104,6 +127,11 @@ impl ApiError for Error {
             Self::RateLimited { .. } => "rate_limited",
             Self::TooManyStreams => "too_many_streams",
             Self::TooManyWatchers { .. } => "too_many_watchers",
+            Self::UnknownKind(_) => "invalid_kind",
+            Self::InvalidObjectName(_) => "invalid_name",
+            Self::InvalidEventType(_) => "invalid_parameter",
+            Self::ObjectNotFound { .. } => "not_found",
+            Self::KubernetesForbidden { .. } => "kubernetes_forbidden",
             Self::Upstream(error) => error.code(),
         }
     }

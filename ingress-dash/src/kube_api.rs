@@ -224,6 +224,30 @@ pub trait KubeApi: Send + Sync + 'static {
         namespace: Option<String>,
         resource_version: String,
     ) -> BoxFuture<'_, Result<WatchEvents, KubeError>>;
+
+    /// The client for the on-demand object reads of `kube_objects.rs`; test doubles that serve
+    /// none answer `NotConfigured`.
+    fn kube_client(&self) -> Result<kube::Client, KubeError> {
+        Err(KubeError::NotConfigured(message_cause(
+            "this Kubernetes API serves no object reads",
+        )))
+    }
+
+    /// How long one call may take (`kubernetes.request_timeout`).
+    fn request_timeout(&self) -> Duration {
+        Duration::from_secs(10)
+    }
+
+    /// Page size of the watchers' lists (`kubernetes.page_size`), for the kinds of
+    /// `kube_kinds.rs`.
+    fn page_size(&self) -> u32 {
+        500
+    }
+
+    /// Server-side time-out of each watch (`kubernetes.watch_timeout`).
+    fn watch_timeout(&self) -> Duration {
+        Duration::from_secs(290)
+    }
 }
 
 /// The real API through kube. Without a usable configuration every call answers
@@ -301,6 +325,22 @@ impl KubeClient {
 }
 
 impl KubeApi for KubeClient {
+    fn kube_client(&self) -> Result<kube::Client, KubeError> {
+        self.client_or_error()
+    }
+
+    fn request_timeout(&self) -> Duration {
+        self.request_timeout
+    }
+
+    fn page_size(&self) -> u32 {
+        self.page_size
+    }
+
+    fn watch_timeout(&self) -> Duration {
+        self.watch_timeout
+    }
+
     fn list_namespaces(&self, limit: Option<u32>) -> BoxFuture<'_, Result<Vec<String>, KubeError>> {
         async move {
             let api: Api<Namespace> = Api::all(self.client_or_error()?);

@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::namespaces::{NamespaceList, Selection};
 use crate::state::AppState;
 use crate::stream::{self, StreamOptions};
-use crate::{health, rate_limit, static_files};
+use crate::{health, objects, rate_limit, static_files};
 
 #[cfg(test)]
 mod wire_types;
@@ -28,7 +28,15 @@ pub fn configure(config: &mut web::ServiceConfig, static_dir: Option<std::path::
                 .wrap(Compress::default())
                 .route("/namespaces", web::get().to(namespaces))
                 .route("/ingresses", web::get().to(ingresses))
-                .route("/ingresses/stream", web::get().to(ingress_stream)),
+                .route("/ingresses/stream", web::get().to(ingress_stream))
+                .route(
+                    "/objects/{kind}/{namespace}/{name}/events",
+                    web::get().to(objects::events),
+                )
+                .route(
+                    "/objects/{kind}/{namespace}/{name}/yaml",
+                    web::get().to(objects::object_yaml),
+                ),
         );
     static_files::configure(config, static_dir);
 }

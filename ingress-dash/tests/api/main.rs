@@ -6,6 +6,7 @@ mod app;
 mod client_address;
 mod faults;
 mod health;
+mod objects;
 mod properties;
 mod security_headers;
 mod shutdown;

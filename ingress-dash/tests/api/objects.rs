@@ -1,0 +1,423 @@
+//! One object on demand (issue 20 section 2): `GET /api/objects/{kind}/{namespace}/{name}/events`
+//! and `.../yaml` against kube-test-server's sample situations, with the access rules, the
+//! retry policy and the breaker.
+
+use std::time::Duration;
+
+use kube_test_server::{Crd, Kind, KubeTestServer, Options, sample};
+use serde_json::{Value, json};
+use yaml_rust2::{Yaml, YamlLoader};
+
+use crate::app::{TestApp, spawn_app_server, spawn_app_with};
+
+/// `app-00001` (team-001) has Warning events `NoReadyEndpoints` (last seen 40 s ago, 42 times)
+/// and `UpstreamUnhealthy` (95 s ago) and a Normal `Sync` (2 h ago).
+const BROKEN: &str = "/api/objects/ingresses/team-001/app-00001";
+
+/// kube-test-server with `make run`'s sample situations (30 ingresses over 3 namespaces).
+fn sample_cluster() -> KubeTestServer {
+    let kube = KubeTestServer::start(Options::default()).expect("kube-test-server starts");
+    sample::populate_everything(&kube.cluster, 30, 3).expect("sample data");
+    kube
+}
+
+async fn app_with(overrides: &str) -> TestApp {
+    spawn_app_with(sample_cluster(), "", overrides).await
+}
+
+fn reasons(body: &Value) -> Vec<&str> {
+    body["events"]
+        .as_array()
+        .expect("an events array")
+        .iter()
+        .map(|event| event["reason"].as_str().unwrap())
+        .collect()
+}
+
+fn warning_about(kind: Kind, namespace: &str, name: &str, reason: &str, ago: u64) -> Value {
+    sample::event(
+        kind,
+        &json!({"metadata": {"name": name, "namespace": namespace}}),
+        "Warning",
+        reason,
+        &format!("{reason} happened"),
+        1,
+        Duration::from_secs(ago + 60),
+        Duration::from_secs(ago),
+        "test-controller",
+    )
+}
+
+#[tokio::test]
+async fn warning_events_of_the_object_newest_first_and_every_type_on_request() {
+    let app = app_with("").await;
+    // Same name, other kind; same kind, other name: neither is about the ingress.
+    app.kube.cluster.put(
+        Kind::Event,
+        warning_about(Kind::HttpRoute, "team-001", "app-00001", "RouteOnly", 1),
+    );
+    app.kube.cluster.put(
+        Kind::Event,
+        warning_about(Kind::Ingress, "team-001", "app-00004", "OtherIngress", 1),
+    );
+
+    let response = app.get(&format!("{BROKEN}/events")).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(reasons(&body), ["NoReadyEndpoints", "UpstreamUnhealthy"]);
+    let newest = &body["events"][0];
+    assert_eq!(newest["type"], "Warning");
+    assert_eq!(newest["count"], 42);
+    assert_eq!(newest["source"], "ingress-nginx-controller");
+    assert!(
+        newest["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Service \"team-001/app-00001\" has no ready endpoints")
+    );
+    for field in ["firstTimestamp", "lastTimestamp"] {
+        assert!(
+            newest[field].as_str().is_some_and(|t| t.ends_with('Z')),
+            "{field}"
+        );
+    }
+
+    let (status, all) = app.get_json(&format!("{BROKEN}/events?type=all")).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        reasons(&all),
+        ["NoReadyEndpoints", "UpstreamUnhealthy", "Sync"]
+    );
+    assert_eq!(all["events"][2]["type"], "Normal");
+
+    // An HTTPRoute's own events, by kind.
+    let (_, route) = app
+        .get_json("/api/objects/httproutes/team-001/app-00001/events")
+        .await;
+    // There is no such HTTPRoute: events are only told about objects that exist.
+    assert_eq!(route["error"]["code"], "not_found");
+
+    // No warnings: an empty list.
+    let (status, quiet) = app
+        .get_json("/api/objects/ingresses/team-000/app-00003/events")
+        .await;
+    assert_eq!((status, quiet), (200, json!({"events": []})));
+}
+
+#[tokio::test]
+async fn at_most_fifty_events_with_bounded_messages() {
+    let app = app_with("").await;
+    for i in 0..60u64 {
+        let mut event = warning_about(Kind::Ingress, "team-000", "app-00003", "Flapping", i);
+        event["metadata"]["name"] = json!(format!("app-00003.flap{i:02}"));
+        event["reason"] = json!(format!("Flap{i:02}"));
+        event["message"] = json!("x".repeat(10_000));
+        app.kube.cluster.put(Kind::Event, event);
+    }
+    let (status, body) = app
+        .get_json("/api/objects/ingresses/team-000/app-00003/events")
+        .await;
+    assert_eq!(status, 200);
+    let reasons = reasons(&body);
+    assert_eq!(reasons.len(), 50);
+    // Last seen i seconds ago: the newest is Flap00, the oldest kept Flap49.
+    assert_eq!((reasons[0], reasons[49]), ("Flap00", "Flap49"));
+    let message = body["events"][0]["message"].as_str().unwrap();
+    assert_eq!(message.chars().count(), 1_024);
+}
+
+#[tokio::test]
+async fn events_the_service_account_may_not_list_are_a_clear_403() {
+    let app = app_with("").await;
+    app.kube.cluster.forbid(Kind::Event, Some("team-001"));
+    let (status, body) = app.get_json(&format!("{BROKEN}/events")).await;
+    assert_eq!(status, 403);
+    assert_eq!(body["error"]["code"], "kubernetes_forbidden");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("The service account may not list events in team-001"),
+        "{message}"
+    );
+    // The YAML needs no events.
+    assert_eq!(app.get(&format!("{BROKEN}/yaml")).await.status(), 200);
+    // Forbidden objects say which verb and resource are missing.
+    app.kube.cluster.forbid(Kind::Ingress, Some("team-001"));
+    let (status, body) = app.get_json(&format!("{BROKEN}/yaml")).await;
+    assert_eq!(status, 403);
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("The service account may not get ingresses.networking.k8s.io in team-001"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn calls_are_retried_and_counted_by_the_shared_breaker() {
+    // The breaker opens at half of at least 10 calls failing within 30 s.
+    let app = app_with("  breaker_min_calls: 10\n  breaker_window: 30s\n").await;
+    // Two transient failures: the third attempt answers.
+    app.kube.cluster.faults.fail_next(2);
+    assert_eq!(app.get(&format!("{BROKEN}/events")).await.status(), 200);
+    // Failing for good: 503 after three attempts each, then the breaker opens and the
+    // dashboard answers without calling.
+    app.kube.cluster.faults.fail_next(1_000);
+    let mut codes = Vec::new();
+    for _ in 0..5 {
+        let response = app.get(&format!("{BROKEN}/yaml")).await;
+        let status = response.status().as_u16();
+        let retry_after = response.headers().get("retry-after").cloned();
+        let body: Value = response.json().await.unwrap();
+        codes.push((status, body["error"]["code"].as_str().unwrap().to_owned()));
+        if status == 503 && body["error"]["code"] == "circuit_open" {
+            assert!(retry_after.is_some());
+        }
+    }
+    assert_eq!(codes[0], (503, "kubernetes_error".to_owned()), "{codes:?}");
+    assert_eq!(
+        codes.last().unwrap(),
+        &(503, "circuit_open".to_owned()),
+        "{codes:?}"
+    );
+    let (status, body) = app.get_json(&format!("{BROKEN}/events")).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (503, Some("circuit_open"))
+    );
+    // The breaker is the one the watchers and the health endpoint share.
+    let (_, health) = app.get_json("/api/health").await;
+    assert_eq!(
+        health["checks"]["kubernetes"]["circuitBreaker"], "open",
+        "{health}"
+    );
+}
+
+fn parse_yaml(text: &str) -> Yaml {
+    YamlLoader::load_from_str(text)
+        .expect("valid YAML")
+        .into_iter()
+        .next()
+        .expect("one document")
+}
+
+#[tokio::test]
+async fn yaml_of_the_live_object_without_managed_fields_and_with_redacted_annotations() {
+    let app = app_with("").await;
+    let snippet = "proxy_set_header Authorization \"Basic ZGV2OnMzY3IzdA==\";";
+    let applied = json!({
+        "apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
+        "metadata": {"name": "web", "namespace": "team-000", "annotations": {
+            "nginx.ingress.kubernetes.io/configuration-snippet": snippet}},
+    })
+    .to_string();
+    app.kube.cluster.put_ingress(json!({
+        "metadata": {
+            "name": "web", "namespace": "team-000",
+            "annotations": {
+                "nginx.ingress.kubernetes.io/configuration-snippet": snippet,
+                "kubectl.kubernetes.io/last-applied-configuration": applied,
+                "nginx.ingress.kubernetes.io/rewrite-target": "/",
+            },
+            "managedFields": [{"manager": "kubectl-client-side-apply", "operation": "Update",
+                "apiVersion": "networking.k8s.io/v1", "fieldsType": "FieldsV1",
+                "fieldsV1": {"f:metadata": {"f:annotations": {}}}}],
+        },
+        "spec": {"ingressClassName": "nginx", "rules": [{"host": "web.example.com", "http": {"paths": [
+            {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80}}}}]}}]},
+    }));
+    let response = app.get("/api/objects/ingresses/team-000/web/yaml").await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["content-type"],
+        "text/yaml; charset=utf-8"
+    );
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    let text = response.text().await.unwrap();
+    assert!(
+        !text.contains("managedFields") && !text.contains("fieldsV1"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("ZGV2OnMzY3IzdA"),
+        "the credential leaked:\n{text}"
+    );
+    let object = parse_yaml(&text);
+    assert_eq!(object["apiVersion"].as_str(), Some("networking.k8s.io/v1"));
+    assert_eq!(object["kind"].as_str(), Some("Ingress"));
+    assert_eq!(object["metadata"]["name"].as_str(), Some("web"));
+    let annotations = &object["metadata"]["annotations"];
+    assert_eq!(
+        annotations["nginx.ingress.kubernetes.io/configuration-snippet"].as_str(),
+        Some("<redacted>")
+    );
+    assert_eq!(
+        annotations["kubectl.kubernetes.io/last-applied-configuration"].as_str(),
+        Some("<redacted>")
+    );
+    assert_eq!(
+        annotations["nginx.ingress.kubernetes.io/rewrite-target"].as_str(),
+        Some("/")
+    );
+    assert_eq!(
+        object["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]["port"]["number"]
+            .as_i64(),
+        Some(80)
+    );
+
+    // An HTTPRoute, with its status.
+    let response = app
+        .get("/api/objects/httproutes/team-000/checkout/yaml")
+        .await;
+    assert_eq!(response.status(), 200);
+    let route = parse_yaml(&response.text().await.unwrap());
+    assert_eq!(route["kind"].as_str(), Some("HTTPRoute"));
+    assert_eq!(
+        route["apiVersion"].as_str(),
+        Some("gateway.networking.k8s.io/v1")
+    );
+    let conditions = route["status"]["parents"][0]["conditions"]
+        .as_vec()
+        .unwrap();
+    assert!(
+        conditions
+            .iter()
+            .any(|c| c["reason"].as_str() == Some("BackendNotFound"))
+    );
+}
+
+/// The test client (127.0.0.1) plays the sign-in proxy; `shop` sees team-000 only.
+const TEAM_000_ONLY: &str = "access:\n  mode: trusted_headers\n  namespaces_by_group:\n    shop: [\"team-000\"]\n    sre: [\"*\"]\n";
+
+async fn as_user(app: &TestApp, path: &str, groups: &str) -> (u16, Value, String) {
+    let response = app
+        .client
+        .get(format!("{}{path}", app.address))
+        .header("X-Auth-Request-User", "ann")
+        .header("X-Auth-Request-Groups", groups)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+    (status, body, text)
+}
+
+#[tokio::test]
+async fn a_namespace_the_caller_may_not_see_answers_as_a_missing_object() {
+    let app = spawn_app_server("  trusted_proxies: [127.0.0.0/8, \"::1\"]\n", TEAM_000_ONLY).await;
+    sample::populate_everything(&app.kube.cluster, 30, 3).expect("sample data");
+    // team-001/app-00001 exists but ann may not see team-001.
+    for suffix in ["events", "yaml"] {
+        let hidden = as_user(&app, &format!("{BROKEN}/{suffix}"), "shop").await;
+        let missing = as_user(
+            &app,
+            &format!("/api/objects/ingresses/team-000/no-such-ingress/{suffix}"),
+            "shop",
+        )
+        .await;
+        assert_eq!(hidden.0, 404, "{suffix}");
+        assert_eq!(missing.0, 404, "{suffix}");
+        assert_eq!(hidden.1["error"]["code"], missing.1["error"]["code"]);
+        assert_eq!(
+            hidden.1["error"]["message"],
+            "Ingress team-001/app-00001 was not found."
+        );
+        assert_eq!(
+            missing.1["error"]["message"],
+            "Ingress team-000/no-such-ingress was not found."
+        );
+        // Its own namespace and a group that sees everything work.
+        assert_eq!(
+            as_user(
+                &app,
+                &format!("/api/objects/ingresses/team-000/app-00000/{suffix}"),
+                "shop"
+            )
+            .await
+            .0,
+            200
+        );
+        assert_eq!(
+            as_user(&app, &format!("{BROKEN}/{suffix}"), "sre").await.0,
+            200
+        );
+    }
+    // Without an identity: 401 as everywhere.
+    assert_eq!(app.get(&format!("{BROKEN}/yaml")).await.status(), 401);
+}
+
+#[tokio::test]
+async fn bad_kinds_names_and_types_are_400_and_missing_objects_404() {
+    let app = app_with("").await;
+    let requests_before = app.kube.cluster.list_requests();
+    for (path, code) in [
+        (
+            "/api/objects/pods/team-001/app-00001/events",
+            "invalid_kind",
+        ),
+        (
+            "/api/objects/secrets/team-001/app-00001-tls/yaml",
+            "invalid_kind",
+        ),
+        (
+            "/api/objects/ingresses/Team-001/app-00001/yaml",
+            "invalid_namespace",
+        ),
+        (
+            "/api/objects/ingresses/team-001/App_00001/yaml",
+            "invalid_name",
+        ),
+        (
+            "/api/objects/ingresses/team-001/app..1/events",
+            "invalid_name",
+        ),
+        (
+            "/api/objects/ingresses/team-001/app-00001%2Cx%3Dy/events",
+            "invalid_name",
+        ),
+        (
+            "/api/objects/ingresses/team-001/app-00001/events?type=error",
+            "invalid_parameter",
+        ),
+    ] {
+        let (status, body) = app.get_json(path).await;
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (400, Some(code)),
+            "{path}: {body}"
+        );
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.ends_with('.'))
+        );
+    }
+    assert_eq!(app.kube.cluster.list_requests(), requests_before);
+    let (_, body) = app.get_json("/api/objects/pods/team-001/x/yaml").await;
+    assert_eq!(
+        body["error"]["message"],
+        "\"pods\" is not a kind of object the dashboard shows: use ingresses or httproutes."
+    );
+    for path in [
+        "/api/objects/ingresses/team-001/gone/yaml",
+        "/api/objects/ingresses/team-001/gone/events",
+        "/api/objects/ingresses/no-such-namespace/app-00001/yaml",
+        "/api/objects/httproutes/team-000/gone/yaml",
+    ] {
+        let (status, body) = app.get_json(path).await;
+        assert_eq!(
+            (status, body["error"]["code"].as_str()),
+            (404, Some("not_found")),
+            "{path}"
+        );
+    }
+    // Without the Gateway API, an HTTPRoute is not found either.
+    app.kube.cluster.set_crd_installed(Crd::GatewayApi, false);
+    let (status, _) = app
+        .get_json("/api/objects/httproutes/team-000/storefront/yaml")
+        .await;
+    assert_eq!(status, 404);
+}
