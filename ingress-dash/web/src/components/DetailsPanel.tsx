@@ -2,6 +2,9 @@ import { useState } from "react";
 import type { IngressRecord } from "../api/wire";
 import { describeBackend, formatAge, formatClock } from "../state/describe";
 import { BackendsSection, CertificatesSection, RouteSections } from "./StatusSections";
+import { kindPath } from "../api/objects";
+import { ObjectEvents } from "./ObjectEvents";
+import { ObjectYaml } from "./ObjectYaml";
 
 interface Props {
   record: IngressRecord;
@@ -22,6 +25,7 @@ export function DetailsPanel({ record, deletedAt, now, warningDays, onClose }: P
   const urls = new Map(record.links.map((l) => [l.host, l.url]));
   const labels = Object.entries(record.labels).sort(([a], [b]) => a.localeCompare(b));
   const annotations = Object.entries(record.annotations).sort(([a], [b]) => a.localeCompare(b));
+  const target = { kind: kindPath(record.kind), namespace: record.namespace, name: record.name };
 
   return (
     <aside className="details" aria-label={`${record.kind} ${record.namespace}/${record.name}`} data-testid="details" data-kind={record.kind}>
@@ -70,6 +74,8 @@ export function DetailsPanel({ record, deletedAt, now, warningDays, onClose }: P
           <dt>UID</dt>
           <dd className="mono">{record.uid}</dd>
         </dl>
+
+        <ObjectEvents target={target} now={now} deleted={deletedAt !== null} />
 
         {isRoute && <RouteSections record={record} />}
 
@@ -158,6 +164,8 @@ export function DetailsPanel({ record, deletedAt, now, warningDays, onClose }: P
             </dl>
           )}
         </section>
+
+        <ObjectYaml target={target} deleted={deletedAt !== null} />
       </div>
     </aside>
   );
