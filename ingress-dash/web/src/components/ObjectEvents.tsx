@@ -82,8 +82,10 @@ export function ObjectEvents({ target, now, deleted = false }: Props) {
                 <td className="event-message" title={event.source ? `Reported by ${event.source}` : undefined}>
                   {event.message}
                 </td>
-                <td className="num">{event.count}</td>
-                <td title={event.lastTimestamp ?? undefined}>{event.lastTimestamp ? formatAge(event.lastTimestamp, now) : "?"}</td>
+                <td className="num" title={`${event.count} occurrences`}>
+                  {event.count}
+                </td>
+                <td className="event-age" title={event.lastTimestamp ?? undefined}>{event.lastTimestamp ? formatAge(event.lastTimestamp, now) : "?"}</td>
               </tr>
             ))}
           </tbody>
