@@ -85,10 +85,6 @@ pub enum Error {
     Forbidden(String),
     /// The cluster refused a management call with a 4xx (an index that already exists, a
     /// missing one, a setting it does not accept): the same status, the cluster's reason.
-    #[allow(
-        dead_code,
-        reason = "used by the management routes being added (issue 19)"
-    )]
     #[error("{message}")]
     RejectedByCluster { status: StatusCode, message: String },
 }

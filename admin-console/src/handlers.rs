@@ -45,8 +45,9 @@ pub struct NodeList {
     pub nodes: Vec<Node>,
 }
 
-/// Cluster data changes all the time: never cached by the browser.
-fn fresh<T: Serialize>(body: &T) -> HttpResponse {
+/// Cluster data changes all the time: never cached by the browser (also the management
+/// routes' answer).
+pub(crate) fn fresh<T: Serialize>(body: &T) -> HttpResponse {
     HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(body)

@@ -67,10 +67,6 @@ impl Cluster {
             .await
     }
 
-    #[allow(
-        dead_code,
-        reason = "used by the management routes being added (issue 19)"
-    )]
     /// Forgets the cached index list, after a call that changed it (create, delete, close…).
     pub fn indices_changed(&self) {
         self.indices.forget(&());

@@ -26,10 +26,6 @@ pub trait ClusterApi: Send + Sync {
         path: &str,
         body: &Value,
     ) -> impl Future<Output = Result<Value, Error>> + Send;
-    #[allow(
-        dead_code,
-        reason = "used by the management routes being added (issue 19)"
-    )]
     /// A management call: any method, an optional JSON body. A 4xx from the cluster becomes
     /// [`Error::RejectedByCluster`] with the same status and the cluster's reason (the caller
     /// asked for something the cluster refuses); 5xx and transport failures as for `get_json`.

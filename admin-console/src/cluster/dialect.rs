@@ -22,10 +22,6 @@ pub struct Dialect {
     pub major: u32,
 }
 
-#[allow(
-    dead_code,
-    reason = "used by the management routes being added (issue 19)"
-)]
 impl Dialect {
     /// From the root document (`GET /`): OpenSearch says `version.distribution: "opensearch"`;
     /// anything else is Elasticsearch. A version that cannot be read counts as the newest
@@ -60,26 +56,6 @@ impl Dialect {
             "cluster_manager"
         } else {
             "master"
-        }
-    }
-
-    /// The query parameter that bounds the wait for the elected manager
-    /// (`cluster_manager_timeout` on OpenSearch 2+, `master_timeout` elsewhere).
-    pub fn manager_timeout_param(self) -> &'static str {
-        if self.is_opensearch() && self.major >= 2 {
-            "cluster_manager_timeout"
-        } else {
-            "master_timeout"
-        }
-    }
-
-    /// The security plugin's API root: `_plugins/_security` on OpenSearch, `_security` on
-    /// Elasticsearch.
-    pub fn security_root(self) -> &'static str {
-        if self.is_opensearch() {
-            "_plugins/_security"
-        } else {
-            "_security"
         }
     }
 }
@@ -124,11 +100,5 @@ mod tests {
             assert_eq!(dialect.major, major, "{root}");
             assert_eq!(dialect.manager_word(), manager, "{root}");
         }
-        let opensearch = Dialect::from_root(&json!({"version": {"distribution": "opensearch"}}));
-        assert_eq!(opensearch.security_root(), "_plugins/_security");
-        assert_eq!(
-            opensearch.manager_timeout_param(),
-            "cluster_manager_timeout"
-        );
     }
 }

@@ -5,7 +5,6 @@
 //! which `_cat/aliases` only marks with `*`); `POST /aliases` applies a batch of adds and
 //! removes as one `POST /_aliases`, which the cluster applies atomically: all or nothing.
 
-use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 use reqwest::Method;
 use serde::{Deserialize, Serialize};
@@ -13,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
-use crate::handlers::AppState;
+use crate::handlers::{AppState, fresh};
 use crate::manage::indices::detail::IndexAlias;
 use crate::manage::indices::names::{NameKind, check_name};
 
@@ -77,11 +76,9 @@ async fn list(state: State, id: web::Path<String>) -> Result<HttpResponse, Error
         .api()
         .call(Method::GET, "_alias?expand_wildcards=all", None)
         .await?;
-    Ok(HttpResponse::Ok()
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(AliasList {
-            aliases: alias_rows(&answer)?,
-        }))
+    Ok(fresh(&AliasList {
+        aliases: alias_rows(&answer)?,
+    }))
 }
 
 /// Adds `alias` to `index`.
@@ -226,12 +223,10 @@ async fn apply(
         .api()
         .call(Method::POST, "_aliases", Some(&body))
         .await?;
-    Ok(HttpResponse::Ok()
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(AliasesApplied {
-            acknowledged: answer["acknowledged"].as_bool().unwrap_or(false),
-            applied,
-        }))
+    Ok(fresh(&AliasesApplied {
+        acknowledged: answer["acknowledged"].as_bool().unwrap_or(false),
+        applied,
+    }))
 }
 
 /// The wire types of this capability, for `web/src/api/wire.ts`.

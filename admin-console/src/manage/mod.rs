@@ -7,6 +7,7 @@
 pub(crate) mod aliases;
 pub(crate) mod indices;
 pub(crate) mod nodes;
+pub(crate) mod segment;
 pub(crate) mod settings;
 pub(crate) mod shards;
 pub(crate) mod snapshots;

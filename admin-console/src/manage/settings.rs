@@ -8,14 +8,14 @@
 //! "transient": {k: v}, "defaults": {k: v}}`; `PUT _cluster/settings` with `{"<scope>": {"<key>":
 //! <value>}}` sets one, `null` resets it to its default.
 
-use actix_web::{HttpResponse, http::header, web};
+use actix_web::{HttpResponse, web};
 use reqwest::Method;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
-use crate::handlers::AppState;
+use crate::handlers::{AppState, fresh};
 
 /// This capability's routes, added to the cluster scope (paths relative to it).
 pub(crate) fn routes(config: &mut web::ServiceConfig) {
@@ -200,12 +200,6 @@ pub(crate) async fn put_setting(
         )
         .await?;
     read_settings(cluster, false).await
-}
-
-fn fresh<T: Serialize>(body: &T) -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(body)
 }
 
 type State = web::Data<AppState>;

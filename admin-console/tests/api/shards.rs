@@ -359,7 +359,7 @@ async fn bad_input_is_refused_before_any_cluster_call_and_refusals_pass_through(
         (
             json!({"index": "bad-*", "shard": 0, "fromNode": primary, "toNode": replica}),
             "bad_request",
-            "not a wildcard pattern",
+            "The index name \"bad-*\" contains \"*\"",
         ),
         (
             json!({"index": "bad-0000", "shard": 0, "fromNode": "_local", "toNode": replica}),

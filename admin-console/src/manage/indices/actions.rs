@@ -6,9 +6,10 @@ use reqwest::Method;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::names::{NameKind, check_name, segment};
+use super::names::{NameKind, check_name};
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
+use crate::manage::segment::segment;
 
 /// The most indices one request may name.
 pub(crate) const MAX_INDICES: usize = 1000;

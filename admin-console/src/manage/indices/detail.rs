@@ -4,10 +4,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::names::segment;
 use crate::cluster::client::ClusterApi;
 use crate::cluster::views::Health;
 use crate::error::Error;
+use crate::manage::segment::segment;
 
 /// The dynamic index settings (Elasticsearch 8 and OpenSearch 2 "index settings", dynamic
 /// ones): exact keys, and prefixes ending in `.` whose every key is dynamic. Everything else is

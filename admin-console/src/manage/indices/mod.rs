@@ -8,7 +8,6 @@ pub(crate) mod create;
 pub(crate) mod detail;
 pub(crate) mod names;
 
-use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 use reqwest::Method;
 use serde::{Deserialize, Serialize};
@@ -16,10 +15,11 @@ use serde::{Deserialize, Serialize};
 use self::actions::{ActionAnswer, ActionRequest, IndexAction};
 use self::create::{CreateIndex, Created};
 use self::detail::PutSettings;
-use self::names::{NameKind, check_name, segment};
+use self::names::{NameKind, check_name};
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
-use crate::handlers::AppState;
+use crate::handlers::{AppState, fresh};
+use crate::manage::segment::segment;
 
 type State = web::Data<AppState>;
 
@@ -31,12 +31,6 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         .route("/indices/{index}", web::get().to(index_detail))
         .route("/indices/{index}", web::delete().to(delete_index))
         .route("/indices/{index}/settings", web::put().to(put_settings));
-}
-
-fn fresh<T: Serialize>(body: &T) -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(body)
 }
 
 async fn create_index(

@@ -1,13 +1,11 @@
 //! Index and alias names from the browser, checked by the documented rules before any of them
-//! reaches a cluster path, and percent-encoded as one path segment.
+//! reaches a cluster path (`manage::segment` then encodes them as one path segment).
 //!
 //! The rules (Elasticsearch 8 "Create index API", OpenSearch 2 "Create index"): lowercase
 //! (indices only; aliases may have capitals), none of `\ / * ? " < > | , #`, no space, no `:`
 //! (refused since 7.0), not starting with `-`, `_` or `+`, not `.` or `..`, at most 255 bytes.
 //! OpenSearch also refuses `+` anywhere in a new index's name. The same rules keep out every
 //! multi-index expression (`*`, `a,b`, `_all`) and every path trick (`/`, `..`, `?`, `#`).
-
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
 use crate::cluster::dialect::Dialect;
 use crate::error::Error;
@@ -90,14 +88,6 @@ pub(crate) fn check_new_index_name(name: &str, dialect: Dialect) -> Result<(), E
     Ok(())
 }
 
-/// Everything but letters, digits, `-`, `.` and `_` is percent-encoded.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_');
-
-/// A checked name as one percent-encoded path segment.
-pub(crate) fn segment(name: &str) -> String {
-    utf8_percent_encode(name, SEGMENT).to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -160,11 +150,5 @@ mod tests {
         let elasticsearch = Dialect::from_root(&json!({"version": {"number": "8.15.0"}}));
         assert!(check_new_index_name("a+b", opensearch).is_err());
         check_new_index_name("a+b", elasticsearch).unwrap();
-    }
-
-    #[test]
-    fn segments_are_encoded() {
-        assert_eq!(segment("logs-2026.11_a"), "logs-2026.11_a");
-        assert_eq!(segment("x+y%é"), "x%2By%25%C3%A9");
     }
 }

@@ -4,13 +4,12 @@
 
 pub(crate) mod detail;
 
-use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 
 use self::detail::{NodeDetail, stats_path};
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
-use crate::handlers::AppState;
+use crate::handlers::{AppState, fresh};
 use crate::manage::shards::{grid, names};
 
 type State = web::Data<AppState>;
@@ -35,9 +34,7 @@ async fn node_detail(
         grid::fetch(cluster.api(), dialect),
     );
     let detail = NodeDetail::build(&node, &stats?, &grid?, dialect)?;
-    Ok(HttpResponse::Ok()
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(detail))
+    Ok(fresh(&detail))
 }
 
 /// The wire types of this capability, for `web/src/api/wire.ts`.

@@ -372,8 +372,8 @@ mod tests {
         .unwrap();
         assert_eq!(with_node.body()["current_node"], "n1");
         for (bad, message) in [
-            (params("", "0", "true"), "index is required"),
-            (params("logs-*", "0", "true"), "wildcard"),
+            (params("", "0", "true"), "The index name is empty"),
+            (params("logs-*", "0", "true"), "contains \"*\""),
             (params("logs", "-1", "true"), "shard must be a whole number"),
             (params("logs", "x", "true"), "shard must be a whole number"),
             (params("logs", "0", "yes"), "primary must be true or false"),

@@ -8,7 +8,6 @@ pub(crate) mod grid;
 pub(crate) mod names;
 pub(crate) mod words;
 
-use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 use reqwest::Method;
 use serde::{Deserialize, Serialize};
@@ -18,7 +17,7 @@ use self::explain::{EXPLAIN_PATH, ExplainParams, ExplainRequest, ShardExplanatio
 use crate::cluster::client::ClusterApi;
 use crate::cluster::dialect::Dialect;
 use crate::error::Error;
-use crate::handlers::AppState;
+use crate::handlers::{AppState, fresh};
 
 type State = web::Data<AppState>;
 
@@ -29,12 +28,6 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         .route("/shards/explain", web::get().to(explain_shard))
         .route("/shards/move", web::post().to(move_shard))
         .route("/shards/retry", web::post().to(retry_failed));
-}
-
-fn fresh<T: Serialize>(body: &T) -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(body)
 }
 
 /// `GET /shards`: the grid, from one routing-table read.

@@ -2,40 +2,12 @@
 //! list or `_all`) and one node id (never a node selector such as `_local` or `*`).
 
 use crate::error::Error;
+use crate::manage::indices::names::{NameKind, check_name};
 
-/// An index name as it may exist: the documented forbidden characters, wildcards and lists
-/// refused; system (dot) indices allowed.
+/// One existing index: the index name rules of `manage::indices::names` (which keep out
+/// wildcards, lists, `_all` and path tricks); system (dot) indices allowed.
 pub(crate) fn index(name: &str) -> Result<String, Error> {
-    let bad = |why: &str| Err(Error::BadRequest(format!("index {why}.")));
-    if name.is_empty() {
-        return bad("is required (one index name)");
-    }
-    if name.len() > 255 {
-        return bad("must be at most 255 bytes long");
-    }
-    if name.contains(['*', '?']) {
-        return bad(&format!(
-            "must be one index name, not a wildcard pattern (\"{name}\")"
-        ));
-    }
-    if name.contains(',') {
-        return bad(&format!("must be one index name, not a list (\"{name}\")"));
-    }
-    if let Some(c) = name.chars().find(|c| {
-        matches!(c, '\\' | '/' | '"' | '<' | '>' | '|' | '#' | ':')
-            || c.is_whitespace()
-            || c.is_control()
-    }) {
-        return bad(&format!(
-            "must not contain {c:?} (\"{}\")",
-            name.escape_debug()
-        ));
-    }
-    if name == "." || name == ".." || name.starts_with(['_', '-', '+']) {
-        return bad(&format!(
-            "must not be . or .. or start with _, - or + (\"{name}\")"
-        ));
-    }
+    check_name(name, NameKind::Index)?;
     Ok(name.to_owned())
 }
 
@@ -70,13 +42,13 @@ mod tests {
             assert_eq!(index(good).unwrap(), good);
         }
         for (bad, why) in [
-            ("", "required"),
-            ("logs-*", "wildcard"),
-            ("a,b", "list"),
-            ("_all", "start with _"),
-            ("..", "must not be ."),
-            ("a/b", "must not contain '/'"),
-            ("a b", "must not contain ' '"),
+            ("", "is empty"),
+            ("logs-*", "contains \"*\""),
+            ("a,b", "contains \",\""),
+            ("_all", "must not start with"),
+            ("..", "is not a name"),
+            ("a/b", "contains \"/\""),
+            ("a b", "contains a space"),
         ] {
             let error = index(bad).unwrap_err().to_string();
             assert!(error.contains(why), "{bad}: {error}");

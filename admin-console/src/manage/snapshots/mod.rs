@@ -10,7 +10,7 @@ mod names;
 mod repositories;
 mod requests;
 
-use actix_web::{HttpResponse, http::header, web};
+use actix_web::{HttpResponse, web};
 use reqwest::Method;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
-use crate::handlers::AppState;
+use crate::handlers::{AppState, fresh};
 use listing::{SnapshotDetail, snapshots_of};
 use names::{Name, NameKind};
 use repositories::{RepositoryRegisterBody, RepositoryVerification, repositories_of};
@@ -118,13 +118,6 @@ impl Confirm {
             ))),
         }
     }
-}
-
-/// Cluster data changes all the time: never cached by the browser.
-fn fresh<T: serde::Serialize>(body: &T) -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(body)
 }
 
 /// A JSON body read here rather than by actix's extractor, so that a bad one gets the common

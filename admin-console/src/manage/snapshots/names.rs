@@ -1,9 +1,8 @@
 //! The names a caller gives (repositories, snapshots, index patterns) checked by the rules the
 //! cluster applies, before they reach a path or a body, and the path segments built from them.
 
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
-
 use crate::error::Error;
+use crate::manage::segment::segment;
 
 /// Characters neither a repository nor a snapshot name may hold: the cluster's invalid file
 /// name characters (`\ / * ? " < > |`, space, `,`) and `#`.
@@ -84,15 +83,8 @@ impl Name {
 
     /// The name percent-encoded as one path segment.
     pub(crate) fn segment(&self) -> String {
-        encode(&self.0)
+        segment(&self.0)
     }
-}
-
-/// Characters left as they are in a path segment (the rest is percent-encoded).
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.');
-
-pub(crate) fn encode(text: &str) -> String {
-    utf8_percent_encode(text, SEGMENT).to_string()
 }
 
 /// A name as shown in a message: at most 80 characters, control characters escaped.
@@ -213,7 +205,6 @@ mod tests {
     fn a_segment_cannot_leave_its_place_in_the_path() {
         let name = Name::parse(NameKind::Repository, "é%2F.x").unwrap();
         assert_eq!(name.segment(), "%C3%A9%252F.x");
-        assert_eq!(encode("a/b?c#d"), "a%2Fb%3Fc%23d");
     }
 
     #[test]

@@ -5,12 +5,12 @@
 
 mod model;
 
-use actix_web::{HttpResponse, http::header, web};
+use actix_web::{HttpResponse, web};
 use reqwest::Method;
 
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
-use crate::handlers::AppState;
+use crate::handlers::{AppState, fresh};
 pub(crate) use model::*;
 
 /// This capability's routes, added to the cluster scope (paths relative to it).
@@ -70,12 +70,6 @@ pub(crate) async fn cancel_task(
 }
 
 type State = web::Data<AppState>;
-
-fn fresh<T: serde::Serialize>(body: &T) -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(body)
-}
 
 async fn list(
     state: State,

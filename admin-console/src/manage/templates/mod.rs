@@ -7,15 +7,15 @@
 mod model;
 
 use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, http::header, web};
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use actix_web::{HttpResponse, web};
 use reqwest::Method;
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
-use crate::handlers::AppState;
+use crate::handlers::{AppState, fresh};
+use crate::manage::segment::segment;
 pub(crate) use model::*;
 
 /// This capability's routes, added to the cluster scope (paths relative to it).
@@ -49,25 +49,6 @@ pub(crate) const WIRE: &[test_support::wire_types::Declaration] = {
 };
 
 type State = web::Data<AppState>;
-
-fn fresh<T: serde::Serialize>(body: &T) -> HttpResponse {
-    HttpResponse::Ok()
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(body)
-}
-
-/// What may stay unencoded in a path segment; names are checked first, this is the second
-/// guard.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'_')
-    .remove(b'.')
-    .remove(b'@')
-    .remove(b'~');
-
-fn segment(name: &str) -> String {
-    utf8_percent_encode(name, SEGMENT).to_string()
-}
 
 /// The three lists, read concurrently. A list the cluster refuses (4xx: an old version without
 /// composable templates, a missing privilege) is reported in `errors` and the others are shown;
@@ -317,12 +298,5 @@ mod tests {
             list_templates(&silent).await,
             Err(Error::Upstream { .. })
         ));
-    }
-
-    #[test]
-    fn path_segments_keep_names_readable_and_encode_the_rest() {
-        assert_eq!(segment("logs@mappings-1.x_y~"), "logs@mappings-1.x_y~");
-        assert_eq!(segment("a/b?c#d%"), "a%2Fb%3Fc%23d%25");
-        assert_eq!(segment("é"), "%C3%A9");
     }
 }
