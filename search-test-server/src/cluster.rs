@@ -239,21 +239,55 @@ pub(crate) async fn state(shared: &Shared, call: &Call, segments: &[&str]) -> Re
         fields.insert("nodes".into(), nodes_json(nodes));
     }
     let routing = lock(&shared.routing);
+    let names = match resolve(&routing, segments.get(3).copied()) {
+        Ok(Some(names)) => names,
+        Ok(None) => routing.indices.keys().cloned().collect(),
+        Err(reply) => return reply,
+    };
     if fields.contains_key("routing_table") {
-        let names = match resolve(&routing, segments.get(3).copied()) {
-            Ok(Some(names)) => names,
-            Ok(None) => routing.indices.keys().cloned().collect(),
-            Err(reply) => return reply,
-        };
         fields.insert(
             "routing_table".into(),
             routing_table_json(&routing, &names, nodes),
         );
     }
+    if let Some(blocks) = fields.get_mut("blocks") {
+        add_closed_blocks(blocks, &routing, &names);
+    }
     if fields.contains_key("routing_nodes") {
         fields.insert("routing_nodes".into(), routing_nodes_json(&routing, nodes));
     }
     ok(&state)
+}
+
+/// The block id of a closed index, in Elasticsearch and OpenSearch alike.
+const INDEX_CLOSED_BLOCK: &str = "4";
+
+/// Adds the documented closed-index block (`blocks.indices.<index>."4"`, "index closed",
+/// read and write refused) for every closed index among `names`, beside the blocks osmem
+/// reports.
+fn add_closed_blocks(blocks: &mut Value, routing: &Routing, names: &[String]) {
+    let Some(blocks) = blocks.as_object_mut() else {
+        return;
+    };
+    for name in names {
+        if routing.indices.get(name).is_some_and(|meta| !meta.open) {
+            let indices = blocks
+                .entry("indices")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(indices) = indices.as_object_mut() {
+                let index = indices
+                    .entry(name.clone())
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Some(index) = index.as_object_mut() {
+                    index.insert(
+                        INDEX_CLOSED_BLOCK.into(),
+                        json!({"description": "index closed", "retryable": false,
+                            "levels": ["read", "write"]}),
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// The `nodes` section of the cluster state.

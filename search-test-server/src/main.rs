@@ -25,6 +25,9 @@ struct Args {
     /// The product played where the APIs differ: opensearch2 or elasticsearch8.
     #[arg(long, default_value = "opensearch2")]
     flavor: Flavor,
+    /// How long a shard move stays relocating before it starts on the target, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    relocation_ms: u64,
     /// Sample state: a long-running cancellable reindex task, two non-cancellable tasks, and
     /// an fs snapshot repository `backups`.
     #[arg(long)]
@@ -73,6 +76,7 @@ fn main() -> anyhow::Result<()> {
             osmem_url: args.osmem_url,
             nodes: args.nodes,
             flavor: args.flavor,
+            relocation: std::time::Duration::from_millis(args.relocation_ms),
             ..Options::default()
         },
         &args.host,

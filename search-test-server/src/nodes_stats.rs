@@ -4,8 +4,32 @@
 use serde_json::{Map, Value, json};
 
 use crate::nodes::{SimNode, select};
-use crate::wire::{Call, Reply, apply_filter_path, now_millis, ok};
+use crate::wire::{Call, Reply, apply_filter_path, es_error, now_millis, ok};
 use crate::{NodeUsage, Shared, lock};
+
+/// The metrics `_nodes/stats/<metric>` documents (Elasticsearch 8 and OpenSearch 2 both name
+/// the circuit breakers `breaker`, though the answer's section is `breakers`).
+const METRICS: &[&str] = &[
+    "_all",
+    "_none",
+    "indices",
+    "os",
+    "process",
+    "jvm",
+    "thread_pool",
+    "fs",
+    "transport",
+    "http",
+    "breaker",
+    "script",
+    "discovery",
+    "ingest",
+    "adaptive_selection",
+    "script_cache",
+    "indexing_pressure",
+    "repositories",
+    "allocations",
+];
 
 pub(crate) async fn handle(shared: &Shared, _call: &Call, segments: &[&str]) -> Reply {
     let (selector, metrics, index_metrics) = match segments {
@@ -17,6 +41,22 @@ pub(crate) async fn handle(shared: &Shared, _call: &Call, segments: &[&str]) -> 
         ["_nodes", node, "stats", metrics, index_metrics, ..] => (*node, *metrics, *index_metrics),
         _ => ("_all", "_all", "_all"),
     };
+    // As the clusters do: an unknown metric is a 400, not an empty answer.
+    if let Some(unknown) = metrics.split(',').find(|m| !METRICS.contains(m)) {
+        let hint = if unknown == "breakers" {
+            " -> did you mean [breaker]?"
+        } else {
+            ""
+        };
+        return es_error(
+            400,
+            "illegal_argument_exception",
+            &format!(
+                "request [/{}] contains unrecognized metric: [{unknown}]{hint}",
+                segments.join("/")
+            ),
+        );
+    }
     let wanted = |metric: &str| metrics == "_all" || metrics.split(',').any(|m| m == metric);
     // The shards each node holds, for its `indices` section.
     let mut held = vec![(0u64, 0u64, 0u64); shared.nodes.len()];
@@ -90,7 +130,8 @@ fn indices_stats(docs: u64, store: u64, shards: u64, index_metrics: &str) -> Val
     apply_filter_path(&all, index_metrics)
 }
 
-/// `process`, `thread_pool`, `transport`, `http` and `breakers`, as documented.
+/// `process`, `thread_pool`, `transport`, `http` and `breakers` (metric `breaker`), as
+/// documented.
 fn add_more_stats(
     fields: &mut Map<String, Value>,
     node: &SimNode,
@@ -152,7 +193,7 @@ fn add_more_stats(
             json!({"current_open": 4, "total_opened": 230}),
         );
     }
-    if wanted("breakers") {
+    if wanted("breaker") {
         let breaker = |limit: u64, estimated: u64, overhead: f64| {
             json!({"limit_size_in_bytes": limit, "limit_size": human(limit),
                 "estimated_size_in_bytes": estimated, "estimated_size": human(estimated),

@@ -64,6 +64,21 @@ async fn every_node_has_the_documented_sections() {
     let only = f.get("/_nodes/stats/thread_pool").await;
     let entry = &only["nodes"][&nodes[0].id];
     assert!(entry.get("thread_pool").is_some() && entry.get("jvm").is_none());
+    let breakers = f.get("/_nodes/stats/breaker").await;
+    let entry = &breakers["nodes"][&nodes[0].id];
+    assert!(entry["breakers"]["parent"]["limit_size_in_bytes"].is_u64());
+    assert!(entry.get("jvm").is_none());
+    // The answer's section name is not a metric: the clusters refuse it, and so does the front.
+    let (status, refused) = f.call("GET", "/_nodes/stats/breakers", None).await;
+    assert_eq!(status, 400, "{refused}");
+    assert_eq!(refused["error"]["type"], "illegal_argument_exception");
+    assert!(
+        refused["error"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("unrecognized metric: [breakers]"),
+        "{refused}"
+    );
     let one = f.get("/_nodes/node-2/stats/jvm").await;
     assert_eq!(one["nodes"].as_object().unwrap().len(), 1);
     assert!(one["nodes"][&nodes[1].id]["jvm"].is_object());

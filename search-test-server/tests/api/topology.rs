@@ -115,7 +115,26 @@ async fn copies_spread_over_nodes_and_every_view_agrees() {
     let closed = shards(&f, "orders").await;
     assert_eq!(closed.len(), 4);
     assert!(closed.iter().all(|row| row["state"] == "STARTED"));
+    // ...and carries the documented closed-index block; an open one carries none.
+    let state = f
+        .get("/_cluster/state/blocks?filter_path=blocks.indices")
+        .await;
+    assert_eq!(
+        state["blocks"]["indices"]["orders"]["4"],
+        json!({"description": "index closed", "retryable": false, "levels": ["read", "write"]})
+    );
+    assert!(state["blocks"]["indices"].get("wide").is_none(), "{state}");
+    let only_wide = f.get("/_cluster/state/blocks/wide").await;
+    assert!(
+        only_wide["blocks"]["indices"].get("orders").is_none(),
+        "{only_wide}"
+    );
     assert_eq!(f.call("POST", "/orders/_open", None).await.0, 200);
+    let reopened = f.get("/_cluster/state/blocks").await;
+    assert!(
+        reopened["blocks"]["indices"].get("orders").is_none(),
+        "{reopened}"
+    );
 
     // A replica count change is followed.
     let (status, _) = f
