@@ -421,3 +421,21 @@ async fn bad_kinds_names_and_types_are_400_and_missing_objects_404() {
         .await;
     assert_eq!(status, 404);
 }
+
+#[tokio::test]
+async fn the_reads_count_against_the_clients_rate_limit() {
+    let app = app_with("rate_limit:\n  burst: 3\n  per_second: 1\n").await;
+    let mut statuses = Vec::new();
+    for path in ["yaml", "events", "yaml", "events", "yaml", "events"] {
+        let response = app.get(&format!("{BROKEN}/{path}")).await;
+        let status = response.status().as_u16();
+        if status == 429 {
+            assert!(response.headers().contains_key("retry-after"));
+            let body: Value = response.json().await.unwrap();
+            assert_eq!(body["error"]["code"], "rate_limited");
+        }
+        statuses.push(status);
+    }
+    assert_eq!(statuses[0], 200, "{statuses:?}");
+    assert!(statuses.contains(&429), "{statuses:?}");
+}
