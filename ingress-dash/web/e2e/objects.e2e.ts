@@ -65,4 +65,24 @@ describe("events and YAML of the selected ingress", () => {
     await yamlSection.getByRole("button", { name: "Copy" }).waitFor();
     expect(browser.pageErrors).toEqual([]);
   });
+
+  it("an HTTPRoute's details read the route's events and YAML", async () => {
+    const { page } = browser;
+    await openDashboard(page, stack.url, "?namespaces=team-000");
+    const checkout = page.locator('[role="row"][data-key="httproute/team-000/checkout"]');
+    await checkout.locator(".cell-name").click();
+    const details = page.getByTestId("details");
+    await expect.poll(() => details.getAttribute("data-kind")).toBe("HTTPRoute");
+    // The sample has no events about the route.
+    await details.getByTestId("object-events").getByText("No warning events").waitFor();
+    const yamlSection = details.getByTestId("object-yaml");
+    await yamlSection.getByRole("button", { name: "Show YAML" }).click();
+    const yaml = yamlSection.locator("pre");
+    await expect.poll(() => yaml.textContent()).toContain("kind: HTTPRoute");
+    const text = (await yaml.textContent()) ?? "";
+    expect(text).toContain("apiVersion: gateway.networking.k8s.io/v1");
+    expect(text).toContain("reason: BackendNotFound");
+    await browser.screenshot("objects-httproute-yaml");
+    expect(browser.pageErrors).toEqual([]);
+  });
 });
