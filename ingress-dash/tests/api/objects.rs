@@ -439,3 +439,19 @@ async fn the_reads_count_against_the_clients_rate_limit() {
     assert_eq!(statuses[0], 200, "{statuses:?}");
     assert!(statuses.contains(&429), "{statuses:?}");
 }
+
+#[tokio::test]
+async fn a_namespace_scoped_install_answers_unwatched_namespaces_as_missing_objects() {
+    let app = spawn_app_with(sample_cluster(), "  namespaces: [team-000]\n", "").await;
+    let (status, body) = app.get_json(&format!("{BROKEN}/yaml")).await;
+    assert_eq!(
+        (status, body["error"]["message"].as_str()),
+        (404, Some("Ingress team-001/app-00001 was not found."))
+    );
+    let (status, _) = app.get_json(&format!("{BROKEN}/events")).await;
+    assert_eq!(status, 404);
+    let response = app
+        .get("/api/objects/ingresses/team-000/app-00000/yaml")
+        .await;
+    assert_eq!(response.status(), 200);
+}
