@@ -11,9 +11,11 @@ import { startSearchTestServers } from "./searchTestServer.mjs";
 let stack;
 let clusters;
 beforeAll(async () => {
+  // A move stays relocating for 5 s (the default is 1 s), longer than two of the grid's 2 s
+  // refreshes while something moves, so the relocating chips are seen even on a loaded machine.
   clusters = await startSearchTestServers([
-    { id: "shards-os", flavor: "opensearch2", nodes: 3 },
-    { id: "shards-es", flavor: "elasticsearch8", nodes: 3 },
+    { id: "shards-os", flavor: "opensearch2", nodes: 3, relocationMs: 5_000 },
+    { id: "shards-es", flavor: "elasticsearch8", nodes: 3, relocationMs: 5_000 },
   ]);
   for (const cluster of clusters.clusters) {
     for (const [name, replicas] of [
@@ -71,7 +73,7 @@ for (const [id, managerRole] of [
     const target = options[0];
     await screenshot(page, `shards-${id}-panel`);
 
-    // Record every relocating chip the page ever shows (the simulated move takes a second).
+    // Record every relocating chip the page ever shows (the simulated move takes 5 s).
     await page.evaluate(() => {
       window.__relocating = [];
       new MutationObserver(() => {

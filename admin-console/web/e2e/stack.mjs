@@ -43,7 +43,8 @@ async function waitFor(what, check, child) {
   }
 }
 
-function osmemBinary() {
+/** The osmem-server binary of the repository's .venv (or OSMEM_SERVER_BIN). */
+export function osmemBinary() {
   if (process.env.OSMEM_SERVER_BIN) return process.env.OSMEM_SERVER_BIN;
   const lib = join(REPO, ".venv/lib");
   for (const python of existsSync(lib) ? readdirSync(lib) : []) {
@@ -61,22 +62,26 @@ function adminConsoleBinary() {
   return path;
 }
 
-async function startOsmem(children) {
-  const child = spawn(osmemBinary(), ["-addr", "127.0.0.1:0", "-no-stdin-watch", "-no-ja", "-parent-pid", String(process.pid)], {
-    stdio: ["ignore", "pipe", "ignore"],
-  });
+/**
+ * Spawns `command` (stdin held by this process, so the servers that watch it exit with it) and
+ * answers the URL of the `{"url"}` JSON line it prints once listening.
+ */
+export async function startPrintingUrl(children, command, args) {
+  const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
   children.push(child);
-  const firstLine = await new Promise((ok, fail) => {
+  const line = await new Promise((ok, fail) => {
     const lines = createInterface({ input: child.stdout });
     lines.once("line", ok);
-    child.once("exit", (code) => fail(new Error(`osmem-server exited with ${code}`)));
+    child.once("exit", (code) => fail(new Error(`${command} exited with ${code}`)));
   });
-  const { url } = JSON.parse(firstLine);
-  await waitFor("osmem-server", async () => (await fetch(`${url}/_cluster/health`)).ok, child);
-  return url;
+  return JSON.parse(line).url;
 }
 
-function searchTestServerBinary() {
+/** Arguments for an osmem-server on a free loopback port that exits with this process. */
+export const OSMEM_ARGS = () => ["-addr", "127.0.0.1:0", "-no-stdin-watch", "-no-ja", "-parent-pid", String(process.pid)];
+
+/** The search-test-server binary built by `cargo build -p search-test-server` (or SEARCH_TEST_SERVER_BIN). */
+export function searchTestServerBinary() {
   const path = process.env.SEARCH_TEST_SERVER_BIN ?? join(REPO, "target/debug/search-test-server");
   if (!existsSync(path)) {
     throw new Error(`search-test-server binary not found at ${path}: build it (cargo build -p search-test-server) or set SEARCH_TEST_SERVER_BIN`);
@@ -84,20 +89,13 @@ function searchTestServerBinary() {
   return path;
 }
 
-/** search-test-server before osmem; it exits when its stdin (held by this process) closes. */
-async function startSearchTestServer(children, osmemUrl) {
-  const child = spawn(searchTestServerBinary(), ["--osmem-url", osmemUrl, "--nodes", "3", "--seed"], {
-    stdio: ["pipe", "pipe", "ignore"],
-  });
-  children.push(child);
-  const firstLine = await new Promise((ok, fail) => {
-    const lines = createInterface({ input: child.stdout });
-    lines.once("line", ok);
-    child.once("exit", (code) => fail(new Error(`search-test-server exited with ${code}`)));
-  });
-  const { url } = JSON.parse(firstLine);
-  await waitFor("search-test-server", async () => (await fetch(`${url}/_cluster/health`)).ok, child);
-  return url;
+/** osmem-server, then search-test-server in front of it (three simulated nodes, seeded). */
+async function startCluster(children) {
+  const osmemUrl = await startPrintingUrl(children, osmemBinary(), OSMEM_ARGS());
+  const url = await startPrintingUrl(children, searchTestServerBinary(), ["--osmem-url", osmemUrl, "--nodes", "3", "--seed"]);
+  // The front prints its URL once listening; the cluster behind it must answer too.
+  await waitFor("search-test-server", async () => (await fetch(`${url}/_cluster/health`)).ok, children.at(-1));
+  return { osmemUrl, url };
 }
 
 async function startPrometheus(children, dir, nowSeconds) {
@@ -194,8 +192,7 @@ export async function startStack({ headers, ...options } = {}) {
   const stack = { children, dir, browser: null };
   try {
     const nowSeconds = Math.floor(Date.now() / 1000);
-    const osmemUrl = await startOsmem(children);
-    const clusterUrl = await startSearchTestServer(children, osmemUrl);
+    const { osmemUrl, url: clusterUrl } = await startCluster(children);
     const prometheusUrl = await startPrometheus(children, dir, nowSeconds);
     const baseUrl = await startAdminConsole(children, dir, { osmemUrl: clusterUrl, prometheusUrl, ...options });
     const userDataDir = join(dir, "chromium-profile");

@@ -90,15 +90,8 @@ function clusterErrorReason(body: unknown): string | null {
 /** The API path of a cluster. */
 export const cluster = (id: string) => `/api/clusters/${encodeURIComponent(id)}`;
 
-/** Index open/close through the relay (needs the operator role). */
-function indexOperation(id: string, index: string, operation: "_open" | "_close") {
-  return request<unknown>(`${cluster(id)}/proxy/${encodeURIComponent(index)}/${operation}`, { method: "POST" });
-}
-
 export const api = {
   whoami: (signal?: AbortSignal) => request<WhoAmI>("/api/whoami", undefined, signal),
-  closeIndex: (id: string, index: string) => indexOperation(id, index, "_close"),
-  openIndex: (id: string, index: string) => indexOperation(id, index, "_open"),
   clusters: (signal?: AbortSignal) =>
     request<ClusterList>("/api/clusters", undefined, signal).then((r) => r.clusters),
   cluster: (id: string, signal?: AbortSignal) => request<ClusterSummary>(cluster(id), undefined, signal),
