@@ -58,3 +58,24 @@ test("set a persistent setting, see it take the place of its default, reset it",
   assert.match(await fallback.textContent(), /1000/);
   await page.close();
 });
+
+test("the header's allocation lock follows a change made in the settings editor at once", async () => {
+  const page = await newPage(stack);
+  await openCluster(page, "prod", "settings");
+  const lock = page.locator('[data-testid="allocation-lock"]');
+  await page.locator('[data-testid="allocation-lock"][data-enable="all"]').waitFor();
+  await page.locator('[data-testid="setting-add"]').click();
+  const editor = page.locator('[data-testid="setting-editor"]');
+  await editor.locator('[data-testid="setting-key"]').fill("cluster.routing.allocation.enable");
+  await editor.locator('[data-testid="setting-value"]').fill('"primaries"');
+  await editor.locator('[data-testid="setting-save"]').click();
+  await page.locator('[data-testid="settings-notice"]', { hasText: "cluster.routing.allocation.enable (persistent) set to" }).waitFor();
+  // The lock polls every 30 s; the default 10 s wait passes only if the editor's change reached it.
+  await page.locator('[data-testid="allocation-lock"][data-enable="primaries"]').waitFor();
+  assert.equal(await lock.getAttribute("aria-label"), "Allocation locked");
+
+  await page.locator('[data-testid="setting-row"][data-key="cluster.routing.allocation.enable"] [data-testid="setting-edit"]').first().click();
+  await editor.locator('[data-testid="setting-reset"]').click();
+  await page.locator('[data-testid="allocation-lock"][data-enable="all"]').waitFor();
+  await page.close();
+});

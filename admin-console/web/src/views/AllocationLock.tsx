@@ -5,6 +5,7 @@ import type { Allocation, AllocationEnable } from "../api/wire";
 import { useAsync } from "../lib/useAsync";
 import { ACTION_ROLES } from "../lib/access";
 import { useClusterAccess } from "../lib/whoami";
+import { onSettingsChanged } from "../lib/settingsChanged";
 import { LockIcon, UnlockIcon } from "../components/icons";
 
 const OPTIONS: ReadonlyArray<{ value: AllocationEnable; label: string; help: string }> = [
@@ -26,6 +27,12 @@ export function AllocationLock({ clusterId }: { clusterId: string }) {
   const denied = useClusterAccess(clusterId).denied(ACTION_ROLES.allocationLock);
 
   useEffect(() => setCurrent(undefined), [loaded.data]);
+  // The settings editor may have changed the allocation (persistent or transient): read it now.
+  const { reload } = loaded;
+  useEffect(
+    () => onSettingsChanged(clusterId, (key) => key.startsWith("cluster.routing.allocation") && reload()),
+    [clusterId, reload],
+  );
 
   useEffect(() => {
     if (!open) return;
