@@ -125,35 +125,30 @@ test("the drawer resizes between 400 px and half the viewport, and keeps its wid
   assert.equal(await consoleMode(page), "drawer");
 
   await dragDrawerTo(page, 20);
-  assert.equal(await drawerWidth(page), viewport / 2, "max is 50% of the viewport");
+  assert.equal(await drawerWidth(page, viewport / 2), viewport / 2, "max is 50% of the viewport");
   await dragDrawerTo(page, viewport - 50);
-  assert.equal(await drawerWidth(page), 400, "min is 400 px");
+  assert.equal(await drawerWidth(page, 400), 400, "min is 400 px");
   await dragDrawerTo(page, viewport - 610);
-  assert.equal(await drawerWidth(page), 610);
+  assert.equal(await drawerWidth(page, 610), 610);
   await screenshot(page, "console-drawer-resized");
 
   await page.reload();
   await openConsole(page);
-  assert.equal(await drawerWidth(page), 610, "width survives a reload");
+  assert.equal(await drawerWidth(page, 610), 610, "width survives a reload");
 
   await openCluster(page, "staging");
   await openConsole(page);
-  assert.equal(await drawerWidth(page), 560, "another cluster keeps its own (default) width");
+  assert.equal(await drawerWidth(page, 560), 560, "another cluster keeps its own (default) width");
   await dragDrawerTo(page, viewport - 450);
-  assert.equal(await drawerWidth(page), 450);
+  assert.equal(await drawerWidth(page, 450), 450);
   await openCluster(page, "prod");
   await openConsole(page);
-  assert.equal(await drawerWidth(page), 610);
+  assert.equal(await drawerWidth(page, 610), 610);
 
   // A narrower window clamps the stored width to its 50%.
   await page.setViewportSize({ width: 1000, height: 800 });
-  // The clamp follows the window's resize event and a re-render: poll briefly.
-  let clamped = await drawerWidth(page);
-  for (let i = 0; i < 40 && clamped !== 500; i++) {
-    await page.waitForTimeout(50);
-    clamped = await drawerWidth(page);
-  }
-  assert.equal(clamped, 500);
+  // The clamp follows the window's resize event and a re-render (drawerWidth waits for it).
+  assert.equal(await drawerWidth(page, 500), 500);
   await page.close();
 });
 

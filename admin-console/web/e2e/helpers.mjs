@@ -18,16 +18,22 @@ export async function consoleMode(page) {
   return page.locator(CONSOLE).getAttribute("data-mode");
 }
 
-/** The console's width once it has settled (resizes re-render asynchronously). */
-export async function drawerWidth(page) {
-  let width = Math.round((await page.locator(CONSOLE).boundingBox()).width);
-  for (let i = 0; i < 20; i++) {
-    await page.waitForTimeout(50);
-    const next = Math.round((await page.locator(CONSOLE).boundingBox()).width);
-    if (next === width) break;
-    width = next;
-  }
-  return width;
+/**
+ * The console drawer's width once it is `expected`: a resize re-renders asynchronously (a drag's
+ * pointer events, a window resize), so this waits, up to the page's timeout, for the width the
+ * caller expects, then answers the width it has (the caller's assertion reports a wrong one).
+ */
+export async function drawerWidth(page, expected) {
+  await page
+    .waitForFunction(
+      ([selector, want]) => {
+        const drawer = document.querySelector(selector);
+        return drawer !== null && Math.round(drawer.getBoundingClientRect().width) === want;
+      },
+      [CONSOLE, expected],
+    )
+    .catch(() => {});
+  return Math.round((await page.locator(CONSOLE).boundingBox()).width);
 }
 
 /** The console's request editor (CodeMirror's content element). */
@@ -63,14 +69,9 @@ export async function waitForStatus(page, expected) {
 /** Drags the drawer's left border to the page x coordinate `x`. */
 export async function dragDrawerTo(page, x) {
   const handle = page.locator('[data-testid="console-resize"]');
-  // The drawer slides in: grab the handle only once it has stopped moving.
-  let box = await handle.boundingBox();
-  for (let i = 0; i < 50; i++) {
-    await page.waitForTimeout(50);
-    const next = await handle.boundingBox();
-    if (next && box && next.x === box.x && next.width === box.width) break;
-    box = next;
-  }
+  // The drawer slides in: grab the handle once its slide-in animation has finished.
+  await page.locator(CONSOLE).evaluate((drawer) => Promise.all(drawer.getAnimations().map((a) => a.finished)));
+  const box = await handle.boundingBox();
   await page.mouse.move(box.x + box.width / 2, box.y + 200);
   await page.mouse.down();
   await page.mouse.move((box.x + x) / 2, box.y + 200, { steps: 4 });

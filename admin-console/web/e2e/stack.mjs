@@ -254,7 +254,8 @@ export async function screenshot(page, name, { fullPage = false } = {}) {
     return (main?.scrollHeight ?? 0) + (main?.getBoundingClientRect().top ?? 0);
   });
   await page.setViewportSize({ width: viewport.width, height: Math.max(viewport.height, Math.ceil(height)) });
-  await page.waitForTimeout(200);
+  // Laid out and painted at the new size: two animation frames.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
   await page.setViewportSize(viewport);
 }
