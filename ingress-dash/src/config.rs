@@ -10,8 +10,11 @@ use service_kit::client_address::TrustedProxies;
 use service_kit::config::{ConfigProblems, Validate, VariableSource};
 use service_kit::settings::{ObservabilitySettings, ServerSection};
 
+mod features;
+
 pub use crate::access::AccessSettings;
 use crate::labels::is_dns1123_label;
+pub use features::{BackendSettings, CertificateSettings, GatewayApiSettings};
 
 /// The default `server.port` (the specification's 3000); the `PORT` environment variable
 /// overrides both it and the file.
@@ -33,6 +36,12 @@ pub struct Settings {
     pub observability: ObservabilitySettings,
     /// Sign-in (`trusted_headers`) and namespace visibility per group.
     pub access: AccessSettings,
+    /// Backend Services' state (Services and EndpointSlices).
+    pub backends: BackendSettings,
+    /// TLS certificates (Secrets, opt-in; cert-manager Certificates).
+    pub certificates: CertificateSettings,
+    /// Gateway API HTTPRoutes.
+    pub gateway_api: GatewayApiSettings,
 }
 
 service_kit::server_settings! {
@@ -269,6 +278,7 @@ impl Validate for Settings {
             );
         }
         self.access.validate(problems);
+        self.certificates.validate(problems);
         let kube = &self.kubernetes;
         if let Some(url) = &kube.api_url {
             problems.check(

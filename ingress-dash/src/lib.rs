@@ -5,15 +5,20 @@
 //! in-process; `main.rs` is one call).
 
 pub(crate) mod access;
+pub(crate) mod backends;
 pub(crate) mod cache;
+pub(crate) mod certificates;
 pub(crate) mod config;
 pub mod error;
+pub(crate) mod expiry_metric;
 /// Entry points for the fuzz targets in `fuzz/` (not an API).
 #[doc(hidden)]
 pub mod fuzzing;
 pub(crate) mod health;
 pub(crate) mod hub;
+pub(crate) mod kinds;
 pub(crate) mod kube_api;
+pub(crate) mod kube_kinds;
 pub(crate) mod kube_objects;
 pub(crate) mod labels;
 pub mod namespaces;
@@ -23,6 +28,7 @@ pub(crate) mod records;
 pub(crate) mod redaction;
 pub(crate) mod resilience;
 mod routes;
+pub(crate) mod routes_gateway;
 pub mod state;
 mod static_files;
 pub mod stream;
@@ -40,7 +46,7 @@ pub use config::Settings;
 
 use crate::access::AccessPolicy;
 use crate::cache::CoalescingCache;
-use crate::hub::{Hub, HubSettings, WatchSettings};
+use crate::hub::{Features, Hub, HubSettings, WatchSettings};
 use crate::kube_api::{KubeClient, SharedKubeApi};
 use crate::rate_limit::ClientRateLimiter;
 use crate::redaction::Redaction;
@@ -97,6 +103,13 @@ impl Service for IngressDash {
                     permanent_error_retry: settings.kubernetes.permanent_error_retry,
                     idle_timeout: settings.kubernetes.watch_timeout
                         + settings.kubernetes.request_timeout,
+                },
+                features: Features {
+                    backends: settings.backends.enabled,
+                    read_secrets: settings.certificates.read_secrets,
+                    cert_manager: settings.certificates.cert_manager,
+                    gateway_api: settings.gateway_api.enabled,
+                    expiry_warning_days: settings.certificates.expiry_warning_days,
                 },
             },
         );

@@ -10,7 +10,6 @@ use crate::redaction::Redaction;
 
 mod status;
 
-#[allow(unused_imports)] // the joins use them next
 pub use status::{
     BackendState, BackendStatus, CertificateSource, CertificateStatus, ParentRef, RecordKind,
     RouteBackendRef, RouteCondition, RouteDetail, RouteRule,
@@ -231,9 +230,9 @@ impl IngressRecord {
 /// the few fields the hub and search need. Far smaller than the typed record.
 #[derive(Debug)]
 pub struct StoredRecord {
+    pub kind: RecordKind,
     pub namespace: String,
     pub name: String,
-    pub resource_version: String,
     /// Lower-case text of [`IngressRecord::search_fields`], one field per line.
     search: String,
     json: Box<serde_json::value::RawValue>,
@@ -244,9 +243,9 @@ impl StoredRecord {
         let search = record.search_fields().collect::<Vec<_>>().join("\n");
         let json = serde_json::value::to_raw_value(record).expect("records serialise");
         Self {
+            kind: record.kind,
             namespace: record.namespace.clone(),
             name: record.name.clone(),
-            resource_version: record.resource_version.clone(),
             search: search.to_lowercase(),
             json,
         }

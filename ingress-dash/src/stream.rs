@@ -299,6 +299,7 @@ mod tests {
                     permanent_error_retry: Duration::from_secs(300),
                     idle_timeout: Duration::from_secs(300),
                 },
+                features: Default::default(),
             },
         );
         let options = StreamOptions {

@@ -49,11 +49,43 @@ pub fn prometheus_handle() -> PrometheusHandle {
         .clone()
 }
 
+/// Series a service writes itself, in the text format, after the recorder's: series that come
+/// and go with objects (ingress-dash: a gauge per certificate), which the `metrics` facade
+/// cannot remove once set.
+pub trait MetricsText: Send + Sync {
+    fn write_metrics(&self, out: &mut String);
+}
+
+fn metrics_texts() -> &'static std::sync::Mutex<Vec<std::sync::Weak<dyn MetricsText>>> {
+    static TEXTS: OnceLock<std::sync::Mutex<Vec<std::sync::Weak<dyn MetricsText>>>> =
+        OnceLock::new();
+    TEXTS.get_or_init(Default::default)
+}
+
+/// Adds `source` to every `/_metrics` answer while it is alive.
+pub fn add_metrics_text(source: std::sync::Weak<dyn MetricsText>) {
+    let mut texts = metrics_texts()
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    texts.retain(|text| text.strong_count() > 0);
+    texts.push(source);
+}
+
 /// `GET /_metrics` in the Prometheus text format.
 pub async fn metrics_endpoint(handle: web::Data<PrometheusHandle>) -> HttpResponse {
+    let mut body = handle.render();
+    let sources: Vec<_> = metrics_texts()
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .iter()
+        .filter_map(std::sync::Weak::upgrade)
+        .collect();
+    for source in sources {
+        source.write_metrics(&mut body);
+    }
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
-        .body(handle.render())
+        .body(body)
 }
 
 /// Middleware: `http_requests_total` and `http_request_duration_seconds` by method, route

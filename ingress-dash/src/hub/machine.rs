@@ -14,16 +14,23 @@ use super::events::{
     EventKind, HubEvent, NamespaceError, RecoveredNotice, Scope, Snapshot, SnapshotInfo, Start,
 };
 use crate::namespaces::Selection;
-use crate::records::StoredRecord;
+use crate::records::{RecordKind, StoredRecord};
 
 /// What a watcher reports: `Listed` for each complete (re-)list, then `Apply` and `Delete` for
 /// the changes its watches saw; `Failed` when it gave up retrying for now (a 410 or a retried
 /// transient error is never reported).
 #[derive(Debug)]
 pub enum Input {
-    Listed(Vec<StoredRecord>),
-    Apply(StoredRecord),
-    Delete(StoredRecord),
+    Listed(Vec<Arc<StoredRecord>>),
+    Apply(Arc<StoredRecord>),
+    Delete(Arc<StoredRecord>),
+    /// Records changed by what is behind them (a backend, a certificate), and HTTPRoutes:
+    /// published as they differ from what clients have, without touching the scope's status
+    /// (only the ingresses' list+watch says whether the namespace works).
+    Update {
+        upserts: Vec<Arc<StoredRecord>>,
+        deletes: Vec<Arc<StoredRecord>>,
+    },
     Failed(NamespaceError),
 }
 
@@ -112,7 +119,11 @@ pub struct Machine {
 }
 
 fn key(record: &StoredRecord) -> String {
-    format!("{}/{}", record.namespace, record.name)
+    let kind = match record.kind {
+        RecordKind::Ingress => "i",
+        RecordKind::HttpRoute => "r",
+    };
+    format!("{kind}/{}/{}", record.namespace, record.name)
 }
 
 fn json(value: &impl serde::Serialize) -> Bytes {
@@ -168,7 +179,7 @@ impl Machine {
             Input::Listed(records) => {
                 let listed = records
                     .into_iter()
-                    .map(|record| (key(&record), Arc::new(record)))
+                    .map(|record| (key(&record), record))
                     .collect();
                 relist(&mut self.log, scope, watched, listed)
             }
@@ -182,6 +193,33 @@ impl Machine {
                     self.log
                         .publish(scope, &record.namespace, EventKind::Deleted, data),
                 ]
+            }
+            Input::Update { upserts, deletes } => {
+                let mut events = Vec::new();
+                for record in deletes {
+                    if let Some(record) = watched.records.remove(&key(&record)) {
+                        let data = json(&record);
+                        events.push(self.log.publish(
+                            scope,
+                            &record.namespace,
+                            EventKind::Deleted,
+                            data,
+                        ));
+                    }
+                }
+                for record in upserts {
+                    let kind = match watched.records.get(&key(&record)) {
+                        Some(old) if old.json() == record.json() => continue,
+                        Some(_) => EventKind::Modified,
+                        None => EventKind::Added,
+                    };
+                    watched.records.insert(key(&record), record.clone());
+                    events.push(
+                        self.log
+                            .publish(scope, &record.namespace, kind, json(&record)),
+                    );
+                }
+                events
             }
             Input::Failed(error) => fail(&mut self.log, scope, watched, error),
         }
@@ -307,7 +345,7 @@ fn relist(
     for (key, record) in &watched.records {
         let kind = match previous.get(key) {
             None => EventKind::Added,
-            Some(old) if old.resource_version != record.resource_version => EventKind::Modified,
+            Some(old) if old.json() != record.json() => EventKind::Modified,
             Some(_) => continue,
         };
         events.push(log.publish(scope, &record.namespace, kind, json(record)));
@@ -328,7 +366,7 @@ fn apply(
     log: &mut Log,
     scope: &Scope,
     watched: &mut Watched,
-    record: StoredRecord,
+    record: Arc<StoredRecord>,
 ) -> Vec<Arc<HubEvent>> {
     let mut events = Vec::new();
     if matches!(watched.status, Status::Failed(_)) {
@@ -337,11 +375,10 @@ fn apply(
     watched.status = Status::Ready;
     let key = key(&record);
     let kind = match watched.records.get(&key) {
-        Some(old) if old.resource_version == record.resource_version => return events,
+        Some(old) if old.json() == record.json() => return events,
         Some(_) => EventKind::Modified,
         None => EventKind::Added,
     };
-    let record = Arc::new(record);
     watched.records.insert(key, record.clone());
     events.push(log.publish(scope, &record.namespace, kind, json(&record)));
     events

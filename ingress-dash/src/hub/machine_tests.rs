@@ -18,13 +18,16 @@ fn scope() -> Scope {
     Scope::Namespace(A.into())
 }
 
-fn record(name: &str, version: u32) -> StoredRecord {
+fn record(name: &str, version: u32) -> Arc<StoredRecord> {
     let ingress: Ingress = serde_json::from_value(json!({
         "metadata": {"name": name, "namespace": A, "uid": name, "resourceVersion": version.to_string()},
         "spec": {"rules": [{"host": format!("{name}.example.com")}]},
     }))
     .unwrap();
-    StoredRecord::new(&IngressRecord::from_ingress(&ingress, &Redaction::none()))
+    Arc::new(StoredRecord::new(&IngressRecord::from_ingress(
+        &ingress,
+        &Redaction::none(),
+    )))
 }
 
 fn only_a() -> Selection {
@@ -41,7 +44,7 @@ fn listed(names: &[&str]) -> Machine {
 
 fn list(
     machine: &mut Machine,
-    records: impl IntoIterator<Item = StoredRecord>,
+    records: impl IntoIterator<Item = Arc<StoredRecord>>,
 ) -> Vec<Arc<HubEvent>> {
     machine.handle(&scope(), Input::Listed(records.into_iter().collect()))
 }
@@ -258,13 +261,16 @@ fn a_forgotten_scope_ignores_its_watcher() {
 }
 
 /// A record of `namespace` (the helpers above are all in `team-a`).
-fn record_in(namespace: &str, name: &str, version: u32) -> StoredRecord {
+fn record_in(namespace: &str, name: &str, version: u32) -> Arc<StoredRecord> {
     let ingress: Ingress = serde_json::from_value(json!({
         "metadata": {"name": name, "namespace": namespace, "uid": format!("{namespace}/{name}"),
                      "resourceVersion": version.to_string()},
     }))
     .unwrap();
-    StoredRecord::new(&IngressRecord::from_ingress(&ingress, &Redaction::none()))
+    Arc::new(StoredRecord::new(&IngressRecord::from_ingress(
+        &ingress,
+        &Redaction::none(),
+    )))
 }
 
 #[test]

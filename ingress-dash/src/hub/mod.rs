@@ -12,7 +12,9 @@
 //! The transitions themselves (list, change, delete, failure → events) are in [`machine`], with
 //! no task or lock; this module runs the watcher tasks, the grace timers and the channels.
 
+mod discovery;
 mod events;
+mod join;
 mod machine;
 pub mod snapshot_body;
 mod watch_loop;
@@ -24,21 +26,22 @@ use std::time::Duration;
 
 use tokio::sync::{broadcast, watch};
 
+pub use discovery::Discovered;
 /// The `recovered` event's data is written by the machine; the wire types test names it.
 #[cfg(test)]
 pub use events::RecoveredNotice;
-#[allow(unused_imports)] // the Gateway API notice uses it next
 pub use events::{
     HubEvent, NamespaceError, Notice, ResyncNotice, Scope, Snapshot, SnapshotInfo, Start,
 };
 pub use watch_loop::WatchSettings;
 
+use crate::expiry_metric::ExpiryGauges;
+use crate::kinds::WatchedKind;
 use crate::kube_api::SharedKubeApi;
 use crate::namespaces::Selection;
 use crate::redaction::Redaction;
 use crate::resilience::Resilience;
 use machine::{Input, Machine};
-use watch_loop::WatchLoop;
 
 /// A running watcher task and who holds it.
 struct Watcher {
@@ -69,6 +72,35 @@ pub struct HubSettings {
     /// The retry policy and the circuit breaker, shared with the list calls.
     pub resilience: Resilience,
     pub watch: WatchSettings,
+    /// What is read beside ingresses.
+    pub features: Features,
+}
+
+/// What is read beside ingresses (`backends:`, `certificates:`, `gateway_api:`).
+#[derive(Debug, Clone, Copy)]
+pub struct Features {
+    /// Services and EndpointSlices.
+    pub backends: bool,
+    /// `kubernetes.io/tls` Secrets.
+    pub read_secrets: bool,
+    /// Detect and read cert-manager Certificates.
+    pub cert_manager: bool,
+    /// Detect and show HTTPRoutes.
+    pub gateway_api: bool,
+    /// `certificates.expiry_warning_days`, carried by every snapshot.
+    pub expiry_warning_days: u32,
+}
+
+impl Default for Features {
+    fn default() -> Self {
+        Self {
+            backends: true,
+            read_secrets: false,
+            cert_manager: true,
+            gateway_api: true,
+            expiry_warning_days: 14,
+        }
+    }
 }
 
 /// Starting the watchers a request needs would exceed `kubernetes.max_watchers`.
@@ -92,6 +124,10 @@ impl From<WatcherLimit> for crate::error::Error {
 pub struct Hub {
     api: SharedKubeApi,
     settings: HubSettings,
+    /// Which CRDs the API server serves, kept by the discovery task.
+    discovered: watch::Sender<Discovered>,
+    /// The certificate expiry series, written into `/_metrics`.
+    expiry: Arc<ExpiryGauges>,
     state: Mutex<State>,
     events: broadcast::Sender<Arc<HubEvent>>,
     this: Weak<Hub>,
@@ -118,8 +154,13 @@ impl Hub {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |elapsed| elapsed.as_micros() as u64);
         let mut machine = Machine::new(epoch, settings.replay_buffer);
-        machine.info.expiry_warning_days = 14;
-        Arc::new_cyclic(|this| Hub {
+        machine.info.expiry_warning_days = settings.features.expiry_warning_days;
+        let expiry = Arc::new(ExpiryGauges::default());
+        let metrics_text: Arc<dyn service_kit::metrics::MetricsText> = expiry.clone();
+        service_kit::metrics::add_metrics_text(Arc::downgrade(&metrics_text));
+        let hub = Arc::new_cyclic(|this| Hub {
+            discovered: watch::Sender::new(Discovered::default()),
+            expiry,
             api,
             state: Mutex::new(State {
                 machine,
@@ -128,7 +169,11 @@ impl Hub {
             settings,
             events,
             this: this.clone(),
-        })
+        });
+        if tokio::runtime::Handle::try_current().is_ok() {
+            tokio::spawn(discovery::run(Arc::downgrade(&hub)));
+        }
+        hub
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -210,19 +255,26 @@ impl Hub {
     fn start_watcher(&self, scope: Scope) -> Watcher {
         tracing::info!(scope = scope.label(), "starting watcher");
         let (settled, _) = watch::channel(false);
-        let watch = WatchLoop {
+        let features = self.settings.features;
+        let mut kinds = Vec::new();
+        if features.backends {
+            kinds.extend([WatchedKind::Services, WatchedKind::EndpointSlices]);
+        }
+        if features.read_secrets {
+            kinds.push(WatchedKind::Secrets);
+        }
+        let plan = watcher_task::Plan {
             api: self.api.clone(),
             resilience: self.settings.resilience.clone(),
-            scope: scope.clone(),
             settings: self.settings.watch.clone(),
+            redaction: self.settings.redaction.clone(),
+            kinds,
+            gateway_api: features.gateway_api,
+            cert_manager: features.cert_manager,
+            discovered: self.discovered.subscribe(),
+            expiry: self.expiry.clone(),
         };
-        let redaction = self.settings.redaction.clone();
-        let task = tokio::spawn(watcher_task::run(
-            self.this.clone(),
-            scope,
-            watch,
-            redaction,
-        ));
+        let task = tokio::spawn(watcher_task::run(self.this.clone(), scope, plan));
         Watcher {
             subscribers: 0,
             settled,
@@ -278,6 +330,7 @@ impl Hub {
             tracing::info!(scope = scope.label(), "stopping idle watcher");
             state.machine.forget(scope);
             watcher.task.abort();
+            self.expiry.forget(scope.label());
         }
         drop(state);
         self.update_watcher_gauge();

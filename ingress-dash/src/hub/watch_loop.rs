@@ -1,4 +1,5 @@
-//! One watcher's list+watch loop, under the same rules as every other call to the Kubernetes
+//! One list+watch loop of one kind in one scope (ingresses, and beside them the kinds of
+//! [`WatchedKind`]), under the same rules as every other call to the Kubernetes
 //! API (specification sections 7 and 8):
 //!
 //! - It lists (page by page), then watches from the list's resourceVersion with bookmarks, and
@@ -27,12 +28,12 @@ use std::time::Duration;
 
 use backon::ExponentialBackoff;
 use futures_util::StreamExt;
-use k8s_openapi::api::networking::v1::Ingress;
 use kube::api::WatchEvent;
-use kube::core::Resource;
 
 use super::{NamespaceError, Scope};
+use crate::kinds::{Object, WatchedKind};
 use crate::kube_api::{ErrorClass, KubeError, SharedKubeApi};
+use crate::kube_kinds;
 use crate::resilience::{CallError, Resilience};
 
 /// The watchers' own settings (the retry policy and breaker are the [`Resilience`]'s).
@@ -49,9 +50,9 @@ pub struct WatchSettings {
 #[derive(Debug)]
 pub enum Report {
     /// A complete list of the scope.
-    Listed(Vec<Ingress>),
-    Applied(Ingress),
-    Deleted(Ingress),
+    Listed(Vec<Object>),
+    Applied(Object),
+    Deleted(Object),
     /// The scope failed; the loop tries again later by itself.
     Failed(NamespaceError),
 }
@@ -80,6 +81,7 @@ enum WatchEnd {
 }
 
 pub struct WatchLoop {
+    pub kind: WatchedKind,
     pub api: SharedKubeApi,
     pub resilience: Resilience,
     pub scope: Scope,
@@ -99,7 +101,7 @@ struct Episode {
     /// A list made while the scope is reported failed: applied (with `recovered`) only once a
     /// watch from it is established, so a namespace whose lists work but whose watches fail
     /// stays failed instead of flapping between `error` and `recovered`.
-    unreported_list: Option<Vec<Ingress>>,
+    unreported_list: Option<Vec<Object>>,
 }
 
 impl Episode {
@@ -197,7 +199,7 @@ impl WatchLoop {
                         Some(kube) => (CallError::Kube(kube), Some(retry_after)),
                         None => (CallError::CircuitOpen { retry_after }, None),
                     };
-                    let error = NamespaceError::from_call(&self.scope, &error, retry_in);
+                    let error = self.failure(&error, retry_in);
                     if !report(Report::Failed(error)) {
                         return false;
                     }
@@ -225,9 +227,9 @@ impl WatchLoop {
         if transient && let Some(wait) = episode.retries.next() {
             restarted("retry");
             let call = if *next == Next::List {
-                "list_ingresses"
+                self.kind.list_call()
             } else {
-                "watch_ingresses"
+                self.kind.watch_call()
             };
             metrics::counter!("ingress_dash_kubernetes_retries_total", "call" => call).increment(1);
             tracing::info!(scope, error = %kube, ?wait, call, "retrying a Kubernetes API call");
@@ -241,7 +243,7 @@ impl WatchLoop {
             (self.settings.permanent_error_retry, "permanent")
         };
         restarted(reason);
-        let error = NamespaceError::from_call(&self.scope, &CallError::Kube(kube), Some(wait));
+        let error = self.failure(&CallError::Kube(kube), Some(wait));
         if !report(Report::Failed(error)) {
             return false;
         }
@@ -252,8 +254,22 @@ impl WatchLoop {
         true
     }
 
-    /// Every page of the scope's ingresses and the list's resourceVersion.
-    async fn list(&self) -> Result<(Vec<Ingress>, String), CallError> {
+    /// What the report of a failure says: for ingresses, the namespace's error; for the other
+    /// kinds, whose failure only degrades what is shown, what cannot be read and why.
+    fn failure(&self, error: &CallError, retry_in: Option<Duration>) -> NamespaceError {
+        let mut failure = NamespaceError::from_call(&self.scope, error, retry_in);
+        if self.kind != WatchedKind::Ingresses {
+            let place = match self.scope.namespace() {
+                Some(namespace) => format!("in {namespace}"),
+                None => "cluster-wide".to_owned(),
+            };
+            failure.message = self.kind.failure_message(&place, error);
+        }
+        failure
+    }
+
+    /// Every page of the scope's objects of this kind and the list's resourceVersion.
+    async fn list(&self) -> Result<(Vec<Object>, String), CallError> {
         let mut items = Vec::new();
         let mut continue_token = None;
         loop {
@@ -261,7 +277,7 @@ impl WatchLoop {
             let token = continue_token.take();
             let page = self
                 .resilience
-                .attempt(|| self.api.list_ingress_page(namespace, token))
+                .attempt(|| kube_kinds::list_page(&*self.api, self.kind, namespace, token))
                 .await?;
             items.extend(page.items);
             match page.continue_token {
@@ -281,7 +297,7 @@ impl WatchLoop {
         let namespace = self.scope.namespace();
         let established = self
             .resilience
-            .attempt(|| self.api.watch_ingresses(namespace, from.clone()))
+            .attempt(|| kube_kinds::watch(&*self.api, self.kind, namespace, from.clone()))
             .await;
         let mut events = match established {
             Ok(events) => events,
@@ -341,13 +357,13 @@ impl WatchLoop {
                     resource_version = bookmark.metadata.resource_version;
                     true
                 }
-                Ok(WatchEvent::Added(ingress) | WatchEvent::Modified(ingress)) => {
-                    advance(&mut resource_version, &ingress);
-                    report(Report::Applied(ingress))
+                Ok(WatchEvent::Added(object) | WatchEvent::Modified(object)) => {
+                    advance(&mut resource_version, &object);
+                    report(Report::Applied(object))
                 }
-                Ok(WatchEvent::Deleted(ingress)) => {
-                    advance(&mut resource_version, &ingress);
-                    report(Report::Deleted(ingress))
+                Ok(WatchEvent::Deleted(object)) => {
+                    advance(&mut resource_version, &object);
+                    report(Report::Deleted(object))
                 }
             };
             if !report_went {
@@ -360,10 +376,10 @@ impl WatchLoop {
     }
 }
 
-/// The resourceVersion to watch from after `ingress`'s event.
-fn advance(resource_version: &mut String, ingress: &Ingress) {
-    if let Some(version) = ingress.meta().resource_version.as_ref() {
-        resource_version.clone_from(version);
+/// The resourceVersion to watch from after `object`'s event.
+fn advance(resource_version: &mut String, object: &Object) {
+    if let Some(version) = object.resource_version() {
+        *resource_version = version.to_owned();
     }
 }
 

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use futures_util::future::BoxFuture;
 use futures_util::{FutureExt, StreamExt};
+use k8s_openapi::api::networking::v1::Ingress;
 use kube::core::Status;
 use serde_json::json;
 use tokio::time::Instant;
@@ -134,6 +135,7 @@ fn start(
 ) {
     let resilience = Resilience::new(&ResilienceSettings::default());
     let watch = WatchLoop {
+        kind: crate::kinds::WatchedKind::Ingresses,
         api,
         resilience: resilience.clone(),
         scope: Scope::Namespace("team-a".into()),
@@ -146,8 +148,8 @@ fn start(
     tokio::spawn(watch.run(move |report| {
         let summary = match report {
             Report::Listed(items) => ("listed".into(), items.len().to_string()),
-            Report::Applied(ingress) => ("applied".into(), ingress.metadata.name.unwrap()),
-            Report::Deleted(ingress) => ("deleted".into(), ingress.metadata.name.unwrap()),
+            Report::Applied(object) => ("applied".into(), object.name().to_owned()),
+            Report::Deleted(object) => ("deleted".into(), object.name().to_owned()),
             Report::Failed(error) => (
                 "failed".into(),
                 format!("{} {:?} {}", error.code, error.status, error.message),

@@ -1,32 +1,335 @@
-//! One watcher's task: runs its [`WatchLoop`] and turns what it reports into the hub's
-//! [`Input`]s (records redacted once, here); the hub's [`super::machine`] decides the rest.
+//! One scope's watcher task: runs a [`WatchLoop`] per watched kind (ingresses; Services and
+//! EndpointSlices; TLS Secrets when enabled; cert-manager Certificates and HTTPRoutes while
+//! their CRD is installed), all under the same retry policy and breaker, and joins what they
+//! report ([`Joiner`]) into the hub's [`Input`]s; the hub's [`super::machine`] decides the rest.
+//!
+//! - The first ingress list waits (at most [`FIRST_JOIN_WAIT`]) for the other kinds' first
+//!   lists, so the first snapshot already shows backends and certificates.
+//! - Changes of the other kinds are coalesced for [`JOIN_DEBOUNCE`]: an endpoint flapping, or a
+//!   rollout replacing many slices, re-sends each affected record once, and not at all when
+//!   its JSON did not change.
+//! - A kind that fails (forbidden, failing) only makes what it tells `unknown`/`not_read`
+//!   with the reason; the namespace's status is the ingresses' alone.
 
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Weak};
+use std::time::Duration;
 
-use k8s_openapi::api::networking::v1::Ingress;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinSet;
+use tokio::time::Instant;
 
+use super::join::{Changes, Joiner};
 use super::machine::Input;
-use super::watch_loop::{Report, WatchLoop};
-use super::{Hub, Scope};
-use crate::records::{IngressRecord, StoredRecord};
+use super::watch_loop::{Report, WatchLoop, WatchSettings};
+use super::{Discovered, Hub, Scope};
+use crate::expiry_metric::ExpiryGauges;
+use crate::kinds::WatchedKind;
+use crate::kube_api::SharedKubeApi;
 use crate::redaction::Redaction;
+use crate::resilience::Resilience;
 
-pub(super) async fn run(hub: Weak<Hub>, scope: Scope, watch: WatchLoop, redaction: Arc<Redaction>) {
-    let stored =
-        |ingress: &Ingress| StoredRecord::new(&IngressRecord::from_ingress(ingress, &redaction));
-    watch
-        .run(|report| {
-            let Some(hub) = hub.upgrade() else {
-                return false;
-            };
-            let input = match report {
-                Report::Listed(ingresses) => Input::Listed(ingresses.iter().map(stored).collect()),
-                Report::Applied(ingress) => Input::Apply(stored(&ingress)),
-                Report::Deleted(ingress) => Input::Delete(stored(&ingress)),
-                Report::Failed(error) => Input::Failed(error),
-            };
-            hub.handle(&scope, input);
-            true
+/// How long the first ingress list waits for the other kinds' first lists.
+pub const FIRST_JOIN_WAIT: Duration = Duration::from_secs(3);
+/// How long changes of the other kinds are gathered before the records they affect are sent.
+pub const JOIN_DEBOUNCE: Duration = Duration::from_millis(200);
+
+/// What a watcher task needs.
+pub(super) struct Plan {
+    pub api: SharedKubeApi,
+    pub resilience: Resilience,
+    pub settings: WatchSettings,
+    pub redaction: Arc<Redaction>,
+    /// Kinds always watched beside ingresses (by configuration).
+    pub kinds: Vec<WatchedKind>,
+    pub gateway_api: bool,
+    pub cert_manager: bool,
+    pub discovered: watch::Receiver<Discovered>,
+    pub expiry: Arc<ExpiryGauges>,
+}
+
+/// The CRD kinds to watch given what discovery found.
+fn crd_kinds(plan: &Plan, discovered: &Discovered) -> Vec<WatchedKind> {
+    let mut kinds = Vec::new();
+    if plan.cert_manager && discovered.cert_manager == Some(true) {
+        kinds.push(WatchedKind::Certificates);
+    }
+    if plan.gateway_api && discovered.gateway_api == Some(true) {
+        kinds.push(WatchedKind::HttpRoutes);
+    }
+    kinds
+}
+
+struct Task {
+    hub: Weak<Hub>,
+    scope: Scope,
+    joiner: Joiner,
+    expiry: Arc<ExpiryGauges>,
+    /// Whether the first ingress list went to the hub (until then nothing else does).
+    published: bool,
+    /// The kinds beside ingresses that have listed or failed once.
+    settled: BTreeSet<WatchedKind>,
+    /// The first ingress list, waiting for the other kinds.
+    waiting: Option<Vec<crate::kinds::Object>>,
+}
+
+impl Task {
+    /// `false` when the hub is gone.
+    fn send(&self, input: Input) -> bool {
+        let Some(hub) = self.hub.upgrade() else {
+            return false;
+        };
+        hub.handle(&self.scope, input);
+        true
+    }
+
+    fn record_expiries(&self, changes: &Changes) {
+        for ((namespace, ingress), expiries) in &changes.expiries {
+            self.expiry
+                .set(self.scope.label(), namespace, ingress, expiries.clone());
+        }
+    }
+
+    /// Sends `changes` of records (not a list) to the hub.
+    fn publish(&mut self, changes: Changes) -> bool {
+        self.record_expiries(&changes);
+        if !self.published || (changes.upserts.is_empty() && changes.deletes.is_empty()) {
+            return true;
+        }
+        self.send(Input::Update {
+            upserts: changes.upserts,
+            deletes: changes.deletes,
         })
+    }
+
+    /// Sends the waiting first ingress list (joined with what is known now).
+    fn release_first_list(&mut self) -> bool {
+        let Some(objects) = self.waiting.take() else {
+            return true;
+        };
+        let changes = self.joiner.listed(WatchedKind::Ingresses, &objects);
+        self.joiner.flush();
+        self.record_expiries(&changes);
+        self.published = true;
+        self.send(Input::Listed(self.joiner.all()))
+    }
+
+    fn all_settled(&self) -> bool {
+        [
+            WatchedKind::Services,
+            WatchedKind::EndpointSlices,
+            WatchedKind::Secrets,
+            WatchedKind::Certificates,
+            WatchedKind::HttpRoutes,
+        ]
+        .iter()
+        .filter(|kind| self.joiner.is_watched(**kind))
+        .all(|kind| self.settled.contains(kind))
+    }
+
+    /// Handles one report; `false` when the hub is gone.
+    fn handle(&mut self, kind: WatchedKind, report: Report) -> bool {
+        if kind == WatchedKind::Ingresses {
+            return match report {
+                Report::Listed(objects) if !self.published => {
+                    self.waiting = Some(objects);
+                    !self.all_settled() || self.release_first_list()
+                }
+                Report::Listed(objects) => {
+                    let changes = self.joiner.listed(kind, &objects);
+                    self.record_expiries(&changes);
+                    self.send(Input::Listed(self.joiner.all()))
+                }
+                // A change after the list that waits: the list goes first.
+                Report::Applied(object) if self.waiting.is_some() => {
+                    self.release_first_list() && self.handle_change(&object, false)
+                }
+                Report::Deleted(object) if self.waiting.is_some() => {
+                    self.release_first_list() && self.handle_change(&object, true)
+                }
+                Report::Applied(object) => self.handle_change(&object, false),
+                Report::Deleted(object) => self.handle_change(&object, true),
+                Report::Failed(error) => self.send(Input::Failed(error)),
+            };
+        }
+        match report {
+            Report::Listed(objects) => {
+                let changes = self.joiner.listed(kind, &objects);
+                self.settled.insert(kind);
+                if !self.publish(changes) {
+                    return false;
+                }
+            }
+            Report::Applied(object) => {
+                let changes = self.joiner.changed(&object, false);
+                if !self.publish(changes) {
+                    return false;
+                }
+            }
+            Report::Deleted(object) => {
+                let changes = self.joiner.changed(&object, true);
+                if !self.publish(changes) {
+                    return false;
+                }
+            }
+            Report::Failed(error) => {
+                tracing::warn!(
+                    scope = self.scope.label(),
+                    kind = kind.resource(),
+                    code = %error.code,
+                    message = %error.message,
+                    "a kind beside ingresses cannot be read; what it tells is shown as unknown"
+                );
+                self.settled.insert(kind);
+                self.joiner.failed(kind, error.message);
+            }
+        }
+        if self.waiting.is_some() && self.all_settled() {
+            return self.release_first_list();
+        }
+        true
+    }
+
+    fn handle_change(&mut self, object: &crate::kinds::Object, deleted: bool) -> bool {
+        let changes = self.joiner.changed(object, deleted);
+        self.record_expiries(&changes);
+        let mut ok = true;
+        for record in changes.deletes {
+            ok &= self.send(Input::Delete(record));
+        }
+        for record in changes.upserts {
+            ok &= self.send(Input::Apply(record));
+        }
+        ok
+    }
+
+    fn flush(&mut self) -> bool {
+        let changes = self.joiner.flush();
+        self.publish(changes)
+    }
+}
+
+pub(super) async fn run(hub: Weak<Hub>, scope: Scope, mut plan: Plan) {
+    let (sender, mut receiver) = mpsc::unbounded_channel::<(WatchedKind, Report)>();
+    let mut loops = JoinSet::new();
+    let mut running: HashMap<WatchedKind, tokio::task::AbortHandle> = HashMap::new();
+    let start = |kind: WatchedKind, loops: &mut JoinSet<()>| {
+        let sender = sender.clone();
+        let watch = WatchLoop {
+            kind,
+            api: plan.api.clone(),
+            resilience: plan.resilience.clone(),
+            scope: scope.clone(),
+            settings: plan.settings.clone(),
+        };
+        loops.spawn(watch.run(move |report| sender.send((kind, report)).is_ok()))
+    };
+    // Which CRDs exist is known within moments of start-up; the first watchers wait for it.
+    let _ = tokio::time::timeout(
+        FIRST_JOIN_WAIT,
+        plan.discovered.wait_for(|discovered| discovered.asked),
+    )
+    .await;
+    let discovered = plan.discovered.borrow_and_update().clone();
+    let mut kinds = plan.kinds.clone();
+    kinds.extend(crd_kinds(&plan, &discovered));
+    let mut task = Task {
+        hub,
+        scope: scope.clone(),
+        joiner: Joiner::new(plan.redaction.clone(), &kinds),
+        expiry: plan.expiry.clone(),
+        published: false,
+        settled: BTreeSet::new(),
+        waiting: None,
+    };
+    running.insert(
+        WatchedKind::Ingresses,
+        start(WatchedKind::Ingresses, &mut loops),
+    );
+    for kind in kinds {
+        running.insert(kind, start(kind, &mut loops));
+    }
+    let mut first_deadline: Option<Instant> = None;
+    let mut flush_at: Option<Instant> = None;
+    loop {
+        tokio::select! {
+                message = receiver.recv() => {
+                    let Some((kind, report)) = message else { return };
+                    if !task.handle(kind, report) {
+                        return;
+                    }
+                    // Whatever else already arrived is handled before anything is flushed.
+                    while let Ok((kind, report)) = receiver.try_recv() {
+                        if !task.handle(kind, report) {
+                            return;
+                        }
+                    }
+                    if task.waiting.is_some() && first_deadline.is_none() {
+                        first_deadline = Some(Instant::now() + FIRST_JOIN_WAIT);
+                    }
+                    if task.joiner.has_dirty() && flush_at.is_none() {
+                        flush_at = Some(Instant::now() + JOIN_DEBOUNCE);
+                    }
+                }
+                _ = sleep_until(flush_at), if flush_at.is_some() => {
+                    flush_at = None;
+                    if !task.flush() {
+                        return;
+                    }
+                }
+                _ = sleep_until(first_deadline), if first_deadline.is_some() => {
+                    first_deadline = None;
+                    if !task.release_first_list() {
+                        return;
+                    }
+                }
+                changed = plan.discovered.changed() => {
+                    if changed.is_err() {
+                        // The hub is gone.
+                        return;
+                    }
+                    // Which CRDs exist is known within moments of start-up; the first watchers wait for it.
+        let _ = tokio::time::timeout(
+            FIRST_JOIN_WAIT,
+            plan.discovered.wait_for(|discovered| discovered.asked),
+        )
         .await;
+        let discovered = plan.discovered.borrow_and_update().clone();
+                    let wanted = crd_kinds(&plan, &discovered);
+                    for kind in [WatchedKind::Certificates, WatchedKind::HttpRoutes] {
+                        let want = wanted.contains(&kind);
+                        match (want, running.contains_key(&kind)) {
+                            (true, false) => {
+                                task.joiner.set_watched(kind, true);
+                                running.insert(kind, start(kind, &mut loops));
+                            }
+                            (false, true) => {
+                                if let Some(handle) = running.remove(&kind) {
+                                    handle.abort();
+                                }
+                                task.settled.remove(&kind);
+                                if kind == WatchedKind::HttpRoutes {
+                                    let changes = task.joiner.listed(kind, &[]);
+                                    if !task.publish(changes) {
+                                        return;
+                                    }
+                                }
+                                task.joiner.set_watched(kind, false);
+                            }
+                            _ => {}
+                        }
+                    }
+                    if task.joiner.has_dirty() && flush_at.is_none() {
+                        flush_at = Some(Instant::now() + JOIN_DEBOUNCE);
+                    }
+                }
+            }
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
 }

@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 use super::ServicePort;
 
 /// Which Kubernetes object a record shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub enum RecordKind {
     #[default]

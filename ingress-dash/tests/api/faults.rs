@@ -20,6 +20,9 @@ const NAMESPACES: [&str; 3] = ["team-000", "team-001", "team-002"];
 #[derive(Default)]
 struct View {
     records: BTreeMap<String, String>,
+    /// The whole record of each: a `modified` may keep the resourceVersion (a backend or a
+    /// certificate changed), never the whole record.
+    bodies: BTreeMap<String, Value>,
     violation: Option<String>,
     events: u64,
 }
@@ -38,13 +41,16 @@ impl View {
         let problem = match event.event.as_str() {
             "snapshot" => {
                 self.records.clear();
+                self.bodies.clear();
                 for record in event.data["items"].as_array().into_iter().flatten() {
+                    self.bodies.insert(key(record), record.clone());
                     self.records
                         .insert(key(record), version(record).unwrap_or_default());
                 }
                 None
             }
             "added" => {
+                self.bodies.insert(key(&event.data), event.data.clone());
                 let previous = self
                     .records
                     .insert(key(&event.data), version(&event.data).unwrap_or_default());
@@ -52,17 +58,19 @@ impl View {
             }
             "modified" => {
                 let new = version(&event.data).unwrap_or_default();
+                let old_body = self.bodies.insert(key(&event.data), event.data.clone());
                 match self.records.insert(key(&event.data), new.clone()) {
                     None => Some(format!("modify of unknown {}", key(&event.data))),
-                    Some(old) if old == new => {
+                    Some(_) if old_body.as_ref() == Some(&event.data) => {
                         Some(format!("duplicate update of {} ({new})", key(&event.data)))
                     }
                     Some(_) => None,
                 }
             }
             "deleted" => self
-                .records
+                .bodies
                 .remove(&key(&event.data))
+                .and(self.records.remove(&key(&event.data)))
                 .is_none()
                 .then(|| format!("delete of unknown {}", key(&event.data))),
             // error/recovered/resync carry no records; a resync is followed by a snapshot.

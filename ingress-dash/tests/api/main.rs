@@ -3,8 +3,11 @@
 mod access;
 mod annotations;
 mod app;
+mod backends;
+mod certificates;
 mod client_address;
 mod faults;
+mod gateway;
 mod health;
 mod objects;
 mod properties;

@@ -27,7 +27,8 @@ fn expected_record(object: &Value, host: &str) -> String {
             r#""hosts":["{host}"],"rules":[{{"host":"{host}","paths":[{{"path":"/","pathType":"Prefix","backend":{{"service":{{"name":"web","port":80}}}}}}]}}],"#,
             r#""defaultBackend":null,"tls":[],"addresses":[],"labels":{{}},"annotations":{{}},"#,
             r#""createdAt":"{created}","resourceVersion":"{rv}","links":[{{"host":"{host}","url":"http://{host}/"}}],"#,
-            r#""backends":[],"certificates":[],"route":null}}"#
+            r#""backends":[{{"service":"web","namespace":"{namespace}","port":80,"state":"missing_service","readyEndpoints":0,"totalEndpoints":0,"error":null}}],"#,
+            r#""certificates":[],"route":null}}"#
         ),
         uid = metadata["uid"].as_str().unwrap(),
         name = metadata["name"].as_str().unwrap(),
@@ -240,7 +241,8 @@ fn server_state(app: &crate::app::TestApp) -> BTreeMap<String, String> {
 
 #[tokio::test]
 async fn dropped_watches_and_410_lose_and_duplicate_nothing() {
-    let app = spawn_app("", "").await;
+    // Ingresses only: the test drops the one ingress watch.
+    let app = spawn_app("", "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n").await;
     sample::populate(&app.kube.cluster, 30, 3);
     let mut stream = app.stream("", None).await;
     let lists_before = app.kube.cluster.list_requests();
@@ -295,7 +297,8 @@ async fn dropped_watches_and_410_lose_and_duplicate_nothing() {
 #[tokio::test]
 async fn watches_are_shared_and_stop_after_the_grace_period() {
     // actix notices a closed SSE connection at its next write: a 1 s heartbeat bounds that.
-    let app = spawn_app("", "stream:\n  heartbeat_interval: 1s\n").await;
+    // Ingresses only: the test counts the ingress watches.
+    let app = spawn_app("", "stream:\n  heartbeat_interval: 1s\nbackends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n").await;
     sample::populate(&app.kube.cluster, 4, 4);
     let mut clients = Vec::new();
     for _ in 0..10 {

@@ -1,0 +1,119 @@
+//! Which optional CRDs the API server serves: gateway.networking.k8s.io/v1 `httproutes` (when
+//! `gateway_api.enabled`) and cert-manager.io/v1 `certificates`. Asked at start-up through the
+//! retry policy's breaker, and again every `kubernetes.permanent_error_retry` (sooner after a
+//! failed ask), so a CRD installed or removed later is picked up. An absent Gateway API is
+//! told once: one log line and a notice in every snapshot, never a namespace error.
+
+use std::sync::Weak;
+
+use super::{Hub, Notice};
+use crate::kinds::{CERT_MANAGER_VERSION, GATEWAY_API_VERSION};
+use crate::kube_kinds;
+use crate::resilience::CallError;
+
+/// The notice's code while HTTPRoutes cannot be shown.
+pub const GATEWAY_API_NOTICE: &str = "gateway_api_not_installed";
+
+/// What discovery found; `None`: not known (not asked yet, the ask failed, or switched off).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Discovered {
+    pub gateway_api: Option<bool>,
+    pub cert_manager: Option<bool>,
+    /// Discovery has been asked once (whatever it answered): watchers start after it, so the
+    /// first snapshot already knows which kinds exist.
+    pub asked: bool,
+}
+
+fn gateway_notice() -> Notice {
+    Notice {
+        code: GATEWAY_API_NOTICE.to_owned(),
+        message: "Gateway API is not installed: HTTPRoutes are not shown.".to_owned(),
+    }
+}
+
+pub(super) async fn run(hub: Weak<Hub>) {
+    loop {
+        let Some(strong) = hub.upgrade() else {
+            return;
+        };
+        let api = strong.api.clone();
+        let resilience = strong.settings.resilience.clone();
+        let recheck = strong.settings.watch.permanent_error_retry;
+        let ask_gateway = strong.settings.features.gateway_api;
+        let ask_cert_manager = strong.settings.features.cert_manager;
+        let previous = strong.discovered.borrow().clone();
+        drop(strong);
+        let ask = |group_version: &'static str, resource: &'static str| {
+            let (api, resilience) = (api.clone(), resilience.clone());
+            async move {
+                let answer = resilience
+                    .attempt(|| kube_kinds::serves(&*api, group_version, resource))
+                    .await;
+                match answer {
+                    Ok(served) => Some(served),
+                    Err(error) => {
+                        if !matches!(
+                            &error,
+                            CallError::Kube(crate::kube_api::KubeError::NotConfigured(_))
+                        ) {
+                            tracing::info!(%error, group_version, "discovery failed; asking again later");
+                        }
+                        None
+                    }
+                }
+            }
+        };
+        let gateway_api = if ask_gateway {
+            ask(GATEWAY_API_VERSION, "httproutes").await
+        } else {
+            None
+        };
+        let cert_manager = if ask_cert_manager {
+            ask(CERT_MANAGER_VERSION, "certificates").await
+        } else {
+            None
+        };
+        let failed =
+            (ask_gateway && gateway_api.is_none()) || (ask_cert_manager && cert_manager.is_none());
+        // A failed ask keeps what was known.
+        let now = Discovered {
+            gateway_api: gateway_api.or(previous.gateway_api),
+            cert_manager: cert_manager.or(previous.cert_manager),
+            asked: true,
+        };
+        let Some(strong) = hub.upgrade() else {
+            return;
+        };
+        if now != previous {
+            if now.gateway_api != previous.gateway_api {
+                match now.gateway_api {
+                    Some(false) => tracing::warn!(
+                        "the Gateway API (gateway.networking.k8s.io/v1 httproutes) is not \
+                         installed: HTTPRoutes are not shown"
+                    ),
+                    Some(true) => {
+                        tracing::info!("the Gateway API is installed: HTTPRoutes are shown")
+                    }
+                    None => {}
+                }
+                let mut state = strong.lock();
+                let notices = &mut state.machine.info.notices;
+                notices.retain(|notice| notice.code != GATEWAY_API_NOTICE);
+                if now.gateway_api == Some(false) {
+                    notices.push(gateway_notice());
+                }
+            }
+            if now.cert_manager != previous.cert_manager {
+                tracing::info!(installed = ?now.cert_manager, "cert-manager Certificates");
+            }
+            strong.discovered.send_replace(now);
+        }
+        let wait = if failed {
+            resilience.after_failed_attempts()
+        } else {
+            recheck
+        };
+        drop(strong);
+        tokio::time::sleep(wait).await;
+    }
+}

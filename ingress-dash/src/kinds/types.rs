@@ -1,0 +1,256 @@
+//! Serde types of the objects read beside ingresses that k8s-openapi has no type for (the two
+//! custom resources, after the Gateway API v1 and cert-manager v1 references), and the lean
+//! TLS Secret: only what the dashboard reads is deserialised.
+
+use std::borrow::Cow;
+
+use k8s_openapi::ByteString;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::{Deserialize, Deserializer};
+
+/// Implements `kube::Resource` for a namespaced type with a `metadata: ObjectMeta` field.
+macro_rules! namespaced_resource {
+    ($type:ty, $kind:literal, $group:literal, $version:literal, $plural:literal) => {
+        impl kube::core::Resource for $type {
+            type DynamicType = ();
+            type Scope = k8s_openapi::NamespaceResourceScope;
+
+            fn kind(_: &()) -> Cow<'_, str> {
+                Cow::Borrowed($kind)
+            }
+
+            fn group(_: &()) -> Cow<'_, str> {
+                Cow::Borrowed($group)
+            }
+
+            fn version(_: &()) -> Cow<'_, str> {
+                Cow::Borrowed($version)
+            }
+
+            fn plural(_: &()) -> Cow<'_, str> {
+                Cow::Borrowed($plural)
+            }
+
+            fn meta(&self) -> &ObjectMeta {
+                &self.metadata
+            }
+
+            fn meta_mut(&mut self) -> &mut ObjectMeta {
+                &mut self.metadata
+            }
+        }
+    };
+}
+
+/// A `kubernetes.io/tls` Secret as ingress-dash reads it: its name and `tls.crt`. Every other
+/// key (`tls.key` above all) and every annotation (`kubectl.kubernetes.io/last-applied-
+/// configuration` holds the whole Secret, key included, when it was applied with kubectl) is
+/// skipped by the parser, never held in memory as a value.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct TlsSecret {
+    #[serde(deserialize_with = "lean_metadata")]
+    pub metadata: ObjectMeta,
+    #[serde(rename = "type", default)]
+    pub type_: Option<String>,
+    #[serde(default)]
+    pub data: TlsData,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct TlsData {
+    /// The certificate chain (PEM), leaf first.
+    #[serde(rename = "tls.crt", default)]
+    pub certificate: Option<ByteString>,
+}
+
+namespaced_resource!(TlsSecret, "Secret", "", "v1", "secrets");
+
+/// Only a Secret's identity: its annotations may carry the key (last-applied-configuration).
+fn lean_metadata<'de, D: Deserializer<'de>>(deserializer: D) -> Result<ObjectMeta, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Lean {
+        name: Option<String>,
+        namespace: Option<String>,
+        uid: Option<String>,
+        resource_version: Option<String>,
+    }
+    let lean = Lean::deserialize(deserializer)?;
+    Ok(ObjectMeta {
+        name: lean.name,
+        namespace: lean.namespace,
+        uid: lean.uid,
+        resource_version: lean.resource_version,
+        ..ObjectMeta::default()
+    })
+}
+
+/// cert-manager.io/v1 `Certificate`: the fields that say what it issues into which Secret.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct CertManagerCertificate {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: CertManagerSpec,
+    #[serde(default)]
+    pub status: Option<CertManagerStatus>,
+}
+
+namespaced_resource!(
+    CertManagerCertificate,
+    "Certificate",
+    "cert-manager.io",
+    "v1",
+    "certificates"
+);
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CertManagerSpec {
+    pub secret_name: String,
+    pub common_name: Option<String>,
+    pub dns_names: Vec<String>,
+    pub issuer_ref: Option<IssuerRef>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct IssuerRef {
+    pub name: String,
+    pub kind: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CertManagerStatus {
+    pub not_before: Option<String>,
+    pub not_after: Option<String>,
+    pub conditions: Vec<Condition>,
+}
+
+/// A `metav1.Condition` (and cert-manager's condition, which has the same fields).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Condition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    pub reason: Option<String>,
+    pub message: Option<String>,
+}
+
+/// gateway.networking.k8s.io/v1 `HTTPRoute`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct HttpRoute {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: HttpRouteSpec,
+    #[serde(default)]
+    pub status: Option<HttpRouteStatus>,
+}
+
+namespaced_resource!(
+    HttpRoute,
+    "HTTPRoute",
+    "gateway.networking.k8s.io",
+    "v1",
+    "httproutes"
+);
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct HttpRouteSpec {
+    pub parent_refs: Vec<ParentReference>,
+    pub hostnames: Vec<String>,
+    pub rules: Vec<HttpRouteRule>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ParentReference {
+    pub group: Option<String>,
+    pub kind: Option<String>,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub section_name: Option<String>,
+    pub port: Option<i32>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct HttpRouteRule {
+    pub matches: Vec<HttpRouteMatch>,
+    pub backend_refs: Vec<HttpBackendRef>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct HttpRouteMatch {
+    pub path: Option<HttpPathMatch>,
+    pub headers: Vec<HttpValueMatch>,
+    pub query_params: Vec<HttpValueMatch>,
+    pub method: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct HttpPathMatch {
+    #[serde(rename = "type")]
+    pub type_: Option<String>,
+    pub value: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct HttpValueMatch {
+    #[serde(rename = "type")]
+    pub type_: Option<String>,
+    pub name: String,
+    pub value: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct HttpBackendRef {
+    pub group: Option<String>,
+    pub kind: Option<String>,
+    pub name: String,
+    pub namespace: Option<String>,
+    pub port: Option<i32>,
+    pub weight: Option<i32>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct HttpRouteStatus {
+    pub parents: Vec<RouteParentStatus>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RouteParentStatus {
+    pub parent_ref: ParentReference,
+    pub controller_name: String,
+    pub conditions: Vec<Condition>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tls_secret_keeps_neither_the_key_nor_the_annotations() {
+        let secret: TlsSecret = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "web-tls", "namespace": "shop", "resourceVersion": "4",
+                "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{\"data\":{\"tls.key\":\"S0VZ\"}}"}},
+            "type": "kubernetes.io/tls",
+            "data": {"tls.crt": "Q0VSVA==", "tls.key": "S0VZ"},
+        }))
+        .unwrap();
+        assert_eq!(secret.data.certificate.unwrap().0, b"CERT");
+        assert_eq!(secret.metadata.annotations, None);
+        assert_eq!(secret.metadata.name.as_deref(), Some("web-tls"));
+        assert_eq!(secret.metadata.resource_version.as_deref(), Some("4"));
+    }
+}
