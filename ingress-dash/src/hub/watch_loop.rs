@@ -390,3 +390,7 @@ fn restarted(reason: &'static str) {
 #[cfg(test)]
 #[path = "watch_loop_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "watch_kinds_tests.rs"]
+mod kinds_tests;

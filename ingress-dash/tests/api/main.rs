@@ -11,6 +11,7 @@ mod gateway;
 mod health;
 mod objects;
 mod properties;
+mod secret_logs;
 mod security_headers;
 mod shutdown;
 mod snapshot;
