@@ -384,6 +384,43 @@ def check_chart(values_file: Path | None) -> None:
             validate_service_config(app, config, env_by_app.get(app, {}), label, mounts_by_app.get(app, []))
     check_access(label, values, documents, notes)
     check_front_door(label, values, documents)
+    check_ingress_dash_rbac(label, values, documents)
+
+
+def check_ingress_dash_rbac(label: str, values: dict | None, documents: list[dict]) -> None:
+    """ingress-dash's (Cluster)Roles grant get/list/watch on what its config reads beside
+    ingresses (backends, certificates.read_secrets, certificates.cert_manager, gateway_api), and
+    secrets only when read_secrets is on."""
+    config = ((values or {}).get("ingress-dash") or {}).get("config") or {}
+    wanted = {("networking.k8s.io", "ingresses")}
+    if (config.get("backends") or {}).get("enabled", True):
+        wanted |= {("", "services"), ("discovery.k8s.io", "endpointslices")}
+    certificates = config.get("certificates") or {}
+    if certificates.get("read_secrets", False):
+        wanted.add(("", "secrets"))
+    if certificates.get("cert_manager", True):
+        wanted.add(("cert-manager.io", "certificates"))
+    if (config.get("gateway_api") or {}).get("enabled", True):
+        wanted.add(("gateway.networking.k8s.io", "httproutes"))
+    roles = [
+        d for d in documents
+        if d.get("kind") in ("ClusterRole", "Role")
+        and d.get("metadata", {}).get("labels", {}).get("app.kubernetes.io/name") == "ingress-dash"
+    ]
+    check(f"{label}: ingress-dash has its RBAC", None if roles else "no ClusterRole or Role rendered")
+    for role in roles:
+        readable = {
+            (group, resource)
+            for rule in role.get("rules", [])
+            if {"get", "list", "watch"} <= set(rule.get("verbs", []))
+            for group in rule.get("apiGroups", [])
+            for resource in rule.get("resources", [])
+        }
+        name = f"{role['kind']} {role['metadata'].get('namespace', '')}/{role['metadata']['name']}"
+        missing = sorted(wanted - readable)
+        extra = ("", "secrets") in readable and ("", "secrets") not in wanted
+        problem = f"missing get/list/watch on {missing}" if missing else ("grants secrets without certificates.read_secrets" if extra else None)
+        check(f"{label}: ingress-dash {name} grants what its config reads", problem)
 
 
 # Values the chart refuses, and words its message must contain.
