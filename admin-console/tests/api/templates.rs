@@ -274,7 +274,7 @@ async fn bad_template_input_is_refused_before_the_cluster_sees_it() {
                 .client
                 .post(api(&f, "/simulate"))
                 .json(&json!({"index": "../x"})),
-            "not valid",
+            "The index name \"../x\" contains \"/\"",
         ),
     ] {
         let (status, body) = send(request).await;

@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
 use crate::handlers::{AppState, fresh};
+use crate::manage::indices::names::{NameKind, check_name};
 use crate::manage::segment::segment;
 pub(crate) use model::*;
 
@@ -162,7 +163,8 @@ pub(crate) async fn simulate_index(
     cluster: &impl ClusterApi,
     index: &str,
 ) -> Result<Simulation, Error> {
-    check_index_name(index)?;
+    // The name of an index that may not exist yet: the index name rules.
+    check_name(index, NameKind::Index)?;
     let path = format!("_index_template/_simulate_index/{}", segment(index));
     let (answer, list) = futures_util::join!(
         cluster.call(Method::POST, &path, None),

@@ -99,44 +99,6 @@ pub fn check_template_name(name: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// An index name to simulate, by the cluster's index name rules (lower case, none of
-/// `\ / * ? " < > | , #` or spaces, not starting with `-`, `_` or `+`, not `.` or `..`, at most
-/// 255 bytes).
-pub fn check_index_name(name: &str) -> Result<(), Error> {
-    let bad = |why: &str| {
-        Err(Error::BadRequest(format!(
-            "The index name \"{}\" is not valid: {why}.",
-            name.escape_debug()
-        )))
-    };
-    if name.is_empty() {
-        return bad("it is empty");
-    }
-    if name.len() > 255 {
-        return bad("it is longer than 255 bytes");
-    }
-    if name == "." || name == ".." {
-        return bad("it cannot be . or ..");
-    }
-    if name.starts_with(['-', '_', '+']) {
-        return bad("it must not start with -, _ or +");
-    }
-    if let Some(c) = name.chars().find(|c| {
-        c.is_control()
-            || c.is_whitespace()
-            || matches!(
-                c,
-                '\\' | '/' | '*' | '?' | '"' | '<' | '>' | '|' | ',' | '#' | ':' | '%'
-            )
-    }) {
-        return bad(&format!("it must not contain {c:?}"));
-    }
-    if name.to_lowercase() != name {
-        return bad("it must be lower case");
-    }
-    Ok(())
-}
-
 /// Checks a definition before it is sent: a JSON object, with the fields its kind requires in
 /// the types the cluster reads (the cluster checks the rest and its refusal passes through).
 pub fn check_definition(kind: Kind, definition: &Value) -> Result<(), Error> {
