@@ -274,6 +274,11 @@ pub(crate) async fn info(shared: &Shared, _call: &Call, segments: &[&str]) -> Re
         }
         nodes.insert(node.id.clone(), entry);
     }
+    nodes_answer(shared, nodes)
+}
+
+/// The envelope of every `_nodes` answer: the `_nodes` counts, the cluster name and `nodes`.
+pub(crate) fn nodes_answer(shared: &Shared, nodes: Map<String, Value>) -> Reply {
     let count = nodes.len();
     ok(&json!({
         "_nodes": {"total": count, "successful": count, "failed": 0},

@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::nodes::{SimNode, select};
-use crate::wire::{Call, Reply, apply_filter_path, es_error, now_millis, ok};
+use crate::nodes::{SimNode, nodes_answer, select};
+use crate::wire::{Call, Reply, apply_filter_path, es_error, now_millis};
 use crate::{NodeUsage, Shared, lock};
 
 /// The metrics `_nodes/stats/<metric>` documents (Elasticsearch 8 and OpenSearch 2 both name
@@ -86,12 +86,7 @@ pub(crate) async fn handle(shared: &Shared, _call: &Call, segments: &[&str]) -> 
         }
         nodes.insert(node.id.clone(), entry);
     }
-    let count = nodes.len();
-    ok(&json!({
-        "_nodes": {"total": count, "successful": count, "failed": 0},
-        "cluster_name": shared.cluster_name,
-        "nodes": nodes
-    }))
+    nodes_answer(shared, nodes)
 }
 
 /// The `indices` section for what a node holds (`docs`, `store`, `indexing`, `search`, …),

@@ -34,6 +34,20 @@ fn flatten(prefix: &str, value: &Value, out: &mut Map<String, Value>) {
     }
 }
 
+/// A snapshot or restore body's `indices`: a comma-separated string or an array of names and
+/// patterns; absent, every index (`*`).
+pub(crate) fn requested_indices(body: &Value) -> Vec<String> {
+    match &body["indices"] {
+        Value::String(list) => list.split(',').map(|p| p.trim().to_owned()).collect(),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => vec!["*".to_owned()],
+    }
+}
+
 fn index_error(name: &str) -> Reply {
     es_error_with(
         404,
@@ -150,15 +164,7 @@ pub(crate) async fn restore(shared: &Shared, call: &Call, repo: &str, name: &str
     if !snapshot.done() {
         return restore_error("unsupported snapshot state [IN_PROGRESS]".to_owned());
     }
-    let wanted: Vec<String> = match &body["indices"] {
-        Value::String(list) => list.split(',').map(|p| p.trim().to_owned()).collect(),
-        Value::Array(items) => items
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect(),
-        _ => vec!["*".to_owned()],
-    };
+    let wanted = requested_indices(&body);
     let chosen: Vec<&CapturedIndex> = snapshot
         .indices
         .iter()

@@ -437,15 +437,7 @@ async fn create(shared: &Shared, call: &Call, repo: &str, name: &str) -> Reply {
             return invalid("snapshot with the same name already exists");
         }
     }
-    let wanted = match &body["indices"] {
-        Value::String(list) => list.split(',').map(str::trim).map(str::to_owned).collect(),
-        Value::Array(items) => items
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect(),
-        _ => vec!["*".to_owned()],
-    };
+    let wanted = snapshot_restore::requested_indices(&body);
     let ignore_unavailable = body["ignore_unavailable"].as_bool().unwrap_or(false);
     let indices = match snapshot_restore::capture(shared, &wanted, ignore_unavailable).await {
         Ok(indices) => indices,
