@@ -503,6 +503,40 @@ mod tests {
     }
 
     #[test]
+    fn what_is_read_beside_ingresses_has_safe_defaults_and_is_validated() {
+        let settings = load("", &[]).unwrap();
+        assert!(settings.backends.enabled);
+        assert!(!settings.certificates.read_secrets, "Secrets are opt-in");
+        assert!(settings.certificates.cert_manager);
+        assert_eq!(settings.certificates.expiry_warning_days, 14);
+        assert!(settings.gateway_api.enabled);
+        let settings = load(
+            "certificates:\n  read_secrets: true\n  expiry_warning_days: 30\ngateway_api:\n  enabled: false\n",
+            &[],
+        )
+        .unwrap();
+        assert!(settings.certificates.read_secrets);
+        assert_eq!(settings.certificates.expiry_warning_days, 30);
+        assert!(!settings.gateway_api.enabled);
+        for days in ["0", "3651"] {
+            let problems = load(
+                &format!("certificates:\n  expiry_warning_days: {days}\n"),
+                &[],
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(
+                problems.contains("certificates.expiry_warning_days"),
+                "{problems}"
+            );
+        }
+        let problems = load("certificates:\n  read_secret: true\n", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(problems.contains("read_secret"), "{problems}");
+    }
+
+    #[test]
     fn bad_port_variable_is_a_problem() {
         let problems = load("", &[("PORT", "http")]).unwrap_err().to_string();
         assert_eq!(problems, "PORT: must be a port number between 0 and 65535");

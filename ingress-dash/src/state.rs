@@ -130,8 +130,8 @@ impl AppState {
             match result {
                 Ok(records) => snapshot.items.extend(
                     records
-                        .iter()
-                        .map(|record| Arc::new(StoredRecord::new(record)))
+                        .into_iter()
+                        .map(|record| Arc::new(StoredRecord::new(&self.hub.unread(record))))
                         .filter(|record| selection.contains(&record.namespace))
                         .filter(|record| search.is_none_or(|term| record.matches(term))),
                 ),

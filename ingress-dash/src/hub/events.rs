@@ -171,10 +171,11 @@ pub struct ResyncNotice<'a> {
 }
 
 impl Snapshot {
-    /// Items in the contract's order: by namespace, then name.
+    /// Items in the contract's order: by namespace, then name (an ingress before an HTTPRoute
+    /// of the same name).
     pub fn sort(&mut self) {
         self.items
-            .sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+            .sort_by(|a, b| (&a.namespace, &a.name, a.kind).cmp(&(&b.namespace, &b.name, b.kind)));
     }
 }
 

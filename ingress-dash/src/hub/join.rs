@@ -99,7 +99,7 @@ impl Joiner {
     }
 
     /// Fills `record`'s backends and certificates from what is known now.
-    fn join(&self, mut record: IngressRecord) -> IngressRecord {
+    pub fn join(&self, mut record: IngressRecord) -> IngressRecord {
         let services = self.availability(WatchedKind::Services);
         let slices = self.availability(WatchedKind::EndpointSlices);
         record.backends = if *services == Availability::Off {

@@ -390,6 +390,26 @@ impl Hub {
         (start, receiver)
     }
 
+    /// `record` as a snapshot served from a list shows it while the watchers start: its
+    /// backends `unknown` and its certificates `not_read`, saying they are not read yet.
+    pub(crate) fn unread(
+        &self,
+        record: crate::records::IngressRecord,
+    ) -> crate::records::IngressRecord {
+        let features = self.settings.features;
+        let mut kinds = Vec::new();
+        if features.backends {
+            kinds.extend([WatchedKind::Services, WatchedKind::EndpointSlices]);
+        }
+        if features.read_secrets {
+            kinds.push(WatchedKind::Secrets);
+        }
+        if features.cert_manager && self.discovered.borrow().cert_manager == Some(true) {
+            kinds.push(WatchedKind::Certificates);
+        }
+        join::Joiner::new(self.settings.redaction.clone(), &kinds).join(record)
+    }
+
     /// What every snapshot carries beside its items (for snapshots made outside the hub).
     pub(crate) fn snapshot_info(&self) -> SnapshotInfo {
         self.lock().machine.info.clone()

@@ -57,7 +57,12 @@ async fn snapshot_merges_namespaces_and_isolates_a_forbidden_one() {
 
 #[tokio::test]
 async fn steady_state_snapshots_come_from_the_watchers_memory() {
-    let app = spawn_app("", "").await;
+    // Ingresses only: the test counts the ingress watch.
+    let app = spawn_app(
+        "",
+        "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n",
+    )
+    .await;
     sample::populate(&app.kube.cluster, 20, 2);
     let (status, body) = app.get_json("/api/ingresses").await;
     assert_eq!(status, 200);
