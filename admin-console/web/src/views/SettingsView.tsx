@@ -11,6 +11,7 @@ import { useClusterAccess } from "../lib/whoami";
 import { EmptyState, ErrorState, Loading } from "../components/common";
 import { ALLOCATION_KEY, editText, filterSettings, formatSetting, parseSettingValue, settingRows } from "../manage/settings";
 import { useVirtualRows } from "../components/useVirtualRows";
+import { SpacerRow } from "../components/SpacerRow";
 import "../styles/cluster-ops.css";
 
 const ROW_HEIGHT = 34;
@@ -175,11 +176,7 @@ export function SettingsView({ clusterId }: { clusterId: string }) {
               </tr>
             </thead>
             <tbody>
-              {range.before > 0 && (
-                <tr className="ops-spacer" aria-hidden>
-                  <td colSpan={4} style={{ height: range.before }} />
-                </tr>
-              )}
+              <SpacerRow height={range.before} columns={4} />
               {rows.slice(range.start, range.end).map((row) => (
                 <tr
                   key={`${row.source}:${row.key}`}
@@ -212,11 +209,7 @@ export function SettingsView({ clusterId }: { clusterId: string }) {
                   </td>
                 </tr>
               ))}
-              {range.after > 0 && (
-                <tr className="ops-spacer" aria-hidden>
-                  <td colSpan={4} style={{ height: range.after }} />
-                </tr>
-              )}
+              <SpacerRow height={range.after} columns={4} />
             </tbody>
           </table>
         </div>

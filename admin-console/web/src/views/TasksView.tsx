@@ -13,6 +13,7 @@ import { formatLocalTime } from "../lib/format";
 import { Card, EmptyState, ErrorState, Loading } from "../components/common";
 import { formatRunning, nodeGroupRows, parseMinRunning, readTaskUrl, shortAction, taskRows, writeTaskUrl } from "../manage/tasks";
 import { useVirtualRows } from "../components/useVirtualRows";
+import { SpacerRow } from "../components/SpacerRow";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import "../styles/cluster-ops.css";
 
@@ -188,11 +189,7 @@ export function TasksView({ clusterId, search }: { clusterId: string; search: st
                 </tr>
               </thead>
               <tbody>
-                {range.before > 0 && (
-                  <tr className="ops-spacer" aria-hidden>
-                    <td colSpan={5} style={{ height: range.before }} />
-                  </tr>
-                )}
+                <SpacerRow height={range.before} columns={5} />
                 {rows.slice(range.start, range.end).map((row) =>
                   row.kind === "node" ? (
                     <tr key={`node:${row.node}`} className="ops-node-row" data-testid="task-node-row" data-node={row.node}>
@@ -216,11 +213,7 @@ export function TasksView({ clusterId, search }: { clusterId: string; search: st
                     />
                   ),
                 )}
-                {range.after > 0 && (
-                  <tr className="ops-spacer" aria-hidden>
-                    <td colSpan={5} style={{ height: range.after }} />
-                  </tr>
-                )}
+                <SpacerRow height={range.after} columns={5} />
               </tbody>
             </table>
           </div>

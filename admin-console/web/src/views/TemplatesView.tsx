@@ -12,6 +12,7 @@ import { useClusterAccess } from "../lib/whoami";
 import { Card, EmptyState, ErrorState, Loading } from "../components/common";
 import { checkDefinition, filterTemplates, KIND_LABELS, SKELETONS, templateNameProblem, templateRows, type TemplateRow } from "../manage/templates";
 import { useVirtualRows } from "../components/useVirtualRows";
+import { SpacerRow } from "../components/SpacerRow";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import "../styles/cluster-ops.css";
 
@@ -124,11 +125,7 @@ export function TemplatesView({ clusterId }: { clusterId: string }) {
               </tr>
             </thead>
             <tbody>
-              {range.before > 0 && (
-                <tr className="ops-spacer" aria-hidden>
-                  <td colSpan={7} style={{ height: range.before }} />
-                </tr>
-              )}
+              <SpacerRow height={range.before} columns={7} />
               {rows.slice(range.start, range.end).map((row) => (
                 <tr
                   key={`${row.kind}/${row.name}`}
@@ -166,11 +163,7 @@ export function TemplatesView({ clusterId }: { clusterId: string }) {
                   </td>
                 </tr>
               ))}
-              {range.after > 0 && (
-                <tr className="ops-spacer" aria-hidden>
-                  <td colSpan={7} style={{ height: range.after }} />
-                </tr>
-              )}
+              <SpacerRow height={range.after} columns={7} />
             </tbody>
           </table>
         </div>
