@@ -228,7 +228,8 @@ impl CertificateIndex {
         BTreeSet::from([key])
     }
 
-    /// The status of one TLS entry of a record in `namespace` whose rules name `rule_hosts`.
+    /// The status of one TLS entry of a record in `namespace`; `rule_hosts`: the record's rule
+    /// hosts that no TLS entry lists, which the certificate is expected to cover as well.
     pub fn status(
         &self,
         namespace: &str,
@@ -301,13 +302,10 @@ impl CertificateIndex {
                 return status;
             }
         }
-        let wanted = if entry.hosts.is_empty() {
-            rule_hosts
-        } else {
-            &entry.hosts
-        };
+        let mut wanted: Vec<&String> = entry.hosts.iter().collect();
+        wanted.extend(rule_hosts.iter().filter(|host| !entry.hosts.contains(host)));
         status.missing_hosts = wanted
-            .iter()
+            .into_iter()
             .filter(|host| !status.subject_names.iter().any(|name| covers(name, host)))
             .cloned()
             .collect();

@@ -112,7 +112,14 @@ impl Joiner {
         };
         let secrets = self.availability(WatchedKind::Secrets);
         let managed = self.availability(WatchedKind::Certificates);
-        let rule_hosts = record.hosts.clone();
+        // Rule hosts no TLS entry lists are served over HTTPS with whichever certificate
+        // answers: every entry's certificate is expected to cover them too.
+        let rule_hosts: Vec<String> = record
+            .hosts
+            .iter()
+            .filter(|host| !record.tls.iter().any(|entry| entry.hosts.contains(host)))
+            .cloned()
+            .collect();
         record.certificates = record
             .tls
             .iter()

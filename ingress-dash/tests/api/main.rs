@@ -14,6 +14,7 @@ mod properties;
 mod secret_logs;
 mod security_headers;
 mod shutdown;
+mod situations;
 mod snapshot;
 mod static_files;
 mod stream;
