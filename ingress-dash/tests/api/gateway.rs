@@ -105,6 +105,36 @@ async fn without_the_gateway_api_a_notice_is_given_once_and_ingresses_stream() {
     let (_, body) = app.get_json("/api/ingresses?namespaces=a").await;
     assert_eq!(body["notices"], notice);
     assert_eq!(body["errors"], json!([]));
-    // The CRD installed later is picked up by the next discovery, not asked per namespace.
     assert!(!cluster.crd_installed(Crd::GatewayApi));
+}
+
+#[tokio::test]
+async fn a_gateway_api_installed_later_is_picked_up_by_the_running_watchers() {
+    let kube = KubeTestServer::start(Options {
+        gateway_api: false,
+        bookmark_interval: Duration::from_millis(500),
+        ..Options::default()
+    })
+    .unwrap();
+    // Discovery is asked again every permanent_error_retry.
+    let app = spawn_app_with(kube, "  permanent_error_retry: 1s\n", "").await;
+    let cluster = &app.kube.cluster;
+    cluster.add_namespace("team-000");
+    cluster.put_ingress(ingress_to("team-000", "web", "storefront"));
+    let mut stream = app.stream("?namespaces=team-000", None).await;
+    let first = stream.next_event(WAIT).await.unwrap();
+    assert_eq!(first.data["notices"].as_array().unwrap().len(), 1);
+    cluster.set_crd_installed(Crd::GatewayApi, true);
+    sample::populate_routes(cluster);
+    let mut routes = Vec::new();
+    while routes.len() < 2 {
+        let event = stream.next_event(WAIT).await.expect("the routes arrive");
+        if event.event == "added" && event.data["kind"] == "HTTPRoute" {
+            routes.push(event.data["name"].as_str().unwrap().to_owned());
+        }
+    }
+    routes.sort();
+    assert_eq!(routes, ["checkout", "storefront"]);
+    let (_, body) = app.get_json("/api/ingresses?namespaces=team-000").await;
+    assert_eq!(body["notices"], json!([]));
 }
