@@ -107,8 +107,10 @@ impl Task {
         let Some(objects) = self.waiting.take() else {
             return true;
         };
-        let changes = self.joiner.listed(WatchedKind::Ingresses, &objects);
-        self.joiner.flush();
+        // Re-join what is marked (routes) first: the ingresses are joined as they are listed.
+        let routes = self.joiner.flush();
+        let mut changes = self.joiner.listed(WatchedKind::Ingresses, &objects);
+        changes.expiries.extend(routes.expiries);
         self.record_expiries(&changes);
         self.published = true;
         self.send(Input::Listed(self.joiner.all()))
