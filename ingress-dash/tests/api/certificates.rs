@@ -227,3 +227,28 @@ async fn a_missing_secret_is_said_in_words() {
         "{certificate}"
     );
 }
+
+#[tokio::test]
+async fn forbidden_secrets_make_certificates_not_read_with_the_reason() {
+    let app = spawn_app("", "certificates:\n  read_secrets: true\n").await;
+    let cluster = &app.kube.cluster;
+    cluster.add_namespace("shop");
+    cluster.forbid(Kind::Secret, Some("shop"));
+    cluster.put_ingress(tls_ingress("shop", "web", &["web.example.com"], "web-tls"));
+    let mut stream = app.stream("?namespaces=shop", None).await;
+    let first = stream.next_event(WAIT).await.unwrap();
+    assert_eq!(
+        first.data["errors"],
+        json!([]),
+        "the namespace did not fail"
+    );
+    let certificate = &item(&first.data, "web")["certificates"][0];
+    assert_eq!(certificate["source"], "not_read");
+    assert!(
+        certificate["error"]
+            .as_str()
+            .unwrap()
+            .contains("may not list or watch secrets in shop"),
+        "{certificate}"
+    );
+}
