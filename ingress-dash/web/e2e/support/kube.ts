@@ -67,4 +67,9 @@ export class KubeApi {
   async delete(namespace: string, name: string): Promise<void> {
     await this.send("DELETE", this.ingressesUrl(namespace, name));
   }
+
+  /** Any call of the API, by path (`/api/v1/...`, `/apis/...`), with a JSON body. */
+  async call(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+    return this.send(method, `${this.url}${path}`, body);
+  }
 }

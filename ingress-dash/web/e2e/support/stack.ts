@@ -39,6 +39,10 @@ export interface StackOptions {
    * hits one namespace only); absent: one cluster-wide watcher.
    */
   watchNamespaces?: string[];
+  /** More kube-test-server flags, e.g. `--no-gateway-api`. */
+  kubeFlags?: string[];
+  /** More top-level sections of ingress-dash's YAML configuration, e.g. `certificates:\n  read_secrets: true`. */
+  extraConfig?: string;
 }
 
 export interface Stack {
@@ -81,6 +85,7 @@ export async function startStack(name: string, options: StackOptions): Promise<S
       String(options.namespaces),
     ];
     for (const namespace of options.forbidden ?? []) kubeArgs.push("--forbid-namespace", namespace);
+    kubeArgs.push(...(options.kubeFlags ?? []));
     const kubeProcess = startProcess(`${name}-kube-test-server`, KUBE_TEST_SERVER_BIN, kubeArgs);
     started.push(kubeProcess);
     const kubeUrl = `http://127.0.0.1:${kubePort}`;
@@ -88,7 +93,10 @@ export async function startStack(name: string, options: StackOptions): Promise<S
 
     const dashPort = await freePort();
     const config = join(workDir, "ingress-dash.yaml");
-    writeFileSync(config, dashConfig({ port: dashPort, staticDir: DIST_DIR, kubeUrl, namespaces: options.watchNamespaces ?? [] }));
+    writeFileSync(
+      config,
+      dashConfig({ port: dashPort, staticDir: DIST_DIR, kubeUrl, namespaces: options.watchNamespaces ?? [] }) + (options.extraConfig ?? ""),
+    );
     const url = `http://127.0.0.1:${dashPort}`;
     let runs = 0;
     const startDash = async () => {
