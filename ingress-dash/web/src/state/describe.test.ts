@@ -134,6 +134,9 @@ describe("row badges", () => {
     ]);
     expect(rowBadges(httpRoute({ name: "storefront" }), NOW, 14).map((b) => b.text)).toEqual(["Accepted"]);
     expect(rowBadges(httpRoute({ name: "new", conditions: [] }), NOW, 14).map((b) => b.text)).toEqual(["No status"]);
+    // A route whose backend Service is missing: the backend badge (danger) comes before the condition (warning).
+    const missing = { ...checkout, backends: [backend({ service: "checkout-v2", state: "missing_service", readyEndpoints: 0, totalEndpoints: 0 })] };
+    expect(rowBadges(missing, NOW, 14).map((b) => b.text)).toEqual(["Service missing", "ResolvedRefs: BackendNotFound"]);
     expect(summariseRoute([condition("Accepted", "Unknown", "Pending")]).state).toBe("pending");
     expect(summariseRoute([condition("Accepted", "True", "Accepted"), condition("PartiallyInvalid", "True", "UnsupportedValue")]).state).toBe("problem");
   });

@@ -155,7 +155,7 @@ const BACKEND_BADGE_TEXT: Partial<Record<BackendState, string>> = {
 /**
  * The badges of a row: backends not ready (count and worst state), a certificate expired or
  * expiring within `warningDays`, hosts no certificate covers, and an HTTPRoute's conditions.
- * Reads the precomputed summary; only the expiry depends on `now`.
+ * Reads the precomputed summary; only the expiry depends on `now`. Worst first.
  */
 export function rowBadges(record: IngressRecord, now: number, warningDays: number): Badge[] {
   const health = recordHealth(record);
@@ -227,5 +227,8 @@ export function rowBadges(record: IngressRecord, now: number, warningDays: numbe
       detail: certificates.missing.map((m) => `${m.hosts.join(", ")} not covered by the certificate in ${m.secretName}`).join("; "),
     });
   }
-  return badges;
+  // The worst first, so a narrow cell still shows it (the order within a tone stays).
+  return badges.sort((a, b) => TONE_RANK[b.tone] - TONE_RANK[a.tone]);
 }
+
+const TONE_RANK: Record<BadgeTone, number> = { danger: 3, warn: 2, info: 1, ok: 0 };
