@@ -277,6 +277,9 @@ async function main() {
       assert.ok(viewer.page.url().startsWith(stack.frontDash), viewer.page.url());
       const namespaces = JSON.parse((await call(viewer.page, "GET", "/api/namespaces")).body).namespaces;
       assert.ok(namespaces.length === 5, JSON.stringify(namespaces));
+      // The header names the signed-in user; a group mapped to "*" shows no namespace scope.
+      await viewer.page.locator('[data-testid="identity-user"]', { hasText: "viewer" }).waitFor();
+      assert.equal(await viewer.page.locator('[data-testid="identity-scope"]').count(), 0);
     });
     await check("operator: closing the index is allowed and written to the audit file", async () => {
       const operator = await signedIn(browser, stack, `${stack.frontConsole}/`, "operator");
@@ -308,6 +311,8 @@ async function main() {
       assert.ok(listed.length > 0 && listed.every((item) => item.namespace === "team-001"), JSON.stringify(listed.slice(0, 3)));
       assert.equal((await call(shop.page, "GET", "/api/ingresses?namespaces=team-002")).status, 403);
       // What the page shows: no other namespace's Ingress appears.
+      await shop.page.locator('[data-testid="identity-user"]', { hasText: "shop" }).waitFor();
+      assert.equal(await shop.page.locator('[data-testid="identity-scope"]').textContent(), "team-001");
       const text = await shop.page.locator("body").innerText();
       assert.ok(!/team-00[02-4]/.test(text), "another namespace is shown on the page");
       await shop.context.close();

@@ -221,9 +221,61 @@ impl Visibility {
 /// The caller of a request, as the handlers see it (request extension).
 #[derive(Debug, Clone)]
 pub struct Viewer {
+    pub mode: AccessMode,
     /// `None` in open mode.
     pub user: Option<String>,
+    pub email: Option<String>,
+    /// As the proxy sent them.
+    pub groups: Vec<String>,
     pub visibility: Visibility,
+}
+
+/// `GET /api/whoami`: the caller and the namespaces it may see, for the web app's header.
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct WhoAmI {
+    #[cfg_attr(test, ts(type = "\"open\" | \"trusted_headers\""))]
+    pub mode: &'static str,
+    pub user: Option<String>,
+    pub email: Option<String>,
+    pub groups: Vec<String>,
+    /// `"*"`: every namespace the dashboard watches; otherwise the names and globs of the
+    /// caller's groups (or `access.default_namespaces`), sorted; empty: none.
+    #[cfg_attr(test, ts(type = "string[] | \"*\""))]
+    pub namespaces: VisibleNamespaces,
+}
+
+/// [`WhoAmI::namespaces`]: `"*"` or a list.
+#[derive(Debug, PartialEq, Eq)]
+pub enum VisibleNamespaces {
+    Every,
+    Listed(Vec<String>),
+}
+
+impl serde::Serialize for VisibleNamespaces {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            VisibleNamespaces::Every => serializer.serialize_str("*"),
+            VisibleNamespaces::Listed(names) => names.serialize(serializer),
+        }
+    }
+}
+
+impl Viewer {
+    pub fn whoami(&self) -> WhoAmI {
+        WhoAmI {
+            mode: self.mode.as_str(),
+            user: self.user.clone(),
+            email: self.email.clone(),
+            groups: self.groups.clone(),
+            namespaces: match &self.visibility {
+                Visibility::Everything => VisibleNamespaces::Every,
+                Visibility::Limited(filter) => VisibleNamespaces::Listed(
+                    filter.patterns().into_iter().map(str::to_owned).collect(),
+                ),
+            },
+        }
+    }
 }
 
 /// `access:` compiled: how requests are identified and what each identity sees.
@@ -297,8 +349,11 @@ impl AccessPolicy {
             })
             .map_err(|reason| reason.rejection())?;
         Ok(Viewer {
+            mode: self.source.mode,
             visibility: self.visibility(&identity),
             user: identity.user,
+            email: identity.email,
+            groups: identity.groups,
         })
     }
 }

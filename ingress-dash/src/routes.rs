@@ -26,6 +26,7 @@ pub fn configure(config: &mut web::ServiceConfig, static_dir: Option<std::path::
             web::scope("/api")
                 .wrap(from_fn(rate_limit::limit))
                 .wrap(Compress::default())
+                .route("/whoami", web::get().to(whoami))
                 .route("/namespaces", web::get().to(namespaces))
                 .route("/ingresses", web::get().to(ingresses))
                 .route("/ingresses/stream", web::get().to(ingress_stream))
@@ -81,6 +82,13 @@ async fn health_check(state: web::Data<AppState>) -> HttpResponse {
     response
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(body)
+}
+
+/// `GET /api/whoami`: who the front door says the caller is, and what it may see.
+async fn whoami(viewer: Caller) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(viewer.whoami())
 }
 
 async fn namespaces(state: web::Data<AppState>, viewer: Caller) -> Result<HttpResponse, Error> {

@@ -3,6 +3,7 @@
 
 use ts_rs::TS;
 
+use crate::access::WhoAmI;
 use crate::health::{Checks, HealthBody, KubernetesCheck, Reached};
 use crate::hub::{NamespaceError, Notice, RecoveredNotice, ResyncNotice, Snapshot};
 use crate::namespaces::NamespaceList;
@@ -42,6 +43,7 @@ fn wire_types() {
             RecoveredNotice::decl,
             ResyncNotice::decl,
             NamespaceList::decl,
+            WhoAmI::decl,
             HealthBody::decl,
             Checks::decl,
             KubernetesCheck::decl,

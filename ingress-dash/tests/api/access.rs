@@ -62,6 +62,7 @@ async fn identity_headers_from_an_untrusted_peer_are_ignored() {
     let app = spawn_app_server("  trusted_proxies: [10.0.0.0/8]\n", SHOP_MAPPING).await;
     populate(&app);
     for path in [
+        "/api/whoami",
         "/api/namespaces",
         "/api/ingresses",
         "/api/ingresses?namespaces=shop-eu",
@@ -227,6 +228,50 @@ async fn the_stream_shows_a_limited_user_only_its_namespaces_on_the_shared_watch
     assert_eq!(
         namespaces_of(&snapshot.data["items"]),
         ["shop-us", "shop-us"]
+    );
+}
+
+#[tokio::test]
+async fn whoami_names_the_signed_in_user_and_the_namespaces_of_its_groups() {
+    let mapping = format!("{SHOP_MAPPING}    pay: [payments]\n  default_namespaces: [public]\n");
+    let app = spawn_app_server(LOOPBACK_IS_TRUSTED, &mapping).await;
+    let (status, body) = json_of(as_user(&app, "/api/whoami", "ann", "unmapped,shop,pay")).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        json!({
+            "mode": "trusted_headers",
+            "user": "ann",
+            "email": "ann@example.com",
+            "groups": ["unmapped", "shop", "pay"],
+            "namespaces": ["payments", "shop-*"],
+        })
+    );
+    // A group mapped to "*" sees everything; a user in no mapped group gets the default.
+    let (_, sam) = json_of(as_user(&app, "/api/whoami", "sam", "pay,sre")).await;
+    assert_eq!(
+        (&sam["user"], &sam["namespaces"]),
+        (&json!("sam"), &json!("*"))
+    );
+    let (_, eve) = json_of(as_user(&app, "/api/whoami", "eve", "interns")).await;
+    assert_eq!(eve["namespaces"], json!(["public"]));
+    // No identity, no answer.
+    let (status, body) = app.get_json("/api/whoami").await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (401, &json!("unauthenticated"))
+    );
+}
+
+#[tokio::test]
+async fn whoami_in_open_mode_is_nobody_seeing_everything() {
+    let app = spawn_app_server(LOOPBACK_IS_TRUSTED, "").await;
+    // Identity headers are not read in open mode.
+    let (status, body) = json_of(as_user(&app, "/api/whoami", "ann", "shop")).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        json!({"mode": "open", "user": null, "email": null, "groups": [], "namespaces": "*"})
     );
 }
 

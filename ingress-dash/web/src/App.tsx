@@ -5,6 +5,7 @@ import { ApiDownBanner, NamespaceErrorBanners, NoticeBanners, StaleBanner } from
 import { ConnectionBadge } from "./components/ConnectionBadge";
 import { DetailsPanel } from "./components/DetailsPanel";
 import { IngressTable } from "./components/IngressTable";
+import { SignedIn } from "./components/SignedIn";
 import { ThemeToggle } from "./components/ThemeToggle";
 import { Toolbar } from "./components/Toolbar";
 import { useApiHealth, useListedNamespaces, useNow } from "./lib/hooks";
@@ -155,6 +156,7 @@ export function App() {
           <h1>Ingresses</h1>
         </div>
         <div className="topbar-right">
+          <SignedIn />
           <ConnectionBadge status={status} />
           <ThemeToggle theme={theme} onToggle={toggleTheme} />
         </div>

@@ -1,5 +1,5 @@
 // The JSON endpoints the page reads besides the stream, typed by the generated wire types.
-import type { HealthBody, NamespaceList } from "./wire";
+import type { HealthBody, NamespaceList, WhoAmI } from "./wire";
 
 /** `GET /api/namespaces`: the namespaces a client may ask for, or null when the call fails. */
 export async function fetchNamespaces(signal: AbortSignal): Promise<string[] | null> {
@@ -17,4 +17,12 @@ export async function fetchHealth(signal: AbortSignal): Promise<HealthBody | nul
   const response = await fetch("/api/health", { signal });
   if (response.status !== 200 && response.status !== 503) return null;
   return (await response.json()) as HealthBody;
+}
+
+/** `GET /api/whoami`: the signed-in caller and the namespaces it may see, or null when the call fails. */
+export async function fetchWhoAmI(signal: AbortSignal): Promise<WhoAmI | null> {
+  const response = await fetch("/api/whoami", { signal });
+  if (!response.ok) return null;
+  const body = (await response.json()) as Partial<WhoAmI>;
+  return typeof body.mode === "string" && Array.isArray(body.groups) ? (body as WhoAmI) : null;
 }

@@ -127,6 +127,13 @@ export type ResyncNotice = { reason: string, };
 
 export type NamespaceList = { namespaces: Array<string>, };
 
+export type WhoAmI = { mode: "open" | "trusted_headers", user: string | null, email: string | null, groups: Array<string>, 
+/**
+ * `"*"`: every namespace the dashboard watches; otherwise the names and globs of the
+ * caller's groups (or `access.default_namespaces`), sorted; empty: none.
+ */
+namespaces: string[] | "*", };
+
 export type HealthBody = { status: string, timestamp: string, checks: Checks, };
 
 export type Checks = { kubernetes: KubernetesCheck, };

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
-import { fetchHealth, fetchNamespaces } from "../api/client";
+import { fetchHealth, fetchNamespaces, fetchWhoAmI } from "../api/client";
+import type { WhoAmI } from "../api/wire";
 
 /** The current time, refreshed every `intervalMs`: ages and "stale since" follow the clock. */
 export function useNow(intervalMs: number): number {
@@ -75,4 +76,17 @@ export function useApiHealth(intervalMs = 30_000): ApiHealth | null {
     };
   }, [intervalMs]);
   return health;
+}
+
+/** Who the front door says the caller is (`GET /api/whoami`), read once; null until known or when it fails. */
+export function useWhoAmI(): WhoAmI | null {
+  const [whoami, setWhoAmI] = useState<WhoAmI | null>(null);
+  useEffect(() => {
+    const controller = new AbortController();
+    fetchWhoAmI(controller.signal).then(setWhoAmI, () => {
+      // Offline or aborted: the header simply shows no one.
+    });
+    return () => controller.abort();
+  }, []);
+  return whoami;
 }
