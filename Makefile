@@ -1,10 +1,12 @@
 # The two commands of the README are `make run` and `make test`; the rest are their parts.
-.PHONY: run test deps build fmt lint images containers soak wire-types
+.PHONY: run test deps build fmt lint images containers soak wire-types bench-ingress-dash
 
 # Binaries packaged by `make images`: release is the shipped build (fat LTO, about 10 minutes
 # cold on 2 cores); `make images PROFILE=fast` packages the quick build instead.
 PROFILE ?= release
 IMAGE_TAG ?= latest
+# The second scale of `make bench-ingress-dash` (the first is always 10,000 ingresses).
+SCALE ?= 50000
 
 run:     ## build (dev profile) and start all three services with their local dependencies; Ctrl+C stops all
 	scripts/run-local.sh
@@ -35,6 +37,10 @@ wire-types: ## regenerate the web apps' TypeScript wire types (src/api/wire.ts) 
 
 soak:    ## not in `make test`: every service under load with its real dependencies, the long faults, fuzzing; SOAK_MINUTES=1 for a quick run; writes bench/soak/results.md
 	.venv/bin/python scripts/soak/run.py
+
+bench-ingress-dash: ## not in `make test`: ingress-dash at 10,000 and SCALE (50,000) ingresses + as many EndpointSlices side by side: memory, snapshot, SSE latency, first render in Chromium (the `fast` profile)
+	cd ingress-dash/web && npm run build --silent
+	BENCH_SCALES=10000,$(SCALE) cargo bench --profile fast -p ingress-dash --bench dashboard
 
 fmt:
 	cargo fmt --all

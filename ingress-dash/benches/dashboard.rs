@@ -1,178 +1,210 @@
-//! Benchmark of issue 7 item 8: `cargo bench -p ingress-dash --bench dashboard`.
+//! Benchmark of issue 7 item 8 and issue 20 section 3: `make bench-ingress-dash` (10k and 50k side
+//! by side), or `BENCH_SCALES=10000,50000 cargo bench --profile fast -p ingress-dash
+//! --bench dashboard`.
 //!
-//! Starts a kube-test-server in-process with 10,000 ingresses in 500 namespaces and the release
-//! `ingress-dash` binary against it, then measures, next to each goal:
-//! resident memory idle and with the cluster-wide watcher loaded; the all-ingresses snapshot
-//! (p95, gzip size, API calls in steady state); event latency to 1,000 SSE clients (API change to
-//! bytes received); upstream watches for 100 clients on two namespaces, and after they left.
+//! For each scale N (default 10,000 then 50,000): starts a kube-test-server in-process with N
+//! sample ingresses in 500 namespaces and, bulk-loaded beside them, one Service and one
+//! EndpointSlice per ingress (its backend `app-N`; its `app-N-api` backend has no Service), and
+//! the `ingress-dash` binary of this build against it, serving the built web app; then measures,
+//! next to each goal: resident memory idle, with everything watched, after the snapshots and with
+//! 1,000 SSE clients; the all-ingresses snapshot (p50/p95, sizes, API calls in steady state);
+//! event latency to 1,000 SSE clients (API change to bytes received, p50/p99); first render of
+//! the table in headless Chromium (web/bench/first-render.mjs); upstream watches shared by 100
+//! clients and gone after the grace period. Prints each scale's table, then the scales side by
+//! side with their ratio.
 
-use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
+#[path = "dashboard/measure.rs"]
+mod measure;
+#[path = "dashboard/report.rs"]
+mod report;
+#[path = "dashboard/sse.rs"]
+mod sse;
+
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use kube_test_server::{KubeTestServer, Options, sample};
-use tokio::sync::Mutex;
 
-const INGRESSES: usize = 10_000;
+use measure::{Keeper, percentile, rss_mib, settled_rss_mib};
+use report::{Browser, Figures};
+
 const NAMESPACES: usize = 500;
 const SSE_CLIENTS: usize = 1_000;
 const CHANGES: usize = 20;
+const SNAPSHOTS: usize = 40;
+const BROWSER_RUNS: usize = 3;
 
-/// Per SSE client: each change's tag and when its bytes arrived.
-type Arrivals = Vec<(String, Instant)>;
-
-struct Row {
-    name: &'static str,
-    measured: String,
-    goal: &'static str,
-    ok: bool,
-}
-
-fn rss_mib(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|value| {
-            value
-                .trim()
-                .trim_end_matches(" kB")
-                .trim()
-                .parse::<f64>()
-                .ok()
+fn scales() -> Vec<usize> {
+    let text = std::env::var("BENCH_SCALES").unwrap_or_else(|_| "10000,50000".to_owned());
+    let scales: Vec<usize> = text
+        .split(',')
+        .map(|part| {
+            part.trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("BENCH_SCALES: {part:?} is not a number of ingresses"))
         })
-        .map_or(0.0, |kib| kib / 1024.0)
+        .collect();
+    assert!(
+        scales.iter().all(|&n| n > 0),
+        "BENCH_SCALES: every scale must be at least 1"
+    );
+    scales
 }
 
-fn percentile(samples: &mut [Duration], p: f64) -> Duration {
-    samples.sort();
-    let index = ((samples.len() as f64 * p).ceil() as usize).clamp(1, samples.len()) - 1;
-    samples[index]
+/// The sample ingresses, and a Service with an EndpointSlice (2-3 ready endpoints) for each
+/// one's first backend: N ingresses + N EndpointSlices. Straight into the store, as the sample
+/// set is built (the binary's `--sample` adds 2 Services per ingress and a certificate per TLS
+/// ingress: 30 s at 50k in a debug build).
+fn bulk_load(kube: &KubeTestServer, ingresses: usize) -> Duration {
+    let started = Instant::now();
+    sample::populate(&kube.cluster, ingresses, NAMESPACES);
+    for index in 0..ingresses {
+        let namespace = sample::namespace_name(index % NAMESPACES);
+        let name = format!("app-{index:05}");
+        sample::put_service_with_endpoints(
+            &kube.cluster,
+            &namespace,
+            &name,
+            80,
+            2 + index % 2,
+            true,
+        );
+    }
+    started.elapsed()
 }
 
-struct Service(Child);
+/// How many records of the snapshot carry each backend state (0 before backends exist).
+fn backend_states(snapshot: &str) -> Vec<(&'static str, usize)> {
+    [
+        "ready",
+        "degraded",
+        "no_ready_endpoints",
+        "missing_service",
+        "unknown",
+    ]
+    .into_iter()
+    .map(|state| {
+        (
+            state,
+            snapshot.matches(&format!("\"state\":\"{state}\"")).count(),
+        )
+    })
+    .collect()
+}
 
-impl Drop for Service {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+fn web_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("web")
+}
+
+/// Why the browser cannot be run here, if it cannot.
+fn browser_missing() -> Option<String> {
+    let web = web_dir();
+    let chromium = std::env::var("CHROMIUM_BIN").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    if std::env::var("BENCH_BROWSER").is_ok_and(|v| v == "0") {
+        Some("BENCH_BROWSER=0".into())
+    } else if !web.join("dist/index.html").exists() {
+        Some("web/dist is missing: npm run build".into())
+    } else if !web.join("node_modules/playwright-core").exists() {
+        Some("web/node_modules is missing: npm ci".into())
+    } else if !Path::new(&chromium).exists() {
+        Some(format!("{chromium} is missing"))
+    } else {
+        None
     }
 }
 
-fn start_service(kube_url: &str, port: u16, dir: &std::path::Path) -> Service {
-    let config = dir.join("ingress-dash-bench.yaml");
-    std::fs::write(
-        &config,
-        format!(
-            "server:\n  host: 127.0.0.1\n  port: {port}\nkubernetes:\n  api_url: {kube_url}\n  watch_grace_period: 2s\n  page_size: 500\nrate_limit:\n  enabled: false\nstream:\n  heartbeat_interval: 1s\n  max_clients: 5000\nobservability:\n  log_level: warn\n  log_format: json\n"
-        ),
-    )
-    .expect("writing the configuration");
-    let child = Command::new(env!("CARGO_BIN_EXE_ingress-dash"))
-        .arg("--config")
-        .arg(&config)
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("starting ingress-dash");
-    Service(child)
+async fn first_render(base: &str, rows: usize) -> Result<Browser, String> {
+    if let Some(reason) = browser_missing() {
+        return Err(format!("skipped: {reason}"));
+    }
+    let web = web_dir();
+    let url = format!("{base}/");
+    let output = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("node")
+            .arg("bench/first-render.mjs")
+            .arg(url)
+            .arg(rows.to_string())
+            .arg(BROWSER_RUNS.to_string())
+            .current_dir(web)
+            .output()
+    })
+    .await
+    .map_err(|e| e.to_string())?
+    .map_err(|e| format!("node: {e}"))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout.lines().last().unwrap_or_default();
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(format!(
+            "failed: {}",
+            stderr.lines().take(5).collect::<Vec<_>>().join(" / ")
+        ));
+    }
+    serde_json::from_str(line).map_err(|e| format!("unreadable output {line:?}: {e}"))
 }
 
-async fn wait_live(client: &reqwest::Client, base: &str) {
-    for _ in 0..200 {
-        if client
-            .get(format!("{base}/api/live"))
-            .send()
-            .await
-            .is_ok_and(|r| r.status() == 200)
-        {
-            return;
+/// Waits until the API server's open watches stop changing for a second, at most `limit`.
+async fn settled_watches(kube: &KubeTestServer, limit: Duration) -> usize {
+    let deadline = Instant::now() + limit;
+    let mut previous = kube.cluster.open_watches();
+    let mut steady = Instant::now();
+    while Instant::now() < deadline && steady.elapsed() < Duration::from_secs(1) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let now = kube.cluster.open_watches();
+        if now != previous {
+            previous = now;
+            steady = Instant::now();
         }
-        tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    panic!("ingress-dash did not start");
+    previous
 }
 
-/// The service's own count of running watchers, from `/_metrics`.
-async fn watcher_gauge(client: &reqwest::Client, base: &str) -> String {
-    let text = client
-        .get(format!("{base}/_metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    text.lines()
-        .find_map(|line| line.strip_prefix("ingress_dash_watchers "))
-        .unwrap_or("?")
-        .to_owned()
-}
-
-#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
-async fn main() {
-    test_support::install_crypto_provider();
+async fn run_scale(ingresses: usize, commit: &str) -> Figures {
+    let load_before = measure::load_average();
     // Bookmarks every second: the server notices a closed watch at its next write.
     let kube = KubeTestServer::start(Options {
         bookmark_interval: Duration::from_secs(1),
         ..Options::default()
     })
     .expect("kube-test-server");
-    sample::populate(&kube.cluster, INGRESSES, NAMESPACES);
+    let populate = bulk_load(&kube, ingresses);
     let dir = test_support::TempDir::new("ingress-dash-bench");
     let port = test_support::free_port();
-    let service = start_service(kube.url(), port, dir.path());
+    let dist = web_dir().join("dist");
+    let service = measure::start_service(
+        kube.url(),
+        port,
+        dir.path(),
+        dist.join("index.html").exists().then_some(dist.as_path()),
+    );
     let pid = service.0.id();
     let base = format!("http://127.0.0.1:{port}");
-    let client = reqwest::Client::builder()
+    let http = reqwest::Client::builder()
         .pool_max_idle_per_host(2000)
         .build()
         .unwrap();
-    wait_live(&client, &base).await;
-    let mut rows = Vec::new();
+    measure::wait_live(&http, &base).await;
 
-    // 1. Idle memory.
+    // 1. Idle: no watcher runs before the first client.
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let idle = rss_mib(pid);
-    rows.push(Row {
-        name: "idle resident memory",
-        measured: format!("{idle:.1} MiB"),
-        goal: "<= 25 MiB",
-        ok: idle <= 25.0,
-    });
+    let idle_mib = rss_mib(pid);
 
-    // 2. The cluster-wide watcher loaded (kept alive by one stream client), before any
-    // snapshot request; then the snapshot from memory.
-    let keeper = client
-        .get(format!("{base}/api/ingresses/stream"))
-        .send()
-        .await
-        .unwrap();
-    let mut keeper_body = keeper.bytes_stream();
-    let mut seen = String::new();
-    while !seen.contains("event: snapshot") {
-        let Some(Ok(chunk)) = keeper_body.next().await else {
-            panic!("stream ended")
-        };
-        seen.push_str(&String::from_utf8_lossy(&chunk));
-    }
-    drop(seen);
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    let synced = rss_mib(pid);
-    rows.push(Row {
-        name: "memory with the 10k watched (delta, no request yet)",
-        measured: format!("{synced:.1} MiB (+{:.1})", synced - idle),
-        goal: "<= +30 MiB per 10k",
-        ok: synced - idle <= 30.0,
-    });
+    // 2. Everything watched (kept alive by one stream client that has read its whole snapshot).
+    let load_started = Instant::now();
+    let keeper = Keeper::open(&http, &base).await;
+    let first_snapshot = load_started.elapsed();
+    let watched_mib = settled_rss_mib(pid, Duration::from_secs(30)).await;
+    let keeper_snapshot_bytes = keeper.snapshot.len();
+    let (keeper_items, keeper_errors) = measure::snapshot_contents(&keeper.snapshot);
+
+    // 3. The snapshot from memory.
     let lists_before = kube.cluster.list_requests();
     let mut samples = Vec::new();
     let mut gzip_bytes = 0;
-    let mut items = 0;
-    for _ in 0..40 {
+    for _ in 0..SNAPSHOTS {
         let started = Instant::now();
-        let response = client
+        let response = http
             .get(format!("{base}/api/ingresses"))
             .header("Accept-Encoding", "gzip")
             .send()
@@ -187,142 +219,44 @@ async fn main() {
         assert!(compressed, "the snapshot was not gzip-compressed");
         gzip_bytes = body.len();
     }
-    {
-        let body = client
-            .get(format!("{base}/api/ingresses"))
-            .send()
-            .await
-            .unwrap()
-            .bytes()
-            .await
-            .unwrap();
-        let value: serde_json::Value = serde_json::from_slice(&body).unwrap();
-        items = items.max(value["items"].as_array().map_or(0, Vec::len));
-    }
+    let body = http
+        .get(format!("{base}/api/ingresses"))
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let raw_bytes = body.len();
+    let states = backend_states(&String::from_utf8_lossy(&body));
+    let value: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    let items = value["items"].as_array().map_or(0, Vec::len);
+    drop((value, body));
     let api_calls = kube.cluster.list_requests() - lists_before;
-    let loaded = rss_mib(pid);
-    let p95 = percentile(&mut samples, 0.95);
-    rows.push(Row {
-        name: "memory after 41 full snapshots (delta)",
-        measured: format!("{loaded:.1} MiB (+{:.1})", loaded - idle),
-        goal: "<= +30 MiB per 10k",
-        ok: loaded - idle <= 30.0,
-    });
-    rows.push(Row {
-        name: "snapshot of all ingresses, p95",
-        measured: format!("{:.1} ms ({items} items)", p95.as_secs_f64() * 1000.0),
-        goal: "< 150 ms",
-        ok: p95 < Duration::from_millis(150) && items == INGRESSES,
-    });
-    rows.push(Row {
-        name: "snapshot gzip size",
-        measured: format!("{:.0} KiB", gzip_bytes as f64 / 1024.0),
-        goal: "< 1 MB",
-        ok: gzip_bytes < 1_000_000,
-    });
-    rows.push(Row {
-        name: "API list calls for 41 steady-state snapshots",
-        measured: api_calls.to_string(),
-        goal: "0",
-        ok: api_calls == 0,
-    });
+    let snapshots_mib = rss_mib(pid);
+    let trimmed_mib = measure::rss_after_trim_mib(pid);
+    let snapshot_p50 = percentile(&mut samples, 0.50);
+    let snapshot_p95 = percentile(&mut samples, 0.95);
 
-    // 3. 1,000 SSE clients: API change to bytes received.
-    let arrivals: Arc<Mutex<Vec<Arrivals>>> = Arc::new(Mutex::new(Vec::new()));
-    let mut readers = Vec::new();
-    let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(SSE_CLIENTS);
-    for _ in 0..SSE_CLIENTS {
-        let client = client.clone();
-        let url = format!("{base}/api/ingresses/stream?namespaces=team-000");
-        let arrivals = arrivals.clone();
-        let ready = ready_tx.clone();
-        readers.push(tokio::spawn(async move {
-            let response = client.get(url).send().await.unwrap();
-            let mut body = response.bytes_stream();
-            let mut seen = Vec::new();
-            let mut buffer = String::new();
-            let mut snapshot = false;
-            while let Some(Ok(chunk)) = body.next().await {
-                let now = Instant::now();
-                buffer.push_str(&String::from_utf8_lossy(&chunk));
-                while let Some(end) = buffer.find("\n\n") {
-                    let block: String = buffer.drain(..end + 2).collect();
-                    if block.starts_with("event: snapshot") && !snapshot {
-                        snapshot = true;
-                        let _ = ready.send(()).await;
-                    }
-                    if let Some(start) = block.find("\"labels\":{")
-                        && let Some(marker) = block[start..].find("\"bench\":\"")
-                    {
-                        let rest = &block[start + marker + 9..];
-                        let tag = rest[..rest.find('"').unwrap_or(0)].to_owned();
-                        seen.push((tag, now));
-                    }
-                }
-                if seen.len() >= CHANGES {
-                    break;
-                }
-            }
-            arrivals.lock().await.push(seen);
-        }));
-    }
-    drop(ready_tx);
-    let mut connected = 0;
-    let connect_deadline = Instant::now() + Duration::from_secs(60);
-    while connected < SSE_CLIENTS && Instant::now() < connect_deadline {
-        if ready_rx.recv().await.is_none() {
-            break;
-        }
-        connected += 1;
-    }
-    let mut sent_at = Vec::new();
-    for change in 0..CHANGES {
-        let mut ingress = sample::ingress("team-000", "app-00000", 0);
-        ingress["metadata"]["labels"]["bench"] = serde_json::json!(format!("c{change}"));
-        sent_at.push((format!("c{change}"), Instant::now()));
-        kube.cluster.put_ingress(ingress);
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-    let mut latencies = Vec::new();
-    let wait_deadline = Instant::now() + Duration::from_secs(30);
-    for reader in readers {
-        let left = wait_deadline.saturating_duration_since(Instant::now());
-        let _ = tokio::time::timeout(left, reader).await;
-    }
-    for seen in arrivals.lock().await.iter() {
-        for (tag, at) in seen {
-            if let Some((_, sent)) = sent_at.iter().find(|(t, _)| t == tag) {
-                latencies.push(at.duration_since(*sent));
-            }
-        }
-    }
-    let expected = connected * CHANGES;
-    let p99 = if latencies.is_empty() {
-        Duration::MAX
-    } else {
-        percentile(&mut latencies, 0.99)
-    };
-    rows.push(Row {
-        name: "SSE event latency p99, 1,000 clients",
-        measured: format!(
-            "{:.1} ms ({} of {expected} events, {connected} clients)",
-            p99.as_secs_f64() * 1000.0,
-            latencies.len()
-        ),
-        goal: "< 50 ms",
-        ok: p99 < Duration::from_millis(50)
-            && latencies.len() == expected
-            && connected == SSE_CLIENTS,
-    });
-    drop(keeper_body);
+    // 4. 1,000 SSE clients: memory once connected, API change to bytes received.
+    let latency = sse::latency(&http, &base, &kube, pid, SSE_CLIENTS, CHANGES).await;
+    let mut latencies = latency.latencies.clone();
+    let sse_p50 = percentile(&mut latencies, 0.50);
+    let sse_p99 = percentile(&mut latencies, 0.99);
 
-    // 4. Shared watches: 100 clients on two namespaces, then none. Gone clients are noticed
-    // at a heartbeat write (1 s; the first write after a close may still succeed), then the
-    // 2 s grace period runs.
-    tokio::time::sleep(Duration::from_secs(8)).await;
+    // 5. First render in the browser, the watchers warm (the keeper is still connected).
+    let browser = first_render(&base, ingresses).await;
+
+    // 6. Shared watches: 1 then 100 clients on two namespaces, then none.
+    drop(keeper);
+    let gone_deadline = Instant::now() + Duration::from_secs(30);
+    while kube.cluster.open_watches() > 0 && Instant::now() < gone_deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let mut clients = Vec::new();
-    for _ in 0..100 {
-        let response = client
+    let mut watches_one = 0;
+    for client in 0..100 {
+        let response = http
             .get(format!(
                 "{base}/api/ingresses/stream?namespaces=team-001,team-002"
             ))
@@ -332,40 +266,79 @@ async fn main() {
         let mut body = response.bytes_stream();
         let _ = body.next().await;
         clients.push(body);
+        if client == 0 {
+            watches_one = settled_watches(&kube, Duration::from_secs(10)).await;
+        }
     }
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let watches = kube.cluster.open_watches();
-    let watchers = watcher_gauge(&client, &base).await;
-    rows.push(Row {
-        name: "upstream watches, 100 clients on 2 namespaces",
-        measured: format!("{watches} (ingress_dash_watchers {watchers})"),
-        goal: "2",
-        ok: watches == 2,
-    });
+    let watches_hundred = settled_watches(&kube, Duration::from_secs(10)).await;
+    let gauge_hundred = measure::watcher_gauge(&http, &base).await;
     drop(clients);
-    tokio::time::sleep(Duration::from_secs(8)).await;
-    let after = kube.cluster.open_watches();
-    let watchers_after = watcher_gauge(&client, &base).await;
-    rows.push(Row {
-        name: "upstream watches after the grace period",
-        measured: format!("{after} (ingress_dash_watchers {watchers_after})"),
-        goal: "0",
-        ok: after == 0,
-    });
-
-    println!();
-    println!(
-        "ingress-dash benchmark: {INGRESSES} ingresses in {NAMESPACES} namespaces (release build, 2 cores shared)"
-    );
-    println!("{:<52} {:<46} {:<20}", "measure", "measured", "goal");
-    for row in &rows {
-        println!(
-            "{:<52} {:<46} {:<20} {}",
-            row.name,
-            row.measured,
-            row.goal,
-            if row.ok { "ok" } else { "MISSED" }
-        );
+    let closed = Instant::now();
+    let gone_deadline = closed + Duration::from_secs(30);
+    while kube.cluster.open_watches() > 0 && Instant::now() < gone_deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    let watches_after = kube.cluster.open_watches();
+    let gone_after = closed.elapsed();
+    let gauge_after = measure::watcher_gauge(&http, &base).await;
     drop(service);
+
+    Figures {
+        ingresses,
+        namespaces: NAMESPACES,
+        commit: commit.to_owned(),
+        load_before,
+        load_after: measure::load_average(),
+        populate,
+        idle_mib,
+        first_snapshot,
+        watched_mib,
+        keeper_snapshot_bytes,
+        keeper_items,
+        keeper_errors,
+        states,
+        snapshot_p50,
+        snapshot_p95,
+        snapshots: SNAPSHOTS,
+        items,
+        gzip_bytes,
+        raw_bytes,
+        api_calls,
+        snapshots_mib,
+        trimmed_mib,
+        connected_mib: latency.rss_connected_mib,
+        clients: SSE_CLIENTS,
+        connected: latency.connected,
+        received: latency.latencies.len(),
+        expected: latency.expected,
+        sse_p50,
+        sse_p99,
+        browser,
+        watches_one,
+        watches_hundred,
+        gauge_hundred,
+        watches_after,
+        gone_after,
+        gauge_after,
+    }
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    test_support::install_crypto_provider();
+    let mut all = Vec::new();
+    // The service binary was built from the tree as it is now.
+    let commit = measure::commit();
+    for ingresses in scales() {
+        eprintln!(
+            "ingress-dash benchmark: {ingresses} ingresses + {ingresses} EndpointSlices (load {})",
+            measure::load_average()
+        );
+        let figures = run_scale(ingresses, &commit).await;
+        report::print_scale(&figures);
+        all.push(figures);
+    }
+    if all.len() > 1 {
+        report::print_side_by_side(&all);
+    }
 }

@@ -1,0 +1,291 @@
+//! The benchmark's instruments: resident memory of the service, percentiles, the service process,
+//! SSE readers, the machine's load and the commit measured.
+
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+
+/// VmRSS of `pid` in MiB (0 when it cannot be read).
+pub fn rss_mib(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| {
+            value
+                .trim()
+                .trim_end_matches(" kB")
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
+/// VmRSS once it has stopped moving (two samples 500 ms apart within 0.25 MiB), at most `limit`
+/// later: the watchers of the other kinds may still be loading when the snapshot arrives.
+pub async fn settled_rss_mib(pid: u32, limit: Duration) -> f64 {
+    let deadline = Instant::now() + limit;
+    let mut previous = rss_mib(pid);
+    let mut steady = 0;
+    while Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let now = rss_mib(pid);
+        steady = if (now - previous).abs() < 0.25 {
+            steady + 1
+        } else {
+            0
+        };
+        previous = now;
+        if steady >= 2 {
+            break;
+        }
+    }
+    previous
+}
+
+pub fn percentile(samples: &mut [Duration], p: f64) -> Duration {
+    if samples.is_empty() {
+        return Duration::MAX;
+    }
+    samples.sort();
+    let index = ((samples.len() as f64 * p).ceil() as usize).clamp(1, samples.len()) - 1;
+    samples[index]
+}
+
+pub fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+/// The 1, 5 and 15 minute load averages, as /proc/loadavg prints them.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The commit the service was built from, and whether ingress-dash's sources differ from it
+/// (the tree is shared: a figure must say what it measured).
+pub fn commit() -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|output| output.status.success())
+            .map(|output| {
+                String::from_utf8_lossy(&output.stdout)
+                    .trim_end()
+                    .to_owned()
+            })
+    };
+    let head = git(&["log", "-1", "--format=%h %s"]).unwrap_or_else(|| "unknown".to_owned());
+    let head: String = head.chars().take(90).collect();
+    match git(&["status", "--porcelain", "--", "src", "Cargo.toml"]) {
+        Some(dirty) if !dirty.is_empty() => {
+            let files: Vec<&str> = dirty
+                .lines()
+                .filter_map(|line| line.get(3..))
+                .map(|path| path.trim().trim_start_matches("ingress-dash/"))
+                .collect();
+            format!(
+                "{head} + {} uncommitted paths of ingress-dash ({})",
+                files.len(),
+                files.join(" ")
+            )
+        }
+        _ => head,
+    }
+}
+
+/// The release-like `ingress-dash` binary, killed when dropped; under `BENCH_DASH_WRAPPER` (e.g.
+/// `heaptrack -o /tmp/ingress-dash`) in its own process group, ended with SIGTERM so the wrapper
+/// can write its results (its resident memory is then the wrapper's, not the service's).
+pub struct Service(pub Child, pub bool);
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        if self.1 {
+            let _ = Command::new("kill")
+                .arg("-TERM")
+                .arg(format!("-{}", self.0.id()))
+                .status();
+        } else {
+            let _ = self.0.kill();
+        }
+        let _ = self.0.wait();
+    }
+}
+
+pub fn start_service(
+    kube_url: &str,
+    port: u16,
+    dir: &std::path::Path,
+    static_dir: Option<&std::path::Path>,
+) -> Service {
+    let config = dir.join("ingress-dash-bench.yaml");
+    // More configuration for a run, e.g. BENCH_DASH_CONFIG=$'backends:\n  enabled: false\n'.
+    let extra = std::env::var("BENCH_DASH_CONFIG").unwrap_or_default();
+    let static_dir = static_dir
+        .map(|path| format!("  static_dir: {:?}\n", path.display().to_string()))
+        .unwrap_or_default();
+    std::fs::write(
+        &config,
+        format!(
+            "server:\n  host: 127.0.0.1\n  port: {port}\n{static_dir}kubernetes:\n  api_url: {kube_url}\n  watch_grace_period: 2s\n  page_size: 500\nrate_limit:\n  enabled: false\nstream:\n  heartbeat_interval: 1s\n  max_clients: 5000\nobservability:\n  log_level: warn\n  log_format: json\n{extra}"
+        ),
+    )
+    .expect("writing the configuration");
+    let binary = env!("CARGO_BIN_EXE_ingress-dash");
+    let wrapper = std::env::var("BENCH_DASH_WRAPPER").unwrap_or_default();
+    let mut words = wrapper.split_whitespace();
+    let mut command = match words.next() {
+        Some(program) => {
+            let mut command = Command::new(program);
+            command.args(words).arg(binary).process_group(0);
+            command
+        }
+        None => Command::new(binary),
+    };
+    let child = command
+        .arg("--config")
+        .arg(&config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("starting ingress-dash");
+    Service(child, !wrapper.trim().is_empty())
+}
+
+pub async fn wait_live(client: &reqwest::Client, base: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if client
+            .get(format!("{base}/api/live"))
+            .send()
+            .await
+            .is_ok_and(|r| r.status() == 200)
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("ingress-dash did not start");
+}
+
+/// The service's own count of running watchers, from `/_metrics`.
+pub async fn watcher_gauge(client: &reqwest::Client, base: &str) -> String {
+    let text = client
+        .get(format!("{base}/_metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    text.lines()
+        .find_map(|line| line.strip_prefix("ingress_dash_watchers "))
+        .unwrap_or("?")
+        .to_owned()
+}
+
+/// A stream client kept open for the whole run (it keeps the cluster-wide watchers alive), read
+/// continuously; `snapshot` gets the whole first `snapshot` event once it has arrived.
+pub struct Keeper {
+    /// The first `snapshot` event's lines (`event:`, `id:`, `data:`).
+    pub snapshot: String,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Keeper {
+    pub async fn open(client: &reqwest::Client, base: &str) -> Keeper {
+        let response = client
+            .get(format!("{base}/api/ingresses/stream"))
+            .send()
+            .await
+            .unwrap();
+        let mut body = response.bytes_stream();
+        let mut buffer: Vec<u8> = Vec::new();
+        let mut start = None;
+        let snapshot = loop {
+            let Some(Ok(chunk)) = body.next().await else {
+                panic!("the stream ended before its snapshot")
+            };
+            let scanned = buffer.len();
+            buffer.extend_from_slice(&chunk);
+            let from = scanned.saturating_sub(20);
+            if start.is_none() {
+                start = find(&buffer, b"event: snapshot", from);
+            }
+            if let Some(start) = start
+                && let Some(end) = find(&buffer, b"\n\n", from.max(start))
+            {
+                break String::from_utf8_lossy(&buffer[start..end]).into_owned();
+            }
+        };
+        let task = tokio::spawn(async move { while let Some(Ok(_)) = body.next().await {} });
+        Keeper { snapshot, task }
+    }
+}
+
+impl Drop for Keeper {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Where `needle` first occurs in `haystack` at or after `from`.
+pub fn find(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    haystack
+        .get(from..)?
+        .windows(needle.len())
+        .position(|window| window == needle)
+        .map(|at| at + from)
+}
+
+/// The items and the errors (their messages) of a `snapshot` event's data.
+pub fn snapshot_contents(event: &str) -> (usize, Vec<String>) {
+    let data: String = event
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(|line| line.strip_prefix(' ').unwrap_or(line))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let value: serde_json::Value = serde_json::from_str(&data).unwrap_or_default();
+    let items = value["items"].as_array().map_or(0, Vec::len);
+    let errors = value["errors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|error| error.to_string().chars().take(160).collect())
+        .collect();
+    (items, errors)
+}
+
+/// Resident memory after asking the service's allocator to give its free pages back
+/// (`malloc_trim(0)` through gdb, `BENCH_TRIM_PROBE=1`): what RSS keeps of a transient peak
+/// rather than of live data. None when not asked for or gdb cannot attach.
+pub fn rss_after_trim_mib(pid: u32) -> Option<f64> {
+    if std::env::var("BENCH_TRIM_PROBE").map_or(true, |v| v != "1") {
+        return None;
+    }
+    let status = Command::new("gdb")
+        .args([
+            "-p",
+            &pid.to_string(),
+            "-batch",
+            "-ex",
+            "call (int) malloc_trim(0)",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .ok()?;
+    status.success().then(|| rss_mib(pid))
+}
