@@ -192,9 +192,25 @@ async fn run_scale(ingresses: usize, commit: &str) -> Figures {
 
     // 2. Everything watched (kept alive by one stream client that has read its whole snapshot).
     let load_started = Instant::now();
-    let keeper = Keeper::open(&http, &base).await;
+    let keeper = Keeper::open(&http, &base, ingresses).await;
     let first_snapshot = load_started.elapsed();
+    let complete_deadline = Instant::now() + Duration::from_secs(120);
+    while keeper.complete.get().is_none() && Instant::now() < complete_deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let first_complete = keeper
+        .complete
+        .get()
+        .map(|at| at.duration_since(load_started));
     let watched_mib = settled_rss_mib(pid, Duration::from_secs(30)).await;
+    let first_events: Vec<String> = keeper
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, count)| **count > 0)
+        .map(|(kind, count)| format!("{count} {kind}"))
+        .collect();
     let keeper_snapshot_bytes = keeper.snapshot.len();
     let (keeper_items, keeper_errors) = measure::snapshot_contents(&keeper.snapshot);
 
@@ -292,6 +308,8 @@ async fn run_scale(ingresses: usize, commit: &str) -> Figures {
         populate,
         idle_mib,
         first_snapshot,
+        first_complete,
+        first_events,
         watched_mib,
         keeper_snapshot_bytes,
         keeper_items,

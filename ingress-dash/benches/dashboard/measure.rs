@@ -1,8 +1,10 @@
 //! The benchmark's instruments: resident memory of the service, percentiles, the service process,
 //! SSE readers, the machine's load and the commit measured.
 
+use std::collections::BTreeMap;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
@@ -200,11 +202,17 @@ pub async fn watcher_gauge(client: &reqwest::Client, base: &str) -> String {
 pub struct Keeper {
     /// The first `snapshot` event's lines (`event:`, `id:`, `data:`).
     pub snapshot: String,
+    /// When the client held every record: at its snapshot, or (a snapshot sent while the first
+    /// list was still running, with a `syncing` error) once the list's records came as `added`.
+    pub complete: Arc<OnceLock<Instant>>,
+    /// The events received after the first snapshot, by kind.
+    pub seen: Arc<std::sync::Mutex<BTreeMap<&'static str, usize>>>,
     task: tokio::task::JoinHandle<()>,
 }
 
 impl Keeper {
-    pub async fn open(client: &reqwest::Client, base: &str) -> Keeper {
+    /// Opens the all-namespaces stream of a service that should show `records` records.
+    pub async fn open(client: &reqwest::Client, base: &str, records: usize) -> Keeper {
         let response = client
             .get(format!("{base}/api/ingresses/stream"))
             .send()
@@ -213,7 +221,7 @@ impl Keeper {
         let mut body = response.bytes_stream();
         let mut buffer: Vec<u8> = Vec::new();
         let mut start = None;
-        let snapshot = loop {
+        let (snapshot, rest) = loop {
             let Some(Ok(chunk)) = body.next().await else {
                 panic!("the stream ended before its snapshot")
             };
@@ -226,12 +234,86 @@ impl Keeper {
             if let Some(start) = start
                 && let Some(end) = find(&buffer, b"\n\n", from.max(start))
             {
-                break String::from_utf8_lossy(&buffer[start..end]).into_owned();
+                let snapshot = String::from_utf8_lossy(&buffer[start..end]).into_owned();
+                break (snapshot, buffer.split_off(end));
             }
         };
-        let task = tokio::spawn(async move { while let Some(Ok(_)) = body.next().await {} });
-        Keeper { snapshot, task }
+        let complete = Arc::new(OnceLock::new());
+        let (items, _) = snapshot_contents(&snapshot);
+        if items >= records {
+            let _ = complete.set(Instant::now());
+        }
+        let missing = records.saturating_sub(items);
+        let done = complete.clone();
+        let seen = Arc::new(std::sync::Mutex::new(BTreeMap::new()));
+        let counts = seen.clone();
+        let task = tokio::spawn(async move {
+            // Counts the events after the first snapshot (across chunk boundaries: the tail of
+            // each chunk is kept). Complete once the missing records came as `added`, or a
+            // later `snapshot` (a resync) has been read to its end.
+            let mut tail = rest;
+            // Where the bytes not yet counted start (an event name may straddle two chunks).
+            let mut fresh: usize = 0;
+            // Where a later `snapshot` event starts in `tail`, until its end has arrived.
+            let mut resync: Option<usize> = None;
+            loop {
+                for kind in EVENT_KINDS {
+                    let needle = format!("event: {kind}\n");
+                    let from = fresh.saturating_sub(needle.len() - 1);
+                    let found = count(&tail[from..], needle.as_bytes());
+                    *counts.lock().unwrap().entry(*kind).or_insert(0) += found;
+                    if *kind == "snapshot" && found > 0 && resync.is_none() {
+                        resync = find(&tail, needle.as_bytes(), from);
+                    }
+                }
+                let added = counts.lock().unwrap().get("added").copied().unwrap_or(0);
+                if added >= missing {
+                    let _ = done.set(Instant::now());
+                }
+                if let Some(at) = resync
+                    && find(&tail, b"\n\n", at.max(fresh.saturating_sub(1))).is_some()
+                {
+                    let _ = done.set(Instant::now());
+                    resync = None;
+                }
+                // Keep the last bytes only (a straddling name), unless a resync is being read.
+                let drop = if resync.is_some() {
+                    0
+                } else {
+                    tail.len().saturating_sub(20)
+                };
+                tail.drain(..drop);
+                fresh = tail.len();
+                let Some(Ok(chunk)) = body.next().await else {
+                    break;
+                };
+                tail.extend_from_slice(&chunk);
+            }
+        });
+        Keeper {
+            snapshot,
+            complete,
+            seen,
+            task,
+        }
     }
+}
+
+const EVENT_KINDS: &[&str] = &[
+    "snapshot",
+    "added",
+    "modified",
+    "deleted",
+    "error",
+    "recovered",
+];
+
+/// How often `needle` occurs in `haystack`.
+fn count(haystack: &[u8], needle: &[u8]) -> usize {
+    haystack
+        .windows(needle.len())
+        .filter(|window| *window == needle)
+        .count()
 }
 
 impl Drop for Keeper {

@@ -26,6 +26,10 @@ pub struct Figures {
     pub populate: Duration,
     pub idle_mib: f64,
     pub first_snapshot: Duration,
+    /// When the first client held every record (None: not within 2 minutes).
+    pub first_complete: Option<Duration>,
+    /// The events the first client received after its snapshot, by kind.
+    pub first_events: Vec<String>,
     pub watched_mib: f64,
     pub keeper_snapshot_bytes: usize,
     pub keeper_items: usize,
@@ -131,6 +135,25 @@ fn lines(f: &Figures) -> Vec<Line> {
                     .first()
                     .map(|error| format!(": {error}"))
                     .unwrap_or_default()
+            ),
+            goal: String::new(),
+            ok: None,
+        },
+        Line {
+            name: "first client: all records received (s)",
+            value: f.first_complete.map_or(f64::NAN, |at| at.as_secs_f64()),
+            text: format!(
+                "{} (then: {})",
+                f.first_complete
+                    .map_or("not within 2 minutes".into(), |at| format!(
+                        "{:.2} s",
+                        at.as_secs_f64()
+                    )),
+                if f.first_events.is_empty() {
+                    "no events".to_owned()
+                } else {
+                    f.first_events.join(", ")
+                }
             ),
             goal: String::new(),
             ok: None,
