@@ -16,7 +16,9 @@ pub(crate) async fn handle(
     body: web::Bytes,
     shared: web::Data<Shared>,
 ) -> HttpResponse {
-    lock(&shared.recorder).push(Recorded::of(&request, &body));
+    if shared.options.record_requests {
+        lock(&shared.recorder).push(Recorded::of(&request, &body));
+    }
     if shared.unavailable.load(Ordering::SeqCst) {
         shared.refused.fetch_add(1, Ordering::SeqCst);
         return json_response(503, &not_recovered()).into_response(None, false);

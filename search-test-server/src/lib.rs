@@ -2,7 +2,8 @@
 //! formats of Elasticsearch 8 and OpenSearch 2, the APIs osmem lacks or answers as the
 //! single node it is: node statistics, tasks, snapshots, index blocks, and a simulated
 //! multi-node topology (shard routing, allocation explain, reroute). Every request it does not
-//! answer itself goes to osmem unchanged. Every request it receives is recorded, so tests can
+//! answer itself goes to osmem unchanged. Every request it receives is recorded (unless
+//! `Options::record_requests` is off, as in the binary), so tests can
 //! assert what a client sent.
 //!
 //! Tests start it in-process with [`SearchTestServer::start`]; `make run` and the browser tests
@@ -94,6 +95,9 @@ pub struct Options {
     pub relocation: Duration,
     /// How long a snapshot stays `IN_PROGRESS`.
     pub snapshot_duration: Duration,
+    /// Record every request for [`SearchTestServer::requests`] (tests). The binary, which runs
+    /// for hours under `make run` and nobody asks, records nothing: the list would only grow.
+    pub record_requests: bool,
 }
 
 impl Default for Options {
@@ -105,6 +109,7 @@ impl Default for Options {
             usage: NodeUsage::default(),
             relocation: Duration::from_secs(1),
             snapshot_duration: Duration::from_millis(300),
+            record_requests: true,
         }
     }
 }

@@ -77,6 +77,7 @@ fn main() -> anyhow::Result<()> {
             nodes: args.nodes,
             flavor: args.flavor,
             relocation: std::time::Duration::from_millis(args.relocation_ms),
+            record_requests: false,
             ..Options::default()
         },
         &args.host,

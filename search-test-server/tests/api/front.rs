@@ -272,3 +272,26 @@ async fn the_binary_exits_0_on_sigterm() {
         .unwrap();
     assert!(status.success(), "{status}");
 }
+
+/// The binary (`make run`, hours of polling) keeps no request list: with recording off the
+/// server still answers, and nothing accumulates.
+#[tokio::test]
+async fn with_recording_off_nothing_accumulates() {
+    let osmem = test_support::Osmem::start();
+    let server = search_test_server::SearchTestServer::start(search_test_server::Options {
+        osmem_url: osmem.url.clone(),
+        record_requests: false,
+        ..search_test_server::Options::default()
+    });
+    let client = test_support::http_client();
+    for _ in 0..3 {
+        let status = client
+            .get(format!("{}/_cluster/health", server.url))
+            .send()
+            .await
+            .unwrap()
+            .status();
+        assert_eq!(status, 200);
+    }
+    assert!(server.requests().is_empty());
+}
