@@ -385,6 +385,132 @@ def check_chart(values_file: Path | None) -> None:
     check_access(label, values, documents, notes)
     check_front_door(label, values, documents)
     check_ingress_dash_rbac(label, values, documents)
+    check_network_policies(label, values, documents)
+
+
+def chart_values(app: str, values: dict | None) -> dict:
+    """The subchart's values.yaml with the release's values for it merged over it the way Helm
+    does (maps merge, a null removes the key)."""
+    def merge(base: dict, over: dict) -> dict:
+        merged = dict(base)
+        for key, value in over.items():
+            if value is None:
+                merged.pop(key, None)
+            elif isinstance(value, dict) and isinstance(merged.get(key), dict):
+                merged[key] = merge(merged[key], value)
+            else:
+                merged[key] = value
+        return merged
+
+    defaults = yaml.safe_load((CHART / "charts" / app / "values.yaml").read_text())
+    return merge(defaults, (values or {}).get(app) or {})
+
+
+def check_network_policies(label: str, values: dict | None, documents: list[dict]) -> None:
+    """networkPolicy (off by default): none rendered when off; when on, exactly one per service
+    selecting its pods, admitting only the ingress controller and Prometheus on the http port
+    (plus extraIngress), and letting out only DNS, each egress group with ports (to its peers,
+    or anywhere when it names none) and extraEgress, nothing else."""
+    policies: dict[str, list[dict]] = {}
+    for document in documents:
+        if document.get("kind") == "NetworkPolicy":
+            app = document["metadata"]["labels"].get("app.kubernetes.io/name")
+            policies.setdefault(app, []).append(document)
+    deployments = {d["metadata"]["labels"]["app.kubernetes.io/name"]: d for d in documents if d.get("kind") == "Deployment"}
+    for app, deployment in deployments.items():
+        policy_values = chart_values(app, values).get("networkPolicy") or {}
+        found = policies.get(app, [])
+        if not policy_values.get("enabled"):
+            check(f"{label}: {app} networkPolicy off: no NetworkPolicy", f"{len(found)} rendered" if found else None)
+            continue
+        if len(found) != 1:
+            check(f"{label}: {app} networkPolicy on: one NetworkPolicy", f"{len(found)} rendered")
+            continue
+        spec = found[0]["spec"]
+        sources = [policy_values[name] for name in ("ingressController", "prometheus") if policy_values.get(name)]
+        ingress = ([{"from": sources, "ports": [{"port": "http", "protocol": "TCP"}]}] if sources else []) + (policy_values.get("extraIngress") or [])
+        egress = [{"ports": [{"port": 53, "protocol": "UDP"}, {"port": 53, "protocol": "TCP"}]}] if policy_values.get("dns") else []
+        for name in sorted(policy_values.get("egress") or {}):
+            group = policy_values["egress"][name]
+            if group and group.get("ports"):
+                egress.append({"ports": group["ports"], **({"to": group["to"]} if group.get("to") else {})})
+        egress += policy_values.get("extraEgress") or []
+        problems = []
+        selector = deployment["spec"]["selector"]["matchLabels"]
+        if spec.get("podSelector") != {"matchLabels": selector}:
+            problems.append(f"podSelector {spec.get('podSelector')} is not the pods' {selector}")
+        if spec.get("policyTypes") != ["Ingress", "Egress"]:
+            problems.append(f"policyTypes {spec.get('policyTypes')}")
+        if (spec.get("ingress") or []) != ingress:
+            problems.append(f"ingress {spec.get('ingress')}, expected {ingress}")
+        if (spec.get("egress") or []) != egress:
+            problems.append(f"egress {spec.get('egress')}, expected {egress}")
+        ports = [port.get("name") for port in deployment["spec"]["template"]["spec"]["containers"][0].get("ports", [])]
+        if sources and "http" not in ports:
+            problems.append(f"the container has no port named http ({ports})")
+        if not egress or not ingress:
+            problems.append("no ingress or no egress rule: the service could not work")
+        check(f"{label}: {app} networkPolicy on: ingress from the controller and Prometheus on http, egress to DNS and its groups only", "; ".join(problems) or None)
+
+
+# Values that change the services' configurations one after the other (each step from the one
+# before): the pods must roll exactly when their rendered config.yaml changes.
+CHECKSUM_STEPS = [
+    ("default values", None),
+    ("admin-console's ingress on (allowed_hosts from its hosts)", {"admin-console": {"ingress": {"enabled": True}}}),
+    ("admin-console's ingress host changed", {"admin-console": {"ingress": {"enabled": True, "hosts": [
+        {"host": "search-console.example.org", "paths": [{"path": "/", "pathType": "Prefix"}]}]}}}),
+    ("admin-console hostCheck.extraHosts changed", {"admin-console": {"ingress": {"enabled": True, "hosts": [
+        {"host": "search-console.example.org", "paths": [{"path": "/", "pathType": "Prefix"}]}]},
+        "hostCheck": {"extraHosts": ["localhost"]}}}),
+    ("global.frontDoor on", {"admin-console": {"ingress": {"enabled": True, "hosts": [
+        {"host": "search-console.example.org", "paths": [{"path": "/", "pathType": "Prefix"}]}]},
+        "hostCheck": {"extraHosts": ["localhost"]}},
+        "global": {"frontDoor": {"enabled": True, "signInUrl": "https://auth.example.com",
+                                  "cookieDomain": ".example.com", "trustedProxies": ["10.42.0.0/16"]}}}),
+    ("each service's log level", {"admin-console": {"config": {"observability": {"log_level": "debug"}}},
+                                  "authproxy": {"config": {"observability": {"log_level": "debug"}}},
+                                  "ingress-dash": {"config": {"observability": {"log_level": "debug"}}}}),
+    ("ingress-dash's watched namespaces", {"admin-console": {"config": {"observability": {"log_level": "debug"}}},
+                                           "authproxy": {"config": {"observability": {"log_level": "debug"}}},
+                                           "ingress-dash": {"config": {"observability": {"log_level": "debug"}},
+                                                            "watchNamespaces": ["shop"]}}),
+    ("an image tag only (no configuration change)", {"admin-console": {"config": {"observability": {"log_level": "debug"}}},
+                                                     "authproxy": {"config": {"observability": {"log_level": "debug"}}},
+                                                     "ingress-dash": {"config": {"observability": {"log_level": "debug"}},
+                                                                      "watchNamespaces": ["shop"], "image": {"tag": "9.9.9"}}}),
+]
+
+
+def rendered_configs(values: dict | None) -> dict[str, tuple[str, str]]:
+    """Per service: its ConfigMap's config.yaml and its pods' checksum/config annotation."""
+    rendered = helm.Chart.load(str(CHART)).render(values, name="sp", namespace="search", is_install=True)
+    documents = [doc for path, text in rendered.items() if path.endswith(".yaml") for doc in yaml.safe_load_all(text) if doc]
+    configs = {d["metadata"]["labels"]["app.kubernetes.io/name"]: d["data"]["config.yaml"] for d in documents if d.get("kind") == "ConfigMap"}
+    return {
+        app: (configs.get(app), d["spec"]["template"]["metadata"]["annotations"].get("checksum/config"))
+        for d in documents
+        if d.get("kind") == "Deployment"
+        for app in [d["metadata"]["labels"]["app.kubernetes.io/name"]]
+    }
+
+
+def check_config_checksums() -> None:
+    """checksum/config covers every value that reaches a service's config.yaml (admin-console's
+    allowed_hosts, filled from its ingress hosts and hostCheck, included) and nothing else: a
+    configuration change rolls that service's pods, and only that service's."""
+    previous = None
+    for step, values in CHECKSUM_STEPS:
+        current = rendered_configs(values)
+        if previous is not None:
+            for app, (config, checksum) in current.items():
+                before_config, before_checksum = previous[app]
+                changed, rolled = config != before_config, checksum != before_checksum
+                problem = None if changed == rolled else (
+                    "config.yaml changed but checksum/config did not: the pods would keep the old configuration"
+                    if changed else "checksum/config changed with config.yaml unchanged: a needless restart")
+                check(f"helm checksum/config: {step}: {app} {'rolls' if changed else 'stays'}", problem)
+        previous = current
 
 
 def check_ingress_dash_rbac(label: str, values: dict | None, documents: list[dict]) -> None:
@@ -475,6 +601,7 @@ def main() -> int:
     for values_file in sorted((CHART / "ci").glob("*.yaml")):
         check_chart(values_file)
     check_chart_refusals()
+    check_config_checksums()
     failed = sum(1 for _, problem in results if problem is not None)
     print(f"packaging: {len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0

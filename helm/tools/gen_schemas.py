@@ -141,6 +141,31 @@ common = {
                 "tls": {"type": "array", "items": obj},
             },
         },
+        "networkPolicy": {
+            "type": "object",
+            "additionalProperties": False,
+            "description": "An optional NetworkPolicy: ingress from the ingress controller and Prometheus on the http port, egress to DNS and the egress groups.",
+            "properties": {
+                "enabled": {"type": "boolean"},
+                "ingressController": {"type": ["object", "null"], "description": "NetworkPolicyPeer of the ingress controller's pods."},
+                "prometheus": {"type": ["object", "null"], "description": "NetworkPolicyPeer of Prometheus."},
+                "extraIngress": {"type": "array", "items": obj},
+                "dns": {"type": "boolean"},
+                "egress": {
+                    "type": "object",
+                    "description": "Named egress groups: ports, and the peers they go to (empty: any address).",
+                    "additionalProperties": {
+                        "type": ["object", "null"],
+                        "additionalProperties": False,
+                        "properties": {
+                            "ports": {"type": "array", "items": obj},
+                            "to": {"type": "array", "items": obj},
+                        },
+                    },
+                },
+                "extraEgress": {"type": "array", "items": obj},
+            },
+        },
         "serviceMonitor": {
             "type": "object",
             "additionalProperties": False,

@@ -15,8 +15,10 @@ spec:
       labels:
         {{- include "svc.selectorLabels" . | nindent 8 }}
       annotations:
-        # Roll the pods when the configuration or the chart-managed secret changes.
-        checksum/config: {{ include "svc.configmap" . | sha256sum }}
+        # Roll the pods when the configuration or the chart-managed secret changes. The hash
+        # is of the chart's own templates/configmap.yaml as rendered, so what a chart adds
+        # there (admin-console's allowed_hosts from its ingress hosts) counts too.
+        checksum/config: {{ include (print .Template.BasePath "/configmap.yaml") . | sha256sum }}
         {{- if and .Values.secret.create .Values.secret.env (not .Values.secret.existingSecret) }}
         checksum/secret: {{ include "svc.secret" . | sha256sum }}
         {{- end }}
