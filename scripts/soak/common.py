@@ -83,6 +83,9 @@ class Procs:
         self.running[name] = process
         return process
 
+    def log_path(self, name):
+        return os.path.join(self.log_dir, f"{name}.log")
+
     def pid(self, name):
         return self.running[name].pid
 

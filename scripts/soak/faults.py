@@ -323,13 +323,20 @@ def kube_fault(stack, sse_class, churn_class):
     }
 
 
-def run_all(stack, cookies, seconds, sse_class, churn_class):
+ALL_SERVICES = ("admin-console", "authproxy", "ingress-dash")
+
+
+def run_all(stack, cookies, seconds, sse_class, churn_class, services=ALL_SERVICES):
+    """The fault steps whose services all run (`services`: the soak's selection)."""
     results = []
-    for step in [lambda: redis_fault(stack, cookies, seconds),
-                 lambda: idp_fault(stack, cookies, seconds),
-                 lambda: cluster_fault(stack, seconds),
-                 lambda: prometheus_fault(stack, seconds),
-                 lambda: kube_fault(stack, sse_class, churn_class)]:
+    steps = [({"authproxy"}, lambda: redis_fault(stack, cookies, seconds)),
+             ({"authproxy"}, lambda: idp_fault(stack, cookies, seconds)),
+             ({"admin-console", "authproxy"}, lambda: cluster_fault(stack, seconds)),
+             ({"admin-console"}, lambda: prometheus_fault(stack, seconds)),
+             ({"ingress-dash"}, lambda: kube_fault(stack, sse_class, churn_class))]
+    for needs, step in steps:
+        if not needs <= set(services):
+            continue
         try:
             result = step()
         except Exception as error:  # noqa: BLE001 - a broken fault is a result, not the end
@@ -340,14 +347,16 @@ def run_all(stack, cookies, seconds, sse_class, churn_class):
     return results
 
 
-def sigterm_all(stack):
-    """SIGTERM each service while wrk loads it; exit status and time to exit."""
+def sigterm_all(stack, services=ALL_SERVICES):
+    """SIGTERM each service (of `services`) while wrk loads it; exit status and time to exit."""
     results = []
-    targets = [("admin-console", "console", "/api/clusters/main/overview"),
-               ("authproxy-forward", "forward", "/healthz"),
-               ("authproxy-standalone", "standalone", "/healthz"),
-               ("ingress-dash", "dash", "/api/namespaces")]
-    for name, port_name, path in targets:
+    targets = [("admin-console", "admin-console", "console", "/api/clusters/main/overview"),
+               ("authproxy", "authproxy-forward", "forward", "/healthz"),
+               ("authproxy", "authproxy-standalone", "standalone", "/healthz"),
+               ("ingress-dash", "ingress-dash", "dash", "/api/namespaces")]
+    for service, name, port_name, path in targets:
+        if service not in services:
+            continue
         url = stack.url(port_name) + path
         load = subprocess.Popen(["wrk", "-t", "1", "-c", "8", "-d", "6s", "--timeout", "10s", url],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

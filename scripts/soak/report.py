@@ -62,6 +62,45 @@ def all_goals_met(results):
     return fuzz.get("skipped") or fuzz.get("exit") == 0
 
 
+def services_text(results):
+    names = results.get("services_run") or ["admin-console", "authproxy", "ingress-dash"]
+    return "all three services" if len(names) == 3 else ", ".join(names) + " only"
+
+
+def memory_table(service):
+    """Per segment: RSS beside the allocator's totals (SOAK_MALLOC_PROBE=1) and, for
+    ingress-dash, what its /_metrics said: tells live data from memory the allocator keeps."""
+    segments = service["segments"]
+    probed = any(seg.get("malloc") for seg in segments)
+    dash = any(seg.get("metrics") for seg in segments)
+    if not probed and not dash:
+        return []
+    out = []
+    for label in service["idle_fds"]:
+        cols = ["minute", f"RSS {label} MiB"]
+        if probed:
+            cols += ["malloc held MiB", "malloc in use MiB", "arenas"]
+        if dash:
+            cols += ["stream clients", "watchers", "events sent", "resyncs", "churn changes"]
+        out.append("| " + " | ".join(cols) + " |")
+        out.append("|" + "---|" * len(cols))
+        for seg in segments:
+            row = [str(seg["minute"]), f"{(seg['rss_kib'].get(label) or 0) / 1024:.1f}"]
+            if probed:
+                m = (seg.get("malloc") or {}).get(label) or {}
+                row += [f"{m['system_kib'] / 1024:.1f}" if m else "?",
+                        f"{m['in_use_kib'] / 1024:.1f}" if m else "?", str(m.get("arenas", "?"))]
+            if dash:
+                metrics = seg.get("metrics") or {}
+                row += [f"{metrics.get(name, 0):.0f}" for name in [
+                    "ingress_dash_stream_clients", "ingress_dash_watchers",
+                    "ingress_dash_stream_events_sent_total", "ingress_dash_stream_resyncs_total"]]
+                row.append(str(seg.get("churn_changes", "")))
+            out.append("| " + " | ".join(row) + " |")
+        out.append("")
+    return out
+
+
 def markdown(results):
     out = []
     w = out.append
@@ -73,7 +112,7 @@ def markdown(results):
     w(f"- Load average (1/5/15 min): before {' '.join(results.get('load_before', []))}, after the steady "
       f"load {' '.join(results.get('load_after_steady', []))}, at the end {' '.join(results.get('load_end', []))}")
     w(f"- Command: `{results['command'].strip()}`; steady load {results['minutes']} min in segments of "
-      f"{results['segment_s']} s, all three services at once; faults {results['fault_s']} s each; "
+      f"{results['segment_s']} s, {services_text(results)} at once; faults {results['fault_s']} s each; "
       f"{results['sse_clients']} SSE clients, {results['ingresses']} ingresses.")
     w("- Binaries: `cargo build --profile fast`; dependencies started by scripts/soak/run.py on free ports "
       "(osmem-server, redis-server with AOF, prometheus + prometheus-elasticsearch-exporter, kube-test-server, "
@@ -102,6 +141,8 @@ def markdown(results):
             w(f"SSE: {sse['clients']} clients, {sse['sessions']} stream sessions (connect, stay 10-50 s, leave), "
               f"{sse['events']} events received, {sse['errors']} errors; churn: {sse['churn_changes']} "
               f"ingress changes ({sse['churn_failures']} failed writes).\n")
+        for line in memory_table(service):
+            w(line)
         w("| goal | verdict | figure |")
         w("|---|---|---|")
         for goal, ok, text in service_goals(name, service):

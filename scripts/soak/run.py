@@ -10,6 +10,17 @@ Environment:
   SOAK_INGRESSES       ingresses in kube-test-server (default 10000)
   SOAK_FUZZ_SECONDS    seconds per fuzz target for scripts/fuzz.sh (default 120; 0 skips)
   SOAK_SKIP_BUILD=1    use the binaries already in target/fast
+  SOAK_BIN_DIR         take the binaries from this directory instead of target/fast (implies
+                       SOAK_SKIP_BUILD; e.g. to compare two builds of a service)
+  SOAK_SERVICES        comma-separated subset of admin-console,authproxy,ingress-dash (default all
+                       three): only their dependencies, load, faults and SIGTERM steps run, and the
+                       results go to bench/soak/results-<services>.{md,json} so the full run's
+                       results.md stays as it is
+  SOAK_MALLOC_PROBE=1  at the end of every segment, gdb asks each service's glibc allocator for its
+                       totals (malloc_stats: bytes held from the system vs bytes in live
+                       allocations), beside RSS: tells growth of live data from allocator retention
+                       (glibc's allocator only: a binary with another global allocator, such as
+                       mimalloc, shows glibc's near-empty totals)
 
 Standard library only; wrk (/usr/bin/wrk) drives the HTTP load, asyncio clients the SSE load.
 Every process it starts is recorded with its PID and stopped at the end, even on Ctrl+C.
@@ -47,8 +58,16 @@ SSE_CLIENTS = int(os.environ.get("SOAK_SSE_CLIENTS", "1000"))
 INGRESSES = int(os.environ.get("SOAK_INGRESSES", "10000"))
 NAMESPACES = 100
 FUZZ_SECONDS = int(os.environ.get("SOAK_FUZZ_SECONDS", "120"))
+ALL_SERVICES = ["admin-console", "authproxy", "ingress-dash"]
+SERVICES = [name.strip() for name in os.environ.get("SOAK_SERVICES", ",".join(ALL_SERVICES)).split(",")
+            if name.strip()]
+if not SERVICES or any(name not in ALL_SERVICES for name in SERVICES):
+    sys.exit(f"soak: SOAK_SERVICES must name some of {', '.join(ALL_SERVICES)}, "
+             f"not {os.environ.get('SOAK_SERVICES')!r}")
+SERVICES = [name for name in ALL_SERVICES if name in SERVICES]
+MALLOC_PROBE = os.environ.get("SOAK_MALLOC_PROBE") == "1"
 PROFILE = "fast"
-BIN = os.path.join(ROOT, "target", PROFILE)
+BIN = os.environ.get("SOAK_BIN_DIR") or os.path.join(ROOT, "target", PROFILE)
 LUA = os.path.join(ROOT, "scripts", "soak", "mix.lua")
 # Password of the Basic user `demo` (bcrypt cost 10), as `make run` has it.
 DEMO_HASH = "$2b$10$uAn0p5y/S2uFK1/2fyCGOukyhduTOSviLChHMBbuocdmD0J0gzGTK"
@@ -57,13 +76,14 @@ SESSION_SECRET = "soak-session-secret-at-least-32-bytes-long"
 
 
 def build():
-    if os.environ.get("SOAK_SKIP_BUILD") == "1":
-        log("build: skipped (SOAK_SKIP_BUILD=1)")
+    if os.environ.get("SOAK_SKIP_BUILD") == "1" or os.environ.get("SOAK_BIN_DIR"):
+        log(f"build: skipped; binaries from {BIN}")
         return
-    log(f"build: cargo build --profile {PROFILE} (4 binaries)")
+    packages = SERVICES + (["kube-test-server"] if "ingress-dash" in SERVICES else [])
+    log(f"build: cargo build --profile {PROFILE} ({', '.join(packages)})")
     subprocess.run(
-        ["cargo", "build", "--profile", PROFILE, "--bins", "-p", "admin-console", "-p",
-         "authproxy", "-p", "ingress-dash", "-p", "kube-test-server"],
+        ["cargo", "build", "--profile", PROFILE, "--bins"]
+        + [arg for package in packages for arg in ("-p", package)],
         cwd=ROOT, check=True)
 
 
@@ -111,7 +131,7 @@ class Stack:
 
     def start_prometheus(self):
         config = os.path.join(self.scratch, "prometheus.yml")
-        services = [f"127.0.0.1:{self.ports[n]}" for n in ["console", "forward", "standalone", "dash"]]
+        services = [f"127.0.0.1:{self.ports[n]}" for n in service_ports()]
         with open(config, "w") as f:
             f.write(
                 "global: {scrape_interval: 5s}\nscrape_configs:\n"
@@ -220,6 +240,61 @@ stream: {{max_clients: {max(SSE_CLIENTS * 2, 100)}}}
 """)
         self.procs.start("ingress-dash", [os.path.join(BIN, "ingress-dash"), "--config", config])
         wait_for("ingress-dash", 60, lambda: http_request(self.url("dash"), "/api/live")[0] == 200)
+
+
+def service_ports():
+    """The port names of the selected services."""
+    ports = {"admin-console": ["console"], "authproxy": ["forward", "standalone"],
+             "ingress-dash": ["dash"]}
+    return [port for name in SERVICES for port in ports[name]]
+
+
+def malloc_totals(pid, log_path):
+    """glibc's totals for `pid` (`malloc_stats()` called through gdb, which prints to the
+    process's stderr, i.e. its log): bytes the allocator holds from the system and bytes in
+    live allocations, over every arena and mmap. None when gdb cannot attach."""
+    try:
+        before = os.path.getsize(log_path)
+        subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx", "-ex", "call (void)malloc_stats()"],
+                       capture_output=True, timeout=60)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            with open(log_path, "rb") as f:
+                f.seek(before)
+                text = f.read().decode(errors="replace")
+            total = re.search(r"Total \(incl\. mmap\):\s*system bytes\s*=\s*(\d+)\s*"
+                              r"in use bytes\s*=\s*(\d+)", text)
+            if total:
+                arenas = len(re.findall(r"^Arena \d+:", text, re.M))
+                return {"system_kib": int(total.group(1)) // 1024,
+                        "in_use_kib": int(total.group(2)) // 1024, "arenas": arenas}
+            time.sleep(0.2)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return None
+
+
+# What the ingress-dash probe keeps from /_metrics at each segment's end.
+DASH_SERIES = re.compile(r"^(ingress_dash_(stream_clients|watchers|stream_events_sent_total|"
+                         r"stream_resyncs_total|cache_hits_total|cache_misses_total|"
+                         r"watch_restarts_total)|process_resident_memory_bytes)\b")
+
+
+def dash_metrics(base):
+    status, body = http_request(base, "/_metrics")[:2]
+    if status != 200:
+        return None
+    text = body.decode(errors="replace") if isinstance(body, bytes) else body
+    values = {}
+    for line in text.splitlines():
+        if DASH_SERIES.match(line):
+            name, _, value = line.rpartition(" ")
+            name = name.split("{", 1)[0]  # summed over labels (e.g. events by kind)
+            try:
+                values[name] = values.get(name, 0.0) + float(value)
+            except ValueError:
+                pass
+    return values
 
 
 def redis_ping(port):
@@ -428,18 +503,21 @@ class SseClients(threading.Thread):
 
 
 def steady_load(stack, cookies):
-    """All three services under load at once for SOAK_MINUTES, in segments."""
-    services = {
-        "admin-console": {"pid": stack.procs.pid("admin-console"), "runs": [
-            (stack.url("console"), console_mix())]},
-        "authproxy": {"pid": stack.procs.pid("authproxy-forward"), "pids": {
+    """The selected services (all three by default) under load at once for SOAK_MINUTES, in
+    segments."""
+    services = {}
+    if "admin-console" in SERVICES:
+        services["admin-console"] = {"pid": stack.procs.pid("admin-console"), "runs": [
+            (stack.url("console"), console_mix())]}
+    if "authproxy" in SERVICES:
+        services["authproxy"] = {"pid": stack.procs.pid("authproxy-forward"), "pids": {
             "forward_auth": stack.procs.pid("authproxy-forward"),
             "standalone": stack.procs.pid("authproxy-standalone")}, "runs": [
             (stack.url("forward"), authproxy_mix(cookies["forward"], False)),
-            (stack.url("standalone"), authproxy_mix(cookies["standalone"], True))]},
-        "ingress-dash": {"pid": stack.procs.pid("ingress-dash"), "runs": [
-            (stack.url("dash"), dash_mix())]},
-    }
+            (stack.url("standalone"), authproxy_mix(cookies["standalone"], True))]}
+    if "ingress-dash" in SERVICES:
+        services["ingress-dash"] = {"pid": stack.procs.pid("ingress-dash"), "runs": [
+            (stack.url("dash"), dash_mix())]}
     # Idle: after a short warm-up (connection pools to Redis and the clusters exist, as in
     # any running service), with no request in flight.
     log("warm-up: 5 s of the same mixes")
@@ -454,17 +532,20 @@ def steady_load(stack, cookies):
         pids = service.get("pids", {name: service["pid"]})
         service["idle_fds"] = {label: open_fds(pid) for label, pid in pids.items()}
         service["segments"] = []
-    churn = Churn(stack.url("kube"))
-    churn.start()
-    sse = SseClients("127.0.0.1", stack.ports["dash"], SSE_CLIENTS, NAMESPACES)
-    sse.start()
+    dash = "ingress-dash" in services
+    if dash:
+        churn = Churn(stack.url("kube"))
+        churn.start()
+        sse = SseClients("127.0.0.1", stack.ports["dash"], SSE_CLIENTS, NAMESPACES)
+        sse.start()
     total = int(MINUTES * 60)
     started = time.monotonic()
     segment = 0
     while time.monotonic() - started < total - 1:
         seconds = max(1, min(SEGMENT, int(total - (time.monotonic() - started))))
         segment += 1
-        log(f"steady load: segment {segment}, {seconds} s; {sse.open} SSE streams open")
+        log(f"steady load: segment {segment}, {seconds} s"
+            + (f"; {sse.open} SSE streams open" if dash else ""))
         results = {}
         threads = []
         for name, service in services.items():
@@ -479,11 +560,22 @@ def steady_load(stack, cookies):
         for name, service in services.items():
             pids = service.get("pids", {name: service["pid"]})
             runs = [results[(name, i)] for i in range(len(service["runs"]))]
-            service["segments"].append({
+            record = {
                 "minute": round((time.monotonic() - started) / 60, 2),
                 "runs": runs,
                 "rss_kib": {label: rss_kib(pid) for label, pid in pids.items()},
-            })
+            }
+            if name == "ingress-dash":
+                record["metrics"] = dash_metrics(stack.url("dash"))
+                record["sse_open"] = sse.open
+                record["churn_changes"] = churn.changes
+            if MALLOC_PROBE:
+                record["malloc"] = {
+                    label: malloc_totals(pid, stack.procs.log_path(process_name(name, label)))
+                    for label, pid in pids.items()}
+            service["segments"].append(record)
+    if not dash:
+        return finish_idle(services)
     log("steady load: stopping the SSE clients and the churn")
     sse.stop()
     churn.stop()
@@ -505,6 +597,16 @@ def steady_load(stack, cookies):
     services["ingress-dash"]["watches_after"] = {
         "open_watches": watches, "seconds": round(time.monotonic() - left, 1),
         "grace_period_s": 10, "heartbeat_s": 15}
+    return finish_idle(services)
+
+
+def process_name(service, label):
+    """The Procs name of a service's process (`label` as in a service's `pids`)."""
+    return {"forward_auth": "authproxy-forward",
+            "standalone": "authproxy-standalone"}.get(label, service)
+
+
+def finish_idle(services):
     # Back to idle: file descriptors. Idle pooled
     # connections close after their idle time-out (60-90 s), so this waits up to 120 s.
     def fds(service, name):
@@ -549,31 +651,42 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     results = {"started": started_at.isoformat(timespec="seconds"), "minutes": MINUTES,
                "segment_s": SEGMENT, "fault_s": FAULT_SECONDS, "sse_clients": SSE_CLIENTS,
-               "ingresses": INGRESSES, "load_before": load_before,
+               "ingresses": INGRESSES, "load_before": load_before, "services_run": SERVICES,
                "command": " ".join(f"{k}={os.environ[k]}" for k in sorted(os.environ)
                                    if k.startswith("SOAK_")) + " make soak"}
     try:
         stack = Stack(procs, scratch)
         log(f"starting dependencies (scratch {scratch})")
-        stack.start_osmem()
-        stack.start_redis()
-        stack.start_exporter()
-        stack.start_kube()
-        stack.start_oidc()
-        stack.start_console()
-        stack.start_authproxy("forward", "forward_auth")
-        stack.start_authproxy("standalone", "standalone")
-        stack.start_dash()
-        stack.start_prometheus()
-        wait_for("exporter series in Prometheus", 90, lambda: http_request(
-            stack.url("console"), "/api/clusters/monitored/metrics")[0] == 200)
-        cookies = {name: sign_in(stack.url(name)) for name in ["forward", "standalone"]}
+        console, proxy, dash = (name in SERVICES for name in ALL_SERVICES)
+        if console or proxy:
+            stack.start_osmem()
+        if proxy:
+            stack.start_redis()
+            stack.start_oidc()
+        if console:
+            stack.start_exporter()
+        if dash:
+            stack.start_kube()
+        if console:
+            stack.start_console()
+        if proxy:
+            stack.start_authproxy("forward", "forward_auth")
+            stack.start_authproxy("standalone", "standalone")
+        if dash:
+            stack.start_dash()
+        if console:
+            stack.start_prometheus()
+            wait_for("exporter series in Prometheus", 90, lambda: http_request(
+                stack.url("console"), "/api/clusters/monitored/metrics")[0] == 200)
+        cookies = ({name: sign_in(stack.url(name)) for name in ["forward", "standalone"]}
+                   if proxy else {})
         log("all up: " + ", ".join(f"{n} pid {p}" for n, p in procs.pids().items()))
         results["pids"] = procs.pids()
         results["services"] = steady_load(stack, cookies)
         results["load_after_steady"] = open("/proc/loadavg").read().split()[:3]
-        results["faults"] = faults.run_all(stack, cookies, FAULT_SECONDS, SseClients, Churn)
-        results["sigterm"] = faults.sigterm_all(stack)
+        results["faults"] = faults.run_all(stack, cookies, FAULT_SECONDS, SseClients, Churn,
+                                           SERVICES)
+        results["sigterm"] = faults.sigterm_all(stack, SERVICES)
     finally:
         procs.stop_all()
     results["fuzz"] = run_fuzz()
@@ -587,11 +700,13 @@ def main():
     }
     out_dir = os.path.join(ROOT, "bench", "soak")
     os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "results.json"), "w") as f:
+    # A run of some services only does not replace the full run's results.
+    stem = "results" if SERVICES == ALL_SERVICES else "results-" + "-".join(SERVICES)
+    with open(os.path.join(out_dir, f"{stem}.json"), "w") as f:
         json.dump(results, f, indent=1, default=str)
-    with open(os.path.join(out_dir, "results.md"), "w") as f:
+    with open(os.path.join(out_dir, f"{stem}.md"), "w") as f:
         f.write(report.markdown(results))
-    log(f"wrote bench/soak/results.md (logs in {procs.log_dir})")
+    log(f"wrote bench/soak/{stem}.md (logs in {procs.log_dir})")
     return 0 if report.all_goals_met(results) else 1
 
 
