@@ -114,7 +114,8 @@ def markdown(results):
     w(f"- Command: `{results['command'].strip()}`; steady load {results['minutes']} min in segments of "
       f"{results['segment_s']} s, {services_text(results)} at once; faults {results['fault_s']} s each; "
       f"{results['sse_clients']} SSE clients, {results['ingresses']} ingresses.")
-    w("- Binaries: `cargo build --profile fast`; dependencies started by scripts/soak/run.py on free ports "
+    binaries = f"from {results['bin_dir']}" if results.get("bin_dir") else "`cargo build --profile fast`"
+    w(f"- Binaries: {binaries}; dependencies started by scripts/soak/run.py on free ports "
       "(osmem-server, redis-server with AOF, prometheus + prometheus-elasticsearch-exporter, kube-test-server, "
       "the OpenID provider of test-support), stopped at the end.")
     w(f"- All goals met: **{'yes' if all_goals_met(results) else 'no'}** (details below)\n")

@@ -652,6 +652,7 @@ def main():
     results = {"started": started_at.isoformat(timespec="seconds"), "minutes": MINUTES,
                "segment_s": SEGMENT, "fault_s": FAULT_SECONDS, "sse_clients": SSE_CLIENTS,
                "ingresses": INGRESSES, "load_before": load_before, "services_run": SERVICES,
+               "bin_dir": os.environ.get("SOAK_BIN_DIR"),
                "command": " ".join(f"{k}={os.environ[k]}" for k in sorted(os.environ)
                                    if k.startswith("SOAK_")) + " make soak"}
     try:
