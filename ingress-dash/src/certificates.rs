@@ -123,12 +123,22 @@ fn secret_key(secret: &TlsSecret) -> SecretKey {
 }
 
 impl CertificateIndex {
-    pub fn replace_secrets(&mut self, secrets: &[&TlsSecret]) -> BTreeSet<SecretKey> {
+    /// Takes the Secrets of `listed` (a complete list applied to an empty index) in place of
+    /// this index's; the Secrets that may have changed.
+    pub fn take_secrets(&mut self, listed: CertificateIndex) -> BTreeSet<SecretKey> {
         let mut affected: BTreeSet<SecretKey> = self.secrets.keys().cloned().collect();
-        self.secrets.clear();
-        for secret in secrets {
-            affected.extend(self.apply_secret(secret));
-        }
+        affected.extend(listed.secrets.keys().cloned());
+        self.secrets = listed.secrets;
+        affected
+    }
+
+    /// Takes the cert-manager Certificates of `listed` (a complete list applied to an empty
+    /// index) in place of this index's; the Secrets they write that may have changed.
+    pub fn take_certificates(&mut self, listed: CertificateIndex) -> BTreeSet<SecretKey> {
+        let mut affected: BTreeSet<SecretKey> = self.managed.keys().cloned().collect();
+        affected.extend(listed.managed.keys().cloned());
+        self.managed = listed.managed;
+        self.written_by = listed.written_by;
         affected
     }
 
@@ -152,19 +162,6 @@ impl CertificateIndex {
         let key = secret_key(secret);
         self.secrets.remove(&key);
         BTreeSet::from([key])
-    }
-
-    pub fn replace_certificates(
-        &mut self,
-        certificates: &[&CertManagerCertificate],
-    ) -> BTreeSet<SecretKey> {
-        let mut affected: BTreeSet<SecretKey> = self.managed.keys().cloned().collect();
-        self.managed.clear();
-        self.written_by.clear();
-        for certificate in certificates {
-            affected.extend(self.apply_certificate(certificate));
-        }
-        affected
     }
 
     pub fn apply_certificate(

@@ -23,6 +23,8 @@ pub struct AppState {
     pub(crate) cache: CoalescingCache,
     pub hub: Arc<Hub>,
     pub clients: Arc<ClientCounter>,
+    /// Gzip bodies of `GET /api/ingresses`, per request and state of the watchers.
+    pub snapshots: crate::routes::snapshot_cache::SnapshotCache,
     /// Applied to records before they are cached (memory or Redis) or sent.
     pub(crate) redaction: Arc<Redaction>,
 }
@@ -123,6 +125,16 @@ impl AppState {
             return Ok(self.hub.snapshot(selection, search));
         }
         let scopes = self.hub.scopes_for(selection);
+        // A first list in progress is waited for (while a page comes at least every
+        // `request_timeout`, at most `FIRST_LIST_WAIT`: a list of its own would take as long)
+        // instead of listing everything a second time beside it: at 50k ingresses that list and
+        // its serialised copy doubled the peak memory. A watcher that failed meanwhile leaves
+        // the request to its own list, which answers the error as before.
+        let quiet = self.settings.kubernetes.request_timeout;
+        self.hub.wait_settled(&scopes, quiet).await;
+        if self.hub.is_ready(selection) {
+            return Ok(self.hub.snapshot(selection, search));
+        }
         let lists =
             futures_util::future::join_all(scopes.iter().map(|scope| self.list_scope(scope))).await;
         let mut snapshot = Snapshot::with_info(&self.hub.snapshot_info());

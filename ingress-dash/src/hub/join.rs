@@ -3,7 +3,7 @@
 //! Certificates, and HTTPRoutes as records of their own. The watcher task feeds it what its
 //! loops report; it answers the records to publish, and only those whose JSON changed.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::backends::{self, Availability, BackendIndex, ServiceKey};
@@ -13,16 +13,19 @@ use crate::records::{IngressRecord, RecordKind, StoredRecord};
 use crate::redaction::Redaction;
 use crate::routes_gateway;
 
-/// A record by kind, namespace and name.
-pub type RecordKey = (RecordKind, String, String);
+/// A record by kind, namespace and name (the strings its [`StoredRecord`] holds).
+pub type RecordKey = (RecordKind, Arc<str>, Arc<str>);
 
 /// The certificate expiries of one ingress: (secret, notAfter in Unix seconds).
 pub type Expiries = Vec<(String, i64)>;
 
 struct Entry {
     stored: Arc<StoredRecord>,
+    /// The backend Services it routes to (the keys of `by_service`, shared).
     services: Vec<ServiceKey>,
     secrets: Vec<SecretKey>,
+    /// The list (a [`Joiner::begin`] number) that last held it.
+    listed: u64,
 }
 
 /// What changed for clients: records added or changed, records gone.
@@ -34,19 +37,48 @@ pub struct Changes {
     pub expiries: Vec<((String, String), Expiries)>,
 }
 
+impl Changes {
+    fn extend(&mut self, other: Changes) {
+        self.upserts.extend(other.upserts);
+        self.deletes.extend(other.deletes);
+        self.expiries.extend(other.expiries);
+    }
+}
+
+/// A list of one kind in progress: its pages are applied as they come, and it completes with
+/// [`Joiner::finish`].
+enum Relist {
+    /// Ingresses or HTTPRoutes: records of this list number not held at the end are gone.
+    Records(RecordKind, u64),
+    /// Services or EndpointSlices, gathered apart and then swapped in.
+    Backends(BackendIndex),
+    /// Secrets or cert-manager Certificates, the same.
+    Certificates(CertificateIndex),
+}
+
 pub struct Joiner {
     redaction: Arc<Redaction>,
     records: BTreeMap<RecordKey, Entry>,
-    by_service: HashMap<ServiceKey, BTreeSet<RecordKey>>,
-    by_secret: HashMap<SecretKey, BTreeSet<RecordKey>>,
+    by_service: HashMap<ServiceKey, Vec<RecordKey>>,
+    by_secret: HashMap<SecretKey, Vec<RecordKey>>,
     backends: BackendIndex,
     certificates: CertificateIndex,
     availability: HashMap<WatchedKind, Availability>,
     dirty: BTreeSet<RecordKey>,
+    /// Namespace names, shared by every record of the namespace.
+    namespaces: HashSet<Arc<str>>,
+    /// The lists in progress, by kind.
+    relists: HashMap<WatchedKind, Relist>,
+    /// Numbers the lists of records.
+    list_number: u64,
 }
 
-fn key_of(record: &IngressRecord) -> RecordKey {
-    (record.kind, record.namespace.clone(), record.name.clone())
+fn record_kind(kind: WatchedKind) -> Option<RecordKind> {
+    match kind {
+        WatchedKind::Ingresses => Some(RecordKind::Ingress),
+        WatchedKind::HttpRoutes => Some(RecordKind::HttpRoute),
+        _ => None,
+    }
 }
 
 fn expiries(record: &IngressRecord) -> Expiries {
@@ -72,6 +104,9 @@ impl Joiner {
             certificates: CertificateIndex::default(),
             availability: HashMap::new(),
             dirty: BTreeSet::new(),
+            namespaces: HashSet::new(),
+            relists: HashMap::new(),
+            list_number: 0,
         };
         for kind in watched {
             joiner.availability.insert(*kind, Availability::Pending);
@@ -86,6 +121,30 @@ impl Joiner {
     /// Whether `kind` is watched now.
     pub fn is_watched(&self, kind: WatchedKind) -> bool {
         self.availability.contains_key(&kind)
+    }
+
+    /// The shared string of a namespace name.
+    fn namespace(&mut self, namespace: &str) -> Arc<str> {
+        if let Some(shared) = self.namespaces.get(namespace) {
+            return shared.clone();
+        }
+        let shared: Arc<str> = Arc::from(namespace);
+        self.namespaces.insert(shared.clone());
+        shared
+    }
+
+    /// The key of `record`, with shared strings (the stored record's own when it is held).
+    fn key_of(&mut self, record: &IngressRecord) -> RecordKey {
+        let namespace = self.namespace(&record.namespace);
+        let probe = (
+            record.kind,
+            namespace,
+            Arc::<str>::from(record.name.as_str()),
+        );
+        match self.records.get_key_value(&probe) {
+            Some((key, _)) => key.clone(),
+            None => probe,
+        }
     }
 
     /// Starts or stops using `kind` (a CRD installed or removed); every record is re-joined.
@@ -138,14 +197,21 @@ impl Joiner {
         record
     }
 
-    /// Joins and stores `record`, replacing the one of the same key.
-    fn insert(&mut self, record: IngressRecord, changes: &mut Changes) -> Arc<StoredRecord> {
+    /// Joins and stores `record`, replacing the one of the same key; `listed`: the list that
+    /// holds it (`None`: keep the stored one's).
+    fn insert(
+        &mut self,
+        record: IngressRecord,
+        listed: Option<u64>,
+        changes: &mut Changes,
+    ) -> Arc<StoredRecord> {
         let record = self.join(record);
-        let key = key_of(&record);
-        self.unindex(&key);
+        let key = self.key_of(&record);
+        let old = self.unindex(&key);
+        let listed = listed.unwrap_or_else(|| old.map_or(self.list_number, |old| old.listed));
         let services: Vec<ServiceKey> = backends::references(&record)
             .into_iter()
-            .map(|(namespace, name, _)| (namespace, name))
+            .map(|(namespace, name, _)| self.service_key(&namespace, &name))
             .collect();
         let secrets: Vec<SecretKey> = record
             .tls
@@ -154,16 +220,16 @@ impl Joiner {
             .map(|secret| (record.namespace.clone(), secret))
             .collect();
         for service in &services {
-            self.by_service
-                .entry(service.clone())
-                .or_default()
-                .insert(key.clone());
+            let keys = self.by_service.entry(service.clone()).or_default();
+            if !keys.contains(&key) {
+                keys.push(key.clone());
+            }
         }
         for secret in &secrets {
-            self.by_secret
-                .entry(secret.clone())
-                .or_default()
-                .insert(key.clone());
+            let keys = self.by_secret.entry(secret.clone()).or_default();
+            if !keys.contains(&key) {
+                keys.push(key.clone());
+            }
         }
         if record.kind == RecordKind::Ingress {
             changes.expiries.push((
@@ -171,23 +237,42 @@ impl Joiner {
                 expiries(&record),
             ));
         }
-        let stored = Arc::new(StoredRecord::new(&record));
+        let stored = Arc::new(StoredRecord::with_names(
+            &record,
+            key.1.clone(),
+            key.2.clone(),
+        ));
         self.records.insert(
             key,
             Entry {
                 stored: stored.clone(),
                 services,
                 secrets,
+                listed,
             },
         );
         stored
+    }
+
+    /// The key of a backend Service, sharing the strings the joiner already holds.
+    fn service_key(&mut self, namespace: &str, name: &str) -> ServiceKey {
+        let (known_namespace, name) = self.backends.service_key(namespace, name);
+        let namespace = match self.namespaces.get(namespace) {
+            Some(shared) => shared.clone(),
+            None => known_namespace,
+        };
+        let probe = (namespace, name);
+        match self.by_service.get_key_value(&probe) {
+            Some((key, _)) => key.clone(),
+            None => probe,
+        }
     }
 
     fn unindex(&mut self, key: &RecordKey) -> Option<Entry> {
         let entry = self.records.remove(key)?;
         for service in &entry.services {
             if let Some(keys) = self.by_service.get_mut(service) {
-                keys.remove(key);
+                keys.retain(|held| held != key);
                 if keys.is_empty() {
                     self.by_service.remove(service);
                 }
@@ -195,7 +280,7 @@ impl Joiner {
         }
         for secret in &entry.secrets {
             if let Some(keys) = self.by_secret.get_mut(secret) {
-                keys.remove(key);
+                keys.retain(|held| held != key);
                 if keys.is_empty() {
                     self.by_secret.remove(secret);
                 }
@@ -209,7 +294,7 @@ impl Joiner {
         if key.0 == RecordKind::Ingress {
             changes
                 .expiries
-                .push(((key.1.clone(), key.2.clone()), Vec::new()));
+                .push(((key.1.to_string(), key.2.to_string()), Vec::new()));
         }
         Some(entry.stored)
     }
@@ -222,32 +307,6 @@ impl Joiner {
             .collect()
     }
 
-    /// A complete list of ingresses or HTTPRoutes: records no longer listed are removed.
-    fn relist(&mut self, kind: RecordKind, records: Vec<IngressRecord>) -> Changes {
-        let mut changes = Changes::default();
-        let listed: BTreeSet<RecordKey> = records.iter().map(key_of).collect();
-        let gone: Vec<RecordKey> = self
-            .records
-            .keys()
-            .filter(|key| key.0 == kind && !listed.contains(key))
-            .cloned()
-            .collect();
-        for key in gone {
-            if let Some(stored) = self.remove(&key, &mut changes) {
-                changes.deletes.push(stored);
-            }
-        }
-        for record in records {
-            let key = key_of(&record);
-            let old = self.records.get(&key).map(|entry| entry.stored.clone());
-            let stored = self.insert(record, &mut changes);
-            if old.is_none_or(|old| old.json() != stored.json()) {
-                changes.upserts.push(stored);
-            }
-        }
-        changes
-    }
-
     fn record_of(&self, object: &Object) -> Option<IngressRecord> {
         match object {
             Object::Ingress(ingress) => Some(IngressRecord::from_ingress(ingress, &self.redaction)),
@@ -256,39 +315,119 @@ impl Joiner {
         }
     }
 
-    /// A complete list of `kind`.
+    /// A complete list of `kind` at once (a list of one page).
     pub fn listed(&mut self, kind: WatchedKind, objects: &[Object]) -> Changes {
-        match kind {
-            WatchedKind::Ingresses | WatchedKind::HttpRoutes => {
-                let records = objects
+        self.begin(kind);
+        let mut changes = self.page(kind, objects);
+        changes.extend(self.finish(kind));
+        changes
+    }
+
+    /// A list of `kind` starts (an unfinished earlier one is void).
+    pub fn begin(&mut self, kind: WatchedKind) {
+        let relist = match record_kind(kind) {
+            Some(record_kind) => {
+                self.list_number += 1;
+                Relist::Records(record_kind, self.list_number)
+            }
+            None if matches!(kind, WatchedKind::Services | WatchedKind::EndpointSlices) => {
+                Relist::Backends(BackendIndex::default())
+            }
+            None => Relist::Certificates(CertificateIndex::default()),
+        };
+        self.relists.insert(kind, relist);
+    }
+
+    /// One page of the list of `kind` in progress: records are joined and stored as they come
+    /// (those whose JSON changed are answered); the other kinds are gathered apart until the
+    /// list completes. The objects can be dropped afterwards.
+    pub fn page(&mut self, kind: WatchedKind, objects: &[Object]) -> Changes {
+        let mut changes = Changes::default();
+        let Some(relist) = self.relists.get_mut(&kind) else {
+            return changes;
+        };
+        match relist {
+            Relist::Records(_, number) => {
+                let number = *number;
+                for object in objects {
+                    let Some(record) = self.record_of(object) else {
+                        continue;
+                    };
+                    let key = self.key_of(&record);
+                    let old = self.records.get(&key).map(|entry| entry.stored.clone());
+                    let stored = self.insert(record, Some(number), &mut changes);
+                    if old.is_none_or(|old| old.json() != stored.json()) {
+                        changes.upserts.push(stored);
+                    }
+                }
+            }
+            Relist::Backends(listed) => {
+                for object in objects {
+                    match object {
+                        Object::Service(service) => {
+                            listed.apply_service(service);
+                        }
+                        Object::EndpointSlice(slice) => {
+                            listed.apply_slice(slice);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Relist::Certificates(listed) => {
+                for object in objects {
+                    match object {
+                        Object::Secret(secret) => {
+                            listed.apply_secret(secret);
+                        }
+                        Object::Certificate(certificate) => {
+                            listed.apply_certificate(certificate);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        changes
+    }
+
+    /// The list of `kind` in progress is complete: records it did not hold are removed (and
+    /// answered as deletions); the other kinds take the gathered objects in place of theirs.
+    pub fn finish(&mut self, kind: WatchedKind) -> Changes {
+        let mut changes = Changes::default();
+        let Some(relist) = self.relists.remove(&kind) else {
+            return changes;
+        };
+        match relist {
+            Relist::Records(record_kind, number) => {
+                let gone: Vec<RecordKey> = self
+                    .records
                     .iter()
-                    .filter_map(|object| self.record_of(object))
+                    .filter(|(key, entry)| key.0 == record_kind && entry.listed != number)
+                    .map(|(key, _)| key.clone())
                     .collect();
-                let kind = if kind == WatchedKind::Ingresses {
-                    RecordKind::Ingress
+                for key in gone {
+                    self.dirty.remove(&key);
+                    if let Some(stored) = self.remove(&key, &mut changes) {
+                        changes.deletes.push(stored);
+                    }
+                }
+                return changes;
+            }
+            Relist::Backends(listed) => {
+                let affected = if kind == WatchedKind::Services {
+                    self.backends.take_services(listed)
                 } else {
-                    RecordKind::HttpRoute
+                    self.backends.take_slices(listed)
                 };
-                return self.relist(kind, records);
-            }
-            WatchedKind::Services => {
-                let services: Vec<_> = objects.iter().filter_map(as_service).collect();
-                let affected = self.backends.replace_services(&services);
                 self.mark_services(affected);
             }
-            WatchedKind::EndpointSlices => {
-                let slices: Vec<_> = objects.iter().filter_map(as_slice).collect();
-                let affected = self.backends.replace_slices(&slices);
-                self.mark_services(affected);
-            }
-            WatchedKind::Secrets => {
-                let secrets: Vec<_> = objects.iter().filter_map(as_secret).collect();
-                let affected = self.certificates.replace_secrets(&secrets);
-                self.mark_secrets(affected);
-            }
-            WatchedKind::Certificates => {
-                let certificates: Vec<_> = objects.iter().filter_map(as_certificate).collect();
-                let affected = self.certificates.replace_certificates(&certificates);
+            Relist::Certificates(listed) => {
+                let affected = if kind == WatchedKind::Secrets {
+                    self.certificates.take_secrets(listed)
+                } else {
+                    self.certificates.take_certificates(listed)
+                };
                 self.mark_secrets(affected);
             }
         }
@@ -296,7 +435,7 @@ impl Joiner {
             self.availability.insert(kind, Availability::Ready);
             self.mark_all();
         }
-        Changes::default()
+        changes
     }
 
     /// An object added or changed (`deleted`: removed). Ingresses and routes answer their
@@ -309,11 +448,12 @@ impl Joiner {
                     return changes;
                 };
                 if deleted {
-                    if let Some(stored) = self.remove(&key_of(&record), &mut changes) {
+                    let key = self.key_of(&record);
+                    if let Some(stored) = self.remove(&key, &mut changes) {
                         changes.deletes.push(stored);
                     }
                 } else {
-                    let stored = self.insert(record, &mut changes);
+                    let stored = self.insert(record, None, &mut changes);
                     changes.upserts.push(stored);
                 }
             }
@@ -378,6 +518,13 @@ impl Joiner {
         }
     }
 
+    /// Whether a list of records of `kind` is in progress.
+    fn relisting(&self, kind: RecordKind) -> bool {
+        self.relists
+            .values()
+            .any(|relist| matches!(relist, Relist::Records(listing, _) if *listing == kind))
+    }
+
     fn mark_all(&mut self) {
         self.dirty.extend(self.records.keys().cloned());
     }
@@ -387,10 +534,19 @@ impl Joiner {
         !self.dirty.is_empty()
     }
 
-    /// Re-joins the marked records; those whose JSON changed.
+    /// Re-joins the marked records; those whose JSON changed. Records of a kind whose list is
+    /// in progress stay marked until it completes, so nothing of an unfinished list is sent.
     pub fn flush(&mut self) -> Changes {
         let mut changes = Changes::default();
+        let held: Vec<RecordKind> = [RecordKind::Ingress, RecordKind::HttpRoute]
+            .into_iter()
+            .filter(|kind| self.relisting(*kind))
+            .collect();
         for key in std::mem::take(&mut self.dirty) {
+            if held.contains(&key.0) {
+                self.dirty.insert(key);
+                continue;
+            }
             let Some(entry) = self.records.get(&key) else {
                 continue;
             };
@@ -399,7 +555,7 @@ impl Joiner {
                 continue;
             };
             let mut expiry_changes = Changes::default();
-            let stored = self.insert(record, &mut expiry_changes);
+            let stored = self.insert(record, None, &mut expiry_changes);
             if stored.json() != old.json() {
                 changes.upserts.push(stored);
                 changes.expiries.extend(expiry_changes.expiries);
@@ -409,30 +565,6 @@ impl Joiner {
     }
 }
 
-fn as_service(object: &Object) -> Option<&k8s_openapi::api::core::v1::Service> {
-    match object {
-        Object::Service(service) => Some(service),
-        _ => None,
-    }
-}
-
-fn as_slice(object: &Object) -> Option<&k8s_openapi::api::discovery::v1::EndpointSlice> {
-    match object {
-        Object::EndpointSlice(slice) => Some(slice),
-        _ => None,
-    }
-}
-
-fn as_secret(object: &Object) -> Option<&crate::kinds::TlsSecret> {
-    match object {
-        Object::Secret(secret) => Some(secret),
-        _ => None,
-    }
-}
-
-fn as_certificate(object: &Object) -> Option<&crate::kinds::CertManagerCertificate> {
-    match object {
-        Object::Certificate(certificate) => Some(certificate),
-        _ => None,
-    }
-}
+#[cfg(test)]
+#[path = "join_tests.rs"]
+mod tests;

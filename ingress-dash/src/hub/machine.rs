@@ -44,7 +44,7 @@ enum Status {
 /// One watched scope.
 struct Watched {
     /// Shared with snapshots, which then copy pointers, not records.
-    records: BTreeMap<String, Arc<StoredRecord>>,
+    records: BTreeMap<Key, Arc<StoredRecord>>,
     status: Status,
     first_list: FirstList,
 }
@@ -89,6 +89,7 @@ impl Log {
             namespace: namespace.to_owned(),
             kind,
             data,
+            frame: Default::default(),
         });
         self.replay.push_back(event.clone());
         while self.replay.len() > self.replay_limit {
@@ -118,12 +119,11 @@ pub struct Machine {
     pub info: SnapshotInfo,
 }
 
-fn key(record: &StoredRecord) -> String {
-    let kind = match record.kind {
-        RecordKind::Ingress => "i",
-        RecordKind::HttpRoute => "r",
-    };
-    format!("{kind}/{}/{}", record.namespace, record.name)
+/// A record by kind, namespace and name: the stored record's own (shared) strings.
+type Key = (RecordKind, Arc<str>, Arc<str>);
+
+fn key(record: &StoredRecord) -> Key {
+    (record.kind, record.namespace.clone(), record.name.clone())
 }
 
 fn json(value: &impl serde::Serialize) -> Bytes {
@@ -163,6 +163,13 @@ impl Machine {
         self.scopes
             .get(scope)
             .is_some_and(|watched| watched.status != Status::Syncing)
+    }
+
+    /// Whether `scope` has finished its first list and is not failed.
+    pub fn is_ready(&self, scope: &Scope) -> bool {
+        self.scopes
+            .get(scope)
+            .is_some_and(|watched| watched.status == Status::Ready)
     }
 
     /// A fresh id for an event that is not in the log (a `resync`).
@@ -324,7 +331,7 @@ fn relist(
     log: &mut Log,
     scope: &Scope,
     watched: &mut Watched,
-    listed: BTreeMap<String, Arc<StoredRecord>>,
+    listed: BTreeMap<Key, Arc<StoredRecord>>,
 ) -> Vec<Arc<HubEvent>> {
     let mut events = Vec::new();
     let recovered = matches!(watched.status, Status::Failed(_));

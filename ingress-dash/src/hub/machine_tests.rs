@@ -62,11 +62,7 @@ fn summary(events: &[Arc<HubEvent>]) -> Vec<(&'static str, String)> {
 }
 
 fn names(snapshot: &Snapshot) -> Vec<&str> {
-    snapshot
-        .items
-        .iter()
-        .map(|item| item.name.as_str())
-        .collect()
+    snapshot.items.iter().map(|item| &*item.name).collect()
 }
 
 fn failure(error: KubeError) -> NamespaceError {

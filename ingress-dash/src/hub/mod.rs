@@ -30,6 +30,9 @@ pub use discovery::Discovered;
 /// The `recovered` event's data is written by the machine; the wire types test names it.
 #[cfg(test)]
 pub use events::RecoveredNotice;
+/// Stream tests build events by hand.
+#[cfg(test)]
+pub use events::EventKind;
 pub use events::{
     HubEvent, NamespaceError, Notice, ResyncNotice, Scope, Snapshot, SnapshotInfo, Start,
 };
@@ -48,6 +51,8 @@ struct Watcher {
     subscribers: usize,
     /// Flips to true once the first list completed or failed.
     settled: watch::Sender<bool>,
+    /// When the last page of the first lists arrived (or the watcher started).
+    progress: watch::Sender<tokio::time::Instant>,
     task: tokio::task::JoinHandle<()>,
     /// Bumped on every release, so a stale grace timer does nothing.
     generation: u64,
@@ -102,6 +107,9 @@ impl Default for Features {
         }
     }
 }
+
+/// How long a new client waits at most for first lists that keep making progress.
+pub const FIRST_LIST_WAIT: Duration = Duration::from_secs(30);
 
 /// Starting the watchers a request needs would exceed `kubernetes.max_watchers`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -255,6 +263,7 @@ impl Hub {
     fn start_watcher(&self, scope: Scope) -> Watcher {
         tracing::info!(scope = scope.label(), "starting watcher");
         let (settled, _) = watch::channel(false);
+        let (progress, _) = watch::channel(tokio::time::Instant::now());
         let features = self.settings.features;
         let mut kinds = Vec::new();
         if features.backends {
@@ -278,6 +287,7 @@ impl Hub {
         Watcher {
             subscribers: 0,
             settled,
+            progress,
             task,
             generation: 0,
         }
@@ -345,21 +355,60 @@ impl Hub {
         self.lock().watchers.len()
     }
 
-    /// Waits until every scope finished its first list (or failed), at most `timeout`.
-    pub(crate) async fn wait_settled(&self, scopes: &[Scope], timeout: Duration) {
-        let receivers: Vec<watch::Receiver<bool>> = {
+    /// A page of the first list of `scope` arrived (see [`Hub::wait_settled`]).
+    pub(super) fn first_list_progressed(&self, scope: &Scope) {
+        if let Some(watcher) = self.lock().watchers.get(scope) {
+            watcher.progress.send_replace(tokio::time::Instant::now());
+        }
+    }
+
+    /// Waits until every scope finished its first list (or failed): as long as their first
+    /// lists make progress (a page at least every `quiet`), at most [`FIRST_LIST_WAIT`] in all.
+    /// A large cluster's first list takes longer than `quiet`, and its first client should get
+    /// the records rather than an empty `syncing` snapshot.
+    pub(crate) async fn wait_settled(&self, scopes: &[Scope], quiet: Duration) {
+        let (settled, progress): (Vec<watch::Receiver<bool>>, Vec<_>) = {
             let state = self.lock();
             scopes
                 .iter()
                 .filter_map(|scope| state.watchers.get(scope))
-                .map(|watcher| watcher.settled.subscribe())
-                .collect()
+                .map(|watcher| (watcher.settled.subscribe(), watcher.progress.subscribe()))
+                .unzip()
         };
         let all =
-            futures_util::future::join_all(receivers.into_iter().map(|mut receiver| async move {
+            futures_util::future::join_all(settled.into_iter().map(|mut receiver| async move {
                 let _ = receiver.wait_for(|settled| *settled).await;
             }));
-        let _ = tokio::time::timeout(timeout, all).await;
+        tokio::pin!(all);
+        let started = tokio::time::Instant::now();
+        let deadline = started + FIRST_LIST_WAIT.max(quiet);
+        let last_page = || {
+            progress
+                .iter()
+                .map(|receiver| *receiver.borrow())
+                .max()
+                .unwrap_or(started)
+                .max(started)
+        };
+        loop {
+            let seen = last_page();
+            tokio::select! {
+                _ = &mut all => return,
+                _ = tokio::time::sleep_until((seen + quiet).min(deadline)) => {
+                    if tokio::time::Instant::now() >= deadline || last_page() == seen {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether every scope of `selection` has completed its first list and works now.
+    pub(crate) fn is_ready(&self, selection: &Selection) -> bool {
+        let state = self.lock();
+        self.scopes_for(selection)
+            .iter()
+            .all(|scope| state.machine.is_ready(scope))
     }
 
     /// Whether every scope of `selection` has a watcher that has listed (or failed).

@@ -53,7 +53,7 @@ async fn failing_service_watches_open_the_shared_breaker() {
     let mut listed = false;
     let failure = loop {
         match tokio::time::timeout(Duration::from_secs(20), reports.recv()).await {
-            Ok(Some(Report::Listed(_))) => listed = true,
+            Ok(Some(Report::Listed)) => listed = true,
             Ok(Some(Report::Failed(error))) => break error,
             Ok(Some(_)) => {}
             other => panic!("no failure reported: {other:?}"),

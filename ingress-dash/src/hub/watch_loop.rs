@@ -49,8 +49,15 @@ pub struct WatchSettings {
 /// What the loop tells its watcher task.
 #[derive(Debug)]
 pub enum Report {
-    /// A complete list of the scope.
-    Listed(Vec<Object>),
+    /// One page of a list as it arrives, to be turned into records and dropped (a large
+    /// cluster's list is never held whole). `first`: a new list starts, and the pages of an
+    /// earlier list that did not complete are void.
+    Page {
+        items: Vec<Object>,
+        first: bool,
+    },
+    /// The list whose pages came is complete: what it did not hold is gone.
+    Listed,
     Applied(Object),
     Deleted(Object),
     /// The scope failed; the loop tries again later by itself.
@@ -98,10 +105,10 @@ struct Episode {
     /// A 410 came and no watch has delivered anything since.
     expired_since_progress: bool,
     reported: bool,
-    /// A list made while the scope is reported failed: applied (with `recovered`) only once a
-    /// watch from it is established, so a namespace whose lists work but whose watches fail
-    /// stays failed instead of flapping between `error` and `recovered`.
-    unreported_list: Option<Vec<Object>>,
+    /// A list made while the scope is reported failed (its pages went out): completed (with
+    /// `recovered`) only once a watch from it is established, so a namespace whose lists work
+    /// but whose watches fail stays failed instead of flapping between `error` and `recovered`.
+    unreported_list: bool,
 }
 
 impl Episode {
@@ -129,21 +136,22 @@ impl WatchLoop {
             pacing: self.resilience.pacing(),
             expired_since_progress: false,
             reported: false,
-            unreported_list: None,
+            unreported_list: false,
         };
         loop {
             let error = match next.clone() {
-                Next::List => match self.list().await {
-                    Ok((items, resource_version)) => {
+                Next::List => match self.list(&mut report).await {
+                    Ok(Some(resource_version)) => {
                         episode.succeeded(&self.resilience);
                         if episode.reported {
-                            episode.unreported_list = Some(items);
-                        } else if !report(Report::Listed(items)) {
+                            episode.unreported_list = true;
+                        } else if !report(Report::Listed) {
                             return;
                         }
                         next = Next::Watch(resource_version);
                         continue;
                     }
+                    Ok(None) => return,
                     Err(error) => error,
                 },
                 Next::Watch(from) => match self.watch(from, &mut report, &mut episode).await {
@@ -268,10 +276,14 @@ impl WatchLoop {
         failure
     }
 
-    /// Every page of the scope's objects of this kind and the list's resourceVersion.
-    async fn list(&self) -> Result<(Vec<Object>, String), CallError> {
-        let mut items = Vec::new();
+    /// Lists the scope's objects of this kind, reporting each page as it arrives; the list's
+    /// resourceVersion (`None`: the receiver of the reports is gone).
+    async fn list(
+        &self,
+        report: &mut impl FnMut(Report) -> bool,
+    ) -> Result<Option<String>, CallError> {
         let mut continue_token = None;
+        let mut first = true;
         loop {
             let namespace = self.scope.namespace();
             let token = continue_token.take();
@@ -279,10 +291,16 @@ impl WatchLoop {
                 .resilience
                 .attempt(|| kube_kinds::list_page(&*self.api, self.kind, namespace, token))
                 .await?;
-            items.extend(page.items);
+            if !report(Report::Page {
+                items: page.items,
+                first,
+            }) {
+                return Ok(None);
+            }
+            first = false;
             match page.continue_token {
                 Some(token) => continue_token = Some(token),
-                None => return Ok((items, page.resource_version)),
+                None => return Ok(Some(page.resource_version)),
             }
         }
     }
@@ -309,9 +327,9 @@ impl WatchLoop {
             }
         };
         // The scope works again: the list the watch starts from ends its failure.
-        if let Some(items) = episode.unreported_list.take() {
+        if std::mem::take(&mut episode.unreported_list) {
             episode.reported = false;
-            if !report(Report::Listed(items)) {
+            if !report(Report::Listed) {
                 return WatchEnd::Stop;
             }
         }

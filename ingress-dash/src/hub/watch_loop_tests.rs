@@ -145,9 +145,15 @@ fn start(
         },
     };
     let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+    // The pages of a list are counted and told with its completion.
+    let mut paged = 0;
     tokio::spawn(watch.run(move |report| {
         let summary = match report {
-            Report::Listed(items) => ("listed".into(), items.len().to_string()),
+            Report::Page { items, first } => {
+                paged = if first { 0 } else { paged } + items.len();
+                return true;
+            }
+            Report::Listed => ("listed".into(), std::mem::take(&mut paged).to_string()),
             Report::Applied(object) => ("applied".into(), object.name().to_owned()),
             Report::Deleted(object) => ("deleted".into(), object.name().to_owned()),
             Report::Failed(error) => (

@@ -69,8 +69,8 @@ struct Task {
     published: bool,
     /// The kinds beside ingresses that have listed or failed once.
     settled: BTreeSet<WatchedKind>,
-    /// The first ingress list, waiting for the other kinds.
-    waiting: Option<Vec<crate::kinds::Object>>,
+    /// The first ingress list is complete (in the joiner) and waits for the other kinds.
+    waiting: bool,
 }
 
 impl Task {
@@ -102,18 +102,25 @@ impl Task {
         })
     }
 
-    /// Sends the waiting first ingress list (joined with what is known now).
+    /// Sends the waiting first ingress list, its records re-joined where what they show
+    /// changed since their page was joined (the other kinds' first lists).
     fn release_first_list(&mut self) -> bool {
-        let Some(objects) = self.waiting.take() else {
+        if !std::mem::take(&mut self.waiting) {
             return true;
-        };
-        // Re-join what is marked (routes) first: the ingresses are joined as they are listed.
-        let routes = self.joiner.flush();
-        let mut changes = self.joiner.listed(WatchedKind::Ingresses, &objects);
-        changes.expiries.extend(routes.expiries);
+        }
+        let changes = self.joiner.flush();
         self.record_expiries(&changes);
         self.published = true;
         self.send(Input::Listed(self.joiner.all()))
+    }
+
+    /// A page of a first list arrived: the hub's clients waiting for it wait on.
+    fn progressed(&self) {
+        if !self.published
+            && let Some(hub) = self.hub.upgrade()
+        {
+            hub.first_list_progressed(&self.scope);
+        }
     }
 
     fn all_settled(&self) -> bool {
@@ -131,22 +138,39 @@ impl Task {
 
     /// Handles one report; `false` when the hub is gone.
     fn handle(&mut self, kind: WatchedKind, report: Report) -> bool {
+        if let Report::Page { items, first } = &report {
+            // Each page is joined (or gathered) and dropped: a list is never held whole.
+            if *first {
+                self.joiner.begin(kind);
+            }
+            let changes = self.joiner.page(kind, items);
+            self.progressed();
+            if kind == WatchedKind::Ingresses {
+                // The hub gets the whole list when it completes.
+                self.record_expiries(&changes);
+                return true;
+            }
+            return self.publish(changes);
+        }
         if kind == WatchedKind::Ingresses {
             return match report {
-                Report::Listed(objects) if !self.published => {
-                    self.waiting = Some(objects);
+                Report::Page { .. } => true,
+                Report::Listed if !self.published => {
+                    let changes = self.joiner.finish(kind);
+                    self.record_expiries(&changes);
+                    self.waiting = true;
                     !self.all_settled() || self.release_first_list()
                 }
-                Report::Listed(objects) => {
-                    let changes = self.joiner.listed(kind, &objects);
+                Report::Listed => {
+                    let changes = self.joiner.finish(kind);
                     self.record_expiries(&changes);
                     self.send(Input::Listed(self.joiner.all()))
                 }
                 // A change after the list that waits: the list goes first.
-                Report::Applied(object) if self.waiting.is_some() => {
+                Report::Applied(object) if self.waiting => {
                     self.release_first_list() && self.handle_change(&object, false)
                 }
-                Report::Deleted(object) if self.waiting.is_some() => {
+                Report::Deleted(object) if self.waiting => {
                     self.release_first_list() && self.handle_change(&object, true)
                 }
                 Report::Applied(object) => self.handle_change(&object, false),
@@ -155,8 +179,9 @@ impl Task {
             };
         }
         match report {
-            Report::Listed(objects) => {
-                let changes = self.joiner.listed(kind, &objects);
+            Report::Page { .. } => {}
+            Report::Listed => {
+                let changes = self.joiner.finish(kind);
                 self.settled.insert(kind);
                 if !self.publish(changes) {
                     return false;
@@ -186,7 +211,7 @@ impl Task {
                 self.joiner.failed(kind, error.message);
             }
         }
-        if self.waiting.is_some() && self.all_settled() {
+        if self.waiting && self.all_settled() {
             return self.release_first_list();
         }
         true
@@ -242,7 +267,7 @@ pub(super) async fn run(hub: Weak<Hub>, scope: Scope, mut plan: Plan) {
         expiry: plan.expiry.clone(),
         published: false,
         settled: BTreeSet::new(),
-        waiting: None,
+        waiting: false,
     };
     running.insert(
         WatchedKind::Ingresses,
@@ -266,7 +291,7 @@ pub(super) async fn run(hub: Weak<Hub>, scope: Scope, mut plan: Plan) {
                             return;
                         }
                     }
-                    if task.waiting.is_some() && first_deadline.is_none() {
+                    if task.waiting && first_deadline.is_none() {
                         first_deadline = Some(Instant::now() + FIRST_JOIN_WAIT);
                     }
                     if task.joiner.has_dirty() && flush_at.is_none() {

@@ -6,6 +6,7 @@ mod app;
 mod backends;
 mod certificates;
 mod client_address;
+mod cold_start;
 mod faults;
 mod gateway;
 mod health;
