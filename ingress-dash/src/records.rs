@@ -2,6 +2,7 @@
 //! fields the dashboard shows, never managedFields or the raw object.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use k8s_openapi::api::networking::v1::{Ingress, IngressBackend};
 use serde::{Deserialize, Serialize};
@@ -9,6 +10,8 @@ use serde::{Deserialize, Serialize};
 use crate::redaction::Redaction;
 
 mod status;
+#[cfg(test)]
+mod wire_tests;
 
 pub use status::{
     BackendState, BackendStatus, CertificateSource, CertificateStatus, ParentRef, RecordKind,
@@ -25,21 +28,32 @@ const NOISE_ANNOTATIONS: &[&str] = &[
 
 const LEGACY_CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
 
+/// On the wire a field whose value is `null`, `[]` or `{}` is left out (at every level of the
+/// record), except `kind`, `uid`, `name`, `namespace`, `resourceVersion`, `createdAt`, `hosts`,
+/// `rules`, `tls`, `links`, `backends`, and a backend's `service`, `namespace`, `state`,
+/// `readyEndpoints`, `totalEndpoints` (docs/api/ingress-dash.md). Reading accepts both shapes.
+/// The web app's type is the full shape: `decodeRecord` (web/src/api/decode.ts) fills the
+/// omitted fields back in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
 #[serde(rename_all = "camelCase")]
 pub struct IngressRecord {
     pub kind: RecordKind,
     pub uid: String,
     pub name: String,
     pub namespace: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ingress_class_name: Option<String>,
     pub hosts: Vec<String>,
     pub rules: Vec<Rule>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_backend: Option<Backend>,
     pub tls: Vec<Tls>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub addresses: Vec<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
     pub created_at: String,
     pub resource_version: String,
@@ -47,22 +61,27 @@ pub struct IngressRecord {
     /// One per distinct (service namespace, name, port) the record routes to.
     pub backends: Vec<BackendStatus>,
     /// One per TLS entry that names a Secret (ingresses only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub certificates: Vec<CertificateStatus>,
     /// HTTPRoutes only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub route: Option<RouteDetail>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
 pub struct Rule {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<PathRule>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
 #[serde(rename_all = "camelCase")]
 pub struct PathRule {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     pub path_type: String,
     pub backend: Backend,
@@ -85,19 +104,22 @@ pub enum ServicePort {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceBackend {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_group: Option<String>,
     pub kind: String,
     pub name: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
 #[serde(rename_all = "camelCase")]
 pub struct Tls {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret_name: Option<String>,
 }
 
@@ -231,29 +253,62 @@ impl IngressRecord {
 #[derive(Debug)]
 pub struct StoredRecord {
     pub kind: RecordKind,
-    pub namespace: String,
-    pub name: String,
-    /// Lower-case text of [`IngressRecord::search_fields`], one field per line.
-    search: String,
+    /// Shared with the hub's keys and every other record of the namespace.
+    pub namespace: Arc<str>,
+    pub name: Arc<str>,
+    /// Lower-case text of [`IngressRecord::search_fields`], one field per line, without the
+    /// name and namespace when they are lower-case already (Kubernetes names always are):
+    /// those are searched in place.
+    search: Box<str>,
     json: Box<serde_json::value::RawValue>,
+}
+
+thread_local! {
+    /// Where a record's JSON is written before it is stored at its exact size.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl StoredRecord {
     pub fn new(record: &IngressRecord) -> Self {
-        let search = record.search_fields().collect::<Vec<_>>().join("\n");
-        let json = serde_json::value::to_raw_value(record).expect("records serialise");
+        Self::with_names(
+            record,
+            Arc::from(record.namespace.as_str()),
+            Arc::from(record.name.as_str()),
+        )
+    }
+
+    /// The stored `record`, holding the given (shared) copies of its namespace and name.
+    pub fn with_names(record: &IngressRecord, namespace: Arc<str>, name: Arc<str>) -> Self {
+        let lower = |text: &str| !text.chars().any(char::is_uppercase);
+        let fields: Vec<&str> = record
+            .search_fields()
+            .enumerate()
+            .filter(|(index, field)| *index >= 2 || !lower(field))
+            .map(|(_, field)| field)
+            .collect();
+        // Written into a reused buffer and copied at its exact size: `to_raw_value` keeps the
+        // doubled capacity of its growing buffer (2 KiB for a 1.3 KB record), for every record.
+        let json = SCRATCH.with_borrow_mut(|buffer| {
+            buffer.clear();
+            serde_json::to_writer(&mut *buffer, record).expect("records serialise");
+            let text = std::str::from_utf8(buffer).expect("serde_json writes UTF-8");
+            serde_json::value::RawValue::from_string(text.to_owned()).expect("records serialise")
+        });
+        debug_assert_eq!((&*namespace, &*name), (&*record.namespace, &*record.name));
         Self {
             kind: record.kind,
-            namespace: record.namespace.clone(),
-            name: record.name.clone(),
-            search: search.to_lowercase(),
+            namespace,
+            name,
+            search: fields.join("\n").to_lowercase().into_boxed_str(),
             json,
         }
     }
 
     /// Whether `term` (already lower-case) occurs in one of the searched fields.
     pub fn matches(&self, term: &str) -> bool {
-        self.search.split('\n').any(|field| field.contains(term))
+        self.name.contains(term)
+            || self.namespace.contains(term)
+            || self.search.split('\n').any(|field| field.contains(term))
     }
 
     pub fn json(&self) -> &str {
@@ -351,16 +406,16 @@ mod tests {
                 "rules": [
                     {"host": "shop.example.com", "paths": [
                         {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": 80}}},
-                        {"path": null, "pathType": "ImplementationSpecific", "backend": {"service": {"name": "api", "port": "http"}}},
+                        {"pathType": "ImplementationSpecific", "backend": {"service": {"name": "api", "port": "http"}}},
                     ]},
-                    {"host": "shop.example.com", "paths": []},
+                    {"host": "shop.example.com"},
                     {"host": "*.cdn.example.com", "paths": [
                         {"path": "/", "pathType": "Prefix", "backend": {"resource": {"apiGroup": "k8s.example.com", "kind": "Bucket", "name": "assets"}}},
                     ]},
-                    {"host": "plain.example.com", "paths": []},
+                    {"host": "plain.example.com"},
                 ],
                 "defaultBackend": {"service": {"name": "fallback", "port": 8080}},
-                "tls": [{"hosts": ["shop.example.com"], "secretName": "shop-tls"}, {"hosts": ["x.example.com"], "secretName": null}],
+                "tls": [{"hosts": ["shop.example.com"], "secretName": "shop-tls"}, {"hosts": ["x.example.com"]}],
                 "addresses": ["10.0.0.1", "lb.example.com"],
                 "labels": {"app": "web"},
                 "annotations": {"kubernetes.io/ingress.class": "nginx", "team": "payments"},
@@ -370,7 +425,7 @@ mod tests {
                     {"host": "shop.example.com", "url": "https://shop.example.com/"},
                     {"host": "plain.example.com", "url": "http://plain.example.com/"},
                 ],
-                "backends": [], "certificates": [], "route": null,
+                "backends": [],
             })
         );
     }
@@ -403,6 +458,6 @@ mod tests {
             "spec": {"ingressClassName": "new"},
         }));
         assert_eq!(value["ingressClassName"], "new");
-        assert_eq!(value["defaultBackend"], serde_json::Value::Null);
+        assert_eq!(value.get("defaultBackend"), None);
     }
 }

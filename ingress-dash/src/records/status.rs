@@ -20,16 +20,18 @@ pub enum RecordKind {
 
 /// One distinct (service namespace, service name, port) a record routes to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
 #[serde(rename_all = "camelCase")]
 pub struct BackendStatus {
     pub service: String,
     pub namespace: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<ServicePort>,
     pub state: BackendState,
     pub ready_endpoints: u32,
     pub total_endpoints: u32,
     /// Why the state is `unknown` (the Services or EndpointSlices cannot be read), in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
@@ -51,22 +53,29 @@ pub enum BackendState {
 
 /// The certificate of one TLS entry that names a Secret.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
 #[serde(rename_all = "camelCase")]
 pub struct CertificateStatus {
     pub secret_name: String,
     /// The entry's `hosts`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<String>,
     pub source: CertificateSource,
     /// The certificate's DNS subject alternative names (or its common name when it has none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subject_names: Vec<String>,
     /// RFC 3339.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_before: Option<String>,
     /// RFC 3339.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_after: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub issuer: Option<String>,
     /// Hosts of the entry or of the record's rules that no subject name covers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing_hosts: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
@@ -84,29 +93,34 @@ pub enum CertificateSource {
 
 /// What an HTTPRoute attaches to, what its parents say of it, and where its rules send traffic.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
 #[serde(rename_all = "camelCase")]
 pub struct RouteDetail {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parent_refs: Vec<ParentRef>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<RouteCondition>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<RouteRule>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
 #[serde(rename_all = "camelCase")]
 pub struct ParentRef {
     pub group: String,
     pub kind: String,
     pub namespace: String,
     pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub section_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,
 }
 
 /// A condition a parent (controller) reported for the route.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
 pub struct RouteCondition {
     /// The parent as `namespace/name` (with `/section` when the reference names one).
     pub parent: String,
@@ -118,21 +132,24 @@ pub struct RouteCondition {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
 #[serde(rename_all = "camelCase")]
 pub struct RouteRule {
     /// Each match in words: "PathPrefix /api GET header x-env=canary".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub matches: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub backend_refs: Vec<RouteBackendRef>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
 #[serde(rename_all = "camelCase")]
 pub struct RouteBackendRef {
     pub kind: String,
     pub name: String,
     pub namespace: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,
     pub weight: i32,
 }

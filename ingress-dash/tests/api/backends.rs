@@ -52,7 +52,7 @@ async fn a_backend_without_ready_endpoints_turns_ready_with_one_modified_event()
     assert_eq!(
         web["backends"],
         json!([{"service": "web", "namespace": "shop", "port": 80, "state": "no_ready_endpoints",
-                "readyEndpoints": 0, "totalEndpoints": 2, "error": null}])
+                "readyEndpoints": 0, "totalEndpoints": 2}])
     );
     assert_eq!(
         item(&first.data, "orphan")["backends"][0]["state"],
