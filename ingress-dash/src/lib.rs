@@ -127,6 +127,7 @@ impl Service for IngressDash {
             hub,
             redaction,
             clients: Arc::new(ClientCounter::default()),
+            snapshots: Default::default(),
             settings,
         });
         let shared = state.clone();

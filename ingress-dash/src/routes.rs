@@ -16,6 +16,7 @@ use crate::state::AppState;
 use crate::stream::{self, StreamOptions};
 use crate::{health, objects, rate_limit, static_files};
 
+pub mod snapshot_cache;
 #[cfg(test)]
 mod wire_types;
 
@@ -98,22 +99,47 @@ async fn namespaces(state: web::Data<AppState>, viewer: Caller) -> Result<HttpRe
         .json(NamespaceList { namespaces }))
 }
 
+/// `GET /api/ingresses`. A client that accepts gzip gets the body compressed once per state of
+/// the watchers and request ([`snapshot_cache`]); any other gets the JSON written in chunks
+/// from the stored records. While the watchers are still listing, the body is compressed per
+/// request by the Compress middleware as before (it changes from one request to the next).
 async fn ingresses(
     state: web::Data<AppState>,
     query: Query,
     viewer: Caller,
+    request: HttpRequest,
 ) -> Result<HttpResponse, Error> {
     let selection = selection(&state, &query, &viewer).await?;
     let search = query
         .get("search")
         .map(|term| term.trim().to_lowercase())
         .filter(|term| !term.is_empty());
+    let settled = state.hub.is_settled(&selection);
     let snapshot = state.snapshot(&selection, search.as_deref()).await?;
-    let chunks = snapshot.into_json_chunks().map(Ok::<_, Infallible>);
-    Ok(HttpResponse::Ok()
+    let gzip = request
+        .headers()
+        .get(header::ACCEPT_ENCODING)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(snapshot_cache::accepts_gzip);
+    let mut response = HttpResponse::Ok();
+    response
         .content_type(ContentType::json())
-        .insert_header((header::CACHE_CONTROL, "no-store"))
-        .streaming(futures_util::stream::iter(chunks)))
+        .insert_header((header::CACHE_CONTROL, "no-store"));
+    if gzip && settled {
+        let key = snapshot_cache::RequestKey { selection, search };
+        let body = state.snapshots.gzip(key, snapshot).await;
+        // Compress leaves a response that has its Content-Encoding alone.
+        return Ok(response
+            .insert_header((header::CONTENT_ENCODING, "gzip"))
+            .insert_header((header::VARY, "Accept-Encoding"))
+            .body(body));
+    }
+    if !gzip {
+        // Compress adds Vary only to what it compresses.
+        response.insert_header((header::VARY, "Accept-Encoding"));
+    }
+    let chunks = snapshot.into_json_chunks().map(Ok::<_, Infallible>);
+    Ok(response.streaming(futures_util::stream::iter(chunks)))
 }
 
 async fn ingress_stream(

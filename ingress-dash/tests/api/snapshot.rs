@@ -227,3 +227,114 @@ async fn redis_cache_serves_repeated_lists_and_survives_redis_going_away() {
     assert_eq!(status, 200);
     assert_eq!(app.kube.cluster.list_requests(), 2);
 }
+
+/// `GET /api/ingresses` with `Accept-Encoding`, its status and headers, and the body as sent.
+async fn get_encoded(app: &crate::app::TestApp, accept: Option<&str>) -> (String, String, Vec<u8>) {
+    let mut request = app.client.get(format!("{}/api/ingresses", app.address));
+    if let Some(accept) = accept {
+        request = request.header("Accept-Encoding", accept);
+    }
+    let response = request.send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let header = |name: &str| {
+        response
+            .headers()
+            .get_all(name)
+            .iter()
+            .map(|value| value.to_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let (encoding, vary) = (header("content-encoding"), header("vary"));
+    (encoding, vary, response.bytes().await.unwrap().to_vec())
+}
+
+fn gunzip(body: &[u8]) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(body)
+        .read_to_end(&mut out)
+        .expect("a gzip body");
+    out
+}
+
+#[tokio::test]
+async fn the_gzip_snapshot_is_built_once_per_state_and_is_the_plain_body_compressed() {
+    // Ingresses only: the test waits for the ingress watch.
+    let app = spawn_app(
+        "",
+        "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n",
+    )
+    .await;
+    sample::populate(&app.kube.cluster, 30, 2);
+    let _ = get_encoded(&app, None).await;
+    assert!(
+        eventually(async || app.kube.cluster.open_watches() == 1).await,
+        "the watcher never listed"
+    );
+    let (encoding, vary, plain) = get_encoded(&app, None).await;
+    assert_eq!((encoding.as_str(), vary.as_str()), ("", "Accept-Encoding"));
+    let (encoding, vary, gzip) = get_encoded(&app, Some("gzip, deflate")).await;
+    assert_eq!(
+        (encoding.as_str(), vary.as_str()),
+        ("gzip", "Accept-Encoding")
+    );
+    assert_eq!(gunzip(&gzip), plain, "the same JSON");
+    let builds = app.state.snapshots.builds();
+    // Unchanged: the same bytes, not compressed again.
+    let (_, _, again) = get_encoded(&app, Some("gzip")).await;
+    assert_eq!(again, gzip);
+    assert_eq!(app.state.snapshots.builds(), builds);
+    // An identity client gets identity, whatever is cached.
+    for accept in ["identity", "gzip;q=0", "br"] {
+        let (encoding, _, body) = get_encoded(&app, Some(accept)).await;
+        assert_eq!(
+            (encoding.as_str(), body.as_slice()),
+            ("", plain.as_slice()),
+            "{accept}"
+        );
+    }
+    // A change between two requests: the next gzip body has it.
+    let mut changed = sample::ingress("team-000", "app-00000", 0);
+    changed["metadata"]["labels"]["changed"] = json!("yes");
+    app.kube.cluster.put_ingress(changed);
+    assert!(
+        eventually(async || {
+            let (_, _, body) = get_encoded(&app, Some("gzip")).await;
+            String::from_utf8(gunzip(&body))
+                .unwrap()
+                .contains("\"changed\":\"yes\"")
+        })
+        .await,
+        "the change never showed"
+    );
+    let (_, _, gzip) = get_encoded(&app, Some("gzip")).await;
+    let (_, _, plain) = get_encoded(&app, None).await;
+    assert_eq!(gunzip(&gzip), plain);
+    assert!(app.state.snapshots.builds() > builds);
+    let metrics = app.get("/_metrics").await.text().await.unwrap();
+    assert!(
+        metrics.contains("ingress_dash_snapshot_cache_total{result=\"hit\"}"),
+        "{metrics}"
+    );
+}
+
+#[tokio::test]
+async fn concurrent_gzip_snapshots_share_one_build() {
+    let app = spawn_app(
+        "",
+        "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n",
+    )
+    .await;
+    sample::populate(&app.kube.cluster, 400, 4);
+    let _ = get_encoded(&app, None).await;
+    assert!(
+        eventually(async || app.kube.cluster.open_watches() == 1).await,
+        "the watcher never listed"
+    );
+    let builds = app.state.snapshots.builds();
+    let requests = (0..20).map(|_| get_encoded(&app, Some("gzip")));
+    let answers = futures_util::future::join_all(requests).await;
+    assert!(answers.iter().all(|answer| answer.2 == answers[0].2));
+    assert_eq!(app.state.snapshots.builds(), builds + 1);
+}

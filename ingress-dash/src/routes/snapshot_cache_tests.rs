@@ -1,0 +1,153 @@
+use std::io::Read;
+use std::time::Duration;
+
+use k8s_openapi::api::networking::v1::Ingress;
+use serde_json::json;
+
+use super::*;
+use crate::records::IngressRecord;
+
+fn record(name: &str, version: u32) -> Arc<StoredRecord> {
+    let ingress: Ingress = serde_json::from_value(json!({
+        "metadata": {"name": name, "namespace": "shop", "resourceVersion": version.to_string()},
+        "spec": {"rules": [{"host": format!("{name}.example.com")}]},
+    }))
+    .unwrap();
+    Arc::new(StoredRecord::new(&IngressRecord::from_ingress(
+        &ingress,
+        &crate::redaction::Redaction::none(),
+    )))
+}
+
+fn snapshot(items: &[Arc<StoredRecord>]) -> Snapshot {
+    Snapshot {
+        items: items.to_vec(),
+        expiry_warning_days: 14,
+        ..Snapshot::default()
+    }
+}
+
+fn key(search: Option<&str>) -> RequestKey {
+    RequestKey {
+        selection: Selection::All,
+        search: search.map(str::to_owned),
+    }
+}
+
+fn gunzip(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(body)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+fn uncached(items: &[Arc<StoredRecord>]) -> Vec<u8> {
+    snapshot(items).into_json_chunks().flatten().collect()
+}
+
+#[tokio::test]
+async fn the_cached_body_is_the_snapshot_and_follows_changes() {
+    let cache = SnapshotCache::default();
+    let mut items = vec![record("a", 1), record("b", 1)];
+    let first = cache.gzip(key(None), snapshot(&items)).await;
+    assert_eq!(gunzip(&first), uncached(&items));
+    // The same state: served from the cache.
+    let again = cache.gzip(key(None), snapshot(&items)).await;
+    assert_eq!((again, cache.builds()), (first.clone(), 1));
+    // A record changed between two requests: the new body.
+    items[1] = record("b", 2);
+    let changed = cache.gzip(key(None), snapshot(&items)).await;
+    assert_eq!(gunzip(&changed), uncached(&items));
+    assert_ne!(gunzip(&changed), gunzip(&first));
+    assert_eq!(cache.builds(), 2);
+    // A record gone, or an error appearing, is a change too.
+    items.pop();
+    let shorter = cache.gzip(key(None), snapshot(&items)).await;
+    assert_eq!(gunzip(&shorter), uncached(&items));
+    let mut failing = snapshot(&items);
+    failing.errors.push(NamespaceError {
+        namespace: "team-a".into(),
+        code: "kubernetes_forbidden".into(),
+        message: "no".into(),
+        status: Some(403),
+    });
+    let expected: Vec<u8> = failing.clone().into_json_chunks().flatten().collect();
+    assert_eq!(gunzip(&cache.gzip(key(None), failing).await), expected);
+    assert_eq!(cache.builds(), 4);
+}
+
+#[tokio::test]
+async fn keys_are_cached_apart_and_bounded() {
+    let cache = SnapshotCache::default();
+    let items = vec![record("a", 1)];
+    for round in 0..2 {
+        for term in 0..MAX_ENTRIES {
+            let term = term.to_string();
+            cache.gzip(key(Some(&term)), snapshot(&items)).await;
+        }
+        assert_eq!(cache.builds(), MAX_ENTRIES as u64, "round {round}");
+    }
+    // One more key pushes the least recently used one out.
+    cache.gzip(key(Some("new")), snapshot(&items)).await;
+    assert_eq!(cache.entries.lock().unwrap().len(), MAX_ENTRIES);
+    cache.gzip(key(Some("0")), snapshot(&items)).await;
+    assert_eq!(cache.builds(), MAX_ENTRIES as u64 + 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_identical_requests_share_one_build() {
+    let cache = Arc::new(SnapshotCache::default());
+    let items = vec![record("a", 1), record("b", 1)];
+    // The build waits until every request is waiting for it.
+    let (release, gate) = std::sync::mpsc::channel::<()>();
+    let gate = Arc::new(Mutex::new(gate));
+    let requests = 8;
+    let tasks: Vec<_> = (0..requests)
+        .map(|_| {
+            let (cache, snapshot, gate) = (cache.clone(), snapshot(&items), gate.clone());
+            tokio::spawn(async move {
+                cache
+                    .get_or_build(key(None), snapshot, move |snapshot| {
+                        gate.lock().unwrap().recv().unwrap();
+                        gzip_snapshot(snapshot)
+                    })
+                    .await
+            })
+        })
+        .collect();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while cache.waiting() < requests {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the requests did not all wait"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    release.send(()).unwrap();
+    let mut bodies = Vec::new();
+    for task in tasks {
+        bodies.push(task.await.unwrap());
+    }
+    assert_eq!(cache.builds(), 1);
+    assert!(bodies.iter().all(|body| *body == bodies[0]));
+    assert_eq!(gunzip(&bodies[0]), uncached(&items));
+}
+
+#[test]
+fn accept_encoding_is_read_with_q_values() {
+    for (header, gzip) in [
+        ("gzip", true),
+        ("gzip, deflate, br", true),
+        ("br;q=1.0, GZIP;q=0.5", true),
+        ("*", true),
+        ("identity", false),
+        ("", false),
+        ("gzip;q=0", false),
+        ("gzip;q=0, *", false),
+        ("*;q=0", false),
+        ("deflate", false),
+    ] {
+        assert_eq!(accepts_gzip(header), gzip, "{header:?}");
+    }
+}
