@@ -1,21 +1,25 @@
-//! `GET /api/ingresses/stream`: the SSE wire format and one task per client.
+//! `GET /api/ingresses/stream`: the SSE wire format and each client's body.
 //!
 //! Wire format (docs/api/ingress-dash.md): `retry: <ms>` first, then events as
-//! `event: <name>\nid: <id>\ndata: <json>\n\n`, and `: heartbeat\n\n` comments. The client's
-//! task reads the hub's bounded broadcast; when it falls behind (a slow client), it gets a
-//! `resync` and a fresh `snapshot` instead of unbounded buffering.
+//! `event: <name>\nid: <id>\ndata: <json>\n\n`, and `: heartbeat\n\n` comments. Each client's
+//! body reads the hub's bounded broadcast as the connection writes it; when it falls behind (a
+//! slow client), it gets a `resync` and a fresh `snapshot` instead of unbounded buffering.
 
+use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::sync::Arc;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use actix_web::web::Bytes;
+use futures_util::Stream;
 use service_kit::server::ShutdownNotice;
-use tokio::sync::{broadcast, mpsc};
-use tokio_stream::wrappers::ReceiverStream;
+use tokio::sync::broadcast;
 
-use crate::hub::{Hub, ResyncNotice, Start, Subscription};
+use crate::hub::snapshot_body::JsonChunks;
+use crate::hub::{Hub, HubEvent, ResyncNotice, Scope, Start, Subscription};
 use crate::namespaces::Selection;
 
 pub(crate) fn retry_field(retry: Duration) -> Bytes {
@@ -28,6 +32,10 @@ fn event_head(name: &str, id: u64) -> Bytes {
 }
 
 pub(crate) fn event(name: &str, id: u64, data: &[u8]) -> Bytes {
+    event_bytes(name, id, data)
+}
+
+fn event_bytes(name: &str, id: u64, data: &[u8]) -> Bytes {
     let mut bytes = Vec::with_capacity(data.len() + name.len() + 40);
     bytes.extend_from_slice(&event_head(name, id));
     bytes.extend_from_slice(data);
@@ -88,8 +96,10 @@ impl Drop for ClientSlot {
     }
 }
 
-/// Starts the client's task, which holds `subscription` (the watchers of `selection`) for as
-/// long as the client stays, and returns its body.
+/// A client's body: it holds `subscription` (the watchers of `selection`) and its slot for as
+/// long as the client stays, and is polled by the server's connection task itself: an event
+/// wakes one task per client and is written from the hub's shared bytes, with no task or
+/// channel of its own in between.
 pub(crate) fn open(
     hub: Arc<Hub>,
     selection: Selection,
@@ -98,40 +108,148 @@ pub(crate) fn open(
     options: StreamOptions,
     slot: ClientSlot,
     shutdown: ShutdownNotice,
-) -> ReceiverStream<Result<Bytes, Infallible>> {
-    // Small: the broadcast is the real buffer; this only smooths writes.
-    let (sender, body) = mpsc::channel(16);
-    tokio::spawn(async move {
-        let _slot = slot;
+) -> Body {
+    let scopes = subscription.scopes.clone();
+    let heartbeat = tokio::time::interval_at(
+        tokio::time::Instant::now() + options.heartbeat,
+        options.heartbeat,
+    );
+    let client = Client {
+        hub,
+        selection,
+        scopes,
+        _subscription: subscription,
+        _slot: slot,
+        options,
         // On SIGTERM the body ends, so the server stops at once instead of waiting out its
         // shutdown time-out, and the browser reconnects (to another replica) after `retry`.
-        tokio::select! {
-            _ = run(hub, selection, subscription, last_event_id, options, sender) => {}
-            _ = shutdown.stopping() => {}
-        }
-    });
-    ReceiverStream::new(body)
+        stopping: Box::pin(async move { shutdown.stopping().await }),
+        heartbeat,
+        phase: Phase::Opening { last_event_id },
+        queued: VecDeque::new(),
+        snapshot: None,
+    };
+    Box::pin(futures_util::stream::unfold(
+        client,
+        |mut client| async move {
+            let bytes = client.next().await?;
+            Some((Ok(bytes), client))
+        },
+    ))
 }
 
-struct Closed;
+/// The body of a stream response.
+pub(crate) type Body = Pin<Box<dyn Stream<Item = Result<Bytes, Infallible>> + Send>>;
+
+enum Phase {
+    /// Nothing sent yet.
+    Opening {
+        last_event_id: Option<u64>,
+    },
+    /// `retry` sent: waiting for the watchers' first lists, then the start.
+    Settling {
+        last_event_id: Option<u64>,
+    },
+    /// Reading the hub's events.
+    Live {
+        receiver: broadcast::Receiver<Arc<HubEvent>>,
+    },
+    Ended,
+}
 
 struct Client {
-    sender: mpsc::Sender<Result<Bytes, Infallible>>,
+    hub: Arc<Hub>,
+    selection: Selection,
+    scopes: Vec<Scope>,
+    _subscription: Subscription,
+    _slot: ClientSlot,
+    options: StreamOptions,
+    stopping: Pin<Box<dyn Future<Output = ()> + Send>>,
+    heartbeat: tokio::time::Interval,
+    phase: Phase,
+    /// Bytes to write before reading on.
+    queued: VecDeque<Bytes>,
+    /// A `snapshot` event being written a chunk at a time, like `GET /api/ingresses`: a 10k
+    /// snapshot is megabytes, and a client may connect while others are still reading theirs.
+    snapshot: Option<JsonChunks>,
 }
 
 impl Client {
-    async fn send(&self, bytes: Bytes) -> Result<(), Closed> {
-        self.sender.send(Ok(bytes)).await.map_err(|_| Closed)
+    /// The next bytes of the body, `None` at its end.
+    async fn next(&mut self) -> Option<Bytes> {
+        loop {
+            if let Some(bytes) = self.queued.pop_front() {
+                return Some(bytes);
+            }
+            if let Some(chunks) = &mut self.snapshot {
+                match chunks.next() {
+                    Some(chunk) => return Some(chunk),
+                    None => {
+                        self.snapshot = None;
+                        sent("snapshot");
+                        return Some(Bytes::from_static(b"\n\n"));
+                    }
+                }
+            }
+            match std::mem::replace(&mut self.phase, Phase::Ended) {
+                Phase::Ended => return None,
+                Phase::Opening { last_event_id } => {
+                    self.phase = Phase::Settling { last_event_id };
+                    return Some(retry_field(self.options.retry));
+                }
+                Phase::Settling { last_event_id } => {
+                    let settled = self
+                        .hub
+                        .wait_settled(&self.scopes, self.options.settle_timeout);
+                    tokio::select! {
+                        _ = &mut self.stopping => return None,
+                        _ = settled => {}
+                    }
+                    let (start, receiver) =
+                        self.hub.start(&self.selection, &self.scopes, last_event_id);
+                    self.queue_start(start, "the missed events are no longer available");
+                    self.phase = Phase::Live { receiver };
+                }
+                Phase::Live { mut receiver } => {
+                    let bytes = tokio::select! {
+                        _ = &mut self.stopping => return None,
+                        _ = self.heartbeat.tick() => Some(Bytes::from_static(HEARTBEAT)),
+                        received = receiver.recv() => match received {
+                            Ok(event) => event
+                                .is_for(&self.scopes, &self.selection)
+                                .then(|| {
+                                    sent(event.kind.name());
+                                    frame(&event)
+                                }),
+                            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                                metrics::counter!("ingress_dash_stream_resyncs_total").increment(1);
+                                tracing::info!(missed, "stream client too slow; resyncing");
+                                let resync_id = self.hub.next_id();
+                                self.queue_resync(resync_id, "slow client: events were dropped");
+                                let (start, fresh) = self.hub.start(&self.selection, &self.scopes, None);
+                                receiver = fresh;
+                                self.queue_start(start, "");
+                                None
+                            }
+                            Err(broadcast::error::RecvError::Closed) => return None,
+                        },
+                    };
+                    self.phase = Phase::Live { receiver };
+                    if bytes.is_some() {
+                        return bytes;
+                    }
+                }
+            }
+        }
     }
 
-    async fn send_event(&self, name: &str, id: u64, data: &[u8]) -> Result<(), Closed> {
-        self.send(event(name, id, data)).await?;
-        metrics::counter!("ingress_dash_stream_events_sent_total", "event" => name.to_owned())
-            .increment(1);
-        Ok(())
+    fn queue_resync(&mut self, id: u64, reason: &str) {
+        let data = serde_json::to_string(&ResyncNotice { reason }).expect("a notice serialises");
+        self.queued.push_back(event("resync", id, data.as_bytes()));
+        sent("resync");
     }
 
-    async fn send_start(&self, start: Start, reason: &str) -> Result<(), Closed> {
+    fn queue_start(&mut self, start: Start, reason: &str) {
         match start {
             Start::Snapshot {
                 resync_id,
@@ -139,81 +257,60 @@ impl Client {
                 snapshot,
             } => {
                 if let Some(resync_id) = resync_id {
-                    let data = serde_json::to_string(&ResyncNotice { reason })
-                        .expect("a notice serialises");
-                    self.send_event("resync", resync_id, data.as_bytes())
-                        .await?;
+                    self.queue_resync(resync_id, reason);
                 }
-                // Written a chunk at a time, like `GET /api/ingresses`: a 10k snapshot is
-                // megabytes, and a client may connect while others are still reading theirs.
-                self.send(event_head("snapshot", id)).await?;
-                for chunk in snapshot.into_json_chunks() {
-                    self.send(chunk).await?;
-                }
-                self.send(Bytes::from_static(b"\n\n")).await?;
-                metrics::counter!("ingress_dash_stream_events_sent_total", "event" => "snapshot")
-                    .increment(1);
-                Ok(())
+                self.queued.push_back(event_head("snapshot", id));
+                self.snapshot = Some(snapshot.into_json_chunks());
             }
             Start::Replay(events) => {
                 for event in events {
-                    self.send_event(event.kind.name(), event.id, &event.data)
-                        .await?;
+                    sent(event.kind.name());
+                    self.queued.push_back(frame(&event));
                 }
-                Ok(())
             }
         }
     }
 }
 
-async fn run(
-    hub: Arc<Hub>,
-    selection: Selection,
-    subscription: Subscription,
-    last_event_id: Option<u64>,
-    options: StreamOptions,
-    sender: mpsc::Sender<Result<Bytes, Infallible>>,
-) -> Result<(), Closed> {
-    let client = Client { sender };
-    client.send(retry_field(options.retry)).await?;
-    let scopes = subscription.scopes.clone();
-    hub.wait_settled(&scopes, options.settle_timeout).await;
-    let (start, mut receiver) = hub.start(&selection, &scopes, last_event_id);
-    client
-        .send_start(start, "the missed events are no longer available")
-        .await?;
-    let mut heartbeat = tokio::time::interval_at(
-        tokio::time::Instant::now() + options.heartbeat,
-        options.heartbeat,
-    );
-    loop {
-        tokio::select! {
-            _ = client.sender.closed() => return Err(Closed),
-            _ = heartbeat.tick() => client.send(Bytes::from_static(HEARTBEAT)).await?,
-            received = receiver.recv() => match received {
-                Ok(event) => {
-                    if event.is_for(&scopes, &selection) {
-                        client.send_event(event.kind.name(), event.id, &event.data).await?;
-                    }
-                }
-                Err(broadcast::error::RecvError::Lagged(missed)) => {
-                    metrics::counter!("ingress_dash_stream_resyncs_total").increment(1);
-                    tracing::info!(missed, "stream client too slow; resyncing");
-                    let resync_id = hub.next_id();
-                    let notice = ResyncNotice {
-                        reason: "slow client: events were dropped",
-                    };
-                    let data = serde_json::to_string(&notice).expect("a notice serialises");
-                    client.send_event("resync", resync_id, data.as_bytes()).await?;
-                    let (start, fresh) = hub.start(&selection, &scopes, None);
-                    receiver = fresh;
-                    client.send_start(start, "").await?;
-                }
-                Err(broadcast::error::RecvError::Closed) => return Ok(()),
-            },
+/// An event's whole SSE frame. Built once per event and shared by every client that gets it
+/// (the first client to write it builds it).
+fn frame(event: &HubEvent) -> Bytes {
+    event
+        .frame
+        .get_or_init(|| event_bytes(event.kind.name(), event.id, &event.data))
+        .clone()
+}
+
+/// Counts one event sent, by name, without building the metric's key each time.
+fn sent(name: &'static str) {
+    static COUNTERS: OnceLock<Vec<(&'static str, metrics::Counter)>> = OnceLock::new();
+    let counters = COUNTERS.get_or_init(|| {
+        EVENT_NAMES
+            .iter()
+            .map(|name| {
+                let counter =
+                    metrics::counter!("ingress_dash_stream_events_sent_total", "event" => *name);
+                (*name, counter)
+            })
+            .collect()
+    });
+    match counters.iter().find(|(known, _)| *known == name) {
+        Some((_, counter)) => counter.increment(1),
+        None => {
+            metrics::counter!("ingress_dash_stream_events_sent_total", "event" => name).increment(1)
         }
     }
 }
+
+const EVENT_NAMES: [&str; 7] = [
+    "snapshot",
+    "added",
+    "modified",
+    "deleted",
+    "error",
+    "recovered",
+    "resync",
+];
 
 #[cfg(test)]
 mod tests {
@@ -222,6 +319,8 @@ mod tests {
     use k8s_openapi::api::networking::v1::Ingress;
     use kube::api::WatchEvent;
     use serde_json::json;
+
+    use tokio::sync::mpsc;
 
     use super::*;
     use crate::hub::{HubSettings, WatchSettings};
@@ -278,7 +377,6 @@ mod tests {
     }
 
     type FeedSender = mpsc::UnboundedSender<Result<WatchEvent<Ingress>, KubeError>>;
-    type Body = ReceiverStream<Result<Bytes, Infallible>>;
 
     /// A stream client of namespace `a`, whose watch the test feeds through the returned sender
     /// (already listed, empty) and whose shutdown notice it sets off with the returned trigger.
@@ -371,6 +469,25 @@ mod tests {
             snapshot.matches("\"uid\":").count(),
             100,
             "the fresh snapshot has everything"
+        );
+    }
+
+    #[test]
+    fn an_events_frame_is_built_once_and_shared_by_every_client() {
+        let hub_event = HubEvent {
+            id: 7,
+            scope: Scope::Namespace("a".into()),
+            namespace: "a".into(),
+            kind: crate::hub::EventKind::Modified,
+            data: Bytes::from_static(br#"{"name":"web"}"#),
+            frame: Default::default(),
+        };
+        let (first, second) = (frame(&hub_event), frame(&hub_event));
+        assert_eq!(first, event("modified", 7, br#"{"name":"web"}"#));
+        assert_eq!(
+            first.as_ptr(),
+            second.as_ptr(),
+            "the same bytes, not a copy"
         );
     }
 

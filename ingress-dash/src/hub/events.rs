@@ -187,6 +187,9 @@ pub struct HubEvent {
     pub namespace: String,
     pub kind: EventKind,
     pub data: Bytes,
+    /// The whole SSE frame (`event:`, `id:`, `data:`), built by the first client that writes
+    /// the event and shared by the others.
+    pub frame: std::sync::OnceLock<Bytes>,
 }
 
 impl HubEvent {
