@@ -2,6 +2,7 @@
 // the view only memoises their result.
 
 import type { IngressRecord, RecordKind } from "../api/wire";
+import { collator, compareSimple, compareText, isSimple } from "./collate";
 import { parentsSummary, routes, tlsHostCount } from "./describe";
 import { expiresWithin, recordHealth } from "./health";
 import { matchesSelector, parseLabelSelector, type Requirement } from "./labelSelector";
@@ -124,8 +125,6 @@ function searchText(record: IngressRecord): string {
   return text;
 }
 
-const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
-
 type SortValue = string | number;
 
 function sortValue(record: IngressRecord, key: SortKey): SortValue {
@@ -159,26 +158,29 @@ function sortValue(record: IngressRecord, key: SortKey): SortValue {
   }
 }
 
-function compareValues(a: SortValue, b: SortValue): number {
-  if (typeof a === "number" && typeof b === "number") return a - b;
-  // Numeric collation: ing-2 sorts before ing-10.
-  return collator.compare(String(a), String(b));
-}
-
 /**
  * Filters and sorts; ties break on namespace then name so the order is stable as events arrive.
+ * Strings compare in the collator's order (collate.ts), through its fast path when both are
+ * simple; that is decided once per row, not once per comparison.
  */
 export function filterAndSort(items: Iterable<IngressRecord>, filter: CompiledFilter, sort: SortOrder): IngressRecord[] {
-  const rows: { record: IngressRecord; value: SortValue }[] = [];
-  for (const record of items) if (filter.test(record)) rows.push({ record, value: sortValue(record, sort.key) });
+  const rows: { record: IngressRecord; value: SortValue; simple: boolean }[] = [];
+  for (const record of items) {
+    if (!filter.test(record)) continue;
+    const value = sortValue(record, sort.key);
+    rows.push({ record, value, simple: typeof value === "string" && isSimple(value) });
+  }
   const sign = sort.descending ? -1 : 1;
-  rows.sort(
-    (a, b) =>
-      sign * compareValues(a.value, b.value) ||
-      collator.compare(a.record.namespace, b.record.namespace) ||
-      collator.compare(a.record.name, b.record.name),
-  );
-  return rows.map((r) => r.record);
+  rows.sort((a, b) => {
+    let order: number;
+    if (typeof a.value === "number" && typeof b.value === "number") order = a.value - b.value;
+    else if (a.simple && b.simple) order = compareSimple(a.value as string, b.value as string);
+    else order = collator.compare(String(a.value), String(b.value));
+    return sign * order || compareText(a.record.namespace, b.record.namespace) || compareText(a.record.name, b.record.name);
+  });
+  const sorted = new Array<IngressRecord>(rows.length);
+  for (let i = 0; i < rows.length; i++) sorted[i] = rows[i]!.record;
+  return sorted;
 }
 
 /** Distinct ingress classes present, sorted, NO_CLASS last (HTTPRoutes have gateways, not classes). */
