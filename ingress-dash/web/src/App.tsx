@@ -9,6 +9,7 @@ import { SignedIn } from "./components/SignedIn";
 import { ThemeToggle } from "./components/ThemeToggle";
 import { Toolbar } from "./components/Toolbar";
 import { useApiHealth, useListedNamespaces, useNow } from "./lib/hooks";
+import { markOnce } from "./lib/perfMarks";
 import { useTheme } from "./lib/theme";
 import { formatViewState, parseViewState, type ViewState } from "./lib/urlState";
 import { formatClock, recordKey } from "./state/describe";
@@ -81,18 +82,25 @@ export function App() {
   const filterNow = deferredFilters.expiresWithinDays === null ? 0 : now;
   const filter = useMemo(() => compileFilter(deferredFilters, filterNow), [deferredFilters, filterNow]);
   const warningDays = state.expiryWarningDays ?? DEFAULT_EXPIRY_WARNING_DAYS;
+  if (state.hasSnapshot) markOnce("render-start");
   const rows = useMemo(() => filterAndSort(state.items.values(), filter, view.sort), [state.items, filter, view.sort]);
-  const classes = useMemo(() => distinctClasses(state.items.values()), [state.items]);
-  const { items, errors: errorMap } = state;
-  const namespaces = useMemo(() => knownNamespaces(items, errorMap, listedNamespaces), [items, errorMap, listedNamespaces]);
-  const [perNamespace, routeCount] = useMemo(() => {
-    const counts = new Map<string, number>();
+  if (state.hasSnapshot) markOnce("rows-sorted");
+  // The counts in the toolbar and the footer follow the records at once (one cheap pass)...
+  const routeCount = useMemo(() => {
     let routes = 0;
-    for (const record of items.values()) {
-      counts.set(record.namespace, (counts.get(record.namespace) ?? 0) + 1);
-      if (record.kind === "HTTPRoute") routes++;
-    }
-    return [counts, routes] as const;
+    for (const record of state.items.values()) if (record.kind === "HTTPRoute") routes++;
+    return routes;
+  }, [state.items]);
+  // ...the drop-downs' options (classes, namespaces with their counts) a render later: React
+  // paints the rows of a large snapshot first and builds these in a background render after it.
+  const items = useDeferredValue(state.items);
+  const classes = useMemo(() => distinctClasses(items.values()), [items]);
+  const errorMap = state.errors;
+  const namespaces = useMemo(() => knownNamespaces(items, errorMap, listedNamespaces), [items, errorMap, listedNamespaces]);
+  const perNamespace = useMemo(() => {
+    const counts = new Map<string, number>();
+    for (const record of items.values()) counts.set(record.namespace, (counts.get(record.namespace) ?? 0) + 1);
+    return counts;
   }, [items]);
   const namespaceOptions = useMemo(
     () =>
@@ -109,6 +117,7 @@ export function App() {
       }),
     [namespaces, state.errors, perNamespace, view.filters.namespaces],
   );
+  if (state.hasSnapshot) markOnce("derived");
   const errors = useMemo(() => [...state.errors.values()].sort((a, b) => a.namespace.localeCompare(b.namespace)), [state.errors]);
 
   const selection = useMemo(() => {
@@ -143,6 +152,10 @@ export function App() {
     const prefix = status.state === "live" ? "" : status.state === "stale" ? "(stale) " : "(reconnecting) ";
     document.title = `${prefix}Ingresses · ingress-dash`;
   }, [status.state]);
+
+  useEffect(() => {
+    if (state.hasSnapshot && state.items.size > 0) markOnce("rows-committed");
+  }, [state.hasSnapshot, state.items]);
 
   const waiting = !state.hasSnapshot && state.items.size === 0;
   const failing = errors.filter((e) => e.code !== "syncing").length;

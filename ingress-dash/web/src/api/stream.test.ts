@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ingress } from "../test/fixtures";
-import { openIngressStream, STALE_AFTER_MS, streamUrl, type ConnectionStatus } from "./stream";
+import { openIngressStream, preopenIngressStream, STALE_AFTER_MS, streamUrl, type ConnectionStatus } from "./stream";
 import type { StreamEvent } from "./events";
 
 /** Just enough of EventSource to drive the client as a browser would. */
@@ -153,5 +153,89 @@ describe("stream client", () => {
     await vi.advanceTimersByTimeAsync(60_000);
     expect(FakeEventSource.instances).toHaveLength(1);
     expect(FakeEventSource.instances[0]!.closed).toBe(true);
+  });
+});
+
+describe("stream opened before the app mounts", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.stubGlobal("EventSource", FakeEventSource);
+    vi.stubGlobal("fetch", vi.fn(async () => Promise.reject(new TypeError("network down"))));
+    FakeEventSource.instances = [];
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.useRealTimers();
+  });
+
+  const snapshot = (name: string) => ({ items: [ingress({ name })], errors: [], notices: [], expiryWarningDays: 14 });
+
+  it("is taken over with what arrived meanwhile: the last snapshot, the events after it, the status", async () => {
+    preopenIngressStream("/api/ingresses/stream");
+    expect(FakeEventSource.instances).toHaveLength(1);
+    const early = FakeEventSource.instances[0]!;
+    early.open();
+    early.emit("snapshot", snapshot("first"));
+    await vi.advanceTimersByTimeAsync(300);
+    early.emit("snapshot", snapshot("second"));
+    early.emit("added", ingress({ name: "third" }));
+    await vi.advanceTimersByTimeAsync(300);
+
+    const events: StreamEvent[][] = [];
+    const statuses: ConnectionStatus[] = [];
+    const close = openIngressStream("/api/ingresses/stream", {
+      onEvents: (batch) => events.push(batch),
+      onStatus: (status) => statuses.push(status),
+    });
+    // The same connection, no second request.
+    expect(FakeEventSource.instances).toHaveLength(1);
+    expect(statuses.map((s) => s.state)).toEqual(["live"]);
+    expect(events.flat().map((e) => e.type)).toEqual(["snapshot", "added"]);
+    expect((events[0]![0]!.data as { items: { name: string }[] }).items[0]!.name).toBe("second");
+
+    // Later events go straight to the app; closing closes the early connection.
+    early.emit("modified", ingress({ name: "third" }));
+    await vi.advanceTimersByTimeAsync(300);
+    expect(events.flat().map((e) => e.type)).toEqual(["snapshot", "added", "modified"]);
+    close();
+    expect(early.closed).toBe(true);
+  });
+
+  it("is closed when the app asks for other namespaces, and the app's stream is a new one", () => {
+    preopenIngressStream("/api/ingresses/stream");
+    const early = FakeEventSource.instances[0]!;
+    const close = openIngressStream("/api/ingresses/stream?namespaces=shop", { onEvents: () => {}, onStatus: () => {} });
+    expect(early.closed).toBe(true);
+    expect(FakeEventSource.instances.map((s) => s.url)).toEqual(["/api/ingresses/stream", "/api/ingresses/stream?namespaces=shop"]);
+    // Taken over once only: a second open for the first URL is a new connection.
+    const again = openIngressStream("/api/ingresses/stream", { onEvents: () => {}, onStatus: () => {} });
+    expect(FakeEventSource.instances).toHaveLength(3);
+    close();
+    again();
+  });
+});
+
+describe("snapshot delivery", () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.useRealTimers();
+  });
+
+  it("hands a snapshot over in the next task, other events with the next frame's batch", async () => {
+    vi.useFakeTimers();
+    vi.stubGlobal("EventSource", FakeEventSource);
+    FakeEventSource.instances = [];
+    const events: StreamEvent[][] = [];
+    const close = openIngressStream("/api/ingresses/stream", { onEvents: (b) => events.push(b), onStatus: () => {} });
+    const source = FakeEventSource.instances[0]!;
+    source.open();
+    source.emit("added", ingress({ name: "early" }));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(events).toEqual([]);
+    source.emit("snapshot", { items: [], errors: [], notices: [], expiryWarningDays: 14 });
+    source.emit("added", ingress({ name: "after" }));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(events.map((b) => b.map((e) => e.type))).toEqual([["snapshot", "added"]]);
+    close();
   });
 });

@@ -3,8 +3,11 @@
 // dropped connection and sends `Last-Event-ID`; when the server refuses the stream (an HTTP error
 // closes an EventSource for good) this opens a new one with backoff, which starts from a snapshot.
 
+import { openEventSource, type StreamSource } from "./eventSourceRelay";
 import { STREAM_EVENT_TYPES, type StreamEvent, type StreamEventType } from "./events";
 import type { ErrorBody } from "./wire";
+import { decodeEvent } from "./decode";
+import { markOnce } from "../lib/perfMarks";
 
 /** A drop that lasts longer than this turns "reconnecting" into "stale". */
 export const STALE_AFTER_MS = 10_000;
@@ -34,9 +37,58 @@ export function streamUrl(namespaces: readonly string[]): string {
   return `/api/ingresses/stream?namespaces=${namespaces.map(encodeURIComponent).join(",")}`;
 }
 
-/** Opens the stream; returns a function that closes it. */
+/** A stream opened before the app mounted, waiting for the app to take it over. */
+let early: { url: string; adopt(handlers: StreamHandlers): void; close(): void } | null = null;
+
+/**
+ * Opens the stream before React mounts (main.tsx), so the page's largest download starts while
+ * the app renders its first frame; what arrives meanwhile is kept. The app's first
+ * `openIngressStream` for the same URL takes it over; one for another URL closes it.
+ */
+export function preopenIngressStream(url: string): void {
+  if (early) return;
+  let target: StreamHandlers | null = null;
+  let pending: StreamEvent[][] = [];
+  let lastStatus: ConnectionStatus | null = null;
+  const close = openStream(url, {
+    onEvents(events) {
+      if (target) return target.onEvents(events);
+      // A snapshot replaces everything before it.
+      if (events.some((e) => e.type === "snapshot")) pending = [];
+      pending.push(events);
+    },
+    onStatus(status) {
+      if (target) target.onStatus(status);
+      else lastStatus = status;
+    },
+  });
+  early = {
+    url,
+    close,
+    adopt(handlers) {
+      target = handlers;
+      if (lastStatus) handlers.onStatus(lastStatus);
+      const batches = pending;
+      pending = [];
+      for (const events of batches) handlers.onEvents(events);
+    },
+  };
+}
+
+/** Opens the stream (or takes over the one `preopenIngressStream` opened); returns a function that closes it. */
 export function openIngressStream(url: string, handlers: StreamHandlers): () => void {
-  let source: EventSource | null = null;
+  const opened = early;
+  early = null;
+  if (opened?.url === url) {
+    opened.adopt(handlers);
+    return opened.close;
+  }
+  opened?.close();
+  return openStream(url, handlers);
+}
+
+function openStream(url: string, handlers: StreamHandlers): () => void {
+  let source: StreamSource | null = null;
   let closed = false;
   let queue: StreamEvent[] = [];
   let flushScheduled = false;
@@ -56,10 +108,18 @@ export function openIngressStream(url: string, handlers: StreamHandlers): () => 
     if (closed || queue.length === 0) return;
     const batch = queue;
     queue = [];
+    markOnce("first-flush");
     handlers.onEvents(batch);
   };
 
-  const scheduleFlush = () => {
+  const scheduleFlush = (urgent: boolean) => {
+    // A snapshot is applied at once: waiting for an animation frame after parsing megabytes
+    // only delays the first paint (a frame may be long in coming after that much work).
+    if (urgent) {
+      flushScheduled = true;
+      setTimeout(flush, 0);
+      return;
+    }
     if (flushScheduled) return;
     flushScheduled = true;
     // Hidden tabs get no animation frames; a timer still drains the queue there.
@@ -71,7 +131,7 @@ export function openIngressStream(url: string, handlers: StreamHandlers): () => 
     // A snapshot replaces everything before it: a hidden tab's queue stays bounded.
     if (event.type === "snapshot") queue = [];
     queue.push(event);
-    scheduleFlush();
+    scheduleFlush(event.type === "snapshot");
   };
 
   const markLive = () => {
@@ -112,8 +172,11 @@ export function openIngressStream(url: string, handlers: StreamHandlers): () => 
     // The stream's own `error` event shares its name with EventSource's connection error;
     // only a MessageEvent carries data.
     if (!(event instanceof MessageEvent)) return;
+    if (type === "snapshot") markOnce("snapshot-received");
     try {
-      enqueue({ type, data: JSON.parse(event.data as string) } as StreamEvent);
+      // decodeEvent fills in the empty parts the server leaves out of records.
+      enqueue(decodeEvent(type, JSON.parse(event.data as string)));
+      if (type === "snapshot") markOnce("snapshot-parsed");
     } catch (err) {
       console.warn(`ingress-dash: undecodable ${type} event`, err);
     }
@@ -123,7 +186,10 @@ export function openIngressStream(url: string, handlers: StreamHandlers): () => 
   function connect() {
     if (closed) return;
     source?.close();
-    const es = new EventSource(url);
+    markOnce("stream-open");
+    // In a worker where the page can start one (eventSourceRelay.ts): receiving a large
+    // snapshot then costs the page's thread only the copy of its text.
+    const es = openEventSource(url, STREAM_EVENT_TYPES);
     source = es;
     es.addEventListener("open", () => {
       if (source === es) markLive();

@@ -9,10 +9,13 @@
 export const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
 
 const SIMPLE = /^[a-z0-9.-]{0,253}$/;
+// The collator follows the browser's language; some order a-z differently (Danish sorts "aa"
+// after "z", Lithuanian "y" after "i"), so the fast path is English's (and the root order's) only.
+const FAST = /^(en|und)(-|$)/.test(collator.resolvedOptions().locale);
 
 /** Whether `compareSimple` orders this string as the collator does. */
 export function isSimple(text: string): boolean {
-  return SIMPLE.test(text);
+  return FAST && SIMPLE.test(text);
 }
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
