@@ -38,39 +38,12 @@ struct Args {
     no_stdin_watch: bool,
 }
 
-/// Ends the process with status 0 on SIGTERM or SIGINT.
-fn exit_on_signal() -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let (registered, ready) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        runtime.block_on(async {
-            use tokio::signal::unix::{SignalKind, signal};
-            let (Ok(mut terminate), Ok(mut interrupt)) = (
-                signal(SignalKind::terminate()),
-                signal(SignalKind::interrupt()),
-            ) else {
-                let _ = registered.send(false);
-                return;
-            };
-            let _ = registered.send(true);
-            tokio::select! {
-                _ = terminate.recv() => {}
-                _ = interrupt.recv() => {}
-            }
-            std::process::exit(0);
-        });
-    });
-    match ready.recv() {
-        Ok(true) => Ok(()),
-        _ => anyhow::bail!("could not install the SIGTERM/SIGINT handlers"),
-    }
-}
-
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    exit_on_signal()?;
+    // As PID 1 in a container a process has no default action for SIGTERM.
+    service_kit::server::exit_on_signal().map_err(|error| {
+        anyhow::anyhow!("could not install the SIGTERM/SIGINT handlers: {error}")
+    })?;
     let server = SearchTestServer::start_on(
         Options {
             osmem_url: args.osmem_url,

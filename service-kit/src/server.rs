@@ -121,25 +121,66 @@ impl RunningServer {
     }
 }
 
-/// The name of the first of SIGTERM and SIGINT to arrive.
+/// The name of the first of SIGTERM and SIGINT to arrive (never, when the handlers could not
+/// be installed).
 async fn shutdown_signal() -> &'static str {
+    match signals() {
+        Ok(first) => first.await,
+        Err(_) => std::future::pending().await,
+    }
+}
+
+/// Installs the SIGTERM and SIGINT handlers (inside a Tokio runtime) and waits for the first
+/// of them, answering its name.
+fn signals() -> std::io::Result<impl std::future::Future<Output = &'static str>> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        match (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) {
-            (Ok(mut terminate), Ok(mut interrupt)) => tokio::select! {
+        let mut terminate = signal(SignalKind::terminate())?;
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        Ok(async move {
+            tokio::select! {
                 _ = terminate.recv() => "SIGTERM",
                 _ = interrupt.recv() => "SIGINT",
-            },
-            _ => std::future::pending().await,
-        }
+            }
+        })
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
-        "Ctrl-C"
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+            "Ctrl-C"
+        })
     }
+}
+
+/// Ends the process with status 0 at the first SIGTERM or SIGINT, from a thread of its own:
+/// for a binary without this shell whose main thread only sleeps or parks (kube-test-server,
+/// search-test-server). As PID 1 in a container a process has no default action for SIGTERM,
+/// so without this `docker stop` would wait out its whole time-out and kill it.
+///
+/// # Errors
+/// When the thread's runtime or the signal handlers cannot be set up.
+pub fn exit_on_signal() -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (registered, ready) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        runtime.block_on(async {
+            match signals() {
+                Ok(first) => {
+                    let _ = registered.send(Ok(()));
+                    first.await;
+                    std::process::exit(0);
+                }
+                Err(error) => {
+                    let _ = registered.send(Err(error));
+                }
+            }
+        });
+    });
+    ready
+        .recv()
+        .unwrap_or_else(|_| Err(std::io::Error::other("the signal thread ended")))
 }
