@@ -25,12 +25,20 @@ use crate::records::StoredRecord;
 /// Bodies kept at once (each about a tenth of its JSON: 5-6 MiB at 50,000 records).
 pub const MAX_ENTRIES: usize = 4;
 
-/// gzip level of the cached body. Measured on the benchmark's 50k snapshot (66 MiB JSON,
-/// flate2's default miniz_oxide backend, `fast` profile): level 1 — the level the Compress
-/// middleware uses — compresses at about 180 MB/s; level 6 makes the body about a quarter
-/// smaller at a third of the speed. The body is built once per change of the state, so a change
-/// costs that one build; level 1 keeps it at a few hundred ms at 50k.
-pub const GZIP_LEVEL: u32 = 1;
+/// gzip level of the cached body, chosen by measurement on the benchmark's snapshots (flate2's
+/// miniz_oxide backend, `fast` profile, load average 7 on 2 shared cores):
+///
+/// | level | 10k: size, time | 50k: size, time |
+/// |---|---|---|
+/// | 1 (Compress's) | 1,182 KiB, 30 ms | 5,631 KiB, 232 ms |
+/// | 2 | 963 KiB, 63 ms | 4,577 KiB, 642 ms |
+/// | 3 | 632 KiB, 66 ms | 2,967 KiB, 648 ms |
+/// | 6 | 523 KiB, 121 ms | 2,688 KiB, 965 ms |
+///
+/// Level 3 halves the bytes every client downloads (issue 7's 10k body under 1 MB again) for
+/// 2-3x the compression time, paid once per change of the state rather than per request;
+/// level 6 costs half as much again for 10% less.
+pub const GZIP_LEVEL: u32 = 3;
 
 /// What a request asks for: the same key and the same state get the same bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
