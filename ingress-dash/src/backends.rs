@@ -306,6 +306,8 @@ impl BackendIndex {
         if let Some((service, counts)) = slice_of(slice) {
             let name: Arc<str> = Arc::from(name);
             let (key, entry) = self.service_mut(namespace, service);
+            // Most Services have one slice (per family): no room for four.
+            entry.slices.reserve_exact(1);
             entry.slices.push(SliceCounts {
                 name: name.clone(),
                 family: Family::of(&slice.address_type),

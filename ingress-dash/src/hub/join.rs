@@ -209,24 +209,35 @@ impl Joiner {
         let key = self.key_of(&record);
         let old = self.unindex(&key);
         let listed = listed.unwrap_or_else(|| old.map_or(self.list_number, |old| old.listed));
-        let services: Vec<ServiceKey> = backends::references(&record)
-            .into_iter()
-            .map(|(namespace, name, _)| self.service_key(&namespace, &name))
-            .collect();
-        let secrets: Vec<SecretKey> = record
+        // Held for the record's lifetime: at their exact size (a collect in place would keep
+        // the references' larger allocation, a growing Vec room for four).
+        let references = backends::references(&record);
+        let mut services: Vec<ServiceKey> = Vec::with_capacity(references.len());
+        for (namespace, name, _) in references {
+            services.push(self.service_key(&namespace, &name));
+        }
+        let mut secrets: Vec<SecretKey> = record
             .tls
             .iter()
             .filter_map(|entry| entry.secret_name.clone())
             .map(|secret| (record.namespace.clone(), secret))
             .collect();
+        secrets.shrink_to_fit();
         for service in &services {
-            let keys = self.by_service.entry(service.clone()).or_default();
+            // Most Services and Secrets serve one record: no room for four.
+            let keys = self
+                .by_service
+                .entry(service.clone())
+                .or_insert_with(|| Vec::with_capacity(1));
             if !keys.contains(&key) {
                 keys.push(key.clone());
             }
         }
         for secret in &secrets {
-            let keys = self.by_secret.entry(secret.clone()).or_default();
+            let keys = self
+                .by_secret
+                .entry(secret.clone())
+                .or_insert_with(|| Vec::with_capacity(1));
             if !keys.contains(&key) {
                 keys.push(key.clone());
             }
