@@ -104,6 +104,32 @@ pub async fn latency(
             }
         }
     }
+    // Per change: where the tail comes from (one slow change, or every change's last clients).
+    let per_change: Vec<String> = sent_at
+        .iter()
+        .map(|(tag, sent)| {
+            let mut times: Vec<Duration> = arrivals
+                .try_lock()
+                .map(|all| {
+                    all.iter()
+                        .flat_map(|seen| seen.iter().filter(|(t, _)| t == tag))
+                        .map(|(_, at)| at.duration_since(*sent))
+                        .collect()
+                })
+                .unwrap_or_default();
+            times.sort();
+            let at = |p: f64| {
+                times
+                    .get(((times.len() as f64 * p) as usize).min(times.len().saturating_sub(1)))
+                    .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+            };
+            format!("{tag} {:.0}/{:.0}/{:.0}", at(0.5), at(0.9), at(1.0))
+        })
+        .collect();
+    eprintln!(
+        "  SSE latency per change, p50/p90/max ms: {}",
+        per_change.join(", ")
+    );
     Latency {
         connected,
         expected: connected * changes,
