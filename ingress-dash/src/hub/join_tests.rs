@@ -204,3 +204,20 @@ fn backend_counts_follow_slices_listed_in_pages() {
     joiner.flush();
     assert_eq!(backend(&joiner, "a"), ("no_ready_endpoints".into(), 0, 0));
 }
+
+#[test]
+fn a_service_holds_its_records_in_place_then_in_a_list_and_forgets_the_last() {
+    let key =
+        |name: &str| -> RecordKey { (RecordKind::Ingress, Arc::from("shop"), Arc::from(name)) };
+    let mut holders = Holders::One(key("a"));
+    holders.insert(&key("a"));
+    assert!(matches!(holders, Holders::One(_)));
+    holders.insert(&key("b"));
+    holders.insert(&key("b"));
+    assert_eq!(holders.keys(), [key("a"), key("b")]);
+    assert!(!holders.remove(&key("c")));
+    assert!(!holders.remove(&key("a")));
+    assert!(matches!(&holders, Holders::One(only) if *only == key("b")));
+    assert!(!holders.remove(&key("a")));
+    assert!(holders.remove(&key("b")));
+}
