@@ -32,11 +32,18 @@ pub async fn latency(
     let arrivals: Arc<Mutex<Vec<Arrivals>>> = Arc::new(Mutex::new(Vec::new()));
     let mut readers = Vec::new();
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(clients);
+    // Every reader stays connected until all are done (or the deadline): a reader that hung up
+    // as soon as it had the last change would make the others' delivery of that change compete
+    // with 1,000 disconnects, which is the benchmark's doing, not the service's.
+    let (done_tx, done_rx) = tokio::sync::watch::channel(false);
+    let finished = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     for _ in 0..clients {
         let http = http.clone();
         let url = format!("{base}/api/ingresses/stream?namespaces=team-000");
         let arrivals = arrivals.clone();
         let ready = ready_tx.clone();
+        let mut done = done_rx.clone();
+        let finished = finished.clone();
         readers.push(tokio::spawn(async move {
             let Ok(response) = http.get(url).send().await else {
                 return;
@@ -45,7 +52,12 @@ pub async fn latency(
             let mut seen = Vec::new();
             let mut buffer = String::new();
             let mut snapshot = false;
-            while let Some(Ok(chunk)) = body.next().await {
+            loop {
+                let chunk = tokio::select! {
+                    chunk = body.next() => chunk,
+                    _ = done.wait_for(|done| *done) => break,
+                };
+                let Some(Ok(chunk)) = chunk else { break };
                 let now = Instant::now();
                 buffer.push_str(&String::from_utf8_lossy(&chunk));
                 while let Some(end) = buffer.find("\n\n") {
@@ -67,6 +79,10 @@ pub async fn latency(
                 }
             }
             arrivals.lock().await.push(seen);
+            finished.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            // Connected until every reader is done.
+            let _ = done.wait_for(|done| *done).await;
+            drop(body);
         }));
     }
     drop(ready_tx);
@@ -89,6 +105,12 @@ pub async fn latency(
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
     let wait_deadline = Instant::now() + Duration::from_secs(30);
+    while finished.load(std::sync::atomic::Ordering::SeqCst) < connected
+        && Instant::now() < wait_deadline
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let _ = done_tx.send(true);
     for mut reader in readers {
         let left = wait_deadline.saturating_duration_since(Instant::now());
         if tokio::time::timeout(left, &mut reader).await.is_err() {

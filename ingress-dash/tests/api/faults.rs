@@ -5,7 +5,7 @@
 //! the breaker opens, rejects fast, probes and closes as specified.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -117,7 +117,12 @@ fn spawn_reader(
 }
 
 /// Creates, modifies and deletes ingresses in the three namespaces until `stop`.
-fn spawn_churn(cluster: Cluster, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<u64> {
+/// Changes the cluster until `stop`; `made` counts the changes as they are made.
+fn spawn_churn(
+    cluster: Cluster,
+    stop: Arc<AtomicBool>,
+    made: Arc<AtomicU64>,
+) -> std::thread::JoinHandle<u64> {
     std::thread::spawn(move || {
         let mut changes = 0u64;
         let mut tick = 0usize;
@@ -132,6 +137,7 @@ fn spawn_churn(cluster: Cluster, stop: Arc<AtomicBool>) -> std::thread::JoinHand
                 cluster.put_ingress(ingress);
             }
             changes += 1;
+            made.store(changes, Ordering::SeqCst);
             tick += 1;
             // Pacing of the load, not a wait for a condition.
             std::thread::sleep(Duration::from_millis(15));
@@ -228,7 +234,8 @@ async fn every_client_view_matches_the_server_after_api_faults_under_churn() {
         }));
     }
     let stop_churn = Arc::new(AtomicBool::new(false));
-    let churn = spawn_churn(cluster.clone(), stop_churn.clone());
+    let made = Arc::new(AtomicU64::new(0));
+    let churn = spawn_churn(cluster.clone(), stop_churn.clone(), made.clone());
 
     let watches_back = |what: &'static str| {
         let cluster = cluster.clone();
@@ -279,6 +286,12 @@ async fn every_client_view_matches_the_server_after_api_faults_under_churn() {
     watches_back("watches after refused connections").await;
     assert!(cluster.list_requests() >= lists_before);
 
+    // Enough churn across the faults to matter, whatever the machine's speed (the faults above
+    // can pass in under a second on an idle machine).
+    within(60, "the churn made 50 changes", || {
+        made.load(Ordering::SeqCst) > 50
+    })
+    .await;
     stop_churn.store(true, Ordering::SeqCst);
     let changes = churn.join().unwrap();
     stop_load.store(true, Ordering::SeqCst);
