@@ -29,6 +29,7 @@ pub(crate) mod redaction;
 pub(crate) mod resilience;
 mod routes;
 pub(crate) mod routes_gateway;
+pub(crate) mod snapshot_cache;
 pub mod state;
 mod static_files;
 pub mod stream;

@@ -14,9 +14,8 @@ use crate::error::Error;
 use crate::namespaces::{NamespaceList, Selection};
 use crate::state::AppState;
 use crate::stream::{self, StreamOptions};
-use crate::{health, objects, rate_limit, static_files};
+use crate::{health, objects, rate_limit, snapshot_cache, static_files};
 
-pub mod snapshot_cache;
 #[cfg(test)]
 mod wire_types;
 

@@ -24,7 +24,7 @@ pub struct AppState {
     pub hub: Arc<Hub>,
     pub clients: Arc<ClientCounter>,
     /// Gzip bodies of `GET /api/ingresses`, per request and state of the watchers.
-    pub snapshots: crate::routes::snapshot_cache::SnapshotCache,
+    pub snapshots: crate::snapshot_cache::SnapshotCache,
     /// Applied to records before they are cached (memory or Redis) or sent.
     pub(crate) redaction: Arc<Redaction>,
 }

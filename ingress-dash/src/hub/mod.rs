@@ -27,12 +27,12 @@ use std::time::Duration;
 use tokio::sync::{broadcast, watch};
 
 pub use discovery::Discovered;
-/// The `recovered` event's data is written by the machine; the wire types test names it.
-#[cfg(test)]
-pub use events::RecoveredNotice;
 /// Stream tests build events by hand.
 #[cfg(test)]
 pub use events::EventKind;
+/// The `recovered` event's data is written by the machine; the wire types test names it.
+#[cfg(test)]
+pub use events::RecoveredNotice;
 pub use events::{
     HubEvent, NamespaceError, Notice, ResyncNotice, Scope, Snapshot, SnapshotInfo, Start,
 };
