@@ -55,7 +55,7 @@ try {
           firstRenderMs: performance.now(),
           // The app marks when the snapshot event reaches its handler (its stream may live in a
           // worker, where the EventSource hook below does not see it).
-          fromSnapshotMs: performance.now() - (performance.getEntriesByName("ingress-dash:snapshot-received")[0]?.startTime ?? window.__bench.snapshotAt ?? performance.now()),
+          fromSnapshotMs: performance.now() - (performance.getEntriesByName("ingress-dash:snapshot-received")[0]?.startTime ?? window.__bench.snapshotAt ?? Number.NaN),
           domRows: document.querySelectorAll("[data-key]").length,
           jsHeapMiB: (performance.memory?.usedJSHeapSize ?? 0) / 1048576,
         };

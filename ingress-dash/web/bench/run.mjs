@@ -231,13 +231,6 @@ try {
       await cdp.send("Profiler.setSamplingInterval", { interval: 200 });
       await cdp.send("Profiler.start");
     }
-    if (process.env.BENCH_DEBUG) {
-      page.on("console", (m) => console.log("console:", m.text()));
-      page.on("pageerror", (e) => console.log("pageerror:", e.message));
-      page.on("worker", (w) => console.log("worker:", w.url()));
-      const timer = setInterval(async () => console.log("marks:", await page.evaluate(async () => [performance.getEntriesByType("mark").map((m) => m.name.slice(13)).join(" "), document.querySelector('[data-testid="row-count"]')?.textContent, !!document.querySelector("[data-key]"), typeof window.__bench, await Promise.race([new Promise((r) => requestAnimationFrame(() => r("raf ok"))), new Promise((r) => setTimeout(() => r("raf TIMEOUT"), 1000))])]).catch(() => "")), 3000);
-      page.on("close", () => clearInterval(timer));
-    }
     await page.goto(`${base}/`);
     // Done when the count says 10,000 and rows are painted (checked once per animation frame).
     const firstRender = await page.waitForFunction(
@@ -248,7 +241,7 @@ try {
           fromNavigation: performance.now(),
           // The app marks when the snapshot event reaches its handler (its stream may live in a
           // worker, where the EventSource hook below does not see it).
-          fromSnapshot: performance.now() - (performance.getEntriesByName("ingress-dash:snapshot-received")[0]?.startTime ?? window.__bench.snapshotAt ?? performance.now()),
+          fromSnapshot: performance.now() - (performance.getEntriesByName("ingress-dash:snapshot-received")[0]?.startTime ?? window.__bench.snapshotAt ?? Number.NaN),
           domRows: document.querySelectorAll("[data-key]").length,
         };
       },

@@ -24,5 +24,8 @@ export async function fetchWhoAmI(signal: AbortSignal): Promise<WhoAmI | null> {
   const response = await fetch("/api/whoami", { signal });
   if (!response.ok) return null;
   const body = (await response.json()) as Partial<WhoAmI>;
-  return typeof body.mode === "string" && Array.isArray(body.groups) ? (body as WhoAmI) : null;
+  const namespaces = body.namespaces as unknown;
+  return typeof body.mode === "string" && Array.isArray(body.groups) && (namespaces === "*" || Array.isArray(namespaces))
+    ? (body as WhoAmI)
+    : null;
 }

@@ -46,6 +46,15 @@ describe("openEventSource", () => {
 
   const open = () => openEventSource("/api/ingresses/stream", ["snapshot", "error"], () => worker as unknown as Worker);
 
+  it("stops a worker it could not hand the stream to, and opens the stream on the page", () => {
+    worker.postMessage = () => {
+      throw new Error("DataCloneError");
+    };
+    openEventSource("/api/ingresses/stream", ["snapshot"], () => worker as unknown as Worker);
+    expect(worker.terminated).toBe(true);
+    expect(FakeEventSource.instances.map((source) => source.url)).toEqual(["/api/ingresses/stream"]);
+  });
+
   it("opens the stream in the worker and relays its events, connection errors and state", () => {
     const source = open();
     expect(FakeEventSource.instances).toEqual([]);

@@ -32,10 +32,14 @@ const defaultWorker: WorkerFactory = () => new Worker(new URL("./streamWorker.ts
  */
 export function openEventSource(url: string, types: readonly string[], worker: WorkerFactory | null = defaultWorker): StreamSource {
   if (worker === null || typeof Worker === "undefined") return new EventSource(url);
+  let started: Worker | null = null;
   try {
-    return new RelayedEventSource(url, types, worker());
+    started = worker();
+    return new RelayedEventSource(url, types, started);
   } catch {
-    // A worker the page may not start (a Content-Security-Policy without worker-src, say).
+    // A worker the page may not start (a Content-Security-Policy without worker-src, say), or
+    // one that started but could not be given the stream: it is not left running.
+    started?.terminate();
     return new EventSource(url);
   }
 }
