@@ -29,8 +29,11 @@ pub enum Availability {
     /// Watched, not listed yet.
     Pending,
     Ready,
-    /// Cannot be read now: why, in words.
-    Failed(String),
+    /// Cannot be read now: the error's code, and why in words.
+    Failed {
+        code: String,
+        message: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -387,8 +390,8 @@ impl BackendIndex {
         for availability in [services, slices] {
             match availability {
                 Availability::Ready => {}
-                Availability::Failed(error) => {
-                    status.error = Some(error.clone());
+                Availability::Failed { message, .. } => {
+                    status.error = Some(message.clone());
                     return status;
                 }
                 Availability::Pending => {
@@ -530,7 +533,10 @@ mod tests {
         let index = BackendIndex::default();
         let status = index.status(
             &("shop".into(), "web".into(), Some(ServicePort::Number(80))),
-            &Availability::Failed("forbidden".into()),
+            &Availability::Failed {
+                code: "forbidden".into(),
+                message: "forbidden".into(),
+            },
             &Availability::Ready,
         );
         assert_eq!(status.state, BackendState::Unknown);

@@ -315,13 +315,13 @@ fn not_read_reason(secrets: &Availability, certificates: &Availability) -> Strin
     let secrets = match secrets {
         Availability::Off => "Secrets are not read (certificates.read_secrets is false)".to_owned(),
         Availability::Pending => "Secrets have not been read yet".to_owned(),
-        Availability::Failed(error) => error.clone(),
+        Availability::Failed { message, .. } => message.clone(),
         Availability::Ready => "the Secret was not found".to_owned(),
     };
     let certificates = match certificates {
         Availability::Off => "cert-manager is not installed".to_owned(),
         Availability::Pending => "cert-manager Certificates have not been read yet".to_owned(),
-        Availability::Failed(error) => error.clone(),
+        Availability::Failed { message, .. } => message.clone(),
         Availability::Ready => "no cert-manager Certificate writes this Secret".to_owned(),
     };
     format!("{secrets}, and {certificates}.")

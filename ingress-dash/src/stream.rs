@@ -32,10 +32,6 @@ fn event_head(name: &str, id: u64) -> Bytes {
 }
 
 pub(crate) fn event(name: &str, id: u64, data: &[u8]) -> Bytes {
-    event_bytes(name, id, data)
-}
-
-fn event_bytes(name: &str, id: u64, data: &[u8]) -> Bytes {
     let mut bytes = Vec::with_capacity(data.len() + name.len() + 40);
     bytes.extend_from_slice(&event_head(name, id));
     bytes.extend_from_slice(data);
@@ -277,7 +273,7 @@ impl Client {
 fn frame(event: &HubEvent) -> Bytes {
     event
         .frame
-        .get_or_init(|| event_bytes(event.kind.name(), event.id, &event.data))
+        .get_or_init(|| self::event(event.kind.name(), event.id, &event.data))
         .clone()
 }
 

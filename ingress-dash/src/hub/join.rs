@@ -548,12 +548,17 @@ impl Joiner {
     }
 
     /// `kind` (not ingresses) cannot be read now: what it tells becomes unknown, with `error`.
-    pub fn failed(&mut self, kind: WatchedKind, error: String) {
-        let failed = Availability::Failed(error);
-        if self.availability.get(&kind) != Some(&failed) {
-            self.availability.insert(kind, failed);
-            self.mark_all();
+    /// A kind already failing with the same code keeps its first message: a message that
+    /// changes with every report (the breaker's "paused for N s") would otherwise re-join and
+    /// re-send every record each time.
+    pub fn failed(&mut self, kind: WatchedKind, code: String, message: String) {
+        if matches!(self.availability.get(&kind), Some(Availability::Failed { code: previous, .. }) if *previous == code)
+        {
+            return;
         }
+        self.availability
+            .insert(kind, Availability::Failed { code, message });
+        self.mark_all();
     }
 
     fn mark_services(&mut self, services: BTreeSet<ServiceKey>) {

@@ -221,3 +221,33 @@ fn a_service_holds_its_records_in_place_then_in_a_list_and_forgets_the_last() {
     assert!(!holders.remove(&key("a")));
     assert!(holders.remove(&key("b")));
 }
+
+#[test]
+fn a_kind_failing_again_with_the_same_code_re_sends_nothing() {
+    let mut joiner = joiner(&[WatchedKind::Services, WatchedKind::EndpointSlices]);
+    joiner.listed(WatchedKind::Ingresses, &[ingress("a", 1, "web")]);
+    joiner.failed(
+        WatchedKind::Services,
+        "circuit_open".into(),
+        "calls are paused for 59s".into(),
+    );
+    let first = joiner.flush();
+    assert_eq!(names(&first.upserts), ["a"]);
+    // The breaker's countdown changes the message, not the failure: no record is re-sent.
+    joiner.failed(
+        WatchedKind::Services,
+        "circuit_open".into(),
+        "calls are paused for 41s".into(),
+    );
+    assert!(!joiner.has_dirty());
+    assert!(joiner.flush().upserts.is_empty());
+    // Another failure is shown.
+    joiner.failed(
+        WatchedKind::Services,
+        "forbidden".into(),
+        "may not list services".into(),
+    );
+    let other = joiner.flush();
+    assert_eq!(names(&other.upserts), ["a"]);
+    assert!(other.upserts[0].json().contains("may not list services"));
+}

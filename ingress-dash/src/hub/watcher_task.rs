@@ -214,7 +214,7 @@ impl Task {
                     "a kind beside ingresses cannot be read; what it tells is shown as unknown"
                 );
                 self.settled.insert(kind);
-                self.joiner.failed(kind, error.message);
+                self.joiner.failed(kind, error.code, error.message);
             }
         }
         if self.waiting && self.all_settled() {
@@ -243,10 +243,15 @@ impl Task {
 }
 
 pub(super) async fn run(hub: Weak<Hub>, scope: Scope, mut plan: Plan) {
-    let (sender, mut receiver) = mpsc::unbounded_channel::<(WatchedKind, Report)>();
+    // Each loop's reports carry its generation: a loop stopped when its CRD went away may have
+    // reports still queued, which must not bring its objects back (nor reach a later loop's kind).
+    let (sender, mut receiver) = mpsc::unbounded_channel::<(WatchedKind, u64, Report)>();
     let mut loops = JoinSet::new();
-    let mut running: HashMap<WatchedKind, tokio::task::AbortHandle> = HashMap::new();
-    let start = |kind: WatchedKind, loops: &mut JoinSet<()>| {
+    let mut running: HashMap<WatchedKind, (u64, tokio::task::AbortHandle)> = HashMap::new();
+    let mut generation = 0u64;
+    let mut start = |kind: WatchedKind, loops: &mut JoinSet<()>| {
+        generation += 1;
+        let this = generation;
         let sender = sender.clone();
         let watch = WatchLoop {
             kind,
@@ -255,7 +260,16 @@ pub(super) async fn run(hub: Weak<Hub>, scope: Scope, mut plan: Plan) {
             scope: scope.clone(),
             settings: plan.settings.clone(),
         };
-        loops.spawn(watch.run(move |report| sender.send((kind, report)).is_ok()))
+        let handle =
+            loops.spawn(watch.run(move |report| sender.send((kind, this, report)).is_ok()));
+        (this, handle)
+    };
+    let current = |running: &HashMap<WatchedKind, (u64, tokio::task::AbortHandle)>,
+                   kind: WatchedKind,
+                   generation: u64| {
+        running
+            .get(&kind)
+            .is_some_and(|(this, _)| *this == generation)
     };
     // Which CRDs exist is known within moments of start-up; the first watchers wait for it.
     let _ = tokio::time::timeout(
@@ -286,77 +300,71 @@ pub(super) async fn run(hub: Weak<Hub>, scope: Scope, mut plan: Plan) {
     let mut flush_at: Option<Instant> = None;
     loop {
         tokio::select! {
-                message = receiver.recv() => {
-                    let Some((kind, report)) = message else { return };
-                    if !task.handle(kind, report) {
-                        return;
-                    }
-                    // Whatever else already arrived is handled before anything is flushed.
-                    while let Ok((kind, report)) = receiver.try_recv() {
-                        if !task.handle(kind, report) {
-                            return;
-                        }
-                    }
-                    if task.waiting && first_deadline.is_none() {
-                        first_deadline = Some(Instant::now() + FIRST_JOIN_WAIT);
-                    }
-                    if task.joiner.has_dirty() && flush_at.is_none() {
-                        flush_at = Some(Instant::now() + JOIN_DEBOUNCE);
-                    }
+            message = receiver.recv() => {
+                let Some((kind, generation, report)) = message else { return };
+                if current(&running, kind, generation) && !task.handle(kind, report) {
+                    return;
                 }
-                _ = sleep_until(flush_at), if flush_at.is_some() => {
-                    flush_at = None;
-                    if !task.flush() {
+                // Whatever else already arrived is handled before anything is flushed.
+                while let Ok((kind, generation, report)) = receiver.try_recv() {
+                    if current(&running, kind, generation) && !task.handle(kind, report) {
                         return;
                     }
                 }
-                _ = sleep_until(first_deadline), if first_deadline.is_some() => {
-                    first_deadline = None;
-                    if !task.release_first_list() {
-                        return;
-                    }
+                if task.waiting && first_deadline.is_none() {
+                    first_deadline = Some(Instant::now() + FIRST_JOIN_WAIT);
                 }
-                changed = plan.discovered.changed() => {
-                    if changed.is_err() {
-                        // The hub is gone.
-                        return;
-                    }
-                    // Which CRDs exist is known within moments of start-up; the first watchers wait for it.
-        let _ = tokio::time::timeout(
-            FIRST_JOIN_WAIT,
-            plan.discovered.wait_for(|discovered| discovered.asked),
-        )
-        .await;
-        let discovered = plan.discovered.borrow_and_update().clone();
-                    let wanted = crd_kinds(&plan, &discovered);
-                    for kind in [WatchedKind::Certificates, WatchedKind::HttpRoutes] {
-                        let want = wanted.contains(&kind);
-                        match (want, running.contains_key(&kind)) {
-                            (true, false) => {
-                                task.joiner.set_watched(kind, true);
-                                running.insert(kind, start(kind, &mut loops));
-                            }
-                            (false, true) => {
-                                if let Some(handle) = running.remove(&kind) {
-                                    handle.abort();
-                                }
-                                task.settled.remove(&kind);
-                                if kind == WatchedKind::HttpRoutes {
-                                    let changes = task.joiner.listed(kind, &[]);
-                                    if !task.publish(changes) {
-                                        return;
-                                    }
-                                }
-                                task.joiner.set_watched(kind, false);
-                            }
-                            _ => {}
-                        }
-                    }
-                    if task.joiner.has_dirty() && flush_at.is_none() {
-                        flush_at = Some(Instant::now() + JOIN_DEBOUNCE);
-                    }
+                if task.joiner.has_dirty() && flush_at.is_none() {
+                    flush_at = Some(Instant::now() + JOIN_DEBOUNCE);
                 }
             }
+            _ = sleep_until(flush_at), if flush_at.is_some() => {
+                flush_at = None;
+                if !task.flush() {
+                    return;
+                }
+            }
+            _ = sleep_until(first_deadline), if first_deadline.is_some() => {
+                first_deadline = None;
+                if !task.release_first_list() {
+                    return;
+                }
+            }
+            changed = plan.discovered.changed() => {
+                if changed.is_err() {
+                    // The hub is gone.
+                    return;
+                }
+                let discovered = plan.discovered.borrow_and_update().clone();
+                let wanted = crd_kinds(&plan, &discovered);
+                for kind in [WatchedKind::Certificates, WatchedKind::HttpRoutes] {
+                    let want = wanted.contains(&kind);
+                    match (want, running.contains_key(&kind)) {
+                        (true, false) => {
+                            task.joiner.set_watched(kind, true);
+                            running.insert(kind, start(kind, &mut loops));
+                        }
+                        (false, true) => {
+                            if let Some((_, handle)) = running.remove(&kind) {
+                                handle.abort();
+                            }
+                            task.settled.remove(&kind);
+                            if kind == WatchedKind::HttpRoutes {
+                                let changes = task.joiner.listed(kind, &[]);
+                                if !task.publish(changes) {
+                                    return;
+                                }
+                            }
+                            task.joiner.set_watched(kind, false);
+                        }
+                        _ => {}
+                    }
+                }
+                if task.joiner.has_dirty() && flush_at.is_none() {
+                    flush_at = Some(Instant::now() + JOIN_DEBOUNCE);
+                }
+            }
+        }
     }
 }
 

@@ -65,7 +65,10 @@ fn the_key_is_in_no_log_line_even_at_debug() {
         done
     });
     answers.push_str(&http_get(&running.host_port, "/_metrics").unwrap().1);
-    running.terminate(Duration::from_secs(10));
+    let status = running
+        .terminate(Duration::from_secs(10))
+        .expect("ingress-dash exits on SIGTERM");
+    assert!(status.success(), "{status}");
     let logs = running.stdout_lines().join("\n");
     assert!(logs.contains("starting watcher"), "debug logs were written");
     let key_lines: Vec<&str> = issued
