@@ -156,8 +156,15 @@ fn list_response(
             (exact, None)
         }
     };
-    let snapshot = match cluster.store().snapshot(&scope, revision) {
-        Ok(snapshot) => snapshot,
+    let page = cluster.store().page(
+        &scope,
+        revision,
+        start.as_deref(),
+        |object| selector.matches(scope.kind, object),
+        limit,
+    );
+    let page = match page {
+        Ok(page) => page,
         Err(expired) => {
             let body = if continue_token.is_some() {
                 wire::status(
@@ -175,27 +182,21 @@ fn list_response(
             return wire::status_response(body);
         }
     };
-    let after: Vec<(String, Arc<Value>)> = snapshot
-        .items
-        .into_iter()
-        .filter(|(key, _)| start.as_ref().is_none_or(|start| key > start))
-        .filter(|(_, object)| selector.matches(scope.kind, object))
-        .collect();
-    let (page, next) = match limit {
-        Some(limit) if after.len() > limit => {
-            let token = wire::encode_continue(snapshot.revision, &after[limit - 1].0);
-            (&after[..limit], Some((token, after.len() - limit)))
+    let next = match page.items.last() {
+        Some((last, _)) if page.remaining > 0 => {
+            Some((wire::encode_continue(page.revision, last), page.remaining))
         }
-        _ => (&after[..], None),
+        _ => None,
     };
-    let items: Vec<Arc<Value>> = page.iter().map(|(_, item)| item.clone()).collect();
+    let snapshot_revision = page.revision;
+    let items: Vec<Arc<Value>> = page.items.into_iter().map(|(_, item)| item).collect();
     let accept = request
         .headers()
         .get("accept")
         .and_then(|value| value.to_str().ok())
         .unwrap_or_default();
     if wire::wants_table(accept) {
-        let mut table = table::table(scope.kind, snapshot.revision, &items);
+        let mut table = table::table(scope.kind, snapshot_revision, &items);
         if let Some((token, remaining)) = next {
             table["metadata"]["continue"] = json!(token);
             table["metadata"]["remainingItemCount"] = json!(remaining);
@@ -209,7 +210,7 @@ fn list_response(
     });
     HttpResponse::Ok()
         .content_type("application/json")
-        .body(wire::list(scope.kind, snapshot.revision, token, remaining, &items).to_string())
+        .body(wire::list(scope.kind, snapshot_revision, token, remaining, &items).to_string())
 }
 
 fn watch_response(

@@ -8,6 +8,7 @@
 //! 410 Gone, as a real API server does.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::ops::Bound;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -97,6 +98,14 @@ pub(crate) struct Store {
 pub struct Snapshot {
     pub revision: u64,
     pub items: Vec<(String, Arc<Value>)>,
+}
+
+/// One page of a list (see [`Store::page`]).
+pub struct Page {
+    pub revision: u64,
+    pub items: Vec<(String, Arc<Value>)>,
+    /// Objects after this page (what `remainingItemCount` says).
+    pub remaining: usize,
 }
 
 impl Store {
@@ -244,6 +253,25 @@ impl Store {
 
     /// The objects of `scope` at `revision` (`None`: now).
     pub fn snapshot(&self, scope: &Scope, revision: Option<u64>) -> Result<Snapshot, Expired> {
+        let page = self.page(scope, revision, None, |_| true, None)?;
+        Ok(Snapshot {
+            revision: page.revision,
+            items: page.items,
+        })
+    }
+
+    /// One page of a list: the objects of `scope` at `revision` (`None`: now) whose key sorts
+    /// after `after` and that `keep` accepts, at most `limit` of them, and how many follow.
+    /// Only the page's objects are copied: a paged list of N objects costs O(N) in all, not
+    /// O(N) per page.
+    pub fn page(
+        &self,
+        scope: &Scope,
+        revision: Option<u64>,
+        after: Option<&str>,
+        keep: impl Fn(&Value) -> bool,
+        limit: Option<usize>,
+    ) -> Result<Page, Expired> {
         let revision = revision.unwrap_or(self.revision);
         if revision < self.compacted || revision > self.revision {
             return Err(Expired {
@@ -255,33 +283,52 @@ impl Store {
             Some(namespace) if scope.kind.namespaced() => format!("{namespace}/"),
             _ => String::new(),
         };
-        let mut objects: BTreeMap<String, Arc<Value>> = self
-            .keys_with_prefix(scope.kind, &prefix)
-            .map(|(object, key)| (key.to_owned(), object.clone()))
-            .collect();
+        // What the objects changed since `revision` were then (`None`: absent). Newest change
+        // first, so the oldest one, whose `previous` is the state at `revision`, is kept.
+        let mut then: BTreeMap<&str, Option<&Arc<Value>>> = BTreeMap::new();
         for change in self.history.iter().rev() {
             if change.revision <= revision {
                 break;
             }
-            if !scope.matches(change) {
+            if !scope.matches(change) || after.is_some_and(|after| change.key.as_str() <= after) {
                 continue;
             }
-            match (&change.event, &change.previous) {
-                (EventType::Added, _) | (_, None) => {
-                    objects.remove(&change.key);
-                }
-                (_, Some(previous)) => {
-                    objects.insert(change.key.clone(), previous.clone());
-                }
+            let value = match (&change.event, &change.previous) {
+                (EventType::Added, _) | (_, None) => None,
+                (_, Some(previous)) => Some(previous),
+            };
+            then.insert(change.key.as_str(), value);
+        }
+        let start = match after {
+            Some(after) if after >= prefix.as_str() => {
+                Bound::Excluded((scope.kind, after.to_owned()))
+            }
+            _ => Bound::Included((scope.kind, prefix.clone())),
+        };
+        let now = self
+            .objects
+            .range((start, Bound::Unbounded))
+            .take_while(|((kind, key), _)| *kind == scope.kind && key.starts_with(&prefix))
+            .map(|((_, key), object)| (key.as_str(), Some(object)));
+        let mut items = Vec::new();
+        let mut remaining = 0;
+        for (key, object) in merge_then(now, then.into_iter()) {
+            let in_scope = scope.namespace.is_none()
+                || object_namespace(scope.kind, object) == scope.namespace;
+            if !in_scope || !keep(object) {
+                continue;
+            }
+            if limit.is_some_and(|limit| items.len() >= limit) {
+                remaining += 1;
+            } else {
+                items.push((key.to_owned(), object.clone()));
             }
         }
-        let items = objects
-            .into_iter()
-            .filter(|(_, object)| {
-                scope.namespace.is_none() || object_namespace(scope.kind, object) == scope.namespace
-            })
-            .collect();
-        Ok(Snapshot { revision, items })
+        Ok(Page {
+            revision,
+            items,
+            remaining,
+        })
     }
 
     /// The objects of `kind` whose key starts with `prefix`, in key order.
@@ -317,6 +364,36 @@ impl Store {
         self.watchers.push(Watcher { scope, sender });
         Ok((replay, receiver))
     }
+}
+
+/// The objects now (`now`, in key order) with those changed since replaced by what they were
+/// then (`then`, in key order; `None`: absent then).
+fn merge_then<'a>(
+    now: impl Iterator<Item = (&'a str, Option<&'a Arc<Value>>)>,
+    then: impl Iterator<Item = (&'a str, Option<&'a Arc<Value>>)>,
+) -> impl Iterator<Item = (&'a str, &'a Arc<Value>)> {
+    let mut now = now.peekable();
+    let mut then = then.peekable();
+    std::iter::from_fn(move || {
+        loop {
+            let next = match (now.peek(), then.peek()) {
+                (None, None) => return None,
+                (Some(_), None) => now.next(),
+                (None, Some(_)) => then.next(),
+                (Some((current, _)), Some((changed, _))) => match current.cmp(changed) {
+                    std::cmp::Ordering::Less => now.next(),
+                    std::cmp::Ordering::Greater => then.next(),
+                    std::cmp::Ordering::Equal => {
+                        now.next();
+                        then.next()
+                    }
+                },
+            };
+            if let Some((key, Some(object))) = next {
+                return Some((key, object));
+            }
+        }
+    })
 }
 
 fn object_key(kind: Kind, object: &Value) -> String {
@@ -375,6 +452,45 @@ mod tests {
         assert_eq!(old.items.len(), 1);
         assert_eq!(old.items[0].1["spec"]["rules"][0]["host"], "one.example");
         assert_eq!(store.snapshot(&scope, None).unwrap().items.len(), 2);
+    }
+
+    #[test]
+    fn a_page_at_an_older_revision_starts_after_its_key_and_counts_the_rest() {
+        let mut store = Store::new(100);
+        for name in ["a", "b", "c", "d", "e"] {
+            store.put(
+                Kind::Ingress,
+                ingress("ns", name, &format!("{name}.example")),
+            );
+        }
+        let before = store.revision();
+        store.put(Kind::Ingress, ingress("ns", "b", "changed.example"));
+        assert!(store.delete(Kind::Ingress, "ns/c"));
+        store.put(Kind::Ingress, ingress("ns", "bb", "new.example"));
+        store.put(Kind::Ingress, ingress("other", "a", "elsewhere.example"));
+        let scope = Scope {
+            kind: Kind::Ingress,
+            namespace: Some("ns".into()),
+        };
+        let page = store
+            .page(&scope, Some(before), Some("ns/a"), |_| true, Some(2))
+            .unwrap();
+        let keys: Vec<&str> = page.items.iter().map(|(key, _)| key.as_str()).collect();
+        assert_eq!(keys, ["ns/b", "ns/c"]);
+        assert_eq!(page.items[0].1["spec"]["rules"][0]["host"], "b.example");
+        assert_eq!(page.remaining, 2);
+        let now = store
+            .page(
+                &scope,
+                None,
+                Some("ns/b"),
+                |object| object["metadata"]["name"] != "d",
+                None,
+            )
+            .unwrap();
+        let keys: Vec<&str> = now.items.iter().map(|(key, _)| key.as_str()).collect();
+        assert_eq!(keys, ["ns/bb", "ns/e"]);
+        assert_eq!(now.remaining, 0);
     }
 
     #[test]
