@@ -63,18 +63,36 @@ impl ServiceBinary {
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped()),
         );
+        // Both pipes are read from the start: a process whose pipe fills (64 KiB of logs)
+        // would block on its next write.
+        let child = guard.child_mut();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let stdout = std::thread::spawn(move || {
+            BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+                .collect()
+        });
+        std::thread::spawn(move || std::io::copy(&mut { stderr }, &mut std::io::sink()));
         let host_port = format!("127.0.0.1:{port}");
         wait_until(self.name, Duration::from_secs(30), || {
             guard.assert_running();
             matches!(http_get(&host_port, self.liveness_path), Some((200, _)))
         });
-        RunningBinary { guard, host_port }
+        RunningBinary {
+            guard,
+            host_port,
+            stdout: Some(stdout),
+        }
     }
 }
 
 pub struct RunningBinary {
     pub guard: ChildGuard,
     pub host_port: String,
+    /// The thread reading stdout while the process runs; its lines once the pipe closes.
+    stdout: Option<std::thread::JoinHandle<Vec<String>>>,
 }
 
 impl RunningBinary {
@@ -83,18 +101,13 @@ impl RunningBinary {
         self.guard.terminate(timeout)
     }
 
-    /// The lines the process wrote to stdout (call after it has exited).
+    /// The lines the process wrote to stdout (call after it has exited: it waits for the end
+    /// of the output). Empty when called a second time.
     pub fn stdout_lines(&mut self) -> Vec<String> {
-        let stdout = self
-            .guard
-            .child_mut()
-            .stdout
+        self.stdout
             .take()
-            .expect("stdout is piped");
-        BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-            .collect()
+            .map(|reader| reader.join().expect("the stdout reader does not panic"))
+            .unwrap_or_default()
     }
 }
 
