@@ -48,6 +48,9 @@ pub enum Error {
     KubernetesForbidden { action: String, namespace: String },
     #[error(transparent)]
     Upstream(#[from] CallError),
+    /// The task compressing a snapshot body was cancelled (the server stopping) or failed.
+    #[error("The snapshot could not be prepared; retry.")]
+    SnapshotEncoding(#[source] tokio::task::JoinError),
 }
 
 /// Names at most a few of the missing namespaces, so the message stays one readable sentence.
@@ -93,6 +96,10 @@ impl ResponseError for Error {
             Self::NamespaceNotVisible(_) => StatusCode::FORBIDDEN,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::TooManyStreams | Self::TooManyWatchers { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            Self::SnapshotEncoding(error) if error.is_cancelled() => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            Self::SnapshotEncoding(_) => StatusCode::INTERNAL_SERVER_ERROR,
             Self::Upstream(CallError::CircuitOpen { .. }) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Upstream(CallError::Kube(error)) => match error {
                 // Permanent errors keep their status (401, 403, 404); others are gateway errors.
@@ -133,6 +140,7 @@ impl ApiError for Error {
             Self::ObjectNotFound { .. } => "not_found",
             Self::KubernetesForbidden { .. } => "kubernetes_forbidden",
             Self::Upstream(error) => error.code(),
+            Self::SnapshotEncoding(_) => "internal",
         }
     }
 

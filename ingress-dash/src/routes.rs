@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use actix_web::http::header::{self, ContentType};
 use actix_web::middleware::{Compress, from_fn};
+use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, web};
 use service_kit::server::ShutdownNotice;
 
@@ -99,9 +100,10 @@ async fn namespaces(state: web::Data<AppState>, viewer: Caller) -> Result<HttpRe
 }
 
 /// `GET /api/ingresses`. A client that accepts gzip gets the body compressed once per state of
-/// the watchers and request ([`snapshot_cache`]); any other gets the JSON written in chunks
-/// from the stored records. While the watchers are still listing, the body is compressed per
-/// request by the Compress middleware as before (it changes from one request to the next).
+/// the watchers and request ([`snapshot_cache`]): when the body for the hub's current position
+/// is kept, it is sent without building the snapshot. Any other client gets the JSON written in
+/// chunks from the stored records. While the watchers are still listing, the body is compressed
+/// per request by the Compress middleware as before (it changes from one request to the next).
 async fn ingresses(
     state: web::Data<AppState>,
     query: Query,
@@ -113,8 +115,6 @@ async fn ingresses(
         .get("search")
         .map(|term| term.trim().to_lowercase())
         .filter(|term| !term.is_empty());
-    let settled = state.hub.is_settled(&selection);
-    let snapshot = state.snapshot(&selection, search.as_deref()).await?;
     let gzip = request
         .headers()
         .get(header::ACCEPT_ENCODING)
@@ -124,14 +124,24 @@ async fn ingresses(
     response
         .content_type(ContentType::json())
         .insert_header((header::CACHE_CONTROL, "no-store"));
-    if gzip && settled {
-        let key = snapshot_cache::RequestKey { selection, search };
-        let body = state.snapshots.gzip(key, snapshot).await;
-        // Compress leaves a response that has its Content-Encoding alone.
-        return Ok(response
-            .insert_header((header::CONTENT_ENCODING, "gzip"))
-            .insert_header((header::VARY, "Accept-Encoding"))
-            .body(body));
+    let key = snapshot_cache::RequestKey {
+        selection: selection.clone(),
+        search: search.clone(),
+    };
+    if gzip {
+        // Holding and releasing keeps the watchers alive for another grace period, as a
+        // request that builds its snapshot does.
+        let _hold = state.hub.subscribe(&selection)?;
+        if let Some(position) = state.hub.position(&selection)
+            && let Some(body) = state.snapshots.cached(&key, position).await
+        {
+            return Ok(gzip_body(&mut response, body));
+        }
+    }
+    let snapshot = state.snapshot(&selection, search.as_deref()).await?;
+    if gzip && snapshot.position.is_some() {
+        let body = state.snapshots.gzip(key, snapshot).await?;
+        return Ok(gzip_body(&mut response, body));
     }
     if !gzip {
         // Compress adds Vary only to what it compresses.
@@ -139,6 +149,14 @@ async fn ingresses(
     }
     let chunks = snapshot.into_json_chunks().map(Ok::<_, Infallible>);
     Ok(response.streaming(futures_util::stream::iter(chunks)))
+}
+
+fn gzip_body(response: &mut actix_web::HttpResponseBuilder, body: Bytes) -> HttpResponse {
+    // Compress leaves a response that has its Content-Encoding alone.
+    response
+        .insert_header((header::CONTENT_ENCODING, "gzip"))
+        .insert_header((header::VARY, "Accept-Encoding"))
+        .body(body)
 }
 
 async fn ingress_stream(

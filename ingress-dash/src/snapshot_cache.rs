@@ -2,25 +2,25 @@
 //!
 //! At 50,000 records the body is 60+ MiB of JSON: gzip-compressing it for every request (the
 //! Compress middleware) took 350-650 ms each. Here the compressed body is kept for a request key
-//! (the selection of namespaces and the search term) as long as the snapshot it was made from is
-//! still the hub's: the same stored records (compared by pointer: a changed record is a new
-//! allocation, and the entry holds `Weak`s so an address is never reused while it is cached), the
-//! same namespace errors, notices and expiry days. Concurrent identical requests wait for one
+//! (the selection of namespaces and the search term) and the hub's position (`Hub::position`:
+//! the id of the last change of the watchers' state, records, namespace errors and notices
+//! alike), so a request whose key and position match is answered without building the
+//! snapshot at all ([`SnapshotCache::cached`]). Concurrent identical requests wait for one
 //! build (single flight). At most [`MAX_ENTRIES`] bodies are kept (least recently used out), and
-//! a key's stale body is dropped as soon as a request sees the state moved.
+//! a key's stale body is dropped as soon as a request brings a newer position.
 //!
 //! The identity body is not cached: it is a plain copy of the stored records, written in chunks,
 //! as cheap to produce as to copy out of a cache, which would hold a whole uncompressed body.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 use actix_web::web::Bytes;
 use tokio::sync::OnceCell;
 
-use crate::hub::{NamespaceError, Notice, Snapshot};
+use crate::error::Error;
+use crate::hub::Snapshot;
 use crate::namespaces::Selection;
-use crate::records::StoredRecord;
 
 /// Bodies kept at once (each about a tenth of its JSON: 5-6 MiB at 50,000 records).
 pub const MAX_ENTRIES: usize = 4;
@@ -40,48 +40,20 @@ pub const MAX_ENTRIES: usize = 4;
 /// level 6 costs half as much again for 10% less.
 pub const GZIP_LEVEL: u32 = 3;
 
-/// What a request asks for: the same key and the same state get the same bytes.
+/// What a request asks for: the same key at the same position gets the same bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestKey {
     pub selection: Selection,
     pub search: Option<String>,
 }
 
-/// The identity of the state a snapshot shows, holding no record alive.
-struct Fingerprint {
-    items: Vec<Weak<StoredRecord>>,
-    errors: Vec<NamespaceError>,
-    notices: Vec<Notice>,
-    expiry_warning_days: u32,
-}
-
-impl Fingerprint {
-    fn of(snapshot: &Snapshot) -> Self {
-        Self {
-            items: snapshot.items.iter().map(Arc::downgrade).collect(),
-            errors: snapshot.errors.clone(),
-            notices: snapshot.notices.clone(),
-            expiry_warning_days: snapshot.expiry_warning_days,
-        }
-    }
-
-    fn shows(&self, snapshot: &Snapshot) -> bool {
-        self.expiry_warning_days == snapshot.expiry_warning_days
-            && self.items.len() == snapshot.items.len()
-            && self.errors == snapshot.errors
-            && self.notices == snapshot.notices
-            && self
-                .items
-                .iter()
-                .zip(&snapshot.items)
-                .all(|(cached, current)| std::ptr::eq(cached.as_ptr(), Arc::as_ptr(current)))
-    }
-}
+type Cell = Arc<OnceCell<Bytes>>;
 
 struct Entry {
     key: RequestKey,
-    fingerprint: Fingerprint,
-    body: Arc<OnceCell<Bytes>>,
+    /// The hub's position the body shows.
+    position: u64,
+    body: Cell,
     /// For least-recently-used eviction.
     used: u64,
 }
@@ -106,8 +78,33 @@ impl std::fmt::Debug for SnapshotCache {
 }
 
 impl SnapshotCache {
-    /// The gzip body of `snapshot` for `key`, from the cache when the state is unchanged.
-    pub async fn gzip(&self, key: RequestKey, snapshot: Snapshot) -> Bytes {
+    /// The body kept for `key` at `position`, without building anything: at once when it is
+    /// there, after waiting when a request is building it, `None` when nobody is (the caller
+    /// then builds the snapshot and calls [`SnapshotCache::gzip`]).
+    pub async fn cached(&self, key: &RequestKey, position: u64) -> Option<Bytes> {
+        let cell = self.find(key, position)?;
+        if let Some(body) = cell.get() {
+            hit();
+            return Some(body.clone());
+        }
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        // Waits for the build under way; when there is none (its request went away), the
+        // failing initialiser leaves the cell empty and this request builds.
+        let built = cell
+            .get_or_try_init(|| async { Err(()) })
+            .await
+            .ok()
+            .cloned();
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        if built.is_some() {
+            hit();
+        }
+        built
+    }
+
+    /// The gzip body of `snapshot` for `key`, kept for the next requests at its position (a
+    /// snapshot without one, not made from the watchers' memory, is encoded and not kept).
+    pub async fn gzip(&self, key: RequestKey, snapshot: Snapshot) -> Result<Bytes, Error> {
         self.get_or_build(key, snapshot, gzip_snapshot).await
     }
 
@@ -116,41 +113,58 @@ impl SnapshotCache {
         key: RequestKey,
         snapshot: Snapshot,
         encode: impl FnOnce(Snapshot) -> Bytes + Send + 'static,
-    ) -> Bytes {
-        let cell = self.cell(key, &snapshot);
+    ) -> Result<Bytes, Error> {
+        let cell = match snapshot.position {
+            Some(position) => self.cell(key, position),
+            None => Cell::default(),
+        };
         if let Some(body) = cell.get() {
-            metrics::counter!("ingress_dash_snapshot_cache_total", "result" => "hit").increment(1);
-            return body.clone();
+            hit();
+            return Ok(body.clone());
         }
         self.waiting.fetch_add(1, Ordering::SeqCst);
         let body = cell
-            .get_or_init(|| async {
+            .get_or_try_init(|| async {
                 self.builds.fetch_add(1, Ordering::SeqCst);
                 metrics::counter!("ingress_dash_snapshot_cache_total", "result" => "miss")
                     .increment(1);
-                // Compressing megabytes would hold up the worker's other requests.
+                // Compressing megabytes would hold up the worker's other requests. At shutdown
+                // the runtime may cancel the task: the request then fails, nothing panics.
                 tokio::task::spawn_blocking(move || encode(snapshot))
                     .await
-                    .expect("encoding a snapshot does not panic")
+                    .map_err(Error::SnapshotEncoding)
             })
             .await
-            .clone();
+            .cloned();
         self.waiting.fetch_sub(1, Ordering::SeqCst);
         body
     }
 
-    /// The cell of `key` for the state `snapshot` shows: its entry when the state is unchanged,
-    /// else a fresh entry in place of the stale one.
-    fn cell(&self, key: RequestKey, snapshot: &Snapshot) -> Arc<OnceCell<Bytes>> {
+    /// The cell kept for `key` at `position`, if any.
+    fn find(&self, key: &RequestKey, position: u64) -> Option<Cell> {
         let now = self.clock.fetch_add(1, Ordering::Relaxed);
-        let mut entries = self
-            .entries
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut entries = self.lock();
+        let entry = entries
+            .iter_mut()
+            .find(|entry| entry.key == *key && entry.position == position)?;
+        entry.used = now;
+        Some(entry.body.clone())
+    }
+
+    /// The cell of `key` at `position`: its entry when there is one, else a fresh entry in place
+    /// of the key's older one. A request that made its snapshot before a newer position was
+    /// cached gets a cell of its own, kept nowhere.
+    fn cell(&self, key: RequestKey, position: u64) -> Cell {
+        let now = self.clock.fetch_add(1, Ordering::Relaxed);
+        let mut entries = self.lock();
         if let Some(index) = entries.iter().position(|entry| entry.key == key) {
-            if entries[index].fingerprint.shows(snapshot) {
-                entries[index].used = now;
-                return entries[index].body.clone();
+            let entry = &mut entries[index];
+            if entry.position == position {
+                entry.used = now;
+                return entry.body.clone();
+            }
+            if entry.position > position {
+                return Cell::default();
             }
             entries.swap_remove(index);
         }
@@ -163,14 +177,20 @@ impl SnapshotCache {
         {
             entries.swap_remove(oldest);
         }
-        let body = Arc::new(OnceCell::new());
+        let body = Cell::default();
         entries.push(Entry {
             key,
-            fingerprint: Fingerprint::of(snapshot),
+            position,
             body: body.clone(),
             used: now,
         });
         body
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Entry>> {
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Bodies encoded so far.
@@ -182,6 +202,10 @@ impl SnapshotCache {
     pub fn waiting(&self) -> usize {
         self.waiting.load(Ordering::SeqCst)
     }
+}
+
+fn hit() {
+    metrics::counter!("ingress_dash_snapshot_cache_total", "result" => "hit").increment(1);
 }
 
 /// The snapshot's JSON, gzip-compressed at [`GZIP_LEVEL`].

@@ -5,7 +5,8 @@ use k8s_openapi::api::networking::v1::Ingress;
 use serde_json::json;
 
 use super::*;
-use crate::records::IngressRecord;
+use crate::hub::NamespaceError;
+use crate::records::{IngressRecord, StoredRecord};
 
 fn record(name: &str, version: u32) -> Arc<StoredRecord> {
     let ingress: Ingress = serde_json::from_value(json!({
@@ -20,9 +21,15 @@ fn record(name: &str, version: u32) -> Arc<StoredRecord> {
 }
 
 fn snapshot(items: &[Arc<StoredRecord>]) -> Snapshot {
+    at(items, 1)
+}
+
+/// A snapshot of `items` made at the hub's `position`.
+fn at(items: &[Arc<StoredRecord>], position: u64) -> Snapshot {
     Snapshot {
         items: items.to_vec(),
         expiry_warning_days: 14,
+        position: Some(position),
         ..Snapshot::default()
     }
 }
@@ -47,25 +54,30 @@ fn uncached(items: &[Arc<StoredRecord>]) -> Vec<u8> {
 }
 
 #[tokio::test]
-async fn the_cached_body_is_the_snapshot_and_follows_changes() {
+async fn the_cached_body_is_the_snapshot_and_follows_the_position() {
     let cache = SnapshotCache::default();
     let mut items = vec![record("a", 1), record("b", 1)];
-    let first = cache.gzip(key(None), snapshot(&items)).await;
+    assert_eq!(cache.cached(&key(None), 1).await, None, "nothing kept yet");
+    let first = cache.gzip(key(None), at(&items, 1)).await.unwrap();
     assert_eq!(gunzip(&first), uncached(&items));
-    // The same state: served from the cache.
-    let again = cache.gzip(key(None), snapshot(&items)).await;
+    // The same position: served from the cache without a snapshot.
+    assert_eq!(cache.cached(&key(None), 1).await, Some(first.clone()));
+    let again = cache.gzip(key(None), at(&items, 1)).await.unwrap();
     assert_eq!((again, cache.builds()), (first.clone(), 1));
-    // A record changed between two requests: the new body.
+    // A record changed: a new position, a new body, and the old one is gone.
     items[1] = record("b", 2);
-    let changed = cache.gzip(key(None), snapshot(&items)).await;
+    assert_eq!(cache.cached(&key(None), 2).await, None);
+    let changed = cache.gzip(key(None), at(&items, 2)).await.unwrap();
     assert_eq!(gunzip(&changed), uncached(&items));
     assert_ne!(gunzip(&changed), gunzip(&first));
     assert_eq!(cache.builds(), 2);
-    // A record gone, or an error appearing, is a change too.
-    items.pop();
-    let shorter = cache.gzip(key(None), snapshot(&items)).await;
-    assert_eq!(gunzip(&shorter), uncached(&items));
-    let mut failing = snapshot(&items);
+    assert_eq!(cache.cached(&key(None), 1).await, None);
+    // A request that made its snapshot before the change does not replace the newer body.
+    let late = cache.gzip(key(None), at(&items[..1], 1)).await.unwrap();
+    assert_eq!(gunzip(&late), uncached(&items[..1]));
+    assert_eq!(cache.cached(&key(None), 2).await, Some(changed));
+    // An error appearing is a change too; its body carries it.
+    let mut failing = at(&items, 3);
     failing.errors.push(NamespaceError {
         namespace: "team-a".into(),
         code: "kubernetes_forbidden".into(),
@@ -73,8 +85,30 @@ async fn the_cached_body_is_the_snapshot_and_follows_changes() {
         status: Some(403),
     });
     let expected: Vec<u8> = failing.clone().into_json_chunks().flatten().collect();
-    assert_eq!(gunzip(&cache.gzip(key(None), failing).await), expected);
-    assert_eq!(cache.builds(), 4);
+    assert_eq!(
+        gunzip(&cache.gzip(key(None), failing).await.unwrap()),
+        expected
+    );
+    // A snapshot without a position (made from a list) is encoded and not kept.
+    let mut listed = snapshot(&items);
+    listed.position = None;
+    cache.gzip(key(Some("listed")), listed).await.unwrap();
+    assert_eq!(cache.entries.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_build_that_fails_is_an_error_not_a_panic() {
+    let cache = SnapshotCache::default();
+    let result = cache
+        .get_or_build(key(None), snapshot(&[]), |_| panic!("the encoder failed"))
+        .await;
+    assert!(
+        matches!(result, Err(Error::SnapshotEncoding(_))),
+        "{result:?}"
+    );
+    // Nothing is kept: the next request builds again.
+    assert_eq!(cache.cached(&key(None), 1).await, None);
+    assert!(cache.gzip(key(None), snapshot(&[])).await.is_ok());
 }
 
 #[tokio::test]
@@ -84,14 +118,20 @@ async fn keys_are_cached_apart_and_bounded() {
     for round in 0..2 {
         for term in 0..MAX_ENTRIES {
             let term = term.to_string();
-            cache.gzip(key(Some(&term)), snapshot(&items)).await;
+            cache
+                .gzip(key(Some(&term)), snapshot(&items))
+                .await
+                .unwrap();
         }
         assert_eq!(cache.builds(), MAX_ENTRIES as u64, "round {round}");
     }
     // One more key pushes the least recently used one out.
-    cache.gzip(key(Some("new")), snapshot(&items)).await;
+    cache
+        .gzip(key(Some("new")), snapshot(&items))
+        .await
+        .unwrap();
     assert_eq!(cache.entries.lock().unwrap().len(), MAX_ENTRIES);
-    cache.gzip(key(Some("0")), snapshot(&items)).await;
+    cache.gzip(key(Some("0")), snapshot(&items)).await.unwrap();
     assert_eq!(cache.builds(), MAX_ENTRIES as u64 + 2);
 }
 
@@ -113,6 +153,7 @@ async fn concurrent_identical_requests_share_one_build() {
                         gzip_snapshot(snapshot)
                     })
                     .await
+                    .unwrap()
             })
         })
         .collect();
@@ -124,8 +165,20 @@ async fn concurrent_identical_requests_share_one_build() {
         );
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+    // A request that only looks the body up waits for the same build.
+    let looker = {
+        let cache = cache.clone();
+        tokio::spawn(async move { cache.cached(&key(None), 1).await })
+    };
+    while cache.waiting() < requests + 1 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the lookup did not wait"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     release.send(()).unwrap();
-    let mut bodies = Vec::new();
+    let mut bodies = vec![looker.await.unwrap().expect("the lookup got the body")];
     for task in tasks {
         bodies.push(task.await.unwrap());
     }

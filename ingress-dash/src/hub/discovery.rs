@@ -97,11 +97,13 @@ pub(super) async fn run(hub: Weak<Hub>) {
                     None => {}
                 }
                 let mut state = strong.lock();
-                let notices = &mut state.machine.info.notices;
+                let mut notices = state.machine.info.notices.clone();
                 notices.retain(|notice| notice.code != GATEWAY_API_NOTICE);
                 if now.gateway_api == Some(false) {
                     notices.push(gateway_notice());
                 }
+                // Through the machine: a change of the notices moves the snapshots' position.
+                state.machine.set_notices(notices);
             }
             if now.cert_manager != previous.cert_manager {
                 tracing::info!(installed = ?now.cert_manager, "cert-manager Certificates");

@@ -126,6 +126,17 @@ pub struct Snapshot {
     /// `certificates.expiry_warning_days`: the web app's default for "certificate expires
     /// within N days".
     pub expiry_warning_days: u32,
+    /// The id of the last stream event whose effect this snapshot shows: a client opens the
+    /// stream with `lastEventId` set to it and gets every later change exactly once. Only in
+    /// `GET /api/ingresses` bodies made from the watchers' memory with every watcher of the
+    /// selection past its first list, and without `search` (the stream has no search).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, serde(default), ts(optional))]
+    pub event_id: Option<u64>,
+    /// The position of the hub's state the snapshot was made at (`Hub::position`), when it was
+    /// made from the watchers' memory: what the gzip body cache is keyed by. Not on the wire.
+    #[serde(skip)]
+    pub position: Option<u64>,
 }
 
 /// A notice about the installation (not a namespace's failure).

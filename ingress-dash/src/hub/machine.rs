@@ -11,7 +11,8 @@ use std::sync::Arc;
 use actix_web::web::Bytes;
 
 use super::events::{
-    EventKind, HubEvent, NamespaceError, RecoveredNotice, Scope, Snapshot, SnapshotInfo, Start,
+    EventKind, HubEvent, NamespaceError, Notice, RecoveredNotice, Scope, Snapshot, SnapshotInfo,
+    Start,
 };
 use crate::namespaces::Selection;
 use crate::records::{RecordKind, StoredRecord};
@@ -64,6 +65,10 @@ enum FirstList {
 /// Ids and the bounded replay buffer.
 struct Log {
     last_id: u64,
+    /// The id of the last change of the state (an event's, or [`Log::touch`]'s): the position a
+    /// snapshot shows. Ids given to what is not a change (a `snapshot` or `resync` event's) do
+    /// not move it, so a stream client connecting does not make every cached body stale.
+    changed: u64,
     /// Id of the newest event dropped from the replay buffer.
     evicted_through: u64,
     replay: VecDeque<Arc<HubEvent>>,
@@ -76,6 +81,13 @@ impl Log {
         self.last_id
     }
 
+    /// A change of the state that publishes no event (a first list applied silently, a scope
+    /// started or stopped, the notices): it gets an id of its own, so the position moves.
+    fn touch(&mut self) -> u64 {
+        self.changed = self.next_id();
+        self.changed
+    }
+
     fn publish(
         &mut self,
         scope: &Scope,
@@ -83,8 +95,10 @@ impl Log {
         kind: EventKind,
         data: Bytes,
     ) -> Arc<HubEvent> {
+        let id = self.next_id();
+        self.changed = id;
         let event = Arc::new(HubEvent {
-            id: self.next_id(),
+            id,
             scope: scope.clone(),
             namespace: namespace.to_owned(),
             kind,
@@ -115,8 +129,21 @@ impl Log {
 pub struct Machine {
     log: Log,
     scopes: HashMap<Scope, Watched>,
-    /// Carried by every snapshot.
+    /// Carried by every snapshot (the notices are changed by [`Machine::set_notices`]).
     pub info: SnapshotInfo,
+    /// The id of the last change of the notices: they are not sent as events, so a resume from
+    /// before it gets a fresh snapshot.
+    notices_changed: u64,
+}
+
+/// Where the state of a selection stands (see [`Machine::position`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    /// The id of the last change: equal positions show equal snapshots.
+    pub id: u64,
+    /// Whether a stream resumed from `id` replays every later change (every scope's first list
+    /// applied by then), so the id may be handed to clients as `eventId`.
+    pub resumable: bool,
 }
 
 /// A record by kind, namespace and name: the stored record's own (shared) strings.
@@ -137,16 +164,18 @@ impl Machine {
         Self {
             log: Log {
                 last_id,
+                changed: last_id,
                 evicted_through: 0,
                 replay: VecDeque::new(),
                 replay_limit,
             },
             scopes: HashMap::new(),
             info: SnapshotInfo::default(),
+            notices_changed: 0,
         }
     }
 
-    /// Starts tracking `scope`, syncing and empty.
+    /// Starts tracking `scope`, syncing and empty (no position includes it until it listed).
     pub fn watch(&mut self, scope: Scope) {
         self.scopes.entry(scope).or_insert_with(|| Watched {
             records: BTreeMap::new(),
@@ -156,7 +185,34 @@ impl Machine {
     }
 
     pub fn forget(&mut self, scope: &Scope) {
-        self.scopes.remove(scope);
+        if self.scopes.remove(scope).is_some() {
+            self.log.touch();
+        }
+    }
+
+    /// Replaces the notices every snapshot carries; a change moves the position.
+    pub fn set_notices(&mut self, notices: Vec<Notice>) {
+        if self.info.notices != notices {
+            self.info.notices = notices;
+            self.notices_changed = self.log.touch();
+        }
+    }
+
+    /// Where the state of the selection served by `scopes` stands: `None` while one of them is
+    /// still syncing (or not watched), when its snapshot is not made from memory alone.
+    pub fn position(&self, scopes: &[Scope]) -> Option<Position> {
+        let mut resumable = true;
+        for scope in scopes {
+            let watched = self.scopes.get(scope)?;
+            if watched.status == Status::Syncing {
+                return None;
+            }
+            resumable &= matches!(watched.first_list, FirstList::AppliedThrough(_));
+        }
+        Some(Position {
+            id: self.log.changed,
+            resumable,
+        })
     }
 
     /// Whether `scope` has finished its first list or failed.
@@ -301,7 +357,7 @@ impl Machine {
         selection: &Selection,
         after: u64,
     ) -> Option<Vec<Arc<HubEvent>>> {
-        if after > self.log.last_id {
+        if after > self.log.last_id || after < self.notices_changed {
             return None;
         }
         // Every watcher must have been running, its first list applied, since then.
@@ -337,7 +393,6 @@ fn relist(
     let mut events = Vec::new();
     let recovered = matches!(watched.status, Status::Failed(_));
     watched.status = Status::Ready;
-    let last_id = log.last_id;
     if recovered {
         events.push(log.recovered(scope));
     }
@@ -346,7 +401,9 @@ fn relist(
     // Clients that saw this scope failing, or still syncing, have none of its records: they
     // get them as events. Otherwise the first list is what snapshots are made from.
     if first == (FirstList::Pending { seen_empty: false }) && !recovered {
-        watched.first_list = FirstList::AppliedThrough(last_id);
+        // No event says so: the change gets an id of its own (the position moves), and a
+        // resume from before it gets a snapshot.
+        watched.first_list = FirstList::AppliedThrough(log.touch());
         return events;
     }
     // The differences between what clients have and the new list, as events.
@@ -364,7 +421,8 @@ fn relist(
         }
     }
     if let FirstList::Pending { .. } = first {
-        watched.first_list = FirstList::AppliedThrough(log.last_id);
+        // The scope is no longer syncing even when no event was published.
+        watched.first_list = FirstList::AppliedThrough(log.touch());
     }
     events
 }
@@ -414,3 +472,7 @@ fn fail(
 #[cfg(test)]
 #[path = "machine_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "position_tests.rs"]
+mod position_tests;

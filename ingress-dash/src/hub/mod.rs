@@ -419,10 +419,26 @@ impl Hub {
             .all(|scope| state.machine.is_settled(scope))
     }
 
-    /// The current snapshot of `selection` from the watchers' memory.
+    /// The current snapshot of `selection` from the watchers' memory, with its position and,
+    /// when a stream may resume from it (and there is no `search`), its `eventId`.
     pub(crate) fn snapshot(&self, selection: &Selection, search: Option<&str>) -> Snapshot {
         let scopes = self.scopes_for(selection);
-        self.lock().machine.snapshot(&scopes, selection, search)
+        let mut state = self.lock();
+        let mut snapshot = state.machine.snapshot(&scopes, selection, search);
+        let position = state.machine.position(&scopes);
+        snapshot.position = position.map(|position| position.id);
+        snapshot.event_id = position
+            .filter(|position| position.resumable && search.is_none())
+            .map(|position| position.id);
+        snapshot
+    }
+
+    /// Where the state of `selection` stands: the same position means the same snapshot (the
+    /// gzip body cache's key). `None` while one of its watchers has not listed yet.
+    pub(crate) fn position(&self, selection: &Selection) -> Option<u64> {
+        let scopes = self.scopes_for(selection);
+        let state = self.lock();
+        state.machine.position(&scopes).map(|position| position.id)
     }
 
     /// Where a (re)connecting client starts, and its receiver for what follows, taken together

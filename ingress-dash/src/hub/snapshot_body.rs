@@ -16,13 +16,15 @@ use std::sync::Arc;
 /// Size a chunk is filled to before it is handed to the response (one record may overrun it).
 pub const CHUNK_BYTES: usize = 32 * 1024;
 
-/// Yields `{"items":[...],"errors":[...],"notices":[...],"expiryWarningDays":N}`, byte for byte what serialising the [`Snapshot`]
-/// gives, in chunks of about [`CHUNK_BYTES`].
+/// Yields `{"items":[...],"errors":[...],"notices":[...],"expiryWarningDays":N}` (and
+/// `"eventId":N` before the end when there is one), byte for byte what serialising the
+/// [`Snapshot`] gives, in chunks of about [`CHUNK_BYTES`].
 pub struct JsonChunks {
     items: std::vec::IntoIter<Arc<StoredRecord>>,
     errors: Vec<NamespaceError>,
     notices: Vec<Notice>,
     expiry_warning_days: u32,
+    event_id: Option<u64>,
     chunk_bytes: usize,
     wrote_any_item: bool,
     stage: Stage,
@@ -46,6 +48,7 @@ impl Snapshot {
             errors: self.errors,
             notices: self.notices,
             expiry_warning_days: self.expiry_warning_days,
+            event_id: self.event_id,
             chunk_bytes,
             wrote_any_item: false,
             stage: Stage::Opening,
@@ -74,8 +77,12 @@ impl Iterator for JsonChunks {
                 serde_json::to_writer((&mut chunk).writer(), &self.notices)
                     .expect("notices serialise");
                 chunk.put_slice(
-                    format!(r#","expiryWarningDays":{}}}"#, self.expiry_warning_days).as_bytes(),
+                    format!(r#","expiryWarningDays":{}"#, self.expiry_warning_days).as_bytes(),
                 );
+                if let Some(id) = self.event_id {
+                    chunk.put_slice(format!(r#","eventId":{id}"#).as_bytes());
+                }
+                chunk.put_u8(b'}');
                 self.stage = Stage::Done;
                 break;
             };
@@ -128,6 +135,9 @@ mod tests {
                 })
                 .collect(),
             expiry_warning_days: 14,
+            // Every other snapshot says where the stream resumes.
+            event_id: (records % 2 == 1).then_some(41 + records as u64),
+            position: None,
         }
     }
 

@@ -12,6 +12,7 @@ mod gateway;
 mod health;
 mod objects;
 mod properties;
+mod resume;
 mod secret_logs;
 mod security_headers;
 mod shutdown;

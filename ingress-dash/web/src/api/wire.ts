@@ -109,7 +109,14 @@ notices: Array<Notice>,
  * `certificates.expiry_warning_days`: the web app's default for "certificate expires
  * within N days".
  */
-expiryWarningDays: number, };
+expiryWarningDays: number, 
+/**
+ * The id of the last stream event whose effect this snapshot shows: a client opens the
+ * stream with `lastEventId` set to it and gets every later change exactly once. Only in
+ * `GET /api/ingresses` bodies made from the watchers' memory with every watcher of the
+ * selection past its first list, and without `search` (the stream has no search).
+ */
+eventId?: number, };
 
 export type Notice = { 
 /**
