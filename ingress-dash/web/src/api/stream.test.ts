@@ -38,10 +38,10 @@ describe("stream client", () => {
   let statuses: ConnectionStatus[];
   let close: () => void;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     vi.useFakeTimers();
     vi.stubGlobal("EventSource", FakeEventSource);
-    // The refusal probe finds nothing unless a test says otherwise.
+    // The snapshot fetch and the refusal probe find nothing unless a test says otherwise.
     vi.stubGlobal("fetch", vi.fn(async () => Promise.reject(new TypeError("network down"))));
     FakeEventSource.instances = [];
     events = [];
@@ -50,6 +50,8 @@ describe("stream client", () => {
       onEvents: (batch) => events.push(batch),
       onStatus: (status) => statuses.push(status),
     });
+    // The failed snapshot fetch: the stream opens as before, with its own snapshot.
+    await vi.advanceTimersByTimeAsync(0);
   });
 
   afterEach(() => {
@@ -172,6 +174,7 @@ describe("stream opened before the app mounts", () => {
 
   it("is taken over with what arrived meanwhile: the last snapshot, the events after it, the status", async () => {
     preopenIngressStream("/api/ingresses/stream");
+    await vi.advanceTimersByTimeAsync(0);
     expect(FakeEventSource.instances).toHaveLength(1);
     const early = FakeEventSource.instances[0]!;
     early.open();
@@ -201,14 +204,17 @@ describe("stream opened before the app mounts", () => {
     expect(early.closed).toBe(true);
   });
 
-  it("is closed when the app asks for other namespaces, and the app's stream is a new one", () => {
+  it("is closed when the app asks for other namespaces, and the app's stream is a new one", async () => {
     preopenIngressStream("/api/ingresses/stream");
+    await vi.advanceTimersByTimeAsync(0);
     const early = FakeEventSource.instances[0]!;
     const close = openIngressStream("/api/ingresses/stream?namespaces=shop", { onEvents: () => {}, onStatus: () => {} });
+    await vi.advanceTimersByTimeAsync(0);
     expect(early.closed).toBe(true);
     expect(FakeEventSource.instances.map((s) => s.url)).toEqual(["/api/ingresses/stream", "/api/ingresses/stream?namespaces=shop"]);
     // Taken over once only: a second open for the first URL is a new connection.
     const again = openIngressStream("/api/ingresses/stream", { onEvents: () => {}, onStatus: () => {} });
+    await vi.advanceTimersByTimeAsync(0);
     expect(FakeEventSource.instances).toHaveLength(3);
     close();
     again();
@@ -226,7 +232,9 @@ describe("snapshot delivery", () => {
     vi.stubGlobal("EventSource", FakeEventSource);
     FakeEventSource.instances = [];
     const events: StreamEvent[][] = [];
+    vi.stubGlobal("fetch", vi.fn(async () => Promise.reject(new TypeError("network down"))));
     const close = openIngressStream("/api/ingresses/stream", { onEvents: (b) => events.push(b), onStatus: () => {} });
+    await vi.advanceTimersByTimeAsync(0);
     const source = FakeEventSource.instances[0]!;
     source.open();
     source.emit("added", ingress({ name: "early" }));
@@ -236,6 +244,140 @@ describe("snapshot delivery", () => {
     source.emit("added", ingress({ name: "after" }));
     await vi.advanceTimersByTimeAsync(0);
     expect(events.map((b) => b.map((e) => e.type))).toEqual([["snapshot", "added"]]);
+    close();
+  });
+});
+
+describe("start-up: the snapshot fetched, then the stream from its eventId", () => {
+  let requests: string[];
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.stubGlobal("EventSource", FakeEventSource);
+    FakeEventSource.instances = [];
+    requests = [];
+  });
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.useRealTimers();
+  });
+
+  /** `GET /api/ingresses` answers `body` (a snapshot) with `status`. */
+  const serve = (body: unknown, status = 200) =>
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (url: string) => {
+        requests.push(url);
+        return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+      }),
+    );
+  const fetched = (name: string, eventId?: number) => ({
+    items: [ingress({ name })],
+    errors: [],
+    notices: [],
+    expiryWarningDays: 14,
+    ...(eventId === undefined ? {} : { eventId }),
+  });
+  const open = (url = "/api/ingresses/stream") => {
+    const events: StreamEvent[][] = [];
+    const close = openIngressStream(url, { onEvents: (batch) => events.push(batch), onStatus: () => {} });
+    return { events, close };
+  };
+  const names = (events: StreamEvent[][]) =>
+    events.flat().map((e) => (e.type === "snapshot" ? `snapshot:${e.data.items.map((i) => i.name).join(",")}` : `${e.type}:${(e.data as { name?: string }).name}`));
+
+  it("applies the fetched snapshot and opens the stream after its eventId", async () => {
+    serve(fetched("web", 41));
+    const { events, close } = open("/api/ingresses/stream?namespaces=a,b");
+    expect(FakeEventSource.instances).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(requests).toEqual(["/api/ingresses?namespaces=a,b"]);
+    expect(FakeEventSource.instances.map((s) => s.url)).toEqual(["/api/ingresses/stream?namespaces=a,b&lastEventId=41"]);
+    FakeEventSource.instances[0]!.open();
+    FakeEventSource.instances[0]!.emit("modified", ingress({ name: "web", resourceVersion: "2" }));
+    await vi.advanceTimersByTimeAsync(300);
+    expect(names(events)).toEqual(["snapshot:web", "modified:web"]);
+    // Decoded like the stream's own snapshot (absent parts filled in).
+    const snapshot = events[0]![0]!;
+    expect(snapshot.type === "snapshot" && Array.isArray(snapshot.data.items[0]!.rules)).toBe(true);
+    close();
+  });
+
+  it("keeps events the stream brings before the snapshot is applied, after it, once", async () => {
+    serve(fetched("web", 7));
+    const { events, close } = open();
+    // The fetch resolves and the stream opens; its events arrive before the snapshot's task ran.
+    await vi.advanceTimersByTimeAsync(0);
+    const source = FakeEventSource.instances[0]!;
+    expect(source.url).toBe("/api/ingresses/stream?lastEventId=7");
+    source.open();
+    source.emit("added", ingress({ name: "api" }));
+    source.emit("deleted", ingress({ name: "web" }));
+    await vi.advanceTimersByTimeAsync(300);
+    expect(names(events)).toEqual(["snapshot:web", "added:api", "deleted:web"]);
+    close();
+  });
+
+  it("opens the stream as before when the fetch fails", async () => {
+    serve({ error: { code: "forbidden", message: "no" } }, 403);
+    const { events, close } = open();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(FakeEventSource.instances.map((s) => s.url)).toEqual(["/api/ingresses/stream"]);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(events).toEqual([]);
+    close();
+  });
+
+  it("opens the stream as before when the body has no eventId, without showing that body", async () => {
+    serve(fetched("listed"));
+    const { events, close } = open();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(FakeEventSource.instances.map((s) => s.url)).toEqual(["/api/ingresses/stream"]);
+    FakeEventSource.instances[0]!.emit("snapshot", fetched("streamed"));
+    await vi.advanceTimersByTimeAsync(300);
+    expect(names(events)).toEqual(["snapshot:streamed"]);
+    close();
+  });
+
+  it("ignores a body that is not JSON or an eventId that is not an id", async () => {
+    for (const body of ["<html>proxy</html>", JSON.stringify(fetched("web", -1)), JSON.stringify({ ...fetched("web"), eventId: "9" })]) {
+      FakeEventSource.instances = [];
+      vi.stubGlobal("fetch", vi.fn(async () => new Response(body, { status: 200 })));
+      const { events, close } = open();
+      await vi.advanceTimersByTimeAsync(300);
+      expect(FakeEventSource.instances.map((s) => s.url)).toEqual(["/api/ingresses/stream"]);
+      expect(events).toEqual([]);
+      close();
+    }
+  });
+
+  it("a stream refused later starts again without the old id", async () => {
+    serve(fetched("web", 7));
+    const { close } = open();
+    await vi.advanceTimersByTimeAsync(0);
+    FakeEventSource.instances[0]!.fail(FakeEventSource.CLOSED);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(FakeEventSource.instances.map((s) => s.url)).toEqual(["/api/ingresses/stream?lastEventId=7", "/api/ingresses/stream"]);
+    close();
+  });
+
+  it("closed while the snapshot is fetched: no stream opens", async () => {
+    serve(fetched("web", 7));
+    const { events, close } = open();
+    close();
+    await vi.advanceTimersByTimeAsync(300);
+    expect(FakeEventSource.instances).toHaveLength(0);
+    expect(events).toEqual([]);
+  });
+
+  it("opened before the app mounts: the fetched snapshot waits for the app", async () => {
+    serve(fetched("web", 3));
+    preopenIngressStream("/api/ingresses/stream");
+    await vi.advanceTimersByTimeAsync(0);
+    FakeEventSource.instances[0]!.emit("added", ingress({ name: "api" }));
+    await vi.advanceTimersByTimeAsync(300);
+    const { events, close } = open();
+    expect(FakeEventSource.instances).toHaveLength(1);
+    expect(names(events)).toEqual(["snapshot:web", "added:api"]);
     close();
   });
 });

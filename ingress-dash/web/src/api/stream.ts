@@ -1,7 +1,12 @@
 // The SSE connection to `GET /api/ingresses/stream`: decodes named events, batches them per
-// animation frame, and reports the connection state. EventSource reconnects by itself after a
-// dropped connection and sends `Last-Event-ID`; when the server refuses the stream (an HTTP error
-// closes an EventSource for good) this opens a new one with backoff, which starts from a snapshot.
+// animation frame, and reports the connection state. It starts with the snapshot from
+// `GET /api/ingresses` (gzip-compressed and cached by the server: about a twentieth of the bytes
+// of the stream's own `snapshot` event) and opens the stream from that snapshot's `eventId`
+// (`?lastEventId=`), so the stream carries only the changes after it; when the fetch fails or its
+// body has no `eventId` (the server is still listing), the stream starts with its own snapshot.
+// EventSource reconnects by itself after a dropped connection and sends `Last-Event-ID`; when the
+// server refuses the stream (an HTTP error closes an EventSource for good) this opens a new one
+// with backoff, which starts from a snapshot.
 
 import { openEventSource, type StreamSource } from "./eventSourceRelay";
 import { STREAM_EVENT_TYPES, type StreamEvent, type StreamEventType } from "./events";
@@ -35,6 +40,45 @@ export interface StreamHandlers {
 export function streamUrl(namespaces: readonly string[]): string {
   if (namespaces.length === 0) return "/api/ingresses/stream";
   return `/api/ingresses/stream?namespaces=${namespaces.map(encodeURIComponent).join(",")}`;
+}
+
+/** The `GET /api/ingresses` URL of the same namespaces as the stream URL `url`. */
+export function snapshotUrl(url: string): string {
+  return url.replace("/api/ingresses/stream", "/api/ingresses");
+}
+
+/** The stream URL `url` resumed after the event `id`. */
+export function resumeUrl(url: string, id: number): string {
+  return `${url}${url.includes("?") ? "&" : "?"}lastEventId=${id}`;
+}
+
+/** A snapshot fetched with `GET /api/ingresses` and the id the stream resumes from. */
+export interface FetchedSnapshot {
+  event: Extract<StreamEvent, { type: "snapshot" }>;
+  eventId: number;
+}
+
+/**
+ * `GET /api/ingresses` (the browser asks for gzip by itself): the decoded snapshot and its
+ * `eventId`, or null when the call fails, the body is not JSON, or it has no usable `eventId`.
+ */
+export async function fetchSnapshot(url: string, signal: AbortSignal): Promise<FetchedSnapshot | null> {
+  try {
+    const response = await fetch(url, { signal, headers: { accept: "application/json" } });
+    if (!response.ok) return null;
+    const text = await response.text();
+    markOnce("snapshot-received");
+    const body = JSON.parse(text) as { eventId?: unknown } | null;
+    const eventId = body?.eventId;
+    if (typeof eventId !== "number" || !Number.isSafeInteger(eventId) || eventId < 0) return null;
+    const event = decodeEvent("snapshot", body);
+    if (event.type !== "snapshot") return null;
+    markOnce("snapshot-parsed");
+    return { event, eventId };
+  } catch {
+    // Offline, aborted, or not a snapshot: the stream brings its own.
+    return null;
+  }
 }
 
 /** A stream opened before the app mounted, waiting for the app to take it over. */
@@ -112,6 +156,8 @@ function openStream(url: string, handlers: StreamHandlers): () => void {
     handlers.onEvents(batch);
   };
 
+  const controller = new AbortController();
+
   const scheduleFlush = (urgent: boolean) => {
     // A snapshot is applied at once: waiting for an animation frame after parsing megabytes
     // only delays the first paint (a frame may be long in coming after that much work).
@@ -149,13 +195,13 @@ function openStream(url: string, handlers: StreamHandlers): () => void {
       backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
       setStatus({ state: "stale", since, retryAt: Date.now() + delay });
       clearTimeout(retryTimer);
-      retryTimer = setTimeout(connect, delay);
+      retryTimer = setTimeout(() => connect(), delay);
       // EventSource hides the HTTP status; ask once more with fetch to say why (429, 400, 5xx).
       void explainRefusal(url).then((refusal) => {
         if (closed || !refusal || status.state !== "stale" || status.since !== since) return;
         const wait = refusal.retryAfterMs ?? delay;
         clearTimeout(retryTimer);
-        retryTimer = setTimeout(connect, wait);
+        retryTimer = setTimeout(() => connect(), wait);
         setStatus({ state: "stale", since, retryAt: Date.now() + wait, reason: refusal.reason });
       });
       return;
@@ -183,13 +229,14 @@ function openStream(url: string, handlers: StreamHandlers): () => void {
     if (status.state !== "live") markLive();
   };
 
-  function connect() {
+  /** Opens the stream, from the event `resumeAfter` when the page has the state through it. */
+  function connect(resumeAfter: number | null = null) {
     if (closed) return;
     source?.close();
     markOnce("stream-open");
     // In a worker where the page can start one (eventSourceRelay.ts): receiving a large
     // snapshot then costs the page's thread only the copy of its text.
-    const es = openEventSource(url, STREAM_EVENT_TYPES);
+    const es = openEventSource(resumeAfter === null ? url : resumeUrl(url, resumeAfter), STREAM_EVENT_TYPES);
     source = es;
     es.addEventListener("open", () => {
       if (source === es) markLive();
@@ -211,10 +258,18 @@ function openStream(url: string, handlers: StreamHandlers): () => void {
   if (typeof window !== "undefined") window.addEventListener("online", onOnline);
 
   setStatus(status);
-  connect();
+  // The snapshot first, then the stream from its position. The snapshot is queued before the
+  // stream opens, so every event the stream brings comes after it in the same queue: nothing
+  // is lost or applied twice.
+  void fetchSnapshot(snapshotUrl(url), controller.signal).then((fetched) => {
+    if (closed) return;
+    if (fetched) enqueue(fetched.event);
+    connect(fetched?.eventId ?? null);
+  });
 
   return () => {
     closed = true;
+    controller.abort();
     clearTimeout(staleTimer);
     clearTimeout(retryTimer);
     if (typeof window !== "undefined") window.removeEventListener("online", onOnline);
