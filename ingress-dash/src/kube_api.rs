@@ -184,18 +184,111 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
         .join(": ")
 }
 
-/// One page of an ingress list.
+/// One page of a list.
 #[derive(Debug, Default)]
-pub struct IngressPage {
-    pub items: Vec<Ingress>,
+pub struct ListPage<K> {
+    pub items: Vec<K>,
     /// The list's resourceVersion: a watch from it misses nothing and repeats nothing.
     pub resource_version: String,
     /// Where the next page starts; `None` on the last page.
     pub continue_token: Option<String>,
 }
 
+/// One page of an ingress list.
+pub type IngressPage = ListPage<Ingress>;
+
 /// The events of one established watch, until the API server ends it (`None`) or it fails.
-pub type WatchEvents = BoxStream<'static, Result<WatchEvent<Ingress>, KubeError>>;
+pub type Events<K> = BoxStream<'static, Result<WatchEvent<K>, KubeError>>;
+
+/// The events of one established ingress watch.
+pub type WatchEvents = Events<Ingress>;
+
+/// `call`, given at most `timeout`, its error classified.
+pub(crate) async fn timed<T>(
+    timeout: Duration,
+    call: impl Future<Output = Result<T, kube::Error>>,
+) -> Result<T, KubeError> {
+    match tokio::time::timeout(timeout, call).await {
+        Ok(result) => result.map_err(|error| KubeError::from_kube(error, timeout)),
+        Err(_) => Err(KubeError::Timeout(timeout)),
+    }
+}
+
+/// The `Api` of a namespaced kind in `namespace` (`None`: every namespace).
+pub(crate) fn api_in<K>(client: kube::Client, namespace: Option<&str>) -> Api<K>
+where
+    K: kube::core::Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>,
+{
+    match namespace {
+        Some(namespace) => Api::namespaced(client, namespace),
+        None => Api::all(client),
+    }
+}
+
+/// One page of `api`'s objects (`source`'s page size at most, `fields` a field selector), from
+/// the start or from `continue_token`, within `source`'s time-out. A list answer without a
+/// resourceVersion is refused: no watch could follow it.
+pub(crate) async fn list_page<K, A>(
+    source: &A,
+    api: &Api<K>,
+    continue_token: Option<&str>,
+    fields: Option<&str>,
+) -> Result<ListPage<K>, KubeError>
+where
+    K: kube::core::Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+    A: KubeApi + ?Sized,
+{
+    let mut params = ListParams::default().limit(source.page_size());
+    if let Some(fields) = fields {
+        params = params.fields(fields);
+    }
+    if let Some(token) = continue_token {
+        params = params.continue_token(token);
+    }
+    let page = timed(source.request_timeout(), api.list(&params)).await?;
+    let resource_version = page.metadata.resource_version.unwrap_or_default();
+    if resource_version.is_empty() {
+        return Err(KubeError::BadAnswer(message_cause(
+            "a list answer had no resourceVersion",
+        )));
+    }
+    Ok(ListPage {
+        items: page.items,
+        resource_version,
+        continue_token: page.metadata.continue_.filter(|token| !token.is_empty()),
+    })
+}
+
+/// A watch of `api`'s objects after `resource_version`, with bookmarks (kube asks for them:
+/// they keep the resourceVersion fresh on a quiet scope), ended by the API server after
+/// `source`'s watch time-out. Resolves once the API server has answered.
+pub(crate) async fn watch<K, A>(
+    source: &A,
+    api: &Api<K>,
+    resource_version: &str,
+    fields: Option<&str>,
+) -> Result<Events<K>, KubeError>
+where
+    K: kube::core::Resource
+        + Clone
+        + serde::de::DeserializeOwned
+        + std::fmt::Debug
+        + Send
+        + 'static,
+    A: KubeApi + ?Sized,
+{
+    // kube refuses 295 s and more (the API server's own limit is the reason).
+    let seconds = source.watch_timeout().as_secs().clamp(1, 294) as u32;
+    let mut params = WatchParams::default().timeout(seconds);
+    if let Some(fields) = fields {
+        params = params.fields(fields);
+    }
+    let timeout = source.request_timeout();
+    let events = timed(timeout, api.watch(&params, resource_version)).await?;
+    Ok(events
+        .map(move |event| event.map_err(|error| KubeError::from_kube(error, timeout)))
+        .boxed())
+}
 
 /// What ingress-dash needs from the Kubernetes API.
 pub trait KubeApi: Send + Sync + 'static {
@@ -306,21 +399,7 @@ impl KubeClient {
     }
 
     fn ingresses(&self, namespace: Option<&str>) -> Result<Api<Ingress>, KubeError> {
-        let client = self.client_or_error()?;
-        Ok(match namespace {
-            Some(namespace) => Api::namespaced(client, namespace),
-            None => Api::all(client),
-        })
-    }
-
-    async fn timed<T>(
-        &self,
-        call: impl Future<Output = Result<T, kube::Error>>,
-    ) -> Result<T, KubeError> {
-        match tokio::time::timeout(self.request_timeout, call).await {
-            Ok(result) => result.map_err(|error| KubeError::from_kube(error, self.request_timeout)),
-            Err(_) => Err(KubeError::Timeout(self.request_timeout)),
-        }
+        Ok(api_in(self.client_or_error()?, namespace))
     }
 }
 
@@ -348,7 +427,7 @@ impl KubeApi for KubeClient {
             if let Some(limit) = limit {
                 params = params.limit(limit);
             }
-            let list = self.timed(api.list_metadata(&params)).await?;
+            let list = timed(self.request_timeout, api.list_metadata(&params)).await?;
             let mut names: Vec<String> = list
                 .items
                 .into_iter()
@@ -369,7 +448,7 @@ impl KubeApi for KubeClient {
             let mut items = Vec::new();
             let mut params = ListParams::default().limit(self.page_size);
             loop {
-                let page = self.timed(api.list(&params)).await?;
+                let page = timed(self.request_timeout, api.list(&params)).await?;
                 items.extend(page.items);
                 match page.metadata.continue_.filter(|token| !token.is_empty()) {
                     Some(token) => params = params.continue_token(&token),
@@ -388,22 +467,7 @@ impl KubeApi for KubeClient {
     ) -> BoxFuture<'_, Result<IngressPage, KubeError>> {
         async move {
             let api = self.ingresses(namespace.as_deref())?;
-            let mut params = ListParams::default().limit(self.page_size);
-            if let Some(token) = &continue_token {
-                params = params.continue_token(token);
-            }
-            let page = self.timed(api.list(&params)).await?;
-            let resource_version = page.metadata.resource_version.unwrap_or_default();
-            if resource_version.is_empty() {
-                return Err(KubeError::BadAnswer(message_cause(
-                    "a list answer had no resourceVersion",
-                )));
-            }
-            Ok(IngressPage {
-                items: page.items,
-                resource_version,
-                continue_token: page.metadata.continue_.filter(|token| !token.is_empty()),
-            })
+            list_page(self, &api, continue_token.as_deref(), None).await
         }
         .boxed()
     }
@@ -415,15 +479,7 @@ impl KubeApi for KubeClient {
     ) -> BoxFuture<'_, Result<WatchEvents, KubeError>> {
         async move {
             let api = self.ingresses(namespace.as_deref())?;
-            // kube refuses 295 s and more (the API server's own limit is the reason).
-            let seconds = self.watch_timeout.as_secs().clamp(1, 294) as u32;
-            // Bookmarks are on by default: they keep the resourceVersion fresh on a quiet scope.
-            let params = WatchParams::default().timeout(seconds);
-            let timeout = self.request_timeout;
-            let events = self.timed(api.watch(&params, &resource_version)).await?;
-            Ok(events
-                .map(move |event| event.map_err(|error| KubeError::from_kube(error, timeout)))
-                .boxed())
+            watch(self, &api, &resource_version, None).await
         }
         .boxed()
     }

@@ -4,54 +4,23 @@
 
 use std::fmt::Debug;
 
-use futures_util::stream::BoxStream;
 use futures_util::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
-use kube::api::{Api, ListParams, WatchEvent, WatchParams};
+use kube::api::{Api, WatchEvent};
 use serde::de::DeserializeOwned;
 
 use crate::kinds::{CertManagerCertificate, HttpRoute, Object, TlsSecret, WatchedKind};
-use crate::kube_api::{KubeApi, KubeError, message_cause};
+use crate::kube_api::{self, Events, KubeApi, KubeError, ListPage, api_in};
 
 /// Only TLS Secrets are read (an opaque Secret holds nothing the dashboard shows).
 const TLS_SECRETS: &str = "type=kubernetes.io/tls";
 
 /// One page of a list of any watched kind.
-#[derive(Debug, Default)]
-pub struct ObjectPage {
-    pub items: Vec<Object>,
-    /// The list's resourceVersion: a watch from it misses nothing and repeats nothing.
-    pub resource_version: String,
-    /// Where the next page starts; `None` on the last page.
-    pub continue_token: Option<String>,
-}
+pub type ObjectPage = ListPage<Object>;
 
 /// The events of one established watch of any kind.
-pub type ObjectEvents = BoxStream<'static, Result<WatchEvent<Object>, KubeError>>;
-
-fn api<K, A>(api: &A, namespace: Option<&str>) -> Result<Api<K>, KubeError>
-where
-    K: kube::core::Resource<DynamicType = (), Scope = k8s_openapi::NamespaceResourceScope>,
-    A: KubeApi + ?Sized,
-{
-    let client = api.kube_client()?;
-    Ok(match namespace {
-        Some(namespace) => Api::namespaced(client, namespace),
-        None => Api::all(client),
-    })
-}
-
-async fn timed<T, A: KubeApi + ?Sized>(
-    api: &A,
-    call: impl Future<Output = Result<T, kube::Error>>,
-) -> Result<T, KubeError> {
-    let timeout = api.request_timeout();
-    match tokio::time::timeout(timeout, call).await {
-        Ok(result) => result.map_err(|error| KubeError::from_kube(error, timeout)),
-        Err(_) => Err(KubeError::Timeout(timeout)),
-    }
-}
+pub type ObjectEvents = Events<Object>;
 
 async fn page_of<K, A>(
     source: &A,
@@ -67,26 +36,29 @@ where
         + Debug,
     A: KubeApi + ?Sized,
 {
-    let api: Api<K> = api(source, namespace)?;
-    let mut params = ListParams::default().limit(source.page_size());
-    if let Some(fields) = fields {
-        params = params.fields(fields);
-    }
-    if let Some(token) = &continue_token {
-        params = params.continue_token(token);
-    }
-    let page = timed(source, api.list(&params)).await?;
-    let resource_version = page.metadata.resource_version.unwrap_or_default();
-    if resource_version.is_empty() {
-        return Err(KubeError::BadAnswer(message_cause(
-            "a list answer had no resourceVersion",
-        )));
-    }
-    Ok(ObjectPage {
+    let api: Api<K> = api_in(source.kube_client()?, namespace);
+    let page = kube_api::list_page(source, &api, continue_token.as_deref(), fields).await?;
+    Ok(wrap_page(page, wrap))
+}
+
+fn wrap_page<K>(page: ListPage<K>, wrap: fn(K) -> Object) -> ObjectPage {
+    ListPage {
         items: page.items.into_iter().map(wrap).collect(),
-        resource_version,
-        continue_token: page.metadata.continue_.filter(|token| !token.is_empty()),
-    })
+        resource_version: page.resource_version,
+        continue_token: page.continue_token,
+    }
+}
+
+fn wrap_events<K: Send + 'static>(events: Events<K>, wrap: fn(K) -> Object) -> ObjectEvents {
+    events
+        .map_ok(move |event| match event {
+            WatchEvent::Added(object) => WatchEvent::Added(wrap(object)),
+            WatchEvent::Modified(object) => WatchEvent::Modified(wrap(object)),
+            WatchEvent::Deleted(object) => WatchEvent::Deleted(wrap(object)),
+            WatchEvent::Bookmark(bookmark) => WatchEvent::Bookmark(bookmark),
+            WatchEvent::Error(status) => WatchEvent::Error(status),
+        })
+        .boxed()
 }
 
 async fn watch_of<K, A>(
@@ -105,25 +77,9 @@ where
         + 'static,
     A: KubeApi + ?Sized,
 {
-    let api: Api<K> = api(source, namespace)?;
-    // kube refuses 295 s and more (the API server's own limit is the reason).
-    let seconds = source.watch_timeout().as_secs().clamp(1, 294) as u32;
-    let mut params = WatchParams::default().timeout(seconds);
-    if let Some(fields) = fields {
-        params = params.fields(fields);
-    }
-    let timeout = source.request_timeout();
-    let events = timed(source, api.watch(&params, resource_version)).await?;
-    Ok(events
-        .map_err(move |error| KubeError::from_kube(error, timeout))
-        .map_ok(move |event| match event {
-            WatchEvent::Added(object) => WatchEvent::Added(wrap(object)),
-            WatchEvent::Modified(object) => WatchEvent::Modified(wrap(object)),
-            WatchEvent::Deleted(object) => WatchEvent::Deleted(wrap(object)),
-            WatchEvent::Bookmark(bookmark) => WatchEvent::Bookmark(bookmark),
-            WatchEvent::Error(status) => WatchEvent::Error(status),
-        })
-        .boxed())
+    let api: Api<K> = api_in(source.kube_client()?, namespace);
+    let events = kube_api::watch(source, &api, resource_version, fields).await?;
+    Ok(wrap_events(events, wrap))
 }
 
 fn ingress(object: k8s_openapi::api::networking::v1::Ingress) -> Object {
@@ -158,11 +114,7 @@ pub async fn list_page<A: KubeApi + ?Sized>(
             let page = source
                 .list_ingress_page(namespace.map(str::to_owned), continue_token)
                 .await?;
-            Ok(ObjectPage {
-                items: page.items.into_iter().map(ingress).collect(),
-                resource_version: page.resource_version,
-                continue_token: page.continue_token,
-            })
+            Ok(wrap_page(page, ingress))
         }
         WatchedKind::Services => page_of(source, namespace, continue_token, None, service).await,
         WatchedKind::EndpointSlices => {
@@ -192,15 +144,7 @@ pub async fn watch<A: KubeApi + ?Sized>(
     match kind {
         WatchedKind::Ingresses => {
             let events = source.watch_ingresses(namespace, resource_version).await?;
-            Ok(events
-                .map_ok(|event| match event {
-                    WatchEvent::Added(object) => WatchEvent::Added(ingress(object)),
-                    WatchEvent::Modified(object) => WatchEvent::Modified(ingress(object)),
-                    WatchEvent::Deleted(object) => WatchEvent::Deleted(ingress(object)),
-                    WatchEvent::Bookmark(bookmark) => WatchEvent::Bookmark(bookmark),
-                    WatchEvent::Error(status) => WatchEvent::Error(status),
-                })
-                .boxed())
+            Ok(wrap_events(events, ingress))
         }
         WatchedKind::Services => watch_of(source, namespace_ref, from, None, service).await,
         WatchedKind::EndpointSlices => {
@@ -222,7 +166,12 @@ pub async fn serves<A: KubeApi + ?Sized>(
     resource: &str,
 ) -> Result<bool, KubeError> {
     let client = source.kube_client()?;
-    match timed(source, client.list_api_group_resources(group_version)).await {
+    match kube_api::timed(
+        source.request_timeout(),
+        client.list_api_group_resources(group_version),
+    )
+    .await
+    {
         Ok(list) => Ok(list.resources.iter().any(|entry| entry.name == resource)),
         Err(KubeError::Api { status: 404, .. }) => Ok(false),
         Err(error) => Err(error),
