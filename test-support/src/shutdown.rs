@@ -153,6 +153,12 @@ fn send(host_port: &str, path: &str, headers: &str) -> Sent {
     sent
 }
 
+/// How long before the signal a fast request may still be unanswered: the signal leaves a
+/// few milliseconds after the time taken (`kill` is a process), and a connection the kernel
+/// has completed but the server not yet accepted is closed unanswered when it stops accepting
+/// (seen at 7 ms under load). Such a request is refused, never half-answered (asserted below).
+const SIGNAL_MARGIN_MS: i64 = 50;
+
 /// Runs `plan` against `running`: slow requests in flight (`in_flight` says when they have all
 /// reached the slow upstream), fast ones in a loop, then SIGTERM. Asserts that every slow request got
 /// its complete answer, that connections made once the signal was handled are refused, that
@@ -240,7 +246,7 @@ pub fn assert_sigterm_under_load(
         .flat_map(|thread| thread.join().unwrap())
         .collect();
     for answer in &answers {
-        if answer.at_ms < 0 {
+        if answer.at_ms < -SIGNAL_MARGIN_MS {
             assert_eq!(answer.status, Some(200), "before SIGTERM: {answer:?}");
         } else if answer.status.is_none() {
             // A new request once the signal is handled: refused, never half-answered.

@@ -126,6 +126,33 @@ impl TestApp {
     }
 }
 
+/// The built ingress-dash binary started on a free port against the API at `api_url`, with
+/// `shutdown_timeout` and `extra_yaml` (top-level YAML after the `kubernetes` section, which may
+/// continue it with two-space indented keys). The `ServiceBinary` holds the configuration file.
+pub fn start_binary(
+    api_url: &str,
+    shutdown_timeout: &str,
+    extra_yaml: &str,
+) -> (
+    test_support::binary::ServiceBinary,
+    test_support::binary::RunningBinary,
+) {
+    let binary = test_support::binary::ServiceBinary::new(
+        env!("CARGO_BIN_EXE_ingress-dash"),
+        "ingress-dash",
+        "/api/live",
+    );
+    let port = test_support::free_port();
+    let config = binary.config_file(
+        "ingress-dash.yaml",
+        &format!(
+            "server:\n  host: 127.0.0.1\n  port: {port}\n  shutdown_timeout: {shutdown_timeout}\nkubernetes:\n  api_url: {api_url}\n{extra_yaml}"
+        ),
+    );
+    let running = binary.start(&config, port);
+    (binary, running)
+}
+
 /// One parsed SSE block.
 #[derive(Debug, Clone)]
 pub struct SseEvent {

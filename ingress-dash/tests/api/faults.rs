@@ -456,25 +456,12 @@ async fn the_breaker_opens_rejects_fast_probes_and_closes() {
 
 #[test]
 fn sigterm_under_load_finishes_in_flight_lists_refuses_new_ones_and_exits_0() {
-    use test_support::binary::ServiceBinary;
     use test_support::shutdown::{ShutdownPlan, assert_sigterm_under_load};
 
     let kube = KubeTestServer::start(Options::default()).expect("kube-test-server starts");
     sample::populate(&kube.cluster, 6, 2);
-    let binary = ServiceBinary::new(
-        env!("CARGO_BIN_EXE_ingress-dash"),
-        "ingress-dash",
-        "/api/live",
-    );
-    let port = test_support::free_port();
-    let config = binary.config_file(
-        "sigterm.yaml",
-        &format!(
-            "server:\n  host: 127.0.0.1\n  port: {port}\n  shutdown_timeout: 10s\nkubernetes:\n  api_url: {}\nrate_limit:\n  enabled: false\n",
-            kube.url()
-        ),
-    );
-    let mut running = binary.start(&config, port);
+    let (_binary, mut running) =
+        crate::app::start_binary(kube.url(), "10s", "rate_limit:\n  enabled: false\n");
     // Every API answer now takes 2 s: the list behind the first snapshot is in flight.
     kube.cluster.faults.set_latency(Duration::from_secs(2));
     let lists = kube.cluster.list_requests();

@@ -3,11 +3,11 @@
 
 use std::time::{Duration, SystemTime};
 
+use crate::app::start_binary;
 use kube_test_server::tls::{CertificateAuthority, tls_secret};
 use kube_test_server::{Kind, KubeTestServer, Options};
 use serde_json::json;
-use test_support::binary::ServiceBinary;
-use test_support::{free_port, http_get, wait_until};
+use test_support::{http_get, wait_until};
 
 use crate::backends::ingress_to;
 
@@ -38,20 +38,11 @@ fn the_key_is_in_no_log_line_even_at_debug() {
     ]);
     kube.cluster.put_ingress(ingress);
 
-    let binary = ServiceBinary::new(
-        env!("CARGO_BIN_EXE_ingress-dash"),
-        "ingress-dash",
-        "/api/live",
+    let (_binary, mut running) = start_binary(
+        kube.url(),
+        "5s",
+        "certificates:\n  read_secrets: true\nobservability:\n  log_level: debug\n  log_format: json\n",
     );
-    let port = free_port();
-    let config = binary.config_file(
-        "secrets.yaml",
-        &format!(
-            "server:\n  host: 127.0.0.1\n  port: {port}\n  shutdown_timeout: 5s\nobservability:\n  log_level: debug\n  log_format: json\nkubernetes:\n  api_url: {}\ncertificates:\n  read_secrets: true\n",
-            kube.url()
-        ),
-    );
-    let mut running = binary.start(&config, port);
     let mut answers = String::new();
     wait_until("the certificate is read", Duration::from_secs(30), || {
         let Some((200, body)) = http_get(&running.host_port, "/api/ingresses?namespaces=vault")

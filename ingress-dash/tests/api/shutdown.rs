@@ -6,30 +6,16 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use crate::app::start_binary;
 use kube_test_server::{KubeTestServer, Options};
-use test_support::binary::ServiceBinary;
-use test_support::free_port;
 
 #[test]
 fn sigterm_ends_open_streams_and_the_process_promptly() {
     let kube = KubeTestServer::start(Options::default()).expect("kube-test-server starts");
     kube.cluster.add_namespace("shop");
-    let binary = ServiceBinary::new(
-        env!("CARGO_BIN_EXE_ingress-dash"),
-        "ingress-dash",
-        "/api/live",
-    );
-    let port = free_port();
-    let config = binary.config_file(
-        "shutdown.yaml",
-        &format!(
-            "server:\n  host: 127.0.0.1\n  port: {port}\n  shutdown_timeout: 60s\nkubernetes:\n  api_url: {}\n  namespaces: [shop]\n",
-            kube.url()
-        ),
-    );
-    let mut running = binary.start(&config, port);
+    let (_binary, mut running) = start_binary(kube.url(), "60s", "  namespaces: [shop]\n");
 
-    let mut streams: Vec<TcpStream> = (0..3).map(|_| open_stream(port)).collect();
+    let mut streams: Vec<TcpStream> = (0..3).map(|_| open_stream(&running.host_port)).collect();
     for stream in &mut streams {
         read_until(stream, "event: snapshot");
     }
@@ -57,8 +43,8 @@ fn sigterm_ends_open_streams_and_the_process_promptly() {
     }
 }
 
-fn open_stream(port: u16) -> TcpStream {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connects");
+fn open_stream(host_port: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(host_port).expect("connects");
     stream
         .write_all(b"GET /api/ingresses/stream HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n")
         .unwrap();
