@@ -224,6 +224,7 @@ async fn run_scale(ingresses: usize, commit: &str) -> Figures {
         .get()
         .map(|at| at.duration_since(load_started));
     let watched_mib = settled_rss_mib(pid, Duration::from_secs(30)).await;
+    measure::allocator_probe(pid, "all watched", idle_mib);
     let first_events: Vec<String> = keeper
         .seen
         .lock()

@@ -351,8 +351,9 @@ pub fn snapshot_contents(event: &str) -> (usize, Vec<String>) {
 }
 
 /// Resident memory after asking the service's allocator to give its free pages back
-/// (`malloc_trim(0)` through gdb, `BENCH_TRIM_PROBE=1`): what RSS keeps of a transient peak
-/// rather than of live data. None when not asked for or gdb cannot attach.
+/// (`BENCH_TRIM_PROBE=1`, through gdb: mimalloc's `mi_collect(true)`, which also purges the
+/// free pages of every arena at once, then glibc's `malloc_trim(0)`): what RSS keeps of a
+/// transient peak rather than of live data. None when not asked for or gdb cannot attach.
 pub fn rss_after_trim_mib(pid: u32) -> Option<f64> {
     if std::env::var("BENCH_TRIM_PROBE").map_or(true, |v| v != "1") {
         return None;
@@ -362,6 +363,9 @@ pub fn rss_after_trim_mib(pid: u32) -> Option<f64> {
             "-p",
             &pid.to_string(),
             "-batch",
+            // Absent from the glibc build (`--no-default-features`): gdb goes on to the next.
+            "-ex",
+            "call (void) mi_collect(1)",
             "-ex",
             "call (int) malloc_trim(0)",
         ])
@@ -370,4 +374,37 @@ pub fn rss_after_trim_mib(pid: u32) -> Option<f64> {
         .status()
         .ok()?;
     status.success().then(|| rss_mib(pid))
+}
+
+/// Anonymous resident memory of `pid` in MiB (`/proc/PID/smaps_rollup`; 0 when unreadable).
+pub fn anonymous_mib(pid: u32) -> f64 {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+    rollup
+        .lines()
+        .find_map(|line| line.strip_prefix("Anonymous:"))
+        .and_then(|value| {
+            value
+                .trim()
+                .trim_end_matches(" kB")
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
+/// Under `BENCH_TRIM_PROBE=1`, prints where the resident memory of a stage sits: anonymous
+/// (heap) and, after [`rss_after_trim_mib`], what the allocator held free (this changes the
+/// service's state: later stages start from the trimmed heap).
+pub fn allocator_probe(pid: u32, stage: &str, idle_mib: f64) {
+    let before = rss_mib(pid);
+    let anonymous = anonymous_mib(pid);
+    if let Some(after) = rss_after_trim_mib(pid) {
+        eprintln!(
+            "  allocator probe ({stage}): resident +{:.1} MiB over idle, anonymous {anonymous:.1} MiB; after mi_collect(true)/malloc_trim(0) +{:.1} MiB ({:.1} MiB were free pages)",
+            before - idle_mib,
+            after - idle_mib,
+            before - after
+        );
+    }
 }
