@@ -5,6 +5,8 @@
 //! in-process; `main.rs` is one call).
 
 pub(crate) mod access;
+/// The binary's allocator (`main.rs`) and the long-lived heap of the stored records.
+pub mod alloc;
 pub(crate) mod backends;
 pub(crate) mod cache;
 pub(crate) mod certificates;

@@ -292,14 +292,18 @@ impl StoredRecord {
             buffer.clear();
             serde_json::to_writer(&mut *buffer, record).expect("records serialise");
             let text = std::str::from_utf8(buffer).expect("serde_json writes UTF-8");
-            serde_json::value::RawValue::from_string(text.to_owned()).expect("records serialise")
+            let kept = crate::alloc::long_lived(|| text.to_owned());
+            serde_json::value::RawValue::from_string(kept).expect("records serialise")
         });
         debug_assert_eq!((&*namespace, &*name), (&*record.namespace, &*record.name));
         Self {
             kind: record.kind,
             namespace,
             name,
-            search: fields.join("\n").to_lowercase().into_boxed_str(),
+            search: {
+                let search = fields.join("\n").to_lowercase();
+                crate::alloc::long_lived(|| Box::from(search.as_str()))
+            },
             json,
         }
     }

@@ -11,10 +11,14 @@ use futures_util::StreamExt;
 
 /// VmRSS of `pid` in MiB (0 when it cannot be read).
 pub fn rss_mib(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
+    proc_kib_field(&format!("/proc/{pid}/status"), "VmRSS:") / 1024.0
+}
+
+/// The value of a `<field> N kB` line of a /proc file, in KiB (0 when it cannot be read).
+fn proc_kib_field(path: &str, field: &str) -> f64 {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .find_map(|line| line.strip_prefix(field))
         .and_then(|value| {
             value
                 .trim()
@@ -23,7 +27,7 @@ pub fn rss_mib(pid: u32) -> f64 {
                 .parse::<f64>()
                 .ok()
         })
-        .map_or(0.0, |kib| kib / 1024.0)
+        .unwrap_or(0.0)
 }
 
 /// VmRSS once it has stopped moving (two samples 500 ms apart within 0.25 MiB), at most `limit`
@@ -181,16 +185,19 @@ pub async fn wait_live(client: &reqwest::Client, base: &str) {
     panic!("ingress-dash did not start");
 }
 
-/// The service's own count of running watchers, from `/_metrics`.
+/// The service's own count of running watchers, from `/_metrics`. Asked twice at most: a
+/// pooled connection the service closes as idle just as it is reused fails the first try
+/// (`IncompleteMessage`, seen once); a service that is gone fails both.
 pub async fn watcher_gauge(client: &reqwest::Client, base: &str) -> String {
-    let text = client
-        .get(format!("{base}/_metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let url = format!("{base}/_metrics");
+    let response = match client.get(&url).send().await {
+        Ok(response) => response,
+        Err(first) => {
+            eprintln!("  /_metrics failed once ({first}); asking again");
+            client.get(&url).send().await.unwrap()
+        }
+    };
+    let text = response.text().await.unwrap();
     text.lines()
         .find_map(|line| line.strip_prefix("ingress_dash_watchers "))
         .unwrap_or("?")
@@ -378,19 +385,7 @@ pub fn rss_after_trim_mib(pid: u32) -> Option<f64> {
 
 /// Anonymous resident memory of `pid` in MiB (`/proc/PID/smaps_rollup`; 0 when unreadable).
 pub fn anonymous_mib(pid: u32) -> f64 {
-    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
-    rollup
-        .lines()
-        .find_map(|line| line.strip_prefix("Anonymous:"))
-        .and_then(|value| {
-            value
-                .trim()
-                .trim_end_matches(" kB")
-                .trim()
-                .parse::<f64>()
-                .ok()
-        })
-        .map_or(0.0, |kib| kib / 1024.0)
+    proc_kib_field(&format!("/proc/{pid}/smaps_rollup"), "Anonymous:") / 1024.0
 }
 
 /// Under `BENCH_TRIM_PROBE=1`, prints where the resident memory of a stage sits: anonymous

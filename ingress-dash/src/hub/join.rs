@@ -174,7 +174,7 @@ impl Joiner {
         if let Some(shared) = self.namespaces.get(namespace) {
             return shared.clone();
         }
-        let shared: Arc<str> = Arc::from(namespace);
+        let shared: Arc<str> = crate::alloc::long_lived(|| Arc::from(namespace));
         self.namespaces.insert(shared.clone());
         shared
     }
@@ -185,7 +185,7 @@ impl Joiner {
         let probe = (
             record.kind,
             namespace,
-            Arc::<str>::from(record.name.as_str()),
+            crate::alloc::long_lived(|| Arc::<str>::from(record.name.as_str())),
         );
         match self.records.get_key_value(&probe) {
             Some((key, _)) => key.clone(),
@@ -293,11 +293,8 @@ impl Joiner {
                 expiries(&record),
             ));
         }
-        let stored = Arc::new(StoredRecord::with_names(
-            &record,
-            key.1.clone(),
-            key.2.clone(),
-        ));
+        let stored = StoredRecord::with_names(&record, key.1.clone(), key.2.clone());
+        let stored = crate::alloc::long_lived(|| Arc::new(stored));
         self.records.insert(
             key,
             Entry {

@@ -112,7 +112,7 @@ impl Task {
         self.record_expiries(&changes);
         self.published = true;
         let sent = self.send(Input::Listed(self.joiner.all()));
-        give_back_memory();
+        crate::alloc::give_back_memory();
         sent
     }
 
@@ -159,7 +159,7 @@ impl Task {
                 Report::Page { .. } => true,
                 Report::Listed if !self.published => {
                     let changes = self.joiner.finish(kind);
-                    give_back_memory();
+                    crate::alloc::give_back_memory();
                     self.record_expiries(&changes);
                     self.waiting = true;
                     !self.all_settled() || self.release_first_list()
@@ -168,7 +168,7 @@ impl Task {
                     let changes = self.joiner.finish(kind);
                     self.record_expiries(&changes);
                     let sent = self.send(Input::Listed(self.joiner.all()));
-                    give_back_memory();
+                    crate::alloc::give_back_memory();
                     sent
                 }
                 // A change after the list that waits: the list goes first.
@@ -187,7 +187,7 @@ impl Task {
             Report::Page { .. } => {}
             Report::Listed => {
                 let changes = self.joiner.finish(kind);
-                give_back_memory();
+                crate::alloc::give_back_memory();
                 self.settled.insert(kind);
                 if !self.publish(changes) {
                     return false;
@@ -366,18 +366,6 @@ pub(super) async fn run(hub: Weak<Hub>, scope: Scope, mut plan: Plan) {
             }
         }
     }
-}
-
-/// After a complete list, mimalloc (the binary's allocator) hands back the pages the list's
-/// objects used: it keeps a thread's freed pages until that thread allocates again, and the
-/// watcher's thread is idle after a large first list.
-fn give_back_memory() {
-    #[cfg(feature = "mimalloc")]
-    // SAFETY: mi_collect takes no pointer; it only walks mimalloc's own heaps and may be called
-    // from any thread at any time.
-    unsafe {
-        libmimalloc_sys::mi_collect(true)
-    };
 }
 
 async fn sleep_until(deadline: Option<Instant>) {
