@@ -34,10 +34,28 @@ pub(crate) fn long_lived<T>(make: impl FnOnce() -> T) -> T {
     make()
 }
 
-/// Hands the pages this thread freed back to the system at once (mimalloc keeps a thread's
-/// freed pages until it allocates again or a delay has passed; a watcher's thread is idle after
-/// a large list). A no-op without mimalloc.
+/// The runtime of the thread the service was prepared on (the main thread): the API client's
+/// connections started there read every list's pages there, so that thread owns their pages.
+static MAIN_RUNTIME: std::sync::OnceLock<tokio::runtime::Handle> = std::sync::OnceLock::new();
+
+/// Remembers the current runtime as the one [`give_back_memory`] also collects on.
+pub(crate) fn remember_main_runtime() {
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        let _ = MAIN_RUNTIME.set(runtime);
+    }
+}
+
+/// Hands the pages freed on this thread and on the main thread back to the system (mimalloc
+/// keeps a thread's freed pages, including blocks other threads freed, until that thread
+/// allocates again or collects; both are idle after a large list). A no-op without mimalloc.
 pub(crate) fn give_back_memory() {
+    collect();
+    if let Some(runtime) = MAIN_RUNTIME.get() {
+        runtime.spawn(async { collect() });
+    }
+}
+
+fn collect() {
     #[cfg(feature = "mimalloc")]
     // SAFETY: mi_collect takes no pointer; it only walks mimalloc's own heaps and may be called
     // from any thread at any time.

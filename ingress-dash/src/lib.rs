@@ -85,6 +85,7 @@ impl Service for IngressDash {
 
     async fn prepare(self, settings: Settings) -> anyhow::Result<Prepared<web::Data<AppState>>> {
         let api = self.api;
+        crate::alloc::remember_main_runtime();
         let redaction = Arc::new(Redaction::configured(
             settings.annotations.redact_defaults,
             &settings.annotations.redact,
