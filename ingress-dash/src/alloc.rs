@@ -34,8 +34,9 @@ pub(crate) fn long_lived<T>(make: impl FnOnce() -> T) -> T {
     make()
 }
 
-/// The runtime of the thread the service was prepared on (the main thread): the API client's
-/// connections started there read every list's pages there, so that thread owns their pages.
+/// The runtime of the thread the service was prepared on (the main thread). The API client's
+/// first connections are made there, and at 50k most of the free pages a forced collection
+/// found were that idle thread's (8-12 MiB, 4 once it collects too: bench/ingress-dash/results.md).
 static MAIN_RUNTIME: std::sync::OnceLock<tokio::runtime::Handle> = std::sync::OnceLock::new();
 
 /// Remembers the current runtime as the one [`give_back_memory`] also collects on.
@@ -49,6 +50,9 @@ pub(crate) fn remember_main_runtime() {
 /// keeps a thread's freed pages, including blocks other threads freed, until that thread
 /// allocates again or collects; both are idle after a large list). A no-op without mimalloc.
 pub(crate) fn give_back_memory() {
+    if !cfg!(feature = "mimalloc") {
+        return;
+    }
     collect();
     if let Some(runtime) = MAIN_RUNTIME.get() {
         runtime.spawn(async { collect() });
@@ -123,6 +127,7 @@ mod with_mimalloc {
             }
         }
 
+        /// Always the ordinary heap: what [`super::long_lived`] builds is copied, not zeroed.
         #[inline]
         unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
             // SAFETY: the caller's contract, passed on.
