@@ -12,6 +12,7 @@ use service_kit::server::ShutdownNotice;
 
 use crate::access::Viewer;
 use crate::error::Error;
+use crate::hub::snapshot_body::Layout;
 use crate::namespaces::{NamespaceList, Selection};
 use crate::state::AppState;
 use crate::stream::{self, StreamOptions};
@@ -147,7 +148,9 @@ async fn ingresses(
         // Compress adds Vary only to what it compresses.
         response.insert_header((header::VARY, "Accept-Encoding"));
     }
-    let chunks = snapshot.into_json_chunks().map(Ok::<_, Infallible>);
+    let chunks = snapshot
+        .into_json_chunks(Layout::LinePerItem)
+        .map(Ok::<_, Infallible>);
     Ok(response.streaming(futures_util::stream::iter(chunks)))
 }
 

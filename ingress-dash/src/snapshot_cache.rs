@@ -20,6 +20,7 @@ use tokio::sync::OnceCell;
 
 use crate::error::Error;
 use crate::hub::Snapshot;
+use crate::hub::snapshot_body::Layout;
 use crate::namespaces::Selection;
 
 /// Bodies kept at once (each about a tenth of its JSON: 5-6 MiB at 50,000 records).
@@ -215,7 +216,7 @@ pub fn gzip_snapshot(snapshot: Snapshot) -> Bytes {
         Vec::with_capacity(1 << 16),
         flate2::Compression::new(GZIP_LEVEL),
     );
-    for chunk in snapshot.into_json_chunks() {
+    for chunk in snapshot.into_json_chunks(Layout::LinePerItem) {
         encoder.write_all(&chunk).expect("writing to memory");
     }
     Bytes::from(encoder.finish().expect("writing to memory"))

@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::*;
 use crate::hub::NamespaceError;
+use crate::hub::snapshot_body::Layout;
 use crate::records::{IngressRecord, StoredRecord};
 
 fn record(name: &str, version: u32) -> Arc<StoredRecord> {
@@ -50,7 +51,10 @@ fn gunzip(body: &[u8]) -> Vec<u8> {
 }
 
 fn uncached(items: &[Arc<StoredRecord>]) -> Vec<u8> {
-    snapshot(items).into_json_chunks().flatten().collect()
+    snapshot(items)
+        .into_json_chunks(Layout::LinePerItem)
+        .flatten()
+        .collect()
 }
 
 #[tokio::test]
@@ -84,7 +88,11 @@ async fn the_cached_body_is_the_snapshot_and_follows_the_position() {
         message: "no".into(),
         status: Some(403),
     });
-    let expected: Vec<u8> = failing.clone().into_json_chunks().flatten().collect();
+    let expected: Vec<u8> = failing
+        .clone()
+        .into_json_chunks(Layout::LinePerItem)
+        .flatten()
+        .collect();
     assert_eq!(
         gunzip(&cache.gzip(key(None), failing).await.unwrap()),
         expected

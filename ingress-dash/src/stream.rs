@@ -18,7 +18,7 @@ use futures_util::Stream;
 use service_kit::server::ShutdownNotice;
 use tokio::sync::broadcast;
 
-use crate::hub::snapshot_body::JsonChunks;
+use crate::hub::snapshot_body::{JsonChunks, Layout};
 use crate::hub::{Hub, HubEvent, ResyncNotice, Scope, Start, Subscription};
 use crate::namespaces::Selection;
 
@@ -256,7 +256,7 @@ impl Client {
                     self.queue_resync(resync_id, reason);
                 }
                 self.queued.push_back(event_head("snapshot", id));
-                self.snapshot = Some(snapshot.into_json_chunks());
+                self.snapshot = Some(snapshot.into_json_chunks(Layout::OneLine));
             }
             Start::Replay(events) => {
                 for event in events {

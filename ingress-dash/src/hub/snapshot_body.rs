@@ -17,9 +17,11 @@ use std::sync::Arc;
 pub const CHUNK_BYTES: usize = 32 * 1024;
 
 /// Yields `{"items":[...],"errors":[...],"notices":[...],"expiryWarningDays":N}` (and
-/// `"eventId":N` before the end when there is one), byte for byte what serialising the
-/// [`Snapshot`] gives, in chunks of about [`CHUNK_BYTES`].
+/// `"eventId":N` before the end when there is one) in chunks of about [`CHUNK_BYTES`]: byte for
+/// byte what serialising the [`Snapshot`] gives, or in [`Layout::LinePerItem`] the same JSON with
+/// a line break before each item and before the `]` that closes them.
 pub struct JsonChunks {
+    layout: Layout,
     items: std::vec::IntoIter<Arc<StoredRecord>>,
     errors: Vec<NamespaceError>,
     notices: Vec<Notice>,
@@ -30,6 +32,18 @@ pub struct JsonChunks {
     stage: Stage,
 }
 
+/// How the body is laid out; both are the same JSON value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// One line (an SSE event's data may not hold a line break).
+    OneLine,
+    /// `{"items":[` on the first line, then each item on a line of its own (each but the last
+    /// followed by a comma), then a line from `],"errors":` to the end: a client may parse the
+    /// records of each complete line while the rest arrives (web/src/api/snapshotBody.ts). A
+    /// stored record's JSON never holds a raw line break (serde_json escapes them in strings).
+    LinePerItem,
+}
+
 #[derive(PartialEq)]
 enum Stage {
     Opening,
@@ -38,12 +52,13 @@ enum Stage {
 }
 
 impl Snapshot {
-    pub fn into_json_chunks(self) -> JsonChunks {
-        self.into_json_chunks_of(CHUNK_BYTES)
+    pub fn into_json_chunks(self, layout: Layout) -> JsonChunks {
+        self.into_json_chunks_of(layout, CHUNK_BYTES)
     }
 
-    fn into_json_chunks_of(self, chunk_bytes: usize) -> JsonChunks {
+    fn into_json_chunks_of(self, layout: Layout, chunk_bytes: usize) -> JsonChunks {
         JsonChunks {
+            layout,
             items: self.items.into_iter(),
             errors: self.errors,
             notices: self.notices,
@@ -69,7 +84,11 @@ impl Iterator for JsonChunks {
             self.stage = Stage::Items;
         }
         while chunk.len() < self.chunk_bytes {
+            let line_break = self.layout == Layout::LinePerItem;
             let Some(record) = self.items.next() else {
+                if line_break {
+                    chunk.put_u8(b'\n');
+                }
                 chunk.put_slice(br#"],"errors":"#);
                 serde_json::to_writer((&mut chunk).writer(), &self.errors)
                     .expect("namespace errors serialise");
@@ -90,6 +109,9 @@ impl Iterator for JsonChunks {
                 chunk.put_u8(b',');
             }
             self.wrote_any_item = true;
+            if line_break {
+                chunk.put_u8(b'\n');
+            }
             chunk.put_slice(record.json().as_bytes());
         }
         Some(chunk.freeze())
@@ -152,16 +174,51 @@ mod tests {
     }
 
     #[test]
-    fn chunks_join_to_exactly_the_serialised_snapshot() {
+    fn one_line_chunks_join_to_exactly_the_serialised_snapshot() {
         for (records, errors) in [(0, 0), (0, 2), (1, 0), (3, 1), (250, 0)] {
             let expected = serde_json::to_vec(&snapshot(records, errors)).unwrap();
             for chunk_bytes in [1, 100, CHUNK_BYTES] {
-                let (body, _) = joined(snapshot(records, errors).into_json_chunks_of(chunk_bytes));
+                let (body, _) = joined(
+                    snapshot(records, errors).into_json_chunks_of(Layout::OneLine, chunk_bytes),
+                );
                 assert_eq!(
                     String::from_utf8(body).unwrap(),
                     String::from_utf8(expected.clone()).unwrap(),
                     "{records} records, {errors} errors, chunks of {chunk_bytes}"
                 );
+            }
+        }
+    }
+
+    /// Line per item: the same JSON value, laid out as web/src/api/snapshotBody.ts reads it.
+    #[test]
+    fn line_per_item_puts_each_record_on_a_line_of_its_own() {
+        for (records, errors) in [(0, 0), (0, 2), (1, 0), (3, 1), (250, 0)] {
+            let expected = serde_json::to_value(snapshot(records, errors)).unwrap();
+            for chunk_bytes in [1, 100, CHUNK_BYTES] {
+                let (body, _) = joined(
+                    snapshot(records, errors).into_json_chunks_of(Layout::LinePerItem, chunk_bytes),
+                );
+                let text = String::from_utf8(body).unwrap();
+                let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+                assert_eq!(
+                    value, expected,
+                    "{records} records, chunks of {chunk_bytes}"
+                );
+                let lines: Vec<&str> = text.split('\n').collect();
+                assert_eq!(lines.len(), records + 2, "{text}");
+                assert_eq!(lines[0], r#"{"items":["#);
+                for (index, line) in lines[1..=records].iter().enumerate() {
+                    let line = if index + 1 < records {
+                        line.strip_suffix(',')
+                            .expect("a comma after each item but the last")
+                    } else {
+                        line
+                    };
+                    let item: IngressRecord = serde_json::from_str(line).unwrap();
+                    assert_eq!(item, sample_record(&format!("web-{index}")));
+                }
+                assert!(lines[records + 1].starts_with(r#"],"errors":"#));
             }
         }
     }
@@ -172,7 +229,8 @@ mod tests {
     #[test]
     fn the_written_bytes_parse_into_the_snapshot_wire_type() {
         for (records, errors) in [(0, 0), (0, 2), (1, 0), (3, 1)] {
-            let (body, _) = joined(snapshot(records, errors).into_json_chunks_of(100));
+            let (body, _) =
+                joined(snapshot(records, errors).into_json_chunks_of(Layout::OneLine, 100));
             let parsed: Snapshot = serde_json::from_slice(&body)
                 .unwrap_or_else(|error| panic!("{records} records, {errors} errors: {error}"));
             assert_eq!(parsed.items.len(), records);
@@ -191,7 +249,9 @@ mod tests {
     #[test]
     fn a_large_snapshot_is_cut_into_chunks_of_about_the_chunk_size() {
         let whole = serde_json::to_vec(&snapshot(2_000, 0)).unwrap().len();
-        let chunks: Vec<Bytes> = snapshot(2_000, 0).into_json_chunks().collect();
+        let chunks: Vec<Bytes> = snapshot(2_000, 0)
+            .into_json_chunks(Layout::LinePerItem)
+            .collect();
         assert!(
             chunks.len() >= whole / CHUNK_BYTES,
             "{} chunks",

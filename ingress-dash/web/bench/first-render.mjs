@@ -53,11 +53,20 @@ try {
         if (!count.startsWith(`${rows.toLocaleString("en")} `) || !document.querySelector("[data-key]")) return false;
         return {
           firstRenderMs: performance.now(),
-          // The app marks when the snapshot event reaches its handler (its stream may live in a
-          // worker, where the EventSource hook below does not see it).
+          // The app marks when the snapshot's body has been read (fetched, or the stream's
+          // event reaching its handler: the stream may live in a worker, where the
+          // EventSource hook below does not see it).
           fromSnapshotMs: performance.now() - (performance.getEntriesByName("ingress-dash:snapshot-received")[0]?.startTime ?? window.__bench.snapshotAt ?? Number.NaN),
           domRows: document.querySelectorAll("[data-key]").length,
           jsHeapMiB: (performance.memory?.usedJSHeapSize ?? 0) / 1048576,
+          // The app's marks (ms from the navigation's start) and the snapshot fetch's timing.
+          marks: Object.fromEntries(
+            performance.getEntriesByType("mark").filter((m) => m.name.startsWith("ingress-dash:")).map((m) => [m.name.slice(13), Math.round(m.startTime)]),
+          ),
+          fetch: performance
+            .getEntriesByType("resource")
+            .filter((r) => new URL(r.name).pathname === "/api/ingresses")
+            .map((r) => ({ start: Math.round(r.requestStart), firstByte: Math.round(r.responseStart), end: Math.round(r.responseEnd), encodedBytes: r.encodedBodySize, bytes: r.decodedBodySize }))[0],
         };
       },
       ROWS,

@@ -111,15 +111,15 @@ export function decodeRecord(raw: unknown): IngressRecord {
   return record as unknown as IngressRecord;
 }
 
-/** A snapshot's data, every item filled in place. */
-export function decodeSnapshot(raw: unknown): Snapshot {
+/** A snapshot's data, every item filled in place (unless `itemsFilled`: done as they were read). */
+export function decodeSnapshot(raw: unknown, itemsFilled = false): Snapshot {
   const snapshot = raw as Loose;
   fill(snapshot, [
     ["items", EMPTY_LIST],
     ["errors", EMPTY_LIST],
     ["notices", EMPTY_LIST],
   ]);
-  for (const item of snapshot.items as unknown[]) decodeRecord(item);
+  if (!itemsFilled) for (const item of snapshot.items as unknown[]) decodeRecord(item);
   return snapshot as unknown as Snapshot;
 }
 

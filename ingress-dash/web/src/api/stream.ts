@@ -11,7 +11,8 @@
 import { openEventSource, type StreamSource } from "./eventSourceRelay";
 import { STREAM_EVENT_TYPES, type StreamEvent, type StreamEventType } from "./events";
 import type { ErrorBody } from "./wire";
-import { decodeEvent } from "./decode";
+import { decodeEvent, decodeRecord, decodeSnapshot } from "./decode";
+import { readSnapshotJson } from "./snapshotBody";
 import { markOnce } from "../lib/perfMarks";
 
 /** A drop that lasts longer than this turns "reconnecting" into "stale". */
@@ -66,13 +67,11 @@ export async function fetchSnapshot(url: string, signal: AbortSignal): Promise<F
   try {
     const response = await fetch(url, { signal, headers: { accept: "application/json" } });
     if (!response.ok) return null;
-    const text = await response.text();
-    markOnce("snapshot-received");
-    const body = JSON.parse(text) as { eventId?: unknown } | null;
+    // Each record is filled to its full shape as soon as its line is parsed.
+    const body = (await readSnapshotJson(response, decodeRecord)) as { eventId?: unknown } | null;
     const eventId = body?.eventId;
     if (typeof eventId !== "number" || !Number.isSafeInteger(eventId) || eventId < 0) return null;
-    const event = decodeEvent("snapshot", body);
-    if (event.type !== "snapshot") return null;
+    const event = { type: "snapshot" as const, data: decodeSnapshot(body, true) };
     markOnce("snapshot-parsed");
     return { event, eventId };
   } catch {
