@@ -290,7 +290,24 @@ async fn run_scale(ingresses: usize, commit: &str) -> Figures {
     let sse_p99 = percentile(&mut latencies, 0.99);
 
     // 5. First render in the browser, the watchers warm (the keeper is still connected).
+    let watched = [
+        "ingress_dash_snapshot_cache_total",
+        "ingress_dash_stream_events_sent_total",
+    ];
+    eprintln!(
+        "  before the browser: {}",
+        measure::metric_lines(&http, &base, &watched).await
+    );
     let browser = first_render(&base, ingresses).await;
+    eprintln!(
+        "  after the browser: {}",
+        measure::metric_lines(&http, &base, &watched).await
+    );
+    if let Ok(browser) = &browser {
+        for run in &browser.runs {
+            eprintln!("  first render (ms from navigation): {}", run.breakdown());
+        }
+    }
 
     // 6. Shared watches: 1 then 100 clients on two namespaces, then none.
     drop(keeper);

@@ -204,6 +204,18 @@ pub async fn watcher_gauge(client: &reqwest::Client, base: &str) -> String {
         .to_owned()
 }
 
+/// The `/_metrics` lines of the series starting with one of `prefixes`, on one line.
+pub async fn metric_lines(client: &reqwest::Client, base: &str, prefixes: &[&str]) -> String {
+    let Ok(response) = client.get(format!("{base}/_metrics")).send().await else {
+        return "(no /_metrics)".to_owned();
+    };
+    let text = response.text().await.unwrap_or_default();
+    text.lines()
+        .filter(|line| prefixes.iter().any(|prefix| line.starts_with(prefix)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A stream client kept open for the whole run (it keeps the cluster-wide watchers alive), read
 /// continuously; `snapshot` gets the whole first `snapshot` event once it has arrived.
 pub struct Keeper {

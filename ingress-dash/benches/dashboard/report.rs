@@ -23,6 +23,40 @@ pub struct Browser {
 #[serde(rename_all = "camelCase")]
 pub struct BrowserRun {
     pub first_render_ms: f64,
+    /// The app's `ingress-dash:*` performance marks, ms from the navigation's start.
+    #[serde(default)]
+    pub marks: std::collections::BTreeMap<String, f64>,
+    /// The snapshot fetch's timing (absent when the page started from the stream).
+    pub fetch: Option<FetchTiming>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FetchTiming {
+    pub start: f64,
+    pub first_byte: f64,
+    pub end: f64,
+}
+
+impl BrowserRun {
+    /// Where the time of this page load went, e.g. `fetch 180-190-1010, read 1020, shown 1650`.
+    pub fn breakdown(&self) -> String {
+        let fetch = self.fetch.as_ref().map_or("no fetch".to_owned(), |f| {
+            format!("fetch {:.0}-{:.0}-{:.0}", f.start, f.first_byte, f.end)
+        });
+        let mark = |name: &str| {
+            self.marks
+                .get(name)
+                .map_or("-".to_owned(), |ms| format!("{ms:.0}"))
+        };
+        format!(
+            "{fetch}, read {}, parsed {}, sorted {}, shown {:.0}",
+            mark("snapshot-received"),
+            mark("snapshot-parsed"),
+            mark("rows-sorted"),
+            self.first_render_ms
+        )
+    }
 }
 
 pub struct Figures {
