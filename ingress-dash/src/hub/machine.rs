@@ -48,6 +48,9 @@ struct Watched {
     records: BTreeMap<Key, Arc<StoredRecord>>,
     status: Status,
     first_list: FirstList,
+    /// The id of this scope's last change (an event published for it, or a silent change):
+    /// its part of the position of the selections it serves.
+    changed: u64,
 }
 
 /// Whether the first list of a scope has been applied.
@@ -81,8 +84,8 @@ impl Log {
         self.last_id
     }
 
-    /// A change of the state that publishes no event (a first list applied silently, a scope
-    /// started or stopped, the notices): it gets an id of its own, so the position moves.
+    /// A change of the state that publishes no event (a first list applied silently, the
+    /// notices): it gets an id of its own, so the position moves.
     fn touch(&mut self) -> u64 {
         self.changed = self.next_id();
         self.changed
@@ -181,13 +184,14 @@ impl Machine {
             records: BTreeMap::new(),
             status: Status::Syncing,
             first_list: FirstList::Pending { seen_empty: false },
+            changed: 0,
         });
     }
 
+    /// Stops tracking `scope`. No position moves: the selections it served have none until it
+    /// is watched and listed again, and the others do not show it.
     pub fn forget(&mut self, scope: &Scope) {
-        if self.scopes.remove(scope).is_some() {
-            self.log.touch();
-        }
+        self.scopes.remove(scope);
     }
 
     /// Replaces the notices every snapshot carries; a change moves the position.
@@ -200,19 +204,20 @@ impl Machine {
 
     /// Where the state of the selection served by `scopes` stands: `None` while one of them is
     /// still syncing (or not watched), when its snapshot is not made from memory alone.
+    /// It is the id of the last change of those scopes or of the notices, so a change elsewhere
+    /// (another namespace's watcher, one stopping) leaves it, and a body cached for it, alone.
     pub fn position(&self, scopes: &[Scope]) -> Option<Position> {
         let mut resumable = true;
+        let mut id = self.notices_changed;
         for scope in scopes {
             let watched = self.scopes.get(scope)?;
             if watched.status == Status::Syncing {
                 return None;
             }
             resumable &= matches!(watched.first_list, FirstList::AppliedThrough(_));
+            id = id.max(watched.changed);
         }
-        Some(Position {
-            id: self.log.changed,
-            resumable,
-        })
+        Some(Position { id, resumable })
     }
 
     /// Whether `scope` has finished its first list or failed.
@@ -239,7 +244,8 @@ impl Machine {
         let Some(watched) = self.scopes.get_mut(scope) else {
             return Vec::new();
         };
-        match input {
+        let before = self.log.changed;
+        let events = match input {
             Input::Listed(records) => {
                 let listed = records
                     .into_iter()
@@ -273,7 +279,7 @@ impl Machine {
                 }
                 for record in upserts {
                     let kind = match watched.records.get(&key(&record)) {
-                        Some(old) if old.json() == record.json() => continue,
+                        Some(old) if old.same_json(&record) => continue,
                         Some(_) => EventKind::Modified,
                         None => EventKind::Added,
                     };
@@ -286,7 +292,12 @@ impl Machine {
                 events
             }
             Input::Failed(error) => fail(&mut self.log, scope, watched, error),
+        };
+        // Whatever changed while handling this input was this scope's.
+        if self.log.changed != before {
+            watched.changed = self.log.changed;
         }
+        events
     }
 
     /// The current snapshot of `selection` (served by `scopes`).
@@ -410,7 +421,7 @@ fn relist(
     for (key, record) in &watched.records {
         let kind = match previous.get(key) {
             None => EventKind::Added,
-            Some(old) if old.json() != record.json() => EventKind::Modified,
+            Some(old) if !old.same_json(record) => EventKind::Modified,
             Some(_) => continue,
         };
         events.push(log.publish(scope, &record.namespace, kind, json(record)));
@@ -441,7 +452,7 @@ fn apply(
     watched.status = Status::Ready;
     let key = key(&record);
     let kind = match watched.records.get(&key) {
-        Some(old) if old.json() == record.json() => return events,
+        Some(old) if old.same_json(&record) => return events,
         Some(_) => EventKind::Modified,
         None => EventKind::Added,
     };

@@ -130,10 +130,53 @@ fn a_scope_whose_first_list_failed_has_a_position_but_no_resume() {
     );
     let failed = position(&machine).expect("settled: its snapshot is the error");
     assert!(!failed.resumable);
-    // Stopped and forgotten: the position moves, a restarted scope has none until it lists.
+    // Stopped and forgotten: no position; a restarted scope has one once it lists, a later one.
     machine.forget(&scope());
     assert_eq!(position(&machine), None);
     machine.watch(scope());
     machine.handle(&scope(), Input::Listed(vec![]));
     assert!(position(&machine).unwrap().id > failed.id);
+}
+
+/// A selection's position follows its own scopes and the notices, not the others: a busy or
+/// stopped watcher elsewhere leaves the body cached for it (and its `eventId`) alone.
+#[test]
+fn changes_in_another_scope_leave_the_position_alone() {
+    let other = Scope::Namespace("team-b".into());
+    let in_b = |name: &str, version: u32| {
+        let ingress: Ingress = serde_json::from_value(json!({
+            "metadata": {"name": name, "namespace": "team-b", "uid": name, "resourceVersion": version.to_string()},
+        }))
+        .unwrap();
+        Arc::new(StoredRecord::new(&IngressRecord::from_ingress(
+            &ingress,
+            &Redaction::none(),
+        )))
+    };
+    let mut machine = Machine::new(100, 16);
+    machine.watch(scope());
+    machine.watch(other.clone());
+    machine.handle(&scope(), Input::Listed(vec![record("web", 1)]));
+    machine.handle(&other, Input::Listed(vec![in_b("api", 1)]));
+    let at = position(&machine).unwrap();
+    let b_events = machine.handle(&other, Input::Apply(in_b("api", 2)));
+    assert_eq!(b_events.len(), 1);
+    assert_eq!(position(&machine), Some(at), "a change in team-b");
+    assert_eq!(
+        machine.position(std::slice::from_ref(&other)).unwrap().id,
+        b_events[0].id
+    );
+    assert!(machine.position(&[scope(), other.clone()]).unwrap().id > at.id);
+    machine.forget(&other);
+    assert_eq!(position(&machine), Some(at), "team-b's watcher stopped");
+    // Resumed from there, team-a's stream replays nothing: nothing of team-a changed.
+    assert_eq!(replayed(&mut machine, at.id), Some(vec![]));
+    // Its own changes and the notices still move it.
+    let events = machine.handle(&scope(), Input::Apply(record("web", 2)));
+    assert_eq!(position(&machine).unwrap().id, events[0].id);
+    machine.set_notices(vec![Notice {
+        code: "gateway_api_not_installed".into(),
+        message: "Gateway API is not installed.".into(),
+    }]);
+    assert!(position(&machine).unwrap().id > events[0].id);
 }
