@@ -205,7 +205,10 @@ mod with_mimalloc {
             let stored = StoredRecord::new(&record);
             // SAFETY: mi_heap_contains only compares the address with the heap's pages.
             unsafe {
-                assert!(mi_heap_contains(heap(), stored.json().as_ptr().cast()));
+                assert!(mi_heap_contains(
+                    heap(),
+                    stored.packed_json().as_ptr().cast()
+                ));
                 assert!(!mi_heap_contains(heap(), record.name.as_ptr().cast()));
             }
             assert!(stored.matches("shop.example.com"));

@@ -9,9 +9,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::redaction::Redaction;
 
+mod packed;
 mod status;
 #[cfg(test)]
 mod wire_tests;
+
+use packed::PackedJson;
 
 pub use status::{
     BackendState, BackendStatus, CertificateSource, CertificateStatus, ParentRef, RecordKind,
@@ -260,11 +263,11 @@ pub struct StoredRecord {
     /// name and namespace when they are lower-case already (Kubernetes names always are):
     /// those are searched in place.
     search: Box<str>,
-    json: Box<serde_json::value::RawValue>,
+    json: PackedJson,
 }
 
 thread_local! {
-    /// Where a record's JSON is written before it is stored at its exact size.
+    /// Where a record's JSON is written before it is packed.
     static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -286,14 +289,11 @@ impl StoredRecord {
             .filter(|(index, field)| *index >= 2 || !lower(field))
             .map(|(_, field)| field)
             .collect();
-        // Written into a reused buffer and copied at its exact size: `to_raw_value` keeps the
-        // doubled capacity of its growing buffer (2 KiB for a 1.3 KB record), for every record.
+        // Written into a reused buffer, then packed at its exact size.
         let json = SCRATCH.with_borrow_mut(|buffer| {
             buffer.clear();
             serde_json::to_writer(&mut *buffer, record).expect("records serialise");
-            let text = std::str::from_utf8(buffer).expect("serde_json writes UTF-8");
-            let kept = crate::alloc::long_lived(|| text.to_owned());
-            serde_json::value::RawValue::from_string(kept).expect("records serialise")
+            PackedJson::pack(buffer)
         });
         debug_assert_eq!((&*namespace, &*name), (&*record.namespace, &*record.name));
         Self {
@@ -315,14 +315,38 @@ impl StoredRecord {
             || self.search.split('\n').any(|field| field.contains(term))
     }
 
-    pub fn json(&self) -> &str {
-        self.json.get()
+    /// The record's JSON (unpacked: see [`StoredRecord::write_json`] to append it).
+    pub fn json(&self) -> String {
+        self.json.unpack()
+    }
+
+    /// Appends the record's JSON to `out`.
+    pub fn write_json(&self, out: &mut actix_web::web::BytesMut) {
+        self.json.write_to(out);
+    }
+
+    /// The length of the record's JSON in bytes.
+    pub fn json_len(&self) -> usize {
+        self.json.len()
+    }
+
+    /// Whether both records have the same JSON (compared packed).
+    pub fn same_json(&self, other: &StoredRecord) -> bool {
+        self.json == other.json
+    }
+
+    /// The bytes the record's JSON is kept in (tests: where they were allocated).
+    #[cfg(test)]
+    pub fn packed_json(&self) -> &[u8] {
+        self.json.bytes()
     }
 }
 
 impl Serialize for StoredRecord {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.json.serialize(serializer)
+        let json = serde_json::value::RawValue::from_string(self.json())
+            .map_err(serde::ser::Error::custom)?;
+        json.serialize(serializer)
     }
 }
 

@@ -407,7 +407,7 @@ impl Joiner {
                     let key = self.key_of(&record);
                     let old = self.records.get(&key).map(|entry| entry.stored.clone());
                     let stored = self.insert(record, Some(number), &mut changes);
-                    if old.is_none_or(|old| old.json() != stored.json()) {
+                    if old.is_none_or(|old| !old.same_json(&stored)) {
                         changes.upserts.push(stored);
                     }
                 }
@@ -607,12 +607,12 @@ impl Joiner {
                 continue;
             };
             let old = entry.stored.clone();
-            let Ok(record) = serde_json::from_str::<IngressRecord>(old.json()) else {
+            let Ok(record) = serde_json::from_str::<IngressRecord>(&old.json()) else {
                 continue;
             };
             let mut expiry_changes = Changes::default();
             let stored = self.insert(record, None, &mut expiry_changes);
-            if stored.json() != old.json() {
+            if !stored.same_json(&old) {
                 changes.upserts.push(stored);
                 changes.expiries.extend(expiry_changes.expiries);
             }

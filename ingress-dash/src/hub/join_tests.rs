@@ -54,7 +54,7 @@ fn backend(joiner: &Joiner, name: &str) -> (String, u64, u64) {
         .into_iter()
         .find(|record| &*record.name == name)
         .expect("the record is held");
-    let value: Value = serde_json::from_str(record.json()).unwrap();
+    let value: Value = serde_json::from_str(&record.json()).unwrap();
     let backend = &value["backends"][0];
     (
         backend["state"].as_str().unwrap().to_owned(),

@@ -112,7 +112,7 @@ impl Iterator for JsonChunks {
             if line_break {
                 chunk.put_u8(b'\n');
             }
-            chunk.put_slice(record.json().as_bytes());
+            record.write_json(&mut chunk);
         }
         Some(chunk.freeze())
     }
@@ -237,7 +237,7 @@ mod tests {
             assert_eq!(parsed.errors, snapshot(records, errors).errors);
             for (index, item) in parsed.items.iter().enumerate() {
                 let expected = sample_record(&format!("web-{index}"));
-                let item: IngressRecord = serde_json::from_str(item.json()).unwrap();
+                let item: IngressRecord = serde_json::from_str(&item.json()).unwrap();
                 assert_eq!(item, expected);
             }
             assert_eq!(serde_json::to_vec(&parsed).unwrap(), body);
