@@ -141,8 +141,11 @@ async fn ingresses(
     }
     let snapshot = state.snapshot(&selection, search.as_deref()).await?;
     if gzip && snapshot.position.is_some() {
-        let body = state.snapshots.gzip(key, snapshot).await?;
-        return Ok(gzip_body(&mut response, body));
+        return Ok(match state.snapshots.gzip(key, snapshot) {
+            snapshot_cache::GzipBody::Whole(body) => gzip_body(&mut response, body),
+            // Built for this request: sent as it is compressed.
+            building => gzip_headers(&mut response).streaming(building.into_stream()),
+        });
     }
     if !gzip {
         // Compress adds Vary only to what it compresses.
@@ -155,11 +158,16 @@ async fn ingresses(
 }
 
 fn gzip_body(response: &mut actix_web::HttpResponseBuilder, body: Bytes) -> HttpResponse {
+    gzip_headers(response).body(body)
+}
+
+fn gzip_headers(
+    response: &mut actix_web::HttpResponseBuilder,
+) -> &mut actix_web::HttpResponseBuilder {
     // Compress leaves a response that has its Content-Encoding alone.
     response
         .insert_header((header::CONTENT_ENCODING, "gzip"))
         .insert_header((header::VARY, "Accept-Encoding"))
-        .body(body)
 }
 
 async fn ingress_stream(

@@ -62,22 +62,26 @@ async fn the_cached_body_is_the_snapshot_and_follows_the_position() {
     let cache = SnapshotCache::default();
     let mut items = vec![record("a", 1), record("b", 1)];
     assert_eq!(cache.cached(&key(None), 1).await, None, "nothing kept yet");
-    let first = cache.gzip(key(None), at(&items, 1)).await.unwrap();
+    let first = cache.gzip(key(None), at(&items, 1)).whole().await.unwrap();
     assert_eq!(gunzip(&first), uncached(&items));
     // The same position: served from the cache without a snapshot.
     assert_eq!(cache.cached(&key(None), 1).await, Some(first.clone()));
-    let again = cache.gzip(key(None), at(&items, 1)).await.unwrap();
+    let again = cache.gzip(key(None), at(&items, 1)).whole().await.unwrap();
     assert_eq!((again, cache.builds()), (first.clone(), 1));
     // A record changed: a new position, a new body, and the old one is gone.
     items[1] = record("b", 2);
     assert_eq!(cache.cached(&key(None), 2).await, None);
-    let changed = cache.gzip(key(None), at(&items, 2)).await.unwrap();
+    let changed = cache.gzip(key(None), at(&items, 2)).whole().await.unwrap();
     assert_eq!(gunzip(&changed), uncached(&items));
     assert_ne!(gunzip(&changed), gunzip(&first));
     assert_eq!(cache.builds(), 2);
     assert_eq!(cache.cached(&key(None), 1).await, None);
     // A request that made its snapshot before the change does not replace the newer body.
-    let late = cache.gzip(key(None), at(&items[..1], 1)).await.unwrap();
+    let late = cache
+        .gzip(key(None), at(&items[..1], 1))
+        .whole()
+        .await
+        .unwrap();
     assert_eq!(gunzip(&late), uncached(&items[..1]));
     assert_eq!(cache.cached(&key(None), 2).await, Some(changed));
     // An error appearing is a change too; its body carries it.
@@ -94,13 +98,17 @@ async fn the_cached_body_is_the_snapshot_and_follows_the_position() {
         .flatten()
         .collect();
     assert_eq!(
-        gunzip(&cache.gzip(key(None), failing).await.unwrap()),
+        gunzip(&cache.gzip(key(None), failing).whole().await.unwrap()),
         expected
     );
     // A snapshot without a position (made from a list) is encoded and not kept.
     let mut listed = snapshot(&items);
     listed.position = None;
-    cache.gzip(key(Some("listed")), listed).await.unwrap();
+    cache
+        .gzip(key(Some("listed")), listed)
+        .whole()
+        .await
+        .unwrap();
     assert_eq!(cache.entries.lock().unwrap().len(), 1);
 }
 
@@ -108,7 +116,10 @@ async fn the_cached_body_is_the_snapshot_and_follows_the_position() {
 async fn a_build_that_fails_is_an_error_not_a_panic() {
     let cache = SnapshotCache::default();
     let result = cache
-        .get_or_build(key(None), snapshot(&[]), |_| panic!("the encoder failed"))
+        .get_or_build(key(None), snapshot(&[]), |_, _| {
+            panic!("the encoder failed")
+        })
+        .whole()
         .await;
     assert!(
         matches!(result, Err(Error::SnapshotEncoding(_))),
@@ -116,7 +127,7 @@ async fn a_build_that_fails_is_an_error_not_a_panic() {
     );
     // Nothing is kept: the next request builds again.
     assert_eq!(cache.cached(&key(None), 1).await, None);
-    assert!(cache.gzip(key(None), snapshot(&[])).await.is_ok());
+    assert!(cache.gzip(key(None), snapshot(&[])).whole().await.is_ok());
 }
 
 #[tokio::test]
@@ -128,6 +139,7 @@ async fn keys_are_cached_apart_and_bounded() {
             let term = term.to_string();
             cache
                 .gzip(key(Some(&term)), snapshot(&items))
+                .whole()
                 .await
                 .unwrap();
         }
@@ -136,10 +148,15 @@ async fn keys_are_cached_apart_and_bounded() {
     // One more key pushes the least recently used one out.
     cache
         .gzip(key(Some("new")), snapshot(&items))
+        .whole()
         .await
         .unwrap();
     assert_eq!(cache.entries.lock().unwrap().len(), MAX_ENTRIES);
-    cache.gzip(key(Some("0")), snapshot(&items)).await.unwrap();
+    cache
+        .gzip(key(Some("0")), snapshot(&items))
+        .whole()
+        .await
+        .unwrap();
     assert_eq!(cache.builds(), MAX_ENTRIES as u64 + 2);
 }
 
@@ -156,10 +173,11 @@ async fn concurrent_identical_requests_share_one_build() {
             let (cache, snapshot, gate) = (cache.clone(), snapshot(&items), gate.clone());
             tokio::spawn(async move {
                 cache
-                    .get_or_build(key(None), snapshot, move |snapshot| {
+                    .get_or_build(key(None), snapshot, move |snapshot, part| {
                         gate.lock().unwrap().recv().unwrap();
-                        gzip_snapshot(snapshot)
+                        gzip_snapshot_in_parts(snapshot, part)
                     })
+                    .whole()
                     .await
                     .unwrap()
             })
@@ -193,6 +211,67 @@ async fn concurrent_identical_requests_share_one_build() {
     assert_eq!(cache.builds(), 1);
     assert!(bodies.iter().all(|body| *body == bodies[0]));
     assert_eq!(gunzip(&bodies[0]), uncached(&items));
+}
+
+/// The request that starts a build reads the body while it is compressed; one that goes away
+/// does not stop the build, which is kept for the next requests.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_building_request_gets_the_parts_as_they_are_compressed() {
+    let items: Vec<_> = (0..20_000)
+        .map(|i| record(&format!("app-{i}"), 1))
+        .collect();
+    for stays in [true, false] {
+        let cache = SnapshotCache::default();
+        // The build stops after its first part until released.
+        let (release, gate) = std::sync::mpsc::channel::<()>();
+        let body = cache.get_or_build(key(None), at(&items, 1), move |snapshot, part| {
+            let mut first = true;
+            gzip_snapshot_in_parts(snapshot, &mut |bytes| {
+                part(bytes);
+                if std::mem::take(&mut first) {
+                    gate.recv().unwrap();
+                }
+            })
+        });
+        let GzipBody::Building(mut parts) = body else {
+            panic!("a new body is built for this request")
+        };
+        let first = tokio::time::timeout(Duration::from_secs(10), parts.recv())
+            .await
+            .expect("the first part came while the build waits")
+            .unwrap()
+            .unwrap();
+        assert_eq!((first[0], first[1]), (0x1f, 0x8b), "a gzip stream's start");
+        if !stays {
+            drop(parts);
+            release.send(()).unwrap();
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+            while cache.waiting() > 0 {
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "the build did not end"
+                );
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            let kept = cache.cached(&key(None), 1).await.expect("kept");
+            assert_eq!(gunzip(&kept), uncached(&items));
+            assert_eq!(cache.builds(), 1);
+            continue;
+        }
+        release.send(()).unwrap();
+        let mut body = first.to_vec();
+        let mut count = 1;
+        while let Some(part) = parts.recv().await {
+            body.extend_from_slice(&part.unwrap());
+            count += 1;
+        }
+        assert!(count > 1, "{} bytes came in one part", body.len());
+        assert_eq!(gunzip(&body), uncached(&items));
+        assert_eq!(
+            cache.cached(&key(None), 1).await.as_deref(),
+            Some(&body[..])
+        );
+    }
 }
 
 #[test]
