@@ -74,7 +74,9 @@ pub struct SnapshotCache {
 
 #[derive(Default)]
 struct Counters {
+    /// Bodies encoded (test hook and metric).
     builds: AtomicU64,
+    /// Requests waiting for a body being built, or building it (test hook).
     waiting: AtomicUsize,
 }
 
@@ -141,8 +143,9 @@ impl SnapshotCache {
             return Some(body.clone());
         }
         self.counters.waiting.fetch_add(1, Ordering::SeqCst);
-        // Waits for the build under way; when there is none (its request went away), the
-        // failing initialiser leaves the cell empty and this request builds.
+        // Waits for the build under way; when its task has not started yet, the failing
+        // initialiser leaves the cell empty and this request makes its snapshot, whose build
+        // then joins that one (one build either way).
         let built = cell
             .get_or_try_init(|| async { Err(()) })
             .await
