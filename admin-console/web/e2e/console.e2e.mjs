@@ -214,8 +214,11 @@ test("two requests in the editor: Ctrl+Enter on the second runs only it, ▶ run
   await openCluster(page, "prod");
   await openConsole(page);
   await replaceEditorText(page, '# two requests\nPUT /e2e-not-run\n{ "settings": { "number_of_replicas": 0 } }\n\nGET /_cluster/health\n');
-  // The cursor on the second request's line.
+  // Both requests parsed (their run buttons drawn), so the lines no longer move; then the cursor
+  // on the second request's line, and only then Ctrl+Enter.
+  await page.locator(`${CONSOLE} .run-request`).nth(1).waitFor();
   await page.locator(`${REQUEST_EDITOR} .cm-line`, { hasText: "GET /_cluster/health" }).click();
+  await page.locator(`${REQUEST_EDITOR} .cm-activeLine`, { hasText: "GET /_cluster/health" }).waitFor();
   await page.keyboard.press("Control+Enter");
   assert.equal(await waitForStatus(page, "200"), "200 OK");
   assert.equal(await page.locator('[data-testid="response-request"]').textContent(), "GET /_cluster/health");
