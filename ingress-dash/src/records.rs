@@ -325,9 +325,11 @@ impl StoredRecord {
         self.json.write_to(out);
     }
 
-    /// The length of the record's JSON in bytes.
-    pub fn json_len(&self) -> usize {
-        self.json.len()
+    /// The record's JSON at its exact size (an event's data).
+    pub fn json_bytes(&self) -> actix_web::web::Bytes {
+        let mut out = actix_web::web::BytesMut::with_capacity(self.json.len());
+        self.json.write_to(&mut out);
+        out.freeze()
     }
 
     /// Whether both records have the same JSON (compared packed).
@@ -342,6 +344,9 @@ impl StoredRecord {
     }
 }
 
+/// As its JSON (the service writes records with [`StoredRecord::write_json`] and
+/// [`StoredRecord::json_bytes`], which neither copy nor re-check it; this is for `Snapshot`'s
+/// derived serialisation).
 impl Serialize for StoredRecord {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let json = serde_json::value::RawValue::from_string(self.json())
@@ -472,6 +477,11 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&stored).unwrap(),
             serde_json::to_value(&record).unwrap()
+        );
+        assert_eq!(stored.json_bytes(), serde_json::to_vec(&record).unwrap());
+        assert_eq!(
+            stored.json().as_bytes(),
+            serde_json::to_vec(&record).unwrap()
         );
         for term in ["web", "shop.ex", "payments", "/api"] {
             assert!(stored.matches(term), "{term}");

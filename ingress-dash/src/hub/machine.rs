@@ -156,7 +156,8 @@ fn key(record: &StoredRecord) -> Key {
     (record.kind, record.namespace.clone(), record.name.clone())
 }
 
-/// An event's data, held at its exact size (a serialiser's buffer has up to twice the capacity).
+/// An event's data (not a record's: `StoredRecord::json_bytes`), held at its exact size (a
+/// serialiser's buffer has up to twice the capacity).
 fn json(value: &impl serde::Serialize) -> Bytes {
     Bytes::copy_from_slice(&serde_json::to_vec(value).expect("records serialise"))
 }
@@ -258,7 +259,7 @@ impl Machine {
                 let Some(record) = watched.records.remove(&key(&record)) else {
                     return Vec::new();
                 };
-                let data = json(&record);
+                let data = record.json_bytes();
                 vec![
                     self.log
                         .publish(scope, &record.namespace, EventKind::Deleted, data),
@@ -268,7 +269,7 @@ impl Machine {
                 let mut events = Vec::new();
                 for record in deletes {
                     if let Some(record) = watched.records.remove(&key(&record)) {
-                        let data = json(&record);
+                        let data = record.json_bytes();
                         events.push(self.log.publish(
                             scope,
                             &record.namespace,
@@ -284,10 +285,12 @@ impl Machine {
                         None => EventKind::Added,
                     };
                     watched.records.insert(key(&record), record.clone());
-                    events.push(
-                        self.log
-                            .publish(scope, &record.namespace, kind, json(&record)),
-                    );
+                    events.push(self.log.publish(
+                        scope,
+                        &record.namespace,
+                        kind,
+                        record.json_bytes(),
+                    ));
                 }
                 events
             }
@@ -424,11 +427,16 @@ fn relist(
             Some(old) if !old.same_json(record) => EventKind::Modified,
             Some(_) => continue,
         };
-        events.push(log.publish(scope, &record.namespace, kind, json(record)));
+        events.push(log.publish(scope, &record.namespace, kind, record.json_bytes()));
     }
     for (key, record) in &previous {
         if !watched.records.contains_key(key) {
-            events.push(log.publish(scope, &record.namespace, EventKind::Deleted, json(record)));
+            events.push(log.publish(
+                scope,
+                &record.namespace,
+                EventKind::Deleted,
+                record.json_bytes(),
+            ));
         }
     }
     if let FirstList::Pending { .. } = first {
@@ -457,7 +465,7 @@ fn apply(
         None => EventKind::Added,
     };
     watched.records.insert(key, record.clone());
-    events.push(log.publish(scope, &record.namespace, kind, json(&record)));
+    events.push(log.publish(scope, &record.namespace, kind, record.json_bytes()));
     events
 }
 

@@ -99,17 +99,21 @@ impl PackedJson {
     pub fn write_to(&self, out: &mut BytesMut) {
         let start = out.len();
         out.resize(start + self.len(), 0);
-        let written =
-            lz4_flex::block::decompress_into_with_dict(&self.bytes, &mut out[start..], &DICTIONARY)
-                .expect("a block this module packed unpacks");
-        debug_assert_eq!(written, self.len());
+        self.unpack_into(&mut out[start..]);
     }
 
     /// The JSON.
     pub fn unpack(&self) -> String {
-        let mut out = BytesMut::with_capacity(self.len());
-        self.write_to(&mut out);
-        String::from_utf8(out.to_vec()).expect("records are packed from UTF-8 JSON")
+        let mut out = vec![0; self.len()];
+        self.unpack_into(&mut out);
+        String::from_utf8(out).expect("records are packed from UTF-8 JSON")
+    }
+
+    /// Writes the JSON into `out`, exactly [`PackedJson::len`] bytes long.
+    fn unpack_into(&self, out: &mut [u8]) {
+        let written = lz4_flex::block::decompress_into_with_dict(&self.bytes, out, &DICTIONARY)
+            .expect("a block this module packed unpacks");
+        debug_assert_eq!(written, self.len());
     }
 
     #[cfg(test)]
