@@ -18,7 +18,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from engine import Engine
+from engine import Engine, die_with_parent
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".cache" / "containers"
@@ -55,7 +55,11 @@ def cached(name: str, packages: list[str], make) -> Path:
     for stale in CACHE.glob(f"{name}-*.tar"):
         stale.unlink()
     partial = tar.with_suffix(".partial")
-    make(partial)
+    try:
+        make(partial)
+    except BaseException:
+        partial.unlink(missing_ok=True)  # a half-written tar would only take the disk
+        raise
     partial.rename(tar)
     return tar
 
@@ -88,11 +92,24 @@ def make_runtime(tar: Path) -> None:
 
 
 def make_debian(tar: Path) -> None:
-    subprocess.run([
-        "mmdebstrap", "--quiet", "--variant=apt", "--include=" + ",".join(DEBIAN_PACKAGES),
+    """mmdebstrap runs in a session of its own: when it cannot write the tar (a full disk), it
+    tears itself down with SIGHUP to its whole process group, which would otherwise be `make
+    test`'s group and end the run with "Hangup" and no reason. It still gets TERM if we die."""
+    command = [
+        "mmdebstrap", "--variant=apt", "--include=" + ",".join(DEBIAN_PACKAGES),
         "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-exclude=/usr/share/man/*",
         "--dpkgopt=path-exclude=/usr/share/locale/*", "--format=tar", "bookworm", str(tar),
-    ], check=True)
+    ]
+    done = subprocess.run(command, start_new_session=True, preexec_fn=die_with_parent,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"mmdebstrap exited with {done.returncode} making {tar.name} "
+                           f"({free_space(tar.parent)}, {free_space(Path(tempfile.gettempdir()))}): "
+                           f"{done.stderr.strip()[-2000:]}")
+
+
+def free_space(folder: Path) -> str:
+    return f"{shutil.disk_usage(folder).free / 2**30:.1f} GiB free in {folder}"
 
 
 def import_base_images(engine: Engine) -> None:
