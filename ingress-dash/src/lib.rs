@@ -73,6 +73,7 @@ impl Service for IngressDash {
     const NAME: &'static str = "ingress-dash";
     const VERSION: &'static str = VERSION;
     const LIVENESS_PATH: &'static str = "/api/live";
+    const WRITE_BUFFER_BYTES: Option<usize> = Some(stream::WRITE_BUFFER_BYTES);
 
     type Settings = Settings;
     /// The running state, for tests (watcher count, breaker state).

@@ -55,6 +55,10 @@ pub trait Service: Sized + 'static {
     fn client_request_timeout(_settings: &Self::Settings) -> Option<Duration> {
         None
     }
+
+    /// How many bytes of a response a connection gathers before it writes them; `None` keeps
+    /// actix's 32 KiB. See [`ServerOptions::write_buffer_bytes`].
+    const WRITE_BUFFER_BYTES: Option<usize> = None;
 }
 
 /// What [`Service::prepare`] hands to the shell.
@@ -115,6 +119,7 @@ impl<S: Service> Application<S> {
             version: S::VERSION,
             liveness_path: S::LIVENESS_PATH,
             client_request_timeout: S::client_request_timeout(&settings),
+            write_buffer_bytes: S::WRITE_BUFFER_BYTES,
         };
         let Prepared {
             state,

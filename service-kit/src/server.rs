@@ -31,6 +31,12 @@ pub struct ServerOptions {
     pub liveness_path: &'static str,
     /// Time a client has to send a request's head; `None` keeps actix's 5 s.
     pub client_request_timeout: Option<Duration>,
+    /// How many bytes of a response a connection gathers before it writes them; `None` keeps
+    /// actix's 32 KiB. A connection's write buffer starts at 8 KiB and keeps whatever it grew to
+    /// (up to 128 KiB) for as long as the connection lives, so a service that holds thousands of
+    /// long-lived responses (Server-Sent Events) sets this low and writes small chunks: each
+    /// connection then stays within its first 8 KiB.
+    pub write_buffer_bytes: Option<usize>,
 }
 
 pub struct RunningServer {
@@ -92,6 +98,9 @@ impl RunningServer {
         .disable_signals();
         if let Some(timeout) = options.client_request_timeout {
             server = server.client_request_timeout(timeout);
+        }
+        if let Some(bytes) = options.write_buffer_bytes {
+            server = server.h1_write_buffer_size(bytes);
         }
         let server = server.listen(listener)?.run();
         Ok(Self {

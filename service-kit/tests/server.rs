@@ -41,6 +41,7 @@ async fn start(metrics_enabled: bool) -> String {
         version: "9.8.7",
         liveness_path: "/live",
         client_request_timeout: None,
+        write_buffer_bytes: None,
     };
     let server = RunningServer::start(options, routes).expect("server starts");
     let address = format!("http://127.0.0.1:{}", server.port());

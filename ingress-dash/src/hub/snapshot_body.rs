@@ -56,7 +56,8 @@ impl Snapshot {
         self.into_json_chunks_of(layout, CHUNK_BYTES)
     }
 
-    fn into_json_chunks_of(self, layout: Layout, chunk_bytes: usize) -> JsonChunks {
+    /// The same in chunks of about `chunk_bytes`.
+    pub(crate) fn into_json_chunks_of(self, layout: Layout, chunk_bytes: usize) -> JsonChunks {
         JsonChunks {
             layout,
             items: self.items.into_iter(),
