@@ -13,6 +13,9 @@ use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller, trusted_yaml};
 use crate::app::{TestApp, cluster_yaml, spawn_app};
 use crate::support::{get_json_blocking, seed_indices, wait_until};
 
+/// The calls of the `internal` statistics sampler, which runs beside every route.
+const SAMPLER_PATHS: [&str; 3] = ["/_cluster/health", "/_cluster/stats", "/_nodes/stats/os"];
+
 pub(crate) struct Stack {
     // Dropped last: the front forwards to it.
     _osmem: Osmem,
@@ -46,11 +49,26 @@ pub(crate) async fn stack(
 }
 
 impl Stack {
-    /// Reads the dialect once (kept by the console for a minute) and forgets the requests, so
-    /// that what follows records only what a route sends.
+    /// Reads the dialect once (kept by the console for a minute), waits for the statistics
+    /// sampler's first sample (taken at start, the next one a minute later), and forgets the
+    /// requests, so that what follows records only what a route sends.
     pub(crate) async fn warm(&self) {
         let (status, _) = self.app.get_json("/api/clusters/c/dialect").await;
         assert_eq!(status, 200);
+        let sampled = |requests: &[Recorded]| {
+            SAMPLER_PATHS
+                .iter()
+                .all(|path| requests.iter().any(|request| request.path == *path))
+        };
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        while !sampled(&self.cluster.requests()) {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the sampler's first sample within 20 s: {:#?}",
+                self.cluster.requests()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         self.cluster.clear_requests();
     }
 
