@@ -1,11 +1,23 @@
-//! Annotation values that often hold credentials (nginx `*-snippet` configuration, basic-auth
-//! or API tokens in custom annotations, headers with `Authorization`) are replaced by
-//! [`REDACTED`] before a record is cached, stored or sent: the key stays visible, so a reader
-//! still sees that the annotation is set. Keys are matched against glob patterns
-//! (`annotations.redact`, plus [`DEFAULT_PATTERNS`] unless `annotations.redact_defaults` is
-//! false), case-insensitively; `*` also crosses the `/` between prefix and name.
+//! What is redacted in everything served (records, snapshots, stream events, an object's YAML),
+//! whatever the kind:
+//!
+//! - annotation values that often hold credentials (nginx `*-snippet` configuration, basic-auth
+//!   or API tokens in custom annotations, headers with `Authorization`): keys are matched against
+//!   glob patterns (`annotations.redact`, plus [`DEFAULT_PATTERNS`] unless
+//!   `annotations.redact_defaults` is false), case-insensitively; `*` also crosses the `/`
+//!   between prefix and name. [`LAST_APPLIED`] is redacted whatever the patterns;
+//! - the value of every name/value pair of an object's `spec` whose name is that of a credential
+//!   ([`SECRET_NAME_PATTERNS`]: `Authorization`, cookies, `*api-key*`, `*token*`, ...): the
+//!   headers an HTTPRoute's (or GRPCRoute's) `RequestHeaderModifier` / `ResponseHeaderModifier`
+//!   sets or adds, on a rule or a backendRef, and the values its header and query matches
+//!   compare with.
+//!
+//! Values become [`REDACTED`] before a record is cached, stored or sent; keys and names stay
+//! visible, so a reader still sees that the annotation or header is set.
 
 use std::collections::BTreeMap;
+
+use serde_json::Value;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -34,24 +46,45 @@ pub const DEFAULT_PATTERNS: &[&str] = &[
     "*last-applied-configuration*",
 ];
 
+/// Repeats the annotations as they were applied (and the whole spec): redacted whatever the
+/// configured patterns.
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// Names of headers and query parameters whose values are credentials (always applied):
+/// HTTP authentication and cookies, and the usual words for keys, tokens, passwords, signatures
+/// and sessions.
+pub const SECRET_NAME_PATTERNS: &[&str] = &[
+    "authorization",
+    "proxy-authorization",
+    "*cookie*",
+    "*token*",
+    "*secret*",
+    "*password*",
+    "*passwd*",
+    "*credential*",
+    "*api-key*",
+    "*api_key*",
+    "*apikey*",
+    "*auth-key*",
+    "*private-key*",
+    "*signature*",
+    "*session*",
+];
+
 /// The compiled patterns.
 #[derive(Debug, Clone)]
 pub struct Redaction {
     patterns: GlobSet,
+    secret_names: GlobSet,
 }
 
 impl Redaction {
     /// Compiles `patterns`; an error names the first pattern that is not a valid glob.
     pub fn new<'a>(patterns: impl IntoIterator<Item = &'a str>) -> Result<Self, PatternError> {
-        let mut set = GlobSetBuilder::new();
-        for pattern in patterns {
-            set.add(compile(pattern)?);
-        }
-        let patterns = set.build().map_err(|error| PatternError {
-            pattern: String::new(),
-            reason: error.kind().to_string(),
-        })?;
-        Ok(Self { patterns })
+        Ok(Self {
+            patterns: compile_set(patterns)?,
+            secret_names: compile_set(SECRET_NAME_PATTERNS.iter().copied())?,
+        })
     }
 
     /// `annotations.redact` (`extra`), after the built-in patterns unless `defaults` is false.
@@ -65,11 +98,17 @@ impl Redaction {
     pub fn none() -> Self {
         Self {
             patterns: GlobSet::empty(),
+            secret_names: GlobSet::empty(),
         }
     }
 
     pub fn is_redacted(&self, key: &str) -> bool {
         self.patterns.is_match(key)
+    }
+
+    /// Whether a header or query parameter called `name` carries a credential.
+    pub fn is_secret_name(&self, name: &str) -> bool {
+        self.secret_names.is_match(name)
     }
 
     /// Replaces the value of every annotation whose key matches.
@@ -80,6 +119,51 @@ impl Redaction {
             }
         }
     }
+
+    /// Redacts an object as the API server serves it, of any kind: its annotations (and
+    /// [`LAST_APPLIED`]) and the credential-named values in its `spec`.
+    pub fn apply_to_object(&self, object: &mut Value) {
+        if let Some(annotations) = object
+            .pointer_mut("/metadata/annotations")
+            .and_then(Value::as_object_mut)
+        {
+            for (key, value) in annotations.iter_mut() {
+                if key == LAST_APPLIED || self.is_redacted(key) {
+                    *value = Value::String(REDACTED.to_owned());
+                }
+            }
+        }
+        if let Some(spec) = object.get_mut("spec") {
+            self.apply_to_named_values(spec);
+        }
+    }
+
+    /// Every `{"name": …, "value": "…"}` at any depth whose name is a credential's: header
+    /// filters' `set` and `add`, header and query matches. (The JSON parser bounds the depth.)
+    fn apply_to_named_values(&self, value: &mut Value) {
+        match value {
+            Value::Array(items) => {
+                for item in items {
+                    self.apply_to_named_values(item);
+                }
+            }
+            Value::Object(fields) => {
+                let secret = fields
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .is_some_and(|name| self.is_secret_name(name));
+                if let Some(text @ Value::String(_)) = fields.get_mut("value")
+                    && secret
+                {
+                    *text = Value::String(REDACTED.to_owned());
+                }
+                for field in fields.values_mut() {
+                    self.apply_to_named_values(field);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// A pattern of `annotations.redact` that is not a valid glob.
@@ -88,6 +172,17 @@ impl Redaction {
 pub struct PatternError {
     pub pattern: String,
     pub reason: String,
+}
+
+fn compile_set<'a>(patterns: impl IntoIterator<Item = &'a str>) -> Result<GlobSet, PatternError> {
+    let mut set = GlobSetBuilder::new();
+    for pattern in patterns {
+        set.add(compile(pattern)?);
+    }
+    set.build().map_err(|error| PatternError {
+        pattern: String::new(),
+        reason: error.kind().to_string(),
+    })
 }
 
 fn compile(pattern: &str) -> Result<globset::Glob, PatternError> {
@@ -160,6 +255,38 @@ mod tests {
         assert_eq!(
             annotations["nginx.ingress.kubernetes.io/server-snippet"],
             "y"
+        );
+    }
+
+    #[test]
+    fn credential_named_values_in_a_spec_are_redacted_at_any_depth() {
+        let mut route = serde_json::json!({
+            "metadata": {"annotations": {LAST_APPLIED: "{}", "team": "shop"}},
+            "spec": {"rules": [{
+                "filters": [{"requestHeaderModifier": {
+                    "set": [{"name": "Authorization", "value": "Basic x"}, {"name": "X-Env", "value": "prod"}],
+                    "add": [{"name": "X-API-KEY", "value": "k"}, {"name": "Cookie", "value": "c"}],
+                    "remove": ["Authorization"]}}],
+                "matches": [{"queryParams": [{"name": "access_token", "value": "t"}]}],
+                "backendRefs": [{"name": "session-store", "port": 80}],
+            }]},
+            "status": {"name": "token", "value": "kept: status is not configuration"},
+        });
+        defaults().apply_to_object(&mut route);
+        let rule = &route["spec"]["rules"][0];
+        let modifier = &rule["filters"][0]["requestHeaderModifier"];
+        assert_eq!(modifier["set"][0]["value"], REDACTED);
+        assert_eq!(modifier["set"][1]["value"], "prod");
+        assert_eq!(modifier["add"][0]["value"], REDACTED);
+        assert_eq!(modifier["add"][1]["value"], REDACTED);
+        assert_eq!(modifier["remove"][0], "Authorization");
+        assert_eq!(rule["matches"][0]["queryParams"][0]["value"], REDACTED);
+        assert_eq!(rule["backendRefs"][0]["name"], "session-store");
+        assert_eq!(route["metadata"]["annotations"][LAST_APPLIED], REDACTED);
+        assert_eq!(route["metadata"]["annotations"]["team"], "shop");
+        assert_eq!(
+            route["status"]["value"],
+            "kept: status is not configuration"
         );
     }
 

@@ -10,7 +10,7 @@ use crate::records::{
     Backend, IngressRecord, Link, ParentRef, PathRule, RecordKind, RouteBackendRef, RouteCondition,
     RouteDetail, RouteRule, Rule, ServicePort,
 };
-use crate::redaction::Redaction;
+use crate::redaction::{LAST_APPLIED, REDACTED, Redaction};
 
 const GATEWAY_GROUP: &str = "gateway.networking.k8s.io";
 
@@ -42,8 +42,9 @@ fn parent_label(parent: &ParentRef) -> String {
     }
 }
 
-/// A match in words: "PathPrefix /api GET header x-env=canary query v=2".
-fn describe_match(matched: &HttpRouteMatch) -> String {
+/// A match in words: "PathPrefix /api GET header x-env=canary query v=2"; the value of a
+/// header or parameter named like a credential is `<redacted>`.
+fn describe_match(matched: &HttpRouteMatch, redaction: &Redaction) -> String {
     let mut words = Vec::new();
     let path = matched.path.clone().unwrap_or_default();
     words.push(format!(
@@ -58,7 +59,8 @@ fn describe_match(matched: &HttpRouteMatch) -> String {
         } else {
             ""
         };
-        words.push(format!("header {}={regex}{}", header.name, header.value));
+        let value = shown_value(&header.name, &header.value, redaction);
+        words.push(format!("header {}={regex}{value}", header.name));
     }
     for query in &matched.query_params {
         let regex = if query.type_.as_deref() == Some("RegularExpression") {
@@ -66,12 +68,22 @@ fn describe_match(matched: &HttpRouteMatch) -> String {
         } else {
             ""
         };
-        words.push(format!("query {}={regex}{}", query.name, query.value));
+        let value = shown_value(&query.name, &query.value, redaction);
+        words.push(format!("query {}={regex}{value}", query.name));
     }
     words.join(" ")
 }
 
-/// The record of `route`, its annotations redacted like an ingress's.
+fn shown_value<'a>(name: &str, value: &'a str, redaction: &Redaction) -> &'a str {
+    if redaction.is_secret_name(name) {
+        REDACTED
+    } else {
+        value
+    }
+}
+
+/// The record of `route`, its annotations redacted like an ingress's and the values of its
+/// credential-named header and query matches redacted.
 pub fn record_of(route: &HttpRoute, redaction: &Redaction) -> IngressRecord {
     let metadata = &route.metadata;
     let namespace = metadata.namespace.clone().unwrap_or_default();
@@ -101,7 +113,10 @@ pub fn record_of(route: &HttpRoute, redaction: &Redaction) -> IngressRecord {
             matches: if rule.matches.is_empty() {
                 vec!["PathPrefix /".to_owned()]
             } else {
-                rule.matches.iter().map(describe_match).collect()
+                rule.matches
+                    .iter()
+                    .map(|matched| describe_match(matched, redaction))
+                    .collect()
             },
             backend_refs: rule
                 .backend_refs
@@ -176,7 +191,7 @@ pub fn record_of(route: &HttpRoute, redaction: &Redaction) -> IngressRecord {
         .clone()
         .unwrap_or_default()
         .into_iter()
-        .filter(|(key, _)| key != "kubectl.kubernetes.io/last-applied-configuration")
+        .filter(|(key, _)| key != LAST_APPLIED)
         .collect();
     redaction.apply(&mut annotations);
     let links = hosts

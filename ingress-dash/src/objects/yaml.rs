@@ -1,6 +1,7 @@
-//! The live object as YAML: `metadata.managedFields` removed, annotation values redacted with
-//! the records' rules (`annotations.redact`), and `kubectl.kubernetes.io/last-applied-configuration`
-//! always redacted (it repeats every annotation, unredacted, as JSON). Emitted with yaml-rust2
+//! The live object as YAML: `metadata.managedFields` removed and redacted as everything served
+//! is ([`Redaction::apply_to_object`]: annotation values with the records' rules,
+//! `kubectl.kubernetes.io/last-applied-configuration` always, credential-named header and query
+//! values in the spec, such as an HTTPRoute's header filters). Emitted with yaml-rust2
 //! (the YAML crate already in the build); multi-line strings as literal blocks when that is
 //! exact, else the whole document uses quoted strings.
 
@@ -8,10 +9,7 @@ use serde_json::Value;
 use yaml_rust2::yaml::Hash;
 use yaml_rust2::{Yaml, YamlEmitter};
 
-use crate::redaction::{REDACTED, Redaction};
-
-/// Repeats the annotations as they were applied: redacted whatever the configured patterns.
-pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+use crate::redaction::Redaction;
 
 /// `object` (a GET answer) as YAML text, ending with a newline.
 pub fn render(mut object: Value, redaction: &Redaction) -> String {
@@ -34,20 +32,10 @@ pub fn render(mut object: Value, redaction: &Redaction) -> String {
 }
 
 fn sanitise(object: &mut Value, redaction: &Redaction) {
-    let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) else {
-        return;
-    };
-    metadata.remove("managedFields");
-    if let Some(annotations) = metadata
-        .get_mut("annotations")
-        .and_then(Value::as_object_mut)
-    {
-        for (key, value) in annotations.iter_mut() {
-            if key == LAST_APPLIED || redaction.is_redacted(key) {
-                *value = Value::String(REDACTED.to_owned());
-            }
-        }
+    if let Some(metadata) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        metadata.remove("managedFields");
     }
+    redaction.apply_to_object(object);
 }
 
 /// A literal block (`|`) keeps a string exactly only when YAML can find its indentation (the
@@ -96,6 +84,7 @@ mod tests {
     use yaml_rust2::YamlLoader;
 
     use super::*;
+    use crate::redaction::{LAST_APPLIED, REDACTED};
 
     fn from_yaml(yaml: &Yaml) -> Value {
         match yaml {

@@ -13,6 +13,7 @@ mod health;
 mod objects;
 mod properties;
 mod resume;
+mod route_secrets;
 mod secret_logs;
 mod security_headers;
 mod shutdown;
