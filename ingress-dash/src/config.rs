@@ -178,6 +178,11 @@ pub struct StreamSettings {
     /// The `retry:` the browser is told.
     #[serde(with = "humantime_serde")]
     pub retry: Duration,
+    /// How long one stream lasts at most: then it ends after a whole event and the browser
+    /// reconnects through the front door (signed-in and authorized again), resuming from its
+    /// `Last-Event-ID`.
+    #[serde(with = "humantime_serde")]
+    pub max_lifetime: Duration,
 }
 
 impl Default for StreamSettings {
@@ -189,6 +194,7 @@ impl Default for StreamSettings {
             client_buffer: 1024,
             heartbeat_interval: Duration::from_secs(15),
             retry: Duration::from_secs(3),
+            max_lifetime: Duration::from_secs(300),
         }
     }
 }
@@ -378,6 +384,12 @@ impl Validate for Settings {
             "stream.heartbeat_interval",
             "must be at least 1s",
         );
+        problems.check(
+            (Duration::from_secs(1)..=Duration::from_secs(24 * 3600))
+                .contains(&stream.max_lifetime),
+            "stream.max_lifetime",
+            "must be between 1s and 24h",
+        );
         let resilience = &self.resilience;
         problems.check(
             (1..=10).contains(&resilience.retry_max_attempts),
@@ -500,6 +512,25 @@ mod tests {
         let settings = load("", &[]).unwrap();
         assert!(settings.annotations.redact_defaults);
         assert_eq!(settings.kubernetes.max_watchers, 200);
+    }
+
+    #[test]
+    fn stream_lifetime_is_validated() {
+        assert_eq!(
+            load("", &[]).unwrap().stream.max_lifetime,
+            Duration::from_secs(300)
+        );
+        for bad in ["0s", "500ms", "25h"] {
+            let problems = load(&format!("stream:\n  max_lifetime: {bad}\n"), &[])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                problems.contains("stream.max_lifetime"),
+                "{bad}: {problems}"
+            );
+        }
+        let settings = load("stream:\n  max_lifetime: 1s\n", &[]).unwrap();
+        assert_eq!(settings.stream.max_lifetime, Duration::from_secs(1));
     }
 
     #[test]

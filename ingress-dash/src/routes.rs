@@ -199,6 +199,7 @@ async fn ingress_stream(
             .kubernetes
             .request_timeout
             .min(Duration::from_secs(10)),
+        max_lifetime: state.settings.stream.max_lifetime,
     };
     let body = stream::open(
         state.hub.clone(),

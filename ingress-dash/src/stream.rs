@@ -4,6 +4,9 @@
 //! `event: <name>\nid: <id>\ndata: <json>\n\n`, and `: heartbeat\n\n` comments. Each client's
 //! body reads the hub's bounded broadcast as the connection writes it; when it falls behind (a
 //! slow client), it gets a `resync` and a fresh `snapshot` instead of unbounded buffering.
+//! After its lifetime ([`lifetime`]) a stream ends between two events.
+
+mod lifetime;
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -94,6 +97,8 @@ pub(crate) struct StreamOptions {
     pub(crate) retry: Duration,
     /// How long a new client waits for its watchers' first lists before its snapshot.
     pub(crate) settle_timeout: Duration,
+    /// `stream.max_lifetime`.
+    pub(crate) max_lifetime: Duration,
 }
 
 /// Counts open streams against the configured maximum.
@@ -152,11 +157,12 @@ pub(crate) fn open(
         scopes,
         _subscription: subscription,
         _slot: slot,
-        options,
         // On SIGTERM the body ends, so the server stops at once instead of waiting out its
         // shutdown time-out, and the browser reconnects (to another replica) after `retry`.
         stopping: Box::pin(async move { shutdown.stopping().await }),
         heartbeat,
+        lifetime: lifetime::deadline(options.max_lifetime),
+        options,
         phase: Phase::Opening { last_event_id },
         queued: VecDeque::new(),
         snapshot: None,
@@ -198,6 +204,8 @@ struct Client {
     options: StreamOptions,
     stopping: Pin<Box<dyn Future<Output = ()> + Send>>,
     heartbeat: tokio::time::Interval,
+    /// Passes when the stream has lived its lifetime.
+    lifetime: Pin<Box<tokio::time::Sleep>>,
     phase: Phase,
     /// Bytes to write before reading on.
     queued: VecDeque<Bytes>,
@@ -245,6 +253,8 @@ impl Client {
                 Phase::Live { mut receiver } => {
                     let bytes = tokio::select! {
                         _ = &mut self.stopping => return None,
+                        // The phase stays Ended: after this `retry:`, the body ends.
+                        _ = &mut self.lifetime => return Some(retry_field(lifetime::RESUME_RETRY)),
                         _ = self.heartbeat.tick() => Some(Bytes::from_static(HEARTBEAT)),
                         received = receiver.recv() => match received {
                             Ok(event) => event
@@ -437,6 +447,7 @@ mod tests {
             heartbeat: Duration::from_secs(15),
             retry: Duration::from_secs(3),
             settle_timeout: Duration::from_secs(5),
+            max_lifetime: Duration::from_secs(300),
         };
         let slot = Arc::new(ClientCounter::default()).try_acquire(1).unwrap();
         let (stop, shutdown) = ShutdownNotice::channel();

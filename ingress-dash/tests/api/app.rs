@@ -213,6 +213,19 @@ impl SseReader {
         }
     }
 
+    /// Reads on until the server ends the body: whether it did within `timeout` (what it
+    /// wrote on the way is in `raw`).
+    pub async fn ends_within(&mut self, timeout: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            match tokio::time::timeout_at(deadline, self.body.next()).await {
+                Ok(Some(Ok(chunk))) => self.raw.extend_from_slice(&chunk),
+                Ok(None) => return true,
+                Ok(Some(Err(_))) | Err(_) => return false,
+            }
+        }
+    }
+
     /// Events until `done` says so, failing after `timeout`.
     pub async fn events_until(
         &mut self,
