@@ -1,5 +1,5 @@
-//! Log records of the real binary: JSON with the specified fields, the text format, and never a
-//! password.
+//! Log records of the real binary: JSON with the specified fields, the text format, never a
+//! password, and one line per record whatever a client puts in a logged field.
 
 use std::time::Duration;
 
@@ -9,10 +9,17 @@ use crate::app::{ANN_PASSWORD, no_redirects};
 use crate::support::{basic, bcrypt_hash};
 
 const WRONG_PASSWORD: &str = "definitely-not-the-password";
+/// A user name that, written raw, would end its record and add a forged success of `admin` (no
+/// colon: a Basic user name ends at the first).
+const FORGED_USERNAME: &str = "mallory\n2026-11-27T21.00.00.000000Z  INFO authentication succeeded \
+                               username=admin method=basic source_ip=10.0.0.1";
 
-/// Runs the binary with one local user and `log_format`, signs in right and wrong, and returns
-/// its stdout lines.
-async fn log_lines(log_format: &str) -> Vec<String> {
+/// Signs in as ann right, then wrong.
+const RIGHT_THEN_WRONG: &[(&str, &str)] = &[("ann", ANN_PASSWORD), ("ann", WRONG_PASSWORD)];
+
+/// Runs the binary with one local user and `log_format`, sends each `(username, password)` of
+/// `attempts` as Basic credentials, and returns its stdout lines.
+async fn log_lines(log_format: &str, attempts: &[(&str, &str)]) -> Vec<String> {
     let binary = ServiceBinary::new(env!("CARGO_BIN_EXE_authproxy"), "authproxy", "/healthz");
     let port = test_support::free_port();
     let yaml = format!(
@@ -26,10 +33,10 @@ async fn log_lines(log_format: &str) -> Vec<String> {
     let mut running = binary.start(&path, port);
     let client = no_redirects();
     let url = format!("http://127.0.0.1:{port}/anything");
-    for password in [ANN_PASSWORD, WRONG_PASSWORD] {
+    for (username, password) in attempts {
         client
             .get(&url)
-            .header("authorization", basic("ann", password))
+            .header("authorization", basic(username, password))
             .send()
             .await
             .unwrap();
@@ -53,7 +60,7 @@ async fn log_lines(log_format: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn json_records_carry_username_method_and_source_ip() {
-    let lines = log_lines("json").await;
+    let lines = log_lines("json", RIGHT_THEN_WRONG).await;
     let records: Vec<serde_json::Value> = lines
         .iter()
         .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
@@ -83,7 +90,7 @@ async fn json_records_carry_username_method_and_source_ip() {
 
 #[tokio::test]
 async fn text_records_are_one_line_with_key_value_pairs() {
-    let lines = log_lines("text").await;
+    let lines = log_lines("text", RIGHT_THEN_WRONG).await;
     let line = lines
         .iter()
         .find(|line| line.contains("authentication succeeded"))
@@ -95,4 +102,30 @@ async fn text_records_are_one_line_with_key_value_pairs() {
     for pair in ["username=ann", "method=basic", "source_ip=127.0.0.1"] {
         assert!(line.contains(pair), "{pair} missing: {line}");
     }
+}
+
+#[tokio::test]
+async fn a_newline_in_a_user_name_cannot_forge_a_text_record() {
+    let lines = log_lines("text", &[(FORGED_USERNAME, WRONG_PASSWORD)]).await;
+    let mentions: Vec<&String> = lines
+        .iter()
+        .filter(|line| line.contains("authentication") || line.contains("username=admin"))
+        .collect();
+    assert_eq!(
+        mentions.len(),
+        1,
+        "one attempt, one record, no forged one: {lines:#?}"
+    );
+    let record = mentions[0];
+    assert!(
+        record.contains("WARN") && record.contains("authentication failed"),
+        "{record}"
+    );
+    let escaped = FORGED_USERNAME.replace('\n', r"\n");
+    assert!(
+        record.contains(&format!(
+            "username={escaped} method=basic source_ip=127.0.0.1"
+        )),
+        "the newline is escaped in place: {record}"
+    );
 }

@@ -1,4 +1,10 @@
-//! Logs through `tracing`: one line per event, JSON or text, level from configuration.
+//! Logs through `tracing`: one line per event, JSON or text, level from configuration. Text
+//! records escape the control characters of every field ([`escape`]), JSON ones are escaped by
+//! serde_json, so no logged value can start a line of its own.
+
+#[cfg(test)]
+pub(crate) mod capture;
+mod escape;
 
 use serde::Deserialize;
 use tracing_subscriber::filter::{Filtered, LevelFilter};
@@ -34,7 +40,8 @@ pub enum LogFormat {
     /// fields at the top level, which is what log shippers index without extra parsing.
     #[default]
     Json,
-    /// `timestamp LEVEL message key=value ...`
+    /// `timestamp LEVEL message key=value ...`, control characters in values escaped (`\n`,
+    /// `\u{1b}`, ...).
     Text,
 }
 
@@ -91,6 +98,7 @@ where
             .with_writer(std::io::stdout)
             .boxed(),
         LogFormat::Text => fmt::layer()
+            .fmt_fields(escape::EscapedFields::default())
             .with_ansi(false)
             .with_target(false)
             .with_writer(std::io::stdout)
