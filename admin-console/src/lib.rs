@@ -33,6 +33,10 @@ use service_kit::client_address::TrustedProxies;
 use service_kit::identity::IdentitySource;
 use service_kit::security_headers::security_headers;
 
+/// The viewer's console calls (docs/access-control.md), for the tests that make each (not an
+/// API).
+#[doc(hidden)]
+pub use access::viewer::{BodyRule, VIEWER_CALLS, ViewerCall};
 pub use config::Settings;
 use handlers::AppState;
 

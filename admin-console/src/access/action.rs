@@ -3,34 +3,17 @@
 //! Console (relay) calls are judged by their method and their path *segments*, split as the
 //! cluster splits them and then percent-decoded, and matched whole: `/_search_evil` is not
 //! `_search`, and a path the relay would refuse (a `.`/`..` segment, a backslash, an encoded `/`)
-//! is never read-only. Anything not listed as read-only or operator needs admin.
+//! is never read-only. The index operations below are operator; a viewer may make exactly the
+//! calls of the table in [`super::viewer`] (method, path and body); anything else needs admin.
 
 use actix_web::http::Method;
 
-use super::sql;
+use super::viewer::{ViewerCall, entry_for, is_index};
 use crate::config::Role;
 use crate::relay::percent_decode;
 
-/// Endpoints that only read, at the root or after an index (`/logs-*/_search`), by `POST`.
-const READ_ONLY_ENDPOINTS: &[&str] = &["_search", "_msearch", "_count", "_mget", "_field_caps"];
-
-/// The SQL endpoints (Elasticsearch, OpenSearch, Open Distro); read-only only for a SELECT.
-const SQL_PREFIXES: &[&[&str]] = &[&["_sql"], &["_plugins", "_sql"], &["_opendistro", "_sql"]];
-
-/// Query parameters an SQL call may carry and still be read-only (a `sql=` parameter could hold
-/// another statement than the body's).
-const SQL_QUERY_PARAMS: &[&str] = &[
-    "format",
-    "pretty",
-    "delimiter",
-    "sanitize",
-    "error_trace",
-    "filter_path",
-    "human",
-];
-
 /// How a relayed call is judged: its method, the path after `/proxy` exactly as received (raw,
-/// not decoded), its query string and, for SQL calls, the body.
+/// not decoded), its query string and, when its viewer entry has a body rule, the body.
 pub(crate) struct RelayCall<'a> {
     pub(crate) method: &'a Method,
     pub(crate) raw_tail: Option<&'a str>,
@@ -42,14 +25,24 @@ impl RelayCall<'_> {
         segments(self.raw_tail?)
     }
 
-    /// True when the decision depends on the body (an SQL call): the body must be read first
-    /// (at most [`sql::MAX_SQL_BODY`]) and given to [`RelayCall::needs`].
-    pub(crate) fn needs_body(&self) -> bool {
-        self.segments()
-            .is_some_and(|segments| sql_call(&segments) == Some(SqlCall::Statement))
+    /// The viewer entry the method and path match, unless the path is an index operation.
+    fn viewer_entry(&self) -> Option<&'static ViewerCall> {
+        let segments = self.segments()?;
+        let parts: Vec<&str> = segments.iter().map(String::as_str).collect();
+        if is_operator_endpoint(&parts) {
+            return None;
+        }
+        entry_for(self.method.as_str(), &parts)
     }
 
-    /// The role this call needs; `body` is the SQL body when [`RelayCall::needs_body`] (None: not
+    /// True when the decision depends on the body (an SQL call, releasing scrolls or points in
+    /// time): the body must be read first (at most [`super::sql::MAX_SQL_BODY`]) and given to
+    /// [`RelayCall::needs`].
+    pub(crate) fn needs_body(&self) -> bool {
+        self.viewer_entry().is_some_and(ViewerCall::reads_body)
+    }
+
+    /// The role this call needs; `body` is the body when [`RelayCall::needs_body`] (None: not
     /// read, e.g. too large or compressed).
     pub(crate) fn needs(&self, body: Option<&[u8]>) -> Role {
         let Some(segments) = self.segments() else {
@@ -62,23 +55,8 @@ impl RelayCall<'_> {
                 _ => Role::Admin,
             };
         }
-        if let Some(call) = sql_call(&parts) {
-            return match (self.method, call) {
-                (&Method::GET | &Method::POST, SqlCall::Close) => Role::Viewer,
-                (&Method::GET | &Method::POST, SqlCall::Statement)
-                    if sql_query_is_plain(self.query)
-                        && body.is_some_and(sql::is_read_only_body) =>
-                {
-                    Role::Viewer
-                }
-                (&Method::HEAD, _) => Role::Viewer,
-                _ => Role::Admin,
-            };
-        }
-        match *self.method {
-            Method::GET | Method::HEAD => Role::Viewer,
-            Method::POST if is_read_only_post(&parts) => Role::Viewer,
-            Method::DELETE if is_read_context_release(&parts) => Role::Viewer,
+        match entry_for(self.method.as_str(), &parts) {
+            Some(entry) if entry.allows(self.query, body) => Role::Viewer,
             _ => Role::Admin,
         }
     }
@@ -158,72 +136,22 @@ pub(crate) fn segments(raw_tail: &str) -> Option<Vec<String>> {
         .collect()
 }
 
-/// An index expression (`logs-*`, `a,b`, `remote:logs`, `_all`); other `_` names are APIs.
-fn is_index(segment: &str) -> bool {
-    segment == "_all" || !segment.starts_with('_')
-}
-
-fn is_read_only_post(parts: &[&str]) -> bool {
-    match parts {
-        [endpoint] => READ_ONLY_ENDPOINTS.contains(endpoint),
-        [index, endpoint] if is_index(index) => {
-            READ_ONLY_ENDPOINTS.contains(endpoint) || *endpoint == "_pit"
-        }
-        ["_validate", "query"] | ["_search", "scroll"] | ["_search", "scroll", _] => true,
-        [index, "_validate", "query"]
-        | [index, "_explain", _]
-        | [index, "_search", "point_in_time"] => is_index(index),
-        _ => false,
-    }
-}
-
-/// Releasing a scroll or a point in time the caller holds (by id): frees resources, changes no
-/// data. Closing every point in time (`_all`) is not in this set.
-fn is_read_context_release(parts: &[&str]) -> bool {
-    matches!(
-        parts,
-        ["_search", "scroll"] | ["_search", "scroll", _] | ["_pit"] | ["_search", "point_in_time"]
-    ) && parts.last() != Some(&"_all")
-}
-
-/// Open/close, refresh, flush, force merge and cache clearing, at the root or on indices.
+/// Open/close, refresh, flush (synced too: `GET` in Elasticsearch 7), force merge and cache
+/// clearing, at the root or on indices.
 fn is_operator_endpoint(parts: &[&str]) -> bool {
     match parts {
-        ["_refresh"] | ["_flush"] | ["_forcemerge"] | ["_cache", "clear"] => true,
+        ["_refresh"]
+        | ["_flush"]
+        | ["_flush", "synced"]
+        | ["_forcemerge"]
+        | ["_cache", "clear"] => true,
         [
             index,
             "_open" | "_close" | "_refresh" | "_flush" | "_forcemerge",
         ] => is_index(index),
-        [index, "_cache", "clear"] => is_index(index),
+        [index, "_cache", "clear"] | [index, "_flush", "synced"] => is_index(index),
         _ => false,
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum SqlCall {
-    /// Runs the body's statement (or pages on with its cursor).
-    Statement,
-    /// `…/_sql/close`: releases a cursor.
-    Close,
-}
-
-fn sql_call<S: AsRef<str>>(parts: &[S]) -> Option<SqlCall> {
-    let parts: Vec<&str> = parts.iter().map(AsRef::as_ref).collect();
-    SQL_PREFIXES.iter().find_map(|prefix| {
-        let rest = parts.strip_prefix(*prefix)?;
-        match rest {
-            [] => Some(SqlCall::Statement),
-            ["close"] => Some(SqlCall::Close),
-            _ => None,
-        }
-    })
-}
-
-fn sql_query_is_plain(query: Option<&str>) -> bool {
-    query.unwrap_or_default().split('&').all(|pair| {
-        let name = percent_decode(pair.split('=').next().unwrap_or_default());
-        name.is_empty() || SQL_QUERY_PARAMS.contains(&name.as_str())
-    })
 }
 
 #[cfg(test)]
@@ -283,8 +211,17 @@ mod tests {
         ] {
             assert_eq!(needs(Method::POST, tail, None), Role::Viewer, "{tail}");
         }
-        for tail in ["/_search/scroll", "/_pit", "/_search/point_in_time"] {
-            assert_eq!(needs(Method::DELETE, tail, None), Role::Viewer, "{tail}");
+        for (tail, body) in [
+            ("/_search/scroll", r#"{"scroll_id":["s1"]}"#),
+            ("/_pit", r#"{"id":"p1"}"#),
+            ("/_search/point_in_time", r#"{"pit_id":["p1"]}"#),
+        ] {
+            assert_eq!(
+                needs(Method::DELETE, tail, Some(body)),
+                Role::Viewer,
+                "{tail}"
+            );
+            assert_eq!(needs(Method::DELETE, tail, None), Role::Admin, "{tail}");
         }
     }
 
@@ -313,7 +250,11 @@ mod tests {
             needs(Method::POST, "/_sql?sql=DELETE", Some(select)),
             Role::Admin
         );
-        assert_eq!(needs(Method::POST, "/_sql/close", Some("{}")), Role::Viewer);
+        assert_eq!(
+            needs(Method::POST, "/_sql/close", Some(r#"{"cursor":"c1"}"#)),
+            Role::Viewer
+        );
+        assert_eq!(needs(Method::POST, "/_sql/close", Some("{}")), Role::Admin);
         assert_eq!(
             needs(Method::POST, "/_sql/translate", Some(select)),
             Role::Admin
@@ -350,9 +291,14 @@ mod tests {
         ] {
             assert_eq!(needs(Method::POST, tail, None), Role::Operator, "{tail}");
         }
-        // GET /_refresh and GET /_flush refresh and flush too.
+        // GET /_refresh, GET /_flush and GET /_flush/synced (Elasticsearch 7) act too.
         assert_eq!(needs(Method::GET, "/_refresh", None), Role::Operator);
         assert_eq!(needs(Method::GET, "/logs/_flush", None), Role::Operator);
+        assert_eq!(needs(Method::GET, "/_flush/synced", None), Role::Operator);
+        assert_eq!(
+            needs(Method::GET, "/logs/_flush/synced", None),
+            Role::Operator
+        );
     }
 
     #[test]
@@ -372,6 +318,10 @@ mod tests {
             (Method::POST, "/_search/template"),
             (Method::PUT, "/logs/_close"),
             (Method::OPTIONS, "/_search"),
+            (Method::GET, "/_plugins/_security/api/internalusers"),
+            (Method::GET, "/_unknown_api"),
+            (Method::GET, "/logs/_doc/1?refresh=true"),
+            (Method::HEAD, "/_sql"),
         ] {
             assert_eq!(
                 needs(method.clone(), tail, None),
@@ -463,7 +413,7 @@ mod tests {
         /// after it, needs more than viewer.
         #[test]
         fn suffixes_never_make_a_read_only_endpoint(
-            endpoint in prop::sample::select(READ_ONLY_ENDPOINTS),
+            endpoint in prop::sample::select(&["_search", "_msearch", "_count", "_mget", "_field_caps"][..]),
             suffix in "[a-z_%./]{1,8}",
         ) {
             let glued = format!("/logs/{endpoint}{suffix}");
@@ -473,7 +423,7 @@ mod tests {
                 // Only when decoding gave back exactly a read-only form.
                 let parts = decoded.unwrap();
                 let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
-                prop_assert!(is_read_only_post(&parts), "{glued} -> {parts:?}");
+                prop_assert!(entry_for("POST", &parts).is_some(), "{glued} -> {parts:?}");
             }
         }
 

@@ -1,12 +1,14 @@
 //! Who may do what: the role of a caller on a cluster ([`AccessPolicy`]), the role a request
 //! needs ([`action`]), and the middleware that compares the two on every request ([`guard`]).
 //!
-//! Roles, least to most: `none` (the cluster is hidden), `viewer` (every view, read-only console
-//! calls), `operator` (also index operations and the allocation lock), `admin` (everything).
+//! Roles, least to most: `none` (the cluster is hidden), `viewer` (every view, the console calls
+//! of [`viewer`]'s table), `operator` (also index operations and the allocation lock), `admin`
+//! (everything).
 
 pub(crate) mod action;
 pub(crate) mod guard;
 mod sql;
+pub(crate) mod viewer;
 
 use std::collections::HashMap;
 

@@ -176,7 +176,7 @@ async fn a_viewer_gains_nothing_with_the_header_and_the_audit_log_records_the_ge
             "{tail}"
         );
     }
-    // Admin's calls stay admin's: the guard judges the GET, the cluster receives the GET.
+    // Admin's calls stay admin's: the guard judges the GET, which no viewer entry lists.
     for tail in ["/books-0000/_doc", "/_bulk", "/books-0000/_delete_by_query"] {
         let (status, body) = status_and_body(as_caller(
             get_with_body(
@@ -188,8 +188,13 @@ async fn a_viewer_gains_nothing_with_the_header_and_the_audit_log_records_the_ge
             &VIEWER,
         ))
         .await;
-        // Judged as the GET it is (viewer), and refused by the cluster as a GET.
-        assert_eq!(status, 405, "{tail}: {body}");
+        // Judged as the GET it is: not on the viewer's list, so admin's.
+        assert_eq!(status, 403, "{tail}: {body}");
+        assert_eq!(
+            body["error"]["message"],
+            "This needs the admin role on cluster guarded; you have viewer.",
+            "{tail}"
+        );
     }
     let count = reqwest::get(format!("{}/books-0000/_count", osmem.url))
         .await
@@ -230,8 +235,9 @@ async fn a_viewer_gains_nothing_with_the_header_and_the_audit_log_records_the_ge
     .await;
     assert_eq!(status, 200, "{body}");
 
-    // The denied operator calls, the denied SQL, the operator's refresh.
-    let expected = operator_calls.len() + 2;
+    // The denied operator calls, the three denied admin calls, the denied SQL, the operator's
+    // refresh.
+    let expected = operator_calls.len() + 3 + 2;
     let path = file.clone();
     wait_until("the audit lines", Duration::from_secs(10), move || {
         audit_lines(&path).len() >= expected

@@ -21,6 +21,7 @@ mod support;
 mod tasks;
 mod templates;
 mod tls;
+mod viewer_set;
 mod web_app;
 
 test_support::binary_contract_tests!("admin-console", "/api/live");
