@@ -1,11 +1,17 @@
 //! Distributed tracing (feature `otel`): OTLP/HTTP export, W3C Trace Context and B3 propagation
 //! in and out, and the actix root span that continues an incoming trace.
 //!
+//! A span records the request's path, never its query: a query carries what must not leave the
+//! service (the OIDC callback's `code` and `state`, a token a client put in a URL), and a trace
+//! backend keeps and shows spans to more people than the service's secrets.
+//!
 //! When tracing is off nothing here runs: no propagator, no exporter, and the service does not
 //! wrap its app in [`tracing_actix_web::TracingLogger`], so the request path costs nothing.
 
+use actix_web::HttpMessage;
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Version;
 use opentelemetry::propagation::{Extractor, Injector, TextMapCompositePropagator};
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry::{Context, KeyValue, global};
@@ -15,7 +21,7 @@ use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{Sampler, SdkTracer, SdkTracerProvider};
 use tracing::Span;
-use tracing_actix_web::{DefaultRootSpanBuilder, RootSpanBuilder};
+use tracing_actix_web::{DefaultRootSpanBuilder, RequestId, RootSpanBuilder};
 use tracing_opentelemetry::OpenTelemetrySpanExt;
 
 /// What the service's configuration says about tracing.
@@ -117,7 +123,7 @@ pub struct PropagatingRootSpan;
 
 impl RootSpanBuilder for PropagatingRootSpan {
     fn on_request_start(request: &ServiceRequest) -> Span {
-        let span = tracing_actix_web::root_span!(request);
+        let span = request_span(request);
         let parent = global::get_text_map_propagator(|propagator| {
             propagator.extract(&RequestHeaders(request.headers()))
         });
@@ -131,6 +137,52 @@ impl RootSpanBuilder for PropagatingRootSpan {
         outcome: &Result<ServiceResponse<B>, actix_web::Error>,
     ) {
         DefaultRootSpanBuilder::on_request_end(span, outcome);
+    }
+}
+
+/// tracing-actix-web's root span (its fields, which [`DefaultRootSpanBuilder::on_request_end`]
+/// fills in), except that `http.target` is the path alone: `root_span!` would record the query
+/// too.
+fn request_span(request: &ServiceRequest) -> Span {
+    let method = request.method().as_str();
+    let route = request
+        .match_pattern()
+        .unwrap_or_else(|| "default".to_owned());
+    let connection = request.connection_info();
+    let user_agent = request
+        .headers()
+        .get(actix_web::http::header::USER_AGENT)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default();
+    let request_id = request.extensions().get::<RequestId>().copied();
+    tracing::info_span!(
+        "HTTP request",
+        http.method = %method,
+        http.route = %route,
+        http.flavor = %http_flavor(request.version()),
+        http.scheme = %connection.scheme(),
+        http.host = %connection.host(),
+        http.client_ip = %connection.realip_remote_addr().unwrap_or_default(),
+        http.user_agent = %user_agent,
+        http.target = %request.path(),
+        http.status_code = tracing::field::Empty,
+        otel.name = %format_args!("{method} {route}"),
+        otel.kind = "server",
+        otel.status_code = tracing::field::Empty,
+        request_id = request_id.map(tracing::field::display),
+        exception.message = tracing::field::Empty,
+        exception.details = tracing::field::Empty,
+    )
+}
+
+fn http_flavor(version: Version) -> &'static str {
+    match version {
+        Version::HTTP_09 => "0.9",
+        Version::HTTP_10 => "1.0",
+        Version::HTTP_11 => "1.1",
+        Version::HTTP_2 => "2.0",
+        Version::HTTP_3 => "3.0",
+        _ => "other",
     }
 }
 
@@ -173,6 +225,20 @@ impl Injector for OutgoingHeaders<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_request_span_records_the_path_without_the_query() {
+        let request = actix_web::test::TestRequest::get()
+            .uri("/auth/callback?code=SECRET-CODE&state=SECRET-STATE")
+            .to_srv_request();
+        let record = crate::logging::capture::text_record(|| {
+            let span = request_span(&request);
+            let _entered = span.enter();
+            tracing::info!("inside");
+        });
+        assert!(record.contains("http.target=/auth/callback "), "{record}");
+        assert!(!record.contains("SECRET"), "{record}");
+    }
 
     #[test]
     fn zero_ratio_samples_nothing_even_for_sampled_callers() {

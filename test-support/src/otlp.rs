@@ -46,14 +46,17 @@ impl OtlpReceiver {
         let raw = Arc::new(Mutex::new(Vec::new()));
         let (collected, raw_lines) = (Arc::clone(&spans), Arc::clone(&raw));
         std::thread::spawn(move || {
+            // A line is in the raw list before its span is in the span list, so a test that has
+            // waited for a span may read the raw lines that hold it.
             for line in lines.map_while(Result::ok) {
-                if let Ok(export) = serde_json::from_str::<serde_json::Value>(&line) {
+                let export = serde_json::from_str::<serde_json::Value>(&line).ok();
+                raw_lines.lock().expect("raw lines").push(line);
+                if let Some(export) = export {
                     collected
                         .lock()
                         .expect("span list")
                         .extend(span_of(&export));
                 }
-                raw_lines.lock().expect("raw lines").push(line);
             }
         });
         Self {

@@ -1,6 +1,6 @@
 //! Tracing of the real binary against a real OTLP/HTTP receiver (oteltap): an incoming W3C
-//! `traceparent` or B3 context is continued, passed on to the search cluster, and nothing is
-//! exported at ratio 0.0.
+//! `traceparent` or B3 context is continued, passed on to the search cluster, nothing is
+//! exported at ratio 0.0, and no exported span holds a query string.
 
 use std::time::Duration;
 
@@ -17,11 +17,22 @@ const B3_TRACE: &str = "463ac35c9f6413ad48485a3953bb6124";
 const B3_PARENT: &str = "a2fb4a1d1a96d312";
 const B3_SINGLE_TRACE: &str = "80f198ee56343ba864fe8b2a57d3eff7";
 const B3_SINGLE_PARENT: &str = "e457b5a2e4d86bd1";
+const QUERY_TRACE: &str = "5b8efff798038103d269b633813fc60c";
+const CALLBACK_TRACE: &str = "6e0c63257de34c926f9efcd03927272e";
+const ANY_PARENT: &str = "eee19b7ec3c1b174";
 
 struct Traced {
     running: RunningBinary,
     url: String,
     _binary: ServiceBinary,
+}
+
+/// The OTLP receiver and the search cluster (osmem behind the security stub).
+fn backends() -> (OtlpReceiver, test_support::Osmem, SecurityStub) {
+    let receiver = OtlpReceiver::start();
+    let osmem = test_support::Osmem::start();
+    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    (receiver, osmem, stub)
 }
 
 fn start(receiver: &OtlpReceiver, stub: &SecurityStub, ratio: f64) -> Traced {
@@ -63,9 +74,7 @@ fn stop(mut traced: Traced) {
 
 #[tokio::test]
 async fn incoming_w3c_and_b3_contexts_are_continued_and_passed_to_the_cluster() {
-    let receiver = OtlpReceiver::start();
-    let osmem = test_support::Osmem::start();
-    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let (receiver, _osmem, stub) = backends();
     let traced = start(&receiver, &stub, 1.0);
 
     search(
@@ -137,9 +146,7 @@ async fn incoming_w3c_and_b3_contexts_are_continued_and_passed_to_the_cluster() 
 
 #[tokio::test]
 async fn ratio_zero_exports_nothing() {
-    let receiver = OtlpReceiver::start();
-    let osmem = test_support::Osmem::start();
-    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let (receiver, _osmem, stub) = backends();
     let traced = start(&receiver, &stub, 0.0);
     for _ in 0..3 {
         search(
@@ -156,4 +163,39 @@ async fn ratio_zero_exports_nothing() {
         "spans were exported at ratio 0.0: {:?}",
         receiver.spans()
     );
+}
+
+#[tokio::test]
+async fn exported_spans_never_hold_a_query_string() {
+    let (receiver, _osmem, stub) = backends();
+    let traced = start(&receiver, &stub, 1.0);
+    let client = no_redirects();
+    for (trace, path) in [
+        (QUERY_TRACE, "/_cluster/health"),
+        (CALLBACK_TRACE, "/auth/callback"),
+    ] {
+        // Only the exchange matters here, whatever the status.
+        client
+            .get(format!(
+                "{}{path}?code=SECRET-CODE&state=SECRET-STATE&access_token=SECRET-TOKEN",
+                traced.url
+            ))
+            .header("authorization", basic("ann", ANN_PASSWORD))
+            .header("traceparent", format!("00-{trace}-{ANY_PARENT}-01"))
+            .send()
+            .await
+            .unwrap();
+    }
+    stop(traced);
+    for trace in [QUERY_TRACE, CALLBACK_TRACE] {
+        receiver
+            .wait_for(Duration::from_secs(10), |span| span.trace_id == trace)
+            .unwrap_or_else(|| panic!("no span of trace {trace}: {:?}", receiver.raw_lines()));
+    }
+    let leaks: Vec<String> = receiver
+        .raw_lines()
+        .into_iter()
+        .filter(|line| line.contains("SECRET"))
+        .collect();
+    assert!(leaks.is_empty(), "a span holds the query: {leaks:#?}");
 }
