@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ingress } from "../test/fixtures";
-import { openIngressStream, preopenIngressStream, STALE_AFTER_MS, streamUrl, type ConnectionStatus } from "./stream";
+import { openIngressStream, preopenIngressStream, RECONNECT_QUIET_MS, STALE_AFTER_MS, streamUrl, type ConnectionStatus } from "./stream";
 import type { StreamEvent } from "./events";
 
 /** Just enough of EventSource to drive the client as a browser would. */
@@ -102,11 +102,29 @@ describe("stream client", () => {
     source().open();
     const droppedAt = Date.now();
     source().fail(FakeEventSource.CONNECTING);
+    expect(state()).toBe("live");
+    // The browser's next attempt fails too, before the drop is shown: it still shows in time.
+    await vi.advanceTimersByTimeAsync(RECONNECT_QUIET_MS / 2);
+    source().fail(FakeEventSource.CONNECTING);
+    await vi.advanceTimersByTimeAsync(RECONNECT_QUIET_MS / 2);
     expect(statuses.at(-1)).toEqual({ state: "reconnecting", since: droppedAt });
-    await vi.advanceTimersByTimeAsync(STALE_AFTER_MS);
+    await vi.advanceTimersByTimeAsync(STALE_AFTER_MS - RECONNECT_QUIET_MS);
     expect(statuses.at(-1)).toEqual({ state: "stale", since: droppedAt, retryAt: null });
     // EventSource reconnects by itself (with Last-Event-ID): same object, open again.
     source().open();
+    expect(state()).toBe("live");
+    expect(FakeEventSource.instances).toHaveLength(1);
+  });
+
+  it("a stream the server ends after its lifetime is resumed by the browser without leaving live", async () => {
+    source().open();
+    const before = statuses.length;
+    // The server ends the stream (retry: 100); EventSource reconnects with Last-Event-ID.
+    source().fail(FakeEventSource.CONNECTING);
+    await vi.advanceTimersByTimeAsync(100);
+    source().open();
+    await vi.advanceTimersByTimeAsync(STALE_AFTER_MS);
+    expect(statuses.slice(before).map((s) => s.state)).toEqual([]);
     expect(state()).toBe("live");
     expect(FakeEventSource.instances).toHaveLength(1);
   });

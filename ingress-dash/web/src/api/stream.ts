@@ -4,8 +4,10 @@
 // of the stream's own `snapshot` event) and opens the stream from that snapshot's `eventId`
 // (`?lastEventId=`), so the stream carries only the changes after it; when the fetch fails or its
 // body has no `eventId` (the server is still listing), the stream starts with its own snapshot.
-// EventSource reconnects by itself after a dropped connection and sends `Last-Event-ID`; when the
-// server refuses the stream (an HTTP error closes an EventSource for good) this opens a new one
+// EventSource reconnects by itself after a dropped connection and sends `Last-Event-ID` (the
+// server also ends each stream after its maximum lifetime, with `retry: 100`, so that the
+// reconnect passes the sign-in proxy again: a drop mended within RECONNECT_QUIET_MS keeps the
+// status "live"); when the server refuses the stream (an HTTP error closes an EventSource for good) this opens a new one
 // with backoff, which starts from a snapshot.
 
 import { openEventSource, type StreamSource } from "./eventSourceRelay";
@@ -17,6 +19,8 @@ import { markOnce } from "../lib/perfMarks";
 
 /** A drop that lasts longer than this turns "reconnecting" into "stale". */
 export const STALE_AFTER_MS = 10_000;
+/** A live stream's drop is shown as "reconnecting" only when it lasts longer than this. */
+export const RECONNECT_QUIET_MS = 1_000;
 const BACKOFF_INITIAL_MS = 1_000;
 const BACKOFF_MAX_MS = 30_000;
 
@@ -138,6 +142,7 @@ function openStream(url: string, handlers: StreamHandlers): () => void {
   let status: ConnectionStatus = { state: "connecting" };
   let lostAt: number | null = null;
   let staleTimer: ReturnType<typeof setTimeout> | undefined;
+  let reconnectingTimer: ReturnType<typeof setTimeout> | undefined;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
   let backoff = BACKOFF_INITIAL_MS;
 
@@ -181,12 +186,14 @@ function openStream(url: string, handlers: StreamHandlers): () => void {
 
   const markLive = () => {
     clearTimeout(staleTimer);
+    clearTimeout(reconnectingTimer);
     lostAt = null;
     backoff = BACKOFF_INITIAL_MS;
     if (status.state !== "live") setStatus({ state: "live", since: Date.now() });
   };
 
   const markLost = (permanent: boolean) => {
+    const firstLoss = lostAt === null;
     const since = lostAt ?? (status.state === "live" ? Date.now() : statusSince(status) ?? Date.now());
     lostAt = since;
     if (permanent) {
@@ -206,7 +213,15 @@ function openStream(url: string, handlers: StreamHandlers): () => void {
       return;
     }
     if (status.state === "stale") return;
-    setStatus({ state: "reconnecting", since });
+    if (status.state !== "live") {
+      setStatus({ state: "reconnecting", since });
+    } else if (firstLoss) {
+      // The end of a stream's lifetime: the browser is back within `retry: 100`. Later errors
+      // of the same drop leave this timer be.
+      reconnectingTimer = setTimeout(() => {
+        if (!closed && lostAt === since && status.state === "live") setStatus({ state: "reconnecting", since });
+      }, RECONNECT_QUIET_MS);
+    }
     clearTimeout(staleTimer);
     staleTimer = setTimeout(() => {
       if (!closed && status.state === "reconnecting") setStatus({ state: "stale", since, retryAt: null });
@@ -270,6 +285,7 @@ function openStream(url: string, handlers: StreamHandlers): () => void {
     closed = true;
     controller.abort();
     clearTimeout(staleTimer);
+    clearTimeout(reconnectingTimer);
     clearTimeout(retryTimer);
     if (typeof window !== "undefined") window.removeEventListener("online", onOnline);
     source?.close();
