@@ -93,7 +93,7 @@ function osmemBinary() {
 
 async function startStack() {
   const ports = {};
-  for (const key of ["oidc", "authproxy", "console", "dash", "kube", "frontConsole", "frontDash"]) ports[key] = await freePort();
+  for (const key of ["oidc", "authproxy", "authproxyInternal", "console", "consoleInternal", "dash", "dashInternal", "kube", "frontConsole", "frontDash"]) ports[key] = await freePort();
 
   const osmem = start("osmem", osmemBinary(), ["-addr", "127.0.0.1:0", "-no-stdin-watch", "-no-ja", "-parent-pid", String(process.pid)]);
   const osmemUrl = await new Promise((ok, fail) => {
@@ -117,7 +117,7 @@ async function startStack() {
   });
   await waitFor("the OpenID provider", async () => (await fetch(`${issuer}/.well-known/openid-configuration`)).ok, oidc);
 
-  writeFileSync(join(dir, "authproxy.yaml"), `server: {host: 127.0.0.1, port: ${ports.authproxy}, mode: forward_auth, trusted_proxies: [127.0.0.1]}
+  writeFileSync(join(dir, "authproxy.yaml"), `server: {host: 127.0.0.1, port: ${ports.authproxy}, internal_port: ${ports.authproxyInternal}, mode: forward_auth, trusted_proxies: [127.0.0.1]}
 observability: {log_level: warn}
 oidc:
   enabled: true
@@ -140,6 +140,7 @@ basic_auth: {enabled: false}
   writeFileSync(join(dir, "admin-console.yaml"), `server:
   host: 127.0.0.1
   port: ${ports.console}
+  internal_port: ${ports.consoleInternal}
   static_dir: ${JSON.stringify(join(REPO, "admin-console/web/dist"))}
   trusted_proxies: [127.0.0.1]
 observability: {log_level: warn}
@@ -157,6 +158,7 @@ clusters:
   writeFileSync(join(dir, "ingress-dash.yaml"), `server:
   host: 127.0.0.1
   port: ${ports.dash}
+  internal_port: ${ports.dashInternal}
   static_dir: ${JSON.stringify(join(REPO, "ingress-dash/web/dist"))}
   trusted_proxies: [127.0.0.1]
 observability: {log_level: warn}
@@ -168,8 +170,11 @@ kubernetes: {api_url: ${kubeUrl}}
   const dash = start("ingress-dash", binary("ingress-dash"), ["--config", join(dir, "ingress-dash.yaml")]);
   await waitFor("ingress-dash", async () => (await fetch(`http://127.0.0.1:${ports.dash}/api/live`)).ok, dash);
 
-  // make run's snippet, pointed at this authproxy.
-  const snippet = (file) => readFileSync(join(REPO, "scripts/run-local", file), "utf8").replaceAll("127.0.0.1:9000", `127.0.0.1:${ports.authproxy}`);
+  // make run's snippet, pointed at this authproxy: the check on its internal listener (:9001 in
+  // make run), sign-in on its public one (:9000).
+  const snippet = (file) => readFileSync(join(REPO, "scripts/run-local", file), "utf8")
+    .replaceAll("127.0.0.1:9001", `127.0.0.1:${ports.authproxyInternal}`)
+    .replaceAll("127.0.0.1:9000", `127.0.0.1:${ports.authproxy}`);
   writeFileSync(join(dir, "authproxy-locations.conf"), snippet("authproxy-locations.conf"));
   writeFileSync(join(dir, "authproxy-gate.conf"), snippet("authproxy-gate.conf"));
   const server = (port, upstream) => `server { listen 127.0.0.1:${port}; include authproxy-locations.conf;
@@ -185,6 +190,9 @@ http { access_log off; client_body_temp_path body; proxy_temp_path proxy; fastcg
   const nginx = start("nginx", "nginx", ["-e", "stderr", "-p", `${dir}/`, "-c", join(dir, "nginx.conf"), "-g", "daemon off;"]);
   for (const port of [ports.frontConsole, ports.frontDash]) {
     await waitFor("nginx", async () => (await fetch(`http://127.0.0.1:${port}/`, { redirect: "manual" })).status === 302, nginx);
+    // Metrics are the internal listeners' only (issue 31): the front door has none.
+    const metrics = (await fetch(`http://127.0.0.1:${port}/_metrics`, { redirect: "manual" })).status;
+    if (metrics !== 404) throw new Error(`the front door on ${port} answered /_metrics with ${metrics}, not 404`);
   }
   return {
     osmemUrl,

@@ -78,7 +78,8 @@ scrape_configs:
     static_configs: [{targets: ["127.0.0.1:9114"], labels: {cluster: monitored}}]
   - job_name: search-platform
     metrics_path: /_metrics
-    static_configs: [{targets: ["127.0.0.1:8080", "127.0.0.1:9000", "127.0.0.1:3000"]}]
+    # The services' internal listeners (server.internal_port).
+    static_configs: [{targets: ["127.0.0.1:8081", "127.0.0.1:9001", "127.0.0.1:3001"]}]
 YAML
 start prometheus prometheus --config.file="$run_dir/prometheus.yml" --storage.tsdb.path="$run_dir/prometheus" --web.listen-address=127.0.0.1:9090
 start kube-test-server "$bin"/kube-test-server --port 6443 --sample 200 --namespaces 10 --churn 5s
@@ -123,10 +124,10 @@ cat <<MSG
     demo      (HTTP Basic, for curl) as admin: curl -u demo:demo-password http://127.0.0.1:8880/api/whoami
 
   The services themselves (trusted_headers: from this machine, name the identity yourself):
-  admin-console     http://127.0.0.1:8080            metrics http://127.0.0.1:8080/_metrics
+  admin-console     http://127.0.0.1:8080            metrics http://127.0.0.1:8081/_metrics
                     curl -H 'X-Auth-Request-User: me' -H 'X-Auth-Request-Groups: demo-admins' http://127.0.0.1:8080/api/whoami
-  authproxy         http://127.0.0.1:9000/healthz    metrics http://127.0.0.1:9000/_metrics
-  ingress-dash      http://127.0.0.1:3000            metrics http://127.0.0.1:3000/_metrics
+  authproxy         http://127.0.0.1:9000/healthz    metrics http://127.0.0.1:9001/_metrics (and the check nginx asks)
+  ingress-dash      http://127.0.0.1:3000            metrics http://127.0.0.1:3001/_metrics
                     curl -H 'X-Auth-Request-User: me' -H 'X-Auth-Request-Groups: shop-team' http://127.0.0.1:3000/api/namespaces
   OpenID provider   http://127.0.0.1:5556            (test-support/oidc)
   audit log         .run/admin-console-audit.log

@@ -39,6 +39,7 @@ service_kit::server_settings! {
     /// `server:` — where to listen, and where the built web app is.
     pub struct ServerSettings {
         default_port: DEFAULT_PORT;
+        default_internal_port: 8081;
         /// Directory of the built web app (`npm run build` in `admin-console/web` writes
         /// `admin-console/web/dist`). Relative paths are taken from the working directory, so the
         /// default suits `make run` from the repository root; containers set an absolute path.

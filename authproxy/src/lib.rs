@@ -82,24 +82,20 @@ impl Service for Authproxy {
         let health = web::Data::new(handlers::health::LastReport::keeping_for(
             settings.observability.health_cache_ttl,
         ));
+        let internal_state = state.clone();
         let routes = move |config: &mut web::ServiceConfig| {
             config.app_data(shared.clone());
             config.app_data(health.clone());
-            let routes = |config: &mut web::ServiceConfig| {
+            traced_routes(traced, config, |config| {
                 handlers::configure(mode, callback_path.as_deref(), config);
-            };
-            if traced {
-                // Every route but liveness and `/_metrics` (probes and scrapes are not worth a
-                // trace) in one scope behind the root span that continues the caller's trace.
-                // Without tracing the scope is not there at all: the request path costs nothing.
-                config.service(
-                    web::scope("")
-                        .wrap(TracingLogger::<PropagatingRootSpan>::new())
-                        .configure(routes),
-                );
-            } else {
-                routes(config);
-            }
+            });
+        };
+        // The forward_auth check, on the listener only the front door and the scraper reach.
+        let internal_routes = move |config: &mut web::ServiceConfig| {
+            config.app_data(internal_state.clone());
+            traced_routes(traced, config, |config| {
+                handlers::configure_internal(mode, config);
+            });
         };
         tracing::info!(
             mode = ?settings.server.mode,
@@ -107,6 +103,25 @@ impl Service for Authproxy {
             search_flavor = ?settings.search.flavor,
             "authproxy configured"
         );
-        Ok(Prepared::new(state, routes))
+        Ok(Prepared::new(state, routes).with_internal_routes(internal_routes))
+    }
+}
+
+/// Adds `routes` to `config`: with tracing, in one scope behind the root span that continues
+/// the caller's trace (every route but liveness and `/_metrics`: probes and scrapes are not
+/// worth a trace); without, as they are, so the request path costs nothing.
+fn traced_routes(
+    traced: bool,
+    config: &mut web::ServiceConfig,
+    routes: impl FnOnce(&mut web::ServiceConfig),
+) {
+    if traced {
+        config.service(
+            web::scope("")
+                .wrap(TracingLogger::<PropagatingRootSpan>::new())
+                .configure(routes),
+        );
+    } else {
+        routes(config);
     }
 }

@@ -48,6 +48,7 @@ service_kit::server_settings! {
     /// `server:`: where to listen, and the built web app to serve.
     pub struct ServerSettings {
         default_port: DEFAULT_PORT;
+        default_internal_port: 3001;
         /// Directory of the built web app (`index.html` and `assets/`); absent: API only.
         pub static_dir: Option<PathBuf> = None,
         /// The `Host` names answered (DNS-rebinding protection); empty answers every name.

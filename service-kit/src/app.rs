@@ -9,7 +9,9 @@
 //!       ├ S::connect(&settings)                  (clients the service needs first)
 //!       └ build_with(service, settings)
 //!           ├ service.prepare(settings) → Prepared { state, routes, background }
-//!           └ server::RunningServer::start       (bind; liveness, /_metrics, routes)
+//!           └ server::RunningServer::start       (bind: public listener with liveness and
+//!                                                 routes; internal one with liveness,
+//!                                                 /_metrics and internal routes)
 //!   └ run_until_stopped()                        (until SIGTERM/SIGINT, then abort background)
 //! ```
 
@@ -65,6 +67,7 @@ pub trait Service: Sized + 'static {
 pub struct Prepared<State> {
     state: State,
     routes: Routes,
+    internal_routes: Option<Routes>,
     background: Vec<JoinHandle<()>>,
 }
 
@@ -77,8 +80,19 @@ impl<State> Prepared<State> {
         Self {
             state,
             routes: Arc::new(routes),
+            internal_routes: None,
             background: Vec::new(),
         }
+    }
+
+    /// Routes and app data of the internal listener (`server.internal_port`), beside liveness
+    /// and `/_metrics`: what only the front door may ask (authproxy's forward_auth check).
+    pub fn with_internal_routes(
+        mut self,
+        routes: impl Fn(&mut web::ServiceConfig) + Send + Sync + 'static,
+    ) -> Self {
+        self.internal_routes = Some(Arc::new(routes));
+        self
     }
 
     /// Tasks that run as long as the server and are aborted when it has stopped.
@@ -114,6 +128,7 @@ impl<S: Service> Application<S> {
         let options = ServerOptions {
             host: server.host().to_owned(),
             port: server.port(),
+            internal_port: server.internal_port(),
             shutdown_timeout: server.shutdown_timeout(),
             metrics_enabled: observability.metrics_enabled(),
             version: S::VERSION,
@@ -124,15 +139,19 @@ impl<S: Service> Application<S> {
         let Prepared {
             state,
             routes,
+            internal_routes,
             background,
         } = service.prepare(settings).await?;
-        let server = match RunningServer::start(options, move |config| routes(config)) {
-            Ok(server) => server,
-            Err(error) => {
-                abort(background);
-                return Err(error.into());
-            }
-        };
+        let internal_routes =
+            internal_routes.map(|routes| move |config: &mut web::ServiceConfig| routes(config));
+        let server =
+            match RunningServer::start(options, move |config| routes(config), internal_routes) {
+                Ok(server) => server,
+                Err(error) => {
+                    abort(background);
+                    return Err(error.into());
+                }
+            };
         Ok(Self {
             server,
             state,
@@ -143,6 +162,11 @@ impl<S: Service> Application<S> {
     /// The port listened on.
     pub fn port(&self) -> u16 {
         self.server.port()
+    }
+
+    /// The internal listener's port (`/_metrics`, internal routes), when it is bound.
+    pub fn internal_port(&self) -> Option<u16> {
+        self.server.internal_port()
     }
 
     /// The service's state, for tests.
@@ -171,7 +195,12 @@ pub fn main<S: Service>() -> ExitCode {
     let env_prefix = env_prefix(S::NAME);
     crate::cli::run::<S::Settings, _, _>(S::NAME, S::VERSION, &env_prefix, |settings| async move {
         let app = Application::<S>::build(settings).await?;
-        tracing::info!(port = app.port(), "{} listening", S::NAME);
+        tracing::info!(
+            port = app.port(),
+            internal_port = ?app.internal_port(),
+            "{} listening",
+            S::NAME
+        );
         app.run_until_stopped().await?;
         Ok(())
     })

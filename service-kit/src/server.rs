@@ -1,5 +1,13 @@
 //! The actix server every service runs: request metrics, the common error body for extractor
-//! rejections and unknown routes, liveness, `/_metrics`, and graceful shutdown.
+//! rejections and unknown routes, liveness, and graceful shutdown; on two listeners:
+//!
+//! - the public one (`server.port`): liveness and the service's routes, what callers reach
+//!   (through an Ingress, the front door or a published port);
+//! - the internal one (`server.internal_port`): liveness, `/_metrics` and the service's
+//!   internal routes (authproxy's forward_auth check), for the scraper and the front door
+//!   only. Series name clusters, namespaces, ingresses and Secrets of every caller, and the
+//!   check answers with identities and credentials: none of it belongs where callers reach.
+//!   It is bound only when it has something to serve (metrics enabled or internal routes).
 //!
 //! Signals are handled here rather than by actix so that long-lived responses (Server-Sent
 //! Events) can learn of the shutdown through [`ShutdownNotice`] and end: otherwise every open
@@ -9,9 +17,11 @@
 use std::net::TcpListener;
 use std::time::Duration;
 
-use actix_web::dev::Server;
+use actix_web::body::MessageBody;
+use actix_web::dev::{Server, ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer, web};
+use metrics_exporter_prometheus::PrometheusHandle;
 use tokio::sync::watch;
 
 use crate::http::{ServiceVersion, configure_extractors, liveness, route_not_found};
@@ -23,6 +33,9 @@ pub struct ServerOptions {
     pub host: String,
     /// 0 picks a free port; [`RunningServer::port`] tells which.
     pub port: u16,
+    /// The internal listener's port (on `host`); 0 picks a free port,
+    /// [`RunningServer::internal_port`] tells which.
+    pub internal_port: u16,
     /// How long in-flight requests may go on after SIGTERM.
     pub shutdown_timeout: Duration,
     pub metrics_enabled: bool,
@@ -42,7 +55,41 @@ pub struct ServerOptions {
 pub struct RunningServer {
     port: u16,
     server: Server,
+    /// The internal listener and its port, when it has something to serve.
+    internal: Option<(u16, Server)>,
     stopping: watch::Sender<bool>,
+}
+
+/// What both listeners' apps have: request metrics, the common extractor errors, the version,
+/// the recorder's handle, the shutdown notice and liveness.
+#[derive(Clone)]
+struct Shared {
+    version: web::Data<ServiceVersion>,
+    prometheus: web::Data<PrometheusHandle>,
+    liveness_path: &'static str,
+}
+
+impl Shared {
+    fn app(
+        self,
+        notice: web::Data<ShutdownNotice>,
+    ) -> App<
+        impl ServiceFactory<
+            ServiceRequest,
+            Config = (),
+            Response = ServiceResponse<impl MessageBody>,
+            Error = actix_web::Error,
+            InitError = (),
+        >,
+    > {
+        App::new()
+            .wrap(from_fn(record_request))
+            .configure(configure_extractors)
+            .app_data(self.version)
+            .app_data(self.prometheus)
+            .app_data(notice)
+            .route(self.liveness_path, web::get().to(liveness))
+    }
 }
 
 /// App data every route can extract (`web::Data<ShutdownNotice>`) to learn that the server is
@@ -66,46 +113,84 @@ impl ShutdownNotice {
 }
 
 impl RunningServer {
-    /// Binds and starts serving; `routes` adds the service's own routes and app data.
-    pub fn start<F>(options: ServerOptions, routes: F) -> std::io::Result<Self>
+    /// Binds and starts serving; `routes` adds the service's own routes and app data to the
+    /// public listener, `internal_routes` (if any) to the internal one.
+    pub fn start<F, G>(
+        options: ServerOptions,
+        routes: F,
+        internal_routes: Option<G>,
+    ) -> std::io::Result<Self>
     where
         F: Fn(&mut web::ServiceConfig) + Clone + Send + 'static,
+        G: Fn(&mut web::ServiceConfig) + Clone + Send + 'static,
     {
         let listener = TcpListener::bind((options.host.as_str(), options.port))?;
         let port = listener.local_addr()?.port();
-        let prometheus = web::Data::new(prometheus_handle());
-        let version = web::Data::new(ServiceVersion(options.version));
+        let internal_listener = if options.metrics_enabled || internal_routes.is_some() {
+            let listener = TcpListener::bind((options.host.as_str(), options.internal_port))?;
+            Some(listener)
+        } else {
+            None
+        };
+        let shared = Shared {
+            version: web::Data::new(ServiceVersion(options.version)),
+            prometheus: web::Data::new(prometheus_handle()),
+            liveness_path: options.liveness_path,
+        };
         let (stopping, notice) = ShutdownNotice::channel();
         let notice = web::Data::new(notice);
-        let (liveness_path, metrics_enabled) = (options.liveness_path, options.metrics_enabled);
-        let mut server = HttpServer::new(move || {
-            let mut app = App::new()
-                .wrap(from_fn(record_request))
-                .configure(configure_extractors)
-                .app_data(version.clone())
-                .app_data(prometheus.clone())
-                .app_data(notice.clone())
-                .route(liveness_path, web::get().to(liveness));
-            if metrics_enabled {
-                app = app.route("/_metrics", web::get().to(metrics_endpoint));
-            }
-            // The common 404 first, so a service whose routes set their own default service
-            // (authproxy forwards every other path) replaces it.
-            app.default_service(web::to(route_not_found))
-                .configure(routes.clone())
-        })
-        .shutdown_timeout(options.shutdown_timeout.as_secs())
-        .disable_signals();
+        let public = {
+            let (shared, notice) = (shared.clone(), notice.clone());
+            HttpServer::new(move || {
+                shared
+                    .clone()
+                    .app(notice.clone())
+                    // The common 404 first, so a service whose routes set their own default
+                    // service (authproxy standalone forwards every other path) replaces it.
+                    .default_service(web::to(route_not_found))
+                    .configure(routes.clone())
+            })
+        };
+        let mut public = public
+            .shutdown_timeout(options.shutdown_timeout.as_secs())
+            .disable_signals();
         if let Some(timeout) = options.client_request_timeout {
-            server = server.client_request_timeout(timeout);
+            public = public.client_request_timeout(timeout);
         }
         if let Some(bytes) = options.write_buffer_bytes {
-            server = server.h1_write_buffer_size(bytes);
+            public = public.h1_write_buffer_size(bytes);
         }
-        let server = server.listen(listener)?.run();
+        let server = public.listen(listener)?.run();
+        let internal = match internal_listener {
+            Some(listener) => {
+                let internal_port = listener.local_addr()?.port();
+                let metrics_enabled = options.metrics_enabled;
+                let mut internal = HttpServer::new(move || {
+                    let mut app = shared.clone().app(notice.clone());
+                    if metrics_enabled {
+                        app = app.route("/_metrics", web::get().to(metrics_endpoint));
+                    }
+                    let app = app.default_service(web::to(route_not_found));
+                    match &internal_routes {
+                        Some(routes) => app.configure(routes.clone()),
+                        None => app,
+                    }
+                })
+                // Scrapes and the front door's checks: one worker is plenty.
+                .workers(1)
+                .shutdown_timeout(options.shutdown_timeout.as_secs())
+                .disable_signals();
+                if let Some(timeout) = options.client_request_timeout {
+                    internal = internal.client_request_timeout(timeout);
+                }
+                Some((internal_port, internal.listen(listener)?.run()))
+            }
+            None => None,
+        };
         Ok(Self {
             port,
             server,
+            internal,
             stopping,
         })
     }
@@ -114,17 +199,34 @@ impl RunningServer {
         self.port
     }
 
+    /// The internal listener's port, when it is bound (metrics enabled or internal routes).
+    pub fn internal_port(&self) -> Option<u16> {
+        self.internal.as_ref().map(|(port, _)| *port)
+    }
+
     /// Serves until SIGTERM or SIGINT, then stops accepting and lets in-flight requests finish
     /// within the shutdown time-out.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
         let (handle, stopping) = (self.server.handle(), self.stopping);
+        let internal_handle = self.internal.as_ref().map(|(_, server)| server.handle());
         let on_signal = tokio::spawn(async move {
             let signal = shutdown_signal().await;
             tracing::info!(signal, "stopping: finishing in-flight requests");
             stopping.send_replace(true);
-            handle.stop(true).await;
+            match internal_handle {
+                Some(internal) => {
+                    tokio::join!(handle.stop(true), internal.stop(true));
+                }
+                None => handle.stop(true).await,
+            }
         });
-        let result = self.server.await;
+        let result = match self.internal {
+            Some((_, internal)) => {
+                let (public, internal) = tokio::join!(self.server, internal);
+                public.and(internal)
+            }
+            None => self.server.await,
+        };
         on_signal.abort();
         result
     }

@@ -38,6 +38,9 @@ pub trait ServerSection {
     fn host(&self) -> &str;
     /// `server.port`; 0 picks a free port (used by tests).
     fn port(&self) -> u16;
+    /// `server.internal_port`: the listener of `/_metrics` and the service's internal routes
+    /// (authproxy's forward_auth check), on `server.host`; 0 picks a free port.
+    fn internal_port(&self) -> u16;
     /// How long in-flight requests may run on after SIGTERM (`server.shutdown_timeout`).
     fn shutdown_timeout(&self) -> Duration;
 
@@ -47,6 +50,11 @@ pub trait ServerSection {
             self.host().parse::<std::net::IpAddr>().is_ok(),
             "server.host",
             "must be an IP address to listen on, such as 0.0.0.0 or 127.0.0.1",
+        );
+        problems.check(
+            self.internal_port() == 0 || self.internal_port() != self.port(),
+            "server.internal_port",
+            "must differ from server.port: the internal listener (metrics, authproxy's check) must not be where callers reach the service",
         );
         problems.check(
             self.shutdown_timeout() <= Duration::from_secs(3600),
@@ -60,7 +68,7 @@ pub trait ServerSection {
 pub trait ObservabilitySection {
     fn log_level(&self) -> LogLevel;
     fn log_format(&self) -> LogFormat;
-    /// Serves `/_metrics` when true.
+    /// Serves `/_metrics` on the internal listener when true.
     fn metrics_enabled(&self) -> bool;
 }
 
@@ -111,9 +119,9 @@ macro_rules! __settings_section {
     };
 }
 
-/// Declares a service's `server:` section: `host` (default `0.0.0.0`), `port` (the given
-/// default) and `shutdown_timeout` (default 30 s), then the service's own keys, each with its
-/// doc comment, attributes and default. The struct denies unknown keys, takes every missing key
+/// Declares a service's `server:` section: `host` (default `0.0.0.0`), `port` and
+/// `internal_port` (the given defaults) and `shutdown_timeout` (default 30 s), then the
+/// service's own keys, each with its doc comment, attributes and default. The struct denies unknown keys, takes every missing key
 /// from its default and implements [`ServerSection`].
 ///
 /// ```
@@ -121,12 +129,14 @@ macro_rules! __settings_section {
 ///     /// `server:` of an example service.
 ///     pub struct ServerSettings {
 ///         default_port: 9000;
+///         default_internal_port: 9001;
 ///         /// Where the built web app is.
 ///         pub static_dir: std::path::PathBuf = "web/dist".into(),
 ///     }
 /// }
 /// let settings = ServerSettings::default();
 /// assert_eq!((settings.host.as_str(), settings.port), ("0.0.0.0", 9000));
+/// assert_eq!(settings.internal_port, 9001);
 /// ```
 #[macro_export]
 macro_rules! server_settings {
@@ -134,6 +144,7 @@ macro_rules! server_settings {
         $(#[$attr:meta])*
         $vis:vis struct $name:ident {
             default_port: $port:expr;
+            default_internal_port: $internal_port:expr;
             $($fields:tt)*
         }
     ) => {
@@ -144,6 +155,9 @@ macro_rules! server_settings {
                 pub host: ::std::string::String = "0.0.0.0".to_owned(),
                 /// 0 picks a free port (used by tests).
                 pub port: u16 = $port,
+                /// The internal listener (`/_metrics`, internal routes) for the scraper and
+                /// the front door only; 0 picks a free port (used by tests).
+                pub internal_port: u16 = $internal_port,
                 /// How long in-flight requests may run on after SIGTERM.
                 #[serde(with = "::service_kit::__private::humantime_serde")]
                 pub shutdown_timeout: ::std::time::Duration = ::std::time::Duration::from_secs(30),
@@ -158,6 +172,10 @@ macro_rules! server_settings {
 
             fn port(&self) -> u16 {
                 self.port
+            }
+
+            fn internal_port(&self) -> u16 {
+                self.internal_port
             }
 
             fn shutdown_timeout(&self) -> ::std::time::Duration {
@@ -184,7 +202,7 @@ macro_rules! observability_settings {
             $vis struct $name {
                 pub log_level: $crate::logging::LogLevel = $crate::logging::LogLevel::Info,
                 pub log_format: $crate::logging::LogFormat = $crate::logging::LogFormat::Json,
-                /// Serves `/_metrics` when true.
+                /// Serves `/_metrics` (on the internal listener) when true.
                 pub metrics_enabled: bool = true,
                 $($fields)*
             }
@@ -233,6 +251,7 @@ mod tests {
     crate::server_settings! {
         struct Server {
             default_port: 7000;
+            default_internal_port: 7001;
             /// A key of the service's own.
             #[serde(with = "humantime_serde")]
             read_timeout: Duration = Duration::from_secs(5),
@@ -266,6 +285,7 @@ mod tests {
         let sample = load("", &[]).unwrap();
         let server = &sample.server;
         assert_eq!((server.host(), server.port()), ("0.0.0.0", 7000));
+        assert_eq!(server.internal_port(), 7001);
         assert_eq!(server.shutdown_timeout(), Duration::from_secs(30));
         assert_eq!(server.read_timeout, Duration::from_secs(5));
         assert_eq!(server.name, "default");
@@ -309,5 +329,15 @@ mod tests {
         ] {
             assert!(problems.contains(key), "{key} missing from:\n{problems}");
         }
+    }
+
+    #[test]
+    fn the_internal_listener_may_not_share_the_public_port() {
+        let problems = load("server:\n  port: 7000\n  internal_port: 7000\n", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(problems.contains("server.internal_port"), "{problems}");
+        // 0 picks a free port for each (tests).
+        load("server:\n  port: 0\n  internal_port: 0\n", &[]).unwrap();
     }
 }

@@ -12,6 +12,7 @@ use tokio::sync::oneshot;
 service_kit::server_settings! {
     struct ServerSettings {
         default_port: 0;
+        default_internal_port: 0;
     }
 }
 
@@ -99,6 +100,7 @@ async fn the_shell_serves_the_routes_and_state_with_the_recorder_installed_befor
     .expect("the sample starts");
     assert_eq!(**app.state(), "sample state");
     let address = format!("http://127.0.0.1:{}", app.port());
+    let internal_port = app.internal_port();
     tokio::spawn(app.run_until_stopped());
     let client = test_support::http_client();
     let get = |path: &str| client.get(format!("{address}{path}")).send();
@@ -110,7 +112,20 @@ async fn the_shell_serves_the_routes_and_state_with_the_recorder_installed_befor
         live,
         serde_json::json!({"status": "healthy", "version": "1.2.3"})
     );
-    let metrics = get("/_metrics").await.unwrap().text().await.unwrap();
+    // `/_metrics` is on the internal listener only.
+    assert_eq!(get("/_metrics").await.unwrap().status(), 404);
+    let internal = format!(
+        "http://127.0.0.1:{}/_metrics",
+        internal_port.expect("metrics are enabled")
+    );
+    let metrics = client
+        .get(internal)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     // The recorder is process-wide: the other test's sample may have counted too.
     let prepared = metrics.lines().find_map(|line| {
         line.strip_prefix("sample_prepared_total ")

@@ -1,5 +1,5 @@
-//! The shared server: liveness, `/_metrics`, and the common error body for everything actix
-//! rejects before a handler runs.
+//! The shared server: liveness, `/_metrics` and internal routes on the internal listener only,
+//! and the common error body for everything actix rejects before a handler runs.
 
 use std::time::Duration;
 
@@ -32,10 +32,31 @@ fn routes(config: &mut web::ServiceConfig) {
         );
 }
 
+/// The internal listener's routes in these tests: one path only it answers.
+fn internal_routes(config: &mut web::ServiceConfig) {
+    config.route("/check", web::get().to(HttpResponse::NoContent));
+}
+
+/// The public listener's address and the internal one's, when it is bound.
+struct Addresses {
+    public: String,
+    internal: Option<String>,
+}
+
 async fn start(metrics_enabled: bool) -> String {
+    start_with(metrics_enabled, None::<fn(&mut web::ServiceConfig)>)
+        .await
+        .public
+}
+
+async fn start_with(
+    metrics_enabled: bool,
+    internal: Option<impl Fn(&mut web::ServiceConfig) + Clone + Send + 'static>,
+) -> Addresses {
     let options = ServerOptions {
         host: "127.0.0.1".into(),
         port: 0,
+        internal_port: 0,
         shutdown_timeout: Duration::from_secs(1),
         metrics_enabled,
         version: "9.8.7",
@@ -43,10 +64,25 @@ async fn start(metrics_enabled: bool) -> String {
         client_request_timeout: None,
         write_buffer_bytes: None,
     };
-    let server = RunningServer::start(options, routes).expect("server starts");
-    let address = format!("http://127.0.0.1:{}", server.port());
+    let server = RunningServer::start(options, routes, internal).expect("server starts");
+    let addresses = Addresses {
+        public: format!("http://127.0.0.1:{}", server.port()),
+        internal: server
+            .internal_port()
+            .map(|port| format!("http://127.0.0.1:{port}")),
+    };
     tokio::spawn(server.run_until_stopped());
-    address
+    addresses
+}
+
+async fn status_of(url: String) -> u16 {
+    test_support::http_client()
+        .get(url)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
 }
 
 async fn error_of(response: reqwest::Response) -> (u16, serde_json::Value) {
@@ -123,8 +159,35 @@ async fn bad_query_and_body_get_the_common_400_body() {
 }
 
 #[tokio::test]
+async fn metrics_and_internal_routes_are_served_on_the_internal_listener_only() {
+    let Addresses { public, internal } = start_with(true, Some(internal_routes)).await;
+    let internal = internal.expect("the internal listener is bound");
+    assert_ne!(public, internal);
+    for path in ["/_metrics", "/check"] {
+        assert_eq!(status_of(format!("{public}{path}")).await, 404, "{path}");
+    }
+    assert_eq!(status_of(format!("{internal}/_metrics")).await, 200);
+    assert_eq!(status_of(format!("{internal}/check")).await, 204);
+    // Liveness on both (probes may use either); the service's public routes only on its own.
+    assert_eq!(status_of(format!("{internal}/live")).await, 200);
+    assert_eq!(status_of(format!("{internal}/api/items?size=1")).await, 404);
+}
+
+#[tokio::test]
+async fn without_metrics_or_internal_routes_no_internal_listener_is_bound() {
+    let addresses = start_with(false, None::<fn(&mut web::ServiceConfig)>).await;
+    assert!(addresses.internal.is_none());
+    let with_routes = start_with(false, Some(internal_routes)).await;
+    let internal = with_routes.internal.expect("bound for its routes");
+    assert_eq!(status_of(format!("{internal}/_metrics")).await, 404);
+    assert_eq!(status_of(format!("{internal}/check")).await, 204);
+}
+
+#[tokio::test]
 async fn metrics_endpoint_exports_request_metrics_by_route_template() {
-    let address = start(true).await;
+    let Addresses { public, internal } =
+        start_with(true, None::<fn(&mut web::ServiceConfig)>).await;
+    let address = public;
     for path in ["/api/items?size=3", "/api/shelves/s1/books/a/b", "/nowhere"] {
         test_support::http_client()
             .get(format!("{address}{path}"))
@@ -133,7 +196,10 @@ async fn metrics_endpoint_exports_request_metrics_by_route_template() {
             .unwrap();
     }
     let response = test_support::http_client()
-        .get(format!("{address}/_metrics"))
+        .get(format!(
+            "{}/_metrics",
+            internal.expect("metrics are enabled")
+        ))
         .send()
         .await
         .unwrap();
@@ -166,19 +232,5 @@ async fn metrics_endpoint_exports_request_metrics_by_route_template() {
     assert!(
         text.contains("http_request_duration_seconds_bucket{"),
         "{text}"
-    );
-}
-
-#[tokio::test]
-async fn metrics_endpoint_is_absent_when_disabled() {
-    let address = start(false).await;
-    assert_eq!(
-        test_support::http_client()
-            .get(format!("{address}/_metrics"))
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        404
     );
 }

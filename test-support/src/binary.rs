@@ -53,11 +53,19 @@ impl ServiceBinary {
         command
     }
 
-    /// Starts the binary with `config` and waits for its liveness path.
+    /// Starts the binary with `config` and waits for its liveness path. Its internal listener
+    /// (`/_metrics`, authproxy's check) gets a free port of its own through the environment
+    /// override `<NAME>_SERVER__INTERNAL_PORT` ([`RunningBinary::internal_host_port`]), so
+    /// binaries started side by side do not share the default.
     pub fn start(&self, config: &Path, port: u16) -> RunningBinary {
+        let internal_port = free_port();
+        let internal_override = format!(
+            "{}_SERVER__INTERNAL_PORT",
+            self.name.to_uppercase().replace('-', "_")
+        );
         let mut guard = ChildGuard::spawn(
             self.name,
-            self.command(&[])
+            self.command(&[(&internal_override, &internal_port.to_string())])
                 .arg("--config")
                 .arg(config)
                 .stdout(Stdio::piped())
@@ -83,6 +91,7 @@ impl ServiceBinary {
         RunningBinary {
             guard,
             host_port,
+            internal_host_port: format!("127.0.0.1:{internal_port}"),
             stdout: Some(stdout),
         }
     }
@@ -91,6 +100,8 @@ impl ServiceBinary {
 pub struct RunningBinary {
     pub guard: ChildGuard,
     pub host_port: String,
+    /// The internal listener: `/_metrics`, authproxy's forward_auth check.
+    pub internal_host_port: String,
     /// The thread reading stdout while the process runs; its lines once the pipe closes.
     stdout: Option<std::thread::JoinHandle<Vec<String>>>,
 }

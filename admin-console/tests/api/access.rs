@@ -93,7 +93,7 @@ clusters:
     ))
     .await;
     assert_eq!(status, 401);
-    // The liveness probe and the scrape stay open.
+    // The liveness probe and the scrape (on the internal listener) stay open.
     assert_eq!(
         app.client
             .get(app.url("/api/live"))
@@ -105,7 +105,7 @@ clusters:
     );
     assert_eq!(
         app.client
-            .get(app.url("/_metrics"))
+            .get(format!("{}/_metrics", app.internal))
             .send()
             .await
             .unwrap()

@@ -5,6 +5,9 @@ use service_kit::config::ConfigLoader;
 
 pub struct TestApp {
     pub address: String,
+    /// The internal listener (`/_metrics`), which only the scraper reaches; empty when it is
+    /// not bound (`metrics_enabled: false`).
+    pub internal: String,
     /// Sends [`CONSOLE_HEADER`] with every request, as the web app does and as scripts and
     /// `curl` users are told to: the console refuses state-changing requests without it.
     pub client: reqwest::Client,
@@ -53,17 +56,26 @@ pub async fn spawn_app(overrides_yaml: &str) -> TestApp {
 
 /// Starts the application with exactly `yaml` (which must set `server.port: 0`).
 pub async fn spawn_app_with(yaml: &str) -> TestApp {
-    let settings: Settings = ConfigLoader::new("TEST_UNUSED_PREFIX")
+    let mut settings: Settings = ConfigLoader::new("TEST_UNUSED_PREFIX")
         .with_env(Default::default())
         .load_str(yaml)
         .expect("test configuration is valid");
+    // A free port for the internal listener too, unless the test chose one.
+    if !yaml.contains("internal_port") {
+        settings.server.internal_port = 0;
+    }
     let app = Application::build(settings)
         .await
         .expect("application starts");
     let address = format!("http://127.0.0.1:{}", app.port());
+    let internal = app
+        .internal_port()
+        .map(|port| format!("http://127.0.0.1:{port}"))
+        .unwrap_or_default();
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
+        internal,
         client: console_client(),
     }
 }

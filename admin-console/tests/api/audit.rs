@@ -136,7 +136,7 @@ async fn state_changing_calls_are_audited_without_bodies_or_credentials() {
 
     let scrape = app
         .client
-        .get(app.url("/_metrics"))
+        .get(format!("{}/_metrics", app.internal))
         .send()
         .await
         .unwrap()

@@ -10,6 +10,7 @@ mod config;
 mod console;
 mod faults;
 mod indices_manage;
+mod listeners;
 mod metrics_external;
 mod metrics_internal;
 mod node_detail;

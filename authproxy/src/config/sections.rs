@@ -23,6 +23,7 @@ service_kit::server_settings! {
     /// `server:` — where to listen, how (forward-auth or standalone) and whom to believe.
     pub struct ServerSettings {
         default_port: 9000;
+        default_internal_port: 9001;
         pub mode: ServerMode = ServerMode::ForwardAuth,
         /// Time a client has to send a request's head.
         #[serde(with = "humantime_serde")]

@@ -10,9 +10,9 @@ use actix_web::web;
 use crate::config::ServerMode;
 use crate::gate::{LOGOUT_PATH, SIGN_IN_PATH};
 
-/// The service's routes. Every path the common routes (`/healthz`, `/_metrics`) do not take is
-/// the forward-auth check or the proxied cluster, depending on the mode. `callback_path` (from
-/// `oidc.redirect_url`) and logout exist only with OIDC.
+/// The public listener's routes: `/_health`, sign-in, and with OIDC the callback
+/// (`callback_path`, from `oidc.redirect_url`) and logout; in standalone mode every other path
+/// is the proxied cluster. The forward_auth check is not here: see [`configure_internal`].
 pub fn configure(mode: ServerMode, callback_path: Option<&str>, config: &mut web::ServiceConfig) {
     config
         .route("/_health", web::get().to(health::health))
@@ -23,8 +23,17 @@ pub fn configure(mode: ServerMode, callback_path: Option<&str>, config: &mut web
             .route(LOGOUT_PATH, web::get().to(sign_in::logout))
             .route(LOGOUT_PATH, web::post().to(sign_in::logout));
     }
-    match mode {
-        ServerMode::ForwardAuth => config.default_service(web::to(forward_auth::check)),
-        ServerMode::Standalone => config.default_service(web::to(standalone::forward)),
-    };
+    if mode == ServerMode::Standalone {
+        config.default_service(web::to(standalone::forward));
+    }
+}
+
+/// The internal listener's routes (`server.internal_port`, beside liveness and `/_metrics`):
+/// in forward_auth mode every path is the check. It answers with the identity and the managed
+/// cluster credential, so it is served only where the front door asks, never where a browser
+/// reaches authproxy.
+pub fn configure_internal(mode: ServerMode, config: &mut web::ServiceConfig) {
+    if mode == ServerMode::ForwardAuth {
+        config.default_service(web::to(forward_auth::check));
+    }
 }

@@ -9,7 +9,14 @@ use crate::support::security_stub::{ADMIN_PASSWORD, ADMIN_USER, Flavor, Security
 use crate::support::{basic, bcrypt_hash};
 
 pub struct TestApp {
+    /// The public listener: sign-in, callback, logout, `/_health`, liveness (and in standalone
+    /// mode the proxied cluster).
     pub address: String,
+    /// The internal listener (`server.internal_port`): `/_metrics` and, in forward_auth mode,
+    /// the check; empty when it is not bound.
+    pub internal: String,
+    /// `server.mode: forward_auth`.
+    forward_auth: bool,
     pub client: reqwest::Client,
     pub state: actix_web::web::Data<authproxy::AppState>,
 }
@@ -27,18 +34,29 @@ pub async fn spawn_app_with_env(overrides_yaml: &str, env: HashMap<String, Strin
     } else {
         format!("server:\n  host: 127.0.0.1\n  port: 0\n{overrides_yaml}")
     };
-    let settings: Settings = ConfigLoader::new("TEST_UNUSED_PREFIX")
+    let mut settings: Settings = ConfigLoader::new("TEST_UNUSED_PREFIX")
         .with_env(env)
         .load_str(&yaml)
         .unwrap_or_else(|problems| panic!("test configuration is invalid:\n{problems}"));
+    // A free port for the internal listener too, unless the test chose one.
+    if !yaml.contains("internal_port") {
+        settings.server.internal_port = 0;
+    }
+    let forward_auth = format!("{:?}", settings.server.mode) == "ForwardAuth";
     let app = Application::build(settings)
         .await
         .expect("application starts");
     let address = format!("http://127.0.0.1:{}", app.port());
+    let internal = app
+        .internal_port()
+        .map(|port| format!("http://127.0.0.1:{port}"))
+        .unwrap_or_default();
     let state = app.state();
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
+        internal,
+        forward_auth,
         client: no_redirects(),
         state,
     }
@@ -53,8 +71,32 @@ pub fn no_redirects() -> reqwest::Client {
         .unwrap()
 }
 
+/// The routes of authproxy's public listener; the tests' sign-in flows use `/auth/callback`.
+const PUBLIC_ROUTES: [&str; 5] = [
+    "/auth/start",
+    "/auth/callback",
+    "/auth/logout",
+    "/_health",
+    "/healthz",
+];
+
 impl TestApp {
+    /// `path` on the listener it is served on, as the front door and the scraper reach it:
+    /// `/_metrics`, and in forward_auth mode every path but the public routes (the check), on
+    /// the internal listener; the rest on the public one.
     pub fn url(&self, path: &str) -> String {
+        let route = path.split('?').next().unwrap_or(path);
+        let internal =
+            route == "/_metrics" || (self.forward_auth && !PUBLIC_ROUTES.contains(&route));
+        if internal {
+            format!("{}{path}", self.internal)
+        } else {
+            self.public_url(path)
+        }
+    }
+
+    /// `path` on the public listener, whatever it is.
+    pub fn public_url(&self, path: &str) -> String {
         format!("{}{path}", self.address)
     }
 

@@ -264,7 +264,7 @@ async fn a_refusal_is_logged_with_the_user_and_the_rule() {
     let path = binary.config_file("authorization.yaml", &yaml);
     let mut running = binary.start(&path, port);
     let refused = crate::app::no_redirects()
-        .get(format!("http://127.0.0.1:{port}/check"))
+        .get(format!("http://{}/check", running.internal_host_port))
         .header("authorization", basic("ann", ANN_PASSWORD))
         .header("x-forwarded-host", "grafana.internal.example")
         .header("x-forwarded-uri", "/")

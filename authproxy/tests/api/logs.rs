@@ -32,7 +32,7 @@ async fn log_lines(log_format: &str, attempts: &[(&str, &str)]) -> Vec<String> {
     let path = binary.config_file("logs.yaml", &yaml);
     let mut running = binary.start(&path, port);
     let client = no_redirects();
-    let url = format!("http://127.0.0.1:{port}/anything");
+    let url = format!("http://{}/anything", running.internal_host_port);
     for (username, password) in attempts {
         client
             .get(&url)

@@ -9,6 +9,7 @@ mod health;
 mod id_tokens;
 mod identity_headers;
 mod key_refetch;
+mod listeners;
 mod logs;
 mod malformed_input;
 mod nginx_front;

@@ -414,7 +414,10 @@ async fn forward_auth_signs_in_on_the_proxy_host_and_answers_with_the_session_id
     assert_eq!(challenge.status(), 302);
     let location = challenge.headers()["location"].to_str().unwrap().to_owned();
     let start = Url::parse(&location).expect("an absolute URL on the proxy's host");
-    assert_eq!(start.origin(), Url::parse(&app.url("/")).unwrap().origin());
+    assert_eq!(
+        start.origin(),
+        Url::parse(&app.public_url("/")).unwrap().origin()
+    );
     let rd = start
         .query_pairs()
         .find(|(name, _)| name == "rd")

@@ -10,6 +10,9 @@ use service_kit::config::ConfigLoader;
 
 pub struct TestApp {
     pub address: String,
+    /// The internal listener (`/_metrics`), which only the scraper reaches; empty when it is
+    /// not bound (`metrics_enabled: false`).
+    pub internal: String,
     pub client: reqwest::Client,
     pub kube: KubeTestServer,
     pub state: actix_web::web::Data<ingress_dash::state::AppState>,
@@ -70,18 +73,27 @@ async fn spawn_app_full(
         "server:\n  host: 127.0.0.1\n  port: 0\n{server_yaml}kubernetes:\n  api_url: {}\n  watch_grace_period: 1s\n{kube_yaml}resilience:\n  retry_initial_delay: 10ms\n  retry_max_delay: 50ms\n{overrides_yaml}",
         kube.url()
     );
-    let settings: Settings = ConfigLoader::new("TEST_UNUSED_PREFIX")
+    let mut settings: Settings = ConfigLoader::new("TEST_UNUSED_PREFIX")
         .with_env(Default::default())
         .load_str(&yaml)
         .expect("test configuration is valid");
+    // A free port for the internal listener too, unless the test chose one.
+    if !yaml.contains("internal_port") {
+        settings.server.internal_port = 0;
+    }
     let app = Application::build(settings)
         .await
         .expect("application starts");
     let address = format!("http://127.0.0.1:{}", app.port());
+    let internal = app
+        .internal_port()
+        .map(|port| format!("http://127.0.0.1:{port}"))
+        .unwrap_or_default();
     let state = app.state();
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
+        internal,
         client: test_support::http_client(),
         kube,
         state,
@@ -89,9 +101,16 @@ async fn spawn_app_full(
 }
 
 impl TestApp {
+    /// `GET path` on the public listener; `/_metrics` on the internal one, as the scraper
+    /// asks it (the public listener answers 404 there).
     pub async fn get(&self, path: &str) -> reqwest::Response {
+        let base = if path.starts_with("/_metrics") {
+            &self.internal
+        } else {
+            &self.address
+        };
         self.client
-            .get(format!("{}{path}", self.address))
+            .get(format!("{base}{path}"))
             .send()
             .await
             .expect("request sent")

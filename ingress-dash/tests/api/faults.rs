@@ -195,6 +195,7 @@ async fn every_client_view_matches_the_server_after_api_faults_under_churn() {
         client,
         kube,
         state: _state,
+        ..
     } = app;
     let mut server = Some(kube);
     for (namespaces, view, _) in &clients {

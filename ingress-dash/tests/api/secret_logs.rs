@@ -55,7 +55,11 @@ fn the_key_is_in_no_log_line_even_at_debug() {
         }
         done
     });
-    answers.push_str(&http_get(&running.host_port, "/_metrics").unwrap().1);
+    answers.push_str(
+        &http_get(&running.internal_host_port, "/_metrics")
+            .unwrap()
+            .1,
+    );
     let status = running
         .terminate(Duration::from_secs(10))
         .expect("ingress-dash exits on SIGTERM");
