@@ -1,5 +1,6 @@
 //! The audit log: one JSON line per state-changing request (relay calls outside the read-only
-//! set, the allocation lock, every management route), refused ones included. Each event goes to
+//! set, the allocation lock, every management route, the metrics server validation, which
+//! makes the console call a URL the caller chose), refused ones included. Each event goes to
 //! the logs (tracing target `audit`) and, with `audit.file`, is appended to that file by a
 //! background thread, so a slow or full disk never holds a request up: when the writer falls
 //! behind, events for the file are dropped and counted. Bodies and credentials never go in.
@@ -57,7 +58,8 @@ pub(crate) struct AuditEvent<'a> {
     pub(crate) groups: &'a [String],
     /// The client's address (behind `server.trusted_proxies`).
     pub(crate) source: Option<String>,
-    pub(crate) cluster: &'a str,
+    /// `null` for a call on no cluster (the metrics server validation).
+    pub(crate) cluster: Option<&'a str>,
     pub(crate) method: &'a str,
     /// Path and query as received; never the body.
     pub(crate) path: &'a str,
@@ -68,6 +70,13 @@ pub(crate) struct AuditEvent<'a> {
     /// Until the answer's head (a relayed body streams on afterwards).
     pub(crate) duration_ms: u64,
     pub(crate) request_id: &'a str,
+    /// The URL the console was made to call (the metrics server validation), without
+    /// credentials; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) url: Option<&'a str>,
+    /// What that call found (`success`, `no_data`, `error`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) result: Option<&'a str>,
 }
 
 /// Where events go: the logs always, the file when configured.
@@ -98,7 +107,7 @@ impl AuditLog {
     pub(crate) fn record(&self, event: &AuditEvent<'_>) {
         metrics::counter!(
             "admin_console_audit_events_total",
-            "cluster" => event.cluster.to_owned(),
+            "cluster" => event.cluster.unwrap_or_default().to_owned(),
             "outcome" => event.outcome.as_str()
         )
         .increment(1);
@@ -115,6 +124,8 @@ impl AuditLog {
             role = event.role,
             duration_ms = event.duration_ms,
             request_id = event.request_id,
+            url = event.url,
+            result = event.result,
             "audit"
         );
         let Some(file) = &self.file else {
@@ -155,6 +166,21 @@ fn write_lines(file: File, lines: Receiver<String>) {
             write_failed(&error.to_string());
         }
     }
+}
+
+/// `text` as a URL for the audit log: without user name and password, at most 512 characters;
+/// `(not an http URL)` when it is not one (it is not written as given: it may hold a secret).
+pub(crate) fn url_for_audit(text: &str) -> String {
+    let url = reqwest::Url::parse(text)
+        .ok()
+        .filter(|url| matches!(url.scheme(), "http" | "https"));
+    let Some(mut url) = url else {
+        return "(not an http URL)".to_owned();
+    };
+    // Both fail only for URLs that cannot have credentials.
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    url.as_str().chars().take(512).collect()
 }
 
 /// `2026-11-24T01:02:03.456Z`.
@@ -205,7 +231,7 @@ mod tests {
             user: Some("alice\nforged"),
             groups: &groups,
             source: Some("192.0.2.1".to_owned()),
-            cluster: "prod",
+            cluster: Some("prod"),
             method: "POST",
             path: "/api/clusters/prod/proxy/logs/_close?x=1",
             status: 403,
@@ -213,6 +239,8 @@ mod tests {
             role: "viewer",
             duration_ms: 3,
             request_id: "r1",
+            url: None,
+            result: None,
         };
         let line = serde_json::to_string(&event).unwrap();
         assert!(!line.contains('\n'), "{line}");
@@ -232,5 +260,21 @@ mod tests {
             assert!(value.get(key).is_some(), "{key}");
         }
         assert_eq!(value["outcome"], "denied");
+        assert!(value.get("url").is_none(), "only for calls to a URL");
+    }
+
+    #[test]
+    fn urls_are_recorded_without_credentials() {
+        assert_eq!(
+            url_for_audit("http://user:pass@127.0.0.1:9090/prom?x=1"),
+            "http://127.0.0.1:9090/prom?x=1"
+        );
+        assert_eq!(url_for_audit("https://a.example"), "https://a.example/");
+        assert_eq!(url_for_audit("user:s3cret@host"), "(not an http URL)");
+        assert_eq!(url_for_audit("not a url: s3cret"), "(not an http URL)");
+        assert_eq!(
+            url_for_audit(&format!("http://h/{}", "a".repeat(900))).len(),
+            512
+        );
     }
 }

@@ -1,15 +1,17 @@
 //! Thin HTTP handlers: parse, call the domain code, serialize.
 
-use actix_web::http::header;
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::http::{Method, header};
+use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use serde::Serialize;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Instant;
 
 use service_kit::identity::{AccessMode, Identity};
 
-use crate::access::guard::AccessGuard;
+use crate::access::guard::{AccessGuard, Call};
+use crate::audit::{Outcome, url_for_audit};
 use crate::cluster::indices::{IndexQuery, IndexQueryParams, page_of};
 use crate::cluster::views::Node;
 use crate::cluster::views::{self, AllocationEnable};
@@ -209,29 +211,38 @@ pub async fn history(
 
 /// `POST /api/metrics_server/validate`: the server calls a URL the caller chooses, so with
 /// `trusted_headers` only a caller who is admin on at least one cluster may use it (configuring
-/// a metrics server is an admin's task; a viewer must not probe the network through it).
+/// a metrics server is an admin's task; a viewer must not probe the network through it). Every
+/// call is audited with the URL (without credentials), refused ones included.
 pub async fn validate_metrics_server(
     state: State,
+    request: HttpRequest,
     identity: web::ReqData<Identity>,
     body: web::Json<ValidationRequest>,
 ) -> Result<HttpResponse, Error> {
-    let policy = &state.access.policy;
-    if policy.mode() == AccessMode::TrustedHeaders {
-        let best = state
-            .clusters
-            .iter()
-            .map(|cluster| policy.role(cluster.id(), &identity))
-            .max()
-            .unwrap_or(Role::None);
-        if best < Role::Admin {
-            return Err(Error::Forbidden(format!(
-                "This needs the admin role on a cluster; you have {} at most.",
-                best.as_str()
-            )));
+    let started = Instant::now();
+    let guard = &state.access;
+    let body = body.into_inner();
+    let mut call = Call::of(guard, &request, &Method::POST);
+    call.url = Some(url_for_audit(&body.url));
+    let best = guard.policy.best_role(&identity);
+    let answer = if guard.policy.mode() == AccessMode::TrustedHeaders && best < Role::Admin {
+        Err(Error::Forbidden(format!(
+            "This needs the admin role on a cluster; you have {} at most.",
+            best.as_str()
+        )))
+    } else {
+        validate::validate(state.validation_http.clone(), body).await
+    };
+    let (status, outcome) = match &answer {
+        Ok(verdict) => {
+            call.result = Some(verdict.status.as_str());
+            (200, Outcome::Success)
         }
-    }
-    let answer = validate::validate(state.validation_http.clone(), body.into_inner()).await?;
-    Ok(fresh(&answer))
+        Err(Error::Forbidden(_)) => (403, Outcome::Denied),
+        Err(error) => (error.status_code().as_u16(), Outcome::Failure),
+    };
+    call.record(guard, &identity, None, best, status, outcome, started);
+    Ok(fresh(&answer?))
 }
 
 /// The web app's TypeScript wire types (`web/src/api/wire.ts`) are generated from the types

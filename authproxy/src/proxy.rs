@@ -30,8 +30,9 @@ const REPLAYABLE_LIMIT: usize = 1024 * 1024;
 /// (`Authorization`, `Cookie`, `es-security-runas-user`, `es-secondary-authorization`,
 /// OpenSearch's `x-proxy-user` / `x-proxy-roles`, `Forwarded`, `X-Forwarded-*`, `X-Real-IP`),
 /// hop-by-hop headers, and anything a future cluster version might start to trust.
-/// `Content-Length` is set from the body; `X-Forwarded-For/-Proto/-Host` are written by the
-/// proxy itself.
+/// `Content-Length` is set from the body; `X-Forwarded-For/-Proto/-Host` and `X-Request-Id`
+/// (a trusted proxy's, else the proxy's own: a client does not choose the id its request is
+/// logged under) are written by the proxy itself.
 const FORWARDED_REQUEST_HEADERS: &[&str] = &[
     "accept",
     "accept-charset",
@@ -41,7 +42,6 @@ const FORWARDED_REQUEST_HEADERS: &[&str] = &[
     "content-encoding",
     "user-agent",
     "x-opaque-id",
-    "x-request-id",
     // Elasticsearch clients: REST API compatibility, client telemetry, product origin.
     "elastic-api-version",
     "x-elastic-client-meta",
@@ -176,10 +176,16 @@ async fn send(
     let client = context
         .source_ip
         .map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
+    let peer = request.peer_addr().map(|address| address.ip());
+    let request_id = state
+        .trusted
+        .request_id(peer, request.headers())
+        .map_or_else(new_request_id, str::to_owned);
     for (name, value) in [
         ("x-forwarded-for", client),
         ("x-forwarded-proto", forwarded_proto(context)),
         ("x-forwarded-host", forwarded_host(request, context)),
+        ("x-request-id", request_id),
     ] {
         if let Ok(value) = http::HeaderValue::try_from(value) {
             headers.insert(name, value);
@@ -243,6 +249,12 @@ fn forwarded_host(request: &HttpRequest, context: &RequestContext) -> String {
                 .map(str::to_owned)
         })
         .unwrap_or_default()
+}
+
+/// 128 random bits in hex, as nginx's `$request_id`.
+fn new_request_id() -> String {
+    let bytes: [u8; 16] = rand::random();
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 fn is_forwarded_header(name: &HeaderName) -> bool {

@@ -64,6 +64,27 @@ impl TrustedProxies {
     }
 }
 
+impl TrustedProxies {
+    /// The request id a trusted proxy sent: `X-Request-Id` given once, 1 to 128 visible ASCII
+    /// characters, from a peer in `server.trusted_proxies`. `None` from any other peer (a
+    /// client does not choose the id its request is logged under) or for any other value; the
+    /// service then makes its own.
+    pub fn request_id<'h>(&self, peer: Option<IpAddr>, headers: &'h HeaderMap) -> Option<&'h str> {
+        if !self.contains(peer?) {
+            return None;
+        }
+        let mut values = headers.get_all("x-request-id");
+        let value = values.next()?;
+        if values.next().is_some() {
+            return None;
+        }
+        value
+            .to_str()
+            .ok()
+            .filter(|id| (1..=128).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_graphic()))
+    }
+}
+
 /// `1.2.3.4`, `1.2.3.4:80`, `[::1]:80`, `::1`; `unknown` and obfuscated identifiers are `None`.
 fn parse_hop(hop: &str) -> Option<IpAddr> {
     if let Ok(address) = hop.parse::<IpAddr>() {
@@ -112,5 +133,33 @@ mod tests {
             ip("1.2.3.4")
         );
         assert!(trusted.contains("::ffff:10.0.0.1".parse().unwrap()));
+    }
+
+    #[test]
+    fn a_request_id_is_believed_only_from_trusted_peers() {
+        let trusted = TrustedProxies::new(&["10.0.0.0/8".to_owned()]);
+        let id = |value: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.append(
+                HeaderName::from_static("x-request-id"),
+                HeaderValue::from_static(value),
+            );
+            headers
+        };
+        let sent = id("front-1");
+        assert_eq!(trusted.request_id(ip("10.1.1.1"), &sent), Some("front-1"));
+        assert_eq!(trusted.request_id(ip("8.8.8.8"), &sent), None);
+        assert_eq!(trusted.request_id(None, &sent), None);
+        for bad in ["two words", "", "tab\there"] {
+            assert_eq!(trusted.request_id(ip("10.1.1.1"), &id(bad)), None, "{bad}");
+        }
+        let mut twice = id("a");
+        twice.append(
+            HeaderName::from_static("x-request-id"),
+            HeaderValue::from_static("b"),
+        );
+        assert_eq!(trusted.request_id(ip("10.1.1.1"), &twice), None);
+        let long: &'static str = "x".repeat(129).leak();
+        assert_eq!(trusted.request_id(ip("10.1.1.1"), &id(long)), None);
     }
 }

@@ -9,6 +9,7 @@
 mod auth_front;
 pub mod binary;
 pub mod fuzz;
+mod gate_front;
 mod nginx;
 mod oidc;
 mod otlp;
@@ -19,6 +20,7 @@ mod tls;
 pub mod wire_types;
 
 pub use auth_front::AuthFront;
+pub use gate_front::GateFront;
 pub use oidc::OidcProvider;
 pub use otlp::{OtlpReceiver, ReceivedSpan};
 pub use process::{ChildGuard, TempDir, free_port, http_get, repo_root, wait_until};

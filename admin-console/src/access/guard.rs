@@ -12,7 +12,7 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::{Method, header};
 use actix_web::middleware::Next;
 use actix_web::web::{Bytes, BytesMut};
-use actix_web::{HttpMessage, ResponseError};
+use actix_web::{HttpMessage, HttpRequest, ResponseError};
 use futures_util::StreamExt;
 use service_kit::client_address::TrustedProxies;
 use service_kit::identity::{Identity, IdentitySource};
@@ -44,7 +44,7 @@ pub(crate) enum Guarded {
 
 type Answer<B> = Result<ServiceResponse<EitherBody<B>>, actix_web::Error>;
 
-fn peer(request: &ServiceRequest) -> Option<IpAddr> {
+fn peer(request: &HttpRequest) -> Option<IpAddr> {
     request.peer_addr().map(|socket| socket.ip())
 }
 
@@ -55,7 +55,10 @@ pub(crate) async fn authenticate<B: MessageBody>(
     request: ServiceRequest,
     next: Next<B>,
 ) -> Answer<B> {
-    match guard.identities.identify(peer(&request), request.headers()) {
+    match guard
+        .identities
+        .identify(peer(request.request()), request.headers())
+    {
         Ok(identity) => {
             request.extensions_mut().insert(identity);
             Ok(next.call(request).await?.map_into_left_body())
@@ -64,7 +67,7 @@ pub(crate) async fn authenticate<B: MessageBody>(
             tracing::warn!(
                 method = %request.method(),
                 path = request.path(),
-                peer = ?peer(&request),
+                peer = ?peer(request.request()),
                 "{reason}"
             );
             let response = reason.rejection().error_response();
@@ -85,7 +88,9 @@ pub(crate) async fn authorize<B: MessageBody>(
     let started = Instant::now();
     let identity = match request.extensions().get::<Identity>().cloned() {
         Some(identity) => Ok(identity),
-        None => guard.identities.identify(peer(&request), request.headers()),
+        None => guard
+            .identities
+            .identify(peer(request.request()), request.headers()),
     };
     let identity = match identity {
         Ok(identity) => identity,
@@ -138,11 +143,11 @@ pub(crate) async fn authorize<B: MessageBody>(
             "{error}"
         );
         if audited {
-            let call = Call::of(&guard, &request, &method);
+            let call = Call::of(&guard, request.request(), &method);
             call.record(
                 &guard,
                 &identity,
-                &cluster,
+                Some(&cluster),
                 role,
                 403,
                 Outcome::Denied,
@@ -155,14 +160,22 @@ pub(crate) async fn authorize<B: MessageBody>(
     if !audited {
         return Ok(next.call(request).await?.map_into_left_body());
     }
-    let call = Call::of(&guard, &request, &method);
+    let call = Call::of(&guard, request.request(), &method);
     let answer = next.call(request).await;
     let status = match &answer {
         Ok(response) => response.status().as_u16(),
         Err(error) => error.as_response_error().status_code().as_u16(),
     };
     let outcome = Outcome::of_status(status);
-    call.record(&guard, &identity, &cluster, role, status, outcome, started);
+    call.record(
+        &guard,
+        &identity,
+        Some(&cluster),
+        role,
+        status,
+        outcome,
+        started,
+    );
     Ok(answer?.map_into_left_body())
 }
 
@@ -223,17 +236,21 @@ async fn read_bounded(request: &mut ServiceRequest) -> Option<Bytes> {
 }
 
 /// What the audit event says about the request, taken before the request goes on.
-struct Call {
+pub(crate) struct Call {
     /// The method the cluster receives (a relayed POST with `X-Console-Method: GET` is a GET).
     method: String,
     /// Path and query as received.
     path: String,
     source: Option<String>,
     request_id: String,
+    /// The URL the request makes the console call (the metrics server validation).
+    pub(crate) url: Option<String>,
+    /// What that call found.
+    pub(crate) result: Option<&'static str>,
 }
 
 impl Call {
-    fn of(guard: &AccessGuard, request: &ServiceRequest, method: &Method) -> Self {
+    pub(crate) fn of(guard: &AccessGuard, request: &HttpRequest, method: &Method) -> Self {
         Self {
             method: method.to_string(),
             path: request
@@ -245,15 +262,17 @@ impl Call {
                 .client_address(peer(request), request.headers())
                 .map(|address| address.to_string()),
             request_id: request_id(guard, request),
+            url: None,
+            result: None,
         }
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn record(
+    pub(crate) fn record(
         self,
         guard: &AccessGuard,
         identity: &Identity,
-        cluster: &str,
+        cluster: Option<&str>,
         role: Role,
         status: u16,
         outcome: Outcome,
@@ -272,23 +291,18 @@ impl Call {
             role: role.as_str(),
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             request_id: &self.request_id,
+            url: self.url.as_deref(),
+            result: self.result,
         });
     }
 }
 
-/// `X-Request-Id` when a trusted proxy sent a sane one (1 to 128 visible ASCII characters),
-/// else a new random one.
-fn request_id(guard: &AccessGuard, request: &ServiceRequest) -> String {
-    let from_proxy = peer(request)
-        .filter(|peer| guard.trusted_proxies.contains(*peer))
-        .and_then(|_| {
-            let mut values = request.headers().get_all("x-request-id");
-            let value = values.next()?;
-            values.next().is_none().then_some(value)
-        })
-        .and_then(|value| value.to_str().ok())
-        .filter(|id| (1..=128).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_graphic()));
-    match from_proxy {
+/// `X-Request-Id` when a trusted proxy sent a sane one, else a new random one (128 bits, hex).
+fn request_id(guard: &AccessGuard, request: &HttpRequest) -> String {
+    match guard
+        .trusted_proxies
+        .request_id(peer(request), request.headers())
+    {
         Some(id) => id.to_owned(),
         None => {
             let bytes: [u8; 16] = rand::random();

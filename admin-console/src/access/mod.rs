@@ -116,6 +116,15 @@ impl AccessPolicy {
             role
         }
     }
+
+    /// The caller's highest role on any configured cluster (`none` when there are none).
+    pub(crate) fn best_role(&self, identity: &Identity) -> Role {
+        self.clusters
+            .keys()
+            .map(|cluster| self.role(cluster, identity))
+            .max()
+            .unwrap_or(Role::None)
+    }
 }
 
 /// The 403 message: which role the call needs where, and which the caller has.

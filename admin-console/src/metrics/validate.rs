@@ -42,6 +42,17 @@ pub enum ValidationStatus {
     Error,
 }
 
+impl ValidationStatus {
+    /// As serialised (for the audit log).
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::NoData => "no_data",
+            Self::Error => "error",
+        }
+    }
+}
+
 #[derive(Debug, Serialize, PartialEq, Eq)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ValidationResponse {

@@ -10,9 +10,10 @@ use test_support::{Osmem, TempDir};
 
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller, trusted_yaml};
 use crate::app::{cluster_yaml, spawn_app};
+use crate::support::echo::EchoServer;
 use crate::support::wait_until;
 
-fn lines_of(path: &std::path::Path) -> Vec<Value> {
+pub(crate) fn lines_of(path: &std::path::Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
@@ -157,6 +158,76 @@ async fn state_changing_calls_are_audited_without_bodies_or_credentials() {
     assert_eq!(count("success").as_deref(), Some("2"), "{scrape}");
     assert_eq!(count("denied").as_deref(), Some("1"));
     assert_eq!(count("failure").as_deref(), Some("1"));
+}
+
+/// Issue 31, item 6: validating a metrics server makes the console call a URL the caller
+/// chooses, so each call is audited with that URL (without its password), who asked and how it
+/// ended, refused ones included.
+#[tokio::test]
+async fn validating_a_metrics_server_is_audited_with_the_url() {
+    let echo = EchoServer::start();
+    let dir = TempDir::new("audit-validate");
+    let file = dir.path().join("audit.log");
+    let app = spawn_app(&format!(
+        "{}audit:\n  file: {}\n",
+        trusted_yaml(&cluster_yaml("validated", &echo.url)),
+        file.display()
+    ))
+    .await;
+    let validate = |caller, url: &str| {
+        as_caller(
+            app.client
+                .post(app.url("/api/metrics_server/validate"))
+                .json(&json!({"url": url, "labels": {}})),
+            caller,
+        )
+        .send()
+    };
+    let answer = validate(&ADMIN, "http://127.0.0.1:1/prom").await.unwrap();
+    assert_eq!(answer.status(), 200);
+    let refused = validate(&ADMIN, "http://scraper:s3cret-pass@127.0.0.1:1/prom")
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 400, "credentials in the URL are refused");
+    let refused = validate(&VIEWER, "http://169.254.169.254/latest")
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 403);
+
+    let path = file.clone();
+    wait_until("three audit lines", Duration::from_secs(10), move || {
+        lines_of(&path).len() >= 3
+    })
+    .await;
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        !text.contains("s3cret-pass"),
+        "a password in the URL leaked: {text}"
+    );
+    let lines = lines_of(&file);
+    assert_eq!(lines.len(), 3, "{text}");
+    let admin = &lines[0];
+    assert_eq!(admin["user"], "ada");
+    assert_eq!(admin["method"], "POST");
+    assert_eq!(admin["path"], "/api/metrics_server/validate");
+    assert_eq!(admin["url"], "http://127.0.0.1:1/prom");
+    assert_eq!(admin["status"], 200);
+    assert_eq!(admin["outcome"], "success");
+    assert_eq!(admin["result"], "error", "the server was not reachable");
+    assert_eq!(admin["role"], "admin");
+    assert_eq!(admin["cluster"], Value::Null);
+    assert_eq!(
+        lines[1]["url"], "http://127.0.0.1:1/prom",
+        "credentials left out"
+    );
+    assert_eq!(lines[1]["status"], 400);
+    assert_eq!(lines[1]["outcome"], "failure");
+    let viewer = &lines[2];
+    assert_eq!(viewer["user"], "vera");
+    assert_eq!(viewer["url"], "http://169.254.169.254/latest");
+    assert_eq!(viewer["status"], 403);
+    assert_eq!(viewer["outcome"], "denied");
+    assert_eq!(viewer["role"], "viewer");
 }
 
 fn load(yaml: &str) -> Result<Settings, Vec<String>> {

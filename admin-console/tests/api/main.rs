@@ -9,6 +9,7 @@ mod clusters;
 mod config;
 mod console;
 mod faults;
+mod front_door;
 mod indices_manage;
 mod listeners;
 mod metrics_external;

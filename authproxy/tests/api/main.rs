@@ -15,6 +15,7 @@ mod malformed_input;
 mod nginx_front;
 mod oidc;
 mod redis;
+mod request_id;
 mod security;
 mod sign_in_pages;
 mod sign_in_state;
