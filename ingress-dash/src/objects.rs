@@ -1,6 +1,7 @@
 //! One object on demand (issue 20 section 2): `GET /api/objects/{kind}/{namespace}/{name}/events`
 //! (its recent core/v1 events, Warning only unless `?type=all`) and `.../yaml` (the live object
-//! as YAML, managedFields removed, annotation values redacted).
+//! as YAML, managedFields removed, credentials redacted; the object's redacted values are hidden
+//! in its events' messages too).
 //!
 //! The kind is `ingresses` or `httproutes` and the names are checked (DNS-1123) before any call;
 //! a namespace the caller may not see (`access.namespaces_by_group`), or that a namespace-scoped
@@ -86,7 +87,10 @@ pub(crate) async fn events(
     let filter = events::TypeFilter::parse(query.get("type").map(String::as_str))?;
     check_access(&state, &target, &viewer)?;
     // The object must exist (and be readable): a missing one and a hidden namespace answer alike.
-    get_object(&state, &target).await?;
+    // What its redaction hides, its events' messages do not show either.
+    let secrets = state
+        .redaction
+        .secret_texts(&get_object(&state, &target).await?);
     let selector = events::field_selector(&target, filter);
     let api = state.api.as_ref();
     let mut items = Vec::new();
@@ -106,7 +110,7 @@ pub(crate) async fn events(
     }
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .json(events::select(items)))
+        .json(events::select(items, &secrets)))
 }
 
 /// `GET /api/objects/{kind}/{namespace}/{name}/yaml`.

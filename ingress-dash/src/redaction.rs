@@ -13,7 +13,9 @@
 //!   compare with.
 //!
 //! Values become [`REDACTED`] before a record is cached, stored or sent; keys and names stay
-//! visible, so a reader still sees that the annotation or header is set.
+//! visible, so a reader still sees that the annotation or header is set. What an object's
+//! redaction hides is hidden in the messages of its Kubernetes events too ([`SecretTexts`]):
+//! controllers quote the configuration they refuse.
 
 use std::collections::BTreeMap;
 
@@ -123,28 +125,48 @@ impl Redaction {
     /// Redacts an object as the API server serves it, of any kind: its annotations (and
     /// [`LAST_APPLIED`]) and the credential-named values in its `spec`.
     pub fn apply_to_object(&self, object: &mut Value) {
+        self.visit_secrets(object, &mut |value| {
+            *value = Value::String(REDACTED.to_owned());
+        });
+    }
+
+    /// The texts [`Redaction::apply_to_object`] hides in `object`, to hide them wherever the
+    /// API server repeats them.
+    pub fn secret_texts(&self, object: &Value) -> SecretTexts {
+        let mut copy = object.clone();
+        let mut values = Vec::new();
+        self.visit_secrets(&mut copy, &mut |value| {
+            if let Value::String(text) = value {
+                values.push(std::mem::take(text));
+            }
+        });
+        SecretTexts::new(&values)
+    }
+
+    /// Calls `hide` with every value of `object` that carries a credential.
+    fn visit_secrets(&self, object: &mut Value, hide: &mut dyn FnMut(&mut Value)) {
         if let Some(annotations) = object
             .pointer_mut("/metadata/annotations")
             .and_then(Value::as_object_mut)
         {
             for (key, value) in annotations.iter_mut() {
                 if key == LAST_APPLIED || self.is_redacted(key) {
-                    *value = Value::String(REDACTED.to_owned());
+                    hide(value);
                 }
             }
         }
         if let Some(spec) = object.get_mut("spec") {
-            self.apply_to_named_values(spec);
+            self.visit_named_values(spec, hide);
         }
     }
 
     /// Every `{"name": …, "value": "…"}` at any depth whose name is a credential's: header
     /// filters' `set` and `add`, header and query matches. (The JSON parser bounds the depth.)
-    fn apply_to_named_values(&self, value: &mut Value) {
+    fn visit_named_values(&self, value: &mut Value, hide: &mut dyn FnMut(&mut Value)) {
         match value {
             Value::Array(items) => {
                 for item in items {
-                    self.apply_to_named_values(item);
+                    self.visit_named_values(item, hide);
                 }
             }
             Value::Object(fields) => {
@@ -155,14 +177,47 @@ impl Redaction {
                 if let Some(text @ Value::String(_)) = fields.get_mut("value")
                     && secret
                 {
-                    *text = Value::String(REDACTED.to_owned());
+                    hide(text);
                 }
                 for field in fields.values_mut() {
-                    self.apply_to_named_values(field);
+                    self.visit_named_values(field, hide);
                 }
             }
             _ => {}
         }
+    }
+}
+
+/// Shorter texts are not looked for in free text: they would hide common words.
+const MIN_QUOTED_CHARS: usize = 6;
+
+/// The secret values of one object, and each line of a value of several lines (a controller
+/// quotes the line of a snippet it refuses), longest first.
+#[derive(Debug, Clone, Default)]
+pub struct SecretTexts(Vec<String>);
+
+impl SecretTexts {
+    fn new(values: &[String]) -> Self {
+        let mut texts: Vec<String> = values
+            .iter()
+            .flat_map(|value| std::iter::once(value.as_str()).chain(value.lines().map(str::trim)))
+            .filter(|text| text.chars().count() >= MIN_QUOTED_CHARS)
+            .map(str::to_owned)
+            .collect();
+        texts.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        texts.dedup();
+        Self(texts)
+    }
+
+    /// `text` with every secret text in it replaced by [`REDACTED`].
+    pub fn hide_in(&self, text: String) -> String {
+        self.0.iter().fold(text, |text, secret| {
+            if text.contains(secret.as_str()) {
+                text.replace(secret.as_str(), REDACTED)
+            } else {
+                text
+            }
+        })
     }
 }
 
@@ -288,6 +343,28 @@ mod tests {
             route["status"]["value"],
             "kept: status is not configuration"
         );
+    }
+
+    #[test]
+    fn an_objects_secret_values_and_their_lines_are_hidden_in_free_text() {
+        let object = serde_json::json!({
+            "metadata": {"annotations": {
+                "example.com/configuration-snippet": "more_set_headers \"X: y\";\n  proxy_set_header Authorization \"Basic c2Vj\";\n",
+                "example.com/db-password": "abc",
+                "team": "shop",
+            }},
+            "spec": {"filters": [{"set": [{"name": "X-Api-Key", "value": "k3y-abc123"}]}]},
+        });
+        let secrets = defaults().secret_texts(&object);
+        assert_eq!(
+            secrets.hide_in(
+                "refused: proxy_set_header Authorization \"Basic c2Vj\"; key k3y-abc123; team shop; abc"
+                    .to_owned()
+            ),
+            "refused: <redacted> key <redacted>; team shop; abc",
+            "too short a value (abc) is not looked for"
+        );
+        assert_eq!(SecretTexts::default().hide_in("x".to_owned()), "x");
     }
 
     #[test]

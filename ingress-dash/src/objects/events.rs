@@ -13,6 +13,7 @@ use k8s_openapi::jiff::Timestamp;
 
 use super::Target;
 use crate::error::Error;
+use crate::redaction::SecretTexts;
 
 /// Events in one answer, newest first.
 pub const MAX_EVENTS: usize = 50;
@@ -89,8 +90,9 @@ pub struct ObjectEvent {
     pub source: Option<String>,
 }
 
-/// The newest [`MAX_EVENTS`] of `items`, newest first (ties by name, so the order is stable).
-pub fn select(items: Vec<Event>) -> ObjectEvents {
+/// The newest [`MAX_EVENTS`] of `items`, newest first (ties by name, so the order is stable),
+/// the object's `secrets` hidden in their messages (before they are cut).
+pub fn select(items: Vec<Event>, secrets: &SecretTexts) -> ObjectEvents {
     let mut dated: Vec<(Option<Timestamp>, String, Event)> = items
         .into_iter()
         .map(|event| {
@@ -104,7 +106,7 @@ pub fn select(items: Vec<Event>) -> ObjectEvents {
         events: dated
             .into_iter()
             .take(MAX_EVENTS)
-            .map(|(last, _, event)| ObjectEvent::from_event(event, last))
+            .map(|(last, _, event)| ObjectEvent::from_event(event, last, secrets))
             .collect(),
     }
 }
@@ -129,7 +131,7 @@ fn last_seen(event: &Event) -> Option<Timestamp> {
 }
 
 impl ObjectEvent {
-    fn from_event(event: Event, last: Option<Timestamp>) -> Self {
+    fn from_event(event: Event, last: Option<Timestamp>, secrets: &SecretTexts) -> Self {
         let first = event
             .first_timestamp
             .as_ref()
@@ -150,7 +152,10 @@ impl ObjectEvent {
         Self {
             event_type: bounded(event.type_.unwrap_or_default(), MAX_SHORT),
             reason: bounded(event.reason.unwrap_or_default(), MAX_SHORT),
-            message: bounded(event.message.unwrap_or_default(), MAX_MESSAGE),
+            message: bounded(
+                secrets.hide_in(event.message.unwrap_or_default()),
+                MAX_MESSAGE,
+            ),
             count,
             first_timestamp: first.map(|time| time.to_string()),
             last_timestamp: last.map(|time| time.to_string()),
@@ -237,13 +242,16 @@ mod tests {
         created_only.metadata.creation_timestamp = Some(Time(at(300)));
         let mut undated = event("undated", None);
         undated.first_timestamp = None;
-        let selected = select(vec![
-            event("old", Some(100)),
-            undated,
-            series,
-            event("new", Some(400)),
-            created_only,
-        ]);
+        let selected = select(
+            vec![
+                event("old", Some(100)),
+                undated,
+                series,
+                event("new", Some(400)),
+                created_only,
+            ],
+            &SecretTexts::default(),
+        );
         let order: Vec<&str> = selected
             .events
             .iter()
@@ -259,7 +267,7 @@ mod tests {
         let many: Vec<Event> = (0..80)
             .map(|i| event(&format!("e{i:02}"), Some(i)))
             .collect();
-        let selected = select(many);
+        let selected = select(many, &SecretTexts::default());
         assert_eq!(selected.events.len(), MAX_EVENTS);
         assert_eq!(selected.events[0].message, "message of e79");
     }
@@ -268,7 +276,7 @@ mod tests {
     fn long_messages_are_cut_on_a_character_boundary() {
         let mut long = event("long", Some(1));
         long.message = Some("é".repeat(5_000));
-        let selected = select(vec![long]);
+        let selected = select(vec![long], &SecretTexts::default());
         let message = &selected.events[0].message;
         assert_eq!(message.chars().count(), MAX_MESSAGE);
         assert!(message.ends_with('…'));

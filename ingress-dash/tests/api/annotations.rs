@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use kube_test_server::{Kind, sample};
+
 use crate::app::spawn_app;
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -112,4 +114,40 @@ async fn redaction_patterns_are_configurable() {
         "<redacted>"
     );
     assert_eq!(annotations["example.com/db-password"], "hunter2");
+}
+
+#[tokio::test]
+async fn credentials_of_an_ingress_quoted_in_its_kubernetes_events_are_redacted() {
+    let app = spawn_app("", "").await;
+    app.kube.cluster.add_namespace("shop");
+    let ingress = ingress_with_credentials("a.example.com");
+    app.kube.cluster.put_ingress(ingress.clone());
+    // ingress-nginx quotes the snippet line nginx refused when a reload fails.
+    let message = "Error reloading NGINX: nginx: [emerg] unknown directive in \
+                   \"proxy_set_header Authorization \"Basic c2VjcmV0LXBhc3M=\"; # snippet-body\"";
+    app.kube.cluster.put(
+        Kind::Event,
+        sample::event(
+            Kind::Ingress,
+            &ingress,
+            "Warning",
+            "RELOAD",
+            message,
+            1,
+            Duration::from_secs(60),
+            Duration::from_secs(30),
+            "nginx-ingress-controller",
+        ),
+    );
+    let response = app.get("/api/objects/ingresses/shop/web/events").await;
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.unwrap();
+    for secret in SECRETS {
+        assert!(!text.contains(secret), "{secret} leaked in {text}");
+    }
+    let body: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        body["events"][0]["message"],
+        "Error reloading NGINX: nginx: [emerg] unknown directive in \"<redacted>\""
+    );
 }

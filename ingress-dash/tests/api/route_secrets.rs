@@ -1,11 +1,12 @@
 //! Issue 31 item 3: credentials an HTTPRoute holds in its header filters
 //! (`RequestHeaderModifier` / `ResponseHeaderModifier` set and add, on a rule or a backendRef)
 //! and in its header or query matches never leave the service: not in the YAML, the snapshot's
-//! records or the stream's events. The header names stay visible.
+//! records, the stream's events or a Kubernetes event about the route that quotes them. The
+//! header names stay visible.
 
 use std::time::Duration;
 
-use kube_test_server::Kind;
+use kube_test_server::{Kind, sample};
 use serde_json::{Value, json};
 use yaml_rust2::YamlLoader;
 
@@ -131,4 +132,36 @@ async fn credentials_in_route_matches_are_redacted_in_snapshots_and_stream_event
     assert_eq!(modified.event, "modified");
     assert_record_redacted(&modified.data);
     assert_no_secret(std::str::from_utf8(&stream.raw).unwrap());
+}
+
+#[tokio::test]
+async fn credentials_of_a_route_quoted_in_its_kubernetes_events_are_redacted() {
+    let app = spawn_app("", "").await;
+    app.kube.cluster.add_namespace("shop");
+    let route = route_with_credentials("api.example.com");
+    app.kube.cluster.put(Kind::HttpRoute, route.clone());
+    // A gateway controller that quotes the header it could not apply.
+    app.kube.cluster.put(
+        Kind::Event,
+        sample::event(
+            Kind::HttpRoute,
+            &route,
+            "Warning",
+            "InvalidFilter",
+            "filter 0: header Authorization: Basic c2VjcmV0LXBhc3M= is not allowed; X-Env: prod",
+            1,
+            Duration::from_secs(60),
+            Duration::from_secs(30),
+            "gateway-controller",
+        ),
+    );
+    let response = app.get("/api/objects/httproutes/shop/api/events").await;
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.unwrap();
+    assert_no_secret(&text);
+    let body: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        body["events"][0]["message"],
+        "filter 0: header Authorization: <redacted> is not allowed; X-Env: prod"
+    );
 }
