@@ -1,15 +1,19 @@
 //! Who may enter once authenticated (`authorization:`), the same for OIDC sessions and Basic
 //! users.
 //!
-//! The rule that applies: in forward_auth, the first `authorization.hosts[]` entry whose `host`
-//! glob matches the original request's host (lower case, without port); otherwise (no entry
-//! matches, no trusted original host, standalone mode) the global lists. A host rule replaces
-//! the global lists entirely, it does not add to them.
+//! The rule that applies: in standalone mode, the global lists (no host is read). In
+//! forward_auth without `authorization.hosts`, the global lists; with them, the first entry
+//! whose `host` glob matches the original request's host (from the one header contract of
+//! `server.front_proxy`, lower case, without port), and when none matches or no host is known,
+//! `authorization.unmatched_hosts`: refused (the default, rule `unmatched`) or the global
+//! lists. A host rule replaces the global lists entirely, it does not add to them.
 //!
 //! Within the rule that applies (as oauth2-proxy combines its email and group checks):
 //! 1. who: when `allowed_users` or `allowed_email_domains` is set, the identity must be listed
-//!    in one of them (OR): its user name (exact) or its email address (case-insensitive) in
-//!    `allowed_users`, or the domain of its email address in `allowed_email_domains`;
+//!    in one of them (OR): an `allowed_users` entry of its own source (`basic:` or `oidc:`, a
+//!    bare entry meaning the only configured source) naming its user name (exact) or its email
+//!    address (case-insensitive), or the domain of its email address in
+//!    `allowed_email_domains`;
 //! 2. AND groups: when `allowed_groups` is set, the identity must have at least one of them
 //!    (exact names).
 //!
@@ -20,9 +24,11 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use crate::config::authorization::{AuthorizationSettings, HostRule};
+use crate::config::ServerMode;
+use crate::config::authorization::{AuthorizationSettings, HostRule, UnmatchedHosts, UserEntry};
+use crate::forwarded::OriginalHost;
 use crate::glob::Glob;
-use crate::identity::Identity;
+use crate::identity::{AuthMethod, Identity};
 
 /// Which rule decided; bounded by the configuration (a metric label).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +36,9 @@ pub enum RuleId {
     Global,
     /// `authorization.hosts[index]`.
     Host(usize),
+    /// `authorization.hosts` is set and no entry matches the host (or no host is known), with
+    /// `unmatched_hosts: refuse`.
+    Unmatched,
 }
 
 impl fmt::Display for RuleId {
@@ -37,6 +46,7 @@ impl fmt::Display for RuleId {
         match self {
             Self::Global => f.write_str("global"),
             Self::Host(index) => write!(f, "hosts[{index}]"),
+            Self::Unmatched => f.write_str("unmatched"),
         }
     }
 }
@@ -48,6 +58,8 @@ pub enum DenialReason {
     NotListed,
     /// None of the required groups.
     NoGroup,
+    /// No host rule applies (`RuleId::Unmatched`).
+    NoHostRule,
 }
 
 impl DenialReason {
@@ -55,6 +67,7 @@ impl DenialReason {
         match self {
             Self::NotListed => "user_not_allowed",
             Self::NoGroup => "group_not_allowed",
+            Self::NoHostRule => "no_host_rule",
         }
     }
 }
@@ -98,37 +111,58 @@ impl DomainPattern {
 
 #[derive(Debug, Clone, Default)]
 struct Lists {
-    users: HashSet<String>,
-    /// `allowed_users` entries in ASCII lower case, for email addresses.
-    emails: HashSet<String>,
+    /// `allowed_users` entries by source: the name exactly.
+    users: HashSet<(AuthMethod, String)>,
+    /// The entries that are addresses, by source, in ASCII lower case.
+    emails: HashSet<(AuthMethod, String)>,
     domains: Vec<DomainPattern>,
     groups: HashSet<String>,
+    /// `allowed_users` is set, even if none of its entries can match (an entry that names no
+    /// usable source must not turn the restriction into none).
+    users_listed: bool,
 }
 
 impl Lists {
-    fn new(users: &[String], domains: &[String], groups: &[String]) -> Self {
+    /// `sole_source`: what a bare `allowed_users` entry means (validation refuses bare entries
+    /// when two sources are configured; should one get here, it matches nobody).
+    fn new(
+        users: &[String],
+        domains: &[String],
+        groups: &[String],
+        sole_source: Option<AuthMethod>,
+    ) -> Self {
+        let entries: Vec<(AuthMethod, &str)> = users
+            .iter()
+            .map(|user| UserEntry::parse(user))
+            .filter_map(|entry| Some((entry.source.or(sole_source)?, entry.name)))
+            .collect();
         Self {
-            users: users.iter().map(|user| user.trim().to_owned()).collect(),
-            emails: users
+            users: entries
                 .iter()
-                .filter(|user| user.contains('@'))
-                .map(|user| user.trim().to_ascii_lowercase())
+                .map(|(source, name)| (*source, (*name).to_owned()))
+                .collect(),
+            emails: entries
+                .iter()
+                .filter(|(_, name)| name.contains('@'))
+                .map(|(source, name)| (*source, name.to_ascii_lowercase()))
                 .collect(),
             domains: domains.iter().map(|d| DomainPattern::new(d)).collect(),
             groups: groups.iter().cloned().collect(),
+            users_listed: !users.is_empty(),
         }
     }
 
     fn decide(&self, identity: &Identity) -> Result<(), DenialReason> {
-        if !(self.users.is_empty() && self.domains.is_empty()) {
+        if self.users_listed || !self.domains.is_empty() {
             let email = identity.email.trim().to_ascii_lowercase();
             let domain = email
                 .rsplit_once('@')
                 .map(|(local, domain)| (local, domain.trim_end_matches('.')))
                 .filter(|(local, domain)| !local.is_empty() && !domain.is_empty())
                 .map(|(_, domain)| domain);
-            let listed = self.users.contains(&identity.username)
-                || (!email.is_empty() && self.emails.contains(&email))
+            let source = identity.method;
+            let listed = self.users.contains(&(source, identity.username.clone()))
+                || (!email.is_empty() && self.emails.contains(&(source, email.clone())))
                 || domain.is_some_and(|domain| self.domains.iter().any(|p| p.matches(domain)));
             if !listed {
                 return Err(DenialReason::NotListed);
@@ -150,58 +184,90 @@ impl Lists {
 #[derive(Debug, Clone, Default)]
 pub struct Authorizer {
     global: Lists,
+    /// Empty in standalone mode, which reads no host.
     hosts: Vec<(Glob, Lists)>,
     /// The `host` pattern of each host rule, for log records.
     patterns: Vec<String>,
+    unmatched: UnmatchedHosts,
 }
 
 impl Authorizer {
-    /// From validated settings (an invalid host pattern was refused at start).
-    pub fn new(settings: &AuthorizationSettings) -> Self {
-        let lists = |rule: &HostRule| {
-            Lists::new(
-                &rule.allowed_users,
-                &rule.allowed_email_domains,
-                &rule.allowed_groups,
-            )
+    /// From validated settings (an invalid host pattern was refused at start); `sources` are
+    /// the configured identity sources (what a bare `allowed_users` entry means when there is
+    /// one).
+    pub fn new(
+        settings: &AuthorizationSettings,
+        mode: ServerMode,
+        sources: Vec<AuthMethod>,
+    ) -> Self {
+        let sole_source = match sources.as_slice() {
+            [only] => Some(*only),
+            _ => None,
+        };
+        let lists = |users: &[String], domains: &[String], groups: &[String]| {
+            Lists::new(users, domains, groups, sole_source)
         };
         let mut hosts = Vec::new();
         let mut patterns = Vec::new();
-        for rule in &settings.hosts {
+        let host_rules: &[HostRule] = match mode {
+            ServerMode::ForwardAuth => &settings.hosts,
+            ServerMode::Standalone => &[],
+        };
+        for rule in host_rules {
             let pattern = rule.host.trim().to_ascii_lowercase();
             // Validation refuses an invalid pattern before this is built; should one get
             // here, it matches no host.
             let glob = Glob::new(&pattern).unwrap_or_else(|_| unreachable_glob());
-            hosts.push((glob, lists(rule)));
+            hosts.push((
+                glob,
+                lists(
+                    &rule.allowed_users,
+                    &rule.allowed_email_domains,
+                    &rule.allowed_groups,
+                ),
+            ));
             patterns.push(pattern);
         }
         Self {
-            global: Lists::new(
+            global: lists(
                 &settings.allowed_users,
                 &settings.allowed_email_domains,
                 &settings.allowed_groups,
             ),
             hosts,
             patterns,
+            unmatched: settings.unmatched_hosts,
         }
     }
 
-    /// The rule for the original request's `host` (`None`: the global lists).
-    pub fn rule_for(&self, host: Option<&str>) -> RuleId {
-        let Some(host) = host.map(normalize_host).filter(|host| !host.is_empty()) else {
+    /// The rule for the original request's host (`None`: not known).
+    pub fn rule_for(&self, host: Option<&OriginalHost>) -> RuleId {
+        if self.hosts.is_empty() {
             return RuleId::Global;
-        };
-        self.hosts
-            .iter()
-            .position(|(glob, _)| glob.matches(&host))
-            .map_or(RuleId::Global, RuleId::Host)
+        }
+        let matched = host.and_then(|host| {
+            self.hosts
+                .iter()
+                .position(|(glob, _)| glob.matches(host.name()))
+        });
+        match (matched, self.unmatched) {
+            (Some(index), _) => RuleId::Host(index),
+            (None, UnmatchedHosts::Global) => RuleId::Global,
+            (None, UnmatchedHosts::Refuse) => RuleId::Unmatched,
+        }
     }
 
-    pub fn decide(&self, identity: &Identity, host: Option<&str>) -> Decision {
+    pub fn decide(&self, identity: &Identity, host: Option<&OriginalHost>) -> Decision {
         let rule = self.rule_for(host);
         let lists = match rule {
             RuleId::Global => &self.global,
             RuleId::Host(index) => &self.hosts[index].1,
+            RuleId::Unmatched => {
+                return Decision::Denied {
+                    rule,
+                    reason: DenialReason::NoHostRule,
+                };
+            }
         };
         match lists.decide(identity) {
             Ok(()) => Decision::Allowed(rule),
@@ -209,7 +275,7 @@ impl Authorizer {
         }
     }
 
-    /// `global`, or `hosts[0] (*.example.com)`, for log records.
+    /// `global`, `hosts[0] (*.example.com)` or `no hosts[] entry`, for log records.
     pub fn describe(&self, rule: RuleId) -> String {
         match rule {
             RuleId::Global => "global".to_owned(),
@@ -217,6 +283,7 @@ impl Authorizer {
                 "hosts[{index}] ({})",
                 self.patterns.get(index).map_or("", String::as_str)
             ),
+            RuleId::Unmatched => "no hosts[] entry (unmatched_hosts: refuse)".to_owned(),
         }
     }
 }
@@ -224,20 +291,6 @@ impl Authorizer {
 /// A glob that matches no host name (a host never contains a NUL).
 fn unreachable_glob() -> Glob {
     Glob::new("\0").expect("a literal glob")
-}
-
-/// A `Host`/`X-Forwarded-Host` value as the patterns see it: lower case, without port, without
-/// a trailing dot; `[v6]` keeps its brackets off.
-pub fn normalize_host(host: &str) -> String {
-    let host = host.trim();
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        rest.split(']').next().unwrap_or("")
-    } else {
-        host.rsplit_once(':')
-            .filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit()))
-            .map_or(host, |(name, _)| name)
-    };
-    name.trim_end_matches('.').to_ascii_lowercase()
 }
 
 #[cfg(test)]

@@ -96,6 +96,10 @@ pub enum Error {
     /// into the redirect to sign-in (`error_page 401`).
     #[error("Sign-in is required.")]
     SignInByProxy,
+    /// The reverse proxy reports an original host that is not `host[:port]`: no rule is
+    /// guessed for it.
+    #[error("The request's host is not a valid host name with an optional numeric port.")]
+    InvalidHost,
 }
 
 /// The Basic challenge every 401 carries.
@@ -125,6 +129,7 @@ impl ResponseError for Error {
             Self::ProviderUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::UntrustedCaller | Self::Forbidden { .. } => StatusCode::FORBIDDEN,
             Self::SignInByProxy => StatusCode::UNAUTHORIZED,
+            Self::InvalidHost => StatusCode::BAD_REQUEST,
         }
     }
 
@@ -186,6 +191,7 @@ impl ApiError for Error {
             Self::UntrustedCaller => "untrusted_caller",
             Self::Forbidden { .. } => "forbidden",
             Self::SignInByProxy => "sign_in_required",
+            Self::InvalidHost => "invalid_host",
         }
     }
 

@@ -13,7 +13,7 @@ use crate::authorization::Decision;
 use crate::basic::{AuthorizationHeader, BasicRejection, Verified, parse_authorization};
 use crate::config::{ForwardAuthCallers, ServerMode};
 use crate::error::Error;
-use crate::forwarded::{OriginalRequest, ProxyContract};
+use crate::forwarded::{FrontProxy, OriginalRequest};
 use crate::identity::{AuthMethod, Identity};
 use crate::metrics;
 use crate::session::SessionLookup;
@@ -29,16 +29,45 @@ pub const LOGOUT_PATH: &str = "/auth/logout";
 pub struct RequestContext {
     /// The client's address (from a trusted proxy's `X-Forwarded-For`, else the peer).
     pub source_ip: Option<IpAddr>,
-    /// The request a trusted reverse proxy asks about (forward_auth).
+    /// The request a trusted reverse proxy asks about (forward_auth only), by the contract of
+    /// `server.front_proxy`.
     pub original: Option<OriginalRequest>,
 }
 
 impl RequestContext {
-    pub fn of(state: &AppState, request: &HttpRequest) -> Self {
+    /// The context of a forward_auth check or a proxied request. Standalone mode reads no
+    /// proxy-contract header at all; in forward_auth mode, a trusted proxy's original host that
+    /// is not `host[:port]` is refused (400, logged, counted), never judged under a guess.
+    pub fn of(state: &AppState, request: &HttpRequest) -> Result<Self, Error> {
+        let mut context = Self::client(state, request);
+        if state.mode == ServerMode::ForwardAuth {
+            let peer = request.peer_addr().map(|address| address.ip());
+            context.original = crate::forwarded::original_request(
+                state.front_proxy,
+                &state.trusted,
+                peer,
+                request.headers(),
+            )
+            .map_err(|_| {
+                metrics::increment(metrics::INVALID_HOSTS);
+                tracing::warn!(
+                    source_ip = %context.source(),
+                    front_proxy = ?state.front_proxy,
+                    reason = "the original host is not host[:port]",
+                    "forward_auth check refused"
+                );
+                Error::InvalidHost
+            })?;
+        }
+        Ok(context)
+    }
+
+    /// Only the client's address (sign-in and logout, which judge no host).
+    pub fn client(state: &AppState, request: &HttpRequest) -> Self {
         let peer = request.peer_addr().map(|address| address.ip());
         Self {
             source_ip: state.trusted.client_address(peer, request.headers()),
-            original: crate::forwarded::original_request(&state.trusted, peer, request.headers()),
+            original: None,
         }
     }
 
@@ -159,7 +188,7 @@ pub fn authorize(
     let host = context
         .original
         .as_ref()
-        .and_then(|original| original.host.as_deref());
+        .and_then(|original| original.host.as_ref());
     match state.authorizer.decide(identity, host) {
         Decision::Allowed(_) => Ok(()),
         Decision::Denied { rule, reason } => {
@@ -168,7 +197,7 @@ pub fn authorize(
                 username = %identity.username,
                 method = %identity.method,
                 source_ip = %context.source(),
-                host = host.unwrap_or("-"),
+                host = host.map_or("-", |host| host.name()),
                 rule = %state.authorizer.describe(rule),
                 reason = reason.as_str(),
                 "access denied"
@@ -263,7 +292,7 @@ fn challenge(state: &AppState, request: &HttpRequest, context: &RequestContext) 
     if context
         .original
         .as_ref()
-        .is_some_and(|original| original.contract == ProxyContract::Nginx)
+        .is_some_and(|original| original.contract == FrontProxy::Nginx)
     {
         return Error::SignInByProxy;
     }
@@ -273,9 +302,7 @@ fn challenge(state: &AppState, request: &HttpRequest, context: &RequestContext) 
             host: Some(host),
             ..
         }) if matches!(proto.as_str(), "http" | "https")
-            && state
-                .redirects
-                .is_inside_cookie_domain(host.split(':').next().unwrap_or("")) =>
+            && state.redirects.is_inside_cookie_domain(host.name()) =>
         {
             format!("{proto}://{host}{uri}")
         }

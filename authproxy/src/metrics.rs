@@ -1,5 +1,5 @@
-//! The seven counters of the specification (section 4), exactly these names, and the refusals of
-//! the `authorization` rules. The request duration histogram (`http_request_duration_seconds`)
+//! The seven counters of the specification (section 4), exactly these names, the refusals of
+//! the `authorization` rules and the checks refused for an invalid original host. The request duration histogram (`http_request_duration_seconds`)
 //! comes from service-kit's middleware.
 
 use std::sync::OnceLock;
@@ -15,8 +15,10 @@ pub const CRED_CACHE_HITS: &str = "proxy_cred_cache_hits_total";
 pub const CRED_CACHE_MISSES: &str = "proxy_cred_cache_misses_total";
 /// Signed-in identities the `authorization` rules refused (labels `rule`, `reason`).
 pub const AUTH_DENIALS: &str = "proxy_auth_denials_total";
+/// forward_auth checks refused because the proxy's original host is not `host[:port]`.
+pub const INVALID_HOSTS: &str = "proxy_invalid_hosts_total";
 
-const ALL: [(&str, &str); 7] = [
+const ALL: [(&str, &str); 8] = [
     (AUTH_ATTEMPTS, "Authentication attempts"),
     (AUTH_SUCCESSES, "Successful authentications"),
     (AUTH_FAILURES, "Failed authentications"),
@@ -24,6 +26,10 @@ const ALL: [(&str, &str); 7] = [
     (USER_UPSERTS, "Search-cluster user upserts"),
     (CRED_CACHE_HITS, "Credential cache hits"),
     (CRED_CACHE_MISSES, "Credential cache misses"),
+    (
+        INVALID_HOSTS,
+        "forward_auth checks refused: the original host is not host[:port]",
+    ),
 ];
 
 /// One refusal by the `authorization` rules. Labels stay bounded: `rule` is `global` or
@@ -38,7 +44,7 @@ static DENIALS_REGISTERED: OnceLock<()> = OnceLock::new();
 /// of the hot path.
 static HANDLES: OnceLock<Vec<(&'static str, Counter)>> = OnceLock::new();
 
-/// Describes the counters and registers them at 0, so `/_metrics` lists all seven before the
+/// Describes the counters and registers them at 0, so `/_metrics` lists all eight before the
 /// first event (a scrape that sees a counter appear later loses its first increments). Call
 /// after the process's recorder is installed.
 pub fn register() {

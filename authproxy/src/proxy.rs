@@ -224,9 +224,9 @@ async fn send(
         .map_err(|error| ClusterError::from_relay(error).into())
 }
 
-/// The scheme the client used: a trusted proxy's word for it, else this listener's (plain
-/// http). actix's `connection_info()` is not used: it believes `X-Forwarded-*` and `Forwarded`
-/// from anyone.
+/// The scheme the client used: a trusted proxy's word for it (forward_auth only; standalone
+/// reads no proxy-contract header, so this listener's plain http), never actix's
+/// `connection_info()`, which believes `X-Forwarded-*` and `Forwarded` from anyone.
 fn forwarded_proto(context: &RequestContext) -> String {
     context
         .original
@@ -235,12 +235,13 @@ fn forwarded_proto(context: &RequestContext) -> String {
         .unwrap_or_else(|| "http".to_owned())
 }
 
-/// The host the client asked for: a trusted proxy's word for it, else the `Host` header.
+/// The host the client asked for: a trusted proxy's word for it (forward_auth only), else the
+/// `Host` header.
 fn forwarded_host(request: &HttpRequest, context: &RequestContext) -> String {
     context
         .original
         .as_ref()
-        .and_then(|original| original.host.clone())
+        .and_then(|original| original.host.as_ref().map(ToString::to_string))
         .or_else(|| {
             request
                 .headers()

@@ -13,7 +13,7 @@ use crate::cluster::{SearchClusterClient, SearchUsers};
 use crate::config::{CacheBackend, ForwardAuthCallers, ServerMode, Settings};
 use crate::cookies::CookieSigner;
 use crate::crypto::CredentialCipher;
-use crate::forwarded::TrustedProxies;
+use crate::forwarded::{FrontProxy, TrustedProxies};
 use crate::managed::{ManagedOptions, ManagedUsers};
 use crate::oidc::OidcProvider;
 use crate::oidc::sign_in::SignInFlow;
@@ -33,6 +33,8 @@ pub struct AppState {
     /// without search-cluster credentials.
     pub(crate) managed: Option<ManagedUsers>,
     pub(crate) trusted: TrustedProxies,
+    /// Whose header contract names the original request (`server.front_proxy`).
+    pub(crate) front_proxy: FrontProxy,
     /// Who the forward_auth check answers (`server.forward_auth_callers`).
     pub(crate) forward_auth_callers: ForwardAuthCallers,
     pub(crate) store: Arc<dyn KeyValueStore>,
@@ -158,6 +160,7 @@ impl AppState {
                 .then(|| BasicAuthenticator::new(&settings.basic_auth)),
             managed,
             trusted: TrustedProxies::new(&settings.server.trusted_proxies),
+            front_proxy: settings.server.front_proxy.unwrap_or_default(),
             forward_auth_callers: settings.server.forward_auth_callers,
             store,
             cluster,
@@ -173,7 +176,11 @@ impl AppState {
             oidc,
             redirects,
             tracing_enabled: settings.observability.otel_enabled,
-            authorizer: Authorizer::new(&settings.authorization),
+            authorizer: Authorizer::new(
+                &settings.authorization,
+                settings.server.mode,
+                settings.identity_sources(),
+            ),
         })
     }
 }

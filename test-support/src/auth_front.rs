@@ -33,16 +33,7 @@ impl AuthFront {
   server {{
     listen 127.0.0.1:{port};
 
-    location = /_authproxy {{
-      internal;
-      proxy_pass {check_url};
-      proxy_pass_request_body off;
-      proxy_set_header Content-Length "";
-      proxy_set_header X-Original-URL $scheme://$http_host$request_uri;
-      proxy_set_header X-Original-Method $request_method;
-      proxy_set_header X-Forwarded-For $remote_addr;
-    }}
-
+{check_location}
     location @authproxy_sign_in {{
       # A non-browser caller keeps its 401 (nginx has already copied the Basic challenge).
       if ($auth_challenge) {{
@@ -69,6 +60,7 @@ impl AuthFront {
   }}
 "#,
             sign_in_origin = sign_in_origin.trim_end_matches('/'),
+            check_location = check_location(check_url),
         );
         let nginx = Nginx::start("auth-front", &servers, &[port, app_port]);
         Self {
@@ -81,4 +73,21 @@ impl AuthFront {
     pub fn error_log(&self) -> String {
         self.nginx.error_log()
     }
+}
+
+/// The documented `location = /_authproxy` block: nginx's sub-request to the check at
+/// `check_url`, with the nginx contract's headers.
+pub(crate) fn check_location(check_url: &str) -> String {
+    format!(
+        r#"    location = /_authproxy {{
+      internal;
+      proxy_pass {check_url};
+      proxy_pass_request_body off;
+      proxy_set_header Content-Length "";
+      proxy_set_header X-Original-URL $scheme://$http_host$request_uri;
+      proxy_set_header X-Original-Method $request_method;
+      proxy_set_header X-Forwarded-For $remote_addr;
+    }}
+"#
+    )
 }

@@ -10,6 +10,7 @@ mod auth_front;
 pub mod binary;
 pub mod fuzz;
 mod gate_front;
+mod hosts_front;
 mod nginx;
 mod oidc;
 mod otlp;
@@ -21,6 +22,7 @@ pub mod wire_types;
 
 pub use auth_front::AuthFront;
 pub use gate_front::GateFront;
+pub use hosts_front::{FrontAnswer, HostsFront};
 pub use oidc::OidcProvider;
 pub use otlp::{OtlpReceiver, ReceivedSpan};
 pub use process::{ChildGuard, TempDir, free_port, http_get, repo_root, wait_until};

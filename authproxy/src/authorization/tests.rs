@@ -16,7 +16,17 @@ fn settings(users: &[&str], domains: &[&str], groups: &[&str]) -> AuthorizationS
         allowed_email_domains: strings(domains),
         allowed_groups: strings(groups),
         hosts: Vec::new(),
+        unmatched_hosts: UnmatchedHosts::Refuse,
     }
+}
+
+/// forward_auth with local Basic users only (a bare `allowed_users` entry means `basic:`).
+fn basic_only(settings: &AuthorizationSettings) -> Authorizer {
+    Authorizer::new(settings, ServerMode::ForwardAuth, vec![AuthMethod::Basic])
+}
+
+fn parsed(host: &str) -> OriginalHost {
+    OriginalHost::parse(host).unwrap()
 }
 
 fn host(pattern: &str, users: &[&str], domains: &[&str], groups: &[&str]) -> HostRule {
@@ -40,13 +50,13 @@ const ALLOWED: Decision = Decision::Allowed(RuleId::Global);
 
 #[test]
 fn empty_lists_let_every_identity_in() {
-    let authorizer = Authorizer::new(&AuthorizationSettings::default());
+    let authorizer = basic_only(&AuthorizationSettings::default());
     assert_eq!(authorizer.decide(&identity("x", "", &[]), None), ALLOWED);
 }
 
 #[test]
 fn users_and_domains_are_ored() {
-    let authorizer = Authorizer::new(&settings(
+    let authorizer = basic_only(&settings(
         &["carol", "Dave@Partner.io"],
         &["example.com", "*.corp.example"],
         &[],
@@ -80,7 +90,7 @@ fn users_and_domains_are_ored() {
 
 #[test]
 fn groups_are_anded_on_top_of_users_and_domains() {
-    let authorizer = Authorizer::new(&settings(&["carol"], &["example.com"], &["ops", "sre"]));
+    let authorizer = basic_only(&settings(&["carol"], &["example.com"], &["ops", "sre"]));
     let decide = |id: &Identity| authorizer.decide(id, None);
     assert_eq!(decide(&identity("carol", "", &["sre"])), ALLOWED);
     assert_eq!(decide(&identity("carol", "", &["dev"])), DENIED_GROUP);
@@ -95,7 +105,7 @@ fn groups_are_anded_on_top_of_users_and_domains() {
         DENIED_GROUP
     );
 
-    let groups_only = Authorizer::new(&settings(&[], &[], &["ops"]));
+    let groups_only = basic_only(&settings(&[], &[], &["ops"]));
     assert_eq!(
         groups_only.decide(&identity("any", "", &["ops"]), None),
         ALLOWED
@@ -108,7 +118,7 @@ fn groups_are_anded_on_top_of_users_and_domains() {
 
 #[test]
 fn the_star_domain_needs_an_address() {
-    let authorizer = Authorizer::new(&settings(&[], &["*"], &[]));
+    let authorizer = basic_only(&settings(&[], &["*"], &[]));
     assert_eq!(
         authorizer.decide(&identity("a", "a@b.c", &[]), None),
         ALLOWED
@@ -127,11 +137,11 @@ fn the_first_matching_host_rule_replaces_the_global_lists() {
         host("*.example.com", &["carol"], &[], &[]),
         host("open.example.org", &[], &[], &[]),
     ];
-    let authorizer = Authorizer::new(&config);
+    let authorizer = basic_only(&config);
     let ops = identity("olga", "", &["ops"]);
     let staff = identity("sam", "", &["staff"]);
     let carol = identity("carol", "", &[]);
-    let at = |id: &Identity, host: &str| authorizer.decide(id, Some(host));
+    let at = |id: &Identity, host: &str| authorizer.decide(id, Some(&parsed(host)));
 
     assert_eq!(
         at(&ops, "Grafana.Example.COM:8443"),
@@ -162,14 +172,32 @@ fn the_first_matching_host_rule_replaces_the_global_lists() {
         at(&carol, "open.example.org."),
         Decision::Allowed(RuleId::Host(2))
     );
-    assert_eq!(at(&staff, "other.test"), ALLOWED);
-    assert_eq!(at(&carol, "other.test"), DENIED_GROUP);
-    assert_eq!(authorizer.decide(&carol, None), DENIED_GROUP);
+    // No entry matches, or no host is known: refused (unmatched_hosts: refuse, the default).
+    let unmatched = Decision::Denied {
+        rule: RuleId::Unmatched,
+        reason: DenialReason::NoHostRule,
+    };
+    assert_eq!(at(&staff, "other.test"), unmatched);
+    assert_eq!(authorizer.decide(&staff, None), unmatched);
     // `*.example.com` is a glob on the whole host: the apex is not below itself.
-    assert_eq!(authorizer.rule_for(Some("example.com")), RuleId::Global);
     assert_eq!(
-        authorizer.rule_for(Some("example.com.evil.test")),
-        RuleId::Global
+        authorizer.rule_for(Some(&parsed("example.com"))),
+        RuleId::Unmatched
+    );
+    assert_eq!(
+        authorizer.rule_for(Some(&parsed("example.com.evil.test"))),
+        RuleId::Unmatched
+    );
+    // unmatched_hosts: global keeps the global lists for them.
+    config.unmatched_hosts = UnmatchedHosts::Global;
+    let global = basic_only(&config);
+    assert_eq!(global.decide(&staff, Some(&parsed("other.test"))), ALLOWED);
+    assert_eq!(global.decide(&carol, None), DENIED_GROUP);
+    // Standalone reads no host: the global lists, whatever hosts says.
+    let standalone = Authorizer::new(&config, ServerMode::Standalone, vec![AuthMethod::Basic]);
+    assert_eq!(
+        standalone.decide(&carol, Some(&parsed("kibana.example.com"))),
+        DENIED_GROUP
     );
     assert_eq!(
         authorizer.describe(RuleId::Host(1)),
@@ -178,11 +206,37 @@ fn the_first_matching_host_rule_replaces_the_global_lists() {
 }
 
 #[test]
-fn hosts_are_normalized() {
-    assert_eq!(normalize_host("App.Example.com:443"), "app.example.com");
-    assert_eq!(normalize_host("app.example.com."), "app.example.com");
-    assert_eq!(normalize_host("[::1]:8080"), "::1");
-    assert_eq!(normalize_host(" 127.0.0.1 "), "127.0.0.1");
+fn allowed_users_match_only_identities_of_their_source() {
+    let mut oidc_bob = identity("bob", "bob@example.org", &[]);
+    oidc_bob.method = AuthMethod::Oidc;
+    let basic_bob = identity("bob", "bob@example.org", &[]);
+    let both = vec![AuthMethod::Basic, AuthMethod::Oidc];
+    let at = |users: &[&str], sources: Vec<AuthMethod>, id: &Identity| {
+        Authorizer::new(&settings(users, &[], &[]), ServerMode::ForwardAuth, sources)
+            .decide(id, None)
+    };
+    assert_eq!(at(&["basic:bob"], both.clone(), &basic_bob), ALLOWED);
+    assert_eq!(at(&["basic:bob"], both.clone(), &oidc_bob), DENIED_USER);
+    assert_eq!(at(&["oidc:bob"], both.clone(), &oidc_bob), ALLOWED);
+    assert_eq!(at(&["oidc:bob"], both.clone(), &basic_bob), DENIED_USER);
+    // Addresses too, case-insensitively, within their source.
+    assert_eq!(
+        at(&["oidc:Bob@Example.org"], both.clone(), &oidc_bob),
+        ALLOWED
+    );
+    assert_eq!(
+        at(&["oidc:bob@example.org"], both.clone(), &basic_bob),
+        DENIED_USER
+    );
+    // A bare entry means the only configured source; with two it names nobody (validation
+    // refuses it), and never opens the list.
+    assert_eq!(at(&["bob"], vec![AuthMethod::Oidc], &oidc_bob), ALLOWED);
+    assert_eq!(
+        at(&["bob"], vec![AuthMethod::Oidc], &basic_bob),
+        DENIED_USER
+    );
+    assert_eq!(at(&["bob"], both.clone(), &basic_bob), DENIED_USER);
+    assert_eq!(at(&["bob"], both, &oidc_bob), DENIED_USER);
 }
 
 proptest! {
@@ -196,17 +250,18 @@ proptest! {
         groups in proptest::collection::vec("[a-z,\\r\\n ]{0,8}", 0..6),
         listed_user in "[A-Z]{1,8}",
         listed_group in "[A-Z]{1,8}",
-        host in "[a-z.]{0,20}(:[0-9]{1,5})?",
+        host in "[a-z]{1,8}(\\.[a-z]{1,8}){0,2}(:[0-9]{1,4})?",
     ) {
         let groups: Vec<&str> = groups.iter().map(String::as_str).collect();
+        let host = parsed(&host);
         let id = identity(&username, &format!("{local}@{domain}"), &groups);
-        let open = Authorizer::new(&AuthorizationSettings::default());
+        let open = basic_only(&AuthorizationSettings::default());
         prop_assert_eq!(open.decide(&id, Some(&host)), ALLOWED);
-        let users = Authorizer::new(&settings(&[&listed_user], &["example.net"], &[]));
+        let users = basic_only(&settings(&[&listed_user], &["example.net"], &[]));
         prop_assert_eq!(users.decide(&id, Some(&host)), DENIED_USER);
-        let groups_rule = Authorizer::new(&settings(&[], &[], &[&listed_group]));
+        let groups_rule = basic_only(&settings(&[], &[], &[&listed_group]));
         prop_assert_eq!(groups_rule.decide(&id, Some(&host)), DENIED_GROUP);
-        let both = Authorizer::new(&settings(&[&username], &[], &[&listed_group]));
+        let both = basic_only(&settings(&[&username], &[], &[&listed_group]));
         prop_assert_eq!(both.decide(&id, None), DENIED_GROUP);
     }
 }

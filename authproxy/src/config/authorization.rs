@@ -6,13 +6,17 @@ use service_kit::config::ConfigProblems;
 
 use super::{ServerMode, Settings};
 use crate::glob::Glob;
+use crate::identity::AuthMethod;
 
 /// The allow-lists. Empty lists mean "no restriction of that kind"; see
 /// the `authorization` module for how they combine.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AuthorizationSettings {
-    /// User names (exact) or email addresses (case-insensitive) allowed in.
+    /// `basic:<name>` (a local Basic user) or `oidc:<name>` (an identity-provider user, by
+    /// `oidc.username_claim`); the name is exact, an address (`oidc:ann@example.com`) also
+    /// matches that source's email case-insensitively. A bare entry is allowed only when one
+    /// source is configured, and means that one.
     pub allowed_users: Vec<String>,
     /// Email domains allowed in: `example.com` (exactly that domain), `*.example.com` (its
     /// subdomains, not the domain itself), `*` (any verified address).
@@ -21,6 +25,63 @@ pub struct AuthorizationSettings {
     pub allowed_groups: Vec<String>,
     /// forward_auth: per application host, first match wins, instead of the lists above.
     pub hosts: Vec<HostRule>,
+    /// forward_auth with `hosts`: what a request whose host matches no entry (or whose host is
+    /// not known) gets: `refuse` (403), or `global` (the lists above).
+    pub unmatched_hosts: UnmatchedHosts,
+}
+
+/// `authorization.unmatched_hosts`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnmatchedHosts {
+    /// Refused (403, rule `unmatched`): a host nobody wrote a rule for is closed.
+    #[default]
+    Refuse,
+    /// The global lists apply.
+    Global,
+}
+
+/// One `allowed_users` entry: a name or address of one identity source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct UserEntry<'a> {
+    /// `None`: a bare entry, naming no source.
+    pub source: Option<AuthMethod>,
+    pub name: &'a str,
+}
+
+impl<'a> UserEntry<'a> {
+    pub(crate) fn parse(entry: &'a str) -> Self {
+        let entry = entry.trim();
+        for source in [AuthMethod::Basic, AuthMethod::Oidc] {
+            if let Some(name) = entry
+                .strip_prefix(source.as_str())
+                .and_then(|rest| rest.strip_prefix(':'))
+            {
+                return Self {
+                    source: Some(source),
+                    name: name.trim(),
+                };
+            }
+        }
+        Self {
+            source: None,
+            name: entry,
+        }
+    }
+}
+
+impl Settings {
+    /// The identity sources that can sign anyone in: local Basic users, the identity provider.
+    pub(crate) fn identity_sources(&self) -> Vec<AuthMethod> {
+        let mut sources = Vec::new();
+        if self.basic_auth.enabled && !self.basic_auth.users.is_empty() {
+            sources.push(AuthMethod::Basic);
+        }
+        if self.oidc.enabled {
+            sources.push(AuthMethod::Oidc);
+        }
+        sources
+    }
 }
 
 /// One entry of `authorization.hosts`.
@@ -59,14 +120,7 @@ pub(crate) fn email_domain_problem(entry: &str) -> Option<&'static str> {
             "must be a domain such as example.com, without '@' (list addresses in allowed_users)",
         );
     }
-    let label_ok = |label: &str| {
-        !label.is_empty()
-            && label.len() <= 63
-            && label
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-    };
-    if domain.len() > 253 || !domain.split('.').all(label_ok) {
+    if !crate::forwarded::is_dns_name(domain) {
         return Some(
             "must be a domain name such as example.com or *.example.com (letters, digits, '-', \
              dots; a '*' only as the whole entry or as a leading '*.')",
@@ -77,17 +131,30 @@ pub(crate) fn email_domain_problem(entry: &str) -> Option<&'static str> {
 
 fn validate_lists(
     prefix: &str,
-    users: &[String],
-    domains: &[String],
-    groups: &[String],
+    (users, domains, groups): (&[String], &[String], &[String]),
+    sources: &[AuthMethod],
     problems: &mut ConfigProblems,
 ) {
     for (index, user) in users.iter().enumerate() {
-        problems.check(
-            !user.trim().is_empty() && !user.chars().any(char::is_control),
-            &format!("{prefix}allowed_users[{index}]"),
-            "must be a user name or an email address (not empty, no control characters)",
-        );
+        let key = format!("{prefix}allowed_users[{index}]");
+        let entry = UserEntry::parse(user);
+        if entry.name.is_empty() || user.chars().any(char::is_control) {
+            problems.push(
+                key,
+                "must be basic:<name> or oidc:<name> (a user name or an email address; not \
+                 empty, no control characters)",
+            );
+        } else if entry.source.is_none() && sources.len() > 1 {
+            problems.push(
+                key,
+                format!(
+                    "names no source, and both local Basic users and OIDC are configured: \
+                     write basic:{name} or oidc:{name} (a bare name would let an \
+                     identity-provider user in under a local user's entry, or the reverse)",
+                    name = entry.name
+                ),
+            );
+        }
     }
     for (index, domain) in domains.iter().enumerate() {
         if let Some(message) = email_domain_problem(domain) {
@@ -105,11 +172,15 @@ fn validate_lists(
 
 pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
     let authorization = &settings.authorization;
+    let sources = settings.identity_sources();
     validate_lists(
         "authorization.",
-        &authorization.allowed_users,
-        &authorization.allowed_email_domains,
-        &authorization.allowed_groups,
+        (
+            &authorization.allowed_users,
+            &authorization.allowed_email_domains,
+            &authorization.allowed_groups,
+        ),
+        &sources,
         problems,
     );
     for (index, rule) in authorization.hosts.iter().enumerate() {
@@ -125,9 +196,12 @@ pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
         }
         validate_lists(
             &prefix,
-            &rule.allowed_users,
-            &rule.allowed_email_domains,
-            &rule.allowed_groups,
+            (
+                &rule.allowed_users,
+                &rule.allowed_email_domains,
+                &rule.allowed_groups,
+            ),
+            &sources,
             problems,
         );
     }
@@ -135,6 +209,7 @@ pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
 
 /// Valid settings that probably do not do what was meant.
 pub(super) fn warnings(settings: &Settings, warnings: &mut ConfigProblems) {
+    front_proxy_warnings(settings, warnings);
     let authorization = &settings.authorization;
     let combined = |prefix: &str, users: &[String], domains: &[String], groups: &[String]| {
         let listed = !(users.is_empty() && domains.is_empty());
@@ -170,6 +245,12 @@ pub(super) fn warnings(settings: &Settings, warnings: &mut ConfigProblems) {
     if authorization.hosts.is_empty() {
         return;
     }
+    let unmatched = match authorization.unmatched_hosts {
+        UnmatchedHosts::Refuse => {
+            "every request is refused (authorization.unmatched_hosts: refuse)"
+        }
+        UnmatchedHosts::Global => "the global lists always apply",
+    };
     if settings.server.mode == ServerMode::Standalone {
         warnings.push(
             "authorization.hosts",
@@ -178,8 +259,21 @@ pub(super) fn warnings(settings: &Settings, warnings: &mut ConfigProblems) {
     } else if settings.server.trusted_proxies.is_empty() {
         warnings.push(
             "authorization.hosts",
-            "needs the original host from a trusted reverse proxy, but server.trusted_proxies \
-             is empty: the global lists always apply",
+            format!(
+                "needs the original host from a trusted reverse proxy, but \
+                 server.trusted_proxies is empty: {unmatched}"
+            ),
+        );
+    } else if authorization.unmatched_hosts == UnmatchedHosts::Refuse
+        && !(authorization.allowed_users.is_empty()
+            && authorization.allowed_email_domains.is_empty()
+            && authorization.allowed_groups.is_empty())
+    {
+        warnings.push(
+            "authorization.unmatched_hosts",
+            "is refuse (the default): a host no hosts[] entry matches is refused, so the global \
+             lists apply to no forward_auth check; set unmatched_hosts: global to apply them to \
+             other hosts (as before), or add a catch-all {host: \"*\"} entry",
         );
     }
     let mut seen = Vec::new();
@@ -211,6 +305,25 @@ pub(super) fn warnings(settings: &Settings, warnings: &mut ConfigProblems) {
         ) {
             warnings.push(key, message);
         }
+    }
+}
+
+/// `server.front_proxy` decides whose headers name the host the rules judge.
+fn front_proxy_warnings(settings: &Settings, warnings: &mut ConfigProblems) {
+    let server = &settings.server;
+    match (server.mode, server.front_proxy) {
+        (ServerMode::Standalone, Some(_)) => warnings.push(
+            "server.front_proxy",
+            "is only used in forward_auth mode; standalone mode reads no reverse-proxy header \
+             (X-Original-URL, X-Forwarded-Host/-Uri/-Proto/-Method)",
+        ),
+        (ServerMode::ForwardAuth, None) if !server.trusted_proxies.is_empty() => warnings.push(
+            "server.front_proxy",
+            "is not set: the check reads Traefik's X-Forwarded-Method/-Proto/-Host/-Uri and \
+             ignores X-Original-URL/-Method; behind nginx or ingress-nginx set \
+             front_proxy: nginx",
+        ),
+        _ => {}
     }
 }
 
@@ -313,5 +426,23 @@ mod tests {
         forward.warnings(&mut warnings);
         let text = messages(&warnings).join("\n");
         assert!(text.contains("server.trusted_proxies is empty"), "{text}");
+
+        // Global lists beside host rules apply to no check unless unmatched_hosts says so; an
+        // unset front_proxy is named.
+        let yaml = "server: {trusted_proxies: [10.0.0.0/8]}\nauthorization:\n  \
+                    allowed_groups: [ops]\n  hosts: [{host: a.example.com, allowed_groups: [x]}]\n";
+        let mut warnings = ConfigProblems::default();
+        load(yaml).unwrap().warnings(&mut warnings);
+        let text = messages(&warnings).join("\n");
+        assert!(
+            text.contains("authorization.unmatched_hosts: is refuse"),
+            "{text}"
+        );
+        assert!(text.contains("server.front_proxy: is not set"), "{text}");
+        let yaml = yaml.replace("10.0.0.0/8]", "10.0.0.0/8], front_proxy: nginx")
+            + "  unmatched_hosts: global\n";
+        let mut warnings = ConfigProblems::default();
+        load(&yaml).unwrap().warnings(&mut warnings);
+        assert!(warnings.is_empty(), "{}", messages(&warnings).join("\n"));
     }
 }

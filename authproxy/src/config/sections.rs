@@ -34,6 +34,10 @@ service_kit::server_settings! {
         /// Addresses or CIDR ranges (`10.0.0.0/8`) whose `X-Forwarded-*` / `X-Original-*` headers
         /// are believed. Empty: forwarded headers are ignored.
         pub trusted_proxies: Vec<String> = Vec::new(),
+        /// forward_auth: which reverse proxy asks the check, so whose headers name the
+        /// original request: `nginx` (`X-Original-URL/-Method`) or `traefik`
+        /// (`X-Forwarded-Method/-Proto/-Host/-Uri`); the other's are never read. Unset: traefik.
+        pub front_proxy: Option<crate::forwarded::FrontProxy> = None,
         /// Who may ask the forward_auth check (which answers with the managed credential).
         pub forward_auth_callers: ForwardAuthCallers = ForwardAuthCallers::TrustedProxies,
     }

@@ -18,7 +18,7 @@ pub async fn check(
     request: HttpRequest,
 ) -> Result<HttpResponse, Error> {
     admit_forward_auth_caller(&state, &request)?;
-    let context = RequestContext::of(&state, &request);
+    let context = RequestContext::of(&state, &request)?;
     let identity = authenticate(&state, &request, &context).await?;
     authorize(&state, &request, &context, &identity)?;
     let mut response = HttpResponse::Ok();

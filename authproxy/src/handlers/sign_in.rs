@@ -53,7 +53,7 @@ pub async fn start(
             }
         };
     }
-    let context = RequestContext::of(&state, &request);
+    let context = RequestContext::client(&state, &request);
     if request.headers().get(header::AUTHORIZATION).is_none() {
         return Err(Error::Unauthenticated);
     }
@@ -90,7 +90,7 @@ pub async fn callback(
         );
     };
     let (flow, sessions) = (&oidc.sign_in, &oidc.sessions);
-    let context = RequestContext::of(&state, &request);
+    let context = RequestContext::client(&state, &request);
     let source_ip = context.source();
     metrics::increment(metrics::AUTH_ATTEMPTS);
     // Every cookie of that name the browser sent (an older one on a wider path may come too).

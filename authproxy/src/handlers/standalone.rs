@@ -12,7 +12,7 @@ pub async fn forward(
     request: HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, Error> {
-    let context = RequestContext::of(&state, &request);
+    let context = RequestContext::of(&state, &request)?;
     let identity = authenticate(&state, &request, &context).await?;
     authorize(&state, &request, &context, &identity)?;
     proxy::forward(&state, &request, payload, &identity, &context).await

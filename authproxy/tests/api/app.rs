@@ -178,10 +178,20 @@ pub struct Stack {
 }
 
 pub async fn spawn_stack(mode: &str, flavor: Flavor, extra_yaml: &str) -> Stack {
+    spawn_stack_with(mode, flavor, "", extra_yaml).await
+}
+
+/// [`spawn_stack`] with `server_yaml` (indented lines) added to the `server:` section.
+pub async fn spawn_stack_with(
+    mode: &str,
+    flavor: Flavor,
+    server_yaml: &str,
+    extra_yaml: &str,
+) -> Stack {
     let osmem = test_support::Osmem::start();
     let stub = SecurityStub::start(flavor, &osmem.url);
     let yaml = format!(
-        "server:\n  host: 127.0.0.1\n  port: 0\n  mode: {mode}\n  trusted_proxies: [127.0.0.1]\n{}{extra_yaml}",
+        "server:\n  host: 127.0.0.1\n  port: 0\n  mode: {mode}\n  trusted_proxies: [127.0.0.1]\n{server_yaml}{}{extra_yaml}",
         users_yaml(&stub.url, flavor)
     );
     let app = spawn_app(&yaml).await;

@@ -82,7 +82,7 @@ fn validate_config_warns_about_forward_auth_without_trusted_proxies() {
     );
     let trusted = binary.config_file(
         "trusted-proxies.yaml",
-        "server: {mode: forward_auth, trusted_proxies: [10.0.0.0/8]}\n",
+        "server: {mode: forward_auth, trusted_proxies: [10.0.0.0/8], front_proxy: nginx}\n",
     );
     let output = binary.run(
         &["--config", trusted.to_str().unwrap(), "--validate-config"],

@@ -2,7 +2,7 @@
 //! host rules), for Basic users and OIDC sessions, and how a refusal and an unauthenticated
 //! browser are answered to each reverse proxy (Traefik's ForwardAuth, nginx `auth_request`).
 
-use crate::app::{ANN_PASSWORD, BOB_PASSWORD, TestApp, spawn_stack};
+use crate::app::{ANN_PASSWORD, BOB_PASSWORD, TestApp, spawn_stack, spawn_stack_with};
 use crate::oidc::spawn_oidc_stack_in;
 use crate::support::basic;
 use crate::support::browser::Browser;
@@ -129,7 +129,8 @@ async fn users_and_email_domains_open_the_door_and_standalone_applies_them_too()
 
 #[tokio::test]
 async fn host_rules_guard_each_application_behind_traefik() {
-    let yaml = "authorization:\n  allowed_groups: [admins]\n  hosts:\n    \
+    // unmatched_hosts: global: other hosts get the global lists (the default refuses them).
+    let yaml = "authorization:\n  allowed_groups: [admins]\n  unmatched_hosts: global\n  hosts:\n    \
                 - {host: \"kibana.example.com\", allowed_users: [bob]}\n    \
                 - {host: \"*.open.example.com\"}\n";
     let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, yaml).await;
@@ -149,16 +150,17 @@ async fn host_rules_guard_each_application_behind_traefik() {
     // A rule without lists: every signed-in identity.
     let open = traefik("wiki.open.example.com", "/");
     assert_eq!(check(app, &open, &as_bob).await.status(), 200);
-    // The same rule by the nginx contract.
+    // nginx's header names no host behind Traefik (front_proxy unset: traefik): the global rule.
     let nginx_kibana = nginx("https://kibana.example.com/app/home");
-    assert_eq!(check(app, &nginx_kibana, &as_bob).await.status(), 200);
-    assert_eq!(check(app, &nginx_kibana, &as_ann).await.status(), 403);
+    assert_eq!(check(app, &nginx_kibana, &as_bob).await.status(), 403);
+    assert_eq!(check(app, &nginx_kibana, &as_ann).await.status(), 200);
 }
 
 #[tokio::test]
 async fn a_host_rule_is_not_believed_from_an_untrusted_peer() {
     // The check answers any caller, but X-Forwarded-Host from a peer outside trusted_proxies is
-    // ignored: the global rule applies, so naming an open host opens nothing.
+    // ignored: no host is known, so no host rule applies (refused as unmatched), and naming an
+    // open host opens nothing.
     let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, "").await;
     let app = crate::app::spawn_app(&format!(
         "server: {{host: 127.0.0.1, port: 0, forward_auth_callers: any}}\n{}authorization:\n  \
@@ -167,16 +169,23 @@ async fn a_host_rule_is_not_believed_from_an_untrusted_peer() {
     ))
     .await;
     let as_bob = [("authorization", basic("bob", BOB_PASSWORD))];
-    let before = denials(&app, "global", "group_not_allowed").await;
+    let before = denials(&app, "unmatched", "no_host_rule").await;
     let forged = check(&app, &traefik("open.example.com", "/"), &as_bob).await;
     assert_eq!(forged.status(), 403);
-    assert!(denials(&app, "global", "group_not_allowed").await >= before + 1.0);
+    assert!(denials(&app, "unmatched", "no_host_rule").await >= before + 1.0);
 }
 
 #[tokio::test]
 async fn unauthenticated_browsers_get_what_each_proxy_understands() {
     let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, "").await;
     let app = &stack.app;
+    let behind_nginx = spawn_stack_with(
+        "forward_auth",
+        Flavor::Elasticsearch,
+        "  front_proxy: nginx\n",
+        "",
+    )
+    .await;
     let html = [("accept", "text/html,application/xhtml+xml".to_owned())];
 
     // Traefik passes a redirect on: 302 to sign-in.
@@ -189,6 +198,7 @@ async fn unauthenticated_browsers_get_what_each_proxy_understands() {
 
     // nginx auth_request cannot (a 302 becomes its 500): 401 without a Basic challenge, which
     // its error_page turns into the redirect; non-browsers keep the Basic challenge.
+    let app = &behind_nginx.app;
     let browser = check(app, &nginx("https://search.example.com/app?x=1"), &html).await;
     assert_eq!(browser.status(), 401);
     assert!(!browser.headers().contains_key("www-authenticate"));

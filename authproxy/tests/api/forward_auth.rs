@@ -170,9 +170,17 @@ async fn the_original_request_comes_from_trusted_proxies_only() {
         .unwrap();
     assert_eq!(traefik.status(), 302);
     assert_eq!(traefik.headers()["location"], "/auth/start?rd=%2F");
-    let nginx = app
+    let behind_nginx = crate::app::spawn_stack_with(
+        "forward_auth",
+        Flavor::Elasticsearch,
+        "  front_proxy: nginx\n",
+        "",
+    )
+    .await;
+    let nginx_app = &behind_nginx.app;
+    let nginx = nginx_app
         .client
-        .get(app.url("/auth-check"))
+        .get(nginx_app.url("/auth-check"))
         .header("x-original-method", "GET")
         .header(
             "x-original-url",

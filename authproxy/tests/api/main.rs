@@ -6,6 +6,7 @@ mod authorization;
 mod faults;
 mod forward_auth;
 mod health;
+mod host_rules;
 mod id_tokens;
 mod identity_headers;
 mod key_refetch;

@@ -20,7 +20,7 @@ fn rd_of(location: &str) -> String {
 #[tokio::test]
 async fn nginx_auth_request_sends_to_sign_in_passes_the_identity_and_refuses_with_403() {
     let stack = spawn_oidc_stack_in(
-        "forward_auth",
+        "forward_auth, front_proxy: nginx",
         "",
         "authorization:\n  allowed_groups: [admins]\n",
     )
