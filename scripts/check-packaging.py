@@ -209,6 +209,9 @@ def check_front_door(label: str, values: dict | None, documents: list[dict]) -> 
                 problems.append(f"{name}: authResponseHeaders {forward_auth.get('authResponseHeaders')}")
             if forward_auth.get("trustForwardHeader") is not False:
                 problems.append(f"{name}: trustForwardHeader is not false")
+            # Client copies of the nginx contract's headers (X-Original-URL) must not reach the check.
+            if forward_auth.get("authRequestHeaders") != ["Authorization", "Cookie", "Accept"]:
+                problems.append(f"{name}: authRequestHeaders {forward_auth.get('authRequestHeaders')}")
         check(f"{label}: front door (traefik): the ForwardAuth Middleware", "; ".join(problems) or None)
     elif middlewares:
         check(f"{label}: front door (nginx): no Traefik Middleware", f"found {sorted(middlewares)}")
@@ -216,6 +219,8 @@ def check_front_door(label: str, values: dict | None, documents: list[dict]) -> 
     problems = []
     if authproxy["server"].get("mode", "forward_auth") != "forward_auth":
         problems.append(f"server.mode {authproxy['server'].get('mode')}")
+    if authproxy["server"].get("front_proxy") != controller:
+        problems.append(f"server.front_proxy {authproxy['server'].get('front_proxy')!r}, expected {controller!r}")
     if authproxy["server"].get("trusted_proxies") != front_door.get("trustedProxies"):
         problems.append(f"server.trusted_proxies {authproxy['server'].get('trusted_proxies')}")
     if (authproxy.get("session") or {}).get("cookie_domain") != front_door.get("cookieDomain"):

@@ -122,6 +122,7 @@ access:
 {{- else if and $frontDoor.enabled (eq .Chart.Name "authproxy") -}}
 server:
   mode: forward_auth
+  front_proxy: {{ $frontDoor.controller | default "nginx" }}
   trusted_proxies: {{ toJson $frontDoor.trustedProxies }}
 {{- with $frontDoor.cookieDomain }}
 session:
