@@ -33,6 +33,9 @@ import helm_python as helm
 import kubernetes_validate
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from packaging_trust import check_chart_trust, check_compose_trust, trusts_network  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = ROOT / ".venv" / "bin"
 BINARIES = {name: ROOT / "target" / "debug" / name for name in ("admin-console", "authproxy", "ingress-dash")}
@@ -157,7 +160,7 @@ def check_front_door(label: str, values: dict | None, documents: list[dict]) -> 
     services = {d["metadata"]["name"] for d in documents if d.get("kind") == "Service"}
     authproxy_service = next((d["metadata"]["name"] for d in documents if d.get("kind") == "Service"
                               and d["metadata"]["labels"].get("app.kubernetes.io/name") == "authproxy"), None)
-    check_url = f"http://{authproxy_service}.search.svc.cluster.local:9000/auth/check"
+    check_url = f"http://{authproxy_service}.search.svc.cluster.local:9001/auth/check"  # authproxy's internal port
     for app in PROTECTED_APPS:
         config = yaml.safe_load(by_kind[("ConfigMap", app)]["data"]["config.yaml"]) if ("ConfigMap", app) in by_kind else {}
         ingress = by_kind.get(("Ingress", app))
@@ -287,6 +290,9 @@ def check_compose() -> None:
             path.write_text(path.read_text().replace("http://authproxy-front:", "http://127.0.0.1:"))
         code, output = run(["nginx", "-t", "-q", "-e", "stderr", "-p", prefix + "/", "-c", str(conf)])
         check("compose nginx: nginx -t docker/config/nginx.conf", None if code == 0 else output)
+    check_compose_trust(check, compose, compose_file.parent / "config",
+                        {"admin-console": "admin-console", "authproxy": "authproxy",
+                         "authproxy-front": "authproxy", "ingress-dash": "ingress-dash"})
 
 
 def deployment_problems(document: dict) -> list[str]:
@@ -391,6 +397,7 @@ def check_chart(values_file: Path | None) -> None:
     check_front_door(label, values, documents)
     check_ingress_dash_rbac(label, values, documents)
     check_network_policies(label, values, documents)
+    check_chart_trust(check, label, documents)
 
 
 def chart_values(app: str, values: dict | None) -> dict:
@@ -412,28 +419,35 @@ def chart_values(app: str, values: dict | None) -> dict:
 
 
 def check_network_policies(label: str, values: dict | None, documents: list[dict]) -> None:
-    """networkPolicy (off by default): none rendered when off; when on, exactly one per service
-    selecting its pods, admitting only the ingress controller and Prometheus on the http port
-    (plus extraIngress), and letting out only DNS, each egress group with ports (to its peers,
-    or anywhere when it names none) and extraEgress, nothing else."""
+    """networkPolicy (unset: on exactly when the service trusts network peers for identity,
+    packaging_trust.trusts_network): none rendered when off; when on, exactly one per service
+    selecting its pods, admitting only the ingress controller on the http port (authproxy: and
+    the internal port, the check) and Prometheus on the internal port (plus extraIngress), and
+    letting out only DNS, each egress group with ports (to its peers, or anywhere when it names
+    none) and extraEgress, nothing else."""
     policies: dict[str, list[dict]] = {}
     for document in documents:
         if document.get("kind") == "NetworkPolicy":
             app = document["metadata"]["labels"].get("app.kubernetes.io/name")
             policies.setdefault(app, []).append(document)
     deployments = {d["metadata"]["labels"]["app.kubernetes.io/name"]: d for d in documents if d.get("kind") == "Deployment"}
+    configs = {d["metadata"]["labels"]["app.kubernetes.io/name"]: yaml.safe_load(d["data"]["config.yaml"])
+               for d in documents if d.get("kind") == "ConfigMap"}
     for app, deployment in deployments.items():
         policy_values = chart_values(app, values).get("networkPolicy") or {}
         found = policies.get(app, [])
-        if not policy_values.get("enabled"):
+        enabled = policy_values.get("enabled")
+        if not (enabled or (enabled is None and trusts_network(app, configs.get(app) or {}))):
             check(f"{label}: {app} networkPolicy off: no NetworkPolicy", f"{len(found)} rendered" if found else None)
             continue
         if len(found) != 1:
             check(f"{label}: {app} networkPolicy on: one NetworkPolicy", f"{len(found)} rendered")
             continue
         spec = found[0]["spec"]
-        sources = [policy_values[name] for name in ("ingressController", "prometheus") if policy_values.get(name)]
-        ingress = ([{"from": sources, "ports": [{"port": "http", "protocol": "TCP"}]}] if sources else []) + (policy_values.get("extraIngress") or [])
+        controller_ports = ["http", "internal"] if app == "authproxy" else ["http"]
+        sources = [(policy_values.get(name), ports) for name, ports in (("ingressController", controller_ports), ("prometheus", ["internal"]))]
+        ingress = [{"from": [peer], "ports": [{"port": port, "protocol": "TCP"} for port in ports]} for peer, ports in sources if peer]
+        ingress += policy_values.get("extraIngress") or []
         egress = [{"ports": [{"port": 53, "protocol": "UDP"}, {"port": 53, "protocol": "TCP"}]}] if policy_values.get("dns") else []
         for name in sorted(policy_values.get("egress") or {}):
             group = policy_values["egress"][name]
@@ -451,11 +465,11 @@ def check_network_policies(label: str, values: dict | None, documents: list[dict
         if (spec.get("egress") or []) != egress:
             problems.append(f"egress {spec.get('egress')}, expected {egress}")
         ports = [port.get("name") for port in deployment["spec"]["template"]["spec"]["containers"][0].get("ports", [])]
-        if sources and "http" not in ports:
-            problems.append(f"the container has no port named http ({ports})")
+        if not {"http", "internal"} <= set(ports):
+            problems.append(f"the container lacks a port named http or internal ({ports})")
         if not egress or not ingress:
             problems.append("no ingress or no egress rule: the service could not work")
-        check(f"{label}: {app} networkPolicy on: ingress from the controller and Prometheus on http, egress to DNS and its groups only", "; ".join(problems) or None)
+        check(f"{label}: {app} networkPolicy on: the controller on http, Prometheus on internal, egress to DNS and its groups only", "; ".join(problems) or None)
 
 
 # Values that change the services' configurations one after the other (each step from the one
@@ -556,6 +570,11 @@ def check_ingress_dash_rbac(label: str, values: dict | None, documents: list[dic
 
 # Values the chart refuses, and words its message must contain.
 REFUSED_VALUES = [
+    (
+        "networkPolicy.enabled: false while admin-console trusts a pod CIDR (issue 31 item 8)",
+        {"admin-console": {"networkPolicy": {"enabled": False}, "config": {"server": {"trusted_proxies": ["10.42.0.0/16"]}}}},
+        ["admin-console", "networkPolicy.enabled", "10.42.0.0/16"],
+    ),
     (
         "the front door without trustedProxies",
         {"global": {"frontDoor": {"enabled": True, "signInUrl": "https://auth.example.com"}}},

@@ -49,6 +49,8 @@ SERVICES = {  # image -> (port, liveness path)
     "authproxy": (9000, "/healthz"),
     "ingress-dash": (3000, "/api/live"),
 }
+# server.internal_port's defaults: /_metrics (and authproxy's check), never on the public port.
+INTERNAL_PORTS = {"admin-console": 8081, "authproxy": 9001, "ingress-dash": 3001}
 IMAGES = [*SERVICES, "kube-test-server"]
 ADMIN_HASH = "$2b$12$Xf0b2HPWABe0ewkeUFkWMOMuBV4QK13M6jKv28WfgCvAV4REcqglK"  # "password"
 CACHE_KEY = "local-only-key-0123456789abcdef!"
@@ -150,9 +152,11 @@ basic_auth:
         ip = container_ip(engine, name)
         response = request(ip, port, "GET", live)
         check(f"{name}: liveness {live} answers 200", response.status == 200, response.text)
-        metrics = request(ip, port, "GET", "/_metrics")
-        check(f"{name}: /_metrics answers Prometheus text", metrics.status == 200 and "# TYPE" in metrics.text,
-              f"{metrics.status} {metrics.text[:300]}")
+        metrics = request(ip, INTERNAL_PORTS[name], "GET", "/_metrics")
+        check(f"{name}: /_metrics answers Prometheus text on the internal port {INTERNAL_PORTS[name]}",
+              metrics.status == 200 and "# TYPE" in metrics.text, f"{metrics.status} {metrics.text[:300]}")
+        public = request(ip, port, "GET", "/_metrics")
+        check(f"{name}: no /_metrics on the public port", public.status != 200, f"{public.status}")
         if name != "authproxy":
             page = request(ip, port, "GET", "/")
             assets = re.findall(r'(?:src|href)="(/[^"]+\.(?:js|css))"', page.text)
@@ -277,11 +281,21 @@ def check_compose(engine: Engine) -> None:
         check("compose: through the front door, ingress-dash shows shop (group shop-team) only its namespace",
               visible.status == 200 and visible.json().get("namespaces") == ["team-001"], f"{visible.status} {visible.text[:300]}")
 
-        # The services' own ports, as curl on this machine uses them: the identity headers are
-        # believed from the compose network's addresses (a laptop stack).
+        # The services' own published ports: identity headers from there are not believed (only
+        # the front door's address is trusted, issue 31 item 8), and the front door has no /_metrics.
         identity = {"X-Auth-Request-User": "compose-test", "X-Auth-Request-Groups": "admins"}
-        console = int(ports["CONSOLE_PORT"])
-        headers = {"Content-Type": "application/json", "X-Requested-By": "admin-console", **identity}
+        for name, key, path in [("admin-console", "CONSOLE_PORT", "/api/whoami"), ("ingress-dash", "DASHBOARD_PORT", "/api/namespaces")]:
+            claimed = request(local, int(ports[key]), "GET", path, identity)
+            check(f"compose: {name} refuses identity headers sent to its published port (401)", claimed.status == 401,
+                  f"{claimed.status} {claimed.text[:200]}")
+        for front in (front_console, front_dash):
+            metrics = request(local, front, "GET", "/_metrics", {"Host": f"localhost:{front}"})
+            check(f"compose: the front door :{front} answers 404 for /_metrics", metrics.status == 404, f"{metrics.status}")
+        # Console calls through the front door, as curl -u admin:password does.
+        console = front_console
+        basic = "Basic " + base64.b64encode(b"admin:password").decode()
+        headers = {"Content-Type": "application/json", "X-Requested-By": "admin-console", "Authorization": basic,
+                   "Host": f"localhost:{front_console}"}
         created = request(local, console, "PUT", "/api/clusters/local/proxy/compose-smoke/_doc/1?refresh=true",
                           headers, b'{"title": "through the compose stack"}')
         found = request(local, console, "POST", "/api/clusters/local/proxy/compose-smoke/_search", headers,
@@ -292,7 +306,7 @@ def check_compose(engine: Engine) -> None:
               f"{created.status} {created.text[:200]} / {found.status} {found.text[:300]}")
 
         def listed() -> bool:
-            response = request(local, int(ports["DASHBOARD_PORT"]), "GET", "/api/ingresses", identity)
+            response = request(local, front_dash, "GET", "/api/ingresses", {"Authorization": basic, "Host": f"localhost:{front_dash}"})
             return response.status == 200 and len(response.json().get("items", [])) > 0
 
         try:

@@ -11,10 +11,39 @@
 {{- end -}}
 {{- $_ := set $config $section $own -}}
 {{- end -}}
+{{- $server := get $config "server" | default dict -}}
+{{- if not (hasKey $server "internal_port") -}}{{- $_ := set $server "internal_port" .Values.internalContainerPort -}}{{- end -}}
+{{- $_ := set $config "server" $server -}}
 {{- if and (eq (dig "access" "mode" "" $config | toString) "trusted_headers") (empty (dig "server" "trusted_proxies" list $config)) -}}
 {{- fail (printf "%s: access.mode trusted_headers with an empty server.trusted_proxies would answer every request with 401: leave %s.config.server.trusted_proxies unset (global.frontDoor.trustedProxies, else loopback for kubectl port-forward), list the addresses that set the identity headers, or set %s.config.access.mode: open explicitly" .Chart.Name .Chart.Name .Chart.Name) -}}
 {{- end -}}
 {{- toYaml $config -}}
+{{- end -}}
+
+{{/* "true" when the service believes identity headers (trusted_headers), or answers authproxy's
+     forward_auth check, from an address other than loopback: then whatever can reach its pods
+     from those ranges may claim any identity, so its NetworkPolicy is rendered. */}}
+{{- define "svc.trustsNetwork" -}}
+{{- $config := include "svc.config" . | fromYaml -}}
+{{- $server := $config.server | default dict -}}
+{{- $believes := or (eq (dig "access" "mode" "" $config | toString) "trusted_headers") (and (eq .Chart.Name "authproxy") (eq ($server.mode | default "forward_auth" | toString) "forward_auth")) -}}
+{{- if $believes -}}
+{{- range ($server.trusted_proxies | default list) -}}
+{{- if not (has (toString .) (list "127.0.0.1" "127.0.0.1/32" "::1" "::1/128")) -}}true{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* "true" when the NetworkPolicy is rendered: networkPolicy.enabled true, or unset (null) while
+     the service trusts the network (svc.trustsNetwork); false there is refused. */}}
+{{- define "svc.networkPolicyOn" -}}
+{{- $enabled := (.Values.networkPolicy | default dict).enabled -}}
+{{- if eq (toString $enabled) "true" -}}true
+{{- else if include "svc.trustsNetwork" . -}}
+{{- if eq (toString $enabled) "false" -}}
+{{- fail (printf "%s: networkPolicy.enabled: false while it believes identity headers (or answers the forward_auth check) from %v: any pod in those ranges could claim any identity. Leave %s.networkPolicy.enabled unset (the policy admits only the ingress controller and Prometheus) or true" .Chart.Name (dig "server" "trusted_proxies" list (include "svc.config" . | fromYaml)) .Chart.Name) -}}
+{{- end -}}true
+{{- end -}}
 {{- end -}}
 
 {{- define "svc.configmap" -}}

@@ -43,6 +43,11 @@ spec:
             - name: http
               containerPort: {{ .Values.containerPort }}
               protocol: TCP
+            # server.internal_port: /_metrics (and authproxy's check), for Prometheus and the
+            # ingress controller only; no Ingress names it.
+            - name: internal
+              containerPort: {{ (include "svc.config" . | fromYaml).server.internal_port }}
+              protocol: TCP
           {{- if include "svc.secretName" . }}
           envFrom:
             - secretRef:

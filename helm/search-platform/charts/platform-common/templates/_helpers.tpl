@@ -70,10 +70,11 @@ app.kubernetes.io/part-of: search-platform
 {{- end -}}
 {{- end -}}
 
-{{/* The forward-auth address the ingress controller calls. */}}
+{{/* The forward-auth address the ingress controller calls: authproxy's internal port (the
+     check is served nowhere else). */}}
 {{- define "frontDoor.checkUrl" -}}
 {{- $frontDoor := include "frontDoor.values" . | fromYaml -}}
-{{- $frontDoor.authproxyUrl | default (printf "http://%s.%s.svc.cluster.local:%v/auth/check" (include "frontDoor.authproxyName" .) .Release.Namespace ($frontDoor.authproxyPort | default 9000)) -}}
+{{- $frontDoor.authproxyUrl | default (printf "http://%s.%s.svc.cluster.local:%v/auth/check" (include "frontDoor.authproxyName" .) .Release.Namespace ($frontDoor.authproxyPort | default 9001)) -}}
 {{- end -}}
 
 {{/* The Traefik Middleware's name (rendered by the authproxy chart). */}}

@@ -1,16 +1,14 @@
-{{/* An optional NetworkPolicy for the service's pods (networkPolicy.enabled, off by default).
-     Ingress: the ingress controller (every route, and authproxy's forward-auth check) and
-     Prometheus (/_metrics), both on the http port, plus networkPolicy.extraIngress. Egress: DNS
+{{/* The NetworkPolicy for the service's pods: networkPolicy.enabled true, or unset while the
+     service believes identity headers (or answers the check) from the network (svc.networkPolicyOn).
+     Ingress: the ingress controller on the http port (and authproxy's internal port: the
+     forward-auth check), Prometheus on the internal port (/_metrics), plus
+     networkPolicy.extraIngress. Egress: DNS
      (networkPolicy.dns), each named group of networkPolicy.egress (its ports, to its `to` peers,
      or to any address when `to` is empty; a group without ports is left out) and
      networkPolicy.extraEgress. Nothing else goes in or out. */}}
 {{- define "svc.networkpolicy" -}}
 {{- $policy := .Values.networkPolicy | default dict -}}
-{{- if $policy.enabled }}
-{{- $sources := list -}}
-{{- range $name := list "ingressController" "prometheus" -}}
-{{- with get $policy $name }}{{ $sources = append $sources . }}{{ end -}}
-{{- end }}
+{{- if include "svc.networkPolicyOn" . }}
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
 metadata:
@@ -23,11 +21,22 @@ spec:
       {{- include "svc.selectorLabels" . | nindent 6 }}
   policyTypes: [Ingress, Egress]
   ingress:
-    {{- if $sources }}
+    {{- with $policy.ingressController }}
     - from:
-        {{- toYaml $sources | nindent 8 }}
+        {{- toYaml (list .) | nindent 8 }}
       ports:
         - port: http
+          protocol: TCP
+        {{- if eq $.Chart.Name "authproxy" }}
+        - port: internal
+          protocol: TCP
+        {{- end }}
+    {{- end }}
+    {{- with $policy.prometheus }}
+    - from:
+        {{- toYaml (list .) | nindent 8 }}
+      ports:
+        - port: internal
           protocol: TCP
     {{- end }}
     {{- with $policy.extraIngress }}

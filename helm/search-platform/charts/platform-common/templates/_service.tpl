@@ -12,6 +12,12 @@ spec:
       port: {{ .Values.service.port }}
       targetPort: http
       protocol: TCP
+    # The internal listener (/_metrics; authproxy's forward_auth check): the ServiceMonitor and
+    # the ingress controller's auth sub-request use it; never an Ingress backend.
+    - name: internal
+      port: {{ .Values.service.internalPort | default .Values.internalContainerPort }}
+      targetPort: internal
+      protocol: TCP
   selector:
     {{- include "svc.selectorLabels" . | nindent 4 }}
 

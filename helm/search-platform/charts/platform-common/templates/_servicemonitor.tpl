@@ -14,7 +14,7 @@ spec:
     matchLabels:
       {{- include "svc.selectorLabels" . | nindent 6 }}
   endpoints:
-    - port: http
+    - port: internal
       path: /_metrics
       interval: {{ .Values.serviceMonitor.interval }}
       scrapeTimeout: {{ .Values.serviceMonitor.scrapeTimeout }}
