@@ -7,6 +7,7 @@
 #   Python venv      .venv with osmem-server (an in-memory OpenSearch-compatible server) and
 #                    the packaging checks' tools (scripts/requirements-test.txt)
 #   npm              `npm ci` in every web/ folder and test-support/oidc (package-lock.json)
+#   search servers   the versions pinned in versions.env, from Maven (scripts/install-servers.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +26,9 @@ declare -A packages=(
   [docker-compose]=docker-compose
   [mmdebstrap]=mmdebstrap    # the Debian root file system of the container test's stand-ins
   [iproute2]=ss              # kube-test-server's test reads its listen backlog with `ss`
+  [maven]=mvn                # fetches the pinned search servers (scripts/install-servers.sh)
+  [unzip]=unzip
+  [util-linux]=setpriv       # the search servers run as an unprivileged user, killed with their test
 )
 missing=()
 for package in "${!packages[@]}"; do
@@ -69,3 +73,5 @@ for lock in */web/package-lock.json test-support/*/package-lock.json; do
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
   fi
 done
+
+scripts/install-servers.sh

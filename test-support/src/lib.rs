@@ -15,6 +15,7 @@ mod nginx;
 mod oidc;
 mod otlp;
 mod process;
+mod search_cluster;
 mod servers;
 pub mod shutdown;
 mod tls;
@@ -26,6 +27,7 @@ pub use hosts_front::{FrontAnswer, HostsFront};
 pub use oidc::OidcProvider;
 pub use otlp::{OtlpReceiver, ReceivedSpan};
 pub use process::{ChildGuard, TempDir, free_port, http_get, repo_root, wait_until};
+pub use search_cluster::{Distribution, SearchCluster, pinned};
 pub use servers::{Osmem, Prometheus, RedisServer};
 pub use tls::{TestCertificates, TlsFront};
 

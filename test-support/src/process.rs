@@ -59,6 +59,14 @@ impl ChildGuard {
         }
     }
 
+    /// Guards a child spawned elsewhere (a spawner thread); `name` names it in messages.
+    pub fn from_child(name: &str, child: Child) -> Self {
+        Self {
+            name: name.to_owned(),
+            child,
+        }
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id()
     }

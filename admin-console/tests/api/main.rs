@@ -15,6 +15,7 @@ mod listeners;
 mod metrics_external;
 mod metrics_internal;
 mod node_detail;
+mod real_opensearch;
 mod relay;
 mod security;
 mod shards;

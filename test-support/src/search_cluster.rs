@@ -1,0 +1,296 @@
+//! Real search servers: the distributions pinned in `versions.env`, fetched from Maven by
+//! `scripts/install-servers.sh` into `.cache/servers/`, each started here on free loopback ports
+//! with a 512 MB heap, waited for with a deadline and killed with its test process.
+//!
+//! OpenSearch and Elasticsearch refuse to run as root: when the tests run as root, the server
+//! runs as the unprivileged `SEARCH_SERVER_USER` (made by the install script) from a copy of the
+//! distribution in its own scratch folder. Every server is started by one long-lived spawner
+//! thread under `setpriv --pdeathsig KILL`, so a server outlives neither its test process nor
+//! (for one owned by a test) its [`SearchCluster`] value: a process-wide server from
+//! [`SearchCluster::shared`] is never dropped, and the kernel kills it when the tests exit.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use crate::process::{ChildGuard, free_port, http_get, repo_root};
+
+/// How long a node may take to answer its first request (a cold JVM on a busy 2-core machine).
+const START_DEADLINE: Duration = Duration::from_secs(180);
+
+/// A distribution pinned in `versions.env`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Distribution {
+    /// OpenSearch 2.19 (`OPENSEARCH_2_*`), on OpenJDK 17.
+    OpenSearch2,
+}
+
+impl Distribution {
+    /// The `versions.env` prefix of its keys, and the folder name under `.cache/servers/`.
+    fn keys(self) -> (&'static str, &'static str) {
+        match self {
+            Self::OpenSearch2 => ("OPENSEARCH_2", "opensearch"),
+        }
+    }
+
+    /// The pinned version, e.g. `2.19.6`.
+    pub fn version(self) -> String {
+        let (prefix, _) = self.keys();
+        pinned(&format!("{prefix}_VERSION"))
+    }
+
+    fn install_dir(self) -> PathBuf {
+        let (_, folder) = self.keys();
+        let dir = repo_root()
+            .join(".cache/servers")
+            .join(format!("{folder}-{}", self.version()));
+        assert!(
+            dir.join("bin").is_dir(),
+            "{} is not installed; `make test` (scripts/install-servers.sh) fetches it",
+            dir.display()
+        );
+        dir
+    }
+
+    fn java_home(self) -> String {
+        let (prefix, _) = self.keys();
+        pinned(&format!("{prefix}_JAVA_HOME"))
+    }
+}
+
+/// A value of `versions.env` (`KEY=value` lines, `#` comments).
+pub fn pinned(key: &str) -> String {
+    static VALUES: OnceLock<HashMap<String, String>> = OnceLock::new();
+    let values = VALUES.get_or_init(|| {
+        let path = repo_root().join("versions.env");
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|error| panic!("reading {}: {error}", path.display()));
+        text.lines()
+            .map(str::trim)
+            .filter(|line| !line.is_empty() && !line.starts_with('#'))
+            .filter_map(|line| line.split_once('='))
+            .map(|(key, value)| (key.trim().to_owned(), value.trim().to_owned()))
+            .collect()
+    });
+    values
+        .get(key)
+        .cloned()
+        .unwrap_or_else(|| panic!("versions.env has no {key}"))
+}
+
+/// One search node, killed and its scratch folder removed on drop.
+pub struct SearchCluster {
+    /// `http://127.0.0.1:<port>`, no security plugin: plain HTTP, no credentials.
+    pub url: String,
+    pub distribution: Distribution,
+    child: ChildGuard,
+    dir: PathBuf,
+}
+
+impl SearchCluster {
+    /// A single node of its own (`discovery.type: single-node`), for a test that changes
+    /// cluster-wide state.
+    pub fn start(distribution: Distribution) -> Self {
+        let install = distribution.install_dir();
+        let dir = scratch_dir(distribution);
+        let (http_port, transport_port) = (free_port(), free_port());
+        let home = dir.join("home");
+        copy_tree(&install, &home);
+        for folder in ["data", "logs", "repo", "tmp"] {
+            std::fs::create_dir_all(dir.join(folder)).expect("creating the node's folders");
+        }
+        let user = run_as();
+        if let Some(user) = &user {
+            let status = Command::new("chown")
+                .args(["-R", user])
+                .arg(&dir)
+                .status()
+                .expect("running chown");
+            assert!(status.success(), "chown -R {user} {}", dir.display());
+        }
+        let console = std::fs::File::create(dir.join("console.log")).expect("console log");
+        let mut command = Command::new("setpriv");
+        if let Some(user) = &user {
+            command.args([
+                format!("--reuid={user}"),
+                format!("--regid={user}"),
+                "--clear-groups".to_owned(),
+            ]);
+        }
+        command
+            .args(["--pdeathsig", "KILL", "--"])
+            .arg(home.join("bin/opensearch"))
+            .args(
+                [
+                    "discovery.type=single-node".to_owned(),
+                    "network.host=127.0.0.1".to_owned(),
+                    format!("http.port={http_port}"),
+                    format!("transport.port={transport_port}"),
+                    format!("path.data={}", dir.join("data").display()),
+                    format!("path.logs={}", dir.join("logs").display()),
+                    format!("path.repo={}", dir.join("repo").display()),
+                    format!("cluster.name=test-{http_port}"),
+                    format!("node.name=node-{http_port}"),
+                    // The test machine's disk may be fuller than the default watermarks allow.
+                    "cluster.routing.allocation.disk.threshold_enabled=false".to_owned(),
+                ]
+                .iter()
+                .flat_map(|setting| ["-E".to_owned(), setting.clone()]),
+            )
+            .env("OPENSEARCH_JAVA_HOME", distribution.java_home())
+            .env("OPENSEARCH_JAVA_OPTS", "-Xms512m -Xmx512m")
+            .env("OPENSEARCH_TMPDIR", dir.join("tmp"))
+            .env_remove("JAVA_HOME")
+            .stdin(Stdio::null())
+            .stdout(console.try_clone().expect("console log"))
+            .stderr(console);
+        let mut child = ChildGuard::from_child(&format!("{distribution:?}"), spawn(command));
+        let host_port = format!("127.0.0.1:{http_port}");
+        let started = Instant::now();
+        loop {
+            if matches!(http_get(&host_port, "/_cluster/health"), Some((200, _))) {
+                break;
+            }
+            if let Ok(Some(status)) = child.child_mut().try_wait() {
+                panic!(
+                    "{distribution:?} exited with {status} before answering: {}",
+                    tail(&dir.join("console.log"))
+                );
+            }
+            assert!(
+                started.elapsed() < START_DEADLINE,
+                "{distribution:?} did not answer within {START_DEADLINE:?}: {}",
+                tail(&dir.join("console.log"))
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Self {
+            url: format!("http://{host_port}"),
+            distribution,
+            child,
+            dir,
+        }
+    }
+
+    /// One node per distribution for the whole test process, started on first use; tests that
+    /// share it keep to index names of their own.
+    pub fn shared(distribution: Distribution) -> &'static Self {
+        static SHARED: OnceLock<Mutex<HashMap<Distribution, &'static SearchCluster>>> =
+            OnceLock::new();
+        let mut shared = SHARED
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        shared
+            .entry(distribution)
+            .or_insert_with(|| Box::leak(Box::new(Self::start(distribution))))
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.pid()
+    }
+
+    /// The distribution's version, e.g. `2.19.6`.
+    pub fn version(&self) -> String {
+        self.distribution.version()
+    }
+}
+
+impl Drop for SearchCluster {
+    fn drop(&mut self) {
+        let _ = self.child.child_mut().kill();
+        let _ = self.child.child_mut().wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The user to run the server as: `SEARCH_SERVER_USER` when running as root, else `None`.
+fn run_as() -> Option<String> {
+    let uid = Command::new("id").arg("-u").output().ok()?;
+    (String::from_utf8_lossy(&uid.stdout).trim() == "0").then(|| pinned("SEARCH_SERVER_USER"))
+}
+
+/// A fresh folder under the temp dir named for this process; folders of processes that are
+/// gone (a shared server is never dropped) are removed first.
+fn scratch_dir(distribution: Distribution) -> PathBuf {
+    let root = std::env::temp_dir();
+    if let Ok(entries) = std::fs::read_dir(&root) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let pid = name
+                .strip_prefix("search-cluster-")
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|pid| pid.parse::<u32>().ok());
+            if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let dir = root.join(format!(
+        "search-cluster-{}-{distribution:?}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).expect("creating the node's scratch folder");
+    dir
+}
+
+/// `cp -a from to`: the server may write into its home (a keystore in config/).
+fn copy_tree(from: &Path, to: &Path) {
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .expect("running cp");
+    assert!(
+        status.success(),
+        "cp -a {} {}",
+        from.display(),
+        to.display()
+    );
+}
+
+/// The last lines of a log, for a failure message.
+fn tail(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(30)..].join("\n")
+}
+
+/// Spawns `command` from one thread that lives as long as the process: `--pdeathsig` fires
+/// when the thread that spawned the child ends, and a test's own thread (or a blocking pool's)
+/// ends long before the process.
+fn spawn(command: Command) -> Child {
+    type Request = (Command, mpsc::Sender<std::io::Result<Child>>);
+    static SPAWNER: OnceLock<Mutex<mpsc::Sender<Request>>> = OnceLock::new();
+    let sender = SPAWNER.get_or_init(|| {
+        let (sender, requests) = mpsc::channel::<Request>();
+        std::thread::Builder::new()
+            .name("search-cluster-spawner".to_owned())
+            .spawn(move || {
+                for (mut command, reply) in requests {
+                    let _ = reply.send(command.spawn());
+                }
+                // The senders live in a static: this loop never ends, and the thread with it.
+            })
+            .expect("starting the spawner thread");
+        Mutex::new(sender)
+    });
+    let (reply, answer) = mpsc::channel();
+    sender
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .send((command, reply))
+        .expect("the spawner thread runs");
+    answer
+        .recv()
+        .expect("the spawner thread answers")
+        .unwrap_or_else(|error| {
+            panic!("cannot start the search server ({error}); `make test` installs setpriv")
+        })
+}
