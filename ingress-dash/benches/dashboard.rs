@@ -191,16 +191,18 @@ async fn run_scale(ingresses: usize, commit: &str) -> Figures {
     .expect("kube-test-server");
     let populate = bulk_load(&kube, ingresses);
     let dir = test_support::TempDir::new("ingress-dash-bench");
-    let port = test_support::free_port();
+    let (port, internal_port) = (test_support::free_port(), test_support::free_port());
     let dist = web_dir().join("dist");
     let service = measure::start_service(
         kube.url(),
-        port,
+        (port, internal_port),
         dir.path(),
         dist.join("index.html").exists().then_some(dist.as_path()),
     );
     let pid = service.0.id();
     let base = format!("http://127.0.0.1:{port}");
+    // `/_metrics` is on the internal listener only.
+    let metrics_base = format!("http://127.0.0.1:{internal_port}");
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(2000)
         .build()
@@ -296,12 +298,12 @@ async fn run_scale(ingresses: usize, commit: &str) -> Figures {
     ];
     eprintln!(
         "  before the browser: {}",
-        measure::metric_lines(&http, &base, &watched).await
+        measure::metric_lines(&http, &metrics_base, &watched).await
     );
     let browser = first_render(&base, ingresses).await;
     eprintln!(
         "  after the browser: {}",
-        measure::metric_lines(&http, &base, &watched).await
+        measure::metric_lines(&http, &metrics_base, &watched).await
     );
     if let Ok(browser) = &browser {
         for run in &browser.runs {
@@ -333,7 +335,7 @@ async fn run_scale(ingresses: usize, commit: &str) -> Figures {
         }
     }
     let watches_hundred = settled_watches(&kube, Duration::from_secs(10)).await;
-    let gauge_hundred = measure::watcher_gauge(&http, &base).await;
+    let gauge_hundred = measure::watcher_gauge(&http, &metrics_base).await;
     drop(clients);
     let closed = Instant::now();
     let gone_deadline = closed + Duration::from_secs(30);
@@ -342,7 +344,7 @@ async fn run_scale(ingresses: usize, commit: &str) -> Figures {
     }
     let watches_after = kube.cluster.open_watches();
     let gone_after = closed.elapsed();
-    let gauge_after = measure::watcher_gauge(&http, &base).await;
+    let gauge_after = measure::watcher_gauge(&http, &metrics_base).await;
     drop(service);
 
     Figures {

@@ -129,9 +129,10 @@ impl Drop for Service {
     }
 }
 
+/// `ports`: the public listener's and the internal one's (`/_metrics`).
 pub fn start_service(
     kube_url: &str,
-    port: u16,
+    (port, internal_port): (u16, u16),
     dir: &std::path::Path,
     static_dir: Option<&std::path::Path>,
 ) -> Service {
@@ -144,7 +145,7 @@ pub fn start_service(
     std::fs::write(
         &config,
         format!(
-            "server:\n  host: 127.0.0.1\n  port: {port}\n{static_dir}kubernetes:\n  api_url: {kube_url}\n  watch_grace_period: 2s\n  page_size: 500\nrate_limit:\n  enabled: false\nstream:\n  heartbeat_interval: 1s\n  max_clients: 5000\nobservability:\n  log_level: warn\n  log_format: json\n{extra}"
+            "server:\n  host: 127.0.0.1\n  port: {port}\n  internal_port: {internal_port}\n{static_dir}kubernetes:\n  api_url: {kube_url}\n  watch_grace_period: 2s\n  page_size: 500\nrate_limit:\n  enabled: false\nstream:\n  heartbeat_interval: 1s\n  max_clients: 5000\nobservability:\n  log_level: warn\n  log_format: json\n{extra}"
         ),
     )
     .expect("writing the configuration");
