@@ -24,7 +24,7 @@ fetch() {
   log "$name $version from Maven ($artifact)"
   local scratch
   scratch=$(mktemp -d "$cache/.fetch.XXXXXX")
-  mvn --batch-mode --quiet dependency:copy -Dartifact="$artifact:$version:zip" \
+  mvn --batch-mode --quiet -Dstyle.color=never dependency:copy -Dartifact="$artifact:$version:zip" \
     -DoutputDirectory="$scratch" -Dmdep.stripVersion=false >/dev/null
   (cd "$scratch" && unzip -q ./*.zip && rm ./*.zip)
   local top
@@ -34,6 +34,7 @@ fetch() {
 }
 
 fetch opensearch "$OPENSEARCH_2_ARTIFACT" "$OPENSEARCH_2_VERSION"
+fetch elasticsearch "$ELASTICSEARCH_7_ARTIFACT" "$ELASTICSEARCH_7_VERSION"
 
 if [ "$(id -u)" -eq 0 ] && ! id "$SEARCH_SERVER_USER" >/dev/null 2>&1; then
   log "user $SEARCH_SERVER_USER (the search servers refuse to run as root)"

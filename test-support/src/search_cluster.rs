@@ -26,6 +26,8 @@ const START_DEADLINE: Duration = Duration::from_secs(180);
 pub enum Distribution {
     /// OpenSearch 2.19 (`OPENSEARCH_2_*`), on OpenJDK 17.
     OpenSearch2,
+    /// Elasticsearch 7.10.2 (`ELASTICSEARCH_7_*`), the last Apache-2.0 release, on OpenJDK 17.
+    Elasticsearch7,
 }
 
 impl Distribution {
@@ -33,6 +35,16 @@ impl Distribution {
     fn keys(self) -> (&'static str, &'static str) {
         match self {
             Self::OpenSearch2 => ("OPENSEARCH_2", "opensearch"),
+            Self::Elasticsearch7 => ("ELASTICSEARCH_7", "elasticsearch"),
+        }
+    }
+
+    /// The start script under `bin/` and the prefix of its environment (`<P>_JAVA_HOME`,
+    /// `<P>_JAVA_OPTS`, `<P>_TMPDIR`).
+    fn launcher(self) -> (&'static str, &'static str) {
+        match self {
+            Self::OpenSearch2 => ("opensearch", "OPENSEARCH"),
+            Self::Elasticsearch7 => ("elasticsearch", "ES"),
         }
     }
 
@@ -112,6 +124,7 @@ impl SearchCluster {
             assert!(status.success(), "chown -R {user} {}", dir.display());
         }
         let console = std::fs::File::create(dir.join("console.log")).expect("console log");
+        let (script, env) = distribution.launcher();
         let mut command = Command::new("setpriv");
         if let Some(user) = &user {
             command.args([
@@ -122,7 +135,7 @@ impl SearchCluster {
         }
         command
             .args(["--pdeathsig", "KILL", "--"])
-            .arg(home.join("bin/opensearch"))
+            .arg(home.join("bin").join(script))
             .args(
                 [
                     "discovery.type=single-node".to_owned(),
@@ -137,13 +150,14 @@ impl SearchCluster {
                     // The test machine's disk may be fuller than the default watermarks allow.
                     "cluster.routing.allocation.disk.threshold_enabled=false".to_owned(),
                 ]
-                .iter()
-                .flat_map(|setting| ["-E".to_owned(), setting.clone()]),
+                .into_iter()
+                .flat_map(|setting| ["-E".to_owned(), setting]),
             )
-            .env("OPENSEARCH_JAVA_HOME", distribution.java_home())
-            .env("OPENSEARCH_JAVA_OPTS", "-Xms512m -Xmx512m")
-            .env("OPENSEARCH_TMPDIR", dir.join("tmp"))
-            .env_remove("JAVA_HOME")
+            .env(format!("{env}_JAVA_HOME"), distribution.java_home())
+            // Elasticsearch before 7.12 reads JAVA_HOME only.
+            .env("JAVA_HOME", distribution.java_home())
+            .env(format!("{env}_JAVA_OPTS"), "-Xms512m -Xmx512m")
+            .env(format!("{env}_TMPDIR"), dir.join("tmp"))
             .stdin(Stdio::null())
             .stdout(console.try_clone().expect("console log"))
             .stderr(console);

@@ -15,7 +15,7 @@ mod listeners;
 mod metrics_external;
 mod metrics_internal;
 mod node_detail;
-mod real_opensearch;
+mod real_clusters;
 mod relay;
 mod security;
 mod shards;
