@@ -36,7 +36,7 @@ fn defaults_are_the_specification_examples() {
 }
 
 const FULL: &str = r#"
-server: {port: 9001, mode: standalone, read_timeout: 10s, write_timeout: 1m, trusted_proxies: [10.0.0.0/8, 127.0.0.1]}
+server: {port: 9002, mode: standalone, read_timeout: 10s, write_timeout: 1m, trusted_proxies: [10.0.0.0/8, 127.0.0.1]}
 oidc:
   enabled: true
   issuer_url: https://idp.example.com/realms/x
