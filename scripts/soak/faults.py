@@ -74,7 +74,7 @@ def statuses_only(counts):
 
 
 def redis_fault(stack, cookies, seconds):
-    base = stack.url("forward")
+    base = stack.internal_url("forward")  # the forward_auth check
     probes = Probes([
         ("session", base, "/", {"cookie": cookies["forward"], "accept": "application/json"}),
         ("basic", base, "/", {"authorization": DEMO_BASIC}),
@@ -104,7 +104,8 @@ def redis_fault(stack, cookies, seconds):
 def idp_fault(stack, cookies, seconds):
     base = stack.url("forward")
     probes = Probes([
-        ("session", base, "/", {"cookie": cookies["forward"], "accept": "application/json"}),
+        ("session", stack.internal_url("forward"), "/",
+         {"cookie": cookies["forward"], "accept": "application/json"}),
         ("sign-in", base, "/auth/start?rd=%2F&login_hint=alice", {"accept": "text/html"}),
     ])
     before, down, restarting, up = outage(
@@ -134,7 +135,8 @@ def idp_fault(stack, cookies, seconds):
 
 
 def cluster_fault(stack, seconds):
-    console, standalone, forward = stack.url("console"), stack.url("standalone"), stack.url("forward")
+    console, standalone = stack.url("console"), stack.url("standalone")
+    forward = stack.internal_url("forward")  # the forward_auth check
     relay = {"x-requested-by": "admin-console"}
     probes = Probes([
         ("standalone", standalone, "/_cluster/health", {"authorization": DEMO_BASIC}),

@@ -104,9 +104,17 @@ class Stack:
         self.ports = {name: free_port() for name in [
             "osmem", "redis", "exporter", "prometheus", "kube", "oidc", "console",
             "forward", "standalone", "dash"]}
+        # Each service's internal listener (`server.internal_port`): /_metrics, and authproxy's
+        # forward_auth check.
+        for name in ["console", "forward", "standalone", "dash"]:
+            self.ports[internal(name)] = free_port()
 
     def url(self, name):
         return f"http://127.0.0.1:{self.ports[name]}"
+
+    def internal_url(self, name):
+        """The internal listener of service port `name` (/_metrics, authproxy's check)."""
+        return self.url(internal(name))
 
     # Dependencies -------------------------------------------------------------------------
     def start_osmem(self):
@@ -131,7 +139,7 @@ class Stack:
 
     def start_prometheus(self):
         config = os.path.join(self.scratch, "prometheus.yml")
-        services = [f"127.0.0.1:{self.ports[n]}" for n in service_ports()]
+        services = [f"127.0.0.1:{self.ports[internal(n)]}" for n in service_ports()]
         with open(config, "w") as f:
             f.write(
                 "global: {scrape_interval: 5s}\nscrape_configs:\n"
@@ -175,6 +183,7 @@ class Stack:
         config = self.write("admin-console.yaml", f"""server:
   host: 127.0.0.1
   port: {self.ports['console']}
+  internal_port: {self.ports[internal('console')]}
   shutdown_timeout: 10s
   static_dir: {ROOT}/admin-console/web/dist
 observability: {{log_level: warn, log_format: json, metrics_enabled: true}}
@@ -197,6 +206,7 @@ clusters:
         config = self.write(f"authproxy-{name}.yaml", f"""server:
   host: 127.0.0.1
   port: {port}
+  internal_port: {self.ports[internal(name)]}
   mode: {mode}
   shutdown_timeout: 10s
   trusted_proxies: [127.0.0.1]
@@ -227,6 +237,7 @@ basic_auth:
         config = self.write("ingress-dash.yaml", f"""server:
   host: 127.0.0.1
   port: {self.ports['dash']}
+  internal_port: {self.ports[internal('dash')]}
   shutdown_timeout: 10s
   static_dir: {ROOT}/ingress-dash/web/dist
 observability: {{log_level: warn, log_format: json, metrics_enabled: true}}
@@ -240,6 +251,11 @@ stream: {{max_clients: {max(SSE_CLIENTS * 2, 100)}}}
 """)
         self.procs.start("ingress-dash", [os.path.join(BIN, "ingress-dash"), "--config", config])
         wait_for("ingress-dash", 60, lambda: http_request(self.url("dash"), "/api/live")[0] == 200)
+
+
+def internal(name):
+    """The port name of `name`'s internal listener."""
+    return f"{name}-internal"
 
 
 def service_ports():
@@ -371,7 +387,6 @@ def console_mix():
         {"method": "GET", "path": "/api/clusters/main/indices", "headers": {}},
         {"method": "GET", "path": "/api/clusters/monitored/metrics", "headers": {}},
         {"method": "GET", "path": "/api/clusters/main/metrics/history", "headers": {}},
-        {"method": "GET", "path": "/_metrics", "headers": {}},
         {"method": "GET", "path": "/", "headers": {"accept": "text/html"}},
     ]
 
@@ -385,7 +400,6 @@ def authproxy_mix(cookie, standalone):
         {"method": "GET", "path": path, "headers": session},
         {"method": "GET", "path": path, "headers": basic},
         {"method": "GET", "path": path, "headers": session},
-        {"method": "GET", "path": "/_metrics", "headers": {}},
     ]
 
 
@@ -513,7 +527,8 @@ def steady_load(stack, cookies):
         services["authproxy"] = {"pid": stack.procs.pid("authproxy-forward"), "pids": {
             "forward_auth": stack.procs.pid("authproxy-forward"),
             "standalone": stack.procs.pid("authproxy-standalone")}, "runs": [
-            (stack.url("forward"), authproxy_mix(cookies["forward"], False)),
+            # The forward_auth check is answered on the internal listener only.
+            (stack.internal_url("forward"), authproxy_mix(cookies["forward"], False)),
             (stack.url("standalone"), authproxy_mix(cookies["standalone"], True))]}
     if "ingress-dash" in SERVICES:
         services["ingress-dash"] = {"pid": stack.procs.pid("ingress-dash"), "runs": [
@@ -566,7 +581,7 @@ def steady_load(stack, cookies):
                 "rss_kib": {label: rss_kib(pid) for label, pid in pids.items()},
             }
             if name == "ingress-dash":
-                record["metrics"] = dash_metrics(stack.url("dash"))
+                record["metrics"] = dash_metrics(stack.internal_url("dash"))
                 record["sse_open"] = sse.open
                 record["churn_changes"] = churn.changes
             if MALLOC_PROBE:
