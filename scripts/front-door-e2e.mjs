@@ -117,7 +117,7 @@ async function startStack() {
   });
   await waitFor("the OpenID provider", async () => (await fetch(`${issuer}/.well-known/openid-configuration`)).ok, oidc);
 
-  writeFileSync(join(dir, "authproxy.yaml"), `server: {host: 127.0.0.1, port: ${ports.authproxy}, internal_port: ${ports.authproxyInternal}, mode: forward_auth, trusted_proxies: [127.0.0.1]}
+  writeFileSync(join(dir, "authproxy.yaml"), `server: {host: 127.0.0.1, port: ${ports.authproxy}, internal_port: ${ports.authproxyInternal}, mode: forward_auth, front_proxy: nginx, trusted_proxies: [127.0.0.1]}
 observability: {log_level: warn}
 oidc:
   enabled: true
