@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fetches the search servers pinned in versions.env (Maven Central, through mvn) into
-# .cache/servers/, unpacked, skipping what is there; as root, also makes the unprivileged user
-# they run as (OpenSearch and Elasticsearch refuse to run as root).
+# .cache/servers/, unpacked, skipping what is there, and makes the secured OpenSearch (the
+# security plugin installed offline, its demo configuration applied); as root, also makes the
+# unprivileged user they run as (OpenSearch and Elasticsearch refuse to run as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=../versions.env
@@ -20,12 +21,10 @@ fetch() {
     log "$name $version present"
     return
   fi
-  command -v mvn >/dev/null || { echo "mvn is needed to fetch $name (apt-get install maven)" >&2; exit 1; }
   log "$name $version from Maven ($artifact)"
   local scratch
   scratch=$(mktemp -d "$cache/.fetch.XXXXXX")
-  mvn --batch-mode --quiet -Dstyle.color=never dependency:copy -Dartifact="$artifact:$version:zip" \
-    -DoutputDirectory="$scratch" -Dmdep.stripVersion=false >/dev/null
+  download "$artifact" "$version" "$scratch"
   (cd "$scratch" && unzip -q ./*.zip && rm ./*.zip)
   local top
   top=$(find "$scratch" -mindepth 1 -maxdepth 1 -type d | head -1)
@@ -33,8 +32,55 @@ fetch() {
   rm -rf "$scratch"
 }
 
+# download GROUP:ARTIFACT VERSION DIR: the zip of GROUP:ARTIFACT:VERSION into DIR.
+download() {
+  command -v mvn >/dev/null || { echo "mvn is needed to fetch $1 (apt-get install maven)" >&2; exit 1; }
+  mvn --batch-mode --quiet -Dstyle.color=never dependency:copy -Dartifact="$1:$2:zip" \
+    -DoutputDirectory="$3" -Dmdep.stripVersion=false >/dev/null
+}
+
+# secure_opensearch: $cache/opensearch-<version>-security, once: a copy of the fetched
+# distribution with the security plugin installed offline and its demo configuration applied
+# (TLS on both layers with the demo CA in config/root-ca.pem, the security index initialised on
+# first start, the admin's password generated into admin-password). Made in a scratch folder and
+# renamed at the end, so a half-made one never counts as present.
+secure_opensearch() {
+  local version=$OPENSEARCH_2_SECURED_VERSION plugin=$OPENSEARCH_SECURITY_PLUGIN_VERSION
+  local target="$cache/opensearch-$version-security"
+  if [ -d "$target" ]; then
+    log "opensearch $version with security $plugin present"
+    return
+  fi
+  case $plugin in
+    "$version".*) ;;
+    *) echo "the security plugin $plugin does not match OpenSearch $version" >&2; exit 1 ;;
+  esac
+  log "opensearch $version with the security plugin $plugin ($OPENSEARCH_SECURITY_PLUGIN_ARTIFACT)"
+  local scratch home output password
+  scratch=$(mktemp -d "$cache/.secure.XXXXXX")
+  download "$OPENSEARCH_SECURITY_PLUGIN_ARTIFACT" "$plugin" "$scratch"
+  home="$scratch/opensearch"
+  cp -a "$cache/opensearch-$version" "$home"
+  local -x OPENSEARCH_JAVA_HOME=$OPENSEARCH_2_SECURED_JAVA_HOME
+  output=$("$home/bin/opensearch-plugin" install --batch "file:$(realpath "$scratch"/*.zip)" 2>&1) ||
+    { echo "$output" >&2; exit 1; }
+  # The installer wants a strong password (upper and lower case, digits, a symbol, zxcvbn).
+  password="$(openssl rand -base64 18 | tr -d '/+=')-Aa1"
+  output=$(OPENSEARCH_INITIAL_ADMIN_PASSWORD=$password \
+    bash "$home/plugins/opensearch-security/tools/install_demo_configuration.sh" -y -i -s 2>&1) ||
+    { echo "$output" >&2; exit 1; }
+  printf '%s\n' "$password" >"$home/admin-password"
+  # The plugin warns about configuration readable by others.
+  chmod 700 "$home/config"
+  chmod 600 "$home"/config/*.pem "$home/admin-password"
+  mv "$home" "$target"
+  rm -rf "$scratch"
+}
+
 fetch opensearch "$OPENSEARCH_2_ARTIFACT" "$OPENSEARCH_2_VERSION"
 fetch elasticsearch "$ELASTICSEARCH_7_ARTIFACT" "$ELASTICSEARCH_7_VERSION"
+fetch opensearch "$OPENSEARCH_2_SECURED_ARTIFACT" "$OPENSEARCH_2_SECURED_VERSION"
+secure_opensearch
 
 if [ "$(id -u)" -eq 0 ] && ! id "$SEARCH_SERVER_USER" >/dev/null 2>&1; then
   log "user $SEARCH_SERVER_USER (the search servers refuse to run as root)"

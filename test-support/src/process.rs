@@ -179,6 +179,11 @@ pub fn http_get(host_port: &str, path: &str) -> Option<(u16, String)> {
     .ok()?;
     let mut response = String::new();
     stream.read_to_string(&mut response).ok()?;
+    status_and_body(&response)
+}
+
+/// `(status, body)` of a whole HTTP/1 response.
+pub(crate) fn status_and_body(response: &str) -> Option<(u16, String)> {
     let status = response.split(' ').nth(1)?.parse().ok()?;
     let body = response
         .split_once("\r\n\r\n")

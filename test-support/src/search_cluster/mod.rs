@@ -8,6 +8,11 @@
 //! thread under `setpriv --pdeathsig KILL`, so a server outlives neither its test process nor
 //! (for one owned by a test) its [`SearchCluster`] value: a process-wide server from
 //! [`SearchCluster::shared`] is never dropped, and the kernel kills it when the tests exit.
+//!
+//! [`Distribution::OpenSearch2Secured`] is OpenSearch with its security plugin: HTTPS with the
+//! demo CA and an admin with a password ([`Security`], module `secured`).
+
+mod secured;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -17,6 +22,8 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::process::{ChildGuard, free_port, http_get, repo_root};
+
+pub use secured::Security;
 
 /// How long a node may take to answer its first request (a cold JVM on a busy 2-core machine).
 const START_DEADLINE: Duration = Duration::from_secs(180);
@@ -28,14 +35,20 @@ pub enum Distribution {
     OpenSearch2,
     /// Elasticsearch 7.10.2 (`ELASTICSEARCH_7_*`), the last Apache-2.0 release, on OpenJDK 17.
     Elasticsearch7,
+    /// OpenSearch 2.19.4 (`OPENSEARCH_2_SECURED_*`, the newest the security plugin on Maven
+    /// Central is built for) with the security plugin and its demo configuration, made by
+    /// `scripts/install-servers.sh`: HTTPS only, every request authenticated.
+    OpenSearch2Secured,
 }
 
 impl Distribution {
-    /// The `versions.env` prefix of its keys, and the folder name under `.cache/servers/`.
-    fn keys(self) -> (&'static str, &'static str) {
+    /// The `versions.env` prefix of its keys, and the folder under `.cache/servers/` before and
+    /// after the version.
+    fn keys(self) -> (&'static str, &'static str, &'static str) {
         match self {
-            Self::OpenSearch2 => ("OPENSEARCH_2", "opensearch"),
-            Self::Elasticsearch7 => ("ELASTICSEARCH_7", "elasticsearch"),
+            Self::OpenSearch2 => ("OPENSEARCH_2", "opensearch", ""),
+            Self::Elasticsearch7 => ("ELASTICSEARCH_7", "elasticsearch", ""),
+            Self::OpenSearch2Secured => ("OPENSEARCH_2_SECURED", "opensearch", "-security"),
         }
     }
 
@@ -43,22 +56,22 @@ impl Distribution {
     /// `<P>_JAVA_OPTS`, `<P>_TMPDIR`).
     fn launcher(self) -> (&'static str, &'static str) {
         match self {
-            Self::OpenSearch2 => ("opensearch", "OPENSEARCH"),
+            Self::OpenSearch2 | Self::OpenSearch2Secured => ("opensearch", "OPENSEARCH"),
             Self::Elasticsearch7 => ("elasticsearch", "ES"),
         }
     }
 
     /// The pinned version, e.g. `2.19.6`.
     pub fn version(self) -> String {
-        let (prefix, _) = self.keys();
+        let (prefix, _, _) = self.keys();
         pinned(&format!("{prefix}_VERSION"))
     }
 
     fn install_dir(self) -> PathBuf {
-        let (_, folder) = self.keys();
+        let (_, folder, suffix) = self.keys();
         let dir = repo_root()
             .join(".cache/servers")
-            .join(format!("{folder}-{}", self.version()));
+            .join(format!("{folder}-{}{suffix}", self.version()));
         assert!(
             dir.join("bin").is_dir(),
             "{} is not installed; `make test` (scripts/install-servers.sh) fetches it",
@@ -68,7 +81,7 @@ impl Distribution {
     }
 
     fn java_home(self) -> String {
-        let (prefix, _) = self.keys();
+        let (prefix, _, _) = self.keys();
         pinned(&format!("{prefix}_JAVA_HOME"))
     }
 }
@@ -95,9 +108,12 @@ pub fn pinned(key: &str) -> String {
 
 /// One search node, killed and its scratch folder removed on drop.
 pub struct SearchCluster {
-    /// `http://127.0.0.1:<port>`, no security plugin: plain HTTP, no credentials.
+    /// `http://127.0.0.1:<port>` without the security plugin (plain HTTP, no credentials);
+    /// `https://127.0.0.1:<port>` with it.
     pub url: String,
     pub distribution: Distribution,
+    /// The admin credential and the demo CA, with the security plugin.
+    pub security: Option<Security>,
     child: ChildGuard,
     dir: PathBuf,
 }
@@ -111,6 +127,8 @@ impl SearchCluster {
         let (http_port, transport_port) = (free_port(), free_port());
         let home = dir.join("home");
         copy_tree(&install, &home);
+        let security =
+            (distribution == Distribution::OpenSearch2Secured).then(|| Security::of_home(&home));
         for folder in ["data", "logs", "repo", "tmp"] {
             std::fs::create_dir_all(dir.join(folder)).expect("creating the node's folders");
         }
@@ -164,8 +182,14 @@ impl SearchCluster {
         let mut child = ChildGuard::from_child(&format!("{distribution:?}"), spawn(command));
         let host_port = format!("127.0.0.1:{http_port}");
         let started = Instant::now();
+        // With the security plugin, the HTTP port opens before the security index is
+        // initialised: the admin's authenticated health check answers 200 only after it.
+        let answers = |host_port: &str| match &security {
+            Some(security) => security.get(host_port, "/_cluster/health"),
+            None => http_get(host_port, "/_cluster/health"),
+        };
         loop {
-            if matches!(http_get(&host_port, "/_cluster/health"), Some((200, _))) {
+            if matches!(answers(&host_port), Some((200, _))) {
                 break;
             }
             if let Ok(Some(status)) = child.child_mut().try_wait() {
@@ -181,9 +205,11 @@ impl SearchCluster {
             );
             std::thread::sleep(Duration::from_millis(100));
         }
+        let scheme = if security.is_some() { "https" } else { "http" };
         Self {
-            url: format!("http://{host_port}"),
+            url: format!("{scheme}://{host_port}"),
             distribution,
+            security,
             child,
             dir,
         }
