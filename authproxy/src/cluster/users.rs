@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
+use rand::RngExt;
 use reqwest::{StatusCode, Url};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Value, json};
@@ -15,6 +16,16 @@ use crate::config::{SearchFlavor, SearchSettings};
 
 /// Bound on one user-API call; these are small requests.
 const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How often an upsert is tried when the user API answers 409. OpenSearch's security plugin
+/// keeps every internal user in one configuration document written with optimistic concurrency
+/// control, so upserts of *different* users at the same moment (sign-ins, replicas, an
+/// operator's change) conflict and all but one are refused with 409 `version conflict`; each
+/// round lets at least one through.
+const UPSERT_ATTEMPTS: u32 = 8;
+/// The longest pause between two of those attempts (random up to this, growing from 40 ms), so
+/// the writers that lost one round do not collide again in the next.
+const CONFLICT_BACKOFF_CAP: Duration = Duration::from_millis(1000);
 
 pub struct SearchClusterClient {
     http: reqwest::Client,
@@ -134,43 +145,64 @@ impl SearchClusterClient {
             }),
         }
     }
+
+    /// One look-up and, when the user may be written, one `PUT`: its status.
+    async fn try_upsert(&self, user: &UserSpec<'_>) -> Result<StatusCode, ClusterError> {
+        let name = user.user.name();
+        match self.existing_user(name).await? {
+            Existing::Absent => {}
+            Existing::Foreign => return Err(ClusterError::ForeignUser(name.to_owned())),
+            Existing::Managed {
+                source: Some(owner),
+            } if owner != user.user.source().as_str() => {
+                return Err(ClusterError::OtherSource {
+                    name: name.to_owned(),
+                    owner: match owner.as_str() {
+                        "basic" => "local Basic",
+                        "oidc" => "OIDC",
+                        _ => "other",
+                    },
+                });
+            }
+            Existing::Managed { source: Some(_) } => {}
+            Existing::Managed { source: None } if user.adopt_unmarked => {}
+            Existing::Managed { source: None } => {
+                return Err(ClusterError::OtherSource {
+                    name: name.to_owned(),
+                    owner: "local Basic (made by an older authproxy)",
+                });
+            }
+        }
+        let response = self
+            .request(reqwest::Method::PUT, self.user_url(name))
+            .json(&self.user_body(user))
+            .send()
+            .await
+            .map_err(|error| ClusterError::from_transport(&error))?;
+        Ok(response.status())
+    }
 }
 
 impl SearchUsers for SearchClusterClient {
     fn upsert_user<'a>(&'a self, user: UserSpec<'a>) -> BoxFuture<'a, Result<(), ClusterError>> {
         async move {
-            let name = user.user.name();
-            match self.existing_user(name).await? {
-                Existing::Absent => {}
-                Existing::Foreign => return Err(ClusterError::ForeignUser(name.to_owned())),
-                Existing::Managed {
-                    source: Some(owner),
-                } if owner != user.user.source().as_str() => {
-                    return Err(ClusterError::OtherSource {
-                        name: name.to_owned(),
-                        owner: match owner.as_str() {
-                            "basic" => "local Basic",
-                            "oidc" => "OIDC",
-                            _ => "other",
-                        },
-                    });
+            let mut attempt = 1;
+            loop {
+                // A conflict is tried again from the look-up: another writer may have made
+                // this very user meanwhile.
+                let status = self.try_upsert(&user).await?;
+                if status != StatusCode::CONFLICT {
+                    return admin_call_outcome(status, "the user API", "an upsert");
                 }
-                Existing::Managed { source: Some(_) } => {}
-                Existing::Managed { source: None } if user.adopt_unmarked => {}
-                Existing::Managed { source: None } => {
-                    return Err(ClusterError::OtherSource {
-                        name: name.to_owned(),
-                        owner: "local Basic (made by an older authproxy)",
-                    });
+                if attempt == UPSERT_ATTEMPTS {
+                    return Err(ClusterError::BadResponse(format!(
+                        "the user API answered 409 Conflict to {UPSERT_ATTEMPTS} upserts in a \
+                         row (concurrent changes of its security configuration)"
+                    )));
                 }
+                tokio::time::sleep(conflict_backoff(attempt)).await;
+                attempt += 1;
             }
-            let response = self
-                .request(reqwest::Method::PUT, self.user_url(name))
-                .json(&self.user_body(&user))
-                .send()
-                .await
-                .map_err(|error| ClusterError::from_transport(&error))?;
-            admin_call_outcome(response.status(), "the user API", "an upsert")
         }
         .boxed()
     }
@@ -191,6 +223,15 @@ impl SearchUsers for SearchClusterClient {
         }
         .boxed()
     }
+}
+
+/// A random pause before attempt `attempt + 1`: up to 40 ms · 2^(attempt-1), at most
+/// [`CONFLICT_BACKOFF_CAP`].
+fn conflict_backoff(attempt: u32) -> Duration {
+    let ceiling = Duration::from_millis(40)
+        .saturating_mul(1 << attempt.saturating_sub(1).min(16))
+        .min(CONFLICT_BACKOFF_CAP);
+    ceiling.mul_f64(rand::rng().random_range(0.5..=1.0))
 }
 
 /// A user as the cluster has it before an upsert.

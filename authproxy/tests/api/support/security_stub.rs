@@ -6,7 +6,7 @@
 //!   `roles`, `full_name`, `email`, `metadata`, `enabled`; 200 `{"created": bool}`).
 //! - OpenSearch: `GET /_plugins/_security/api/internalusers/<name>` (200 `{"<name>": {hash,
 //!   reserved, hidden, backend_roles, attributes, opendistro_security_roles, static}}`, 404
-//!   `{"status":"NOT_FOUND","message":"Resource '<name>' not found."}`), `PUT` (body `password`
+//!   `{"status":"NOT_FOUND","message":"user '<name>' not found."}`), `PUT` (body `password`
 //!   or `hash`, `backend_roles`, `opendistro_security_roles`, `attributes`; 201
 //!   `{"status":"CREATED","message":"'<name>' created."}` or 200 `{"status":"OK", ...}`).
 //!
@@ -316,7 +316,7 @@ async fn os_get(
     match inner.users.get(name.as_str()) {
         None => HttpResponse::NotFound().json(json!({
             "status": "NOT_FOUND",
-            "message": format!("Resource '{}' not found.", name.as_str()),
+            "message": format!("user '{}' not found.", name.as_str()),
         })),
         Some(user) => HttpResponse::Ok().json(json!({
             name.as_str(): {
