@@ -1,6 +1,6 @@
 //! The built web app from `server.static_dir`: files with long-lived caching for hashed
-//! `/assets/`, `index.html` with `no-cache`, and `index.html` for any other non-API GET path
-//! (client-side routing). Without the directory, such paths answer 404 saying so.
+//! `/assets/`, `index.html` with `no-cache`, and `index.html` for any other GET path outside
+//! `/api` and `/_…` (client-side routing). Without the directory, such paths answer 404 saying so.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -21,9 +21,12 @@ struct StaticDir(Option<PathBuf>);
 
 async fn serve(request: HttpRequest, dir: web::Data<StaticDir>) -> HttpResponse {
     let path = request.path().to_owned();
+    // `/_…` paths are the service's own (`/_metrics` lives on the internal listener): never
+    // the app's page, which would answer them 200.
     if !matches!(*request.method(), Method::GET | Method::HEAD)
         || path == "/api"
         || path.starts_with("/api/")
+        || path.starts_with("/_")
     {
         return route_not_found(request).await;
     }

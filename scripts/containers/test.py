@@ -64,7 +64,9 @@ def log(message: str) -> None:
 
 
 def check(name: str, ok: bool, detail: str = "") -> bool:
-    print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f"\n     {detail[:1500]}"), flush=True)
+    # A long detail (a command's output) keeps its head and its end, where the error usually is.
+    shown = detail if len(detail) <= 3000 else f"{detail[:600]}\n     [...]\n{detail[-2400:]}"
+    print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f"\n     {shown}"), flush=True)
     if not ok:
         failures.append(name)
     return ok
