@@ -45,6 +45,15 @@ def check_compose_trust(check, compose: dict, config_dir: Path, binaries: dict[s
     address = ((nginx.get("networks") or {}).get("default") or {}).get("ipv4_address")
     check("compose: the front door (nginx) has a fixed address on the compose network",
           None if address else "nginx has no networks.default.ipv4_address")
+    # Docker hands the other containers addresses from the pool in order (.2, .3, ...): a fixed
+    # address inside it is taken by whichever container starts first ("Address already in use").
+    pools = [c.get("ip_range") for c in
+             (((compose.get("networks") or {}).get("default") or {}).get("ipam") or {}).get("config") or []]
+    inside = [pool for pool in pools if pool and address
+              and ipaddress.ip_address(address) in ipaddress.ip_network(pool)]
+    check("compose: the front door's address is outside the pool Docker assigns from (ip_range)",
+          None if address and any(pools) and not inside
+          else f"ip_range {pools} (the address {address} must lie outside it)")
     for name, binary in binaries.items():
         service = compose["services"][name]
         mounted = next(v.split(":")[0] for v in service.get("volumes", []) if v.split(":")[1].endswith(".yaml"))
