@@ -73,7 +73,9 @@ async fn the_views_show_the_real_version_health_and_node() {
         assert_eq!(summary["reachable"], true, "{summary}");
         assert_eq!(summary["version"], cluster.version().as_str(), "{summary}");
         let expected = match distribution {
-            Distribution::OpenSearch2 => ("opensearch", "cluster_manager"),
+            Distribution::OpenSearch2 | Distribution::OpenSearch2Secured => {
+                ("opensearch", "cluster_manager")
+            }
             Distribution::Elasticsearch7 => ("elasticsearch", "master"),
         };
         assert_eq!(summary["distribution"], expected.0, "{summary}");
