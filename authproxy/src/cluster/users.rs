@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
+use backon::{BackoffBuilder, ExponentialBuilder};
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
-use rand::RngExt;
 use reqwest::{StatusCode, Url};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Value, json};
@@ -23,8 +23,7 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 /// operator's change) conflict and all but one are refused with 409 `version conflict`; each
 /// round lets at least one through.
 const UPSERT_ATTEMPTS: u32 = 8;
-/// The longest pause between two of those attempts (random up to this, growing from 40 ms), so
-/// the writers that lost one round do not collide again in the next.
+/// The longest pause between two of those attempts (growing from 40 ms, with jitter).
 const CONFLICT_BACKOFF_CAP: Duration = Duration::from_millis(1000);
 
 pub struct SearchClusterClient {
@@ -186,7 +185,14 @@ impl SearchClusterClient {
 impl SearchUsers for SearchClusterClient {
     fn upsert_user<'a>(&'a self, user: UserSpec<'a>) -> BoxFuture<'a, Result<(), ClusterError>> {
         async move {
-            let mut attempt = 1;
+            // A pause between two attempts, random so that the writers that lost one round do
+            // not collide again in the next.
+            let mut pauses = ExponentialBuilder::default()
+                .with_min_delay(Duration::from_millis(40))
+                .with_max_delay(CONFLICT_BACKOFF_CAP)
+                .with_max_times(UPSERT_ATTEMPTS as usize - 1)
+                .with_jitter()
+                .build();
             loop {
                 // A conflict is tried again from the look-up: another writer may have made
                 // this very user meanwhile.
@@ -194,14 +200,13 @@ impl SearchUsers for SearchClusterClient {
                 if status != StatusCode::CONFLICT {
                     return admin_call_outcome(status, "the user API", "an upsert");
                 }
-                if attempt == UPSERT_ATTEMPTS {
+                let Some(pause) = pauses.next() else {
                     return Err(ClusterError::BadResponse(format!(
                         "the user API answered 409 Conflict to {UPSERT_ATTEMPTS} upserts in a \
                          row (concurrent changes of its security configuration)"
                     )));
-                }
-                tokio::time::sleep(conflict_backoff(attempt)).await;
-                attempt += 1;
+                };
+                tokio::time::sleep(pause).await;
             }
         }
         .boxed()
@@ -223,15 +228,6 @@ impl SearchUsers for SearchClusterClient {
         }
         .boxed()
     }
-}
-
-/// A random pause before attempt `attempt + 1`: up to 40 ms · 2^(attempt-1), at most
-/// [`CONFLICT_BACKOFF_CAP`].
-fn conflict_backoff(attempt: u32) -> Duration {
-    let ceiling = Duration::from_millis(40)
-        .saturating_mul(1 << attempt.saturating_sub(1).min(16))
-        .min(CONFLICT_BACKOFF_CAP);
-    ceiling.mul_f64(rand::rng().random_range(0.5..=1.0))
 }
 
 /// A user as the cluster has it before an upsert.
