@@ -62,9 +62,7 @@ impl TrustedProxies {
         }
         Some(client)
     }
-}
 
-impl TrustedProxies {
     /// The request id a trusted proxy sent: `X-Request-Id` given once, 1 to 128 visible ASCII
     /// characters, from a peer in `server.trusted_proxies`. `None` from any other peer (a
     /// client does not choose the id its request is logged under) or for any other value; the
