@@ -77,10 +77,58 @@ secure_opensearch() {
   rm -rf "$scratch"
 }
 
+# secure_elasticsearch: $cache/elasticsearch-<version>-security, once: a copy of the fetched
+# Elasticsearch 8 with x-pack security switched on in config/elasticsearch.yml (the native realm,
+# HTTPS with the certificates the harness puts into config/certs/ at each start) and the plugin
+# test-support/elasticsearch/SecurityIndexAnalysis.java compiled against the distribution's own
+# lib/ and installed: the integ-test zip lacks analysis-common, whose `pattern_capture`, `unique`
+# and `uax_url_email` the `.security` index's mapping asks for (without them every user or role
+# write answers 400). The harness bootstraps the `elastic` password into the keystore.
+secure_elasticsearch() {
+  local version=$ELASTICSEARCH_8_SECURED_VERSION
+  local target="$cache/elasticsearch-$version-security"
+  if [ -d "$target" ]; then
+    log "elasticsearch $version with security present"
+    return
+  fi
+  log "elasticsearch $version with security (and the security index's analysis components)"
+  local scratch home plugin java=$ELASTICSEARCH_8_SECURED_JAVA_HOME/bin
+  scratch=$(mktemp -d "$cache/.secure.XXXXXX")
+  home="$scratch/elasticsearch"
+  cp -a "$cache/elasticsearch-$version" "$home"
+  plugin="$home/plugins/security-index-analysis"
+  mkdir -p "$scratch/classes" "$plugin"
+  "$java/javac" -nowarn --release 17 -cp "$home/lib/*" -d "$scratch/classes" \
+    test-support/elasticsearch/SecurityIndexAnalysis.java
+  "$java/jar" --create --file "$plugin/security-index-analysis.jar" -C "$scratch/classes" .
+  cat >"$plugin/plugin-descriptor.properties" <<EOF
+description=pattern_capture, unique and uax_url_email for the security index (tests only)
+version=$version
+name=security-index-analysis
+classname=authproxy.test.analysis.SecurityIndexAnalysis
+java.version=17
+elasticsearch.version=$version
+EOF
+  cat >>"$home/config/elasticsearch.yml" <<'EOF'
+
+# Made by scripts/install-servers.sh: x-pack security with the native realm, HTTPS only. The
+# harness writes config/certs/ (a CA of its own) and bootstrap.password into the keystore.
+xpack.security.enabled: true
+xpack.security.http.ssl.enabled: true
+xpack.security.http.ssl.certificate: certs/server.pem
+xpack.security.http.ssl.key: certs/server-key.pem
+xpack.security.http.ssl.certificate_authorities: certs/ca.pem
+EOF
+  mv "$home" "$target"
+  rm -rf "$scratch"
+}
+
 fetch opensearch "$OPENSEARCH_2_ARTIFACT" "$OPENSEARCH_2_VERSION"
 fetch elasticsearch "$ELASTICSEARCH_7_ARTIFACT" "$ELASTICSEARCH_7_VERSION"
 fetch opensearch "$OPENSEARCH_2_SECURED_ARTIFACT" "$OPENSEARCH_2_SECURED_VERSION"
 secure_opensearch
+fetch elasticsearch "$ELASTICSEARCH_8_SECURED_ARTIFACT" "$ELASTICSEARCH_8_SECURED_VERSION"
+secure_elasticsearch
 
 if [ "$(id -u)" -eq 0 ] && ! id "$SEARCH_SERVER_USER" >/dev/null 2>&1; then
   log "user $SEARCH_SERVER_USER (the search servers refuse to run as root)"

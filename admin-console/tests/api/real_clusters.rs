@@ -76,7 +76,9 @@ async fn the_views_show_the_real_version_health_and_node() {
             Distribution::OpenSearch2 | Distribution::OpenSearch2Secured => {
                 ("opensearch", "cluster_manager")
             }
-            Distribution::Elasticsearch7 => ("elasticsearch", "master"),
+            Distribution::Elasticsearch7 | Distribution::Elasticsearch8Secured => {
+                ("elasticsearch", "master")
+            }
         };
         assert_eq!(summary["distribution"], expected.0, "{summary}");
         assert!(

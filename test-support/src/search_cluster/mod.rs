@@ -11,6 +11,8 @@
 //!
 //! [`Distribution::OpenSearch2Secured`] is OpenSearch with its security plugin: HTTPS with the
 //! demo CA and an admin with a password ([`Security`], module `secured`).
+//! [`Distribution::Elasticsearch8Secured`] is Elasticsearch 8 with x-pack security: HTTPS with a
+//! CA the harness makes at each start and the `elastic` password it bootstraps.
 
 mod secured;
 
@@ -39,6 +41,12 @@ pub enum Distribution {
     /// Central is built for) with the security plugin and its demo configuration, made by
     /// `scripts/install-servers.sh`: HTTPS only, every request authenticated.
     OpenSearch2Secured,
+    /// Elasticsearch 8.19 (`ELASTICSEARCH_8_SECURED_*`, the newest integ-test zip on Maven
+    /// Central) with x-pack security and the native realm, on OpenJDK 17, made by
+    /// `scripts/install-servers.sh` (with the analysis components its security index needs):
+    /// HTTPS only with a CA made at each start, every request authenticated. `GET /` answers 405
+    /// (the zip has no `rest-root` module).
+    Elasticsearch8Secured,
 }
 
 impl Distribution {
@@ -48,6 +56,9 @@ impl Distribution {
         match self {
             Self::OpenSearch2 => ("OPENSEARCH_2", "opensearch", ""),
             Self::Elasticsearch7 => ("ELASTICSEARCH_7", "elasticsearch", ""),
+            Self::Elasticsearch8Secured => {
+                ("ELASTICSEARCH_8_SECURED", "elasticsearch", "-security")
+            }
             Self::OpenSearch2Secured => ("OPENSEARCH_2_SECURED", "opensearch", "-security"),
         }
     }
@@ -57,7 +68,7 @@ impl Distribution {
     fn launcher(self) -> (&'static str, &'static str) {
         match self {
             Self::OpenSearch2 | Self::OpenSearch2Secured => ("opensearch", "OPENSEARCH"),
-            Self::Elasticsearch7 => ("elasticsearch", "ES"),
+            Self::Elasticsearch7 | Self::Elasticsearch8Secured => ("elasticsearch", "ES"),
         }
     }
 
@@ -127,8 +138,13 @@ impl SearchCluster {
         let (http_port, transport_port) = (free_port(), free_port());
         let home = dir.join("home");
         copy_tree(&install, &home);
-        let security =
-            (distribution == Distribution::OpenSearch2Secured).then(|| Security::of_home(&home));
+        let security = match distribution {
+            Distribution::OpenSearch2Secured => Some(Security::of_home(&home)),
+            Distribution::Elasticsearch8Secured => {
+                Some(Security::bootstrap_elasticsearch(&home, distribution))
+            }
+            _ => None,
+        };
         for folder in ["data", "logs", "repo", "tmp"] {
             std::fs::create_dir_all(dir.join(folder)).expect("creating the node's folders");
         }
