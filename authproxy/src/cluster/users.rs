@@ -145,8 +145,12 @@ impl SearchClusterClient {
         }
     }
 
-    /// One look-up and, when the user may be written, one `PUT`: its status.
-    async fn try_upsert(&self, user: &UserSpec<'_>) -> Result<StatusCode, ClusterError> {
+    /// One look-up and, when the user may be written, one `PUT`: its status and, when the API
+    /// refused the user (a 4xx but 401, 403 and 409), the reason its body gives.
+    async fn try_upsert(
+        &self,
+        user: &UserSpec<'_>,
+    ) -> Result<(StatusCode, Option<String>), ClusterError> {
         let name = user.user.name();
         match self.existing_user(name).await? {
             Existing::Absent => {}
@@ -178,7 +182,23 @@ impl SearchClusterClient {
             .send()
             .await
             .map_err(|error| ClusterError::from_transport(&error))?;
-        Ok(response.status())
+        let status = response.status();
+        let refused = status.is_client_error()
+            && ![
+                StatusCode::UNAUTHORIZED,
+                StatusCode::FORBIDDEN,
+                StatusCode::CONFLICT,
+            ]
+            .contains(&status);
+        let reason = match refused {
+            true => response
+                .bytes()
+                .await
+                .ok()
+                .and_then(|body| refusal_reason(&body)),
+            false => None,
+        };
+        Ok((status, reason))
     }
 }
 
@@ -196,9 +216,18 @@ impl SearchUsers for SearchClusterClient {
             loop {
                 // A conflict is tried again from the look-up: another writer may have made
                 // this very user meanwhile.
-                let status = self.try_upsert(&user).await?;
+                let (status, reason) = self.try_upsert(&user).await?;
                 if status != StatusCode::CONFLICT {
-                    return admin_call_outcome(status, "the user API", "an upsert");
+                    // The cluster's reason for refusing the user (a name or password its rules
+                    // do not allow), so that the answer and the log say why.
+                    return admin_call_outcome(status, "the user API", "an upsert").map_err(
+                        |error| match (error, reason) {
+                            (ClusterError::BadResponse(text), Some(reason)) => {
+                                ClusterError::BadResponse(format!("{text}: {reason}"))
+                            }
+                            (error, _) => error,
+                        },
+                    );
                 }
                 let Some(pause) = pauses.next() else {
                     return Err(ClusterError::BadResponse(format!(
@@ -243,6 +272,26 @@ enum Existing {
     },
 }
 
+/// The longest refusal reason quoted from the user API, in characters.
+const MAX_REASON_CHARS: usize = 400;
+
+/// The reason a refusal's JSON body gives: Elasticsearch's `error.reason`, the OpenSearch
+/// security API's `message`; on one line, at most [`MAX_REASON_CHARS`].
+fn refusal_reason(body: &[u8]) -> Option<String> {
+    let body: Value = serde_json::from_slice(body).ok()?;
+    let reason = body
+        .pointer("/error/reason")
+        .or_else(|| body.get("message"))
+        .and_then(Value::as_str)?;
+    let reason: String = reason
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(MAX_REASON_CHARS)
+        .collect();
+    let reason = reason.trim();
+    (!reason.is_empty()).then(|| reason.to_owned())
+}
+
 /// What an administrative call's status means: 401/403 say the admin credentials are refused.
 fn admin_call_outcome(status: StatusCode, endpoint: &str, call: &str) -> Result<(), ClusterError> {
     match status {
@@ -251,5 +300,31 @@ fn admin_call_outcome(status: StatusCode, endpoint: &str, call: &str) -> Result<
         status => Err(ClusterError::BadResponse(format!(
             "{endpoint} answered {status} to {call}"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_REASON_CHARS, refusal_reason};
+
+    #[test]
+    fn the_refusal_reason_is_read_from_either_products_body() {
+        let elasticsearch =
+            br#"{"error":{"root_cause":[],"type":"action_request_validation_exception",
+            "reason":"Validation Failed: 1: User names must be ASCII;"},"status":400}"#;
+        assert_eq!(
+            refusal_reason(elasticsearch).as_deref(),
+            Some("Validation Failed: 1: User names must be ASCII;")
+        );
+        let opensearch = br#"{"status":"BAD_REQUEST","message":"Weak password\nchosen"}"#;
+        assert_eq!(
+            refusal_reason(opensearch).as_deref(),
+            Some("Weak password chosen")
+        );
+        assert_eq!(refusal_reason(b"<html>busy</html>"), None);
+        assert_eq!(refusal_reason(br#"{"message":"  "}"#), None);
+        let long = format!(r#"{{"message":"{}"}}"#, "x".repeat(5000));
+        let reason = refusal_reason(long.as_bytes()).unwrap();
+        assert_eq!(reason.chars().count(), MAX_REASON_CHARS);
     }
 }

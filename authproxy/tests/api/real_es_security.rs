@@ -469,3 +469,22 @@ async fn concurrent_first_requests_all_get_their_users() {
         started.elapsed()
     );
 }
+
+#[tokio::test]
+async fn a_name_the_cluster_refuses_is_answered_with_the_clusters_reason() {
+    let node = node().await;
+    // Elasticsearch allows printable ASCII only in user names: an identity named `josé` (a
+    // local user here; an OIDC user's claim alike) cannot have a native user.
+    let app = proxy(&node, "standalone", &[("josé", "readers")], MAPPINGS).await;
+    let (status, body) = through(&app, "josé", Method::GET, AUTHENTICATE, None).await;
+    assert_eq!(status, 502, "{body}");
+    assert_eq!(body["error"]["code"], "search_bad_response", "{body}");
+    // The cluster's own reason, so that the person and the operator learn why.
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("400 Bad Request"), "{message}");
+    assert!(
+        message.contains("printable symbols in the Basic Latin (ASCII) block"),
+        "{message}"
+    );
+    assert_eq!(node.native_user("jos%C3%A9").await.0, 404);
+}
