@@ -59,6 +59,10 @@ fn search_message(error: &ClusterError) -> String {
             "The search cluster user {name:?} belongs to {owner} sign-ins; an identity of \
              another kind with that name is refused."
         ),
+        ClusterError::DisabledUser(name) => format!(
+            "The search cluster user {name:?} is disabled there; this proxy does not enable it \
+             again."
+        ),
     }
 }
 
@@ -119,6 +123,7 @@ impl ResponseError for Error {
                 ClusterError::ForeignUser(_) | ClusterError::OtherSource { .. } => {
                     StatusCode::CONFLICT
                 }
+                ClusterError::DisabledUser(_) => StatusCode::FORBIDDEN,
                 ClusterError::Timeout => StatusCode::GATEWAY_TIMEOUT,
                 ClusterError::Broken(_)
                 | ClusterError::BadResponse(_)
@@ -178,6 +183,7 @@ impl ApiError for Error {
                 ClusterError::ForeignUser(_) | ClusterError::OtherSource { .. } => {
                     "search_user_conflict"
                 }
+                ClusterError::DisabledUser(_) => "search_user_disabled",
                 ClusterError::UntrustedCertificate(_) | ClusterError::Unreachable(_) => {
                     "search_unreachable"
                 }

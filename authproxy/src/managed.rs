@@ -255,7 +255,9 @@ impl ManagedUsers {
             .inspect_err(|error| {
                 if matches!(
                     error,
-                    ClusterError::OtherSource { .. } | ClusterError::ForeignUser(_)
+                    ClusterError::OtherSource { .. }
+                        | ClusterError::ForeignUser(_)
+                        | ClusterError::DisabledUser(_)
                 ) {
                     tracing::warn!(
                         username = %user,

@@ -55,6 +55,10 @@ pub enum ClusterError {
     ForeignUser(String),
     #[error("user {name:?} belongs to {owner} sign-ins")]
     OtherSource { name: String, owner: &'static str },
+    /// A managed user an operator disabled on the cluster (Elasticsearch `enabled: false`): an
+    /// upsert, which sets `enabled: true`, would undo that lock-out.
+    #[error("user {0:?} is disabled on the cluster")]
+    DisabledUser(String),
 }
 
 impl ClusterError {

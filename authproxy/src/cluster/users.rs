@@ -106,6 +106,11 @@ impl SearchClusterClient {
                 if mark(MANAGED_BY_KEY).as_deref() != Some(MANAGED_BY_VALUE) {
                     return Ok(Existing::Foreign);
                 }
+                // Elasticsearch users have `enabled`; OpenSearch internal users have none.
+                let user = body.get(username);
+                if user.and_then(|user| user.get("enabled")) == Some(&Value::Bool(false)) {
+                    return Ok(Existing::Disabled);
+                }
                 Ok(Existing::Managed {
                     source: mark(MANAGED_SOURCE_KEY),
                 })
@@ -155,6 +160,7 @@ impl SearchClusterClient {
         match self.existing_user(name).await? {
             Existing::Absent => {}
             Existing::Foreign => return Err(ClusterError::ForeignUser(name.to_owned())),
+            Existing::Disabled => return Err(ClusterError::DisabledUser(name.to_owned())),
             Existing::Managed {
                 source: Some(owner),
             } if owner != user.user.source().as_str() => {
@@ -265,6 +271,9 @@ enum Existing {
     Absent,
     /// Not created by this proxy: never overwritten.
     Foreign,
+    /// Created by this proxy and disabled on the cluster since (an operator's lock-out): never
+    /// overwritten, as the upsert would enable it again.
+    Disabled,
     /// Created by this proxy; `source` is the `managed_source` mark (`None` from versions
     /// that did not set it).
     Managed {

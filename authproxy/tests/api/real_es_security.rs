@@ -488,3 +488,25 @@ async fn a_name_the_cluster_refuses_is_answered_with_the_clusters_reason() {
     );
     assert_eq!(node.native_user("jos%C3%A9").await.0, 404);
 }
+
+#[tokio::test]
+async fn a_managed_user_disabled_on_the_cluster_stays_disabled() {
+    let node = node().await;
+    let app = proxy(&node, "standalone", &[("dina", "readers")], MAPPINGS).await;
+    let (status, info) = through(&app, "dina", Method::GET, AUTHENTICATE, None).await;
+    assert_eq!((status, &info["username"]), (200, &json!("dina")), "{info}");
+
+    // The operator locks the user out on the cluster.
+    let (status, body) = node
+        .admin(Method::PUT, "/_security/user/dina/_disable", None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+
+    // The cluster refuses the cached credential; the proxy must not undo the operator's
+    // decision by upserting the user with `enabled: true`.
+    let (status, body) = through(&app, "dina", Method::GET, AUTHENTICATE, None).await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["error"]["code"], "search_user_disabled", "{body}");
+    let (_, user) = node.native_user("dina").await;
+    assert_eq!(user["enabled"], false, "{user}");
+}
