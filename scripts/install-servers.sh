@@ -134,3 +134,4 @@ if [ "$(id -u)" -eq 0 ] && ! id "$SEARCH_SERVER_USER" >/dev/null 2>&1; then
   log "user $SEARCH_SERVER_USER (the search servers refuse to run as root)"
   useradd --system --no-create-home --shell /usr/sbin/nologin "$SEARCH_SERVER_USER"
 fi
+scripts/install-kube.sh
