@@ -93,6 +93,11 @@ secure_elasticsearch() {
   fi
   log "elasticsearch $version with security (and the security index's analysis components)"
   local scratch home plugin java=$ELASTICSEARCH_8_SECURED_JAVA_HOME/bin
+  [ -x "$java/javac" ] || {
+    echo "$java/javac is needed to build the security index's analysis plugin" \
+      "(apt-get install openjdk-17-jdk-headless)" >&2
+    exit 1
+  }
   scratch=$(mktemp -d "$cache/.secure.XXXXXX")
   home="$scratch/elasticsearch"
   cp -a "$cache/elasticsearch-$version" "$home"
