@@ -11,6 +11,7 @@ pub mod binary;
 pub mod fuzz;
 mod gate_front;
 mod hosts_front;
+pub mod kube_cluster;
 mod nginx;
 mod oidc;
 mod otlp;
