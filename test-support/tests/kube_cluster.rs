@@ -179,3 +179,52 @@ async fn compact_discards_etcd_history() {
         "{status}: {body}"
     );
 }
+
+/// The API server's own compactor (every second here) tells its watch cache, which then
+/// refuses a list at an old `resourceVersion` and an old page's continue token with 410 Gone.
+#[tokio::test]
+async fn compaction_by_the_api_server_expires_old_resource_versions() {
+    let cluster = KubeCluster::start_with_compaction_interval(std::time::Duration::from_secs(1));
+    cluster.apply(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: default\n---\n\
+         apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: default\n",
+    );
+    let client = cluster.admin_client();
+    let base = format!("{}/api/v1/namespaces/default/configmaps", cluster.url());
+    let page: Value = client
+        .get(format!("{base}?limit=1"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let resource_version = page["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let token = page["metadata"]["continue"].as_str().unwrap().to_owned();
+    cluster.apply("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\n");
+    let exact = format!("{base}?resourceVersion={resource_version}&resourceVersionMatch=Exact");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let answer = client.get(&exact).send().await.unwrap();
+        if answer.status() == StatusCode::GONE {
+            let status: Value = answer.json().await.unwrap();
+            assert_eq!(status["reason"], "Expired", "{status}");
+            break;
+        }
+        assert_eq!(answer.status(), StatusCode::OK);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "resourceVersion {resource_version} was never compacted"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    let next = client
+        .get(format!("{base}?limit=1&continue={token}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(next.status(), StatusCode::GONE);
+}

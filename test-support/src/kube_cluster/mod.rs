@@ -7,8 +7,9 @@
 //! 127.0.0.1 with a certificate it makes itself in a scratch cert folder, RBAC authorisation
 //! (`Node,RBAC`), the default admission plugins, a service-account signing key (so
 //! `kubectl create token` mints real, verifiable tokens) and one admin in `system:masters` who
-//! authenticates with a static bearer token. The API server compacts etcd only when a test asks
-//! ([`KubeCluster::compact`]), so a test can provoke a real `410 Gone` when it wants one.
+//! authenticates with a static bearer token. The API server's etcd compactor is off
+//! ([`KubeCluster::start`]) or runs every few seconds
+//! ([`KubeCluster::start_with_compaction_interval`]), so a test can provoke a real `410 Gone`.
 //!
 //! Both processes are started by one long-lived spawner thread under
 //! `setpriv --pdeathsig KILL`: they never outlive the test process, and a cluster of its own
@@ -44,6 +45,14 @@ impl KubeCluster {
     /// A control plane of its own, for a test that changes cluster-wide state (CRDs,
     /// compaction, cluster roles).
     pub fn start() -> Self {
+        Self::start_with_compaction_interval(Duration::ZERO)
+    }
+
+    /// [`Self::start`] with the API server's own etcd compactor on (`--etcd-compaction-interval`;
+    /// zero is off): every `interval` it compacts to the revision it saw the tick before, and it
+    /// tells its watch cache, so a list, page or watch from a compacted `resourceVersion` gets a
+    /// real `410 Gone` (a compaction from outside, [`Self::compact`], the cache does not learn of).
+    pub fn start_with_compaction_interval(interval: Duration) -> Self {
         let dir = scratch_dir();
         for folder in ["etcd", "certs", "home"] {
             std::fs::create_dir_all(dir.join(folder)).expect("creating the cluster's folders");
@@ -52,7 +61,7 @@ impl KubeCluster {
         let admin_token = random_hex(16);
         let secure_port = free_port();
         let url = format!("https://127.0.0.1:{secure_port}");
-        let mut apiserver = start_apiserver(&dir, &etcd_url, secure_port, &admin_token);
+        let mut apiserver = start_apiserver(&dir, &etcd_url, secure_port, &admin_token, interval);
         let ca_file = dir.join("certs/apiserver.crt");
         let started = Instant::now();
         loop {
@@ -175,10 +184,11 @@ impl KubeCluster {
         (self.etcd.pid(), self.apiserver.pid())
     }
 
-    /// Compacts etcd's history up to its current revision (what the API server's own compactor
-    /// does every 5 minutes by default, switched off here) and returns that revision: a later
-    /// list or watch from an older `resourceVersion` that the watch cache cannot serve gets a
-    /// real `410 Gone`. Through etcd's JSON gateway, no etcdctl needed.
+    /// Compacts etcd's history up to its current revision and returns that revision, through
+    /// etcd's JSON gateway (no etcdctl needed). The API server's watch cache does not learn of
+    /// a compaction from outside: it goes on serving old lists, pages and watches from its own
+    /// window, so this gives a 410 only for what reaches etcd. For a 410 from the API server
+    /// itself use [`Self::start_with_compaction_interval`].
     pub fn compact(&self) -> i64 {
         let host_port = self.etcd_url.trim_start_matches("http://");
         let (status, body) = net::http_post(host_port, "/v3/kv/range", r#"{"key":"AA=="}"#)
@@ -274,7 +284,13 @@ fn start_etcd(dir: &Path) -> (ChildGuard, String) {
 }
 
 /// kube-apiserver as envtest runs it, on `secure_port`, with the admin's static token.
-fn start_apiserver(dir: &Path, etcd_url: &str, secure_port: u16, admin_token: &str) -> ChildGuard {
+fn start_apiserver(
+    dir: &Path,
+    etcd_url: &str,
+    secure_port: u16,
+    admin_token: &str,
+    compaction_interval: Duration,
+) -> ChildGuard {
     let certs = dir.join("certs");
     let signing_key = certs.join("service-account.key");
     let status = Command::new("openssl")
@@ -303,8 +319,10 @@ fn start_apiserver(dir: &Path, etcd_url: &str, secure_port: u16, admin_token: &s
         .args(["--pdeathsig", "KILL", "--"])
         .arg(binary("kube-apiserver", "KUBERNETES_VERSION"))
         .arg(format!("--etcd-servers={etcd_url}"))
-        // Only a test compacts ([`KubeCluster::compact`]): a 410 comes when it asks for one.
-        .arg("--etcd-compaction-interval=0")
+        .arg(format!(
+            "--etcd-compaction-interval={}ms",
+            compaction_interval.as_millis()
+        ))
         .arg(format!("--cert-dir={}", certs.display()))
         .arg("--bind-address=127.0.0.1")
         .arg("--advertise-address=127.0.0.1")
