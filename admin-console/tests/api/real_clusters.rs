@@ -1,5 +1,5 @@
-//! The console against real single nodes of OpenSearch 2.19 and Elasticsearch 7.10 (the
-//! versions pinned in versions.env, from Maven): every view and the management routes once,
+//! The console against real single nodes of OpenSearch 2.19, OpenSearch 3 and Elasticsearch 7.10
+//! (the versions pinned in versions.env, from Maven): every view and the management routes once,
 //! with what the real server answers rather than what a stand-in thinks it answers. One node
 //! per distribution is shared by the tests of this module; each keeps to index, alias and
 //! template names of its own.
@@ -10,8 +10,12 @@ use test_support::{Distribution, SearchCluster};
 use crate::app::{TestApp, cluster_yaml, spawn_app};
 use crate::indices_manage::send;
 
-/// Both distributions, each test runs against each.
-const DISTRIBUTIONS: [Distribution; 2] = [Distribution::OpenSearch2, Distribution::Elasticsearch7];
+/// Each test runs against each.
+const DISTRIBUTIONS: [Distribution; 3] = [
+    Distribution::OpenSearch2,
+    Distribution::OpenSearch3,
+    Distribution::Elasticsearch7,
+];
 
 async fn console(distribution: Distribution) -> (TestApp, &'static SearchCluster) {
     let cluster = tokio::task::spawn_blocking(move || SearchCluster::shared(distribution))
@@ -73,9 +77,9 @@ async fn the_views_show_the_real_version_health_and_node() {
         assert_eq!(summary["reachable"], true, "{summary}");
         assert_eq!(summary["version"], cluster.version().as_str(), "{summary}");
         let expected = match distribution {
-            Distribution::OpenSearch2 | Distribution::OpenSearch2Secured => {
-                ("opensearch", "cluster_manager")
-            }
+            Distribution::OpenSearch2
+            | Distribution::OpenSearch2Secured
+            | Distribution::OpenSearch3 => ("opensearch", "cluster_manager"),
             Distribution::Elasticsearch7 | Distribution::Elasticsearch8Secured => {
                 ("elasticsearch", "master")
             }

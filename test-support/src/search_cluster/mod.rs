@@ -47,6 +47,8 @@ pub enum Distribution {
     /// HTTPS only with a CA made at each start, every request authenticated. `GET /` answers 405
     /// (the zip has no `rest-root` module).
     Elasticsearch8Secured,
+    /// OpenSearch 3 (`OPENSEARCH_3_*`), on Temurin 25 (3.x needs Java 21 or newer).
+    OpenSearch3,
 }
 
 impl Distribution {
@@ -60,6 +62,7 @@ impl Distribution {
                 ("ELASTICSEARCH_8_SECURED", "elasticsearch", "-security")
             }
             Self::OpenSearch2Secured => ("OPENSEARCH_2_SECURED", "opensearch", "-security"),
+            Self::OpenSearch3 => ("OPENSEARCH_3", "opensearch", ""),
         }
     }
 
@@ -67,7 +70,9 @@ impl Distribution {
     /// `<P>_JAVA_OPTS`, `<P>_TMPDIR`).
     fn launcher(self) -> (&'static str, &'static str) {
         match self {
-            Self::OpenSearch2 | Self::OpenSearch2Secured => ("opensearch", "OPENSEARCH"),
+            Self::OpenSearch2 | Self::OpenSearch2Secured | Self::OpenSearch3 => {
+                ("opensearch", "OPENSEARCH")
+            }
             Self::Elasticsearch7 | Self::Elasticsearch8Secured => ("elasticsearch", "ES"),
         }
     }
