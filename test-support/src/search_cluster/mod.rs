@@ -13,7 +13,11 @@
 //! demo CA and an admin with a password ([`Security`], module `secured`).
 //! [`Distribution::Elasticsearch8Secured`] is Elasticsearch 8 with x-pack security: HTTPS with a
 //! CA the harness makes at each start and the `elastic` password it bootstraps.
+//!
+//! [`SearchNodes`] (module `nodes`) is a cluster of several nodes on loopback, for shards that
+//! need somewhere to go.
 
+mod nodes;
 mod secured;
 
 use std::collections::HashMap;
@@ -25,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use crate::process::{ChildGuard, free_port, http_get, repo_root};
 
+pub use nodes::{SearchNode, SearchNodes};
 pub use secured::Security;
 
 /// How long a node may take to answer its first request (a cold JVM on a busy 2-core machine).
@@ -138,11 +143,9 @@ impl SearchCluster {
     /// A single node of its own (`discovery.type: single-node`), for a test that changes
     /// cluster-wide state.
     pub fn start(distribution: Distribution) -> Self {
-        let install = distribution.install_dir();
         let dir = scratch_dir(distribution);
-        let (http_port, transport_port) = (free_port(), free_port());
         let home = dir.join("home");
-        copy_tree(&install, &home);
+        copy_tree(&distribution.install_dir(), &home);
         let security = match distribution {
             Distribution::OpenSearch2Secured => Some(Security::of_home(&home)),
             Distribution::Elasticsearch8Secured => {
@@ -150,82 +153,28 @@ impl SearchCluster {
             }
             _ => None,
         };
-        for folder in ["data", "logs", "repo", "tmp"] {
-            std::fs::create_dir_all(dir.join(folder)).expect("creating the node's folders");
-        }
-        let user = run_as();
-        if let Some(user) = &user {
-            let status = Command::new("chown")
-                .args(["-R", user])
-                .arg(&dir)
-                .status()
-                .expect("running chown");
-            assert!(status.success(), "chown -R {user} {}", dir.display());
-        }
-        let console = std::fs::File::create(dir.join("console.log")).expect("console log");
-        let (script, env) = distribution.launcher();
-        let mut command = Command::new("setpriv");
-        if let Some(user) = &user {
-            command.args([
-                format!("--reuid={user}"),
-                format!("--regid={user}"),
-                "--clear-groups".to_owned(),
-            ]);
-        }
-        command
-            .args(["--pdeathsig", "KILL", "--"])
-            .arg(home.join("bin").join(script))
-            .args(
-                [
-                    "discovery.type=single-node".to_owned(),
-                    "network.host=127.0.0.1".to_owned(),
-                    format!("http.port={http_port}"),
-                    format!("transport.port={transport_port}"),
-                    format!("path.data={}", dir.join("data").display()),
-                    format!("path.logs={}", dir.join("logs").display()),
-                    format!("path.repo={}", dir.join("repo").display()),
-                    format!("cluster.name=test-{http_port}"),
-                    format!("node.name=node-{http_port}"),
-                    // The test machine's disk may be fuller than the default watermarks allow.
-                    "cluster.routing.allocation.disk.threshold_enabled=false".to_owned(),
-                ]
-                .into_iter()
-                .flat_map(|setting| ["-E".to_owned(), setting]),
-            )
-            .env(format!("{env}_JAVA_HOME"), distribution.java_home())
-            // Elasticsearch before 7.12 reads JAVA_HOME only.
-            .env("JAVA_HOME", distribution.java_home())
-            .env(format!("{env}_JAVA_OPTS"), "-Xms512m -Xmx512m")
-            .env(format!("{env}_TMPDIR"), dir.join("tmp"))
-            .stdin(Stdio::null())
-            .stdout(console.try_clone().expect("console log"))
-            .stderr(console);
-        let mut child = ChildGuard::from_child(&format!("{distribution:?}"), spawn(command));
+        let (http_port, transport_port) = (free_port(), free_port());
+        let mut child = launch(
+            distribution,
+            &dir,
+            vec![
+                "discovery.type=single-node".to_owned(),
+                format!("http.port={http_port}"),
+                format!("transport.port={transport_port}"),
+                format!("cluster.name=test-{http_port}"),
+                format!("node.name=node-{http_port}"),
+            ],
+        );
         let host_port = format!("127.0.0.1:{http_port}");
-        let started = Instant::now();
         // With the security plugin, the HTTP port opens before the security index is
         // initialised: the admin's authenticated health check answers 200 only after it.
         let answers = |host_port: &str| match &security {
             Some(security) => security.get(host_port, "/_cluster/health"),
             None => http_get(host_port, "/_cluster/health"),
         };
-        loop {
-            if matches!(answers(&host_port), Some((200, _))) {
-                break;
-            }
-            if let Ok(Some(status)) = child.child_mut().try_wait() {
-                panic!(
-                    "{distribution:?} exited with {status} before answering: {}",
-                    tail(&dir.join("console.log"))
-                );
-            }
-            assert!(
-                started.elapsed() < START_DEADLINE,
-                "{distribution:?} did not answer within {START_DEADLINE:?}: {}",
-                tail(&dir.join("console.log"))
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        wait_for(distribution, &mut child, &dir, START_DEADLINE, || {
+            matches!(answers(&host_port), Some((200, _)))
+        });
         let scheme = if security.is_some() { "https" } else { "http" };
         Self {
             url: format!("{scheme}://{host_port}"),
@@ -265,6 +214,86 @@ impl Drop for SearchCluster {
         let _ = self.child.child_mut().kill();
         let _ = self.child.child_mut().wait();
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Starts one node of `distribution` from the copy of it in `dir/home`, as [`run_as`] says, with
+/// the settings every node gets (loopback, its folders under `dir`, no disk watermarks) and
+/// `settings` (ports, names, discovery) after them; its console goes to `dir/console.log`.
+fn launch(distribution: Distribution, dir: &Path, settings: Vec<String>) -> ChildGuard {
+    for folder in ["data", "logs", "repo", "tmp"] {
+        std::fs::create_dir_all(dir.join(folder)).expect("creating the node's folders");
+    }
+    let user = run_as();
+    if let Some(user) = &user {
+        let status = Command::new("chown")
+            .args(["-R", user])
+            .arg(dir)
+            .status()
+            .expect("running chown");
+        assert!(status.success(), "chown -R {user} {}", dir.display());
+    }
+    let console = std::fs::File::create(dir.join("console.log")).expect("console log");
+    let (script, env) = distribution.launcher();
+    let mut command = Command::new("setpriv");
+    if let Some(user) = &user {
+        command.args([
+            format!("--reuid={user}"),
+            format!("--regid={user}"),
+            "--clear-groups".to_owned(),
+        ]);
+    }
+    let common = [
+        "network.host=127.0.0.1".to_owned(),
+        format!("path.data={}", dir.join("data").display()),
+        format!("path.logs={}", dir.join("logs").display()),
+        format!("path.repo={}", dir.join("repo").display()),
+        // The test machine's disk may be fuller than the default watermarks allow.
+        "cluster.routing.allocation.disk.threshold_enabled=false".to_owned(),
+    ];
+    command
+        .args(["--pdeathsig", "KILL", "--"])
+        .arg(dir.join("home").join("bin").join(script))
+        .args(
+            common
+                .into_iter()
+                .chain(settings)
+                .flat_map(|setting| ["-E".to_owned(), setting]),
+        )
+        .env(format!("{env}_JAVA_HOME"), distribution.java_home())
+        // Elasticsearch before 7.12 reads JAVA_HOME only.
+        .env("JAVA_HOME", distribution.java_home())
+        .env(format!("{env}_JAVA_OPTS"), "-Xms512m -Xmx512m")
+        .env(format!("{env}_TMPDIR"), dir.join("tmp"))
+        .stdin(Stdio::null())
+        .stdout(console.try_clone().expect("console log"))
+        .stderr(console);
+    ChildGuard::from_child(&format!("{distribution:?}"), spawn(command))
+}
+
+/// Polls `ready` every 100 ms until it holds; panics with the console's tail when the node
+/// exits first or `deadline` passes.
+fn wait_for(
+    distribution: Distribution,
+    child: &mut ChildGuard,
+    dir: &Path,
+    deadline: Duration,
+    mut ready: impl FnMut() -> bool,
+) {
+    let started = Instant::now();
+    while !ready() {
+        if let Ok(Some(status)) = child.child_mut().try_wait() {
+            panic!(
+                "{distribution:?} exited with {status} before it was ready: {}",
+                tail(&dir.join("console.log"))
+            );
+        }
+        assert!(
+            started.elapsed() < deadline,
+            "{distribution:?} was not ready within {deadline:?}: {}",
+            tail(&dir.join("console.log"))
+        );
+        std::thread::sleep(Duration::from_millis(100));
     }
 }
 
