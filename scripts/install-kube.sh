@@ -3,7 +3,10 @@
 # the wrapper modules in scripts/kube-tools/<tool>/ (go.mod + go.sum pin every dependency): each
 # into .cache/kube/<tool>-<version>, one static executable, skipping what is there. Also copies
 # the Gateway API CRDs of the sigs.k8s.io/gateway-api module (config/crd/) into
-# .cache/kube/gateway-api-<version>/{standard,experimental}-install.yaml. Uses the default
+# .cache/kube/gateway-api-<version>/{standard,experimental}-install.yaml, Traefik's CRDs of the
+# github.com/traefik/traefik/v3 module into .cache/kube/traefik-crds-<version>/crds.yaml and the
+# prometheus-operator's ServiceMonitor CRD of its module into
+# .cache/kube/prometheus-operator-crds-<version>/servicemonitors.yaml. Uses the default
 # GOMODCACHE; a cold build of all four took 15 min on 2 cores (kube-apiserver 8.5 of them), adding
 # about 1.6 GB to the module cache and a few GB to the Go build cache; .cache/kube is 245 MB.
 set -euo pipefail
@@ -74,3 +77,38 @@ else
   rm -rf "$crds" && mv "$crds.tmp" "$crds"
   log "gateway-api $GATEWAY_API_VERSION CRDs copied"
 fi
+
+# module_dir MODULE VERSION: the module's folder in the module cache, downloaded from the proxy.
+module_dir() {
+  go mod download -json "$1@v$2" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'
+}
+
+# copy_crds NAME VERSION MODULE TARGET FILE...: the upstream CRD files FILE... (paths inside the
+# module) concatenated into .cache/kube/NAME-VERSION/TARGET, once.
+copy_crds() {
+  local name=$1 version=$2 module=$3 target=$4 dir file
+  shift 4
+  local folder="$cache/$name-$version"
+  if [ -f "$folder/$target" ]; then
+    log "$name $version present"
+    return
+  fi
+  dir=$(module_dir "$module" "$version")
+  mkdir -p "$folder.tmp"
+  for file in "$@"; do
+    [ -f "$dir/$file" ] || { echo "no $file in $module@v$version ($dir)" >&2; exit 1; }
+    printf -- '---\n# %s\n' "$file"
+    cat "$dir/$file"
+  done >"$folder.tmp/$target"
+  rm -rf "$folder" && mv "$folder.tmp" "$folder"
+  log "$name $version copied"
+}
+
+# The chart's Traefik front door renders a Middleware (traefik.io/v1alpha1): every Traefik CRD,
+# as Traefik's documentation installs them.
+copy_crds traefik-crds "$TRAEFIK_VERSION" github.com/traefik/traefik/v3 crds.yaml \
+  docs/content/reference/dynamic-configuration/kubernetes-crd-definition-v1.yml
+# The chart's serviceMonitor.enabled renders ServiceMonitors (monitoring.coreos.com/v1).
+copy_crds prometheus-operator-crds "$PROMETHEUS_OPERATOR_VERSION" \
+  github.com/prometheus-operator/prometheus-operator servicemonitors.yaml \
+  example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml
