@@ -14,6 +14,14 @@
 {{- $server := get $config "server" | default dict -}}
 {{- if not (hasKey $server "internal_port") -}}{{- $_ := set $server "internal_port" .Values.internalContainerPort -}}{{- end -}}
 {{- $_ := set $config "server" $server -}}
+{{- /* ingress-dash's watchNamespaces: its RBAC is then a Role in each of them and nothing
+       cluster-wide, so the service must watch exactly those (kubernetes.namespaces), or its
+       cluster-wide lists and readiness check (a list of namespaces) are refused with 403. */ -}}
+{{- with (get .Values "watchNamespaces") -}}
+{{- $kubernetes := get $config "kubernetes" | default dict -}}
+{{- if not (hasKey $kubernetes "namespaces") -}}{{- $_ := set $kubernetes "namespaces" . -}}{{- end -}}
+{{- $_ := set $config "kubernetes" $kubernetes -}}
+{{- end -}}
 {{- if and (eq (dig "access" "mode" "" $config | toString) "trusted_headers") (empty (dig "server" "trusted_proxies" list $config)) -}}
 {{- fail (printf "%s: access.mode trusted_headers with an empty server.trusted_proxies would answer every request with 401: leave %s.config.server.trusted_proxies unset (global.frontDoor.trustedProxies, else loopback for kubectl port-forward), list the addresses that set the identity headers, or set %s.config.access.mode: open explicitly" .Chart.Name .Chart.Name .Chart.Name) -}}
 {{- end -}}
