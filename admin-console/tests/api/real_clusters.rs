@@ -245,3 +245,108 @@ async fn aliases_and_templates_round_trip() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_snapshot_is_taken_restored_and_deleted_in_a_file_system_repository() {
+    for distribution in DISTRIBUTIONS {
+        let (app, cluster) = console(distribution).await;
+        create_index(&app, "compat-snap", 0).await;
+        let (status, body) = send(
+            app.client
+                .put(api(&app, "/proxy/compat-snap/_doc/1?refresh=true"))
+                .json(&json!({"sku": "kept"})),
+        )
+        .await;
+        assert_eq!(status, 201, "{body}");
+
+        let location = cluster.repo_path().join("compat-backups");
+        let registered = put(
+            &app,
+            "/repositories/compat-backups",
+            json!({"type": "fs", "settings": {"location": location.display().to_string()}}),
+        )
+        .await;
+        assert_eq!(registered["acknowledged"], true, "{registered}");
+        let verified = post(&app, "/repositories/compat-backups/verify", json!({})).await;
+        assert_eq!(verified["verified"], true, "{verified}");
+        assert_eq!(verified["nodes"].as_array().unwrap().len(), 1, "{verified}");
+
+        let taken = post(
+            &app,
+            "/repositories/compat-backups/snapshots",
+            json!({"name": "snap-1", "indices": ["compat-snap"], "includeGlobalState": false}),
+        )
+        .await;
+        assert_eq!(taken["accepted"], true, "{taken}");
+        let detail = until(&app, "/repositories/compat-backups/snapshots/snap-1", |d| {
+            d["snapshot"]["state"] != "IN_PROGRESS"
+        })
+        .await;
+        assert_eq!(detail["snapshot"]["state"], "SUCCESS", "{detail}");
+        assert_eq!(detail["indices"], json!(["compat-snap"]), "{detail}");
+        assert_eq!(detail["snapshot"]["shardsSuccessful"], 1, "{detail}");
+        let listed = get(&app, "/repositories/compat-backups/snapshots").await;
+        assert_eq!(listed["snapshots"][0]["name"], "snap-1", "{listed}");
+
+        let (status, body) = send(
+            app.client
+                .delete(api(&app, "/indices/compat-snap?confirm=compat-snap")),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        post(
+            &app,
+            "/repositories/compat-backups/snapshots/snap-1/restore",
+            json!({"indices": ["compat-snap"]}),
+        )
+        .await;
+        let search = json!({"query": {"term": {"sku": "kept"}}});
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let (status, found) = send(
+                app.client
+                    .post(api(&app, "/proxy/compat-snap/_search"))
+                    .json(&search),
+            )
+            .await;
+            if status == 200 && found["hits"]["total"]["value"] == 1 {
+                break;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the restored document within 60 s: {status} {found}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+
+        for tail in [
+            "/repositories/compat-backups/snapshots/snap-1?confirm=snap-1",
+            "/repositories/compat-backups?confirm=compat-backups",
+            "/indices/compat-snap?confirm=compat-snap",
+        ] {
+            let (status, body) = send(app.client.delete(api(&app, tail))).await;
+            assert_eq!(status, 200, "DELETE {tail}: {body}");
+        }
+        let repositories = get(&app, "/repositories").await;
+        assert!(
+            !repositories.to_string().contains("compat-backups"),
+            "{repositories}"
+        );
+    }
+}
+
+/// `GET tail` until `done` holds for the answer, for at most 60 s.
+async fn until(app: &TestApp, tail: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let answer = get(app, tail).await;
+        if done(&answer) {
+            return answer;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "GET {tail} within 60 s: {answer}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}

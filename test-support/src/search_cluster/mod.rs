@@ -207,6 +207,11 @@ impl SearchCluster {
     pub fn version(&self) -> String {
         self.distribution.version()
     }
+
+    /// The node's `path.repo`: a file system snapshot repository's location must be in it.
+    pub fn repo_path(&self) -> PathBuf {
+        self.dir.join("repo")
+    }
 }
 
 impl Drop for SearchCluster {
