@@ -10,6 +10,7 @@ mod cold_start;
 mod faults;
 mod gateway;
 mod health;
+mod helm_rbac;
 mod listeners;
 mod objects;
 mod properties;
