@@ -441,3 +441,76 @@ async fn excluding_a_node_by_name_drains_it() {
             .await;
     }
 }
+
+#[tokio::test]
+async fn the_allocation_lock_keeps_new_replicas_unassigned_until_it_is_lifted() {
+    for distribution in DISTRIBUTIONS {
+        let fixture = fixture(distribution).await;
+        let locked = fixture
+            .send(
+                reqwest::Method::PUT,
+                "/allocation",
+                json!({"enable": "primaries"}),
+            )
+            .await;
+        assert_eq!(locked, json!({"enable": "primaries", "locked": true}));
+        fixture.create_index("locked", 1, 1, json!({})).await;
+        let grid = fixture
+            .grid_until("locked's primary started", |grid| {
+                copies(grid, "locked")
+                    .iter()
+                    .any(|copy| copy.primary && copy.state == "started")
+            })
+            .await;
+        let replica = copies(&grid, "locked")
+            .into_iter()
+            .find(|copy| !copy.primary)
+            .unwrap();
+        assert_eq!(replica.state, "unassigned", "{replica:?}");
+        let overview = fixture.get("/overview").await;
+        assert_eq!(overview["health"], "yellow", "{overview}");
+        assert_eq!(overview["nodeCount"], NODES, "{overview}");
+        assert!(
+            overview["unassignedShards"].as_u64().unwrap() >= 1,
+            "{overview}"
+        );
+        // Every node refuses the replica because of the lock (the primary's node for its copy
+        // too).
+        let explained = fixture
+            .get("/shards/explain?index=locked&shard=0&primary=false")
+            .await;
+        let by_lock = explained["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|node| {
+                node["deciders"].as_array().unwrap().iter().any(|decider| {
+                    decider["decider"] == "enable"
+                        && decider["decision"] == "NO"
+                        && decider["explanation"]
+                            .as_str()
+                            .unwrap()
+                            .contains("cluster.routing.allocation.enable")
+                })
+            })
+            .count();
+        assert_eq!(by_lock, NODES, "{explained}");
+
+        let lifted = fixture
+            .send(
+                reqwest::Method::PUT,
+                "/allocation",
+                json!({"enable": "all"}),
+            )
+            .await;
+        assert_eq!(lifted, json!({"enable": "all", "locked": false}));
+        let grid = fixture
+            .grid_until("locked's replica started once the lock is lifted", |grid| {
+                all_started(grid, "locked", 2)
+            })
+            .await;
+        let copies = copies(&grid, "locked");
+        assert_ne!(copies[0].node, copies[1].node, "{copies:?}");
+        fixture.delete_index("locked").await;
+    }
+}
