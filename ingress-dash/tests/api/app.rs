@@ -1,5 +1,5 @@
-//! The application started in-process on a free port against a kube-test-server, and an SSE
-//! reader for the stream tests.
+//! The application started in-process on a free port against a kube-test-server (or, through
+//! [`build_app`], the real API server of `real_kube`), and an SSE reader for the stream tests.
 
 use std::time::Duration;
 
@@ -8,13 +8,15 @@ use ingress_dash::{Application, Settings};
 use kube_test_server::{KubeTestServer, Options};
 use service_kit::config::ConfigLoader;
 
-pub struct TestApp {
+/// `K` is what serves the Kubernetes API: kube-test-server, or the real API server
+/// (`real_kube::Real`).
+pub struct TestApp<K = KubeTestServer> {
     pub address: String,
     /// The internal listener (`/_metrics`), which only the scraper reaches; empty when it is
     /// not bound (`metrics_enabled: false`).
     pub internal: String,
     pub client: reqwest::Client,
-    pub kube: KubeTestServer,
+    pub kube: K,
     pub state: actix_web::web::Data<ingress_dash::state::AppState>,
 }
 
@@ -69,9 +71,20 @@ async fn spawn_app_full(
     kube_yaml: &str,
     overrides_yaml: &str,
 ) -> TestApp {
+    let kube_yaml = format!("  api_url: {}\n{kube_yaml}", kube.url());
+    build_app(kube, server_yaml, &kube_yaml, overrides_yaml).await
+}
+
+/// The application against whatever `kube` serves, `kube_yaml` saying how to reach it (the
+/// `kubernetes:` keys, indented, e.g. `api_url` or `kubeconfig`).
+pub async fn build_app<K>(
+    kube: K,
+    server_yaml: &str,
+    kube_yaml: &str,
+    overrides_yaml: &str,
+) -> TestApp<K> {
     let yaml = format!(
-        "server:\n  host: 127.0.0.1\n  port: 0\n{server_yaml}kubernetes:\n  api_url: {}\n  watch_grace_period: 1s\n{kube_yaml}resilience:\n  retry_initial_delay: 10ms\n  retry_max_delay: 50ms\n{overrides_yaml}",
-        kube.url()
+        "server:\n  host: 127.0.0.1\n  port: 0\n{server_yaml}kubernetes:\n  watch_grace_period: 1s\n{kube_yaml}resilience:\n  retry_initial_delay: 10ms\n  retry_max_delay: 50ms\n{overrides_yaml}"
     );
     let mut settings: Settings = ConfigLoader::new("TEST_UNUSED_PREFIX")
         .with_env(Default::default())
@@ -100,7 +113,7 @@ async fn spawn_app_full(
     }
 }
 
-impl TestApp {
+impl<K> TestApp<K> {
     /// `GET path` on the public listener; `/_metrics` on the internal one, as the scraper
     /// asks it (the public listener answers 404 there).
     pub async fn get(&self, path: &str) -> reqwest::Response {
@@ -129,19 +142,26 @@ impl TestApp {
         if let Some(id) = last_event_id {
             request = request.header("Last-Event-ID", id);
         }
-        Self::open_stream(request).await
+        open_stream(request).await
     }
+}
 
+impl TestApp {
     /// Opens the stream `request` asks for (headers of the test's choosing); expects a 200.
     pub async fn open_stream(request: reqwest::RequestBuilder) -> SseReader {
-        let response = request.send().await.expect("stream opened");
-        assert_eq!(response.status(), 200);
-        assert_eq!(response.headers()["content-type"], "text/event-stream");
-        SseReader {
-            body: Box::pin(response.bytes_stream()),
-            raw: Vec::new(),
-            consumed: 0,
-        }
+        open_stream(request).await
+    }
+}
+
+/// Opens the stream `request` asks for (headers of the test's choosing); expects a 200.
+pub async fn open_stream(request: reqwest::RequestBuilder) -> SseReader {
+    let response = request.send().await.expect("stream opened");
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    SseReader {
+        body: Box::pin(response.bytes_stream()),
+        raw: Vec::new(),
+        consumed: 0,
     }
 }
 

@@ -14,6 +14,7 @@ mod helm_rbac;
 mod listeners;
 mod objects;
 mod properties;
+mod real_kube;
 mod resume;
 mod route_secrets;
 mod secret_logs;

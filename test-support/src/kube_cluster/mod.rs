@@ -53,6 +53,15 @@ impl KubeCluster {
     /// tells its watch cache, so a list, page or watch from a compacted `resourceVersion` gets a
     /// real `410 Gone` (a compaction from outside, [`Self::compact`], the cache does not learn of).
     pub fn start_with_compaction_interval(interval: Duration) -> Self {
+        Self::start_with_apiserver_args(interval, &[])
+    }
+
+    /// [`Self::start_with_compaction_interval`] with more kube-apiserver flags, e.g.
+    /// `--watch-cache=false` (every watch is served by etcd: a watch from a compacted
+    /// resourceVersion gets a real 410 at once, where the watch cache goes on serving it from
+    /// its own window) or `--audit-log-path=...` with `--audit-policy-file=...` (what each
+    /// request asked, its query included).
+    pub fn start_with_apiserver_args(interval: Duration, extra_args: &[String]) -> Self {
         let dir = scratch_dir();
         for folder in ["etcd", "certs", "home"] {
             std::fs::create_dir_all(dir.join(folder)).expect("creating the cluster's folders");
@@ -61,7 +70,14 @@ impl KubeCluster {
         let admin_token = random_hex(16);
         let secure_port = free_port();
         let url = format!("https://127.0.0.1:{secure_port}");
-        let mut apiserver = start_apiserver(&dir, &etcd_url, secure_port, &admin_token, interval);
+        let mut apiserver = start_apiserver(
+            &dir,
+            &etcd_url,
+            secure_port,
+            &admin_token,
+            interval,
+            extra_args,
+        );
         let ca_file = dir.join("certs/apiserver.crt");
         let started = Instant::now();
         loop {
@@ -290,6 +306,7 @@ fn start_apiserver(
     secure_port: u16,
     admin_token: &str,
     compaction_interval: Duration,
+    extra_args: &[String],
 ) -> ChildGuard {
     let certs = dir.join("certs");
     let signing_key = certs.join("service-account.key");
@@ -342,6 +359,7 @@ fn start_apiserver(
         ))
         .arg("--service-cluster-ip-range=10.0.0.0/24")
         .arg("--allow-privileged=true")
+        .args(extra_args)
         .stdin(Stdio::null())
         .stdout(log.try_clone().expect("apiserver log"))
         .stderr(log);

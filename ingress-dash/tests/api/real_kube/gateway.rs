@@ -1,0 +1,235 @@
+//! HTTPRoutes through the real Gateway API 1.6.3 CRDs (their schema defaults filled in by the
+//! API server, their status written through the status subresource as a gateway controller
+//! does), and a cluster without them.
+
+use serde_json::{Value, json};
+use test_support::kube_cluster::KubeCluster;
+
+use super::{
+    Cluster, ENDPOINT_SLICE, GATEWAY, HTTP_ROUTE, INGRESS, Real, SERVICE, WAIT, endpoint_slice,
+    ingress, record, service, spawn_real, spawn_shared,
+};
+
+/// An HTTPRoute `name` under Gateway `infra/public`, section `http`, for `host`: `path` (a
+/// PathPrefix match; none when empty: the CRD's default `PathPrefix /`) to `backend`:80.
+fn route(namespace: &str, name: &str, host: &str, path: &str, backend: &str) -> Value {
+    let mut rule = json!({"backendRefs": [{"name": backend, "port": 80}]});
+    if !path.is_empty() {
+        rule["matches"] = json!([{"path": {"type": "PathPrefix", "value": path}}]);
+    }
+    json!({
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "parentRefs": [{"name": "public", "namespace": "rk-gateway-infra", "sectionName": "http"}],
+            "hostnames": [host],
+            "rules": [rule],
+        },
+    })
+}
+
+/// The status a gateway controller writes: Accepted, and ResolvedRefs as told.
+fn route_status(namespace: &str, name: &str, resolved: (&str, &str, &str)) -> Value {
+    let condition = |kind: &str, status: &str, reason: &str, message: &str| {
+        json!({"type": kind, "status": status, "reason": reason, "message": message,
+               "lastTransitionTime": "2026-11-27T10:00:00Z", "observedGeneration": 1})
+    };
+    json!({
+        "metadata": {"name": name, "namespace": namespace},
+        "status": {"parents": [{
+            "parentRef": {"name": "public", "namespace": "rk-gateway-infra", "sectionName": "http"},
+            "controllerName": "example.com/gateway-controller",
+            "conditions": [
+                condition("Accepted", "True", "Accepted", "Accepted"),
+                condition("ResolvedRefs", resolved.0, resolved.1, resolved.2),
+            ],
+        }]},
+    })
+}
+
+async fn gateway(kube: &Real) {
+    kube.namespaces(&["rk-gateway-infra"]).await;
+    kube.put(
+        GATEWAY,
+        json!({
+            "metadata": {"name": "public", "namespace": "rk-gateway-infra"},
+            "spec": {"gatewayClassName": "example", "listeners": [
+                {"name": "http", "port": 80, "protocol": "HTTP", "allowedRoutes": {"namespaces": {"from": "All"}}},
+            ]},
+        }),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn http_routes_of_the_real_crds_are_records_with_parents_rules_and_conditions() {
+    KubeCluster::shared().install_gateway_api_crds();
+    let app = spawn_shared("", "").await;
+    let kube = &app.kube;
+    let ns = "rk-gateway";
+    kube.namespaces(&[ns]).await;
+    gateway(kube).await;
+    kube.put(SERVICE, service(ns, "storefront")).await;
+    kube.put(ENDPOINT_SLICE, endpoint_slice(ns, "storefront", 2, true))
+        .await;
+    kube.put(
+        HTTP_ROUTE,
+        route(ns, "storefront", "shop.example.com", "", "storefront"),
+    )
+    .await;
+    kube.put_status(
+        HTTP_ROUTE,
+        route_status(ns, "storefront", ("True", "ResolvedRefs", "Resolved")),
+    )
+    .await;
+    let checkout = kube
+        .put(
+            HTTP_ROUTE,
+            route(
+                ns,
+                "checkout",
+                "shop.example.com",
+                "/checkout",
+                "checkout-v2",
+            ),
+        )
+        .await;
+    // The CRD's schema defaults, filled in by the API server.
+    assert_eq!(
+        checkout["spec"]["parentRefs"][0]["group"],
+        "gateway.networking.k8s.io"
+    );
+    assert_eq!(checkout["spec"]["parentRefs"][0]["kind"], "Gateway");
+    kube.put_status(
+        HTTP_ROUTE,
+        route_status(
+            ns,
+            "checkout",
+            ("False", "BackendNotFound", "service checkout-v2 not found"),
+        ),
+    )
+    .await;
+
+    let mut stream = app.stream(&format!("?namespaces={ns}"), None).await;
+    let first = stream.next_event(WAIT).await.expect("a snapshot");
+    assert_eq!(first.event, "snapshot");
+    assert_eq!(first.data["notices"], json!([]));
+    assert_eq!(first.data["errors"], json!([]));
+    let record_of = record(&first.data, "HTTPRoute", "checkout");
+    assert_eq!(record_of["hosts"], json!(["shop.example.com"]));
+    let detail = &record_of["route"];
+    assert_eq!(
+        detail["parentRefs"],
+        json!([{"group": "gateway.networking.k8s.io", "kind": "Gateway",
+                "namespace": "rk-gateway-infra", "name": "public", "sectionName": "http"}])
+    );
+    let resolved = detail["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|condition| condition["type"] == "ResolvedRefs")
+        .unwrap_or_else(|| panic!("{detail}"));
+    assert_eq!(resolved["status"], "False");
+    assert_eq!(resolved["reason"], "BackendNotFound");
+    assert_eq!(resolved["parent"], "rk-gateway-infra/public/http");
+    assert_eq!(
+        detail["rules"][0]["matches"],
+        json!(["PathPrefix /checkout"])
+    );
+    assert_eq!(detail["rules"][0]["backendRefs"][0]["name"], "checkout-v2");
+    assert_eq!(record_of["backends"][0]["state"], "missing_service");
+    let storefront = record(&first.data, "HTTPRoute", "storefront");
+    // No match given: the CRD's default, one PathPrefix / match.
+    assert_eq!(
+        storefront["route"]["rules"][0]["matches"],
+        json!(["PathPrefix /"])
+    );
+    assert_eq!(storefront["backends"][0]["state"], "ready");
+    assert_eq!(storefront["backends"][0]["readyEndpoints"], 2);
+
+    // An ingress of the same name is a second record.
+    kube.put(
+        INGRESS,
+        ingress(ns, "checkout", "shop.example.com", "storefront"),
+    )
+    .await;
+    let added = stream.next_event(WAIT).await.expect("an event");
+    assert_eq!(
+        (added.event.as_str(), added.data["kind"].as_str()),
+        ("added", Some("Ingress"))
+    );
+    // The controller finds the backend: the condition changes, one `modified`.
+    kube.put_status(
+        HTTP_ROUTE,
+        route_status(ns, "checkout", ("True", "ResolvedRefs", "Resolved")),
+    )
+    .await;
+    let modified = stream.next_event(WAIT).await.expect("an event");
+    assert_eq!(
+        (modified.event.as_str(), modified.data["kind"].as_str()),
+        ("modified", Some("HTTPRoute"))
+    );
+    assert!(
+        modified.data["route"]["conditions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["type"] == "ResolvedRefs" && c["status"] == "True"),
+        "{}",
+        modified.data
+    );
+    // A route deleted is a `deleted` event.
+    assert!(kube.delete(HTTP_ROUTE, ns, "storefront").await);
+    let deleted = stream.next_event(WAIT).await.expect("an event");
+    assert_eq!(deleted.event, "deleted");
+    assert_eq!(
+        (deleted.data["kind"].as_str(), deleted.data["name"].as_str()),
+        (Some("HTTPRoute"), Some("storefront"))
+    );
+}
+
+/// A cluster of its own, without the Gateway API first: one notice, ingresses unaffected; the
+/// CRDs installed later are found by the running watchers (discovery asked again every
+/// `permanent_error_retry`).
+#[tokio::test]
+async fn without_the_gateway_api_a_notice_then_routes_once_the_crds_are_installed() {
+    let app = spawn_real(
+        Cluster::Own(Box::new(KubeCluster::start())),
+        None,
+        "  permanent_error_retry: 1s\n",
+        "",
+    )
+    .await;
+    let kube = &app.kube;
+    let ns = "rk-no-gateway";
+    kube.namespaces(&[ns]).await;
+    kube.put(INGRESS, ingress(ns, "web", "web.example.com", "web"))
+        .await;
+    let notice = json!([{"code": "gateway_api_not_installed",
+                         "message": "Gateway API is not installed: HTTPRoutes are not shown."}]);
+    let mut stream = app.stream(&format!("?namespaces={ns}"), None).await;
+    let first = stream.next_event(WAIT).await.expect("a snapshot");
+    assert_eq!(first.event, "snapshot");
+    assert_eq!(first.data["errors"], json!([]));
+    assert_eq!(first.data["notices"], notice);
+    assert_eq!(super::names(&first.data), ["web"]);
+
+    kube.cluster.install_gateway_api_crds();
+    gateway(kube).await;
+    kube.put(
+        HTTP_ROUTE,
+        route(ns, "storefront", "shop.example.com", "/", "web"),
+    )
+    .await;
+    let events = stream
+        .events_until(WAIT, |events| {
+            events.iter().any(|event| event.data["kind"] == "HTTPRoute")
+        })
+        .await;
+    let added = events.last().unwrap();
+    assert_eq!(added.event, "added");
+    assert_eq!(added.data["name"], "storefront");
+    let (_, body) = app
+        .get_json(&format!("/api/ingresses?namespaces={ns}"))
+        .await;
+    assert_eq!(body["notices"], json!([]), "{body}");
+}

@@ -1,0 +1,316 @@
+//! ingress-dash against the real kube-apiserver and etcd of `test_support::kube_cluster`
+//! (built from source, RBAC on): the application reaches it through a kubeconfig with a bearer
+//! token and the API server's CA, as in a cluster. Objects are written with server-side apply
+//! through the REST API, so each write is one request and the server stores, validates and
+//! versions them itself. Tests on the shared cluster keep to namespaces of their own; those
+//! that change cluster-wide state (CRDs, compaction) start a cluster of their own.
+
+mod events;
+mod expiry;
+mod gateway;
+mod rbac;
+mod watch;
+
+use std::ops::Deref;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use test_support::TempDir;
+use test_support::kube_cluster::KubeCluster;
+
+use crate::app::{TestApp, build_app};
+
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// A kind as the REST API names it.
+#[derive(Debug, Clone, Copy)]
+pub struct Resource {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub plural: &'static str,
+    pub namespaced: bool,
+}
+
+pub const NAMESPACE: Resource = Resource {
+    api_version: "v1",
+    kind: "Namespace",
+    plural: "namespaces",
+    namespaced: false,
+};
+pub const INGRESS: Resource = Resource {
+    api_version: "networking.k8s.io/v1",
+    kind: "Ingress",
+    plural: "ingresses",
+    namespaced: true,
+};
+pub const SERVICE: Resource = Resource {
+    api_version: "v1",
+    kind: "Service",
+    plural: "services",
+    namespaced: true,
+};
+pub const ENDPOINT_SLICE: Resource = Resource {
+    api_version: "discovery.k8s.io/v1",
+    kind: "EndpointSlice",
+    plural: "endpointslices",
+    namespaced: true,
+};
+pub const EVENT: Resource = Resource {
+    api_version: "v1",
+    kind: "Event",
+    plural: "events",
+    namespaced: true,
+};
+pub const HTTP_ROUTE: Resource = Resource {
+    api_version: "gateway.networking.k8s.io/v1",
+    kind: "HTTPRoute",
+    plural: "httproutes",
+    namespaced: true,
+};
+pub const GATEWAY: Resource = Resource {
+    api_version: "gateway.networking.k8s.io/v1",
+    kind: "Gateway",
+    plural: "gateways",
+    namespaced: true,
+};
+
+/// The shared control plane, or one of the test's own (stopped when the test ends).
+pub enum Cluster {
+    Shared(&'static KubeCluster),
+    Own(Box<KubeCluster>),
+}
+
+impl Deref for Cluster {
+    type Target = KubeCluster;
+    fn deref(&self) -> &KubeCluster {
+        match self {
+            Cluster::Shared(cluster) => cluster,
+            Cluster::Own(cluster) => cluster,
+        }
+    }
+}
+
+/// What serves the Kubernetes API of a [`TestApp<Real>`]: the cluster, an admin client to
+/// write objects with, and the folder of the application's kubeconfig.
+pub struct Real {
+    pub cluster: Cluster,
+    pub admin: reqwest::Client,
+    _dir: TempDir,
+}
+
+/// An application against the real API server.
+pub type RealApp = TestApp<Real>;
+
+/// The application against `cluster`, authenticated with `token` (the admin's when `None`),
+/// with `kube_yaml` (more `kubernetes:` keys, indented) and `overrides_yaml`.
+pub async fn spawn_real(
+    cluster: Cluster,
+    token: Option<&str>,
+    kube_yaml: &str,
+    overrides_yaml: &str,
+) -> RealApp {
+    let dir = TempDir::new("ingress-dash-kubeconfig");
+    let token = token.unwrap_or(cluster.admin_token()).to_owned();
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: real\n  cluster:\n    \
+             server: {}\n    certificate-authority: {}\nusers:\n- name: ingress-dash\n  user:\n    \
+             token: {token}\ncontexts:\n- name: real\n  context:\n    cluster: real\n    \
+             user: ingress-dash\ncurrent-context: real\n",
+            cluster.url(),
+            cluster.ca_file().display(),
+        ),
+    )
+    .expect("writing the kubeconfig");
+    let admin = cluster.admin_client();
+    let kube_yaml = format!("  kubeconfig: {}\n{kube_yaml}", kubeconfig.display());
+    let real = Real {
+        cluster,
+        admin,
+        _dir: dir,
+    };
+    build_app(real, "", &kube_yaml, overrides_yaml).await
+}
+
+/// [`spawn_real`] on the shared cluster as its admin.
+pub async fn spawn_shared(kube_yaml: &str, overrides_yaml: &str) -> RealApp {
+    spawn_real(
+        Cluster::Shared(KubeCluster::shared()),
+        None,
+        kube_yaml,
+        overrides_yaml,
+    )
+    .await
+}
+
+impl Real {
+    fn path(&self, resource: Resource, namespace: Option<&str>, name: Option<&str>) -> String {
+        let group = if resource.api_version == "v1" {
+            "/api/v1".to_owned()
+        } else {
+            format!("/apis/{}", resource.api_version)
+        };
+        let scope = match namespace {
+            Some(namespace) if resource.namespaced => format!("/namespaces/{namespace}"),
+            _ => String::new(),
+        };
+        let name = name.map(|name| format!("/{name}")).unwrap_or_default();
+        format!(
+            "{}{group}{scope}/{}{name}",
+            self.cluster.url(),
+            resource.plural
+        )
+    }
+
+    /// Creates or updates `object` (its `metadata.name` and `namespace`; `apiVersion` and
+    /// `kind` are filled in) with server-side apply; the object as stored.
+    pub async fn put(&self, resource: Resource, object: Value) -> Value {
+        self.apply_to(resource, object, "").await
+    }
+
+    /// [`Self::put`] of the `status` subresource (a controller writing its findings).
+    pub async fn put_status(&self, resource: Resource, object: Value) -> Value {
+        self.apply_to(resource, object, "/status").await
+    }
+
+    async fn apply_to(&self, resource: Resource, mut object: Value, subresource: &str) -> Value {
+        object["apiVersion"] = json!(resource.api_version);
+        object["kind"] = json!(resource.kind);
+        let name = object["metadata"]["name"].as_str().expect("a name");
+        let namespace = object["metadata"]["namespace"].as_str();
+        let url = format!(
+            "{}{subresource}?fieldManager=ingress-dash-tests&force=true",
+            self.path(resource, namespace, Some(name))
+        );
+        let response = self
+            .admin
+            .patch(&url)
+            .header("Content-Type", "application/apply-patch+yaml")
+            .body(object.to_string())
+            .send()
+            .await
+            .expect("the API server answers");
+        let status = response.status();
+        let body: Value = response.json().await.expect("a JSON answer");
+        assert!(status.is_success(), "apply of {url}: {status} {body}");
+        body
+    }
+
+    /// Deletes one object; whether it existed.
+    pub async fn delete(&self, resource: Resource, namespace: &str, name: &str) -> bool {
+        let url = self.path(resource, Some(namespace), Some(name));
+        let response = self.admin.delete(&url).send().await.expect("answered");
+        let status = response.status();
+        assert!(
+            status.is_success() || status == 404,
+            "delete {url}: {status} {}",
+            response.text().await.unwrap_or_default()
+        );
+        status.is_success()
+    }
+
+    /// One object as stored.
+    pub async fn get(&self, resource: Resource, namespace: &str, name: &str) -> Value {
+        let url = self.path(resource, Some(namespace), Some(name));
+        let response = self.admin.get(&url).send().await.expect("answered");
+        assert!(
+            response.status().is_success(),
+            "{url}: {}",
+            response.status()
+        );
+        response.json().await.expect("JSON")
+    }
+
+    /// Creates the namespaces (each test's own names).
+    pub async fn namespaces(&self, names: &[&str]) {
+        for name in names {
+            self.put(NAMESPACE, json!({"metadata": {"name": name}}))
+                .await;
+        }
+    }
+
+    /// The API server's counter of `verb` requests on `resource` (summed over codes and scopes),
+    /// from its own `/metrics`.
+    pub async fn request_count(&self, verb: &str, resource: &str) -> u64 {
+        let text = self
+            .admin
+            .get(format!("{}/metrics", self.cluster.url()))
+            .send()
+            .await
+            .expect("answered")
+            .text()
+            .await
+            .expect("text");
+        text.lines()
+            .filter(|line| line.starts_with("apiserver_request_total{"))
+            .filter(|line| {
+                line.contains(&format!("verb=\"{verb}\""))
+                    && line.contains(&format!("resource=\"{resource}\""))
+            })
+            .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum::<f64>() as u64
+    }
+}
+
+/// An Ingress `name` in `namespace` routing `host` to Service `service` port 80.
+pub fn ingress(namespace: &str, name: &str, host: &str, service: &str) -> Value {
+    json!({
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"rules": [{"host": host, "http": {"paths": [
+            {"path": "/", "pathType": "Prefix", "backend": {"service": {"name": service, "port": {"number": 80}}}},
+        ]}}]},
+    })
+}
+
+/// A ClusterIP Service `name` (port 80 → 8080) without a selector: nothing but the test writes
+/// its EndpointSlices (there is no controller manager).
+pub fn service(namespace: &str, name: &str) -> Value {
+    json!({
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"ports": [{"name": "http", "port": 80, "protocol": "TCP", "targetPort": 8080}]},
+    })
+}
+
+/// The EndpointSlice of Service `service` with `pods` endpoints on 8080, all ready or none.
+pub fn endpoint_slice(namespace: &str, service: &str, pods: usize, ready: bool) -> Value {
+    let endpoints: Vec<Value> = (0..pods)
+        .map(|pod| {
+            json!({
+                "addresses": [format!("10.244.1.{}", 10 + pod)],
+                "conditions": {"ready": ready, "serving": ready, "terminating": false},
+            })
+        })
+        .collect();
+    json!({
+        "metadata": {
+            "name": format!("{service}-abcde"),
+            "namespace": namespace,
+            "labels": {"kubernetes.io/service-name": service},
+        },
+        "addressType": "IPv4",
+        "endpoints": endpoints,
+        "ports": [{"name": "http", "port": 8080, "protocol": "TCP"}],
+    })
+}
+
+/// The record named `name` (of `kind`) in a snapshot.
+pub fn record<'a>(snapshot: &'a Value, kind: &str, name: &str) -> &'a Value {
+    snapshot["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|item| item["name"] == name && item["kind"] == kind)
+        .unwrap_or_else(|| panic!("{kind} {name} not in {snapshot}"))
+}
+
+/// The names of a snapshot's records, in its order.
+pub fn names(snapshot: &Value) -> Vec<String> {
+    snapshot["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|item| item["name"].as_str().unwrap().to_owned())
+        .collect()
+}

@@ -1,0 +1,151 @@
+//! A namespace-scoped Role for ingress-dash's service account (a real token from the
+//! TokenRequest API): the API server's own 403s for the namespace it may not read and for
+//! cluster-wide lists become that scope's error state, while the allowed namespace works.
+
+use serde_json::{Value, json};
+use test_support::kube_cluster::KubeCluster;
+
+use super::{Cluster, INGRESS, RealApp, WAIT, ingress, names, spawn_real};
+
+const ALLOWED: &str = "rk-rbac-a";
+const DENIED: &str = "rk-rbac-b";
+
+/// Service account `dash` in `rk-rbac-a` with a Role there that reads ingresses, Services,
+/// EndpointSlices and HTTPRoutes (not Events); its token.
+fn service_account(cluster: &KubeCluster) -> String {
+    cluster.install_gateway_api_crds();
+    cluster.apply(&format!(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {ALLOWED}\n---\n\
+         apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {DENIED}\n---\n\
+         apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: dash\n  namespace: {ALLOWED}\n---\n\
+         apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: dash\n  \
+         namespace: {ALLOWED}\nrules:\n\
+         - apiGroups: [networking.k8s.io]\n  resources: [ingresses]\n  verbs: [get, list, watch]\n\
+         - apiGroups: [\"\"]\n  resources: [services]\n  verbs: [get, list, watch]\n\
+         - apiGroups: [discovery.k8s.io]\n  resources: [endpointslices]\n  verbs: [get, list, watch]\n\
+         - apiGroups: [gateway.networking.k8s.io]\n  resources: [httproutes]\n  verbs: [get, list, watch]\n\
+         ---\n\
+         apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: dash\n  \
+         namespace: {ALLOWED}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  \
+         name: dash\nsubjects:\n- kind: ServiceAccount\n  name: dash\n  namespace: {ALLOWED}\n",
+    ));
+    cluster.create_token(ALLOWED, "dash")
+}
+
+async fn app_as_service_account(kube_yaml: &str) -> RealApp {
+    let cluster = KubeCluster::shared();
+    let token = service_account(cluster);
+    let app = spawn_real(Cluster::Shared(cluster), Some(&token), kube_yaml, "").await;
+    for (namespace, name) in [(ALLOWED, "shop"), (DENIED, "secret-shop")] {
+        let host = format!("{name}.example.com");
+        app.kube
+            .put(INGRESS, ingress(namespace, name, &host, "web"))
+            .await;
+    }
+    app
+}
+
+fn forbidden_error(errors: &Value, namespace: &str) -> Value {
+    let errors = errors.as_array().expect("errors");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let error = &errors[0];
+    assert_eq!(error["namespace"], namespace, "{error}");
+    assert_eq!(error["code"], "kubernetes_forbidden", "{error}");
+    assert_eq!(error["status"], 403, "{error}");
+    error.clone()
+}
+
+#[tokio::test]
+async fn a_namespace_the_role_does_not_cover_is_a_403_error_and_the_other_streams() {
+    let app = app_as_service_account(&format!("  namespaces: [{ALLOWED}, {DENIED}]\n")).await;
+    let mut stream = app
+        .stream(&format!("?namespaces={ALLOWED},{DENIED}"), None)
+        .await;
+    let first = stream.next_event(WAIT).await.expect("a snapshot");
+    assert_eq!(first.event, "snapshot");
+    assert_eq!(names(&first.data), ["shop"]);
+    let error = forbidden_error(&first.data["errors"], DENIED);
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("may not list or watch ingresses in {DENIED}")),
+        "{message}"
+    );
+    // The allowed namespace's backends were read (Services allowed there), not `unknown`.
+    assert_eq!(
+        first.data["items"][0]["backends"][0]["state"],
+        "missing_service"
+    );
+
+    // The allowed namespace streams on.
+    app.kube
+        .put(INGRESS, ingress(ALLOWED, "api", "api.example.com", "web"))
+        .await;
+    let added = stream.next_event(WAIT).await.expect("an event");
+    assert_eq!(
+        (added.event.as_str(), added.data["name"].as_str()),
+        ("added", Some("api"))
+    );
+    let (status, body) = app
+        .get_json(&format!("/api/ingresses?namespaces={ALLOWED},{DENIED}"))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(names(&body), ["api", "shop"]);
+    forbidden_error(&body["errors"], DENIED);
+
+    // On demand: the YAML where the Role allows get; a 403 that names what is missing where
+    // it does not (Events are not in the Role).
+    let yaml = app
+        .get(&format!("/api/objects/ingresses/{ALLOWED}/shop/yaml"))
+        .await;
+    assert_eq!(yaml.status(), 200);
+    let (status, body) = app
+        .get_json(&format!("/api/objects/ingresses/{ALLOWED}/shop/events"))
+        .await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["error"]["code"], "kubernetes_forbidden");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(&format!(
+            "The service account may not list events in {ALLOWED}"
+        )),
+        "{message}"
+    );
+    let (status, body) = app
+        .get_json(&format!("/api/objects/ingresses/{DENIED}/secret-shop/yaml"))
+        .await;
+    assert_eq!(status, 403, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!(
+                "The service account may not get ingresses.networking.k8s.io in {DENIED}"
+            )),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn cluster_wide_lists_are_a_403_error_of_the_cluster_wide_scope() {
+    let app = app_as_service_account("").await;
+    let mut stream = app.stream("", None).await;
+    let first = stream.next_event(WAIT).await.expect("a first event");
+    let errors = match first.event.as_str() {
+        "snapshot" => first.data["errors"].clone(),
+        "error" => json!([first.data]),
+        other => panic!("{other}: {:?}", first.data),
+    };
+    let error = forbidden_error(&errors, "*");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains("cluster-wide"), "{message}");
+    assert!(
+        first.data["items"]
+            .as_array()
+            .is_none_or(|items| items.is_empty()),
+        "{}",
+        first.data
+    );
+    let (status, body) = app.get_json("/api/health").await;
+    assert_eq!(status, 503, "listing namespaces is forbidden: {body}");
+    assert_eq!(body["checks"]["kubernetes"]["status"], "down");
+}

@@ -1,0 +1,183 @@
+//! The initial list and the live watch of Ingresses, and their backends from Services and
+//! EndpointSlices, as the real API server lists, versions and streams them.
+
+use serde_json::json;
+
+use super::{
+    ENDPOINT_SLICE, INGRESS, SERVICE, WAIT, endpoint_slice, ingress, names, record, service,
+    spawn_shared,
+};
+
+#[tokio::test]
+async fn ingresses_are_listed_then_created_modified_and_deleted_live_in_order() {
+    let app = spawn_shared("", "").await;
+    let kube = &app.kube;
+    let ns = "rk-watch";
+    kube.namespaces(&[ns]).await;
+    let alpha = kube
+        .put(INGRESS, ingress(ns, "alpha", "alpha.example.com", "web"))
+        .await;
+    kube.put(INGRESS, ingress(ns, "beta", "beta.example.com", "web"))
+        .await;
+
+    let mut stream = app.stream(&format!("?namespaces={ns}"), None).await;
+    let first = stream.next_event(WAIT).await.expect("a snapshot");
+    assert_eq!(first.event, "snapshot");
+    assert_eq!(names(&first.data), ["alpha", "beta"]);
+    assert_eq!(first.data["errors"], json!([]));
+    let listed = record(&first.data, "Ingress", "alpha");
+    // The record carries what the API server assigned.
+    assert_eq!(listed["uid"], alpha["metadata"]["uid"]);
+    assert_eq!(
+        listed["resourceVersion"],
+        alpha["metadata"]["resourceVersion"]
+    );
+    assert_eq!(listed["hosts"], json!(["alpha.example.com"]));
+
+    let gamma = kube
+        .put(INGRESS, ingress(ns, "gamma", "gamma.example.com", "web"))
+        .await;
+    let modified = kube
+        .put(INGRESS, ingress(ns, "beta", "beta2.example.com", "web"))
+        .await;
+    assert!(kube.delete(INGRESS, ns, "alpha").await);
+    let events = stream.events_until(WAIT, |events| events.len() == 3).await;
+    let seen: Vec<(&str, &str)> = events
+        .iter()
+        .map(|event| (event.event.as_str(), event.data["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("added", "gamma"),
+            ("modified", "beta"),
+            ("deleted", "alpha")
+        ]
+    );
+    assert_eq!(events[0].data["uid"], gamma["metadata"]["uid"]);
+    assert_eq!(events[1].data["hosts"], json!(["beta2.example.com"]));
+    assert_eq!(
+        events[1].data["resourceVersion"],
+        modified["metadata"]["resourceVersion"]
+    );
+    let ids: Vec<u64> = events.iter().map(|e| e.id.parse().unwrap()).collect();
+    assert!(ids.windows(2).all(|pair| pair[0] < pair[1]), "{ids:?}");
+
+    // The snapshot from the watcher's memory says the same, with the stream position.
+    let (status, body) = app
+        .get_json(&format!("/api/ingresses?namespaces={ns}"))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(names(&body), ["beta", "gamma"]);
+    assert_eq!(body["eventId"], json!(ids[2]), "{body}");
+    // Nothing else follows: no event repeated.
+    assert!(
+        stream
+            .next_event(std::time::Duration::from_secs(2))
+            .await
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn the_cluster_wide_watcher_lists_every_namespace_and_follows_namespaces_created_later() {
+    let app = spawn_shared("", "").await;
+    let kube = &app.kube;
+    kube.namespaces(&["rk-wide-a"]).await;
+    kube.put(INGRESS, ingress("rk-wide-a", "web", "a.example.com", "web"))
+        .await;
+    let mut stream = app.stream("", None).await;
+    let first = stream.next_event(WAIT).await.expect("a snapshot");
+    assert_eq!(first.event, "snapshot");
+    assert!(
+        first.data["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|item| item["namespace"] == "rk-wide-a"),
+        "{}",
+        first.data
+    );
+    // Other tests write to the shared cluster too: wait for this namespace's event.
+    kube.namespaces(&["rk-wide-b"]).await;
+    kube.put(INGRESS, ingress("rk-wide-b", "web", "b.example.com", "web"))
+        .await;
+    let events = stream
+        .events_until(WAIT, |events| {
+            events
+                .iter()
+                .any(|event| event.data["namespace"] == "rk-wide-b")
+        })
+        .await;
+    let added = events.last().unwrap();
+    assert_eq!(added.event, "added");
+    assert_eq!(added.data["hosts"], json!(["b.example.com"]));
+}
+
+#[tokio::test]
+async fn backends_follow_real_services_and_endpoint_slices() {
+    let app = spawn_shared("", "").await;
+    let kube = &app.kube;
+    let ns = "rk-backends";
+    kube.namespaces(&[ns]).await;
+    let stored = kube.put(SERVICE, service(ns, "web")).await;
+    // The API server allocated the Service a cluster IP from its range.
+    assert!(
+        stored["spec"]["clusterIP"]
+            .as_str()
+            .is_some_and(|ip| ip.starts_with("10.0.0.")),
+        "{stored}"
+    );
+    kube.put(ENDPOINT_SLICE, endpoint_slice(ns, "web", 2, false))
+        .await;
+    kube.put(INGRESS, ingress(ns, "web", "web.example.com", "web"))
+        .await;
+    kube.put(
+        INGRESS,
+        ingress(ns, "orphan", "orphan.example.com", "nowhere"),
+    )
+    .await;
+
+    let mut stream = app.stream(&format!("?namespaces={ns}"), None).await;
+    let first = stream.next_event(WAIT).await.expect("a snapshot");
+    assert_eq!(first.event, "snapshot");
+    assert_eq!(first.data["errors"], json!([]));
+    assert_eq!(
+        record(&first.data, "Ingress", "web")["backends"],
+        json!([{"service": "web", "namespace": ns, "port": 80, "state": "no_ready_endpoints",
+                "readyEndpoints": 0, "totalEndpoints": 2}])
+    );
+    assert_eq!(
+        record(&first.data, "Ingress", "orphan")["backends"][0]["state"],
+        "missing_service"
+    );
+
+    // The pods become ready: one `modified`.
+    kube.put(ENDPOINT_SLICE, endpoint_slice(ns, "web", 2, true))
+        .await;
+    let event = stream.next_event(WAIT).await.expect("an event");
+    assert_eq!(
+        (event.event.as_str(), event.data["name"].as_str()),
+        ("modified", Some("web"))
+    );
+    assert_eq!(event.data["backends"][0]["state"], "ready");
+    assert_eq!(event.data["backends"][0]["readyEndpoints"], 2);
+
+    // The missing Service is created: the orphan's backend turns no_ready_endpoints (no slice).
+    kube.put(SERVICE, service(ns, "nowhere")).await;
+    let event = stream.next_event(WAIT).await.expect("an event");
+    assert_eq!(
+        (event.event.as_str(), event.data["name"].as_str()),
+        ("modified", Some("orphan"))
+    );
+    assert_eq!(event.data["backends"][0]["state"], "no_ready_endpoints");
+
+    // The Service goes (its slice stays: no garbage collector runs): missing.
+    assert!(kube.delete(SERVICE, ns, "web").await);
+    let event = stream.next_event(WAIT).await.expect("an event");
+    assert_eq!(
+        (event.event.as_str(), event.data["name"].as_str()),
+        ("modified", Some("web"))
+    );
+    assert_eq!(event.data["backends"][0]["state"], "missing_service");
+}
