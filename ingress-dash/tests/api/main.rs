@@ -1,14 +1,12 @@
 //! Integration tests of the ingress-dash binary and application.
 
 mod access;
-mod annotations;
 mod app;
 mod backends;
 mod certificates;
 mod client_address;
 mod cold_start;
 mod faults;
-mod gateway;
 mod health;
 mod helm_rbac;
 mod listeners;
@@ -16,7 +14,6 @@ mod objects;
 mod properties;
 mod real_kube;
 mod resume;
-mod route_secrets;
 mod secret_logs;
 mod security_headers;
 mod shutdown;

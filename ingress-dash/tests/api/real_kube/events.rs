@@ -120,14 +120,22 @@ async fn events_of_the_object_are_found_by_the_real_field_selectors() {
     .await;
 
     let path = format!("/api/objects/ingresses/{ns}/web/events");
-    let (status, body) = app.get_json(&path).await;
-    assert_eq!(status, 200, "{body}");
+    let response = app.get(&path).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["cache-control"], "no-store");
+    let body: Value = response.json().await.unwrap();
     assert_eq!(reasons(&body), ["NoReadyEndpoints", "UpstreamUnhealthy"]);
     let newest = &body["events"][0];
     assert_eq!(newest["type"], "Warning");
     assert_eq!(newest["count"], 42);
     assert_eq!(newest["source"], controller);
     assert_eq!(newest["message"], "NoReadyEndpoints happened");
+    for field in ["firstTimestamp", "lastTimestamp"] {
+        assert!(
+            newest[field].as_str().is_some_and(|t| t.ends_with('Z')),
+            "{field}: {newest}"
+        );
+    }
     let (status, all) = app.get_json(&format!("{path}?type=all")).await;
     assert_eq!(status, 200);
     assert_eq!(
@@ -136,6 +144,11 @@ async fn events_of_the_object_are_found_by_the_real_field_selectors() {
     );
     let (_, normal) = app.get_json(&format!("{path}?type=normal")).await;
     assert_eq!(reasons(&normal), ["Sync"]);
+    // Events are only told about objects that exist: there is no HTTPRoute `web`.
+    let (_, route) = app
+        .get_json(&format!("/api/objects/httproutes/{ns}/web/events"))
+        .await;
+    assert_eq!(route["error"]["code"], "not_found", "{route}");
     // An object without events: an empty list; a missing one: 404.
     let (status, quiet) = app
         .get_json(&format!(

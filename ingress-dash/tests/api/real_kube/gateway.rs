@@ -1,6 +1,7 @@
 //! HTTPRoutes through the real Gateway API 1.6.3 CRDs (their schema defaults filled in by the
 //! API server, their status written through the status subresource as a gateway controller
-//! does), and a cluster without them.
+//! does), and a cluster without them. Moved from kube-test-server (`gateway.rs`), with the
+//! YAML of a route from `objects.rs`.
 
 use serde_json::{Value, json};
 use test_support::kube_cluster::KubeCluster;
@@ -157,6 +158,38 @@ async fn http_routes_of_the_real_crds_are_records_with_parents_rules_and_conditi
         (added.event.as_str(), added.data["kind"].as_str()),
         ("added", Some("Ingress"))
     );
+    let (_, body) = app
+        .get_json(&format!("/api/ingresses?namespaces={ns}"))
+        .await;
+    let kinds: Vec<_> = body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|item| item["name"] == "checkout")
+        .map(|item| item["kind"].clone())
+        .collect();
+    assert_eq!(kinds, [json!("Ingress"), json!("HTTPRoute")], "{body}");
+    // The route's YAML, with the status the controller wrote.
+    let response = app
+        .get(&format!("/api/objects/httproutes/{ns}/checkout/yaml"))
+        .await;
+    assert_eq!(response.status(), 200);
+    let text = response.text().await.unwrap();
+    let yaml = &yaml_rust2::YamlLoader::load_from_str(&text).expect("valid YAML")[0];
+    assert_eq!(yaml["kind"].as_str(), Some("HTTPRoute"));
+    assert_eq!(
+        yaml["apiVersion"].as_str(),
+        Some("gateway.networking.k8s.io/v1")
+    );
+    let conditions = yaml["status"]["parents"][0]["conditions"]
+        .as_vec()
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        conditions
+            .iter()
+            .any(|c| c["reason"].as_str() == Some("BackendNotFound")),
+        "{text}"
+    );
     // The controller finds the backend: the condition changes, one `modified`.
     kube.put_status(
         HTTP_ROUTE,
@@ -187,9 +220,9 @@ async fn http_routes_of_the_real_crds_are_records_with_parents_rules_and_conditi
     );
 }
 
-/// A cluster of its own, without the Gateway API first: one notice, ingresses unaffected; the
-/// CRDs installed later are found by the running watchers (discovery asked again every
-/// `permanent_error_retry`).
+/// A cluster of its own, without the Gateway API first: one notice for every namespace,
+/// ingresses unaffected; the CRDs installed later are found by the running watchers (discovery
+/// asked again every `permanent_error_retry`).
 #[tokio::test]
 async fn without_the_gateway_api_a_notice_then_routes_once_the_crds_are_installed() {
     let app = spawn_real(
@@ -200,36 +233,54 @@ async fn without_the_gateway_api_a_notice_then_routes_once_the_crds_are_installe
     )
     .await;
     let kube = &app.kube;
-    let ns = "rk-no-gateway";
-    kube.namespaces(&[ns]).await;
-    kube.put(INGRESS, ingress(ns, "web", "web.example.com", "web"))
-        .await;
+    let served = kube
+        .admin
+        .get(format!(
+            "{}/apis/gateway.networking.k8s.io",
+            kube.cluster.url()
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(served.status(), 404, "the API server serves no Gateway API");
+    kube.namespaces(&["rk-a", "rk-b"]).await;
+    for ns in ["rk-a", "rk-b"] {
+        kube.put(INGRESS, ingress(ns, "web", "web.example.com", "web"))
+            .await;
+    }
     let notice = json!([{"code": "gateway_api_not_installed",
                          "message": "Gateway API is not installed: HTTPRoutes are not shown."}]);
-    let mut stream = app.stream(&format!("?namespaces={ns}"), None).await;
+    let mut stream = app.stream("?namespaces=rk-a,rk-b", None).await;
     let first = stream.next_event(WAIT).await.expect("a snapshot");
     assert_eq!(first.event, "snapshot");
     assert_eq!(first.data["errors"], json!([]));
-    assert_eq!(first.data["notices"], notice);
-    assert_eq!(super::names(&first.data), ["web"]);
+    assert_eq!(first.data["items"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        first.data["notices"], notice,
+        "one notice for every namespace"
+    );
+    let (_, body) = app.get_json("/api/ingresses?namespaces=rk-a").await;
+    assert_eq!(body["notices"], notice);
+    assert_eq!(body["errors"], json!([]));
 
     kube.cluster.install_gateway_api_crds();
     gateway(kube).await;
-    kube.put(
-        HTTP_ROUTE,
-        route(ns, "storefront", "shop.example.com", "/", "web"),
-    )
-    .await;
-    let events = stream
-        .events_until(WAIT, |events| {
-            events.iter().any(|event| event.data["kind"] == "HTTPRoute")
-        })
+    for (name, path) in [("storefront", "/"), ("checkout", "/checkout")] {
+        kube.put(
+            HTTP_ROUTE,
+            route("rk-a", name, "shop.example.com", path, "web"),
+        )
         .await;
-    let added = events.last().unwrap();
-    assert_eq!(added.event, "added");
-    assert_eq!(added.data["name"], "storefront");
-    let (_, body) = app
-        .get_json(&format!("/api/ingresses?namespaces={ns}"))
-        .await;
+    }
+    let mut routes = Vec::new();
+    while routes.len() < 2 {
+        let event = stream.next_event(WAIT).await.expect("the routes arrive");
+        if event.event == "added" && event.data["kind"] == "HTTPRoute" {
+            routes.push(event.data["name"].as_str().unwrap().to_owned());
+        }
+    }
+    routes.sort();
+    assert_eq!(routes, ["checkout", "storefront"]);
+    let (_, body) = app.get_json("/api/ingresses?namespaces=rk-a").await;
     assert_eq!(body["notices"], json!([]), "{body}");
 }

@@ -5,10 +5,12 @@
 //! versions them itself. Tests on the shared cluster keep to namespaces of their own; those
 //! that change cluster-wide state (CRDs, compaction) start a cluster of their own.
 
+mod annotations;
 mod events;
 mod expiry;
 mod gateway;
 mod rbac;
+mod route_secrets;
 mod watch;
 
 use std::ops::Deref;

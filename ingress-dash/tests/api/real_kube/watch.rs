@@ -158,12 +158,39 @@ async fn backends_follow_real_services_and_endpoint_slices() {
     let event = stream.next_event(WAIT).await.expect("an event");
     assert_eq!(
         (event.event.as_str(), event.data["name"].as_str()),
-        ("modified", Some("web"))
+        ("modified", Some("web")),
+        "{:?}",
+        event.data
     );
     assert_eq!(event.data["backends"][0]["state"], "ready");
     assert_eq!(event.data["backends"][0]["readyEndpoints"], 2);
+    // No second `modified` follows: the next event is a change made afterwards. The same
+    // slice written again (a new resourceVersion, the same endpoints) sends nothing either.
+    let mut same = endpoint_slice(ns, "web", 2, true);
+    same["metadata"]["annotations"] = json!({"touched": "again"});
+    kube.put(ENDPOINT_SLICE, same).await;
+    kube.put(
+        INGRESS,
+        ingress(ns, "sentinel", "sentinel.example.com", "web"),
+    )
+    .await;
+    let next = stream.next_event(WAIT).await.expect("an event");
+    assert_eq!(
+        (next.event.as_str(), next.data["name"].as_str()),
+        ("added", Some("sentinel"))
+    );
+    assert_eq!(next.data["backends"][0]["state"], "ready");
+    // The snapshot says the same.
+    let (status, body) = app
+        .get_json(&format!("/api/ingresses?namespaces={ns}"))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        record(&body, "Ingress", "web")["backends"][0]["state"],
+        "ready"
+    );
 
-    // The missing Service is created: the orphan's backend turns no_ready_endpoints (no slice).
+    // The missing Service is created: the orphan's backend has a Service without endpoints.
     kube.put(SERVICE, service(ns, "nowhere")).await;
     let event = stream.next_event(WAIT).await.expect("an event");
     assert_eq!(
@@ -172,12 +199,40 @@ async fn backends_follow_real_services_and_endpoint_slices() {
     );
     assert_eq!(event.data["backends"][0]["state"], "no_ready_endpoints");
 
-    // The Service goes (its slice stays: no garbage collector runs): missing.
+    // The Service goes (its slice stays: no garbage collector runs): missing, for both
+    // ingresses that route to it.
     assert!(kube.delete(SERVICE, ns, "web").await);
-    let event = stream.next_event(WAIT).await.expect("an event");
+    let mut states = Vec::new();
+    while states.len() < 2 {
+        let event = stream.next_event(WAIT).await.expect("an event");
+        assert_eq!(event.event, "modified");
+        states.push((
+            event.data["name"].as_str().unwrap().to_owned(),
+            event.data["backends"][0]["state"].clone(),
+        ));
+    }
+    states.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(
-        (event.event.as_str(), event.data["name"].as_str()),
-        ("modified", Some("web"))
+        states,
+        [
+            ("sentinel".to_owned(), json!("missing_service")),
+            ("web".to_owned(), json!("missing_service"))
+        ]
     );
-    assert_eq!(event.data["backends"][0]["state"], "missing_service");
+}
+
+#[tokio::test]
+async fn backends_can_be_switched_off() {
+    let app = spawn_shared("", "backends:\n  enabled: false\n").await;
+    let ns = "rk-backends-off";
+    app.kube.namespaces(&[ns]).await;
+    app.kube.put(SERVICE, service(ns, "web")).await;
+    app.kube
+        .put(INGRESS, ingress(ns, "web", "web.example.com", "web"))
+        .await;
+    let (status, body) = app
+        .get_json(&format!("/api/ingresses?namespaces={ns}"))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(record(&body, "Ingress", "web")["backends"], json!([]));
 }

@@ -1,5 +1,6 @@
 //! Hole 10a of the security review: annotation values that hold credentials (`*-snippet`,
-//! tokens, passwords) never leave the service; their keys stay visible.
+//! tokens, passwords) never leave the service; their keys stay visible. Against the real API
+//! server (moved from kube-test-server): the objects as it stores them, `managedFields` and all.
 
 use std::time::Duration;
 
@@ -7,9 +8,7 @@ use serde_json::{Value, json};
 
 use kube_test_server::{Kind, sample};
 
-use crate::app::spawn_app;
-
-const WAIT: Duration = Duration::from_secs(10);
+use super::{EVENT, INGRESS, WAIT, spawn_shared};
 
 /// Texts that must appear in no payload.
 const SECRETS: &[&str] = &[
@@ -19,11 +18,11 @@ const SECRETS: &[&str] = &[
     "snippet-body",
 ];
 
-fn ingress_with_credentials(host: &str) -> Value {
+fn ingress_with_credentials(namespace: &str, host: &str) -> Value {
     json!({
         "metadata": {
             "name": "web",
-            "namespace": "shop",
+            "namespace": namespace,
             "annotations": {
                 "nginx.ingress.kubernetes.io/configuration-snippet":
                     "proxy_set_header Authorization \"Basic c2VjcmV0LXBhc3M=\"; # snippet-body",
@@ -60,15 +59,16 @@ fn assert_redacted(payload: &str, record: &Value) {
 
 #[tokio::test]
 async fn credential_annotations_are_redacted_in_snapshots_and_stream_events() {
-    let app = spawn_app("", "").await;
-    app.kube.cluster.add_namespace("shop");
+    let app = spawn_shared("", "").await;
+    let ns = "rk-annotations";
+    app.kube.namespaces(&[ns]).await;
     app.kube
-        .cluster
-        .put_ingress(ingress_with_credentials("a.example.com"));
+        .put(INGRESS, ingress_with_credentials(ns, "a.example.com"))
+        .await;
     // The first snapshot comes from (cached) lists, the next ones from the watcher's memory.
     for _ in 0..2 {
         let text = app
-            .get("/api/ingresses?namespaces=shop")
+            .get(&format!("/api/ingresses?namespaces={ns}"))
             .await
             .text()
             .await
@@ -76,12 +76,12 @@ async fn credential_annotations_are_redacted_in_snapshots_and_stream_events() {
         let body: Value = serde_json::from_str(&text).unwrap();
         assert_redacted(&text, &body["items"][0]);
     }
-    let mut stream = app.stream("?namespaces=shop", None).await;
+    let mut stream = app.stream(&format!("?namespaces={ns}"), None).await;
     let snapshot = stream.next_event(WAIT).await.expect("a snapshot");
     assert_eq!(snapshot.event, "snapshot");
     app.kube
-        .cluster
-        .put_ingress(ingress_with_credentials("b.example.com"));
+        .put(INGRESS, ingress_with_credentials(ns, "b.example.com"))
+        .await;
     let modified = stream.next_event(WAIT).await.expect("an event");
     assert_eq!(modified.event, "modified");
     assert_redacted(
@@ -89,7 +89,7 @@ async fn credential_annotations_are_redacted_in_snapshots_and_stream_events() {
         &snapshot.data["items"][0],
     );
     assert_redacted(std::str::from_utf8(&stream.raw).unwrap(), &modified.data);
-    app.kube.cluster.delete_ingress("shop", "web");
+    app.kube.delete(INGRESS, ns, "web").await;
     let deleted = stream.next_event(WAIT).await.expect("an event");
     assert_eq!(deleted.event, "deleted");
     assert_redacted(std::str::from_utf8(&stream.raw).unwrap(), &deleted.data);
@@ -97,16 +97,19 @@ async fn credential_annotations_are_redacted_in_snapshots_and_stream_events() {
 
 #[tokio::test]
 async fn redaction_patterns_are_configurable() {
-    let app = spawn_app(
+    let app = spawn_shared(
         "",
         "annotations:\n  redact: [\"*/PROXY-BODY-*\"]\n  redact_defaults: false\n",
     )
     .await;
-    app.kube.cluster.add_namespace("shop");
+    let ns = "rk-annotations-patterns";
+    app.kube.namespaces(&[ns]).await;
     app.kube
-        .cluster
-        .put_ingress(ingress_with_credentials("a.example.com"));
-    let (status, body) = app.get_json("/api/ingresses?namespaces=shop").await;
+        .put(INGRESS, ingress_with_credentials(ns, "a.example.com"))
+        .await;
+    let (status, body) = app
+        .get_json(&format!("/api/ingresses?namespaces={ns}"))
+        .await;
     assert_eq!(status, 200);
     let annotations = &body["items"][0]["annotations"];
     assert_eq!(
@@ -118,28 +121,35 @@ async fn redaction_patterns_are_configurable() {
 
 #[tokio::test]
 async fn credentials_of_an_ingress_quoted_in_its_kubernetes_events_are_redacted() {
-    let app = spawn_app("", "").await;
-    app.kube.cluster.add_namespace("shop");
-    let ingress = ingress_with_credentials("a.example.com");
-    app.kube.cluster.put_ingress(ingress.clone());
+    let app = spawn_shared("", "").await;
+    let ns = "rk-annotations-events";
+    app.kube.namespaces(&[ns]).await;
+    let ingress = app
+        .kube
+        .put(INGRESS, ingress_with_credentials(ns, "a.example.com"))
+        .await;
     // ingress-nginx quotes the snippet line nginx refused when a reload fails.
     let message = "Error reloading NGINX: nginx: [emerg] unknown directive in \
                    \"proxy_set_header Authorization \"Basic c2VjcmV0LXBhc3M=\"; # snippet-body\"";
-    app.kube.cluster.put(
-        Kind::Event,
-        sample::event(
-            Kind::Ingress,
-            &ingress,
-            "Warning",
-            "RELOAD",
-            message,
-            1,
-            Duration::from_secs(60),
-            Duration::from_secs(30),
-            "nginx-ingress-controller",
-        ),
-    );
-    let response = app.get("/api/objects/ingresses/shop/web/events").await;
+    app.kube
+        .put(
+            EVENT,
+            sample::event(
+                Kind::Ingress,
+                &ingress,
+                "Warning",
+                "RELOAD",
+                message,
+                1,
+                Duration::from_secs(60),
+                Duration::from_secs(30),
+                "nginx-ingress-controller",
+            ),
+        )
+        .await;
+    let response = app
+        .get(&format!("/api/objects/ingresses/{ns}/web/events"))
+        .await;
     assert_eq!(response.status(), 200);
     let text = response.text().await.unwrap();
     for secret in SECRETS {

@@ -2,17 +2,17 @@
 //! (`RequestHeaderModifier` / `ResponseHeaderModifier` set and add, on a rule or a backendRef)
 //! and in its header or query matches never leave the service: not in the YAML, the snapshot's
 //! records, the stream's events or a Kubernetes event about the route that quotes them. The
-//! header names stay visible.
+//! header names stay visible. Against the real API server and the real Gateway API CRDs (moved
+//! from kube-test-server): the CRD's schema takes every one of these fields.
 
 use std::time::Duration;
 
 use kube_test_server::{Kind, sample};
 use serde_json::{Value, json};
+use test_support::kube_cluster::KubeCluster;
 use yaml_rust2::YamlLoader;
 
-use crate::app::spawn_app;
-
-const WAIT: Duration = Duration::from_secs(10);
+use super::{EVENT, HTTP_ROUTE, RealApp, WAIT, spawn_shared};
 
 /// Texts that must appear in no payload.
 const SECRETS: &[&str] = &[
@@ -28,11 +28,11 @@ fn header(name: &str, value: &str) -> Value {
     json!({"name": name, "value": value})
 }
 
-fn route_with_credentials(host: &str) -> Value {
+fn route_with_credentials(namespace: &str, host: &str) -> Value {
     json!({
         "apiVersion": "gateway.networking.k8s.io/v1",
         "kind": "HTTPRoute",
-        "metadata": {"name": "api", "namespace": "shop"},
+        "metadata": {"name": "api", "namespace": namespace},
         "spec": {
             "parentRefs": [{"name": "public", "namespace": "gateway-system"}],
             "hostnames": [host],
@@ -62,6 +62,14 @@ fn route_with_credentials(host: &str) -> Value {
     })
 }
 
+/// The application on the shared cluster with the Gateway API CRDs, and `namespace` made.
+async fn app_in(namespace: &'static str) -> (RealApp, &'static str) {
+    KubeCluster::shared().install_gateway_api_crds();
+    let app = spawn_shared("", "").await;
+    app.kube.namespaces(&[namespace]).await;
+    (app, namespace)
+}
+
 fn assert_no_secret(payload: &str) {
     for secret in SECRETS {
         assert!(!payload.contains(secret), "{secret} leaked in {payload}");
@@ -82,12 +90,13 @@ fn assert_record_redacted(record: &Value) {
 
 #[tokio::test]
 async fn credentials_in_route_header_filters_and_matches_are_redacted_in_the_yaml() {
-    let app = spawn_app("", "").await;
-    app.kube.cluster.add_namespace("shop");
+    let (app, ns) = app_in("rk-route-secrets-yaml").await;
     app.kube
-        .cluster
-        .put(Kind::HttpRoute, route_with_credentials("api.example.com"));
-    let response = app.get("/api/objects/httproutes/shop/api/yaml").await;
+        .put(HTTP_ROUTE, route_with_credentials(ns, "api.example.com"))
+        .await;
+    let response = app
+        .get(&format!("/api/objects/httproutes/{ns}/api/yaml"))
+        .await;
     assert_eq!(response.status(), 200);
     let text = response.text().await.unwrap();
     assert_no_secret(&text);
@@ -111,12 +120,12 @@ async fn credentials_in_route_header_filters_and_matches_are_redacted_in_the_yam
 
 #[tokio::test]
 async fn credentials_in_route_matches_are_redacted_in_snapshots_and_stream_events() {
-    let app = spawn_app("", "").await;
-    app.kube.cluster.add_namespace("shop");
-    let cluster = &app.kube.cluster;
-    cluster.put(Kind::HttpRoute, route_with_credentials("a.example.com"));
+    let (app, ns) = app_in("rk-route-secrets-stream").await;
+    app.kube
+        .put(HTTP_ROUTE, route_with_credentials(ns, "a.example.com"))
+        .await;
     let text = app
-        .get("/api/ingresses?namespaces=shop")
+        .get(&format!("/api/ingresses?namespaces={ns}"))
         .await
         .text()
         .await
@@ -124,10 +133,12 @@ async fn credentials_in_route_matches_are_redacted_in_snapshots_and_stream_event
     assert_no_secret(&text);
     let body: Value = serde_json::from_str(&text).unwrap();
     assert_record_redacted(&body["items"][0]);
-    let mut stream = app.stream("?namespaces=shop", None).await;
+    let mut stream = app.stream(&format!("?namespaces={ns}"), None).await;
     let snapshot = stream.next_event(WAIT).await.expect("a snapshot");
     assert_record_redacted(&snapshot.data["items"][0]);
-    cluster.put(Kind::HttpRoute, route_with_credentials("b.example.com"));
+    app.kube
+        .put(HTTP_ROUTE, route_with_credentials(ns, "b.example.com"))
+        .await;
     let modified = stream.next_event(WAIT).await.expect("an event");
     assert_eq!(modified.event, "modified");
     assert_record_redacted(&modified.data);
@@ -136,14 +147,16 @@ async fn credentials_in_route_matches_are_redacted_in_snapshots_and_stream_event
 
 #[tokio::test]
 async fn credentials_of_a_route_quoted_in_its_kubernetes_events_are_redacted() {
-    let app = spawn_app("", "").await;
-    app.kube.cluster.add_namespace("shop");
-    let route = route_with_credentials("api.example.com");
-    app.kube.cluster.put(Kind::HttpRoute, route.clone());
+    let (app, ns) = app_in("rk-route-secrets-events").await;
+    let route = app
+        .kube
+        .put(HTTP_ROUTE, route_with_credentials(ns, "api.example.com"))
+        .await;
     // A gateway controller that quotes the header it could not apply.
-    app.kube.cluster.put(
-        Kind::Event,
-        sample::event(
+    app.kube
+        .put(
+            EVENT,
+            sample::event(
             Kind::HttpRoute,
             &route,
             "Warning",
@@ -153,9 +166,12 @@ async fn credentials_of_a_route_quoted_in_its_kubernetes_events_are_redacted() {
             Duration::from_secs(60),
             Duration::from_secs(30),
             "gateway-controller",
-        ),
-    );
-    let response = app.get("/api/objects/httproutes/shop/api/events").await;
+            ),
+        )
+        .await;
+    let response = app
+        .get(&format!("/api/objects/httproutes/{ns}/api/events"))
+        .await;
     assert_eq!(response.status(), 200);
     let text = response.text().await.unwrap();
     assert_no_secret(&text);
