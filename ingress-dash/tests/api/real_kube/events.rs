@@ -274,3 +274,97 @@ async fn yaml_of_a_kubectl_applied_object_drops_managed_fields_and_redacts_annot
         .await;
     assert_eq!(status, 404);
 }
+
+/// A controller on the events.k8s.io/v1 API (client-go's newer recorder) writes `eventTime`,
+/// `series`, `reportingController` and `note`; the API server converts it for the core/v1
+/// list ingress-dash reads, where `firstTimestamp`, `lastTimestamp`, `count` and `source` stay
+/// empty.
+#[tokio::test]
+async fn events_written_through_the_events_api_are_dated_counted_and_attributed() {
+    let app = spawn_shared("", "").await;
+    let ns = "rk-events-v1";
+    app.kube.namespaces(&[ns]).await;
+    let web = app
+        .kube
+        .put(INGRESS, super::ingress(ns, "web", "web.example.com", "web"))
+        .await;
+    let regarding = json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "name": "web",
+                           "namespace": ns, "uid": web["metadata"]["uid"]});
+    let event = |name: &str, reason: &str, event_time: &str, series: Option<Value>| {
+        let mut event = json!({
+            "metadata": {"name": name, "namespace": ns},
+            "eventTime": event_time,
+            "reportingController": "example.com/gateway-controller",
+            "reportingInstance": "gateway-controller-7d9f8c6b5-x2k4q",
+            "action": "Reconcile",
+            "reason": reason,
+            "regarding": regarding,
+            "note": format!("{reason} happened"),
+            "type": "Warning",
+        });
+        if let Some(series) = series {
+            event["series"] = series;
+        }
+        event
+    };
+    let events_v1 = super::Resource {
+        api_version: "events.k8s.io/v1",
+        kind: "Event",
+        plural: "events",
+        namespaced: true,
+    };
+    // Seen first an hour ago and 12 times since, last a minute ago: the newest.
+    app.kube
+        .put(
+            events_v1,
+            event(
+                "web.repeated",
+                "Repeated",
+                &ago(3_600),
+                Some(json!({"count": 12, "lastObservedTime": ago(60)})),
+            ),
+        )
+        .await;
+    // Once, ten minutes ago.
+    app.kube
+        .put(events_v1, event("web.once", "Once", &ago(600), None))
+        .await;
+    let stored = app.kube.get(EVENT, ns, "web.repeated").await;
+    assert!(stored["lastTimestamp"].is_null(), "{stored}");
+    assert_eq!(
+        stored["reportingComponent"],
+        "example.com/gateway-controller"
+    );
+
+    let (status, body) = app
+        .get_json(&format!("/api/objects/ingresses/{ns}/web/events"))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(reasons(&body), ["Repeated", "Once"], "{body}");
+    let repeated = &body["events"][0];
+    assert_eq!(repeated["count"], 12, "{repeated}");
+    assert_eq!(repeated["message"], "Repeated happened");
+    assert_eq!(repeated["source"], "example.com/gateway-controller");
+    let once = &body["events"][1];
+    assert_eq!(once["count"], 1, "{once}");
+    assert_eq!(once["source"], "example.com/gateway-controller");
+    for event in [repeated, once] {
+        for field in ["firstTimestamp", "lastTimestamp"] {
+            assert!(
+                event[field].as_str().is_some_and(|t| t.ends_with('Z')),
+                "{field}: {event}"
+            );
+        }
+    }
+    assert!(
+        repeated["lastTimestamp"].as_str() > once["lastTimestamp"].as_str(),
+        "{body}"
+    );
+}
+
+/// `seconds` ago as a MicroTime (RFC 3339 with microseconds), as client-go writes it.
+fn ago(seconds: u64) -> String {
+    let time = std::time::SystemTime::now() - Duration::from_secs(seconds);
+    let text = kube_test_server::tls::rfc3339(time);
+    format!("{}.123456Z", text.trim_end_matches('Z'))
+}

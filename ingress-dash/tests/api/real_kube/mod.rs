@@ -6,6 +6,7 @@
 //! that change cluster-wide state (CRDs, compaction) start a cluster of their own.
 
 mod annotations;
+mod certificates;
 mod events;
 mod expiry;
 mod gateway;
@@ -61,6 +62,12 @@ pub const EVENT: Resource = Resource {
     api_version: "v1",
     kind: "Event",
     plural: "events",
+    namespaced: true,
+};
+pub const SECRET: Resource = Resource {
+    api_version: "v1",
+    kind: "Secret",
+    plural: "secrets",
     namespaced: true,
 };
 pub const HTTP_ROUTE: Resource = Resource {
