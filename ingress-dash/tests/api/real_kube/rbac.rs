@@ -2,6 +2,8 @@
 //! TokenRequest API): the API server's own 403s for the namespace it may not read and for
 //! cluster-wide lists become that scope's error state, while the allowed namespace works.
 
+use std::time::Duration;
+
 use serde_json::{Value, json};
 use test_support::kube_cluster::KubeCluster;
 
@@ -148,4 +150,78 @@ async fn cluster_wide_lists_are_a_403_error_of_the_cluster_wide_scope() {
     let (status, body) = app.get_json("/api/health").await;
     assert_eq!(status, 503, "listing namespaces is forbidden: {body}");
     assert_eq!(body["checks"]["kubernetes"]["status"], "down");
+}
+
+/// A token the API server does not accept: its real 401 is the scope's error.
+#[tokio::test]
+async fn a_token_the_server_does_not_accept_is_a_401_error() {
+    let cluster = KubeCluster::shared();
+    cluster.apply("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: rk-unauthorized\n");
+    let app = spawn_real(
+        Cluster::Shared(cluster),
+        Some("not-a-token"),
+        "  namespaces: [rk-unauthorized]\n",
+        "",
+    )
+    .await;
+    let mut stream = app.stream("?namespaces=rk-unauthorized", None).await;
+    let first = stream.next_event(WAIT).await.expect("a snapshot");
+    assert_eq!(first.event, "snapshot");
+    let errors = first.data["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0]["code"], "kubernetes_unauthorized", "{errors:?}");
+    assert_eq!(errors[0]["status"], 401, "{errors:?}");
+    let (status, body) = app.get_json("/api/health").await;
+    assert_eq!(status, 503, "{body}");
+}
+
+/// A Role that grants list but not watch: the list answers, the watch gets the real 403; the
+/// namespace is in error (its records would go stale), once, without flapping back and forth
+/// at each retry.
+#[tokio::test]
+async fn a_role_without_watch_lists_then_reports_the_watchs_403_once() {
+    let cluster = KubeCluster::shared();
+    let ns = "rk-no-watch";
+    cluster.apply(&format!(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {ns}\n---\n\
+         apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: lister\n  namespace: {ns}\n---\n\
+         apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: lister\n  \
+         namespace: {ns}\nrules:\n\
+         - apiGroups: [networking.k8s.io]\n  resources: [ingresses]\n  verbs: [get, list]\n---\n\
+         apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: lister\n  \
+         namespace: {ns}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  \
+         name: lister\nsubjects:\n- kind: ServiceAccount\n  name: lister\n  namespace: {ns}\n",
+    ));
+    let token = cluster.create_token(ns, "lister");
+    let app = spawn_real(
+        Cluster::Shared(cluster),
+        Some(&token),
+        &format!("  namespaces: [{ns}]\n  permanent_error_retry: 1s\n"),
+        "backends:\n  enabled: false\ngateway_api:\n  enabled: false\n",
+    )
+    .await;
+    app.kube
+        .put(INGRESS, ingress(ns, "web", "web.example.com", "web"))
+        .await;
+    let mut stream = app.stream(&format!("?namespaces={ns}"), None).await;
+    let mut events = vec![stream.next_event(WAIT).await.expect("a snapshot")];
+    // Retried every second for 5 s.
+    while let Some(event) = stream.next_event(Duration::from_secs(5)).await {
+        events.push(event);
+        assert!(events.len() < 10, "{events:#?}");
+    }
+    let errors: Vec<Value> = events
+        .iter()
+        .flat_map(|event| match event.event.as_str() {
+            "snapshot" => event.data["errors"].as_array().unwrap().clone(),
+            "error" => vec![event.data.clone()],
+            _ => Vec::new(),
+        })
+        .collect();
+    assert_eq!(errors.len(), 1, "{events:#?}");
+    forbidden_error(&json!(errors), ns);
+    assert!(
+        events.iter().all(|event| event.event != "recovered"),
+        "{events:#?}"
+    );
 }
