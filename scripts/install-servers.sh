@@ -128,6 +128,36 @@ EOF
   rm -rf "$scratch"
 }
 
+# elasticsearch_root_info: the plugin test-support/elasticsearch/RootInfo.java, compiled against
+# the secured Elasticsearch 8's own lib/ and installed into it as plugins/root-info, once: the
+# integ-test zip lacks the rest-root module, so without it `GET /` answers 405. Made in a scratch
+# folder and moved in at the end, so a half-made one never counts as present.
+elasticsearch_root_info() {
+  local version=$ELASTICSEARCH_8_SECURED_VERSION
+  local home="$cache/elasticsearch-$version-security"
+  if [ -d "$home/plugins/root-info" ]; then
+    log "elasticsearch $version GET / plugin present"
+    return
+  fi
+  log "elasticsearch $version GET / plugin (the zip has no rest-root module)"
+  local scratch java=$ELASTICSEARCH_8_SECURED_JAVA_HOME/bin
+  scratch=$(mktemp -d "$cache/.root-info.XXXXXX")
+  mkdir -p "$scratch/classes" "$scratch/root-info"
+  "$java/javac" -nowarn --release 17 -cp "$home/lib/*" -d "$scratch/classes" \
+    test-support/elasticsearch/RootInfo.java
+  "$java/jar" --create --file "$scratch/root-info/root-info.jar" -C "$scratch/classes" .
+  cat >"$scratch/root-info/plugin-descriptor.properties" <<EOF
+description=GET / with the node's name, cluster and version (tests only; no rest-root module)
+version=$version
+name=root-info
+classname=authproxy.test.root.RootInfo
+java.version=17
+elasticsearch.version=$version
+EOF
+  mv "$scratch/root-info" "$home/plugins/root-info"
+  rm -rf "$scratch"
+}
+
 fetch opensearch "$OPENSEARCH_2_ARTIFACT" "$OPENSEARCH_2_VERSION"
 fetch elasticsearch "$ELASTICSEARCH_7_ARTIFACT" "$ELASTICSEARCH_7_VERSION"
 fetch opensearch "$OPENSEARCH_2_SECURED_ARTIFACT" "$OPENSEARCH_2_SECURED_VERSION"
@@ -135,6 +165,7 @@ fetch opensearch "$OPENSEARCH_3_ARTIFACT" "$OPENSEARCH_3_VERSION"
 secure_opensearch
 fetch elasticsearch "$ELASTICSEARCH_8_SECURED_ARTIFACT" "$ELASTICSEARCH_8_SECURED_VERSION"
 secure_elasticsearch
+elasticsearch_root_info
 
 if [ "$(id -u)" -eq 0 ] && ! id "$SEARCH_SERVER_USER" >/dev/null 2>&1; then
   log "user $SEARCH_SERVER_USER (the search servers refuse to run as root)"
