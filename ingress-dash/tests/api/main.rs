@@ -13,7 +13,6 @@ mod listeners;
 mod objects;
 mod properties;
 mod real_kube;
-mod resume;
 mod secret_logs;
 mod security_headers;
 mod shutdown;

@@ -11,6 +11,7 @@ mod events;
 mod expiry;
 mod gateway;
 mod rbac;
+mod resume;
 mod route_secrets;
 mod watch;
 

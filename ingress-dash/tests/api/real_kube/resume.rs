@@ -1,18 +1,20 @@
 //! How the web app starts: `GET /api/ingresses` (its `eventId`), then the stream from that id
-//! (`?lastEventId=`), with every later change exactly once and no second snapshot.
+//! (`?lastEventId=`), with every later change exactly once and no second snapshot. Against the
+//! real API server (moved from kube-test-server): each test watches two namespaces of its own
+//! (`kubernetes.namespaces`, so "all namespaces" is those two on the shared cluster).
 
 use std::time::Duration;
 
-use kube_test_server::sample;
 use serde_json::{Value, json};
 
-use crate::app::{SseEvent, TestApp, eventually, spawn_app};
+use super::{INGRESS, RealApp, ingress, spawn_shared};
+use crate::app::{SseEvent, eventually};
 
 /// Ingresses only: the tests count ingress changes.
 const INGRESSES_ONLY: &str = "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n";
 
 /// `GET /api/ingresses{query}` as a browser asks for it (gzip), decoded.
-async fn snapshot(app: &TestApp, query: &str) -> Value {
+async fn snapshot(app: &RealApp, query: &str) -> Value {
     let response = app
         .client
         .get(format!("{}/api/ingresses{query}", app.address))
@@ -37,7 +39,7 @@ async fn snapshot(app: &TestApp, query: &str) -> Value {
 }
 
 /// The snapshot's `eventId`, once the watchers have listed (a body made from a list has none).
-async fn event_id(app: &TestApp, query: &str) -> (Value, u64) {
+async fn event_id(app: &RealApp, query: &str) -> (Value, u64) {
     let mut found = None;
     let listed = eventually(async || {
         let body = snapshot(app, query).await;
@@ -54,13 +56,41 @@ async fn event_id(app: &TestApp, query: &str) -> (Value, u64) {
     found.unwrap()
 }
 
-fn relabelled(namespace: &str, name: &str, index: usize, value: &str) -> Value {
-    let mut ingress = sample::ingress(namespace, name, index);
-    ingress["metadata"]["labels"]["changed"] = json!(value);
+fn relabelled(namespace: &str, name: &str, value: &str) -> Value {
+    let mut ingress = plain(namespace, name);
+    ingress["metadata"]["labels"] = json!({"changed": value});
     ingress
 }
 
-async fn first_event(app: &TestApp, query: &str) -> (SseEvent, crate::app::SseReader) {
+fn plain(namespace: &str, name: &str) -> Value {
+    ingress(
+        namespace,
+        name,
+        &format!("{name}.{namespace}.example.com"),
+        "web",
+    )
+}
+
+/// The application watching `<prefix>-0` and `<prefix>-1`, with `app-00000`..`app-00003`
+/// spread over them as kube-test-server's sample puts them (even ones in the first).
+async fn app_with(prefix: &str, overrides: &str) -> (RealApp, [String; 2]) {
+    let namespaces = [format!("{prefix}-0"), format!("{prefix}-1")];
+    let app = spawn_shared(
+        &format!("  namespaces: [{}, {}]\n", namespaces[0], namespaces[1]),
+        &format!("{INGRESSES_ONLY}{overrides}"),
+    )
+    .await;
+    app.kube.namespaces(&[&namespaces[0], &namespaces[1]]).await;
+    for index in 0..4 {
+        let name = format!("app-{index:05}");
+        app.kube
+            .put(INGRESS, plain(&namespaces[index % 2], &name))
+            .await;
+    }
+    (app, namespaces)
+}
+
+async fn first_event(app: &RealApp, query: &str) -> (SseEvent, crate::app::SseReader) {
     let mut stream = app.stream(query, None).await;
     let event = stream
         .next_event(Duration::from_secs(10))
@@ -71,8 +101,7 @@ async fn first_event(app: &TestApp, query: &str) -> (SseEvent, crate::app::SseRe
 
 #[tokio::test]
 async fn the_stream_resumes_from_the_snapshots_event_id_with_each_later_change_once() {
-    let app = spawn_app("", INGRESSES_ONLY).await;
-    sample::populate(&app.kube.cluster, 4, 2);
+    let (app, [ns0, ns1]) = app_with("rk-resume", "").await;
     let (body, id) = event_id(&app, "").await;
     assert_eq!(body["items"].as_array().unwrap().len(), 4);
     // The identity body says the same.
@@ -84,8 +113,8 @@ async fn the_stream_resumes_from_the_snapshots_event_id_with_each_later_change_o
     assert!(searched.get("eventId").is_none(), "{searched}");
 
     app.kube
-        .cluster
-        .put_ingress(relabelled("team-000", "app-00000", 0, "yes"));
+        .put(INGRESS, relabelled(&ns0, "app-00000", "yes"))
+        .await;
     let (event, mut stream) = first_event(&app, &format!("?lastEventId={id}")).await;
     assert_eq!(event.event, "modified", "{event:?}");
     assert_eq!(
@@ -95,8 +124,8 @@ async fn the_stream_resumes_from_the_snapshots_event_id_with_each_later_change_o
     assert!(event.id.parse::<u64>().unwrap() > id);
     // Once: the next change is the next event, with nothing in between.
     app.kube
-        .cluster
-        .put_ingress(relabelled("team-001", "app-00001", 1, "too"));
+        .put(INGRESS, relabelled(&ns1, "app-00001", "too"))
+        .await;
     let next = stream.next_event(Duration::from_secs(10)).await.unwrap();
     assert_eq!(
         (next.event.as_str(), &next.data["name"]),
@@ -115,8 +144,8 @@ async fn the_stream_resumes_from_the_snapshots_event_id_with_each_later_change_o
     // A client resuming from the newest position gets nothing but what comes next.
     let mut resumed = app.stream(&format!("?lastEventId={later}"), None).await;
     app.kube
-        .cluster
-        .put_ingress(relabelled("team-000", "app-00002", 2, "3"));
+        .put(INGRESS, relabelled(&ns0, "app-00002", "3"))
+        .await;
     let event = resumed.next_event(Duration::from_secs(10)).await.unwrap();
     assert_eq!(
         (event.event.as_str(), &event.data["name"]),
@@ -126,18 +155,16 @@ async fn the_stream_resumes_from_the_snapshots_event_id_with_each_later_change_o
 
 #[tokio::test]
 async fn a_namespace_selection_resumes_with_its_own_changes_only() {
-    let app = spawn_app("", INGRESSES_ONLY).await;
-    sample::populate(&app.kube.cluster, 4, 2);
-    let (body, id) = event_id(&app, "?namespaces=team-001").await;
+    let (app, [ns0, ns1]) = app_with("rk-resume-selection", "").await;
+    let (body, id) = event_id(&app, &format!("?namespaces={ns1}")).await;
     assert_eq!(body["items"].as_array().unwrap().len(), 2);
     app.kube
-        .cluster
-        .put_ingress(relabelled("team-000", "app-00000", 0, "elsewhere"));
+        .put(INGRESS, relabelled(&ns0, "app-00000", "elsewhere"))
+        .await;
     app.kube
-        .cluster
-        .put_ingress(relabelled("team-001", "app-00003", 3, "here"));
-    let (event, _stream) =
-        first_event(&app, &format!("?namespaces=team-001&lastEventId={id}")).await;
+        .put(INGRESS, relabelled(&ns1, "app-00003", "here"))
+        .await;
+    let (event, _stream) = first_event(&app, &format!("?namespaces={ns1}&lastEventId={id}")).await;
     assert_eq!(
         (event.event.as_str(), &event.data["name"]),
         ("modified", &json!("app-00003"))
@@ -146,20 +173,15 @@ async fn a_namespace_selection_resumes_with_its_own_changes_only() {
 
 #[tokio::test]
 async fn an_event_id_older_than_the_replay_buffer_gets_a_fresh_snapshot() {
-    let app = spawn_app(
-        "",
-        &format!("{INGRESSES_ONLY}stream:\n  replay_buffer: 2\n"),
-    )
-    .await;
-    sample::populate(&app.kube.cluster, 4, 2);
+    let (app, [ns0, _]) = app_with("rk-resume-old", "stream:\n  replay_buffer: 2\n").await;
     let (_, id) = event_id(&app, "").await;
     for round in 0..4 {
-        app.kube.cluster.put_ingress(relabelled(
-            "team-000",
-            "app-00000",
-            0,
-            &format!("round-{round}"),
-        ));
+        app.kube
+            .put(
+                INGRESS,
+                relabelled(&ns0, "app-00000", &format!("round-{round}")),
+            )
+            .await;
     }
     // Until the watcher has applied the last change.
     assert!(
