@@ -20,7 +20,6 @@ mod situations;
 mod snapshot;
 mod static_files;
 mod stream;
-mod stream_lifetime;
 mod watcher_limits;
 
 test_support::binary_contract_tests!("ingress-dash", "/api/live");

@@ -105,27 +105,6 @@ async fn concurrent_identical_requests_share_one_upstream_list() {
 }
 
 #[tokio::test]
-async fn configured_namespaces_work_without_cluster_permissions() {
-    let app = spawn_app("  namespaces: [team-001, team-000]\n", "").await;
-    sample::populate(&app.kube.cluster, 4, 3);
-    app.kube.cluster.faults.forbid_cluster_scope(true);
-    let (status, body) = app.get_json("/api/namespaces").await;
-    assert_eq!(
-        (status, body),
-        (200, json!({"namespaces": ["team-000", "team-001"]}))
-    );
-    let (status, body) = app.get_json("/api/ingresses").await;
-    assert_eq!(status, 200);
-    assert_eq!(body["items"].as_array().unwrap().len(), 3);
-    assert_eq!(body["errors"], json!([]));
-    let (status, body) = app.get_json("/api/ingresses?namespaces=team-002").await;
-    assert_eq!(status, 404);
-    assert_eq!(body["error"]["code"], "namespace_not_watched");
-    let (status, _) = app.get_json("/api/health").await;
-    assert_eq!(status, 200);
-}
-
-#[tokio::test]
 async fn bad_namespace_parameters_are_refused_with_the_common_body() {
     let app = spawn_app("", "stream:\n  max_namespaces: 2\n").await;
     let (status, body) = app.get_json("/api/ingresses?namespaces=Team_A").await;

@@ -13,6 +13,7 @@ mod gateway;
 mod rbac;
 mod resume;
 mod route_secrets;
+mod stream_lifetime;
 mod watch;
 
 use std::ops::Deref;

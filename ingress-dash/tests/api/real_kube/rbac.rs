@@ -225,3 +225,59 @@ async fn a_role_without_watch_lists_then_reports_the_watchs_403_once() {
         "{events:#?}"
     );
 }
+
+/// Moved from kube-test-server (`snapshot.rs`, which forbade every cluster-wide call): a
+/// namespace-scoped install whose Roles cover its namespaces only works without any
+/// cluster-wide permission, and refuses a namespace it does not watch.
+#[tokio::test]
+async fn configured_namespaces_work_without_cluster_permissions() {
+    let cluster = KubeCluster::shared();
+    let (first, second) = ("rk-scoped-a", "rk-scoped-b");
+    let mut yaml = format!(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {first}\n---\n\
+         apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: scoped\n  namespace: {first}\n"
+    );
+    for namespace in [first, second] {
+        yaml.push_str(&format!(
+            "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: {namespace}\n---\n\
+             apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: scoped\n  \
+             namespace: {namespace}\nrules:\n\
+             - apiGroups: [networking.k8s.io]\n  resources: [ingresses]\n  verbs: [get, list, watch]\n\
+             ---\n\
+             apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: scoped\n  \
+             namespace: {namespace}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  \
+             name: scoped\nsubjects:\n- kind: ServiceAccount\n  name: scoped\n  namespace: {first}\n",
+        ));
+    }
+    cluster.apply(&yaml);
+    let token = cluster.create_token(first, "scoped");
+    let app = spawn_real(
+        Cluster::Shared(cluster),
+        Some(&token),
+        &format!("  namespaces: [{second}, {first}]\n"),
+        "backends:\n  enabled: false\ngateway_api:\n  enabled: false\n",
+    )
+    .await;
+    for (namespace, name) in [(first, "web"), (second, "one"), (second, "two")] {
+        let host = format!("{name}.{namespace}.example.com");
+        app.kube
+            .put(INGRESS, ingress(namespace, name, &host, "web"))
+            .await;
+    }
+    let (status, body) = app.get_json("/api/namespaces").await;
+    assert_eq!(
+        (status, body),
+        (200, json!({"namespaces": [first, second]}))
+    );
+    let (status, body) = app.get_json("/api/ingresses").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["items"].as_array().unwrap().len(), 3, "{body}");
+    assert_eq!(body["errors"], json!([]));
+    let (status, body) = app
+        .get_json(&format!("/api/ingresses?namespaces={DENIED}"))
+        .await;
+    assert_eq!(status, 404);
+    assert_eq!(body["error"]["code"], "namespace_not_watched");
+    let (status, body) = app.get_json("/api/health").await;
+    assert_eq!(status, 200, "{body}");
+}
