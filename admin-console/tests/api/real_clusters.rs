@@ -1,8 +1,11 @@
-//! The console against real single nodes of OpenSearch 2.19, OpenSearch 3 and Elasticsearch 7.10
-//! (the versions pinned in versions.env, from Maven): every view and the management routes once,
-//! with what the real server answers rather than what a stand-in thinks it answers. One node
-//! per distribution is shared by the tests of this module; each keeps to index, alias and
-//! template names of its own.
+//! The console against real single nodes of OpenSearch 2.19, OpenSearch 3, Elasticsearch 7.10
+//! and Elasticsearch 8.19 with x-pack security (the versions pinned in versions.env, from Maven):
+//! every view and the management routes once, with what the real server answers rather than
+//! what a stand-in thinks it answers. One node per distribution is shared by the tests of this
+//! module; each keeps to index, alias and template names of its own. The secured Elasticsearch 8
+//! is reached over HTTPS with the harness's CA as the cluster's `tls.ca_file` and the `elastic`
+//! superuser's password as its basic-auth credential; its `GET /` comes from the small
+//! `root-info` plugin the install script adds (the integ-test zip has no `rest-root` module).
 
 use serde_json::{Value, json};
 use test_support::{Distribution, SearchCluster};
@@ -11,21 +14,27 @@ use crate::app::{TestApp, cluster_yaml, spawn_app};
 use crate::indices_manage::send;
 
 /// Each test runs against each.
-const DISTRIBUTIONS: [Distribution; 3] = [
+const DISTRIBUTIONS: [Distribution; 4] = [
     Distribution::OpenSearch2,
     Distribution::OpenSearch3,
     Distribution::Elasticsearch7,
+    Distribution::Elasticsearch8Secured,
 ];
 
 async fn console(distribution: Distribution) -> (TestApp, &'static SearchCluster) {
     let cluster = tokio::task::spawn_blocking(move || SearchCluster::shared(distribution))
         .await
         .unwrap();
-    let app = spawn_app(&format!(
-        "clusters:\n{}",
-        cluster_yaml("real", &cluster.url)
-    ))
-    .await;
+    let mut yaml = cluster_yaml("real", &cluster.url);
+    if let Some(security) = &cluster.security {
+        yaml.push_str(&format!(
+            "    auth:\n      username: {}\n      password: '{}'\n    tls:\n      ca_file: {}\n",
+            security.admin_user,
+            security.admin_password,
+            security.ca_file.display()
+        ));
+    }
+    let app = spawn_app(&format!("clusters:\n{yaml}")).await;
     (app, cluster)
 }
 
@@ -90,7 +99,19 @@ async fn the_views_show_the_real_version_health_and_node() {
             "{summary}"
         );
 
-        get(&app, "/dialect").await;
+        let dialect = get(&app, "/dialect").await;
+        let major: u64 = cluster
+            .version()
+            .split('.')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(
+            dialect,
+            json!({"distribution": expected.0, "major": major}),
+            "read from the node's GET /"
+        );
         get(&app, "/overview").await;
         let nodes = get(&app, "/nodes").await;
         let text = nodes.to_string();
@@ -348,5 +369,143 @@ async fn until(app: &TestApp, tail: &str, done: impl Fn(&Value) -> bool) -> Valu
             "GET {tail} within 60 s: {answer}"
         );
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+async fn the_node_page_index_actions_settings_legacy_templates_and_tasks() {
+    for distribution in DISTRIBUTIONS {
+        let (app, cluster) = console(distribution).await;
+        let grid = get(&app, "/shards").await;
+        let id = grid["nodes"][0]["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{distribution:?}: a node in {grid}"))
+            .to_owned();
+        let detail = get(&app, &format!("/nodes/{id}")).await;
+        assert_eq!(detail["id"], id.as_str(), "{detail}");
+        let heap = detail["jvm"]["heapMaxBytes"].as_u64().unwrap_or(0);
+        assert!(
+            (256 << 20..=512 << 20).contains(&heap),
+            "{distribution:?}: the harness's 512 MB heap: {detail}"
+        );
+        assert!(
+            !detail["threadPools"]
+                .as_array()
+                .unwrap_or(&vec![])
+                .is_empty(),
+            "{distribution:?}: {detail}"
+        );
+
+        create_index(&app, "compat-actions", 0).await;
+        for action in [
+            "refresh",
+            "flush",
+            "clear_cache",
+            "block_write",
+            "unblock_write",
+        ] {
+            let answer = post(
+                &app,
+                &format!("/indices/_actions/{action}"),
+                json!({"indices": ["compat-actions"]}),
+            )
+            .await;
+            assert_eq!(
+                answer["results"][0]["ok"], true,
+                "{distribution:?} {action}: {answer}"
+            );
+        }
+        let answer = post(
+            &app,
+            "/indices/_actions/forcemerge",
+            json!({"indices": ["compat-actions"], "maxNumSegments": 1}),
+        )
+        .await;
+        assert_eq!(answer["results"][0]["ok"], true, "forcemerge: {answer}");
+        let (status, body) = send(
+            app.client
+                .delete(api(&app, "/indices/compat-actions?confirm=compat-actions")),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+
+        // Persistent and transient (deprecated on Elasticsearch 8, still accepted) settings.
+        for (scope, key, value, reset) in [
+            (
+                "persistent",
+                "cluster.max_shards_per_node",
+                json!(2000),
+                json!(null),
+            ),
+            (
+                "transient",
+                "indices.recovery.max_bytes_per_sec",
+                json!("50mb"),
+                json!(null),
+            ),
+        ] {
+            let set = put(
+                &app,
+                "/settings",
+                json!({"scope": scope, "key": key, "value": value}),
+            )
+            .await;
+            assert_eq!(
+                set[scope][key].as_str(),
+                Some(value.to_string().trim_matches('"')),
+                "{distribution:?}: {set}"
+            );
+            put(
+                &app,
+                "/settings",
+                json!({"scope": scope, "key": key, "value": reset}),
+            )
+            .await;
+        }
+        let all = get(&app, "/settings?includeDefaults=true").await;
+        assert!(
+            all["defaults"].as_object().is_some_and(|d| d.len() > 50),
+            "{distribution:?}: the defaults"
+        );
+
+        // A legacy template (deprecated on Elasticsearch 8, still served).
+        put(
+            &app,
+            "/templates/legacy/compat-old",
+            json!({"definition": {"index_patterns": ["compat-old-*"], "order": 3, "version": 7}}),
+        )
+        .await;
+        let list = get(&app, "/templates").await;
+        let legacy = list["legacy"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["name"] == "compat-old")
+            .unwrap_or_else(|| panic!("{distribution:?}: compat-old in {list}"))
+            .clone();
+        assert_eq!(legacy["order"], 3, "{legacy}");
+        assert_eq!(list["errors"], json!([]), "{distribution:?}: {list}");
+        get(&app, "/templates/legacy/compat-old").await;
+        let (status, body) = send(
+            app.client
+                .delete(api(&app, "/templates/legacy/compat-old?confirm=compat-old")),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+
+        // The task list holds at least the list call itself; one of them read back by id.
+        let tasks = get(&app, "/tasks").await;
+        assert_eq!(tasks["nodeFailures"], json!([]), "{tasks}");
+        let first = tasks["tasks"][0]["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{distribution:?}: a task in {tasks}"))
+            .to_owned();
+        let (status, body) = send(app.client.get(api(&app, &format!("/tasks/{first}")))).await;
+        // The listed task may have ended since: the cluster's 404 is an answer too.
+        assert!(
+            status == 200 || status == 404,
+            "{distribution:?} GET /tasks/{first}: {status} {body}"
+        );
+        let _ = cluster;
     }
 }
