@@ -284,3 +284,77 @@ async fn without_the_gateway_api_a_notice_then_routes_once_the_crds_are_installe
     let (_, body) = app.get_json("/api/ingresses?namespaces=rk-a").await;
     assert_eq!(body["notices"], json!([]), "{body}");
 }
+
+/// The Gateway API uninstalled while watched: the API server's CRD finalizer deletes every
+/// HTTPRoute (one `deleted` each), then stops serving the kind; the namespace is not in error,
+/// the notice comes back and the ingresses stream on.
+#[tokio::test]
+async fn the_gateway_api_uninstalled_deletes_the_routes_and_brings_the_notice_back() {
+    let app = spawn_real(
+        Cluster::Own(Box::new(KubeCluster::start())),
+        None,
+        "  permanent_error_retry: 1s\n",
+        "",
+    )
+    .await;
+    let kube = &app.kube;
+    kube.cluster.install_gateway_api_crds();
+    let ns = "rk-uninstall";
+    kube.namespaces(&[ns]).await;
+    gateway(kube).await;
+    kube.put(INGRESS, ingress(ns, "web", "web.example.com", "web"))
+        .await;
+    kube.put(
+        HTTP_ROUTE,
+        route(ns, "storefront", "shop.example.com", "/", "web"),
+    )
+    .await;
+    let mut stream = app.stream(&format!("?namespaces={ns}"), None).await;
+    let first = stream.next_event(WAIT).await.expect("a snapshot");
+    assert_eq!(first.data["notices"], json!([]));
+    assert_eq!(super::names(&first.data), ["storefront", "web"]);
+
+    let output = kube.cluster.kubectl(&[
+        "delete",
+        "crd",
+        "httproutes.gateway.networking.k8s.io",
+        "--timeout=60s",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let events = stream
+        .events_until(WAIT, |events| {
+            events.iter().any(|event| event.event == "deleted")
+        })
+        .await;
+    let deleted = events.last().unwrap();
+    assert_eq!(
+        (deleted.data["kind"].as_str(), deleted.data["name"].as_str()),
+        (Some("HTTPRoute"), Some("storefront"))
+    );
+    // Until discovery has looked again.
+    let notice = json!([{"code": "gateway_api_not_installed",
+                         "message": "Gateway API is not installed: HTTPRoutes are not shown."}]);
+    let mut body = json!(null);
+    let settled = crate::app::eventually(async || {
+        body = app
+            .get_json(&format!("/api/ingresses?namespaces={ns}"))
+            .await
+            .1;
+        body["notices"] == notice
+    })
+    .await;
+    assert!(settled, "{body}");
+    assert_eq!(body["errors"], json!([]), "{body}");
+    assert_eq!(super::names(&body), ["web"]);
+    kube.put(INGRESS, ingress(ns, "api", "api.example.com", "web"))
+        .await;
+    let events = stream
+        .events_until(WAIT, |events| {
+            events.iter().any(|event| event.data["name"] == "api")
+        })
+        .await;
+    assert!(
+        events.iter().all(|event| event.event != "error"),
+        "{events:#?}"
+    );
+}
