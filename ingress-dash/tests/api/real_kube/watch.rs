@@ -198,6 +198,21 @@ async fn backends_follow_real_services_and_endpoint_slices() {
         ("modified", Some("orphan"))
     );
     assert_eq!(event.data["backends"][0]["state"], "no_ready_endpoints");
+    // Its slice, with no endpoints at all: the API server answers `"endpoints": null`.
+    let empty = kube
+        .put(ENDPOINT_SLICE, endpoint_slice(ns, "nowhere", 0, false))
+        .await;
+    assert_eq!(empty["endpoints"], json!(null), "{empty}");
+    // Nothing a client sees changed; the next change still arrives, the slice understood.
+    kube.put(ENDPOINT_SLICE, endpoint_slice(ns, "nowhere", 1, true))
+        .await;
+    let event = stream.next_event(WAIT).await.expect("an event");
+    assert_eq!(
+        (event.event.as_str(), event.data["name"].as_str()),
+        ("modified", Some("orphan"))
+    );
+    assert_eq!(event.data["backends"][0]["state"], "ready");
+    assert_eq!(event.data["backends"][0]["totalEndpoints"], 1);
 
     // The Service goes (its slice stays: no garbage collector runs): missing, for both
     // ingresses that route to it.
