@@ -251,3 +251,70 @@ async fn backends_can_be_switched_off() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(record(&body, "Ingress", "web")["backends"], json!([]));
 }
+
+/// Shapes the real API server accepts and stores with fields left out: an ingress with only a
+/// default backend (a named Service port), one with a resource backend and a rule without a
+/// host, a TLS entry without hosts, and a headless Service without ports behind a backend.
+#[tokio::test]
+async fn ingresses_with_the_fields_the_server_leaves_out_are_records() {
+    let app = spawn_shared("", "").await;
+    let kube = &app.kube;
+    let ns = "rk-shapes";
+    kube.namespaces(&[ns]).await;
+    kube.put(
+        SERVICE,
+        json!({"metadata": {"name": "headless", "namespace": ns},
+               "spec": {"clusterIP": "None", "selector": {"app": "headless"}}}),
+    )
+    .await;
+    kube.put(
+        INGRESS,
+        json!({"metadata": {"name": "fallback", "namespace": ns},
+               "spec": {"defaultBackend": {"service": {"name": "headless", "port": {"name": "http"}}},
+                        "tls": [{"secretName": "fallback-tls"}]}}),
+    )
+    .await;
+    let stored = kube
+        .put(
+            INGRESS,
+            json!({"metadata": {"name": "bucket", "namespace": ns},
+                   "spec": {"rules": [{"http": {"paths": [
+                       {"path": "/static", "pathType": "ImplementationSpecific",
+                        "backend": {"resource": {"apiGroup": "k8s.example.com", "kind": "StorageBucket", "name": "static"}}},
+                   ]}}]}}),
+        )
+        .await;
+    assert!(stored["spec"]["rules"][0].get("host").is_none(), "{stored}");
+    let (status, body) = app
+        .get_json(&format!("/api/ingresses?namespaces={ns}"))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["errors"], json!([]));
+    let fallback = record(&body, "Ingress", "fallback");
+    assert_eq!(fallback["hosts"], json!([]), "{fallback}");
+    assert_eq!(
+        fallback["defaultBackend"],
+        json!({"service": {"name": "headless", "port": "http"}}),
+        "{fallback}"
+    );
+    assert_eq!(
+        fallback["tls"],
+        json!([{"secretName": "fallback-tls"}]),
+        "{fallback}"
+    );
+    let backend = &fallback["backends"][0];
+    assert_eq!(
+        (backend["service"].as_str(), backend["port"].as_str()),
+        (Some("headless"), Some("http")),
+        "{fallback}"
+    );
+    assert_eq!(backend["state"], "no_ready_endpoints", "{fallback}");
+    let bucket = record(&body, "Ingress", "bucket");
+    assert_eq!(bucket["hosts"], json!([]), "{bucket}");
+    assert_eq!(
+        bucket["rules"][0]["paths"][0]["backend"],
+        json!({"resource": {"apiGroup": "k8s.example.com", "kind": "StorageBucket", "name": "static"}}),
+        "{bucket}"
+    );
+    assert_eq!(bucket["backends"], json!([]), "{bucket}");
+}
