@@ -16,6 +16,7 @@ mod metrics_external;
 mod metrics_internal;
 mod node_detail;
 mod real_clusters;
+mod real_prometheus;
 mod real_shards;
 mod relay;
 mod security;

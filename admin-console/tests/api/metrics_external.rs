@@ -1,15 +1,13 @@
-//! `external_metrics`: a live Prometheus scraping prometheus-elasticsearch-exporter in front of
-//! osmem, and a Prometheus serving 30 days of backfilled exporter history.
-
-use std::time::Duration;
+//! `external_metrics` without a cluster: validation of servers that are not Prometheus, and a
+//! Prometheus serving 30 days of backfilled exporter history (a month no test can wait for).
+//! The live exporter in front of real clusters is in `real_prometheus`.
 
 use serde_json::{Value, json};
 use test_support::{Osmem, Prometheus};
 
 use crate::app::{TestApp, spawn_app};
-use crate::support::cluster_stub::{ClusterStub, NodeUsage};
-use crate::support::exporter::{Exporter, HistorySample, backfill};
-use crate::support::{closed_port_url, get_json_blocking, seed_indices, wait_until};
+use crate::support::closed_port_url;
+use crate::support::exporter::{HistorySample, backfill};
 
 fn now() -> i64 {
     std::time::SystemTime::now()
@@ -25,25 +23,6 @@ fn external_cluster(id: &str, cluster_url: &str, prometheus_url: &str, job: &str
     )
 }
 
-/// Waits until Prometheus has `query`'s series at the current whole second: the snapshot asks
-/// for whole seconds, so the first samples must fall before the second it asks for.
-async fn wait_for_series(prometheus: &Prometheus, query: &'static str) {
-    let endpoint = format!("{}/api/v1/query", prometheus.url);
-    wait_until(query, Duration::from_secs(30), move || {
-        let url = reqwest::Url::parse_with_params(
-            &endpoint,
-            [("query", query.to_owned()), ("time", now().to_string())],
-        )
-        .unwrap();
-        get_json_blocking(url.as_str()).is_some_and(|answer| {
-            answer["data"]["result"]
-                .as_array()
-                .is_some_and(|r| !r.is_empty())
-        })
-    })
-    .await;
-}
-
 async fn validate(app: &TestApp, path: &str, body: Value) -> (u16, Value) {
     let response = app
         .client
@@ -53,88 +32,6 @@ async fn validate(app: &TestApp, path: &str, body: Value) -> (u16, Value) {
         .await
         .unwrap();
     (response.status().as_u16(), response.json().await.unwrap())
-}
-
-#[tokio::test]
-async fn a_live_exporter_feeds_the_snapshot_and_validation() {
-    let osmem = Osmem::start();
-    let stub = ClusterStub::start(&osmem.url, NodeUsage::default());
-    seed_indices(&stub.url, "live", 2, |n| n + 2).await;
-    let exporter = Exporter::start(&stub.url);
-    let target = exporter.host_port.clone();
-    let prometheus = Prometheus::start(
-        |_| {
-            format!(
-                "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: es\n    static_configs:\n      - targets: ['{target}']\n        labels:\n          env: test\n"
-            )
-        },
-        None,
-    );
-    wait_for_series(&prometheus, "elasticsearch_os_cpu_percent").await;
-    wait_for_series(&prometheus, "elasticsearch_indices_docs_primary").await;
-    wait_for_series(&prometheus, "elasticsearch_cluster_health_status == 1").await;
-
-    let app = spawn_app(&format!(
-        "clusters:\n{}{}",
-        external_cluster("live", &stub.url, &prometheus.url, "es"),
-        external_cluster("wrongjob", &stub.url, &prometheus.url, "nope"),
-    ))
-    .await;
-    let (status, snapshot) = app.get_json("/api/clusters/live/metrics").await;
-    assert_eq!(status, 200, "{snapshot}");
-    assert_eq!(snapshot["clusterId"], "live");
-    assert_eq!(snapshot["health"], "yellow");
-    assert_eq!(snapshot["nodeCount"], 1);
-    assert_eq!(snapshot["indexCount"], 2);
-    assert_eq!(snapshot["documentCount"], 5);
-    assert_eq!(snapshot["shardCount"], 2);
-    assert_eq!(snapshot["unassignedShards"], 2);
-    assert_eq!(snapshot["memoryUsagePercent"], 25.0);
-    assert_eq!(snapshot["diskUsagePercent"], 60.0);
-    assert_eq!(snapshot["cpuUsagePercent"], 7.0);
-
-    let (status, body) = app.get_json("/api/clusters/wrongjob/metrics").await;
-    assert_eq!(status, 502, "{body}");
-    assert_eq!(body["error"]["code"], "no_metrics_data");
-    assert!(
-        body["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("job=\"nope\"")
-    );
-    let (status, body) = app.get_json("/api/clusters/wrongjob/metrics/history").await;
-    assert_eq!(status, 200);
-    assert_eq!(body["points"], json!([]));
-    assert!(body["reason"].as_str().unwrap().contains("job_name"));
-
-    let (status, ok) = validate(
-        &app,
-        "/api/metrics_server/validate",
-        json!({"url": prometheus.url, "job_name": "es", "labels": {"env": "test"}}),
-    )
-    .await;
-    assert_eq!(status, 200);
-    assert_eq!(
-        (ok["status"].as_str(), ok["reachable"].as_bool()),
-        (Some("success"), Some(true)),
-        "{ok}"
-    );
-    assert!(ok["message"].as_str().unwrap().contains("match"));
-    let (_, none) = validate(
-        &app,
-        "/api/prometheus/validate",
-        json!({"url": prometheus.url, "job_name": "es", "labels": {"env": "prod"}}),
-    )
-    .await;
-    assert_eq!(none["reachable"], true);
-    assert_ne!(none["status"], "success");
-    assert!(
-        none["message"]
-            .as_str()
-            .unwrap()
-            .contains("No elasticsearch_exporter series match"),
-        "{none}"
-    );
 }
 
 #[tokio::test]

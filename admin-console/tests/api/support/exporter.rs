@@ -14,15 +14,15 @@ pub struct Exporter {
 }
 
 impl Exporter {
-    /// Exports `cluster_url` with index stats on (`--es.indices`), as the console expects.
-    pub fn start(cluster_url: &str) -> Self {
+    /// Exports `cluster_url` with the given collector flags (`--es.all`, `--es.indices`…).
+    pub fn start(cluster_url: &str, flags: &[&str]) -> Self {
         let port = free_port();
         let host_port = format!("127.0.0.1:{port}");
         let mut guard = ChildGuard::spawn(
             "prometheus-elasticsearch-exporter",
             Command::new("prometheus-elasticsearch-exporter")
                 .arg(format!("--es.uri={cluster_url}"))
-                .arg("--es.indices")
+                .args(flags)
                 .arg(format!("--web.listen-address={host_port}"))
                 .stdout(Stdio::null())
                 .stderr(Stdio::null()),

@@ -1,0 +1,523 @@
+//! `external_metrics` against real clusters: Debian's prometheus-elasticsearch-exporter scraping
+//! a real OpenSearch 2.19 or Elasticsearch 7.10 node of the test's own (its numbers are exact:
+//! no other test writes to it), a real Prometheus scraping the exporter every second, and the
+//! console reading the same cluster twice: once from Prometheus (`external_metrics`) and once
+//! from the cluster itself (`internal`). Every wait has a deadline; none is a fixed sleep.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use test_support::{Distribution, Prometheus, SearchCluster, http_get};
+
+use crate::app::{TestApp, cluster_yaml, spawn_app};
+use crate::support::exporter::Exporter;
+
+/// Every collector of exporter 1.5.0, so that the test sees which of them the server answers.
+const COLLECTORS: &[&str] = &[
+    "--es.all",
+    "--es.indices",
+    "--es.indices_settings",
+    "--es.indices_mappings",
+    "--es.aliases",
+    "--es.cluster_settings",
+    "--es.shards",
+    "--es.snapshots",
+    "--es.slm",
+    "--es.data_stream",
+];
+
+/// Scrapes every second: a change shows within a few seconds, well inside the deadlines.
+const CHANGE_DEADLINE: Duration = Duration::from_secs(60);
+
+struct Stack {
+    cluster: SearchCluster,
+    exporter: Exporter,
+    prometheus: Prometheus,
+    app: TestApp,
+    http: reqwest::Client,
+}
+
+/// The cluster's own node, the exporter with every collector, Prometheus scraping it as job
+/// `es` with `env: test`, and the console with `prom` (from Prometheus), `live` (from the
+/// cluster) and `wrongjob` (a job Prometheus does not have).
+async fn stack(distribution: Distribution) -> Stack {
+    let cluster = tokio::task::spawn_blocking(move || SearchCluster::start(distribution))
+        .await
+        .unwrap();
+    let exporter = Exporter::start(&cluster.url, COLLECTORS);
+    let target = exporter.host_port.clone();
+    let prometheus = Prometheus::start(
+        |_| {
+            format!(
+                "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: es\n    static_configs:\n      - targets: ['{target}']\n        labels:\n          env: test\n"
+            )
+        },
+        None,
+    );
+    let external = |id: &str, job: &str| {
+        format!(
+            "  - id: {id}\n    name: {id}\n    url: {}\n    metrics_source: prometheus\n    prometheus_url: {}\n    prometheus_job_name: {job}\n    prometheus_labels:\n      env: test\n",
+            cluster.url, prometheus.url
+        )
+    };
+    let app = spawn_app(&format!(
+        "clusters:\n{}{}{}",
+        external("prom", "es"),
+        cluster_yaml("live", &cluster.url),
+        external("wrongjob", "nope"),
+    ))
+    .await;
+    Stack {
+        http: reqwest::Client::new(),
+        cluster,
+        exporter,
+        prometheus,
+        app,
+    }
+}
+
+impl Stack {
+    async fn cluster_call(&self, method: reqwest::Method, path: &str, body: Option<Value>) {
+        let mut request = self
+            .http
+            .request(method.clone(), format!("{}/{path}", self.cluster.url));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        assert!(status.is_success(), "{method} {path}: {status} {text}");
+    }
+
+    async fn create_index(&self, name: &str, replicas: u32, hidden: bool) {
+        let mut settings = json!({"number_of_shards": 1, "number_of_replicas": replicas});
+        if hidden {
+            settings["index.hidden"] = json!(true);
+        }
+        self.cluster_call(
+            reqwest::Method::PUT,
+            name,
+            Some(json!({"settings": settings})),
+        )
+        .await;
+    }
+
+    async fn index_docs(&self, index: &str, count: usize) {
+        let mut bulk = String::new();
+        for n in 0..count {
+            bulk.push_str(&format!(
+                "{{\"index\":{{\"_index\":\"{index}\"}}}}\n{{\"n\":{n}}}\n"
+            ));
+        }
+        let response = self
+            .http
+            .post(format!("{}/_bulk?refresh=true", self.cluster.url))
+            .header("content-type", "application/x-ndjson")
+            .body(bulk)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        let answer: Value = response.json().await.unwrap();
+        assert!(status.is_success() && answer["errors"] == false, "{answer}");
+    }
+
+    async fn snapshot(&self, id: &str) -> Value {
+        let (status, body) = self
+            .app
+            .get_json(&format!("/api/clusters/{id}/metrics"))
+            .await;
+        assert_eq!(status, 200, "{id}: {body}");
+        body
+    }
+
+    /// Polls the `prom` snapshot until `ready` holds; the last snapshot on time-out.
+    async fn prom_until(&self, what: &str, ready: impl Fn(&Value) -> bool) -> Value {
+        poll(what, CHANGE_DEADLINE, || async {
+            let (status, body) = self.app.get_json("/api/clusters/prom/metrics").await;
+            (status == 200 && ready(&body), body)
+        })
+        .await
+    }
+
+    /// An instant query of Prometheus at `time`: each series' labels and value.
+    async fn query(&self, query: &str, time: i64) -> Vec<(BTreeMap<String, String>, f64)> {
+        let answer: Value = self
+            .http
+            .get(
+                reqwest::Url::parse_with_params(
+                    &format!("{}/api/v1/query", self.prometheus.url),
+                    [("query", query.to_owned()), ("time", time.to_string())],
+                )
+                .unwrap(),
+            )
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(answer["status"], "success", "{query}: {answer}");
+        answer["data"]["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|series| {
+                let labels = serde_json::from_value(series["metric"].clone()).unwrap();
+                let value = series["value"][1].as_str().unwrap().parse().unwrap();
+                (labels, value)
+            })
+            .collect()
+    }
+
+    /// The sum of `query`'s series at `time`.
+    async fn sum(&self, query: &str, time: i64) -> f64 {
+        self.query(query, time)
+            .await
+            .iter()
+            .map(|(_, value)| value)
+            .sum()
+    }
+
+    /// The exporter's own page: every `<name>{labels} value` line.
+    async fn exporter_lines(&self) -> Vec<String> {
+        let host_port = self.exporter.host_port.clone();
+        let (status, text) =
+            tokio::task::spawn_blocking(move || http_get(&host_port, "/metrics").unwrap())
+                .await
+                .unwrap();
+        assert_eq!(status, 200);
+        text.lines()
+            .filter(|line| !line.starts_with('#'))
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// Calls `probe` every 200 ms until it says ready; panics after `deadline` with what it saw.
+async fn poll<F, Fut>(what: &str, deadline: Duration, mut probe: F) -> Value
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = (bool, Value)>,
+{
+    let started = Instant::now();
+    loop {
+        let (ready, seen) = probe().await;
+        if ready {
+            return seen;
+        }
+        assert!(
+            started.elapsed() < deadline,
+            "{what}: not within {deadline:?}; last seen {seen}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+fn count(snapshot: &Value, field: &str) -> u64 {
+    snapshot[field]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{field} in {snapshot}"))
+}
+
+fn percent(snapshot: &Value, field: &str) -> f64 {
+    let value = snapshot[field]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{field} in {snapshot}"));
+    assert!((0.0..=100.0).contains(&value), "{field} in {snapshot}");
+    value
+}
+
+fn round2(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}
+
+/// The counts a cluster-sampled and a Prometheus-sourced snapshot must agree on.
+const COUNTS: [&str; 5] = [
+    "nodeCount",
+    "indexCount",
+    "documentCount",
+    "shardCount",
+    "unassignedShards",
+];
+
+async fn statistics_match_the_cluster(distribution: Distribution) {
+    let stack = stack(distribution).await;
+    // One index whose replica cannot be placed on one node (yellow), one without replicas.
+    stack.create_index("px-replicated", 1, false).await;
+    stack.create_index("px-single", 0, false).await;
+    stack.index_docs("px-replicated", 3).await;
+    stack.index_docs("px-single", 2).await;
+
+    let live = stack.snapshot("live").await;
+    assert_eq!(
+        (
+            &live["health"],
+            &live["nodeCount"],
+            &live["indexCount"],
+            &live["documentCount"],
+            &live["shardCount"],
+            &live["unassignedShards"]
+        ),
+        (
+            &json!("yellow"),
+            &json!(1),
+            &json!(2),
+            &json!(5),
+            &json!(2),
+            &json!(1)
+        ),
+        "{distribution:?}: {live}"
+    );
+    let prom = stack
+        .prom_until("Prometheus has the five documents", |s| {
+            s["documentCount"] == 5 && s["shardCount"] == 2
+        })
+        .await;
+    assert_eq!(prom["clusterId"], "prom");
+    assert_eq!(prom["health"], live["health"], "{prom}");
+    for field in COUNTS {
+        assert_eq!(
+            prom[field], live[field],
+            "{distribution:?} {field}: {prom} {live}"
+        );
+    }
+
+    // The usages are exactly the exporter's series at the snapshot's second, summed over the
+    // nodes; and close to what the cluster says (heap moves between two reads; the disk is the
+    // same file system).
+    let at = prom["timestamp"].as_i64().unwrap();
+    let heap = |metric: &str| format!("{metric}{{job=\"es\",area=\"heap\"}}");
+    let heap_percent = 100.0
+        * stack
+            .sum(&heap("elasticsearch_jvm_memory_used_bytes"), at)
+            .await
+        / stack
+            .sum(&heap("elasticsearch_jvm_memory_max_bytes"), at)
+            .await;
+    assert_eq!(percent(&prom, "memoryUsagePercent"), round2(heap_percent));
+    let available = stack
+        .sum(
+            "elasticsearch_filesystem_data_available_bytes{job=\"es\"}",
+            at,
+        )
+        .await;
+    let size = stack
+        .sum("elasticsearch_filesystem_data_size_bytes{job=\"es\"}", at)
+        .await;
+    assert_eq!(
+        percent(&prom, "diskUsagePercent"),
+        round2(100.0 * (1.0 - available / size))
+    );
+    let cpu = stack
+        .query("elasticsearch_os_cpu_percent{job=\"es\"}", at)
+        .await;
+    assert_eq!(cpu.len(), 1, "one node: {cpu:?}");
+    assert_eq!(percent(&prom, "cpuUsagePercent"), cpu[0].1);
+    let live_disk = percent(&live, "diskUsagePercent");
+    assert!(
+        (percent(&prom, "diskUsagePercent") - live_disk).abs() < 1.0,
+        "disk: {prom} {live}"
+    );
+    percent(&live, "memoryUsagePercent");
+    percent(&live, "cpuUsagePercent");
+
+    // A change reaches the Prometheus snapshot within a few scrapes.
+    let changed = Instant::now();
+    stack.index_docs("px-single", 4).await;
+    stack
+        .prom_until("Prometheus has the four new documents", |s| {
+            s["documentCount"] == 9
+        })
+        .await;
+    let took = changed.elapsed();
+    // The cluster's own measurement is shared for a second: it may follow a moment later.
+    poll(
+        "the cluster has the four new documents",
+        CHANGE_DEADLINE,
+        || async {
+            let live = stack.snapshot("live").await;
+            (live["documentCount"] == 9, live)
+        },
+    )
+    .await;
+
+    // The history from Prometheus ends with the cluster as it is now.
+    let now = at + took.as_secs() as i64 + 1;
+    let (status, history) = stack
+        .app
+        .get_json(&format!(
+            "/api/clusters/prom/metrics/history?start={}&end={now}",
+            now - 600
+        ))
+        .await;
+    assert_eq!(status, 200, "{history}");
+    assert_eq!(history["source"], "external_metrics");
+    let points = history["points"].as_array().unwrap();
+    let last = points.last().unwrap_or_else(|| panic!("{history}"));
+    assert_eq!(
+        (&last["health"], &last["nodeCount"], &last["indexCount"]),
+        (&json!("yellow"), &json!(1), &json!(2)),
+        "{history}"
+    );
+    assert!(
+        points
+            .iter()
+            .all(|p| p["documentCount"] == 5 || p["documentCount"] == 9),
+        "{history}"
+    );
+
+    // What the exporter cannot see: its `_all/_stats` leaves out closed and hidden indices,
+    // while `_cluster/stats` counts both, with their documents. Closed first, then hidden:
+    // health counts their shards, and Prometheus answers from scrapes made after both changes
+    // once its shard count is 4 and its snapshot is two scrapes later still.
+    stack.create_index("px-closed", 0, false).await;
+    stack.index_docs("px-closed", 1).await;
+    stack
+        .cluster_call(reqwest::Method::POST, "px-closed/_close", None)
+        .await;
+    poll("the closed index is assigned", CHANGE_DEADLINE, || async {
+        let live = stack.snapshot("live").await;
+        (live["shardCount"] == 3, live)
+    })
+    .await;
+    stack.create_index("px-hidden", 0, true).await;
+    stack.index_docs("px-hidden", 1).await;
+    let live = poll("the hidden index is assigned", CHANGE_DEADLINE, || async {
+        let live = stack.snapshot("live").await;
+        (
+            live["shardCount"] == 4 && live["unassignedShards"] == 1,
+            live,
+        )
+    })
+    .await;
+    let first = stack
+        .prom_until("Prometheus has the new shards", |s| s["shardCount"] == 4)
+        .await["timestamp"]
+        .as_i64()
+        .unwrap();
+    let prom = stack
+        .prom_until("two scrapes later", |s| {
+            s["timestamp"].as_i64() >= Some(first + 3)
+        })
+        .await;
+    let mut exported: Vec<String> = stack
+        .query(
+            "elasticsearch_indices_docs_primary{job=\"es\"}",
+            prom["timestamp"].as_i64().unwrap(),
+        )
+        .await
+        .into_iter()
+        .map(|(labels, _)| labels["index"].clone())
+        .collect();
+    exported.sort();
+    assert_eq!(exported, ["px-replicated", "px-single"], "{distribution:?}");
+    assert_eq!(
+        (count(&live, "indexCount"), count(&prom, "indexCount")),
+        (4, 2),
+        "{distribution:?}: {live} {prom}"
+    );
+    assert_eq!(
+        (count(&live, "documentCount"), count(&prom, "documentCount")),
+        (11, 9),
+        "{distribution:?}: {live} {prom}"
+    );
+
+    // A job Prometheus does not scrape: no data, and why.
+    let (status, body) = stack.app.get_json("/api/clusters/wrongjob/metrics").await;
+    assert_eq!(status, 502, "{body}");
+    assert_eq!(body["error"]["code"], "no_metrics_data");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("job=\"nope\"")
+    );
+
+    // Validation finds the real exporter's series by job and labels.
+    for (labels, found) in [
+        (json!({"env": "test"}), true),
+        (json!({"env": "prod"}), false),
+    ] {
+        let response = stack
+            .app
+            .client
+            .post(stack.app.url("/api/metrics_server/validate"))
+            .json(&json!({"url": stack.prometheus.url, "job_name": "es", "labels": labels}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        let answer: Value = response.json().await.unwrap();
+        assert_eq!(answer["reachable"], true, "{answer}");
+        assert_eq!(answer["status"] == "success", found, "{answer}");
+    }
+
+    // Which collectors fail against the server, and the node roles the exporter reports.
+    let (failing, roles) = collectors(&stack).await;
+    // SLM (`_slm/stats`) is x-pack's: 400 from OpenSearch and from the 7.10 zip (which has no
+    // x-pack); so are data streams on 7.10 (OpenSearch has its own `_data_stream`).
+    // OpenSearch calls the master role `cluster_manager`: the exporter (which knows only
+    // `master`) reports no such role, and `es_master_node="false"` on every node series.
+    let (expected_failing, expected_roles): (&[&str], &[&str]) = match distribution {
+        Distribution::Elasticsearch7 => (
+            &[
+                "elasticsearch_data_stream_stats_up",
+                "elasticsearch_slm_stats_up",
+            ],
+            &["client", "data", "ingest", "master"],
+        ),
+        _ => (
+            &["elasticsearch_slm_stats_up"],
+            &["client", "data", "ingest"],
+        ),
+    };
+    let owned = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        (failing, roles),
+        (owned(expected_failing), owned(expected_roles)),
+        "{distribution:?}"
+    );
+
+    eprintln!("{distribution:?}: a new document count reached the Prometheus snapshot in {took:?}");
+}
+
+/// The exporter's collectors that fail against the server (`elasticsearch_*_up 0`), and the
+/// node roles it reports.
+async fn collectors(stack: &Stack) -> (Vec<String>, Vec<String>) {
+    let lines = stack.exporter_lines().await;
+    let failing = lines
+        .iter()
+        .filter_map(|line| line.strip_suffix(" 0"))
+        .filter(|name| name.ends_with("_up") || name.contains("_up{"))
+        .map(|name| name.split('{').next().unwrap().to_owned())
+        .collect();
+    let mut roles: Vec<String> = lines
+        .iter()
+        .filter(|line| line.starts_with("elasticsearch_nodes_roles{"))
+        .filter_map(|line| line.split("role=\"").nth(1))
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_owned)
+        .collect();
+    roles.sort();
+    roles.dedup();
+    (failing, roles)
+}
+
+#[tokio::test]
+async fn opensearch_2_statistics_from_prometheus_match_the_cluster() {
+    statistics_match_the_cluster(Distribution::OpenSearch2).await;
+}
+
+#[tokio::test]
+async fn elasticsearch_7_statistics_from_prometheus_match_the_cluster() {
+    statistics_match_the_cluster(Distribution::Elasticsearch7).await;
+}
+
+#[tokio::test]
+async fn opensearch_3_statistics_from_prometheus_match_the_cluster() {
+    statistics_match_the_cluster(Distribution::OpenSearch3).await;
+}
