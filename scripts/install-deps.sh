@@ -8,6 +8,8 @@
 #                    the packaging checks' tools (scripts/requirements-test.txt)
 #   npm              `npm ci` in every web/ folder and test-support/oidc (package-lock.json)
 #   search servers   the versions pinned in versions.env, from Maven (scripts/install-servers.sh)
+#   Kubernetes       kube-apiserver, etcd, kubectl, helm built from the Go module proxy and the
+#                    CRDs the tests install (scripts/install-kube.sh, called by install-servers.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +31,7 @@ declare -A packages=(
   [maven]=mvn                # fetches the pinned search servers (scripts/install-servers.sh)
   [unzip]=unzip
   [util-linux]=setpriv       # the search servers run as an unprivileged user, killed with their test
+  [openjdk-17-jdk-headless]=javac  # compiles the Elasticsearch 8 node's two small test plugins
 )
 missing=()
 for package in "${!packages[@]}"; do
