@@ -49,8 +49,9 @@ pub enum Distribution {
     /// Elasticsearch 8.19 (`ELASTICSEARCH_8_SECURED_*`, the newest integ-test zip on Maven
     /// Central) with x-pack security and the native realm, on OpenJDK 17, made by
     /// `scripts/install-servers.sh` (with the analysis components its security index needs):
-    /// HTTPS only with a CA made at each start, every request authenticated. `GET /` answers 405
-    /// (the zip has no `rest-root` module).
+    /// HTTPS only with a CA made at each start, every request authenticated. The zip has no
+    /// `rest-root` module: `GET /` comes from the script's small `root-info` plugin
+    /// (`test-support/elasticsearch/RootInfo.java`), with the node's own name, cluster and version.
     Elasticsearch8Secured,
     /// OpenSearch 3 (`OPENSEARCH_3_*`), on Temurin 25 (3.x needs Java 21 or newer).
     OpenSearch3,
