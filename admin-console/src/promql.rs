@@ -87,16 +87,19 @@ pub struct ExporterQueries {
 impl ExporterQueries {
     pub fn new(filter: &SeriesFilter) -> Self {
         let s = |metric: &str| filter.select(metric, &[]);
+        // A cluster without indices has no per-index series: 0 (not "no value") where the
+        // exporter's index collector read the cluster successfully.
+        let no_indices = format!("0 * max({} == 1)", s("elasticsearch_index_stats_up"));
         Self {
             health: format!("{} == 1", s("elasticsearch_cluster_health_status")),
             node_count: format!("max({})", s("elasticsearch_cluster_health_number_of_nodes")),
             // Index series come with `--es.indices`; several scrapes of one index count once.
             index_count: format!(
-                "count(count by (index) ({}))",
+                "count(count by (index) ({})) or {no_indices}",
                 s("elasticsearch_indices_docs_primary")
             ),
             document_count: format!(
-                "sum(max by (index) ({}))",
+                "sum(max by (index) ({})) or {no_indices}",
                 s("elasticsearch_indices_docs_primary")
             ),
             shard_count: format!("max({})", s("elasticsearch_cluster_health_active_shards")),
@@ -134,6 +137,20 @@ mod tests {
             r#"m{job="es",env="pr\"od",area="heap"}"#
         );
         assert_eq!(SeriesFilter::default().select("m", &[]), "m{}");
+    }
+
+    #[test]
+    fn index_counts_are_zero_when_the_index_collector_read_no_index() {
+        let queries = ExporterQueries::new(&SeriesFilter::new(Some("es"), &BTreeMap::new()));
+        assert_eq!(
+            queries.index_count,
+            r#"count(count by (index) (elasticsearch_indices_docs_primary{job="es"})) or 0 * max(elasticsearch_index_stats_up{job="es"} == 1)"#
+        );
+        assert!(
+            queries
+                .document_count
+                .ends_with(r#" or 0 * max(elasticsearch_index_stats_up{job="es"} == 1)"#)
+        );
     }
 
     #[test]

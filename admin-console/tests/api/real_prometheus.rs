@@ -246,6 +246,19 @@ const COUNTS: [&str; 5] = [
 
 async fn statistics_match_the_cluster(distribution: Distribution) {
     let stack = stack(distribution).await;
+    // No index yet: none, and no documents (0, not "no value": the exporter read the indices).
+    let prom = stack
+        .prom_until("a first scrape", |s| s["health"].is_string())
+        .await;
+    let live = stack.snapshot("live").await;
+    for field in ["indexCount", "documentCount"] {
+        assert_eq!(
+            (&live[field], &prom[field]),
+            (&json!(0), &json!(0)),
+            "{distribution:?} {field}: {live} {prom}"
+        );
+    }
+
     // One index whose replica cannot be placed on one node (yellow), one without replicas.
     stack.create_index("px-replicated", 1, false).await;
     stack.create_index("px-single", 0, false).await;
