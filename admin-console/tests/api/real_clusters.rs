@@ -509,3 +509,60 @@ async fn the_node_page_index_actions_settings_legacy_templates_and_tasks() {
         let _ = cluster;
     }
 }
+
+/// The secured Elasticsearch 8's `GET /` comes from the install script's `root-info` plugin (the
+/// integ-test zip has no `rest-root` module): the documented fields, the node's own values.
+#[tokio::test]
+async fn the_secured_elasticsearch_8_root_document_is_the_nodes_own() {
+    let (app, cluster) = console(Distribution::Elasticsearch8Secured).await;
+    let security = cluster.security.as_ref().unwrap();
+    let client = security.client();
+    let root: Value = client
+        .get(&cluster.url)
+        .header("authorization", security.admin_authorization())
+        .send()
+        .await
+        .unwrap()
+        .error_for_status()
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let port = cluster.url.rsplit(':').next().unwrap();
+    assert_eq!(root["name"], format!("node-{port}"), "{root}");
+    assert_eq!(root["cluster_name"], format!("test-{port}"), "{root}");
+    let health = get(&app, "/overview").await;
+    assert_eq!(root["cluster_name"], health["clusterName"], "{root}");
+    let uuid = root["cluster_uuid"].as_str().unwrap_or_default();
+    assert!(uuid.len() >= 20 && uuid != "_na_", "{root}");
+    let version = &root["version"];
+    assert_eq!(version["number"], cluster.version().as_str(), "{root}");
+    assert_eq!(version["build_flavor"], "default", "{root}");
+    assert_eq!(version["build_snapshot"], false, "{root}");
+    for field in [
+        "build_type",
+        "build_hash",
+        "build_date",
+        "lucene_version",
+        "minimum_wire_compatibility_version",
+        "minimum_index_compatibility_version",
+    ] {
+        assert!(
+            version[field]
+                .as_str()
+                .is_some_and(|value| !value.is_empty()),
+            "{field}: {root}"
+        );
+    }
+    assert_eq!(root["tagline"], "You Know, for Search", "{root}");
+
+    let head = client
+        .head(&cluster.url)
+        .header("authorization", security.admin_authorization())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(head.status(), 200);
+    let anonymous = client.get(&cluster.url).send().await.unwrap();
+    assert_eq!(anonymous.status(), 401, "x-pack security still asks who");
+}
