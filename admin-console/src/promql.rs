@@ -74,6 +74,9 @@ impl SeriesFilter {
 pub struct ExporterQueries {
     /// One series per colour whose value is 1 (`elasticsearch_cluster_health_status`).
     pub health: String,
+    /// Whether the exporter read the cluster's health at its last scrape (1) or not (0); the
+    /// health series are missing when it did not.
+    pub health_up: String,
     pub node_count: String,
     pub index_count: String,
     pub document_count: String,
@@ -92,6 +95,7 @@ impl ExporterQueries {
         let no_indices = format!("0 * max({} == 1)", s("elasticsearch_index_stats_up"));
         Self {
             health: format!("{} == 1", s("elasticsearch_cluster_health_status")),
+            health_up: s("elasticsearch_cluster_health_up"),
             node_count: format!("max({})", s("elasticsearch_cluster_health_number_of_nodes")),
             // Index series come with `--es.indices`; several scrapes of one index count once.
             index_count: format!(

@@ -137,19 +137,37 @@ impl PrometheusClient {
         )
         .await;
         let mut merged = merge(time, results)?;
-        let Some(measurement) = merged.remove(&time).or_else(|| merged.into_values().last()) else {
-            return Err(self.no_data(cluster_id));
-        };
-        if measurement.health.is_none() {
-            return Err(self.no_data(cluster_id));
+        let measurement = merged
+            .remove(&time)
+            .or_else(|| merged.into_values().last())
+            .filter(|measurement| measurement.health.is_some());
+        match measurement {
+            Some(measurement) => Ok(Measurement {
+                timestamp: time,
+                ..measurement
+            }),
+            None => Err(self.no_data(cluster_id, time).await),
         }
-        Ok(Measurement {
-            timestamp: time,
-            ..measurement
-        })
     }
 
-    fn no_data(&self, cluster_id: &str) -> Error {
+    /// Why there is no health series at `time`: an exporter that is scraped but cannot read the
+    /// cluster (`elasticsearch_cluster_health_up` 0, its health series gone), or no matching
+    /// exporter series at all.
+    async fn no_data(&self, cluster_id: &str, time: i64) -> Error {
+        let up = self.query(&self.queries.health_up, time).await;
+        let exporter_up_cluster_down = up.is_ok_and(|series| {
+            !series.is_empty()
+                && series
+                    .iter()
+                    .all(|s| s.samples.iter().all(|(_, value)| *value == 0.0))
+        });
+        if exporter_up_cluster_down {
+            return Error::NoMetricsData(format!(
+                "The elasticsearch_exporter that the {} scrapes for {} cannot read the cluster's health (elasticsearch_cluster_health_up is 0): cluster \"{cluster_id}\" is down or refuses the exporter.",
+                self.label,
+                self.filter.describe()
+            ));
+        }
         Error::NoMetricsData(format!(
             "The {} has no elasticsearch_exporter series for {} (cluster \"{cluster_id}\"); check metrics_server_job_name and metrics_server_labels.",
             self.label,

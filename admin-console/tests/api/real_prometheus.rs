@@ -534,3 +534,42 @@ async fn elasticsearch_7_statistics_from_prometheus_match_the_cluster() {
 async fn opensearch_3_statistics_from_prometheus_match_the_cluster() {
     statistics_match_the_cluster(Distribution::OpenSearch3).await;
 }
+
+#[tokio::test]
+async fn a_cluster_down_behind_a_working_exporter_is_reported_as_down() {
+    let Stack {
+        cluster,
+        exporter: _exporter,
+        prometheus: _prometheus,
+        app,
+        ..
+    } = stack(Distribution::OpenSearch2).await;
+    let path = "/api/clusters/prom/metrics";
+    let (status, body) = app.get_json(path).await;
+    assert!(status == 200 || status == 502, "{body}");
+    poll("a scrape of the cluster", CHANGE_DEADLINE, || async {
+        let (status, body) = app.get_json(path).await;
+        (status == 200, body)
+    })
+    .await;
+    // The exporter goes on answering; its health collector says it cannot read the cluster
+    // (`elasticsearch_cluster_health_up 0`) and the health series go stale at once.
+    drop(cluster);
+    let body = poll(
+        "the cluster gone from Prometheus",
+        CHANGE_DEADLINE,
+        || async {
+            let (status, body) = app.get_json(path).await;
+            (status != 200, json!({"status": status, "body": body}))
+        },
+    )
+    .await;
+    assert_eq!(body["status"], 502, "{body}");
+    assert_eq!(body["body"]["error"]["code"], "no_metrics_data", "{body}");
+    let message = body["body"]["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("cannot read the cluster")
+            && !message.contains("check metrics_server_job_name"),
+        "{message}"
+    );
+}
