@@ -566,3 +566,72 @@ async fn the_secured_elasticsearch_8_root_document_is_the_nodes_own() {
     let anonymous = client.get(&cluster.url).send().await.unwrap();
     assert_eq!(anonymous.status(), 401, "x-pack security still asks who");
 }
+
+/// The console with a credential of the `monitor` privileges only (a read-only cluster in
+/// admin-console's config) on the secured Elasticsearch 8: the views answer; what the role does
+/// not grant is the cluster's 403 with its reason, not an empty page.
+#[tokio::test]
+async fn a_monitor_only_credential_sees_the_views_and_the_clusters_403() {
+    let (_admin, cluster) = console(Distribution::Elasticsearch8Secured).await;
+    let security = cluster.security.as_ref().unwrap();
+    let client = security.client();
+    for (path, body) in [
+        (
+            "/_security/role/compat_console_viewer",
+            json!({"cluster": ["monitor"],
+                   "indices": [{"names": ["*"], "privileges": ["monitor", "view_index_metadata"]}]}),
+        ),
+        (
+            "/_security/user/compat_console_viewer",
+            json!({"password": "viewer-password-1", "roles": ["compat_console_viewer"]}),
+        ),
+    ] {
+        let answer = client
+            .put(format!("{}{path}", cluster.url))
+            .header("authorization", security.admin_authorization())
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert!(answer.status().is_success(), "PUT {path}: {answer:?}");
+    }
+    let app = spawn_app(&format!(
+        "clusters:\n{}    read_only: true\n    auth:\n      username: compat_console_viewer\n      \
+         password: 'viewer-password-1'\n    tls:\n      ca_file: {}\n",
+        cluster_yaml("real", &cluster.url),
+        security.ca_file.display()
+    ))
+    .await;
+    let (status, list) = app.get_json("/api/clusters").await;
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(list["clusters"][0]["reachable"], true, "{list}");
+    assert_eq!(
+        list["clusters"][0]["version"],
+        cluster.version().as_str(),
+        "{list}"
+    );
+    for tail in [
+        "/dialect",
+        "/overview",
+        "/nodes",
+        "/metrics",
+        "/allocation",
+        "/indices",
+        "/shards",
+        "/templates",
+        "/aliases",
+        "/tasks",
+        "/settings",
+    ] {
+        get(&app, tail).await;
+    }
+    // Listing repositories needs monitor_snapshot (or more), which the role lacks.
+    let (status, body) = send(app.client.get(api(&app, "/repositories"))).await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["error"]["code"], "rejected_by_cluster", "{body}");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("cluster:admin/repository/get") && message.contains("monitor_snapshot"),
+        "the cluster's reason: {body}"
+    );
+}
