@@ -141,6 +141,10 @@ elasticsearch_root_info() {
   fi
   log "elasticsearch $version GET / plugin (the zip has no rest-root module)"
   local scratch java=$ELASTICSEARCH_8_SECURED_JAVA_HOME/bin
+  [ -x "$java/javac" ] || {
+    echo "$java/javac is needed to build the GET / plugin (apt-get install openjdk-17-jdk-headless)" >&2
+    exit 1
+  }
   scratch=$(mktemp -d "$cache/.root-info.XXXXXX")
   mkdir -p "$scratch/classes" "$scratch/root-info"
   "$java/javac" -nowarn --release 17 -cp "$home/lib/*" -d "$scratch/classes" \
