@@ -9,7 +9,7 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use test_support::{Distribution, Prometheus, SearchCluster, http_get};
+use test_support::{Distribution, Prometheus, SearchCluster, SearchNodes, http_get};
 
 use crate::app::{TestApp, cluster_yaml, spawn_app};
 use crate::support::exporter::Exporter;
@@ -31,8 +31,15 @@ const COLLECTORS: &[&str] = &[
 /// Scrapes every second: a change shows within a few seconds, well inside the deadlines.
 const CHANGE_DEADLINE: Duration = Duration::from_secs(60);
 
+/// What a server is run as: a node of the test's own, or three.
+enum Server {
+    One(SearchCluster),
+    Three(SearchNodes),
+}
+
 struct Stack {
-    cluster: SearchCluster,
+    server: Server,
+    url: String,
     exporter: Exporter,
     prometheus: Prometheus,
     app: TestApp,
@@ -46,7 +53,15 @@ async fn stack(distribution: Distribution) -> Stack {
     let cluster = tokio::task::spawn_blocking(move || SearchCluster::start(distribution))
         .await
         .unwrap();
-    let exporter = Exporter::start(&cluster.url, COLLECTORS);
+    stack_on(Server::One(cluster), COLLECTORS).await
+}
+
+async fn stack_on(server: Server, collectors: &[&str]) -> Stack {
+    let url = match &server {
+        Server::One(cluster) => cluster.url.clone(),
+        Server::Three(nodes) => nodes.url().to_owned(),
+    };
+    let exporter = Exporter::start(&url, collectors);
     let target = exporter.host_port.clone();
     let prometheus = Prometheus::start(
         |_| {
@@ -58,20 +73,21 @@ async fn stack(distribution: Distribution) -> Stack {
     );
     let external = |id: &str, job: &str| {
         format!(
-            "  - id: {id}\n    name: {id}\n    url: {}\n    metrics_source: prometheus\n    prometheus_url: {}\n    prometheus_job_name: {job}\n    prometheus_labels:\n      env: test\n",
-            cluster.url, prometheus.url
+            "  - id: {id}\n    name: {id}\n    url: {url}\n    metrics_source: prometheus\n    prometheus_url: {}\n    prometheus_job_name: {job}\n    prometheus_labels:\n      env: test\n",
+            prometheus.url
         )
     };
     let app = spawn_app(&format!(
         "clusters:\n{}{}{}",
         external("prom", "es"),
-        cluster_yaml("live", &cluster.url),
+        cluster_yaml("live", &url),
         external("wrongjob", "nope"),
     ))
     .await;
     Stack {
         http: reqwest::Client::new(),
-        cluster,
+        server,
+        url,
         exporter,
         prometheus,
         app,
@@ -82,7 +98,7 @@ impl Stack {
     async fn cluster_call(&self, method: reqwest::Method, path: &str, body: Option<Value>) {
         let mut request = self
             .http
-            .request(method.clone(), format!("{}/{path}", self.cluster.url));
+            .request(method.clone(), format!("{}/{path}", self.url));
         if let Some(body) = body {
             request = request.json(&body);
         }
@@ -114,7 +130,7 @@ impl Stack {
         }
         let response = self
             .http
-            .post(format!("{}/_bulk?refresh=true", self.cluster.url))
+            .post(format!("{}/_bulk?refresh=true", self.url))
             .header("content-type", "application/x-ndjson")
             .body(bulk)
             .send()
@@ -538,7 +554,7 @@ async fn opensearch_3_statistics_from_prometheus_match_the_cluster() {
 #[tokio::test]
 async fn a_cluster_down_behind_a_working_exporter_is_reported_as_down() {
     let Stack {
-        cluster,
+        server,
         exporter: _exporter,
         prometheus: _prometheus,
         app,
@@ -554,7 +570,7 @@ async fn a_cluster_down_behind_a_working_exporter_is_reported_as_down() {
     .await;
     // The exporter goes on answering; its health collector says it cannot read the cluster
     // (`elasticsearch_cluster_health_up 0`) and the health series go stale at once.
-    drop(cluster);
+    drop(server);
     let body = poll(
         "the cluster gone from Prometheus",
         CHANGE_DEADLINE,
@@ -572,4 +588,68 @@ async fn a_cluster_down_behind_a_working_exporter_is_reported_as_down() {
             && !message.contains("check metrics_server_job_name"),
         "{message}"
     );
+}
+
+/// Three OpenSearch nodes behind one exporter with `--es.all --es.indices` (as
+/// docker/compose.yaml runs it): the node series of all three, summed and averaged as the
+/// cluster sums its own.
+#[tokio::test]
+async fn three_nodes_behind_one_exporter_match_the_cluster() {
+    let nodes = tokio::task::spawn_blocking(|| SearchNodes::start(Distribution::OpenSearch2, 3))
+        .await
+        .unwrap();
+    let stack = stack_on(Server::Three(nodes), &["--es.all", "--es.indices"]).await;
+    // One primary and a replica on each other node: green.
+    stack.create_index("px-three", 2, false).await;
+    stack.index_docs("px-three", 5).await;
+    let live = poll("the replicas are assigned", CHANGE_DEADLINE, || async {
+        let live = stack.snapshot("live").await;
+        (live["health"] == "green" && live["shardCount"] == 3, live)
+    })
+    .await;
+    assert_eq!(
+        (&live["nodeCount"], &live["documentCount"]),
+        (&json!(3), &json!(5)),
+        "{live}"
+    );
+    let prom = stack
+        .prom_until("Prometheus has the green index", |s| {
+            s["health"] == "green" && s["shardCount"] == 3 && s["documentCount"] == 5
+        })
+        .await;
+    for field in COUNTS {
+        assert_eq!(prom[field], live[field], "{field}: {prom} {live}");
+    }
+    let at = prom["timestamp"].as_i64().unwrap();
+    let used = stack
+        .query(
+            "elasticsearch_jvm_memory_used_bytes{job=\"es\",area=\"heap\"}",
+            at,
+        )
+        .await;
+    let max = stack
+        .sum(
+            "elasticsearch_jvm_memory_max_bytes{job=\"es\",area=\"heap\"}",
+            at,
+        )
+        .await;
+    assert_eq!(used.len(), 3, "one heap series per node: {used:?}");
+    let used: f64 = used.iter().map(|(_, value)| value).sum();
+    assert_eq!(
+        percent(&prom, "memoryUsagePercent"),
+        round2(100.0 * used / max)
+    );
+    let cpu = stack
+        .query("elasticsearch_os_cpu_percent{job=\"es\"}", at)
+        .await;
+    assert_eq!(cpu.len(), 3, "{cpu:?}");
+    let mean = cpu.iter().map(|(_, value)| value).sum::<f64>() / 3.0;
+    assert_eq!(percent(&prom, "cpuUsagePercent"), round2(mean));
+    // Three nodes on one file system: the exporter sums it three times, the cluster counts it
+    // once (`_cluster/stats` dedupes by address); the ratio is the same.
+    assert!(
+        (percent(&prom, "diskUsagePercent") - percent(&live, "diskUsagePercent")).abs() < 1.0,
+        "{prom} {live}"
+    );
+    percent(&live, "memoryUsagePercent");
 }
