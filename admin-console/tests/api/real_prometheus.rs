@@ -43,7 +43,9 @@ struct Stack {
     exporter: Exporter,
     prometheus: Prometheus,
     app: TestApp,
+    /// Cluster calls: trusting the demo CA with the security plugin, and as its admin.
     http: reqwest::Client,
+    authorization: Option<String>,
 }
 
 /// The cluster's own node, the exporter with every collector, Prometheus scraping it as job
@@ -61,7 +63,29 @@ async fn stack_on(server: Server, collectors: &[&str]) -> Stack {
         Server::One(cluster) => cluster.url.clone(),
         Server::Three(nodes) => nodes.url().to_owned(),
     };
-    let exporter = Exporter::start(&url, collectors);
+    // With the security plugin: the admin's credential in the exporter's URL and the demo CA.
+    let security = match &server {
+        Server::One(cluster) => cluster.security.clone(),
+        Server::Three(_) => None,
+    };
+    let mut flags: Vec<String> = collectors.iter().map(|f| f.to_string()).collect();
+    let mut exporter_url = reqwest::Url::parse(&url).unwrap();
+    let mut live_yaml = cluster_yaml("live", &url);
+    if let Some(security) = &security {
+        exporter_url.set_username(&security.admin_user).unwrap();
+        exporter_url
+            .set_password(Some(&security.admin_password))
+            .unwrap();
+        flags.push(format!("--es.ca={}", security.ca_file.display()));
+        live_yaml.push_str(&format!(
+            "    auth:\n      username: {}\n      password: '{}'\n    tls:\n      ca_file: {}\n",
+            security.admin_user,
+            security.admin_password,
+            security.ca_file.display()
+        ));
+    }
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let exporter = Exporter::start(exporter_url.as_str(), &flags);
     let target = exporter.host_port.clone();
     let prometheus = Prometheus::start(
         |_| {
@@ -80,12 +104,15 @@ async fn stack_on(server: Server, collectors: &[&str]) -> Stack {
     let app = spawn_app(&format!(
         "clusters:\n{}{}{}",
         external("prom", "es"),
-        cluster_yaml("live", &url),
+        live_yaml,
         external("wrongjob", "nope"),
     ))
     .await;
     Stack {
-        http: reqwest::Client::new(),
+        http: security
+            .as_ref()
+            .map_or_else(reqwest::Client::new, |security| security.client()),
+        authorization: security.as_ref().map(|s| s.admin_authorization()),
         server,
         url,
         exporter,
@@ -95,10 +122,16 @@ async fn stack_on(server: Server, collectors: &[&str]) -> Stack {
 }
 
 impl Stack {
+    fn cluster_request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        let request = self.http.request(method, format!("{}/{path}", self.url));
+        match &self.authorization {
+            Some(authorization) => request.header("authorization", authorization),
+            None => request,
+        }
+    }
+
     async fn cluster_call(&self, method: reqwest::Method, path: &str, body: Option<Value>) {
-        let mut request = self
-            .http
-            .request(method.clone(), format!("{}/{path}", self.url));
+        let mut request = self.cluster_request(method.clone(), path);
         if let Some(body) = body {
             request = request.json(&body);
         }
@@ -129,8 +162,7 @@ impl Stack {
             ));
         }
         let response = self
-            .http
-            .post(format!("{}/_bulk?refresh=true", self.url))
+            .cluster_request(reqwest::Method::POST, "_bulk?refresh=true")
             .header("content-type", "application/x-ndjson")
             .body(bulk)
             .send()
@@ -652,4 +684,52 @@ async fn three_nodes_behind_one_exporter_match_the_cluster() {
         "{prom} {live}"
     );
     percent(&live, "memoryUsagePercent");
+}
+
+/// OpenSearch with its security plugin: the exporter over HTTPS with the demo CA and the
+/// admin's credential in its URL.
+#[tokio::test]
+async fn a_secured_opensearch_behind_an_exporter_with_its_credential() {
+    let stack = stack(Distribution::OpenSearch2Secured).await;
+    stack.create_index("px-secured", 0, false).await;
+    stack.index_docs("px-secured", 3).await;
+    stack
+        .prom_until("Prometheus has the documents", |s| {
+            s["documentCount"].as_u64() >= Some(3)
+        })
+        .await;
+    // The plugin's own indices are visible to the exporter too, and may take a document between
+    // two reads (its audit log): the two sources agree once neither moves.
+    let (live, prom) = poll_pair(&stack).await;
+    let exported = stack
+        .query(
+            "elasticsearch_indices_docs_primary{job=\"es\"}",
+            prom["timestamp"].as_i64().unwrap(),
+        )
+        .await;
+    let mut names: Vec<String> = exported
+        .into_iter()
+        .map(|(labels, _)| labels["index"].clone())
+        .collect();
+    names.sort();
+    assert!(
+        names.len() == 3
+            && names[0] == ".opendistro_security"
+            && names[1] == "px-secured"
+            && names[2].starts_with("security-auditlog-"),
+        "{names:?}"
+    );
+    assert_eq!(prom["health"], live["health"]);
+}
+
+/// The `live` and `prom` snapshots once their counts agree (polled with a deadline).
+async fn poll_pair(stack: &Stack) -> (Value, Value) {
+    let pair = poll("the two sources agree", CHANGE_DEADLINE, || async {
+        let live = stack.snapshot("live").await;
+        let (status, prom) = stack.app.get_json("/api/clusters/prom/metrics").await;
+        let agree = status == 200 && COUNTS.iter().all(|field| live[field] == prom[field]);
+        (agree, json!([live, prom]))
+    })
+    .await;
+    (pair[0].clone(), pair[1].clone())
 }
