@@ -6,6 +6,7 @@
 
 pub(crate) mod access;
 /// The binary's allocator (`main.rs`) and the long-lived heap of the stored records.
+#[allow(unsafe_code)] // mimalloc's heap functions are FFI; the only unsafe code in the workspace
 pub mod alloc;
 pub(crate) mod backends;
 pub(crate) mod cache;
