@@ -7,9 +7,9 @@
 #   Python venv      .venv with osmem-server (an in-memory OpenSearch-compatible server) and
 #                    the packaging checks' tools (scripts/requirements-test.txt)
 #   npm              `npm ci` in every web/ folder and test-support/oidc (package-lock.json)
-#   search servers   the versions pinned in versions.env, from Maven (scripts/install-servers.sh)
-#   Kubernetes       kube-apiserver, etcd, kubectl, helm built from the Go module proxy and the
-#                    CRDs the tests install (scripts/install-kube.sh, called by install-servers.sh)
+# The real servers only the tests need (search servers from Maven, the Kubernetes tools built
+# from the Go module proxy) are installed by scripts/install-servers.sh, which `make test` calls
+# after this script; `make run` does not need them and stays quick on a fresh machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -76,5 +76,3 @@ for lock in */web/package-lock.json test-support/*/package-lock.json; do
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
   fi
 done
-
-scripts/install-servers.sh

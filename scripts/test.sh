@@ -17,6 +17,11 @@ done
 step "dependencies"
 scripts/install-deps.sh
 
+# The real servers the tests start: search servers from Maven, kube-apiserver, etcd, kubectl and
+# helm built from the Go module proxy (about 15 minutes on 2 cores the first time, then cached).
+step "test servers"
+scripts/install-servers.sh
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
