@@ -4,9 +4,12 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
+
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
 
 /// A port that is free on 127.0.0.1 and stays free until the caller binds it, for servers
 /// that cannot bind port 0 themselves (Redis, Prometheus) or whose port must be known before
@@ -102,6 +105,34 @@ impl ChildGuard {
         &mut self.child
     }
 
+    /// Polls `ready` every `interval` until it holds; panics with the last lines of `log` (the
+    /// child's console) when the child exits first or `deadline` passes.
+    pub(crate) fn wait_ready(
+        &mut self,
+        log: &Path,
+        deadline: Duration,
+        interval: Duration,
+        mut ready: impl FnMut() -> bool,
+    ) {
+        let started = Instant::now();
+        while !ready() {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!(
+                    "{} exited with {status} before it was ready: {}",
+                    self.name,
+                    tail(log)
+                );
+            }
+            assert!(
+                started.elapsed() < deadline,
+                "{} was not ready within {deadline:?}: {}",
+                self.name,
+                tail(log)
+            );
+            std::thread::sleep(interval);
+        }
+    }
+
     /// Reads the JSON line a server prints on start (its address) and returns the string field
     /// `field` of it. The child's stdout must be piped. Panics, naming the server and whether it
     /// is still running, when no line came within a minute: a test run fails, it never hangs.
@@ -182,6 +213,41 @@ pub fn http_get(host_port: &str, path: &str) -> Option<(u16, String)> {
     status_and_body(&response)
 }
 
+/// A blocking `GET path` over HTTPS on `host_port` (`127.0.0.1:<port>`) with
+/// `Authorization: <authorization>`, the server's certificate verified for `127.0.0.1` against
+/// the PEM certificates in `ca_file`: `(status, body)`, or `None` when nothing answers (yet).
+/// For the harness's readiness checks only.
+pub(crate) fn https_get(
+    ca_file: &Path,
+    host_port: &str,
+    path: &str,
+    authorization: &str,
+) -> Option<(u16, String)> {
+    crate::install_crypto_provider();
+    let mut roots = rustls::RootCertStore::empty();
+    for certificate in CertificateDer::pem_file_iter(ca_file).ok()? {
+        roots.add(certificate.ok()?).ok()?;
+    }
+    let config = rustls::ClientConfig::builder()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let name = ServerName::try_from("127.0.0.1").ok()?;
+    let connection = rustls::ClientConnection::new(Arc::new(config), name).ok()?;
+    let socket = TcpStream::connect(host_port).ok()?;
+    socket.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    let mut stream = rustls::StreamOwned::new(connection, socket);
+    write!(
+        stream,
+        "GET {path} HTTP/1.0\r\nHost: {host_port}\r\nAuthorization: {authorization}\r\n\
+         Connection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut response = Vec::new();
+    // A peer that closes without close_notify is an error after the whole answer was read.
+    let _ = stream.read_to_end(&mut response);
+    status_and_body(&String::from_utf8_lossy(&response))
+}
+
 /// `(status, body)` of a whole HTTP/1 response.
 pub(crate) fn status_and_body(response: &str) -> Option<(u16, String)> {
     let status = response.split(' ').nth(1)?.parse().ok()?;
@@ -216,4 +282,74 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// A fresh folder `<prefix>-<pid>-[<label>-]<n>` under the temp dir, for a server that may
+/// outlive its value (a process-wide one is never dropped); folders with the same prefix of
+/// processes that are gone are removed first.
+pub(crate) fn scratch_dir(prefix: &str, label: Option<&str>) -> PathBuf {
+    let root = std::env::temp_dir();
+    let start = format!("{prefix}-");
+    if let Ok(entries) = std::fs::read_dir(&root) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let pid = name
+                .strip_prefix(&start)
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|pid| pid.parse::<u32>().ok());
+            if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let label = label.map(|label| format!("{label}-")).unwrap_or_default();
+    let dir = root.join(format!(
+        "{start}{}-{label}{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).expect("creating a scratch folder");
+    dir
+}
+
+/// The last lines of a log, for a failure message.
+pub(crate) fn tail(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(30)..].join("\n")
+}
+
+/// Spawns `command` (a `setpriv --pdeathsig KILL` wrapper) from one thread that lives as long as
+/// the process: `--pdeathsig` fires when the thread that spawned the child ends, and a test's own
+/// thread (or a blocking pool's) ends long before the process. `what` names the server when it
+/// cannot start.
+pub(crate) fn spawn_outliving_threads(what: &str, command: Command) -> Child {
+    type Request = (Command, mpsc::Sender<std::io::Result<Child>>);
+    static SPAWNER: OnceLock<Mutex<mpsc::Sender<Request>>> = OnceLock::new();
+    let sender = SPAWNER.get_or_init(|| {
+        let (sender, requests) = mpsc::channel::<Request>();
+        std::thread::Builder::new()
+            .name("test-support-spawner".to_owned())
+            .spawn(move || {
+                for (mut command, reply) in requests {
+                    let _ = reply.send(command.spawn());
+                }
+                // The senders live in a static: this loop never ends, and the thread with it.
+            })
+            .expect("starting the spawner thread");
+        Mutex::new(sender)
+    });
+    let (reply, answer) = mpsc::channel();
+    sender
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .send((command, reply))
+        .expect("the spawner thread runs");
+    answer
+        .recv()
+        .expect("the spawner thread answers")
+        .unwrap_or_else(|error| {
+            panic!("cannot start {what} ({error}); `make test` installs setpriv and the server")
+        })
 }

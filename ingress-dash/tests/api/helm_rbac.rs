@@ -12,36 +12,16 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use serde_json::Value;
 use test_support::binary::{RunningBinary, ServiceBinary};
-use test_support::kube_cluster::KubeCluster;
+use test_support::kube_cluster::{KubeCluster, ok};
 use test_support::{TempDir, free_port, repo_root};
 
 const WAIT: Duration = Duration::from_secs(30);
-
-fn ok(output: &std::process::Output, what: &str) -> String {
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\n{}{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn create_namespaces(cluster: &KubeCluster, names: &[&str]) {
-    for name in names {
-        ok(
-            &cluster.kubectl(&["create", "namespace", name]),
-            "kubectl create namespace",
-        );
-    }
-}
 
 /// `helm install <release> helm/search-platform --namespace <namespace> --set <set>...`
 /// (no --wait: no pod runs); returns ingress-dash's config.yaml from the installed ConfigMap.
 fn install_chart(cluster: &KubeCluster, namespace: &str, release: &str, sets: &[&str]) -> String {
     cluster.install_gateway_api_crds();
-    create_namespaces(cluster, &[namespace]);
+    cluster.create_namespaces(&[namespace]);
     let chart = repo_root().join("helm/search-platform");
     let mut args = vec![
         "install",
@@ -308,7 +288,7 @@ async fn with_the_charts_cluster_role_ingress_dash_lists_and_watches_ingresses_a
     let config = install_chart(cluster, "helm-rbac-dash", "dash", &[]);
     assert_eq!(section(&config, "kubernetes"), "", "{config}");
     let apps = "helm-rbac-apps";
-    create_namespaces(cluster, &[apps]);
+    cluster.create_namespaces(&[apps]);
     cluster.apply(&format!(
         "{}---\n{}",
         ingress(apps, "before"),
@@ -359,7 +339,7 @@ async fn with_the_charts_cluster_role_ingress_dash_lists_and_watches_ingresses_a
 async fn a_namespace_the_chart_did_not_grant_is_a_forbidden_error_there_only() {
     let cluster = KubeCluster::shared();
     let (granted, denied) = ("helm-rbac-granted", "helm-rbac-denied");
-    create_namespaces(cluster, &[granted, denied]);
+    cluster.create_namespaces(&[granted, denied]);
     let config = install_chart(
         cluster,
         "helm-rbac-scoped",

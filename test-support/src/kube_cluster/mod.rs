@@ -18,14 +18,17 @@
 mod net;
 mod tools;
 
+pub use tools::ok;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
 
 use crate::pinned;
-use crate::process::{ChildGuard, free_port, http_get, repo_root};
+use crate::process::{
+    ChildGuard, free_port, http_get, https_get, repo_root, scratch_dir, spawn_outliving_threads,
+};
 
 /// How long etcd and then kube-apiserver may take to be ready (a busy 2-core machine).
 const START_DEADLINE: Duration = Duration::from_secs(120);
@@ -62,7 +65,7 @@ impl KubeCluster {
     /// its own window) or `--audit-log-path=...` with `--audit-policy-file=...` (what each
     /// request asked, its query included).
     pub fn start_with_apiserver_args(interval: Duration, extra_args: &[String]) -> Self {
-        let dir = scratch_dir();
+        let dir = scratch_dir("kube-cluster", None);
         for folder in ["etcd", "certs", "home"] {
             std::fs::create_dir_all(dir.join(folder)).expect("creating the cluster's folders");
         }
@@ -79,30 +82,21 @@ impl KubeCluster {
             extra_args,
         );
         let ca_file = dir.join("certs/apiserver.crt");
-        let started = Instant::now();
-        loop {
+        let host_port = format!("127.0.0.1:{secure_port}");
+        let authorization = format!("Bearer {admin_token}");
+        apiserver.wait_ready(
+            &dir.join("kube-apiserver.log"),
+            START_DEADLINE,
+            Duration::from_millis(100),
             // The server writes its self-signed certificate before it listens.
-            let ready = ca_file.is_file()
-                && matches!(
-                    net::https_get(&ca_file, secure_port, "/readyz", &admin_token),
-                    Some((200, _))
-                );
-            if ready {
-                break;
-            }
-            if let Ok(Some(status)) = apiserver.child_mut().try_wait() {
-                panic!(
-                    "kube-apiserver exited with {status} before it was ready: {}",
-                    tail(&dir.join("kube-apiserver.log"))
-                );
-            }
-            assert!(
-                started.elapsed() < START_DEADLINE,
-                "kube-apiserver was not ready within {START_DEADLINE:?}: {}",
-                tail(&dir.join("kube-apiserver.log"))
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+            || {
+                ca_file.is_file()
+                    && matches!(
+                        https_get(&ca_file, &host_port, "/readyz", &authorization),
+                        Some((200, _))
+                    )
+            },
+        );
         let cluster = Self {
             url,
             etcd_url,
@@ -282,20 +276,14 @@ fn start_etcd(dir: &Path) -> (ChildGuard, String) {
         .stdin(Stdio::null())
         .stdout(log.try_clone().expect("etcd log"))
         .stderr(log);
-    let mut etcd = ChildGuard::from_child("etcd", spawn(command));
+    let mut etcd = ChildGuard::from_child("etcd", spawn_outliving_threads("etcd", command));
     let host_port = format!("127.0.0.1:{client_port}");
-    let started = Instant::now();
-    while !matches!(http_get(&host_port, "/health"), Some((200, _))) {
-        if let Ok(Some(status)) = etcd.child_mut().try_wait() {
-            panic!("etcd exited with {status}: {}", tail(&dir.join("etcd.log")));
-        }
-        assert!(
-            started.elapsed() < START_DEADLINE,
-            "etcd was not healthy within {START_DEADLINE:?}: {}",
-            tail(&dir.join("etcd.log"))
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    etcd.wait_ready(
+        &dir.join("etcd.log"),
+        START_DEADLINE,
+        Duration::from_millis(50),
+        || matches!(http_get(&host_port, "/health"), Some((200, _))),
+    );
     (etcd, client_url)
 }
 
@@ -363,7 +351,10 @@ fn start_apiserver(
         .stdin(Stdio::null())
         .stdout(log.try_clone().expect("apiserver log"))
         .stderr(log);
-    ChildGuard::from_child("kube-apiserver", spawn(command))
+    ChildGuard::from_child(
+        "kube-apiserver",
+        spawn_outliving_threads("kube-apiserver", command),
+    )
 }
 
 /// `bytes` random bytes as hex, from the kernel.
@@ -374,67 +365,4 @@ fn random_hex(bytes: usize) -> String {
         .and_then(|mut random| random.read_exact(&mut buffer))
         .expect("reading /dev/urandom");
     buffer.iter().map(|byte| format!("{byte:02x}")).collect()
-}
-
-/// A fresh folder under the temp dir named for this process; folders of processes that are
-/// gone (a shared cluster is never dropped) are removed first.
-fn scratch_dir() -> PathBuf {
-    let root = std::env::temp_dir();
-    if let Ok(entries) = std::fs::read_dir(&root) {
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let pid = name
-                .strip_prefix("kube-cluster-")
-                .and_then(|rest| rest.split('-').next())
-                .and_then(|pid| pid.parse::<u32>().ok());
-            if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
-                let _ = std::fs::remove_dir_all(entry.path());
-            }
-        }
-    }
-    static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let dir = root.join(format!(
-        "kube-cluster-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).expect("creating the cluster's scratch folder");
-    dir
-}
-
-/// The last lines of a log, for a failure message.
-fn tail(path: &Path) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(30)..].join("\n")
-}
-
-/// Spawns `command` from one thread that lives as long as the process: `--pdeathsig` fires
-/// when the thread that spawned the child ends, and a test's own thread ends long before the
-/// process.
-fn spawn(command: Command) -> Child {
-    type Request = (Command, mpsc::Sender<std::io::Result<Child>>);
-    static SPAWNER: OnceLock<Mutex<mpsc::Sender<Request>>> = OnceLock::new();
-    let sender = SPAWNER.get_or_init(|| {
-        let (sender, requests) = mpsc::channel::<Request>();
-        std::thread::Builder::new()
-            .name("kube-cluster-spawner".to_owned())
-            .spawn(move || {
-                for (mut command, reply) in requests {
-                    let _ = reply.send(command.spawn());
-                }
-            })
-            .expect("starting the spawner thread");
-        Mutex::new(sender)
-    });
-    let (reply, answer) = mpsc::channel();
-    sender
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .send((command, reply))
-        .expect("the spawner thread runs");
-    answer
-        .recv()
-        .expect("the spawner thread answers")
-        .unwrap_or_else(|error| panic!("cannot start a Kubernetes server ({error}): setpriv?"))
 }

@@ -30,7 +30,18 @@ impl KubeCluster {
             &["apply", "-f", "-"],
             Some(yaml),
         );
-        succeeded("kubectl apply", &output)
+        ok(&output, "kubectl apply")
+    }
+
+    /// `kubectl create namespace` of each of `names`; panics with kubectl's answer when one
+    /// fails (one that exists already, too).
+    pub fn create_namespaces(&self, names: &[&str]) {
+        for name in names {
+            ok(
+                &self.kubectl(&["create", "namespace", name]),
+                "kubectl create namespace",
+            );
+        }
     }
 
     /// A token of service account `service_account` in `namespace`, from
@@ -44,7 +55,7 @@ impl KubeCluster {
             namespace,
             "--duration=1h",
         ]);
-        succeeded("kubectl create token", &output).trim().to_owned()
+        ok(&output, "kubectl create token").trim().to_owned()
     }
 
     /// Installs the standard channel of the Gateway API CRDs pinned in `versions.env`
@@ -56,7 +67,7 @@ impl KubeCluster {
             let file = file.to_str().expect("a UTF-8 path");
             // Server-side: the HTTPRoute CRD is too large for client-side apply's annotation.
             let output = self.kubectl(&["apply", "--server-side", "-f", file, "-o", "name"]);
-            let applied = succeeded("kubectl apply of the Gateway API CRDs", &output);
+            let applied = ok(&output, "kubectl apply of the Gateway API CRDs");
             let crds: Vec<&str> = applied
                 .lines()
                 .filter(|name| name.starts_with("customresourcedefinition"))
@@ -64,9 +75,9 @@ impl KubeCluster {
             assert!(!crds.is_empty(), "no CRD in {file}: {applied}");
             let mut args = vec!["wait", "--for=condition=Established", "--timeout=60s"];
             args.extend(crds);
-            succeeded(
-                "kubectl wait for the Gateway API CRDs",
+            ok(
                 &self.kubectl(&args),
+                "kubectl wait for the Gateway API CRDs",
             );
         });
     }
@@ -115,11 +126,12 @@ fn gateway_api_file(channel: &str) -> PathBuf {
     path
 }
 
-/// The standard output of a command that must have succeeded; panics with both outputs if not.
-fn succeeded(what: &str, output: &Output) -> String {
+/// The standard output of a command that must have succeeded (kubectl's, helm's); panics with
+/// both outputs if not, `what` naming the command.
+pub fn ok(output: &Output, what: &str) -> String {
     assert!(
         output.status.success(),
-        "{what} failed ({}): {}{}",
+        "{what} failed ({}):\n{}{}",
         output.status,
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)

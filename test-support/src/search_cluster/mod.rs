@@ -21,13 +21,13 @@ mod nodes;
 mod secured;
 
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::process::{ChildGuard, free_port, http_get, repo_root};
+use crate::process::{self, ChildGuard, free_port, http_get, repo_root};
 
 pub use nodes::{SearchNode, SearchNodes};
 pub use secured::Security;
@@ -128,6 +128,25 @@ pub fn pinned(key: &str) -> String {
         .unwrap_or_else(|| panic!("versions.env has no {key}"))
 }
 
+/// Process-wide servers by key, each started on first use and never dropped.
+type Shared<K, V> = OnceLock<Mutex<HashMap<K, &'static V>>>;
+
+/// The server of `shared` for `key`, started by `start` on first use (under the lock: callers
+/// for the same key wait for the one start).
+fn shared_entry<K: Eq + Hash, V: Sync>(
+    shared: &Shared<K, V>,
+    key: K,
+    start: impl FnOnce() -> V,
+) -> &'static V {
+    let mut shared = shared
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    shared
+        .entry(key)
+        .or_insert_with(|| Box::leak(Box::new(start())))
+}
+
 /// One search node, killed and its scratch folder removed on drop.
 pub struct SearchCluster {
     /// `http://127.0.0.1:<port>` without the security plugin (plain HTTP, no credentials);
@@ -173,9 +192,12 @@ impl SearchCluster {
             Some(security) => security.get(host_port, "/_cluster/health"),
             None => http_get(host_port, "/_cluster/health"),
         };
-        wait_for(distribution, &mut child, &dir, START_DEADLINE, || {
-            matches!(answers(&host_port), Some((200, _)))
-        });
+        child.wait_ready(
+            &dir.join("console.log"),
+            START_DEADLINE,
+            Duration::from_millis(100),
+            || matches!(answers(&host_port), Some((200, _))),
+        );
         let scheme = if security.is_some() { "https" } else { "http" };
         Self {
             url: format!("{scheme}://{host_port}"),
@@ -189,15 +211,8 @@ impl SearchCluster {
     /// One node per distribution for the whole test process, started on first use; tests that
     /// share it keep to index names of their own.
     pub fn shared(distribution: Distribution) -> &'static Self {
-        static SHARED: OnceLock<Mutex<HashMap<Distribution, &'static SearchCluster>>> =
-            OnceLock::new();
-        let mut shared = SHARED
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        shared
-            .entry(distribution)
-            .or_insert_with(|| Box::leak(Box::new(Self::start(distribution))))
+        static SHARED: Shared<Distribution, SearchCluster> = OnceLock::new();
+        shared_entry(&SHARED, distribution, || Self::start(distribution))
     }
 
     pub fn pid(&self) -> u32 {
@@ -232,23 +247,11 @@ fn launch(distribution: Distribution, dir: &Path, settings: Vec<String>) -> Chil
     }
     let user = run_as();
     if let Some(user) = &user {
-        let status = Command::new("chown")
-            .args(["-R", user])
-            .arg(dir)
-            .status()
-            .expect("running chown");
-        assert!(status.success(), "chown -R {user} {}", dir.display());
+        chown(user, dir);
     }
     let console = std::fs::File::create(dir.join("console.log")).expect("console log");
     let (script, env) = distribution.launcher();
-    let mut command = Command::new("setpriv");
-    if let Some(user) = &user {
-        command.args([
-            format!("--reuid={user}"),
-            format!("--regid={user}"),
-            "--clear-groups".to_owned(),
-        ]);
-    }
+    let mut command = setpriv_as(user.as_deref());
     let common = [
         "network.host=127.0.0.1".to_owned(),
         format!("path.data={}", dir.join("data").display()),
@@ -274,33 +277,32 @@ fn launch(distribution: Distribution, dir: &Path, settings: Vec<String>) -> Chil
         .stdin(Stdio::null())
         .stdout(console.try_clone().expect("console log"))
         .stderr(console);
-    ChildGuard::from_child(&format!("{distribution:?}"), spawn(command))
+    let name = format!("{distribution:?}");
+    ChildGuard::from_child(&name, process::spawn_outliving_threads(&name, command))
 }
 
-/// Polls `ready` every 100 ms until it holds; panics with the console's tail when the node
-/// exits first or `deadline` passes.
-fn wait_for(
-    distribution: Distribution,
-    child: &mut ChildGuard,
-    dir: &Path,
-    deadline: Duration,
-    mut ready: impl FnMut() -> bool,
-) {
-    let started = Instant::now();
-    while !ready() {
-        if let Ok(Some(status)) = child.child_mut().try_wait() {
-            panic!(
-                "{distribution:?} exited with {status} before it was ready: {}",
-                tail(&dir.join("console.log"))
-            );
-        }
-        assert!(
-            started.elapsed() < deadline,
-            "{distribution:?} was not ready within {deadline:?}: {}",
-            tail(&dir.join("console.log"))
-        );
-        std::thread::sleep(Duration::from_millis(100));
+/// `chown -R user path`: the server's user must own what it writes to.
+fn chown(user: &str, path: &Path) {
+    let status = Command::new("chown")
+        .args(["-R", user])
+        .arg(path)
+        .status()
+        .expect("running chown");
+    assert!(status.success(), "chown -R {user} {}", path.display());
+}
+
+/// `setpriv`, with `user` (from [`run_as`]) as its real and effective user and group and no
+/// supplementary groups when there is one; the caller adds the rest of the arguments.
+fn setpriv_as(user: Option<&str>) -> Command {
+    let mut command = Command::new("setpriv");
+    if let Some(user) = user {
+        command.args([
+            format!("--reuid={user}"),
+            format!("--regid={user}"),
+            "--clear-groups".to_owned(),
+        ]);
     }
+    command
 }
 
 /// The user to run the server as: `SEARCH_SERVER_USER` when running as root, else `None`.
@@ -309,30 +311,9 @@ fn run_as() -> Option<String> {
     (String::from_utf8_lossy(&uid.stdout).trim() == "0").then(|| pinned("SEARCH_SERVER_USER"))
 }
 
-/// A fresh folder under the temp dir named for this process; folders of processes that are
-/// gone (a shared server is never dropped) are removed first.
+/// A fresh scratch folder for a node (or the nodes) of `distribution`.
 fn scratch_dir(distribution: Distribution) -> PathBuf {
-    let root = std::env::temp_dir();
-    if let Ok(entries) = std::fs::read_dir(&root) {
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let pid = name
-                .strip_prefix("search-cluster-")
-                .and_then(|rest| rest.split('-').next())
-                .and_then(|pid| pid.parse::<u32>().ok());
-            if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
-                let _ = std::fs::remove_dir_all(entry.path());
-            }
-        }
-    }
-    static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let dir = root.join(format!(
-        "search-cluster-{}-{distribution:?}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).expect("creating the node's scratch folder");
-    dir
+    process::scratch_dir("search-cluster", Some(&format!("{distribution:?}")))
 }
 
 /// `cp -a from to`: the server may write into its home (a keystore in config/).
@@ -349,44 +330,4 @@ fn copy_tree(from: &Path, to: &Path) {
         from.display(),
         to.display()
     );
-}
-
-/// The last lines of a log, for a failure message.
-fn tail(path: &Path) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(30)..].join("\n")
-}
-
-/// Spawns `command` from one thread that lives as long as the process: `--pdeathsig` fires
-/// when the thread that spawned the child ends, and a test's own thread (or a blocking pool's)
-/// ends long before the process.
-fn spawn(command: Command) -> Child {
-    type Request = (Command, mpsc::Sender<std::io::Result<Child>>);
-    static SPAWNER: OnceLock<Mutex<mpsc::Sender<Request>>> = OnceLock::new();
-    let sender = SPAWNER.get_or_init(|| {
-        let (sender, requests) = mpsc::channel::<Request>();
-        std::thread::Builder::new()
-            .name("search-cluster-spawner".to_owned())
-            .spawn(move || {
-                for (mut command, reply) in requests {
-                    let _ = reply.send(command.spawn());
-                }
-                // The senders live in a static: this loop never ends, and the thread with it.
-            })
-            .expect("starting the spawner thread");
-        Mutex::new(sender)
-    });
-    let (reply, answer) = mpsc::channel();
-    sender
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .send((command, reply))
-        .expect("the spawner thread runs");
-    answer
-        .recv()
-        .expect("the spawner thread answers")
-        .unwrap_or_else(|error| {
-            panic!("cannot start the search server ({error}); `make test` installs setpriv")
-        })
 }

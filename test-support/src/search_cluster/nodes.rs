@@ -4,13 +4,12 @@
 //! for until the cluster is green with every node in it; every node is killed and the scratch
 //! folder removed on drop.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use super::{Distribution, START_DEADLINE, copy_tree, launch, scratch_dir, tail};
-use crate::process::{ChildGuard, free_port, http_get};
+use super::{Distribution, START_DEADLINE, Shared, copy_tree, launch, scratch_dir, shared_entry};
+use crate::process::{ChildGuard, free_port, http_get, tail};
 
 /// One node of a [`SearchNodes`] cluster.
 pub struct SearchNode {
@@ -130,15 +129,10 @@ impl SearchNodes {
     /// first use; its nodes are killed when the tests exit. Tests that share it keep to index
     /// names of their own and undo the cluster-wide settings they change.
     pub fn shared(distribution: Distribution, count: usize) -> &'static Self {
-        static SHARED: OnceLock<Mutex<HashMap<(Distribution, usize), &'static SearchNodes>>> =
-            OnceLock::new();
-        let mut shared = SHARED
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        shared
-            .entry((distribution, count))
-            .or_insert_with(|| Box::leak(Box::new(Self::start(distribution, count))))
+        static SHARED: Shared<(Distribution, usize), SearchNodes> = OnceLock::new();
+        shared_entry(&SHARED, (distribution, count), || {
+            Self::start(distribution, count)
+        })
     }
 
     /// The first node's URL: any node answers for the whole cluster.

@@ -4,16 +4,11 @@
 //! x-pack security the harness makes the CA and the `elastic` password itself at each start.
 
 use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::time::Duration;
+use std::process::Stdio;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName};
 
 /// How a test reaches a node with the security plugin (or x-pack security).
 #[derive(Debug, Clone)]
@@ -72,21 +67,9 @@ impl Security {
 
         let user = super::run_as();
         if let Some(user) = &user {
-            let status = Command::new("chown")
-                .args(["-R", user])
-                .arg(home.join("config"))
-                .status()
-                .expect("running chown");
-            assert!(status.success(), "chown -R {user} {}", home.display());
+            super::chown(user, &home.join("config"));
         }
-        let mut command = Command::new("setpriv");
-        if let Some(user) = &user {
-            command.args([
-                format!("--reuid={user}"),
-                format!("--regid={user}"),
-                "--clear-groups".to_owned(),
-            ]);
-        }
+        let mut command = super::setpriv_as(user.as_deref());
         let mut keystore = command
             .arg("--")
             .arg(home.join("bin").join("elasticsearch-keystore"))
@@ -139,29 +122,7 @@ impl Security {
     /// A blocking `GET path` as the admin over HTTPS, verified against the demo CA: `(status,
     /// body)`, or `None` when nothing answers (yet). For the harness's readiness check only.
     pub(super) fn get(&self, host_port: &str, path: &str) -> Option<(u16, String)> {
-        crate::install_crypto_provider();
-        let mut roots = rustls::RootCertStore::empty();
-        for certificate in CertificateDer::pem_file_iter(&self.ca_file).ok()? {
-            roots.add(certificate.ok()?).ok()?;
-        }
-        let config = rustls::ClientConfig::builder()
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-        let name = ServerName::try_from("127.0.0.1").ok()?;
-        let connection = rustls::ClientConnection::new(Arc::new(config), name).ok()?;
-        let socket = TcpStream::connect(host_port).ok()?;
-        socket.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-        let mut stream = rustls::StreamOwned::new(connection, socket);
-        write!(
-            stream,
-            "GET {path} HTTP/1.0\r\nHost: {host_port}\r\nAuthorization: {}\r\n\
-             Connection: close\r\n\r\n",
-            self.admin_authorization()
-        )
-        .ok()?;
-        let mut response = Vec::new();
-        // A peer that closes without close_notify is an error after the whole answer was read.
-        let _ = stream.read_to_end(&mut response);
-        crate::process::status_and_body(&String::from_utf8_lossy(&response))
+        let authorization = self.admin_authorization();
+        crate::process::https_get(&self.ca_file, host_port, path, &authorization)
     }
 }

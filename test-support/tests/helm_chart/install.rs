@@ -69,12 +69,8 @@ pub fn install(
     extra_namespaces: &[&str],
 ) -> Installed {
     install_crds(cluster);
-    for name in std::iter::once(&namespace).chain(extra_namespaces) {
-        ok(
-            &cluster.kubectl(&["create", "namespace", name]),
-            "kubectl create namespace",
-        );
-    }
+    cluster.create_namespaces(&[namespace]);
+    cluster.create_namespaces(extra_namespaces);
     let chart = chart();
     let values = values.map(ci_file);
     let mut args = vec![

@@ -16,8 +16,8 @@ mod lint;
 mod rbac;
 
 use std::path::PathBuf;
-use std::process::Output;
 
+pub use test_support::kube_cluster::ok;
 use test_support::repo_root;
 
 /// The value sets in helm/search-platform/ci/ these tests install; a file added there must be
@@ -40,16 +40,4 @@ pub fn ci_file(name: &str) -> PathBuf {
 
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// The standard output of a command that must have succeeded; else panics with both outputs.
-pub fn ok(output: &Output, what: &str) -> String {
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\n{}{}",
-        output.status,
-        text(&output.stdout),
-        text(&output.stderr)
-    );
-    text(&output.stdout)
 }
