@@ -15,7 +15,6 @@ mod logs;
 mod malformed_input;
 mod nginx_front;
 mod oidc;
-mod real_es_security;
 mod real_security;
 mod redis;
 mod request_id;
