@@ -2,13 +2,11 @@
 //! tokens, passwords) never leave the service; their keys stay visible. Against the real API
 //! server (moved from kube-test-server): the objects as it stores them, `managedFields` and all.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
-use kube_test_server::{Kind, sample};
+use kube_test_server::Kind;
 
-use super::{EVENT, INGRESS, WAIT, spawn_shared};
+use super::{INGRESS, WAIT, events_after_a_warning, spawn_shared};
 
 /// Texts that must appear in no payload.
 const SECRETS: &[&str] = &[
@@ -131,27 +129,15 @@ async fn credentials_of_an_ingress_quoted_in_its_kubernetes_events_are_redacted(
     // ingress-nginx quotes the snippet line nginx refused when a reload fails.
     let message = "Error reloading NGINX: nginx: [emerg] unknown directive in \
                    \"proxy_set_header Authorization \"Basic c2VjcmV0LXBhc3M=\"; # snippet-body\"";
-    app.kube
-        .put(
-            EVENT,
-            sample::event(
-                Kind::Ingress,
-                &ingress,
-                "Warning",
-                "RELOAD",
-                message,
-                1,
-                Duration::from_secs(60),
-                Duration::from_secs(30),
-                "nginx-ingress-controller",
-            ),
-        )
-        .await;
-    let response = app
-        .get(&format!("/api/objects/ingresses/{ns}/web/events"))
-        .await;
-    assert_eq!(response.status(), 200);
-    let text = response.text().await.unwrap();
+    let text = events_after_a_warning(
+        &app,
+        (Kind::Ingress, "ingresses"),
+        &ingress,
+        "RELOAD",
+        message,
+        "nginx-ingress-controller",
+    )
+    .await;
     for secret in SECRETS {
         assert!(!text.contains(secret), "{secret} leaked in {text}");
     }

@@ -45,15 +45,22 @@ async fn record_event(
     app.kube.put(EVENT, event).await
 }
 
-#[tokio::test]
-async fn events_of_the_object_are_found_by_the_real_field_selectors() {
+/// The application on the shared cluster, and in the new namespace `ns` the Ingress `web` (host
+/// `web.example.com`) as stored.
+async fn app_with_web(ns: &str) -> (RealApp, Value) {
     let app = spawn_shared("", "").await;
-    let ns = "rk-events";
     app.kube.namespaces(&[ns]).await;
     let web = app
         .kube
         .put(INGRESS, super::ingress(ns, "web", "web.example.com", "web"))
         .await;
+    (app, web)
+}
+
+#[tokio::test]
+async fn events_of_the_object_are_found_by_the_real_field_selectors() {
+    let ns = "rk-events";
+    let (app, web) = app_with_web(ns).await;
     let other = app
         .kube
         .put(
@@ -167,13 +174,8 @@ async fn events_of_the_object_are_found_by_the_real_field_selectors() {
 
 #[tokio::test]
 async fn at_most_fifty_real_events_newest_first_with_bounded_messages() {
-    let app = spawn_shared("", "").await;
     let ns = "rk-events-many";
-    app.kube.namespaces(&[ns]).await;
-    let web = app
-        .kube
-        .put(INGRESS, super::ingress(ns, "web", "web.example.com", "web"))
-        .await;
+    let (app, web) = app_with_web(ns).await;
     for i in 0..60u64 {
         let mut event = sample::event(
             Kind::Ingress,
@@ -281,13 +283,8 @@ async fn yaml_of_a_kubectl_applied_object_drops_managed_fields_and_redacts_annot
 /// empty.
 #[tokio::test]
 async fn events_written_through_the_events_api_are_dated_counted_and_attributed() {
-    let app = spawn_shared("", "").await;
     let ns = "rk-events-v1";
-    app.kube.namespaces(&[ns]).await;
-    let web = app
-        .kube
-        .put(INGRESS, super::ingress(ns, "web", "web.example.com", "web"))
-        .await;
+    let (app, web) = app_with_web(ns).await;
     let regarding = json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "name": "web",
                            "namespace": ns, "uid": web["metadata"]["uid"]});
     let event = |name: &str, reason: &str, event_time: &str, series: Option<Value>| {

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use test_support::kube_cluster::KubeCluster;
 
 use super::{
-    Cluster, ENDPOINT_SLICE, GATEWAY, HTTP_ROUTE, INGRESS, Real, SERVICE, WAIT, endpoint_slice,
-    ingress, record, service, spawn_real, spawn_shared,
+    Cluster, ENDPOINT_SLICE, GATEWAY, HTTP_ROUTE, INGRESS, Real, RealApp, SERVICE, WAIT,
+    endpoint_slice, ingress, record, service, spawn_real, spawn_shared,
 };
 
 /// An HTTPRoute `name` under Gateway `infra/public`, section `http`, for `host`: `path` (a
@@ -220,18 +220,24 @@ async fn http_routes_of_the_real_crds_are_records_with_parents_rules_and_conditi
     );
 }
 
-/// A cluster of its own, without the Gateway API first: one notice for every namespace,
-/// ingresses unaffected; the CRDs installed later are found by the running watchers (discovery
-/// asked again every `permanent_error_retry`).
-#[tokio::test]
-async fn without_the_gateway_api_a_notice_then_routes_once_the_crds_are_installed() {
-    let app = spawn_real(
+/// The application on a cluster of its own (its CRDs are the test's to change), asking discovery
+/// again every second after a permanent error (`permanent_error_retry: 1s`).
+async fn spawn_own_retrying() -> RealApp {
+    spawn_real(
         Cluster::Own(Box::new(KubeCluster::start())),
         None,
         "  permanent_error_retry: 1s\n",
         "",
     )
-    .await;
+    .await
+}
+
+/// A cluster of its own, without the Gateway API first: one notice for every namespace,
+/// ingresses unaffected; the CRDs installed later are found by the running watchers (discovery
+/// asked again every `permanent_error_retry`).
+#[tokio::test]
+async fn without_the_gateway_api_a_notice_then_routes_once_the_crds_are_installed() {
+    let app = spawn_own_retrying().await;
     let kube = &app.kube;
     let served = kube
         .admin
@@ -290,13 +296,7 @@ async fn without_the_gateway_api_a_notice_then_routes_once_the_crds_are_installe
 /// the notice comes back and the ingresses stream on.
 #[tokio::test]
 async fn the_gateway_api_uninstalled_deletes_the_routes_and_brings_the_notice_back() {
-    let app = spawn_real(
-        Cluster::Own(Box::new(KubeCluster::start())),
-        None,
-        "  permanent_error_retry: 1s\n",
-        "",
-    )
-    .await;
+    let app = spawn_own_retrying().await;
     let kube = &app.kube;
     kube.cluster.install_gateway_api_crds();
     let ns = "rk-uninstall";

@@ -19,6 +19,7 @@ mod watch;
 use std::ops::Deref;
 use std::time::Duration;
 
+use kube_test_server::{Kind, sample};
 use serde_json::{Value, json};
 use test_support::TempDir;
 use test_support::kube_cluster::KubeCluster;
@@ -263,6 +264,42 @@ impl Real {
             .filter_map(|line| line.rsplit(' ').next()?.parse::<f64>().ok())
             .sum::<f64>() as u64
     }
+}
+
+/// The application's answer for the events of `object` (`/api/objects/<plural>/<namespace>/<name>/events`,
+/// asserted 200) after one `Warning` `reason` about it (a `kind`, `plural` pair) from
+/// `component` whose message is `message`, as a controller writes one that quotes what it could
+/// not apply: the raw text, for what must not be in it.
+pub async fn events_after_a_warning(
+    app: &RealApp,
+    (kind, plural): (Kind, &str),
+    object: &Value,
+    reason: &str,
+    message: &str,
+    component: &str,
+) -> String {
+    let event = sample::event(
+        kind,
+        object,
+        "Warning",
+        reason,
+        message,
+        1,
+        Duration::from_secs(60),
+        Duration::from_secs(30),
+        component,
+    );
+    app.kube.put(EVENT, event).await;
+    let metadata = &object["metadata"];
+    let (namespace, name) = (
+        metadata["namespace"].as_str().expect("a namespace"),
+        metadata["name"].as_str().expect("a name"),
+    );
+    let response = app
+        .get(&format!("/api/objects/{plural}/{namespace}/{name}/events"))
+        .await;
+    assert_eq!(response.status(), 200);
+    response.text().await.unwrap()
 }
 
 /// An Ingress `name` in `namespace` routing `host` to Service `service` port 80.

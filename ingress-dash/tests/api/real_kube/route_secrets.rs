@@ -5,14 +5,12 @@
 //! header names stay visible. Against the real API server and the real Gateway API CRDs (moved
 //! from kube-test-server): the CRD's schema takes every one of these fields.
 
-use std::time::Duration;
-
-use kube_test_server::{Kind, sample};
+use kube_test_server::Kind;
 use serde_json::{Value, json};
 use test_support::kube_cluster::KubeCluster;
 use yaml_rust2::YamlLoader;
 
-use super::{EVENT, HTTP_ROUTE, RealApp, WAIT, spawn_shared};
+use super::{HTTP_ROUTE, RealApp, WAIT, events_after_a_warning, spawn_shared};
 
 /// Texts that must appear in no payload.
 const SECRETS: &[&str] = &[
@@ -153,27 +151,15 @@ async fn credentials_of_a_route_quoted_in_its_kubernetes_events_are_redacted() {
         .put(HTTP_ROUTE, route_with_credentials(ns, "api.example.com"))
         .await;
     // A gateway controller that quotes the header it could not apply.
-    app.kube
-        .put(
-            EVENT,
-            sample::event(
-            Kind::HttpRoute,
-            &route,
-            "Warning",
-            "InvalidFilter",
-            "filter 0: header Authorization: Basic c2VjcmV0LXBhc3M= is not allowed; X-Env: prod",
-            1,
-            Duration::from_secs(60),
-            Duration::from_secs(30),
-            "gateway-controller",
-            ),
-        )
-        .await;
-    let response = app
-        .get(&format!("/api/objects/httproutes/{ns}/api/events"))
-        .await;
-    assert_eq!(response.status(), 200);
-    let text = response.text().await.unwrap();
+    let text = events_after_a_warning(
+        &app,
+        (Kind::HttpRoute, "httproutes"),
+        &route,
+        "InvalidFilter",
+        "filter 0: header Authorization: Basic c2VjcmV0LXBhc3M= is not allowed; X-Env: prod",
+        "gateway-controller",
+    )
+    .await;
     assert_no_secret(&text);
     let body: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
