@@ -24,20 +24,7 @@ async fn a_first_request_creates_the_managed_user_and_is_relayed_as_it() {
     );
 }
 
-#[tokio::test]
-async fn a_read_only_user_gets_the_clusters_own_403_for_writes() {
-    suite::a_read_only_user_gets_the_clusters_own_403_for_writes(FLAVOR).await;
-}
-
-#[tokio::test]
-async fn a_changed_role_mapping_replaces_the_roles_and_the_password() {
-    suite::a_changed_role_mapping_replaces_the_roles_and_the_password(FLAVOR).await;
-}
-
-#[tokio::test]
-async fn a_user_deleted_on_the_cluster_is_made_again_after_its_401() {
-    suite::a_user_deleted_on_the_cluster_is_made_again_after_its_401(FLAVOR).await;
-}
+suite::tests_of_the_same_name!(FLAVOR);
 
 #[tokio::test]
 async fn a_cluster_user_authproxy_did_not_make_is_never_overwritten() {

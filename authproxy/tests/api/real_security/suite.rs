@@ -10,6 +10,28 @@ use super::{Flavor, Node, WRITER, managed_credential, node, proxy, proxy_with_tl
 use crate::app::TestApp;
 use crate::support::basic;
 
+/// The tests of this module that have the same name in both flavours, each a `#[tokio::test]`
+/// of the flavour module that invokes this with its [`Flavor`].
+macro_rules! tests_of_the_same_name {
+    ($flavor:expr) => {
+        #[tokio::test]
+        async fn a_read_only_user_gets_the_clusters_own_403_for_writes() {
+            super::suite::a_read_only_user_gets_the_clusters_own_403_for_writes($flavor).await;
+        }
+
+        #[tokio::test]
+        async fn a_changed_role_mapping_replaces_the_roles_and_the_password() {
+            super::suite::a_changed_role_mapping_replaces_the_roles_and_the_password($flavor).await;
+        }
+
+        #[tokio::test]
+        async fn a_user_deleted_on_the_cluster_is_made_again_after_its_401() {
+            super::suite::a_user_deleted_on_the_cluster_is_made_again_after_its_401($flavor).await;
+        }
+    };
+}
+pub(super) use tests_of_the_same_name;
+
 /// A first request creates the managed user (none before) with the mapped role and is relayed
 /// as it: the cluster authenticates it as that user, a document is indexed and read back, the
 /// backend is healthy. Returns the node, the proxy, the cluster's answer to who the user is and
