@@ -313,7 +313,16 @@ async fn statistics_match_the_cluster(distribution: Distribution) {
     stack.index_docs("px-replicated", 3).await;
     stack.index_docs("px-single", 2).await;
 
-    let live = stack.snapshot("live").await;
+    // The cluster's own measurement is shared for a second: it may follow a moment later.
+    let live = poll(
+        "the cluster has the two indices",
+        CHANGE_DEADLINE,
+        || async {
+            let live = stack.snapshot("live").await;
+            (live["indexCount"] == 2 && live["documentCount"] == 5, live)
+        },
+    )
+    .await;
     assert_eq!(
         (
             &live["health"],
@@ -636,7 +645,8 @@ async fn three_nodes_behind_one_exporter_match_the_cluster() {
     stack.index_docs("px-three", 5).await;
     let live = poll("the replicas are assigned", CHANGE_DEADLINE, || async {
         let live = stack.snapshot("live").await;
-        (live["health"] == "green" && live["shardCount"] == 3, live)
+        let ready = live["health"] == "green" && live["shardCount"] == 3;
+        (ready && live["documentCount"] == 5, live)
     })
     .await;
     assert_eq!(
