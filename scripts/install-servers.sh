@@ -77,6 +77,32 @@ secure_opensearch() {
   rm -rf "$scratch"
 }
 
+# es_plugin HOME SOURCE NAME CLASS DESCRIPTION DEST: the one-class plugin in SOURCE (a file of
+# test-support/elasticsearch/) compiled against the Elasticsearch in HOME (its own lib/) and
+# written as plugin NAME (jar and descriptor) into the folder DEST.
+es_plugin() {
+  local home=$1 source=$2 name=$3 class=$4 description=$5 dest=$6
+  local version=$ELASTICSEARCH_8_SECURED_VERSION java=$ELASTICSEARCH_8_SECURED_JAVA_HOME/bin
+  [ -x "$java/javac" ] || {
+    echo "$java/javac is needed to build the $name plugin (apt-get install openjdk-17-jdk-headless)" >&2
+    exit 1
+  }
+  local classes
+  classes=$(mktemp -d "$cache/.classes.XXXXXX")
+  mkdir -p "$dest"
+  "$java/javac" -nowarn --release 17 -cp "$home/lib/*" -d "$classes" "$source"
+  "$java/jar" --create --file "$dest/$name.jar" -C "$classes" .
+  rm -rf "$classes"
+  cat >"$dest/plugin-descriptor.properties" <<EOF
+description=$description
+version=$version
+name=$name
+classname=$class
+java.version=17
+elasticsearch.version=$version
+EOF
+}
+
 # secure_elasticsearch: $cache/elasticsearch-<version>-security, once: a copy of the fetched
 # Elasticsearch 8 with x-pack security switched on in config/elasticsearch.yml (the native realm,
 # HTTPS with the certificates the harness puts into config/certs/ at each start) and the plugin
@@ -92,28 +118,14 @@ secure_elasticsearch() {
     return
   fi
   log "elasticsearch $version with security (and the security index's analysis components)"
-  local scratch home plugin java=$ELASTICSEARCH_8_SECURED_JAVA_HOME/bin
-  [ -x "$java/javac" ] || {
-    echo "$java/javac is needed to build the security index's analysis plugin" \
-      "(apt-get install openjdk-17-jdk-headless)" >&2
-    exit 1
-  }
+  local scratch home
   scratch=$(mktemp -d "$cache/.secure.XXXXXX")
   home="$scratch/elasticsearch"
   cp -a "$cache/elasticsearch-$version" "$home"
-  plugin="$home/plugins/security-index-analysis"
-  mkdir -p "$scratch/classes" "$plugin"
-  "$java/javac" -nowarn --release 17 -cp "$home/lib/*" -d "$scratch/classes" \
-    test-support/elasticsearch/SecurityIndexAnalysis.java
-  "$java/jar" --create --file "$plugin/security-index-analysis.jar" -C "$scratch/classes" .
-  cat >"$plugin/plugin-descriptor.properties" <<EOF
-description=pattern_capture, unique and uax_url_email for the security index (tests only)
-version=$version
-name=security-index-analysis
-classname=authproxy.test.analysis.SecurityIndexAnalysis
-java.version=17
-elasticsearch.version=$version
-EOF
+  es_plugin "$home" test-support/elasticsearch/SecurityIndexAnalysis.java security-index-analysis \
+    authproxy.test.analysis.SecurityIndexAnalysis \
+    "pattern_capture, unique and uax_url_email for the security index (tests only)" \
+    "$home/plugins/security-index-analysis"
   cat >>"$home/config/elasticsearch.yml" <<'EOF'
 
 # Made by scripts/install-servers.sh: x-pack security with the native realm, HTTPS only. The
@@ -140,24 +152,11 @@ elasticsearch_root_info() {
     return
   fi
   log "elasticsearch $version GET / plugin (the zip has no rest-root module)"
-  local scratch java=$ELASTICSEARCH_8_SECURED_JAVA_HOME/bin
-  [ -x "$java/javac" ] || {
-    echo "$java/javac is needed to build the GET / plugin (apt-get install openjdk-17-jdk-headless)" >&2
-    exit 1
-  }
+  local scratch
   scratch=$(mktemp -d "$cache/.root-info.XXXXXX")
-  mkdir -p "$scratch/classes" "$scratch/root-info"
-  "$java/javac" -nowarn --release 17 -cp "$home/lib/*" -d "$scratch/classes" \
-    test-support/elasticsearch/RootInfo.java
-  "$java/jar" --create --file "$scratch/root-info/root-info.jar" -C "$scratch/classes" .
-  cat >"$scratch/root-info/plugin-descriptor.properties" <<EOF
-description=GET / with the node's name, cluster and version (tests only; no rest-root module)
-version=$version
-name=root-info
-classname=authproxy.test.root.RootInfo
-java.version=17
-elasticsearch.version=$version
-EOF
+  es_plugin "$home" test-support/elasticsearch/RootInfo.java root-info authproxy.test.root.RootInfo \
+    "GET / with the node's name, cluster and version (tests only; no rest-root module)" \
+    "$scratch/root-info"
   mv "$scratch/root-info" "$home/plugins/root-info"
   rm -rf "$scratch"
 }
