@@ -7,7 +7,7 @@ those processes is left. The shell stays, as a user's does: its exit would hang 
 and kill by SIGHUP what the command left behind, hiding the fault. "Answers" includes the front door: the
 OpenID provider's discovery document, and nginx on 8880 and 8881 sending a browser without a session to
 authproxy's sign-in (and through it to the provider's form). Uses the ports make run uses (8080, 9000, 3000,
-their internal listeners 8081, 9001, 3001, 9200, 9090, 9114, 6379, 6443, 5556, 8880, 8881): run it where they are free. Exit status 0 when all is well."""
+their internal listeners 8081, 9001, 3001, 9200-9202 and 9300-9302 (the search nodes), 9090, 9114, 6379, 6443, 5556, 8880, 8881): run it where they are free. Exit status 0 when all is well."""
 from __future__ import annotations
 
 import fcntl
@@ -28,6 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 ENDPOINTS = ["http://127.0.0.1:8080/api/live", "http://127.0.0.1:9000/healthz", "http://127.0.0.1:3000/api/live",
              "http://127.0.0.1:6443/api", "http://127.0.0.1:9200/", "http://127.0.0.1:9090/-/ready",
+             # The search cluster seeded (its snapshot is the seed's last step).
+             "http://127.0.0.1:9200/_snapshot/backups/orders-nightly",
              "http://127.0.0.1:5556/.well-known/openid-configuration",
              # The services' internal listeners: metrics (and authproxy's check) for Prometheus and nginx.
              "http://127.0.0.1:8081/_metrics", "http://127.0.0.1:9001/_metrics", "http://127.0.0.1:3001/_metrics"]

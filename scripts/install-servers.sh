@@ -3,6 +3,7 @@
 # .cache/servers/, unpacked, skipping what is there, and makes the secured OpenSearch (the
 # security plugin installed offline, its demo configuration applied); as root, also makes the
 # unprivileged user they run as (OpenSearch and Elasticsearch refuse to run as root).
+# `install-servers.sh --make-run` fetches only what `make run` starts (OpenSearch 2) and the user.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=../versions.env
@@ -161,7 +162,19 @@ elasticsearch_root_info() {
   rm -rf "$scratch"
 }
 
+# make_user: as root, the unprivileged user the search servers run as, once.
+make_user() {
+  if [ "$(id -u)" -eq 0 ] && ! id "$SEARCH_SERVER_USER" >/dev/null 2>&1; then
+    log "user $SEARCH_SERVER_USER (the search servers refuse to run as root)"
+    useradd --system --no-create-home --shell /usr/sbin/nologin "$SEARCH_SERVER_USER"
+  fi
+}
+
 fetch opensearch "$OPENSEARCH_2_ARTIFACT" "$OPENSEARCH_2_VERSION"
+if [ "${1:-}" = --make-run ]; then
+  make_user
+  exit 0
+fi
 fetch elasticsearch "$ELASTICSEARCH_7_ARTIFACT" "$ELASTICSEARCH_7_VERSION"
 fetch opensearch "$OPENSEARCH_2_SECURED_ARTIFACT" "$OPENSEARCH_2_SECURED_VERSION"
 fetch opensearch "$OPENSEARCH_3_ARTIFACT" "$OPENSEARCH_3_VERSION"
@@ -170,8 +183,5 @@ fetch elasticsearch "$ELASTICSEARCH_8_SECURED_ARTIFACT" "$ELASTICSEARCH_8_SECURE
 secure_elasticsearch
 elasticsearch_root_info
 
-if [ "$(id -u)" -eq 0 ] && ! id "$SEARCH_SERVER_USER" >/dev/null 2>&1; then
-  log "user $SEARCH_SERVER_USER (the search servers refuse to run as root)"
-  useradd --system --no-create-home --shell /usr/sbin/nologin "$SEARCH_SERVER_USER"
-fi
+make_user
 scripts/install-kube.sh

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds and starts the three services with the example configurations in examples/, plus the
 # local dependencies they need, prints each URL, and stops everything on Ctrl+C:
-#   the search cluster on :9200: search-test-server (three simulated nodes, tasks, snapshots,
-#   allocation) in front of osmem-server (in-memory OpenSearch) on :9210, seeded with indices,
-#   aliases, templates and a snapshot (scripts/run-local/seed-search.sh),
+#   the search cluster: three real OpenSearch nodes (the version pinned in versions.env, fetched
+#   from Maven Central once into .cache/servers by scripts/install-servers.sh --make-run) on
+#   :9200-9202 (transport :9300-9302), 384 MB of heap each, in a fresh scratch folder, seeded with
+#   indices, aliases, templates and a snapshot (scripts/run-local/seed-search.sh),
 #   prometheus-elasticsearch-exporter on :9114 and Prometheus on :9090 scraping it,
 #   redis-server on :6379, kube-test-server (sample Kubernetes API) on :6443,
 #   the local OpenID provider (test-support/oidc, demo users) on :5556, and nginx as the front
@@ -21,7 +22,8 @@ cd "$(dirname "$0")/.."
 
 profile=${PROFILE:-dev}
 scripts/install-deps.sh
-cargo build --profile "$profile" --bins -p admin-console -p authproxy -p ingress-dash -p kube-test-server -p search-test-server
+scripts/install-servers.sh --make-run
+cargo build --profile "$profile" --bins -p admin-console -p authproxy -p ingress-dash -p kube-test-server
 bin=${CARGO_TARGET_DIR:-target}/$([ "$profile" = dev ] && echo debug || echo "$profile")
 for web in */web; do
   [ -f "$web/package.json" ] && (cd "$web" && npm run build --silent)
@@ -30,6 +32,7 @@ done
 run_dir=.run
 mkdir -p "$run_dir"
 pids=()
+search_dir=""
 stop() { # exit status
   local status=$1
   trap - EXIT
@@ -44,6 +47,7 @@ stop() { # exit status
     kill -KILL "$pid" 2>/dev/null || true
   done
   wait 2>/dev/null || true
+  [ -z "$search_dir" ] || rm -rf "$search_dir"
   exit "$status"
 }
 trap 'stop 0' INT TERM
@@ -56,19 +60,52 @@ start() { # name, then the command
   pids+=("$!")
 }
 
-osmem=$(ls .venv/lib/python3*/site-packages/osmem_server/bin/osmem-server)
-start osmem "$osmem" -addr 127.0.0.1:9210 -no-stdin-watch -no-ja
-for _ in $(seq 100); do
-  curl -fs -o /dev/null http://127.0.0.1:9210/_cluster/health && break
-  sleep 0.1
+# The search cluster: one copy of the distribution shared by three nodes, each with its own
+# configuration folder, data and logs; as root, run as the unprivileged user the install script
+# made (OpenSearch refuses root), with --pdeathsig so a node never outlives this script.
+# shellcheck source=../versions.env
+. ./versions.env
+search_dir=$(mktemp -d "${TMPDIR:-/tmp}/make-run-search.XXXXXX")
+cp -a ".cache/servers/opensearch-$OPENSEARCH_2_VERSION" "$search_dir/home"
+mkdir -p "$search_dir/repo"
+as_search_user=(setpriv --pdeathsig KILL --)
+if [ "$(id -u)" -eq 0 ]; then
+  as_search_user=(setpriv --reuid="$SEARCH_SERVER_USER" --regid="$SEARCH_SERVER_USER" --clear-groups
+    --pdeathsig KILL --)
+fi
+for i in 0 1 2; do
+  node=$search_dir/node-$i
+  mkdir -p "$node/data" "$node/logs" "$node/tmp"
+  cp -a "$search_dir/home/config" "$node/config"
 done
-start search-test-server "$bin"/search-test-server --osmem-url http://127.0.0.1:9210 --port 9200 \
-  --nodes 3 --seed --no-stdin-watch
-for _ in $(seq 100); do
-  curl -fs -o /dev/null http://127.0.0.1:9200/_cluster/health && break
-  sleep 0.1
+[ "$(id -u)" -ne 0 ] || chown -R "$SEARCH_SERVER_USER" "$search_dir"
+for i in 0 1 2; do
+  node=$search_dir/node-$i
+  # The node's own console goes to its log file (a screenful of INFO lines per node otherwise).
+  OPENSEARCH_PATH_CONF=$node/config OPENSEARCH_JAVA_HOME=$OPENSEARCH_2_JAVA_HOME \
+    OPENSEARCH_JAVA_OPTS="-Xms384m -Xmx384m" OPENSEARCH_TMPDIR=$node/tmp \
+    "${as_search_user[@]}" "$search_dir/home/bin/opensearch" \
+    -E cluster.name=make-run -E node.name="node-$i" -E network.host=127.0.0.1 \
+    -E http.port=$((9200 + i)) -E transport.port=$((9300 + i)) \
+    -E discovery.seed_hosts=127.0.0.1:9300,127.0.0.1:9301,127.0.0.1:9302 \
+    -E cluster.initial_cluster_manager_nodes=node-0,node-1,node-2 \
+    -E path.data="$node/data" -E path.logs="$node/logs" -E path.repo="$search_dir/repo" \
+    -E cluster.routing.allocation.disk.threshold_enabled=false \
+    >"$node/console.log" 2>&1 &
+  pids+=("$!")
 done
-scripts/run-local/seed-search.sh http://127.0.0.1:9200
+echo "[search] three OpenSearch $OPENSEARCH_2_VERSION nodes starting (logs: $search_dir/node-*/console.log)"
+# Three cold JVMs: up to three minutes on a small machine.
+deadline=$((SECONDS + 180))
+until curl -fs -o /dev/null \
+  "http://127.0.0.1:9200/_cluster/health?wait_for_nodes=3&wait_for_status=green&timeout=1s"; do
+  for pid in "${pids[@]}"; do
+    kill -0 "$pid" 2>/dev/null || { tail -20 "$search_dir"/node-*/console.log; echo "a search node exited"; exit 1; }
+  done
+  ((SECONDS < deadline)) || { tail -20 "$search_dir"/node-*/console.log; echo "the search cluster was not green with 3 nodes within 180 s"; exit 1; }
+  sleep 0.5
+done
+scripts/run-local/seed-search.sh http://127.0.0.1:9200 "$search_dir/repo/backups"
 start redis redis-server --bind 127.0.0.1 --port 6379 --save "" --appendonly no
 start exporter prometheus-elasticsearch-exporter --es.uri=http://127.0.0.1:9200 --web.listen-address=127.0.0.1:9114
 cat > "$run_dir/prometheus.yml" <<'YAML'
@@ -131,7 +168,7 @@ cat <<MSG
                     curl -H 'X-Auth-Request-User: me' -H 'X-Auth-Request-Groups: shop-team' http://127.0.0.1:3000/api/namespaces
   OpenID provider   http://127.0.0.1:5556            (test-support/oidc)
   audit log         .run/admin-console-audit.log
-  search cluster    http://127.0.0.1:9200            (search-test-server, 3 simulated nodes, before osmem-server on :9210)
+  search cluster    http://127.0.0.1:9200            (three OpenSearch $OPENSEARCH_2_VERSION nodes, also :9201, :9202)
   Prometheus        http://127.0.0.1:9090
   kube-test-server  http://127.0.0.1:6443            (sample Kubernetes API for ingress-dash)
 

@@ -64,8 +64,8 @@ step "containers: images, single containers, compose stack"
 .venv/bin/python scripts/containers/test.py
 
 # make run on a terminal of its own, Ctrl+C typed twice: every process it started must be gone
-# when it returns (it uses make run's fixed ports: 8080, 9000, 3000, 9200, 9090, 9114, 6379, 6443,
-# 5556, 8880, 8881).
+# when it returns (it uses make run's fixed ports: 8080, 9000, 3000, 9200-9202, 9300-9302, 9090,
+# 9114, 6379, 6443, 5556, 8880, 8881).
 step "make run: up, then Ctrl+C"
 .venv/bin/python scripts/check_run_local.py
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Seeds `make run`'s search cluster (search-test-server in front of osmem-server) with something
-# to manage: indices whose copies spread over the three simulated nodes (one with more replicas
-# than nodes, so there is an unassigned shard to explain), aliases (`logs` with a write index,
-# `orders-current`), a composable template with a component template, and a snapshot in the
-# `backups` repository that search-test-server --seed registers. Usage: seed-search.sh URL
+# Seeds `make run`'s search cluster (three OpenSearch nodes) with something to manage: indices
+# whose copies spread over the nodes (one with more replicas than nodes, so there is an unassigned
+# shard to explain), aliases (`logs` with a write index, `orders-current`), a composable template
+# with a component template, and a snapshot in the fs repository `backups` at LOCATION (a folder
+# under the nodes' path.repo). Usage: seed-search.sh URL LOCATION
 set -euo pipefail
-url=${1:-http://127.0.0.1:9200}
+url=${1:?usage: seed-search.sh URL LOCATION}
+location=${2:?usage: seed-search.sh URL LOCATION}
 
 call() { # method path [json]
   local method=$1 path=$2 body=${3:-}
@@ -57,5 +58,6 @@ for i in $(seq 1 10); do
 done
 curl -fsS -o /dev/null -X POST "$url/_bulk?refresh=true" -H 'Content-Type: application/x-ndjson' --data-binary "$bulk"
 
+call PUT /_snapshot/backups "{\"type\": \"fs\", \"settings\": {\"location\": \"$location\"}}"
 call PUT "/_snapshot/backups/orders-nightly?wait_for_completion=true" \
   '{"indices": "orders,orders-archive", "include_global_state": false, "metadata": {"taken_by": "make run"}}'
