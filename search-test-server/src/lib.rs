@@ -18,6 +18,7 @@ mod forward;
 mod http;
 mod nodes;
 mod nodes_stats;
+mod proxy;
 mod record;
 mod reroute;
 mod routing;
@@ -33,6 +34,7 @@ use std::time::Duration;
 use actix_web::{App, HttpServer, web};
 
 pub use nodes::SimNode;
+pub use proxy::{Proxy, Upstream};
 pub use record::Recorded;
 pub use tasks::TaskSpec;
 
@@ -137,6 +139,14 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// rustls's `ring` provider as the process default, once (reqwest is built without one).
+pub(crate) fn install_crypto_provider() {
+    static CRYPTO: std::sync::Once = std::sync::Once::new();
+    CRYPTO.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
 /// A running server; dropping it stops it.
 pub struct SearchTestServer {
     /// `http://127.0.0.1:<port>`
@@ -153,10 +163,7 @@ impl SearchTestServer {
 
     /// Starts on `host:port` (0 picks a free port).
     pub fn start_on(options: Options, host: &str, port: u16) -> anyhow::Result<Self> {
-        static CRYPTO: std::sync::Once = std::sync::Once::new();
-        CRYPTO.call_once(|| {
-            let _ = rustls::crypto::ring::default_provider().install_default();
-        });
+        install_crypto_provider();
         anyhow::ensure!(options.nodes >= 1, "--nodes must be at least 1");
         let listener = std::net::TcpListener::bind((host, port))?;
         let address = listener.local_addr()?;

@@ -1,38 +1,17 @@
-//! Managing indices (issue 19): create, the page of one index, its settings, the actions on a
-//! selection and delete, against osmem-server behind search-test-server (which records what
-//! the service sent); and who may do which.
+//! Managing indices: create, the page of one index, its settings, the actions on a selection
+//! and delete, against real nodes of OpenSearch 2 and Elasticsearch 8 (secured) through a
+//! recording proxy that shows what the console sent; and who may do which. The nodes are shared
+//! with other suites: each test keeps to index names of its own.
 
 use std::time::Duration;
 
 use reqwest::RequestBuilder;
-use search_test_server::{Flavor, Options, SearchTestServer};
 use serde_json::{Value, json};
-use test_support::{Osmem, TempDir};
+use test_support::{Distribution, TempDir};
 
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller, trusted_yaml};
-use crate::app::{TestApp, cluster_yaml, spawn_app};
+use crate::support::real::{REAL, Real, real, real_with};
 use crate::support::wait_until;
-
-pub(crate) struct Fixture {
-    pub(crate) app: TestApp,
-    pub(crate) stub: SearchTestServer,
-    _osmem: Osmem,
-}
-
-pub(crate) async fn fixture(flavor: Flavor) -> Fixture {
-    let osmem = Osmem::start();
-    let stub = SearchTestServer::start(Options {
-        osmem_url: osmem.url.clone(),
-        flavor,
-        ..Options::default()
-    });
-    let app = spawn_app(&format!("clusters:\n{}", cluster_yaml("main", &stub.url))).await;
-    Fixture {
-        app,
-        stub,
-        _osmem: osmem,
-    }
-}
 
 pub(crate) async fn send(request: RequestBuilder) -> (u16, Value) {
     let response = request.send().await.unwrap();
@@ -40,51 +19,51 @@ pub(crate) async fn send(request: RequestBuilder) -> (u16, Value) {
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
-impl Fixture {
-    pub(crate) fn url(&self, tail: &str) -> String {
-        self.app.url(&format!("/api/clusters/main{tail}"))
-    }
-
+impl Real {
     pub(crate) async fn post(&self, tail: &str, body: Value) -> (u16, Value) {
         send(self.app.client.post(self.url(tail)).json(&body)).await
     }
 
-    /// The calls the service made that are not reads (method, path, query, body).
-    pub(crate) fn writes(&self) -> Vec<(String, String, String, Option<Value>)> {
-        self.stub
-            .requests()
-            .into_iter()
-            .filter(|r| r.method != "GET" && r.method != "HEAD")
-            .map(|r| (r.method, r.path, r.query, r.body))
-            .collect()
-    }
-
-    async fn statuses(&self) -> Vec<(String, String)> {
+    /// The indices named `prefix…` in the console's list, with their status.
+    async fn statuses(&self, prefix: &str) -> Vec<(String, String)> {
         let (status, body) = self
             .app
             .get_json("/api/clusters/main/indices?size=500")
             .await;
         assert_eq!(status, 200, "{body}");
-        body["indices"]
+        let mut rows: Vec<(String, String)> = body["indices"]
             .as_array()
             .unwrap()
             .iter()
+            .filter(|row| {
+                row["name"]
+                    .as_str()
+                    .is_some_and(|name| name.starts_with(prefix))
+            })
             .map(|row| {
                 (
                     row["name"].as_str().unwrap().to_owned(),
                     row["status"].as_str().unwrap().to_owned(),
                 )
             })
-            .collect()
+            .collect();
+        rows.sort();
+        rows
     }
 }
 
 #[tokio::test]
 async fn an_index_is_created_shown_edited_and_deleted_by_its_typed_name() {
-    let f = fixture(Flavor::OpenSearch2).await;
+    for distribution in REAL {
+        created_shown_edited_and_deleted(distribution).await;
+    }
+}
+
+async fn created_shown_edited_and_deleted(distribution: Distribution) {
+    let f = real(distribution).await;
     // The list is read (and cached) before the create: the create must make it fresh.
-    assert!(f.statuses().await.is_empty());
-    f.stub.clear_requests();
+    assert!(f.statuses("orders-").await.is_empty());
+    f.proxy.clear_requests();
     let (status, body) = f
         .post(
             "/indices",
@@ -118,7 +97,7 @@ async fn an_index_is_created_shown_edited_and_deleted_by_its_typed_name() {
         )]
     );
     assert_eq!(
-        f.statuses().await,
+        f.statuses("orders-").await,
         [("orders-1".to_owned(), "open".to_owned())]
     );
 
@@ -162,7 +141,7 @@ async fn an_index_is_created_shown_edited_and_deleted_by_its_typed_name() {
 
     // A dynamic setting changes; a static one is refused before the cluster hears of it; the
     // cluster's own refusal comes back with its reason.
-    f.stub.clear_requests();
+    f.proxy.clear_requests();
     let put = |settings: Value| {
         send(
             f.app
@@ -209,7 +188,7 @@ async fn an_index_is_created_shown_edited_and_deleted_by_its_typed_name() {
     );
 
     // Delete: the typed name, exactly.
-    f.stub.clear_requests();
+    f.proxy.clear_requests();
     for (query, expected) in [
         ("", "needs confirm to be its exact name"),
         ("?confirm=orders", "needs confirm to be its exact name"),
@@ -246,7 +225,7 @@ async fn an_index_is_created_shown_edited_and_deleted_by_its_typed_name() {
             None
         )]
     );
-    assert!(f.statuses().await.is_empty());
+    assert!(f.statuses("orders-").await.is_empty());
     let (status, body) = f.app.get_json("/api/clusters/main/indices/orders-1").await;
     assert_eq!(status, 404, "{body}");
     assert_eq!(body["error"]["code"], "rejected_by_cluster");
@@ -254,9 +233,9 @@ async fn an_index_is_created_shown_edited_and_deleted_by_its_typed_name() {
 
 #[tokio::test]
 async fn patterns_and_bad_bodies_are_refused_before_anything_is_sent() {
-    let f = fixture(Flavor::OpenSearch2).await;
-    crate::support::seed_indices(&f.stub.url, "keep", 2, |_| 1).await;
-    f.stub.clear_requests();
+    let f = real(Distribution::OpenSearch2).await;
+    crate::support::seed_indices(&f.proxy.url, "keep", 2, |_| 1).await;
+    f.proxy.clear_requests();
     for (method, tail, body, expected) in [
         (
             "DELETE",
@@ -352,12 +331,12 @@ async fn patterns_and_bad_bodies_are_refused_before_anything_is_sent() {
     assert_eq!(status, 400);
     assert_eq!(answer["error"]["code"], "invalid_body");
     assert!(f.writes().is_empty(), "{:?}", f.writes());
-    assert_eq!(f.statuses().await.len(), 2, "nothing was deleted");
+    assert_eq!(f.statuses("keep-").await.len(), 2, "nothing was deleted");
 }
 
 #[tokio::test]
 async fn elasticsearch_accepts_a_plus_where_opensearch_does_not() {
-    let f = fixture(Flavor::Elasticsearch8).await;
+    let f = real(Distribution::Elasticsearch8Secured).await;
     let (status, body) = f.post("/indices", json!({"name": "a+b"})).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(
@@ -369,21 +348,29 @@ async fn elasticsearch_accepts_a_plus_where_opensearch_does_not() {
             Some(json!({}))
         )]
     );
+    let (status, body) = send(f.app.client.delete(f.url("/indices/a+b?confirm=a%2Bb"))).await;
+    assert_eq!(status, 200, "{body}");
 }
 
 #[tokio::test]
 async fn actions_on_a_selection_answer_one_result_per_index() {
-    let f = fixture(Flavor::OpenSearch2).await;
-    crate::support::seed_indices(&f.stub.url, "sel", 2, |_| 2).await;
-    assert_eq!(f.statuses().await.len(), 2);
-    f.stub.clear_requests();
+    for distribution in REAL {
+        actions_on_a_selection(distribution).await;
+    }
+}
+
+async fn actions_on_a_selection(distribution: Distribution) {
+    let f = real(distribution).await;
+    crate::support::seed_indices(&f.proxy.url, "sel", 2, |_| 2).await;
+    assert_eq!(f.statuses("sel-").await.len(), 2);
+    f.proxy.clear_requests();
 
     // Close two indices and one that does not exist: two successes, one failure with the
     // cluster's reason, and the list shows the new status at once.
     let (status, body) = f
         .post(
             "/indices/_actions/close",
-            json!({"indices": ["sel-0000", "missing", "sel-0001", "sel-0000"]}),
+            json!({"indices": ["sel-0000", "sel-missing", "sel-0001", "sel-0000"]}),
         )
         .await;
     assert_eq!(status, 200, "{body}");
@@ -394,18 +381,18 @@ async fn actions_on_a_selection_answer_one_result_per_index() {
         results[0],
         json!({"index": "sel-0000", "ok": true, "message": null})
     );
-    assert_eq!(results[1]["index"], "missing");
+    assert_eq!(results[1]["index"], "sel-missing");
     assert_eq!(results[1]["ok"], false);
     assert!(
         results[1]["message"]
             .as_str()
             .unwrap()
-            .contains("no such index [missing]"),
+            .contains("no such index [sel-missing]"),
         "{body}"
     );
     assert_eq!(results[2]["ok"], true);
     assert_eq!(
-        f.statuses().await,
+        f.statuses("sel-").await,
         [
             ("sel-0000".to_owned(), "close".to_owned()),
             ("sel-0001".to_owned(), "close".to_owned())
@@ -432,7 +419,7 @@ async fn actions_on_a_selection_answer_one_result_per_index() {
             .all(|r| r["ok"] == true)
     );
     assert!(
-        f.statuses()
+        f.statuses("sel-")
             .await
             .iter()
             .all(|(_, status)| status == "open")
@@ -465,7 +452,7 @@ async fn actions_on_a_selection_answer_one_result_per_index() {
     calls.sort();
     let mut expected = vec![
         ("POST", "/sel-0000/_close", ""),
-        ("POST", "/missing/_close", ""),
+        ("POST", "/sel-missing/_close", ""),
         ("POST", "/sel-0001/_close", ""),
         ("POST", "/sel-0000/_open", ""),
         ("POST", "/sel-0001/_open", ""),
@@ -483,7 +470,7 @@ async fn actions_on_a_selection_answer_one_result_per_index() {
     );
 
     // A bulk delete with its typed confirmation.
-    f.stub.clear_requests();
+    f.proxy.clear_requests();
     let (status, body) = f
         .post(
             "/indices/_actions/delete",
@@ -498,14 +485,20 @@ async fn actions_on_a_selection_answer_one_result_per_index() {
             .iter()
             .all(|r| r["ok"] == true)
     );
-    assert!(f.statuses().await.is_empty());
+    assert!(f.statuses("sel-").await.is_empty());
 }
 
 #[tokio::test]
 async fn a_write_block_is_added_with_the_block_api_and_removed_with_its_setting() {
-    let f = fixture(Flavor::Elasticsearch8).await;
-    crate::support::seed_indices(&f.stub.url, "blk", 1, |_| 0).await;
-    f.stub.clear_requests();
+    for distribution in REAL {
+        write_block(distribution).await;
+    }
+}
+
+async fn write_block(distribution: Distribution) {
+    let f = real(distribution).await;
+    crate::support::seed_indices(&f.proxy.url, "blk", 1, |_| 0).await;
+    f.proxy.clear_requests();
     let (status, body) = f
         .post(
             "/indices/_actions/block_write",
@@ -519,7 +512,7 @@ async fn a_write_block_is_added_with_the_block_api_and_removed_with_its_setting(
         "{body}"
     );
     let blocked = |value: &'static str| {
-        let url = format!("{}/blk-0000/_settings?flat_settings=true", f.stub.url);
+        let url = format!("{}/blk-0000/_settings?flat_settings=true", f.proxy.url);
         move || {
             crate::support::get_json_blocking(&url)
                 .is_some_and(|s| s["blk-0000"]["settings"]["index.blocks.write"] == value)
@@ -553,19 +546,21 @@ async fn a_write_block_is_added_with_the_block_api_and_removed_with_its_setting(
 
 #[tokio::test]
 async fn a_viewer_is_refused_every_change_an_operator_only_the_admin_ones() {
-    let osmem = Osmem::start();
-    crate::support::seed_indices(&osmem.url, "roles", 1, |_| 1).await;
     let dir = TempDir::new("indices-audit");
     let file = dir.path().join("audit.log");
-    let app = spawn_app(&format!(
-        "{}audit:\n  file: {}\n",
-        trusted_yaml(&cluster_yaml("prod", &osmem.url)),
-        file.display()
-    ))
+    let f = real_with(Distribution::OpenSearch2, |clusters| {
+        format!(
+            "{}audit:\n  file: {}\n",
+            trusted_yaml(clusters),
+            file.display()
+        )
+    })
     .await;
-    let url = |tail: &str| app.url(&format!("/api/clusters/prod{tail}"));
+    crate::support::seed_indices(&f.proxy.url, "roles", 1, |_| 1).await;
+    let app = &f.app;
+    let url = |tail: &str| f.url(tail);
     let changes: Vec<(&str, String, Option<Value>)> = vec![
-        ("POST", url("/indices"), Some(json!({"name": "new-one"}))),
+        ("POST", url("/indices"), Some(json!({"name": "roles-new"}))),
         (
             "POST",
             url("/indices/_actions/close"),
@@ -650,6 +645,6 @@ async fn a_viewer_is_refused_every_change_an_operator_only_the_admin_ones() {
     assert_eq!(denied[4]["method"], "DELETE");
     assert_eq!(
         denied[4]["path"],
-        "/api/clusters/prod/indices/roles-0000?confirm=roles-0000"
+        "/api/clusters/main/indices/roles-0000?confirm=roles-0000"
     );
 }

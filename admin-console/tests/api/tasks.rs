@@ -4,13 +4,45 @@
 
 use std::time::Duration;
 
-use search_test_server::{Flavor, Options, SearchTestServer, TaskSpec};
+use search_test_server::{Flavor, Options, Recorded, SearchTestServer, TaskSpec};
 use serde_json::{Value, json};
 use test_support::{Osmem, TempDir};
 
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller};
+use crate::app::{TestApp, cluster_yaml, spawn_app};
 use crate::support::{get_json_blocking, wait_until};
-use crate::templates::{audit_lines, fixture, send, sent, trusted_app};
+use crate::templates::{audit_lines, send, trusted_app};
+
+struct Fixture {
+    app: TestApp,
+    front: SearchTestServer,
+    _osmem: Osmem,
+}
+
+/// osmem behind search-test-server (`options`' osmem_url is filled in), the console in open mode
+/// with one cluster `main`.
+async fn fixture(options: Options) -> Fixture {
+    let osmem = Osmem::start();
+    let front = SearchTestServer::start(Options {
+        osmem_url: osmem.url.clone(),
+        ..options
+    });
+    let app = spawn_app(&format!("clusters:\n{}", cluster_yaml("main", &front.url))).await;
+    Fixture {
+        app,
+        front,
+        _osmem: osmem,
+    }
+}
+
+/// The requests the front received whose path starts with `prefix`.
+fn sent(front: &SearchTestServer, prefix: &str) -> Vec<Recorded> {
+    front
+        .requests()
+        .into_iter()
+        .filter(|request| request.path.starts_with(prefix))
+        .collect()
+}
 
 fn reindex(node_index: usize) -> TaskSpec {
     TaskSpec {

@@ -7,6 +7,7 @@ pub mod cluster_stub {
 }
 pub mod echo;
 pub mod exporter;
+pub mod real;
 
 use serde_json::json;
 

@@ -1,0 +1,171 @@
+//! A recording and fault proxy before a real cluster: every request is recorded, then sent on
+//! unchanged (method, path, query, body, content type) to the upstream, which may be HTTPS with
+//! a CA of its own and basic auth that the proxy adds; the upstream's answer comes back as it
+//! was. A test puts it between the client under test and a real node to assert what the client
+//! sent, and switches it to answer 503 to see how the client takes a cluster that does not
+//! answer.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use actix_web::http::StatusCode;
+use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+
+use crate::lock;
+use crate::record::Recorded;
+use crate::wire::{json_response, not_recovered};
+
+/// Where a [`Proxy`] sends what it receives.
+#[derive(Debug, Clone, Default)]
+pub struct Upstream {
+    /// `http://host:port` or `https://host:port`.
+    pub url: String,
+    /// The PEM CA that signed an HTTPS upstream's certificate (the only one trusted).
+    pub ca_file: Option<PathBuf>,
+    /// `(user, password)` sent as basic auth with every request that has no `authorization`
+    /// of its own.
+    pub basic_auth: Option<(String, String)>,
+}
+
+struct State {
+    upstream: Upstream,
+    client: reqwest::Client,
+    recorder: Mutex<Vec<Recorded>>,
+    unavailable: AtomicBool,
+    refused: Arc<AtomicUsize>,
+}
+
+/// A running proxy; dropping it stops it.
+pub struct Proxy {
+    /// `http://127.0.0.1:<port>`
+    pub url: String,
+    state: Arc<State>,
+    handle: actix_web::dev::ServerHandle,
+}
+
+impl Proxy {
+    /// Starts on a free loopback port. Panics on a set-up error (an unreadable CA file).
+    pub fn start(upstream: Upstream) -> Self {
+        Self::try_start(upstream).expect("starting the recording proxy")
+    }
+
+    pub fn try_start(upstream: Upstream) -> anyhow::Result<Self> {
+        crate::install_crypto_provider();
+        let mut client = reqwest::Client::builder();
+        if let Some(ca_file) = &upstream.ca_file {
+            let pem = std::fs::read(ca_file)
+                .map_err(|error| anyhow::anyhow!("reading {}: {error}", ca_file.display()))?;
+            client = client.tls_certs_only([reqwest::Certificate::from_pem(&pem)?]);
+        }
+        let state = Arc::new(State {
+            upstream: Upstream {
+                url: upstream.url.trim_end_matches('/').to_owned(),
+                ..upstream
+            },
+            client: client.build()?,
+            recorder: Mutex::new(Vec::new()),
+            unavailable: AtomicBool::new(false),
+            refused: Arc::new(AtomicUsize::new(0)),
+        });
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        let url = format!("http://{}", listener.local_addr()?);
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let data = web::Data::from(state.clone());
+        std::thread::spawn(move || {
+            actix_web::rt::System::new().block_on(async move {
+                let server = match HttpServer::new(move || {
+                    App::new()
+                        .app_data(data.clone())
+                        .app_data(web::PayloadConfig::new(256 << 20))
+                        .default_service(web::to(handle))
+                })
+                .workers(2)
+                .disable_signals()
+                .listen(listener)
+                {
+                    Ok(server) => server.run(),
+                    Err(error) => {
+                        let _ = sender.send(Err(anyhow::Error::from(error)));
+                        return;
+                    }
+                };
+                let _ = sender.send(Ok(server.handle()));
+                let _ = server.await;
+            });
+        });
+        let handle = receiver
+            .recv()
+            .map_err(|_| anyhow::anyhow!("the proxy thread ended"))??;
+        Ok(Self { url, state, handle })
+    }
+
+    /// Every request received so far, oldest first.
+    pub fn requests(&self) -> Vec<Recorded> {
+        lock(&self.state.recorder).clone()
+    }
+
+    /// Forgets the recorded requests.
+    pub fn clear_requests(&self) {
+        lock(&self.state.recorder).clear();
+    }
+
+    /// From now on every call answers 503 like a cluster whose state is not recovered, without
+    /// reaching the upstream.
+    pub fn set_unavailable(&self, unavailable: bool) {
+        self.state.unavailable.store(unavailable, Ordering::SeqCst);
+    }
+
+    /// How many calls were answered 503 so far, readable from another thread.
+    pub fn refused_calls(&self) -> impl Fn() -> usize + Send + 'static {
+        let refused = self.state.refused.clone();
+        move || refused.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        drop(self.handle.stop(false));
+    }
+}
+
+async fn handle(request: HttpRequest, body: web::Bytes, state: web::Data<State>) -> HttpResponse {
+    lock(&state.recorder).push(Recorded::of(&request, &body));
+    if state.unavailable.load(Ordering::SeqCst) {
+        state.refused.fetch_add(1, Ordering::SeqCst);
+        return json_response(503, &not_recovered()).into_response(None, false);
+    }
+    let mut url = format!("{}{}", state.upstream.url, request.path());
+    if !request.query_string().is_empty() {
+        url = format!("{url}?{}", request.query_string());
+    }
+    let Ok(method) = reqwest::Method::from_bytes(request.method().as_str().as_bytes()) else {
+        return HttpResponse::MethodNotAllowed().finish();
+    };
+    let mut upstream = state.client.request(method, url).body(body.to_vec());
+    for name in ["content-type", "accept", "authorization"] {
+        if let Some(value) = request.headers().get(name) {
+            upstream = upstream.header(name, value.as_bytes());
+        }
+    }
+    if let Some((user, password)) = &state.upstream.basic_auth
+        && !request.headers().contains_key("authorization")
+    {
+        upstream = upstream.basic_auth(user, Some(password));
+    }
+    match upstream.send().await {
+        Ok(response) => {
+            let status =
+                StatusCode::from_u16(response.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
+            let mut answer = HttpResponse::build(status);
+            if let Some(content_type) = response.headers().get("content-type") {
+                answer.insert_header(("content-type", content_type.as_bytes()));
+            }
+            match response.bytes().await {
+                Ok(bytes) => answer.body(bytes),
+                Err(error) => HttpResponse::BadGateway().body(error.to_string()),
+            }
+        }
+        Err(error) => HttpResponse::BadGateway().body(error.to_string()),
+    }
+}
