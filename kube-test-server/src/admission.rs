@@ -10,6 +10,35 @@ use serde_json::{Value, json};
 use crate::kind::Kind;
 use crate::{cert_manager, gateway, wire};
 
+/// A custom resource is checked against its CRD's schema, which answers 422 `Invalid` (not a
+/// decoding 400): the field of the wrong type (the first of `spec`'s lists that is not one, else
+/// `spec`) and the schema's note that other rules were not checked.
+fn decode_custom<T: DeserializeOwned>(kind: Kind, object: &Value, name: &str) -> Result<(), Value> {
+    decode::<T>(kind, object).map_err(|_| {
+        let spec = &object["spec"];
+        let field = ["hostnames", "parentRefs", "rules", "dnsNames"]
+            .into_iter()
+            .find(|field| !spec[field].is_null() && !spec[field].is_array())
+            .map_or_else(|| "spec".to_owned(), |field| format!("spec.{field}"));
+        let message = format!("{field}: Invalid value: the field has the wrong type");
+        let unchecked = "<nil>: Invalid value: \"null\": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
+        let mut details = wire::details(kind.group(), kind.name(), Some(name));
+        details["causes"] = json!([
+            {"reason": "FieldValueTypeInvalid", "message": message, "field": field},
+            {"reason": "FieldValueInvalid", "message": unchecked, "field": "<nil>"},
+        ]);
+        wire::status(
+            422,
+            "Invalid",
+            &format!(
+                "{} is invalid: [{message}, {unchecked}]",
+                wire::qualified_name(kind, name)
+            ),
+            Some(details),
+        )
+    })
+}
+
 fn decode<T: DeserializeOwned>(kind: Kind, object: &Value) -> Result<(), Value> {
     let typed = crate::wire::with_type_meta(kind, object);
     serde_json::from_value::<T>(typed)
@@ -24,24 +53,65 @@ fn decode<T: DeserializeOwned>(kind: Kind, object: &Value) -> Result<(), Value> 
         })
 }
 
-fn invalid(kind: Kind, name: &str, cause: &str) -> Value {
+/// How a field broke the rules, as `causes[].reason` names it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Cause {
+    Invalid,
+    Required,
+}
+
+/// 422 `Invalid` naming the object and the field, with the field as one of `details.causes`.
+pub(crate) fn invalid(kind: Kind, name: &str, field: &str, cause: Cause, detail: &str) -> Value {
+    let (reason, words) = match cause {
+        Cause::Invalid => ("FieldValueInvalid", "Invalid value"),
+        Cause::Required => ("FieldValueRequired", "Required value"),
+    };
+    let message = match detail {
+        "" => format!("{field}: {words}"),
+        detail => format!("{field}: {words}: {detail}"),
+    };
+    let mut details = wire::details(kind.group(), kind.name(), Some(name));
+    details["causes"] = json!([{"reason": reason, "message": message, "field": field}]);
     wire::status(
         422,
         "Invalid",
-        &format!("{} is invalid: {cause}", wire::qualified_name(kind, name)),
-        Some(json!({"name": name, "group": kind.group(), "kind": kind.name()})),
+        &format!("{} is invalid: {message}", wire::qualified_name(kind, name)),
+        Some(details),
     )
+}
+
+/// Whether `name` is a lowercase RFC 1123 subdomain, the rule for these kinds' names.
+fn is_subdomain(name: &str) -> bool {
+    let alphanumeric = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
+    !name.is_empty()
+        && name.len() <= 253
+        && name.starts_with(alphanumeric)
+        && name.ends_with(alphanumeric)
+        && name
+            .chars()
+            .all(|c| alphanumeric(c) || c == '-' || c == '.')
 }
 
 /// Checks a written object (without type meta). Namespaces and ingresses are stored as given.
 pub(crate) fn validate(kind: Kind, object: &Value, name: &str) -> Result<(), Value> {
     use k8s_openapi::api::{core::v1, discovery::v1 as discovery};
+    if !is_subdomain(name) {
+        return Err(invalid(
+            kind,
+            name,
+            "metadata.name",
+            Cause::Invalid,
+            &format!(
+                "\"{name}\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
+            ),
+        ));
+    }
     match kind {
         Kind::Namespace | Kind::Ingress => Ok(()),
         Kind::Service => decode::<v1::Service>(kind, object),
         Kind::EndpointSlice => decode::<discovery::EndpointSlice>(kind, object),
-        Kind::HttpRoute => decode::<gateway::HttpRoute>(kind, object),
-        Kind::Certificate => decode::<cert_manager::Certificate>(kind, object),
+        Kind::HttpRoute => decode_custom::<gateway::HttpRoute>(kind, object, name),
+        Kind::Certificate => decode_custom::<cert_manager::Certificate>(kind, object, name),
         Kind::Event => {
             decode::<v1::Event>(kind, object)?;
             let involved = object["involvedObject"]["namespace"].as_str();
@@ -50,9 +120,9 @@ pub(crate) fn validate(kind: Kind, object: &Value, name: &str) -> Result<(), Val
                     Err(invalid(
                         kind,
                         name,
-                        &format!(
-                            "involvedObject.namespace: Invalid value: \"{namespace}\": does not match event.namespace"
-                        ),
+                        "involvedObject.namespace",
+                        Cause::Invalid,
+                        &format!("\"{namespace}\": does not match event.namespace"),
                     ))
                 }
                 _ => Ok(()),
@@ -65,7 +135,13 @@ pub(crate) fn validate(kind: Kind, object: &Value, name: &str) -> Result<(), Val
                     let given = object["data"].get(key).is_some()
                         || object["stringData"].get(key).is_some();
                     if !given {
-                        return Err(invalid(kind, name, &format!("data[{key}]: Required value")));
+                        return Err(invalid(
+                            kind,
+                            name,
+                            &format!("data[{key}]"),
+                            Cause::Required,
+                            "",
+                        ));
                     }
                 }
             }
@@ -154,48 +230,59 @@ fn default_field(object: &mut Value, field: &str, value: Value) {
     }
 }
 
-/// Defaults applied on create and on replace (the CRD schema's defaults).
+/// Defaults applied on create and on replace: the CRD schema's, a Service's type, traffic
+/// policy, session affinity and port protocols.
 pub(crate) fn default_on_write(kind: Kind, object: &mut Value) {
-    if kind == Kind::HttpRoute {
-        default_http_route(object);
+    match kind {
+        Kind::HttpRoute => default_http_route(object),
+        Kind::Service => default_service(object),
+        _ => {}
     }
 }
 
-/// Defaults on create: a Service's type, ClusterIP and port protocols; a Secret's type and its
-/// `stringData` merged into `data` (base64), as the API server does.
+fn default_service(object: &mut Value) {
+    let spec = &mut object["spec"];
+    if !spec.is_object() {
+        *spec = json!({});
+    }
+    if spec["type"].is_null() {
+        spec["type"] = json!("ClusterIP");
+    }
+    if spec["sessionAffinity"].is_null() {
+        spec["sessionAffinity"] = json!("None");
+    }
+    if spec["type"] != "ExternalName" && spec["internalTrafficPolicy"].is_null() {
+        spec["internalTrafficPolicy"] = json!("Cluster");
+    }
+    for port in spec
+        .get_mut("ports")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if port["protocol"].is_null() {
+            port["protocol"] = json!("TCP");
+        }
+        if port["targetPort"].is_null() {
+            port["targetPort"] = port["port"].clone();
+        }
+    }
+}
+
+/// Defaults on create, as the API server does: those of [`default_on_write`], a Service's
+/// ClusterIP; a Secret's type and its `stringData` merged into `data` (base64); an
+/// Ingress's empty load-balancer status; an Event's reporting fields.
 pub(crate) fn default_on_create(kind: Kind, object: &mut Value, namespace: &str, name: &str) {
     default_on_write(kind, object);
     match kind {
         Kind::Service => {
             let spec = &mut object["spec"];
-            if !spec.is_object() {
-                *spec = json!({});
-            }
-            if spec["type"].is_null() {
-                spec["type"] = json!("ClusterIP");
-            }
             if spec["type"] != "ExternalName" && spec["clusterIP"].is_null() {
                 let ip = cluster_ip(namespace, name);
                 spec["clusterIP"] = json!(ip);
                 spec["clusterIPs"] = json!([ip]);
                 spec["ipFamilies"] = json!(["IPv4"]);
                 spec["ipFamilyPolicy"] = json!("SingleStack");
-            }
-            if spec["sessionAffinity"].is_null() {
-                spec["sessionAffinity"] = json!("None");
-            }
-            for port in spec
-                .get_mut("ports")
-                .and_then(Value::as_array_mut)
-                .into_iter()
-                .flatten()
-            {
-                if port["protocol"].is_null() {
-                    port["protocol"] = json!("TCP");
-                }
-                if port["targetPort"].is_null() {
-                    port["targetPort"] = port["port"].clone();
-                }
             }
             object["status"] = json!({"loadBalancer": {}});
         }
@@ -204,6 +291,12 @@ pub(crate) fn default_on_create(kind: Kind, object: &mut Value, namespace: &str,
                 object["type"] = json!("Opaque");
             }
             merge_string_data(object);
+        }
+        Kind::Ingress => default_field(object, "status", json!({"loadBalancer": {}})),
+        Kind::Event => {
+            default_field(object, "eventTime", Value::Null);
+            default_field(object, "reportingComponent", json!(""));
+            default_field(object, "reportingInstance", json!(""));
         }
         _ => {}
     }
@@ -251,9 +344,9 @@ pub(crate) fn carry_over(
                     return Err(invalid(
                         kind,
                         name,
-                        &format!(
-                            "spec.clusterIPs[0]: Invalid value: []string{{{given}}}: may not change once set"
-                        ),
+                        "spec.clusterIPs[0]",
+                        Cause::Invalid,
+                        &format!("[]string{{{given}}}: may not change once set"),
                     ));
                 }
                 _ => {}
@@ -267,7 +360,9 @@ pub(crate) fn carry_over(
                 return Err(invalid(
                     kind,
                     name,
-                    "type: Invalid value: field is immutable",
+                    "type",
+                    Cause::Invalid,
+                    "field is immutable",
                 ));
             }
             merge_string_data(object);

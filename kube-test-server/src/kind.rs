@@ -168,7 +168,10 @@ impl Kind {
 
     /// Whether the API server keeps `metadata.generation` for the kind.
     pub(crate) fn has_generation(self) -> bool {
-        !matches!(self, Kind::Secret | Kind::Event)
+        !matches!(
+            self,
+            Kind::Namespace | Kind::Service | Kind::Secret | Kind::Event
+        )
     }
 
     /// The kind served at `/api/v1/<plural>` (group `""`) or `/apis/<group>/<version>/<plural>`.

@@ -37,6 +37,36 @@ pub(crate) fn format_time(time: Timestamp) -> String {
         .to_string()
 }
 
+/// A Status's `details`: the API server leaves out the core group's empty name.
+pub fn details(group: &str, kind: &str, name: Option<&str>) -> Value {
+    let mut details = json!({"kind": kind});
+    if let Some(name) = name {
+        details["name"] = json!(name);
+    }
+    if !group.is_empty() {
+        details["group"] = json!(group);
+    }
+    details
+}
+
+/// The `Status` a delete answers once the object is gone (no finalizers to wait for).
+pub fn deleted(kind: Kind, name: &str, uid: &Value) -> HttpResponse {
+    let mut details = details(kind.group(), kind.plural(), Some(name));
+    if !uid.is_null() {
+        details["uid"] = uid.clone();
+    }
+    let body = json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+        "details": details,
+    });
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(body.to_string())
+}
+
 /// A `metav1.Status` failure body.
 pub fn status(code: u16, reason: &str, message: &str, details: Option<Value>) -> Value {
     let mut body = json!({
@@ -92,7 +122,7 @@ pub fn forbidden(verb: &str, kind: Kind, namespace: Option<&str>) -> Value {
             "{resource} is forbidden: User \"system:serviceaccount:ingress-dash:ingress-dash\" cannot {verb} resource \"{}\" in API group \"{group}\" {scope}",
             kind.plural()
         ),
-        Some(json!({"group": group, "kind": kind.plural()})),
+        Some(details(group, kind.plural(), None)),
     )
 }
 
@@ -110,7 +140,7 @@ pub fn not_found(kind: Kind, name: &str) -> Value {
         404,
         "NotFound",
         &format!("{resource} \"{name}\" not found"),
-        Some(json!({"name": name, "group": group, "kind": kind.plural()})),
+        Some(details(group, kind.plural(), Some(name))),
     )
 }
 

@@ -18,7 +18,7 @@ fn conflict(kind: Kind, reason: &str, message: String, name: &str) -> Value {
         409,
         reason,
         &message,
-        Some(json!({"name": name, "group": kind.group(), "kind": kind.plural()})),
+        Some(wire::details(kind.group(), kind.plural(), Some(name))),
     )
 }
 
@@ -204,8 +204,8 @@ pub(crate) async fn replace(cluster: &Cluster, target: Target, body: &[u8]) -> H
     wire::object_response(kind, &replaced)
 }
 
-/// `DELETE .../namespaces/{namespace}/{resource}/{name}`: answers with the object's last state,
-/// as the API server does for objects without finalizers.
+/// `DELETE .../namespaces/{namespace}/{resource}/{name}`: answers a `Status` of success naming
+/// the object, as the API server does for objects without finalizers.
 pub(crate) async fn delete(cluster: &Cluster, target: Target) -> HttpResponse {
     if let Some(response) = cluster.faults.injected().await {
         return response;
@@ -225,5 +225,5 @@ pub(crate) async fn delete(cluster: &Cluster, target: Target) -> HttpResponse {
         store.delete(kind, &key);
         current
     };
-    wire::object_response(kind, &deleted)
+    wire::deleted(kind, &name, &deleted["metadata"]["uid"])
 }

@@ -13,17 +13,6 @@ async fn get(url: String) -> (u16, Value) {
     (status, response.json().await.unwrap())
 }
 
-async fn send(method: reqwest::Method, url: String, body: Value) -> (u16, Value) {
-    let response = test_support::http_client()
-        .request(method, url)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap())
-}
-
 fn names(list: &Value) -> Vec<String> {
     list["items"]
         .as_array()
@@ -229,99 +218,6 @@ async fn a_watch_with_a_selector_sees_objects_enter_and_leave_it() {
     assert_eq!(
         events[1]["object"]["endpoints"][0]["conditions"]["ready"],
         false
-    );
-}
-
-#[tokio::test]
-async fn writes_of_the_new_kinds_get_the_api_servers_defaults_and_checks() {
-    let server = KubeTestServer::start(Options::default()).unwrap();
-    sample::populate(&server.cluster, 0, 1);
-    let services = format!("{}/api/v1/namespaces/team-000/services", server.url());
-    let service = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
-        "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}});
-    let (status, created) = send(reqwest::Method::POST, services.clone(), service.clone()).await;
-    assert_eq!(status, 201, "{created}");
-    assert_eq!(created["spec"]["type"], "ClusterIP");
-    let ip = created["spec"]["clusterIP"].as_str().unwrap().to_owned();
-    assert!(ip.starts_with("10.96."));
-    assert_eq!(created["spec"]["ports"][0]["protocol"], "TCP");
-    let mut update = service.clone();
-    update["metadata"]["resourceVersion"] = created["metadata"]["resourceVersion"].clone();
-    update["spec"]["ports"][0]["port"] = json!(8080);
-    let (status, replaced) = send(reqwest::Method::PUT, format!("{services}/web"), update).await;
-    assert_eq!(status, 200, "{replaced}");
-    assert_eq!(replaced["spec"]["clusterIP"], ip.as_str());
-    assert_eq!(replaced["metadata"]["generation"], 2);
-    let mut wrong_ip = service.clone();
-    wrong_ip["spec"]["clusterIP"] = json!("10.0.0.1");
-    let (status, body) = send(reqwest::Method::PUT, format!("{services}/web"), wrong_ip).await;
-    assert_eq!((status, body["reason"].as_str()), (422, Some("Invalid")));
-
-    let secrets = format!("{}/api/v1/namespaces/team-000/secrets", server.url());
-    let (status, secret) = send(
-        reqwest::Method::POST,
-        secrets.clone(),
-        json!({"metadata": {"name": "creds"}, "stringData": {"user": "admin"}}),
-    )
-    .await;
-    assert_eq!(status, 201);
-    assert_eq!(secret["type"], "Opaque");
-    assert_eq!(secret["data"]["user"], "YWRtaW4=");
-    assert!(secret.get("stringData").is_none());
-    let (status, body) = send(
-        reqwest::Method::POST,
-        secrets,
-        json!({"metadata": {"name": "tls"}, "type": "kubernetes.io/tls", "data": {"tls.crt": "eA=="}}),
-    )
-    .await;
-    assert_eq!((status, body["reason"].as_str()), (422, Some("Invalid")));
-    assert!(
-        body["message"]
-            .as_str()
-            .unwrap()
-            .contains("data[tls.key]: Required value")
-    );
-
-    // A custom resource whose body does not fit the CRD's schema: 400.
-    let routes = format!(
-        "{}/apis/gateway.networking.k8s.io/v1/namespaces/team-000/httproutes",
-        server.url()
-    );
-    let (status, body) = send(
-        reqwest::Method::POST,
-        routes.clone(),
-        json!({"metadata": {"name": "bad"}, "spec": {"hostnames": "not-a-list"}}),
-    )
-    .await;
-    assert_eq!((status, body["reason"].as_str()), (400, Some("BadRequest")));
-    let route = json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
-        "metadata": {"name": "web"},
-        "spec": {"parentRefs": [{"name": "public"}], "hostnames": ["web.example.com"],
-                 "rules": [{"backendRefs": [{"name": "web", "port": 80}]}]},
-        "status": {"parents": []}});
-    let (status, created) = send(reqwest::Method::POST, routes.clone(), route).await;
-    assert_eq!(status, 201, "{created}");
-    assert_eq!(created["kind"], "HTTPRoute");
-    assert!(created.get("status").is_none(), "status is reset on create");
-    // The CRD schema's defaults.
-    assert_eq!(created["spec"]["parentRefs"][0]["kind"], "Gateway");
-    assert_eq!(
-        created["spec"]["parentRefs"][0]["group"],
-        "gateway.networking.k8s.io"
-    );
-    let rule = &created["spec"]["rules"][0];
-    assert_eq!(
-        rule["matches"],
-        json!([{"path": {"type": "PathPrefix", "value": "/"}}])
-    );
-    assert_eq!(
-        rule["backendRefs"][0],
-        json!({"group": "", "kind": "Service", "name": "web", "port": 80, "weight": 1})
-    );
-    let (status, deleted) = send(reqwest::Method::DELETE, format!("{routes}/web"), json!({})).await;
-    assert_eq!(
-        (status, deleted["metadata"]["name"].as_str()),
-        (200, Some("web"))
     );
 }
 
