@@ -571,7 +571,7 @@ def check_ingress_dash_rbac(label: str, values: dict | None, documents: list[dic
 # Values the chart refuses, and words its message must contain.
 REFUSED_VALUES = [
     (
-        "networkPolicy.enabled: false while admin-console trusts a pod CIDR (issue 31 item 8)",
+        "networkPolicy.enabled: false while admin-console trusts a pod CIDR",
         {"admin-console": {"networkPolicy": {"enabled": False}, "config": {"server": {"trusted_proxies": ["10.42.0.0/16"]}}}},
         ["admin-console", "networkPolicy.enabled", "10.42.0.0/16"],
     ),

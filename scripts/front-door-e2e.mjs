@@ -1,4 +1,4 @@
-// The front door end to end in headless Chromium (issue 18), run by scripts/test.sh after the
+// The front door end to end in headless Chromium, run by scripts/test.sh after the
 // front ends are built: on free loopback ports, osmem-server (the search cluster),
 // kube-test-server (sample Ingresses in team-000 … team-004), the OpenID provider the tests use
 // (test-support/oidc, users with passwords: its sign-in form), authproxy (forward_auth, OIDC),
@@ -190,7 +190,7 @@ http { access_log off; client_body_temp_path body; proxy_temp_path proxy; fastcg
   const nginx = start("nginx", "nginx", ["-e", "stderr", "-p", `${dir}/`, "-c", join(dir, "nginx.conf"), "-g", "daemon off;"]);
   for (const port of [ports.frontConsole, ports.frontDash]) {
     await waitFor("nginx", async () => (await fetch(`http://127.0.0.1:${port}/`, { redirect: "manual" })).status === 302, nginx);
-    // Metrics are the internal listeners' only (issue 31): the front door has none.
+    // Metrics are the internal listeners' only: the front door has none.
     const metrics = (await fetch(`http://127.0.0.1:${port}/_metrics`, { redirect: "manual" })).status;
     if (metrics !== 404) throw new Error(`the front door on ${port} answered /_metrics with ${metrics}, not 404`);
   }

@@ -1,5 +1,5 @@
-"""Who the packaged services trust, and where their internal listeners are reachable (issue 31
-items 4, 8 and 9), for scripts/check-packaging.py:
+"""Who the packaged services trust, and where their internal listeners are reachable, for
+scripts/check-packaging.py:
 
 - compose: the front door (nginx) has a fixed address on the compose network, and every service
   that believes identity headers or answers the forward_auth check trusts exactly that address

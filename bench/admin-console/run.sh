@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# admin-console benchmark (issue 5 item 7): each figure beside its baseline, in one run.
+# admin-console benchmark: each figure beside its baseline, in one run.
 #
 #   bench/admin-console/run.sh          # from the repository root; builds the release binary
 #

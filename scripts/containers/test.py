@@ -284,7 +284,7 @@ def check_compose(engine: Engine) -> None:
               visible.status == 200 and visible.json().get("namespaces") == ["team-001"], f"{visible.status} {visible.text[:300]}")
 
         # The services' own published ports: identity headers from there are not believed (only
-        # the front door's address is trusted, issue 31 item 8), and the front door has no /_metrics.
+        # the front door's address is trusted), and the front door has no /_metrics.
         identity = {"X-Auth-Request-User": "compose-test", "X-Auth-Request-Groups": "admins"}
         for name, key, path in [("admin-console", "CONSOLE_PORT", "/api/whoami"), ("ingress-dash", "DASHBOARD_PORT", "/api/namespaces")]:
             claimed = request(local, int(ports[key]), "GET", path, identity)

@@ -1,4 +1,4 @@
-// Managing indices and aliases (issue 19): create an index → add an alias → close → open →
+// Managing indices and aliases: create an index → add an alias → close → open →
 // edit a setting on its page → delete it with the typed confirmation, asserting what the page
 // shows after each step and the cluster's state (asked of osmem directly); then a viewer sees
 // every change disabled with the reason. The real binary, osmem behind search-test-server,

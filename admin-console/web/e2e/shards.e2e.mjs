@@ -1,4 +1,4 @@
-// Shards and nodes (issue 19): the real binary in front of search-test-server's three simulated
+// Shards and nodes: the real binary in front of search-test-server's three simulated
 // nodes, in both flavors. Move a shard in the grid (pick the primary, move it to the node that
 // holds no copy, see it relocating, then started on the target); an unassigned replica explained
 // in words; a node's page from the grid and from the Nodes view.

@@ -1,4 +1,4 @@
-// Snapshots (issue 19, operation 7), the issue's flow in both flavors: register a repository
+// Snapshots, the issue's flow in both flavors: register a repository
 // and verify it, take a snapshot of an index, see it SUCCESS, see the cluster refuse a restore
 // over the open index, restore it with the proposed rename, find the restored index with its
 // documents in the Indices view, delete the snapshot with its name typed.

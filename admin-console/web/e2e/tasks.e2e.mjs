@@ -1,4 +1,4 @@
-// Tasks (issue 19): the real binary in front of search-test-server's simulated tasks, in both
+// Tasks: the real binary in front of search-test-server's simulated tasks, in both
 // flavors (the stack's `prod` is OpenSearch 2; `ops-es` an Elasticsearch 8 front of its own): the
 // seeded reindex is listed with its node and detail, and cancelling it from the browser makes it
 // go; cancelling a task the cluster cannot cancel shows the cluster's reason.

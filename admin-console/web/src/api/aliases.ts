@@ -1,4 +1,4 @@
-// Aliases (issue 19): every alias of every index, and a batch of adds and removes applied as one
+// Aliases: every alias of every index, and a batch of adds and removes applied as one
 // atomic `_aliases` call (docs/api/admin-console.md, "Aliases").
 import { cluster, request } from "./client";
 import type { AliasAction, AliasBatch, AliasList, AliasesApplied } from "./wire";

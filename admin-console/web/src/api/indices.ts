@@ -1,4 +1,4 @@
-// Index management (issue 19): create, delete, the actions on one index or a selection, an
+// Index management: create, delete, the actions on one index or a selection, an
 // index's page and the edit of its dynamic settings (docs/api/admin-console.md, "Indices").
 import { cluster, request } from "./client";
 import type {

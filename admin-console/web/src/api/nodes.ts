@@ -1,4 +1,4 @@
-// A node's page (issue 19): statistics and shards (docs/api/admin-console.md, "Nodes").
+// A node's page: statistics and shards (docs/api/admin-console.md, "Nodes").
 import { cluster, request } from "./client";
 import type { NodeDetail } from "./wire";
 

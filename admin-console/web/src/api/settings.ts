@@ -1,4 +1,4 @@
-// Cluster settings (issue 19): persistent and transient settings as flat keys, the defaults on
+// Cluster settings: persistent and transient settings as flat keys, the defaults on
 // request, and setting or resetting one (docs/api/admin-console.md, "Cluster settings").
 import { announceSettingsChanged } from "../lib/settingsChanged";
 import { cluster, request } from "./client";

@@ -1,4 +1,4 @@
-// Shards (issue 19): the grid, a copy's allocation explained, moving a copy and retrying failed
+// Shards: the grid, a copy's allocation explained, moving a copy and retrying failed
 // allocations (docs/api/admin-console.md, "Shards").
 import { cluster, request } from "./client";
 import type { MoveShard, Rerouted, ShardExplanation, ShardGrid } from "./wire";

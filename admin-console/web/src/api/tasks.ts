@@ -1,4 +1,4 @@
-// Tasks (issue 19): the running tasks with filters, one task's detail, and cancelling one
+// Tasks: the running tasks with filters, one task's detail, and cancelling one
 // (docs/api/admin-console.md, "Tasks").
 import { cluster, request } from "./client";
 import type { CancelResult, TaskDetail, TaskList } from "./wire";

@@ -1,4 +1,4 @@
-// Templates (issue 19): composable index templates, component templates and legacy templates —
+// Templates: composable index templates, component templates and legacy templates —
 // list, view, create or replace, delete, and simulate what an index name would get
 // (docs/api/admin-console.md, "Templates").
 import { cluster, request } from "./client";

@@ -27,7 +27,7 @@ export function denial(have: Role, need: Role): string | null {
 export const ACTION_ROLES = {
   closeIndex: "operator",
   openIndex: "operator",
-  /** Refresh, flush, force merge, clear cache (issue 19, indices). */
+  /** Refresh, flush, force merge, clear cache. */
   indexMaintenance: "operator",
   createIndex: "admin",
   deleteIndex: "admin",
@@ -41,12 +41,12 @@ export const ACTION_ROLES = {
   createSnapshot: "operator",
   restoreSnapshot: "admin",
   deleteSnapshot: "admin",
-  /** Templates, tasks and cluster settings (issue 19). */
+  /** Templates, tasks and cluster settings. */
   cancelTask: "operator",
   editTemplate: "admin",
   deleteTemplate: "admin",
   editClusterSetting: "admin",
-  /** Shards (issue 19): move a copy, retry failed allocations. */
+  /** Shards: move a copy, retry failed allocations. */
   moveShard: "operator",
   retryShardAllocation: "operator",
 } as const satisfies Record<string, Role>;

@@ -1,4 +1,4 @@
-// Cluster settings (issue 19): the persistent and transient settings as flat keys, with the
+// Cluster settings: the persistent and transient settings as flat keys, with the
 // defaults on request (marked, and crossed out where a set value hides them), a key filter, and
 // editing one setting (admin): a JSON scalar, a list, or plain text; null resets it.
 import { useMemo, useRef, useState } from "react";

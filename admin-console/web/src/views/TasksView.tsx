@@ -1,4 +1,4 @@
-// Tasks (issue 19): what the cluster is running, as parent/child trees, longest first, with
+// Tasks: what the cluster is running, as parent/child trees, longest first, with
 // filters (action patterns, nodes, cancellable only, running longer than), refreshed every few
 // seconds while the tab is visible; a task's detail; cancelling one (operator).
 import { useEffect, useMemo, useRef, useState } from "react";

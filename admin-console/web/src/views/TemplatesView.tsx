@@ -1,4 +1,4 @@
-// Templates (issue 19): composable index templates, component templates and legacy templates
+// Templates: composable index templates, component templates and legacy templates
 // (deprecated, badged) in one filterable list; view and edit a definition as JSON (checked while
 // typing and again by the server), create, delete (the name typed), and simulate which settings,
 // mappings and aliases an index name would get.
