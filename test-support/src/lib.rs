@@ -8,6 +8,7 @@
 
 mod auth_front;
 pub mod binary;
+mod eventually;
 pub mod fuzz;
 mod gate_front;
 mod hosts_front;
@@ -23,6 +24,7 @@ mod tls;
 pub mod wire_types;
 
 pub use auth_front::AuthFront;
+pub use eventually::{eventually, eventually_with};
 pub use gate_front::GateFront;
 pub use hosts_front::{FrontAnswer, HostsFront};
 pub use oidc::OidcProvider;
