@@ -1,70 +1,61 @@
-//! Snapshot repositories and snapshots (issue 19, operation 7) against search-test-server in
-//! front of osmem, in both flavors: the calls the console sends (asserted from the server's
+//! Snapshot repositories and snapshots against real nodes of OpenSearch 2 and Elasticsearch 8
+//! (secured), through a recording proxy: the calls the console sends (asserted from the proxy's
 //! record), the answers it reads, the restore that creates indices beside the live ones, the
-//! checks that refuse bad input before any call, and who may do what.
+//! checks that refuse bad input before any call, and who may do what. Repositories are file
+//! system ones in the node's `path.repo`; a snapshot that stays in progress long enough to be
+//! read is one of a repository throttled to a few kilobytes a second (aborted by its delete).
+//! The proxy's fault mode answers 503 for a verification the cluster fails. The nodes are
+//! shared with other suites: each test keeps to repository and index names of its own.
 
 use std::time::Duration;
 
 use reqwest::RequestBuilder;
-use search_test_server::{Flavor, Options, Recorded, SearchTestServer};
+use search_test_server::Recorded;
 use serde_json::{Value, json};
-use test_support::{Osmem, TempDir};
+use test_support::{Distribution, TempDir};
 
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller, trusted_yaml};
-use crate::app::{TestApp, cluster_yaml, spawn_app};
+use crate::support::real::{REAL, Real, real_with};
 use crate::support::{get_json_blocking, seed_indices, wait_until};
 
 struct Fixture {
-    app: TestApp,
-    server: SearchTestServer,
-    _osmem: Osmem,
-    _repo_dir: TempDir,
+    real: Real,
+    /// A folder of the test's own in the node's `path.repo`.
     location: String,
 }
 
-async fn fixture(flavor: Flavor, extra_yaml: &str, trusted: bool) -> Fixture {
-    fixture_with(
-        flavor,
-        extra_yaml,
-        trusted,
-        Options::default().snapshot_duration,
-    )
-    .await
-}
-
-/// With snapshots that stay `IN_PROGRESS` for `snapshot_duration`.
-async fn fixture_with(
-    flavor: Flavor,
-    extra_yaml: &str,
-    trusted: bool,
-    snapshot_duration: Duration,
-) -> Fixture {
-    let osmem = Osmem::start();
-    let server = SearchTestServer::start(Options {
-        osmem_url: osmem.url.clone(),
-        flavor,
-        snapshot_duration,
-        ..Options::default()
-    });
-    let clusters = cluster_yaml("main", &server.url);
-    let yaml = if trusted {
-        trusted_yaml(&clusters)
-    } else {
-        format!("clusters:\n{clusters}")
-    };
-    let app = spawn_app(&format!("{yaml}{extra_yaml}")).await;
-    let repo_dir = TempDir::new("snapshots");
-    let location = repo_dir.path().display().to_string();
-    Fixture {
-        app,
-        server,
-        _osmem: osmem,
-        _repo_dir: repo_dir,
-        location,
+impl std::ops::Deref for Fixture {
+    type Target = Real;
+    fn deref(&self) -> &Real {
+        &self.real
     }
 }
 
-const FLAVORS: [Flavor; 2] = [Flavor::OpenSearch2, Flavor::Elasticsearch8];
+/// The console before the shared node of `distribution`, with `extra_yaml` after its clusters
+/// (trusted headers when `trusted`); `repository` names the location's folder.
+async fn fixture(
+    distribution: Distribution,
+    repository: &str,
+    extra_yaml: &str,
+    trusted: bool,
+) -> Fixture {
+    let real = real_with(distribution, |clusters| {
+        let yaml = if trusted {
+            trusted_yaml(clusters)
+        } else {
+            format!("clusters:\n{clusters}")
+        };
+        format!("{yaml}{extra_yaml}")
+    })
+    .await;
+    let location = real
+        .cluster
+        .repo_path()
+        .join(repository)
+        .display()
+        .to_string();
+    Fixture { real, location }
+}
 
 async fn send(request: RequestBuilder) -> (u16, Value) {
     let response = request.send().await.unwrap();
@@ -73,10 +64,6 @@ async fn send(request: RequestBuilder) -> (u16, Value) {
 }
 
 impl Fixture {
-    fn url(&self, path: &str) -> String {
-        self.app.url(&format!("/api/clusters/main{path}"))
-    }
-
     async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
         let mut request = self.app.client.request(method, self.url(path));
         if let Some(body) = body {
@@ -85,21 +72,27 @@ impl Fixture {
         send(request).await
     }
 
-    /// The `_snapshot` calls the server received since the last clear.
+    /// The `_snapshot` calls the proxy received since the last clear.
     fn snapshot_calls(&self) -> Vec<Recorded> {
-        self.server
-            .requests()
-            .into_iter()
-            .filter(|r| r.path.starts_with("/_snapshot"))
-            .collect()
+        self.sent("/_snapshot")
     }
 
     async fn register(&self, repo: &str) {
+        self.register_with(repo, json!({})).await;
+    }
+
+    /// Registers `repo` at the fixture's location, with `extra` settings.
+    async fn register_with(&self, repo: &str, extra: Value) {
+        let mut settings = json!({"location": self.location, "compress": true});
+        settings
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         let (status, body) = self
             .call(
                 reqwest::Method::PUT,
                 &format!("/repositories/{repo}"),
-                Some(json!({"type": "fs", "settings": {"location": self.location, "compress": true}})),
+                Some(json!({"type": "fs", "settings": settings})),
             )
             .await;
         assert_eq!(
@@ -115,7 +108,7 @@ impl Fixture {
         let probe = url.clone();
         wait_until(
             "the snapshot to finish",
-            Duration::from_secs(15),
+            Duration::from_secs(60),
             move || {
                 get_json_blocking(&probe)
                     .is_some_and(|detail| detail["snapshot"]["state"] != "IN_PROGRESS")
@@ -130,15 +123,15 @@ impl Fixture {
 
 #[tokio::test]
 async fn repositories_are_registered_listed_verified_and_deleted_in_both_flavors() {
-    for flavor in FLAVORS {
-        let f = fixture(flavor, "", false).await;
-        f.server.clear_requests();
-        f.register("backups").await;
+    for distribution in REAL {
+        let f = fixture(distribution, "rv-backups", "", false).await;
+        f.proxy.clear_requests();
+        f.register("rv-backups").await;
         let sent = f.snapshot_calls();
         assert_eq!(sent.len(), 1, "{sent:?}");
         assert_eq!(
             (sent[0].method.as_str(), sent[0].path.as_str()),
-            ("PUT", "/_snapshot/backups")
+            ("PUT", "/_snapshot/rv-backups")
         );
         assert_eq!(
             sent[0].body,
@@ -150,14 +143,18 @@ async fn repositories_are_registered_listed_verified_and_deleted_in_both_flavors
         let repos = list["repositories"].as_array().unwrap();
         let backups = repos
             .iter()
-            .find(|r| r["name"] == "backups")
+            .find(|r| r["name"] == "rv-backups")
             .expect("listed");
-        assert_eq!(backups["type"], "fs", "{flavor:?}");
+        assert_eq!(backups["type"], "fs", "{distribution:?}");
         assert_eq!(backups["settings"]["location"], json!(f.location));
 
-        f.server.clear_requests();
+        f.proxy.clear_requests();
         let (status, verified) = f
-            .call(reqwest::Method::POST, "/repositories/backups/verify", None)
+            .call(
+                reqwest::Method::POST,
+                "/repositories/rv-backups/verify",
+                None,
+            )
             .await;
         assert_eq!(status, 200, "{verified}");
         assert_eq!(verified["verified"], true, "{verified}");
@@ -169,23 +166,27 @@ async fn repositories_are_registered_listed_verified_and_deleted_in_both_flavors
         let sent = f.snapshot_calls();
         assert_eq!(
             (sent[0].method.as_str(), sent[0].path.as_str()),
-            ("POST", "/_snapshot/backups/_verify")
+            ("POST", "/_snapshot/rv-backups/_verify")
         );
 
         // A missing repository is the cluster's 404, passed on.
         let (status, missing) = f
-            .call(reqwest::Method::POST, "/repositories/nowhere/verify", None)
+            .call(
+                reqwest::Method::POST,
+                "/repositories/rv-nowhere/verify",
+                None,
+            )
             .await;
         assert_eq!(status, 404, "{missing}");
         assert_eq!(missing["error"]["code"], "rejected_by_cluster");
 
         // Deleting needs the name typed; nothing is sent without it.
-        f.server.clear_requests();
-        for query in ["", "?confirm=back", "?confirm=*"] {
+        f.proxy.clear_requests();
+        for query in ["", "?confirm=rv-back", "?confirm=*"] {
             let (status, refused) = f
                 .call(
                     reqwest::Method::DELETE,
-                    &format!("/repositories/backups{query}"),
+                    &format!("/repositories/rv-backups{query}"),
                     None,
                 )
                 .await;
@@ -195,7 +196,7 @@ async fn repositories_are_registered_listed_verified_and_deleted_in_both_flavors
         let (status, deleted) = f
             .call(
                 reqwest::Method::DELETE,
-                "/repositories/backups?confirm=backups",
+                "/repositories/rv-backups?confirm=rv-backups",
                 None,
             )
             .await;
@@ -210,7 +211,7 @@ async fn repositories_are_registered_listed_verified_and_deleted_in_both_flavors
                 .as_array()
                 .unwrap()
                 .iter()
-                .any(|r| r["name"] == "backups"),
+                .any(|r| r["name"] == "rv-backups"),
             "{list}"
         );
     }
@@ -218,27 +219,27 @@ async fn repositories_are_registered_listed_verified_and_deleted_in_both_flavors
 
 #[tokio::test]
 async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted_in_both_flavors() {
-    for flavor in FLAVORS {
-        let f = fixture(flavor, "", false).await;
-        seed_indices(&f.server.url, "books", 1, |_| 3).await;
-        f.register("backups").await;
+    for distribution in REAL {
+        let f = fixture(distribution, "st-backups", "", false).await;
+        seed_indices(&f.proxy.url, "books", 1, |_| 3).await;
+        f.register("st-backups").await;
 
-        f.server.clear_requests();
+        f.proxy.clear_requests();
         let (status, taken) = f
             .call(
                 reqwest::Method::POST,
-                "/repositories/backups/snapshots",
+                "/repositories/st-backups/snapshots",
                 Some(
                     json!({"name": "snap-1", "indices": ["books-*"], "includeGlobalState": false}),
                 ),
             )
             .await;
-        assert_eq!(status, 200, "{flavor:?}: {taken}");
+        assert_eq!(status, 200, "{distribution:?}: {taken}");
         assert_eq!(taken, json!({"name": "snap-1", "accepted": true}));
         let sent = f.snapshot_calls();
         assert_eq!(
             (sent[0].method.as_str(), sent[0].path.as_str()),
-            ("PUT", "/_snapshot/backups/snap-1")
+            ("PUT", "/_snapshot/st-backups/snap-1")
         );
         assert_eq!(
             sent[0].param("wait_for_completion").as_deref(),
@@ -249,7 +250,7 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
             Some(json!({"indices": "books-*", "include_global_state": false}))
         );
 
-        let detail = f.finished("backups", "snap-1").await;
+        let detail = f.finished("st-backups", "snap-1").await;
         assert_eq!(detail["snapshot"]["state"], "SUCCESS", "{detail}");
         assert_eq!(detail["indices"], json!(["books-0000"]));
         assert_eq!(detail["snapshot"]["shardsSuccessful"], 1, "{detail}");
@@ -260,14 +261,14 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         let statuses = |f: &Fixture| {
             f.snapshot_calls()
                 .iter()
-                .filter(|r| r.path == "/_snapshot/backups/snap-1/_status")
+                .filter(|r| r.path == "/_snapshot/st-backups/snap-1/_status")
                 .count()
         };
-        f.server.clear_requests();
+        f.proxy.clear_requests();
         let (_, detail) = f
             .call(
                 reqwest::Method::GET,
-                "/repositories/backups/snapshots/snap-1",
+                "/repositories/st-backups/snapshots/snap-1",
                 None,
             )
             .await;
@@ -276,7 +277,7 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         let (status, sized) = f
             .call(
                 reqwest::Method::GET,
-                "/repositories/backups/snapshots/snap-1?sizes=true",
+                "/repositories/st-backups/snapshots/snap-1?sizes=true",
                 None,
             )
             .await;
@@ -292,7 +293,7 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         let (status, list) = f
             .call(
                 reqwest::Method::GET,
-                "/repositories/backups/snapshots",
+                "/repositories/st-backups/snapshots",
                 None,
             )
             .await;
@@ -309,7 +310,7 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         let (status, again) = f
             .call(
                 reqwest::Method::POST,
-                "/repositories/backups/snapshots",
+                "/repositories/st-backups/snapshots",
                 Some(json!({"name": "snap-1"})),
             )
             .await;
@@ -320,7 +321,7 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         let (status, refused) = f
             .call(
                 reqwest::Method::POST,
-                "/repositories/backups/snapshots/snap-1/restore",
+                "/repositories/st-backups/snapshots/snap-1/restore",
                 Some(json!({"indices": ["books-0000"]})),
             )
             .await;
@@ -334,13 +335,16 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         );
 
         // The index list is cached by the console; a restore must show at once.
-        let (_, before) = f.app.get_json("/api/clusters/main/indices").await;
-        assert_eq!(before["total"], 1, "{before}");
-        f.server.clear_requests();
+        let (_, before) = f
+            .app
+            .get_json("/api/clusters/main/indices?filter=restored-books")
+            .await;
+        assert_eq!(before["total"], 0, "{before}");
+        f.proxy.clear_requests();
         let (status, restored) = f
             .call(
                 reqwest::Method::POST,
-                "/repositories/backups/snapshots/snap-1/restore",
+                "/repositories/st-backups/snapshots/snap-1/restore",
                 Some(json!({
                     "indices": ["books-0000"],
                     "renamePattern": "(.+)",
@@ -354,7 +358,7 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         let sent = f.snapshot_calls();
         assert_eq!(
             (sent[0].method.as_str(), sent[0].path.as_str()),
-            ("POST", "/_snapshot/backups/snap-1/_restore")
+            ("POST", "/_snapshot/st-backups/snap-1/_restore")
         );
         assert_eq!(
             sent[0].body,
@@ -367,14 +371,14 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         );
         let (_, after) = f
             .app
-            .get_json("/api/clusters/main/indices?filter=restored")
+            .get_json("/api/clusters/main/indices?filter=restored-books")
             .await;
         assert_eq!(after["total"], 1, "the cached list was dropped: {after}");
         assert_eq!(after["indices"][0]["name"], "restored-books-0000");
-        let restored_url = f.url("/indices?filter=restored");
+        let restored_url = f.url("/indices?filter=restored-books");
         wait_until(
             "the restored documents",
-            Duration::from_secs(10),
+            Duration::from_secs(60),
             move || {
                 get_json_blocking(&restored_url)
                     .is_some_and(|page| page["indices"][0]["docsCount"] == 3)
@@ -386,7 +390,7 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         let (status, _) = f
             .call(
                 reqwest::Method::DELETE,
-                "/repositories/backups/snapshots/snap-1",
+                "/repositories/st-backups/snapshots/snap-1",
                 None,
             )
             .await;
@@ -394,7 +398,7 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         let (status, deleted) = f
             .call(
                 reqwest::Method::DELETE,
-                "/repositories/backups/snapshots/snap-1?confirm=snap-1",
+                "/repositories/st-backups/snapshots/snap-1?confirm=snap-1",
                 None,
             )
             .await;
@@ -406,7 +410,7 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         let (_, list) = f
             .call(
                 reqwest::Method::GET,
-                "/repositories/backups/snapshots",
+                "/repositories/st-backups/snapshots",
                 None,
             )
             .await;
@@ -414,7 +418,7 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         let (status, gone) = f
             .call(
                 reqwest::Method::GET,
-                "/repositories/backups/snapshots/snap-1",
+                "/repositories/st-backups/snapshots/snap-1",
                 None,
             )
             .await;
@@ -424,8 +428,8 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
 
 #[tokio::test]
 async fn bad_input_is_refused_before_any_cluster_call() {
-    let f = fixture(Flavor::OpenSearch2, "", false).await;
-    f.server.clear_requests();
+    let f = fixture(Distribution::OpenSearch2, "bad-backups", "", false).await;
+    f.proxy.clear_requests();
     use reqwest::Method as M;
     let cases: Vec<(M, &str, Option<Value>, &str)> = vec![
         (
@@ -549,12 +553,14 @@ async fn a_viewer_may_only_look_an_operator_may_verify_and_take_and_an_admin_may
     let dir = TempDir::new("snapshot-audit");
     let audit = dir.path().join("audit.log");
     let f = fixture(
-        Flavor::OpenSearch2,
+        Distribution::OpenSearch2,
+        "ro-backups",
         &format!("audit:\n  file: {}\n", audit.display()),
         true,
     )
     .await;
-    seed_indices(&f.server.url, "books", 1, |_| 1).await;
+    seed_indices(&f.proxy.url, "libros", 1, |_| 1).await;
+    f.proxy.clear_requests();
     let register = json!({"type": "fs", "settings": {"location": f.location}});
     let call = |method: reqwest::Method, path: &str, body: Option<&Value>| {
         let mut request = f.app.client.request(method, f.url(path));
@@ -564,25 +570,33 @@ async fn a_viewer_may_only_look_an_operator_may_verify_and_take_and_an_admin_may
         request
     };
     use reqwest::Method as M;
-    let snapshot = json!({"name": "s1", "indices": ["books-0000"]});
+    let snapshot = json!({"name": "s1", "indices": ["libros-0000"]});
     let restore = json!({"renamePattern": "(.+)", "renameReplacement": "r-$1"});
     let admin_only: Vec<(M, &str, Option<&Value>)> = vec![
-        (M::PUT, "/repositories/backups", Some(&register)),
+        (M::PUT, "/repositories/ro-backups", Some(&register)),
         (
             M::POST,
-            "/repositories/backups/snapshots/s1/restore",
+            "/repositories/ro-backups/snapshots/s1/restore",
             Some(&restore),
         ),
         (
             M::DELETE,
-            "/repositories/backups/snapshots/s1?confirm=s1",
+            "/repositories/ro-backups/snapshots/s1?confirm=s1",
             None,
         ),
-        (M::DELETE, "/repositories/backups?confirm=backups", None),
+        (
+            M::DELETE,
+            "/repositories/ro-backups?confirm=ro-backups",
+            None,
+        ),
     ];
     let operator: Vec<(M, &str, Option<&Value>)> = vec![
-        (M::POST, "/repositories/backups/verify", None),
-        (M::POST, "/repositories/backups/snapshots", Some(&snapshot)),
+        (M::POST, "/repositories/ro-backups/verify", None),
+        (
+            M::POST,
+            "/repositories/ro-backups/snapshots",
+            Some(&snapshot),
+        ),
     ];
     for (method, path, body) in admin_only.iter().chain(&operator) {
         let (status, answer) = send(as_caller(call(method.clone(), path, *body), &VIEWER)).await;
@@ -605,7 +619,7 @@ async fn a_viewer_may_only_look_an_operator_may_verify_and_take_and_an_admin_may
     );
 
     // Reading is a viewer's.
-    for path in ["/repositories", "/repositories/backups/snapshots"] {
+    for path in ["/repositories", "/repositories/ro-backups/snapshots"] {
         let (status, answer) = send(as_caller(call(M::GET, path, None), &VIEWER)).await;
         assert!(
             status == 200 || status == 404,
@@ -615,7 +629,7 @@ async fn a_viewer_may_only_look_an_operator_may_verify_and_take_and_an_admin_may
     }
     // The admin registers; the operator verifies and takes a snapshot.
     let (status, answer) = send(as_caller(
-        call(M::PUT, "/repositories/backups", Some(&register)),
+        call(M::PUT, "/repositories/ro-backups", Some(&register)),
         &ADMIN,
     ))
     .await;
@@ -624,10 +638,29 @@ async fn a_viewer_may_only_look_an_operator_may_verify_and_take_and_an_admin_may
         let (status, answer) = send(as_caller(call(method.clone(), path, *body), &OPERATOR)).await;
         assert_eq!(status, 200, "operator {method} {path}: {answer}");
     }
-    f.finished_as(&ADMIN, "backups", "s1").await;
-    for (method, path, body) in &admin_only[1..] {
+    f.finished_as(&ADMIN, "ro-backups", "s1").await;
+    for (index, (method, path, body)) in admin_only.iter().enumerate().skip(1) {
         let (status, answer) = send(as_caller(call(method.clone(), path, *body), &ADMIN)).await;
         assert_eq!(status, 200, "admin {method} {path}: {answer}");
+        if index == 1 {
+            // A snapshot being restored from cannot be deleted: the restore ends first.
+            let deadline = std::time::Instant::now() + Duration::from_secs(60);
+            loop {
+                let (_, list) = send(as_caller(
+                    call(M::GET, "/indices?filter=r-libros", None),
+                    &ADMIN,
+                ))
+                .await;
+                if list["indices"][0]["docsCount"] == 1 {
+                    break;
+                }
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the restored index within 60 s: {list}"
+                );
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
     }
 
     // Every refusal is in the audit log, with who and what.
@@ -649,16 +682,16 @@ async fn a_viewer_may_only_look_an_operator_may_verify_and_take_and_an_admin_may
     assert_eq!(denied.len(), 10, "{lines:#?}");
     assert!(denied.iter().any(|l| l["user"] == "vera"
         && l["method"] == "POST"
-        && l["path"] == "/api/clusters/main/repositories/backups/snapshots"));
+        && l["path"] == "/api/clusters/main/repositories/ro-backups/snapshots"));
     assert!(denied.iter().any(|l| l["user"] == "otto"
-        && l["path"] == "/api/clusters/main/repositories/backups/snapshots/s1/restore"));
+        && l["path"] == "/api/clusters/main/repositories/ro-backups/snapshots/s1/restore"));
 }
 
 impl Fixture {
     /// [`Fixture::finished`] for a caller of the trusted-headers set-up.
     async fn finished_as(&self, caller: &crate::access::Caller, repo: &str, snapshot: &str) {
         let url = self.url(&format!("/repositories/{repo}/snapshots/{snapshot}"));
-        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
         loop {
             let (status, detail) = send(as_caller(self.app.client.get(&url), caller)).await;
             if status == 200 && detail["snapshot"]["state"] != "IN_PROGRESS" {
@@ -675,13 +708,17 @@ impl Fixture {
 
 #[tokio::test]
 async fn a_verification_the_cluster_fails_is_a_result_with_its_reason() {
-    let f = fixture(Flavor::Elasticsearch8, "", false).await;
-    f.register("backups").await;
-    f.server.set_unavailable(true);
+    let f = fixture(Distribution::Elasticsearch8Secured, "vf-backups", "", false).await;
+    f.register("vf-backups").await;
+    f.proxy.set_unavailable(true);
     let (status, answer) = f
-        .call(reqwest::Method::POST, "/repositories/backups/verify", None)
+        .call(
+            reqwest::Method::POST,
+            "/repositories/vf-backups/verify",
+            None,
+        )
         .await;
-    f.server.set_unavailable(false);
+    f.proxy.set_unavailable(false);
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["verified"], false);
     assert_eq!(answer["nodes"], json!([]));
@@ -691,37 +728,45 @@ async fn a_verification_the_cluster_fails_is_a_result_with_its_reason() {
 
 #[tokio::test]
 async fn a_running_snapshot_is_read_with_its_progress_in_both_flavors() {
-    for flavor in FLAVORS {
-        let f = fixture_with(flavor, "", false, Duration::from_secs(600)).await;
-        seed_indices(&f.server.url, "logs", 2, |_| 2).await;
-        f.register("backups").await;
+    for distribution in REAL {
+        let f = fixture(distribution, "run-backups", "", false).await;
+        // Enough data that, at 2 KB a second, the snapshot runs for many seconds.
+        seed_indices(&f.proxy.url, "running", 2, |_| 3000).await;
+        f.register_with("run-backups", json!({"max_snapshot_bytes_per_sec": "2kb"}))
+            .await;
         let (status, taken) = f
             .call(
                 reqwest::Method::POST,
-                "/repositories/backups/snapshots",
-                Some(json!({"name": "long-1"})),
+                "/repositories/run-backups/snapshots",
+                // Without the global state, which on Elasticsearch 8 brings the security
+                // index's feature state along.
+                Some(json!({"name": "long-1", "indices": ["running-*"], "includeGlobalState": false})),
             )
             .await;
         assert_eq!(status, 200, "{taken}");
-        f.server.clear_requests();
+        f.proxy.clear_requests();
         let (status, detail) = f
             .call(
                 reqwest::Method::GET,
-                "/repositories/backups/snapshots/long-1",
+                "/repositories/run-backups/snapshots/long-1",
                 None,
             )
             .await;
         assert_eq!(status, 200, "{detail}");
         assert_eq!(
             detail["snapshot"]["state"], "IN_PROGRESS",
-            "{flavor:?}: {detail}"
+            "{distribution:?}: {detail}"
         );
-        assert_eq!(detail["snapshot"]["endMillis"], Value::Null);
-        assert_eq!(detail["snapshot"]["durationMillis"], Value::Null);
+        assert_eq!(detail["snapshot"]["endMillis"], Value::Null, "{detail}");
+        assert_eq!(
+            detail["snapshot"]["durationMillis"],
+            Value::Null,
+            "{detail}"
+        );
         let progress = &detail["progress"];
         assert_eq!(progress["state"], "IN_PROGRESS", "{detail}");
         assert_eq!(progress["shardsTotal"], 2, "{detail}");
-        assert!(progress["shardsDone"].as_u64().unwrap() <= 2, "{detail}");
+        assert!(progress["shardsDone"].as_u64().unwrap() < 2, "{detail}");
         let sent: Vec<(String, String)> = f
             .snapshot_calls()
             .into_iter()
@@ -730,20 +775,38 @@ async fn a_running_snapshot_is_read_with_its_progress_in_both_flavors() {
         assert_eq!(
             sent,
             [
-                ("GET".to_owned(), "/_snapshot/backups/long-1".to_owned()),
+                ("GET".to_owned(), "/_snapshot/run-backups/long-1".to_owned()),
                 (
                     "GET".to_owned(),
-                    "/_snapshot/backups/long-1/_status".to_owned()
+                    "/_snapshot/run-backups/long-1/_status".to_owned()
                 ),
             ]
         );
         let (_, list) = f
             .call(
                 reqwest::Method::GET,
-                "/repositories/backups/snapshots",
+                "/repositories/run-backups/snapshots",
                 None,
             )
             .await;
         assert_eq!(list["snapshots"][0]["state"], "IN_PROGRESS", "{list}");
+
+        // Deleting a running snapshot aborts it.
+        let (status, deleted) = f
+            .call(
+                reqwest::Method::DELETE,
+                "/repositories/run-backups/snapshots/long-1?confirm=long-1",
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{deleted}");
+        let (_, list) = f
+            .call(
+                reqwest::Method::GET,
+                "/repositories/run-backups/snapshots",
+                None,
+            )
+            .await;
+        assert_eq!(list["snapshots"], json!([]), "{list}");
     }
 }

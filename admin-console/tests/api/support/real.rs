@@ -40,6 +40,7 @@ pub struct Real {
     pub app: TestApp,
     /// Between the console and the node.
     pub proxy: Proxy,
+    pub cluster: &'static SearchCluster,
 }
 
 /// The console in open mode with one cluster `main`, the proxy before the shared node.
@@ -52,7 +53,11 @@ pub async fn real_with(distribution: Distribution, yaml: impl FnOnce(&str) -> St
     let cluster = shared(distribution).await;
     let proxy = proxy_before(cluster);
     let app = spawn_app(&yaml(&cluster_yaml("main", &proxy.url))).await;
-    Real { app, proxy }
+    Real {
+        app,
+        proxy,
+        cluster,
+    }
 }
 
 impl Real {
