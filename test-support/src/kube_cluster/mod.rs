@@ -15,8 +15,11 @@
 //! `setpriv --pdeathsig KILL`: they never outlive the test process, and a cluster of its own
 //! ([`KubeCluster::start`]) is stopped on drop; [`KubeCluster::shared`] is never dropped.
 
+mod faults;
 mod net;
 mod tools;
+
+pub use faults::{Faults, KubeFaultProxy};
 
 pub use tools::ok;
 
