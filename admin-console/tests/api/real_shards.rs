@@ -33,8 +33,11 @@ struct Fixture {
     _turn: MutexGuard<'static, ()>,
 }
 
+/// Taken by every test on the shared three-node clusters (node_detail's too): a drain here
+/// moves every copy.
+pub(crate) static TURN: Mutex<()> = Mutex::const_new(());
+
 async fn fixture(distribution: Distribution) -> Fixture {
-    static TURN: Mutex<()> = Mutex::const_new(());
     let turn = TURN.lock().await;
     let cluster = tokio::task::spawn_blocking(move || SearchNodes::shared(distribution, NODES))
         .await

@@ -6,7 +6,7 @@
 
 use search_test_server::{Proxy, Recorded, Upstream};
 use serde_json::Value;
-use test_support::{Distribution, SearchCluster};
+use test_support::{Distribution, SearchCluster, Security};
 
 use crate::app::{TestApp, cluster_yaml, spawn_app};
 
@@ -26,13 +26,16 @@ pub async fn shared(distribution: Distribution) -> &'static SearchCluster {
 
 /// A recording proxy of its own before `cluster`.
 pub fn proxy_before(cluster: &SearchCluster) -> Proxy {
+    proxy_to(&cluster.url, cluster.security.as_ref())
+}
+
+/// A recording proxy of its own before the node at `url`, with the CA and admin credential of
+/// `security` when it has the security plugin.
+pub fn proxy_to(url: &str, security: Option<&Security>) -> Proxy {
     Proxy::start(Upstream {
-        url: cluster.url.clone(),
-        ca_file: cluster.security.as_ref().map(|s| s.ca_file.clone()),
-        basic_auth: cluster
-            .security
-            .as_ref()
-            .map(|s| (s.admin_user.clone(), s.admin_password.clone())),
+        url: url.to_owned(),
+        ca_file: security.map(|s| s.ca_file.clone()),
+        basic_auth: security.map(|s| (s.admin_user.clone(), s.admin_password.clone())),
     })
 }
 
