@@ -160,8 +160,8 @@ mod with_mimalloc {
         use serde_json::json;
 
         use super::*;
+        use crate::access::redaction::Redaction;
         use crate::records::{IngressRecord, StoredRecord};
-        use crate::redaction::Redaction;
 
         unsafe extern "C" {
             /// mimalloc 3 (not declared by libmimalloc-sys 0.1.49).

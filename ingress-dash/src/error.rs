@@ -6,8 +6,8 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use service_kit::http::{ApiError, error_response};
 
-use crate::kube_api::KubeError;
-use crate::resilience::CallError;
+use crate::kube::client::KubeError;
+use crate::kube::resilience::CallError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

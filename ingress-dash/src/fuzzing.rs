@@ -9,9 +9,9 @@ use actix_web::http::header::HeaderValue;
 use actix_web::web::Query;
 
 use crate::error::Error;
-use crate::labels::is_dns1123_label;
-use crate::namespaces::Selection;
-use crate::stream::parse_event_id;
+use crate::http::stream::parse_event_id;
+use crate::hub::selection::Selection;
+use crate::names::is_dns1123_label;
 
 /// The input cut at NUL bytes into `N` texts (the last one takes the rest; missing ones are
 /// empty), so one byte string carries several structured fields.

@@ -3,39 +3,34 @@
 //! [`IngressDash`] is what is the service's own; service-kit's application shell builds and runs
 //! it (`Application::build` binds the listener, port 0 allowed, so tests start the whole service
 //! in-process; `main.rs` is one call).
+//!
+//! The modules are layers; each uses only the ones above it in this list:
+//!
+//! - [`names`]: Kubernetes name rules. `access`: who sees which namespaces, and what nobody
+//!   sees (`access::redaction`). `config`: the settings.
+//! - `kube`: the Kubernetes API (the client behind a narrow trait, the kinds read beside
+//!   ingresses, retries and the circuit breaker, the list cache). [`error`]: the error enum.
+//! - `records`: the dashboard's records built from objects (backends, certificates, HTTPRoutes
+//!   as records, the packed JSON they are kept as).
+//! - [`hub`]: the shared watchers and their state machine, which every client reads.
+//! - [`http`]: the routes, the SSE stream, the snapshot bodies and their cache, rate limiting.
+//!
+//! [`alloc`] (the allocator of the kept records) stands beside them.
 
 pub(crate) mod access;
 /// The binary's allocator (`main.rs`) and the long-lived heap of the stored records.
 #[allow(unsafe_code)] // mimalloc's heap functions are FFI; the only unsafe code in the workspace
 pub mod alloc;
-pub(crate) mod backends;
-pub(crate) mod cache;
-pub(crate) mod certificates;
 pub(crate) mod config;
 pub mod error;
-pub(crate) mod expiry_metric;
 /// Entry points for the fuzz targets in `fuzz/` (not an API).
 #[doc(hidden)]
 pub mod fuzzing;
-pub(crate) mod health;
-pub(crate) mod hub;
-pub(crate) mod kinds;
-pub(crate) mod kube_api;
-pub(crate) mod kube_kinds;
-pub(crate) mod kube_objects;
-pub(crate) mod labels;
-pub mod namespaces;
-pub(crate) mod objects;
-pub(crate) mod rate_limit;
+pub mod http;
+pub mod hub;
+pub(crate) mod kube;
+pub mod names;
 pub(crate) mod records;
-pub(crate) mod redaction;
-pub(crate) mod resilience;
-mod routes;
-pub(crate) mod routes_gateway;
-pub(crate) mod snapshot_cache;
-pub mod state;
-mod static_files;
-pub mod stream;
 
 use std::sync::Arc;
 
@@ -49,14 +44,14 @@ use service_kit::security_headers::security_headers;
 pub use config::Settings;
 
 use crate::access::AccessPolicy;
-use crate::cache::CoalescingCache;
+use crate::access::redaction::Redaction;
+use crate::http::rate_limit::ClientRateLimiter;
+use crate::http::state::AppState;
+use crate::http::stream::ClientCounter;
 use crate::hub::{Features, Hub, HubSettings, WatchSettings};
-use crate::kube_api::{KubeClient, SharedKubeApi};
-use crate::rate_limit::ClientRateLimiter;
-use crate::redaction::Redaction;
-use crate::resilience::Resilience;
-use crate::state::AppState;
-use crate::stream::ClientCounter;
+use crate::kube::client::{KubeClient, SharedKubeApi};
+use crate::kube::list_cache::{self, CoalescingCache};
+use crate::kube::resilience::Resilience;
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -74,7 +69,7 @@ impl Service for IngressDash {
     const NAME: &'static str = "ingress-dash";
     const VERSION: &'static str = VERSION;
     const LIVENESS_PATH: &'static str = "/api/live";
-    const WRITE_BUFFER_BYTES: Option<usize> = Some(stream::WRITE_BUFFER_BYTES);
+    const WRITE_BUFFER_BYTES: Option<usize> = Some(http::stream::WRITE_BUFFER_BYTES);
 
     type Settings = Settings;
     /// The running state, for tests (watcher count, breaker state).
@@ -128,7 +123,7 @@ impl Service for IngressDash {
         let hosts = Arc::new(settings.server.allowed_hosts.clone());
         let state = web::Data::new(AppState {
             resilience,
-            cache: CoalescingCache::new(cache::build_cache(&settings.cache)?),
+            cache: CoalescingCache::new(list_cache::build_cache(&settings.cache)?),
             api,
             hub,
             redaction,
@@ -150,13 +145,13 @@ impl Service for IngressDash {
                     // Innermost: the caller is identified (401 in trusted_headers mode without a
                     // trusted identity) after the host check.
                     .wrap(from_fn(move |request, next| {
-                        access::require_identity(access.clone(), request, next)
+                        crate::access::require_identity(access.clone(), request, next)
                     }))
                     .wrap(from_fn(move |request, next| {
                         check_host_except(hosts.clone(), &["/api/health"], request, next)
                     }))
                     .wrap(from_fn(security_headers))
-                    .configure(|scope| routes::configure(scope, static_dir.clone())),
+                    .configure(|scope| http::configure(scope, static_dir.clone())),
             );
         };
         Ok(Prepared::new(state, routes))

@@ -7,9 +7,9 @@
 use std::sync::Weak;
 
 use super::{Hub, Notice};
-use crate::kinds::{CERT_MANAGER_VERSION, GATEWAY_API_VERSION};
-use crate::kube_kinds;
-use crate::resilience::CallError;
+use crate::kube::kind_calls;
+use crate::kube::resilience::CallError;
+use crate::kube::watched_kinds::{CERT_MANAGER_VERSION, GATEWAY_API_VERSION};
 
 /// The notice's code while HTTPRoutes cannot be shown.
 pub const GATEWAY_API_NOTICE: &str = "gateway_api_not_installed";
@@ -47,14 +47,14 @@ pub(super) async fn run(hub: Weak<Hub>) {
             let (api, resilience) = (api.clone(), resilience.clone());
             async move {
                 let answer = resilience
-                    .attempt(|| kube_kinds::serves(&*api, group_version, resource))
+                    .attempt(|| kind_calls::serves(&*api, group_version, resource))
                     .await;
                 match answer {
                     Ok(served) => Some(served),
                     Err(error) => {
                         if !matches!(
                             &error,
-                            CallError::Kube(crate::kube_api::KubeError::NotConfigured(_))
+                            CallError::Kube(crate::kube::client::KubeError::NotConfigured(_))
                         ) {
                             tracing::info!(%error, group_version, "discovery failed; asking again later");
                         }

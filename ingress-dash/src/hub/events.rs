@@ -6,10 +6,10 @@ use std::time::Duration;
 use actix_web::web::Bytes;
 use serde::Serialize;
 
-use crate::kube_api::ErrorClass;
-use crate::namespaces::Selection;
+use crate::hub::selection::Selection;
+use crate::kube::client::ErrorClass;
+use crate::kube::resilience::CallError;
 use crate::records::StoredRecord;
-use crate::resilience::CallError;
 
 /// What one watcher watches.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

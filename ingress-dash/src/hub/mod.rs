@@ -14,9 +14,10 @@
 
 mod discovery;
 mod events;
+mod expiry_metric;
 mod join;
 mod machine;
-pub mod snapshot_body;
+pub mod selection;
 mod watch_loop;
 mod watcher_task;
 
@@ -38,12 +39,12 @@ pub use events::{
 };
 pub use watch_loop::WatchSettings;
 
-use crate::expiry_metric::ExpiryGauges;
-use crate::kinds::WatchedKind;
-use crate::kube_api::SharedKubeApi;
-use crate::namespaces::Selection;
-use crate::redaction::Redaction;
-use crate::resilience::Resilience;
+use crate::access::redaction::Redaction;
+use crate::hub::expiry_metric::ExpiryGauges;
+use crate::hub::selection::Selection;
+use crate::kube::client::SharedKubeApi;
+use crate::kube::resilience::Resilience;
+use crate::kube::watched_kinds::WatchedKind;
 use machine::{Input, Machine};
 
 /// A running watcher task and who holds it.

@@ -23,11 +23,11 @@ use super::join::{Changes, Joiner};
 use super::machine::Input;
 use super::watch_loop::{Report, WatchLoop, WatchSettings};
 use super::{Discovered, Hub, Scope};
-use crate::expiry_metric::ExpiryGauges;
-use crate::kinds::WatchedKind;
-use crate::kube_api::SharedKubeApi;
-use crate::redaction::Redaction;
-use crate::resilience::Resilience;
+use crate::access::redaction::Redaction;
+use crate::hub::expiry_metric::ExpiryGauges;
+use crate::kube::client::SharedKubeApi;
+use crate::kube::resilience::Resilience;
+use crate::kube::watched_kinds::WatchedKind;
 
 /// How long the first ingress list waits for the other kinds' first lists.
 pub const FIRST_JOIN_WAIT: Duration = Duration::from_secs(3);
@@ -223,7 +223,11 @@ impl Task {
         true
     }
 
-    fn handle_change(&mut self, object: &crate::kinds::Object, deleted: bool) -> bool {
+    fn handle_change(
+        &mut self,
+        object: &crate::kube::watched_kinds::Object,
+        deleted: bool,
+    ) -> bool {
         let changes = self.joiner.changed(object, deleted);
         self.record_expiries(&changes);
         let mut ok = true;

@@ -17,7 +17,7 @@ pub struct TestApp<K = KubeTestServer> {
     pub internal: String,
     pub client: reqwest::Client,
     pub kube: K,
-    pub state: actix_web::web::Data<ingress_dash::state::AppState>,
+    pub state: actix_web::web::Data<ingress_dash::http::state::AppState>,
 }
 
 /// Starts a kube-test-server and the application against it, with `overrides_yaml` (top-level
@@ -282,6 +282,11 @@ impl SseReader {
         }
         events
     }
+}
+
+/// Waits until `condition` holds, failing after `seconds` (test-support's `eventually`).
+pub async fn within(seconds: u64, what: &str, mut condition: impl FnMut() -> bool) {
+    test_support::eventually(what, Duration::from_secs(seconds), async || condition()).await;
 }
 
 /// Waits (with a deadline of 10 s) until `condition` holds; whether it did.

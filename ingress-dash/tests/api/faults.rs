@@ -12,7 +12,7 @@ use std::time::Duration;
 use kube_test_server::{Cluster, KubeTestServer, Options, sample};
 use serde_json::{Value, json};
 
-use crate::app::{SseEvent, SseReader, TestApp, spawn_app, spawn_app_with};
+use crate::app::{SseEvent, SseReader, TestApp, spawn_app, spawn_app_with, within};
 
 const NAMESPACES: [&str; 3] = ["team-000", "team-001", "team-002"];
 
@@ -144,18 +144,6 @@ fn spawn_churn(
         }
         changes
     })
-}
-
-/// Waits for `condition` with a deadline of `seconds`.
-async fn within(seconds: u64, what: &str, mut condition: impl FnMut() -> bool) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(seconds);
-    while !condition() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "{what}: not within {seconds} s"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -13,6 +13,7 @@ mod listeners;
 mod objects;
 mod properties;
 mod real_kube;
+mod resilience;
 mod secret_logs;
 mod security_headers;
 mod shutdown;

@@ -6,8 +6,9 @@
 use std::collections::BTreeSet;
 
 use ingress_dash::error::Error;
-use ingress_dash::namespaces::{Selection, is_dns1123_label};
-use ingress_dash::stream::parse_event_id;
+use ingress_dash::http::stream::parse_event_id;
+use ingress_dash::hub::selection::Selection;
+use ingress_dash::names::is_dns1123_label;
 use proptest::prelude::*;
 
 /// A valid DNS-1123 label.

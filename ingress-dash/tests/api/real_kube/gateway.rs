@@ -1,7 +1,7 @@
 //! HTTPRoutes through the real Gateway API 1.6.3 CRDs (their schema defaults filled in by the
 //! API server, their status written through the status subresource as a gateway controller
 //! does), and a cluster without them. Moved from kube-test-server (`gateway.rs`), with the
-//! YAML of a route from `objects.rs`.
+//! YAML of a route from `src/http/objects`.
 
 use serde_json::{Value, json};
 use test_support::kube_cluster::KubeCluster;

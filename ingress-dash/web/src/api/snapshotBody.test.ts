@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readSnapshotJson, SnapshotReader } from "./snapshotBody";
 
-// The server's line-per-item layout (ingress-dash/src/hub/snapshot_body.rs, Layout::LinePerItem).
+// The server's line-per-item layout (ingress-dash/src/http/snapshot_body.rs, Layout::LinePerItem).
 const record = (name: string) => ({ kind: "Ingress", uid: `u-${name}`, name, namespace: "shop", hosts: [`${name}.example.com`] });
 const rest = { errors: [{ namespace: "team-a", code: "forbidden", message: "no, \"really\"" }], notices: [], expiryWarningDays: 14, eventId: 7 };
 function lineBody(items: unknown[]): string {

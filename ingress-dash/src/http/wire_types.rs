@@ -1,0 +1,53 @@
+//! The web app's TypeScript wire types (`web/src/api/wire.ts`) are generated from the types the
+//! routes answer with; this test fails when the committed file is stale (`make wire-types`).
+
+use ts_rs::TS;
+
+use super::NamespaceList;
+use crate::access::WhoAmI;
+use crate::http::health::{Checks, HealthBody, KubernetesCheck, Reached};
+use crate::hub::{NamespaceError, Notice, RecoveredNotice, ResyncNotice, Snapshot};
+use crate::records::{
+    Backend, BackendState, BackendStatus, CertificateSource, CertificateStatus, IngressRecord,
+    Link, ParentRef, PathRule, RecordKind, ResourceBackend, RouteBackendRef, RouteCondition,
+    RouteDetail, RouteRule, Rule, ServicePort, Tls,
+};
+
+#[test]
+fn wire_types() {
+    test_support::wire_types::check_web_app(
+        env!("CARGO_MANIFEST_DIR"),
+        "ingress-dash",
+        &[
+            IngressRecord::decl,
+            Rule::decl,
+            PathRule::decl,
+            Backend::decl,
+            ServicePort::decl,
+            ResourceBackend::decl,
+            Tls::decl,
+            Link::decl,
+            RecordKind::decl,
+            BackendStatus::decl,
+            BackendState::decl,
+            CertificateStatus::decl,
+            CertificateSource::decl,
+            RouteDetail::decl,
+            ParentRef::decl,
+            RouteCondition::decl,
+            RouteRule::decl,
+            RouteBackendRef::decl,
+            NamespaceError::decl,
+            Snapshot::decl,
+            Notice::decl,
+            RecoveredNotice::decl,
+            ResyncNotice::decl,
+            NamespaceList::decl,
+            WhoAmI::decl,
+            HealthBody::decl,
+            Checks::decl,
+            KubernetesCheck::decl,
+            Reached::decl,
+        ],
+    );
+}
