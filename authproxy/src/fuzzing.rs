@@ -10,9 +10,9 @@ use base64::engine::general_purpose::STANDARD;
 use reqwest::Url;
 use secrecy::ExposeSecret;
 
-use crate::basic::{AuthorizationHeader, basic_header_value, parse_authorization};
-use crate::cookies::CookieSigner;
-use crate::redirect::{MAX_TARGET_LEN, RedirectPolicy};
+use crate::authn::basic::{AuthorizationHeader, basic_header_value, parse_authorization};
+use crate::authn::cookies::CookieSigner;
+use crate::request::redirect::{MAX_TARGET_LEN, RedirectPolicy};
 
 /// The input cut at NUL bytes into `N` texts (the last one takes the rest; missing ones are
 /// empty), so one byte string carries several structured fields.

@@ -3,34 +3,33 @@
 //! [`Authproxy`] is what is the service's own; service-kit's application shell builds and runs it
 //! (`Application::build` binds the listener, port 0 allowed, so tests start the whole service
 //! in-process; `main.rs` is one call).
+//!
+//! The modules are layers; each uses only the ones above it in this list:
+//!
+//! - `identity` (who a request is from), `request` (what an incoming request may be believed to
+//!   say: forwarded headers, `rd`, same origin), `crypto`, `store`, `metrics`.
+//! - `config`: the settings (with the `glob` syntax of their patterns). `error`: the error enum,
+//!   and the HTML pages a browser is shown instead of its JSON body.
+//! - [`authn`]: who the caller is (Basic, OIDC, sessions, cookies). `authz`: what it may do
+//!   (the authorization rules, the roles its claims map to).
+//! - `upstream`: the search cluster (its client, the managed users).
+//! - `state`, then `http`: the gate every request passes, the routes and standalone forwarding.
 
-pub(crate) mod authorization;
-pub(crate) mod basic;
-pub(crate) mod cluster;
+pub mod authn;
+pub(crate) mod authz;
 pub(crate) mod config;
-pub mod cookies;
 pub(crate) mod crypto;
 pub(crate) mod error;
-pub(crate) mod forwarded;
 /// Entry points for the fuzz targets in `fuzz/` (not an API).
 #[doc(hidden)]
 pub mod fuzzing;
-pub(crate) mod gate;
-pub(crate) mod glob;
-mod handlers;
-pub(crate) mod health;
+mod http;
 pub(crate) mod identity;
-pub(crate) mod managed;
 pub(crate) mod metrics;
-pub(crate) mod oidc;
-pub(crate) mod pages;
-pub(crate) mod proxy;
-pub(crate) mod redirect;
-pub(crate) mod roles;
-pub(crate) mod same_origin;
-pub(crate) mod session;
+pub(crate) mod request;
 pub(crate) mod state;
 pub(crate) mod store;
+pub(crate) mod upstream;
 
 use std::time::Duration;
 
@@ -79,7 +78,7 @@ impl Service for Authproxy {
         let traced = settings.observability.otel_enabled;
         let shared = state.clone();
         // `/_health`'s last report, reused for `observability.health_cache_ttl`.
-        let health = web::Data::new(handlers::health::LastReport::keeping_for(
+        let health = web::Data::new(http::health::LastReport::keeping_for(
             settings.observability.health_cache_ttl,
         ));
         let internal_state = state.clone();
@@ -87,14 +86,14 @@ impl Service for Authproxy {
             config.app_data(shared.clone());
             config.app_data(health.clone());
             traced_routes(traced, config, |config| {
-                handlers::configure(mode, callback_path.as_deref(), config);
+                http::configure(mode, callback_path.as_deref(), config);
             });
         };
         // The forward_auth check, on the listener only the front door and the scraper reach.
         let internal_routes = move |config: &mut web::ServiceConfig| {
             config.app_data(internal_state.clone());
             traced_routes(traced, config, |config| {
-                handlers::configure_internal(mode, config);
+                http::configure_internal(mode, config);
             });
         };
         tracing::info!(

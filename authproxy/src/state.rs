@@ -7,20 +7,20 @@ use anyhow::Context;
 use service_kit::client_tls::ClientTls;
 use service_kit::relay_client::RelayClient;
 
-use crate::authorization::Authorizer;
-use crate::basic::BasicAuthenticator;
-use crate::cluster::{SearchClusterClient, SearchUsers};
+use crate::authn::basic::BasicAuthenticator;
+use crate::authn::cookies::CookieSigner;
+use crate::authn::oidc::OidcProvider;
+use crate::authn::oidc::sign_in::SignInFlow;
+use crate::authn::session::Sessions;
+use crate::authz::Authorizer;
+use crate::authz::roles::RoleMapper;
 use crate::config::{CacheBackend, ForwardAuthCallers, ServerMode, Settings};
-use crate::cookies::CookieSigner;
 use crate::crypto::CredentialCipher;
-use crate::forwarded::{FrontProxy, TrustedProxies};
-use crate::managed::{ManagedOptions, ManagedUsers};
-use crate::oidc::OidcProvider;
-use crate::oidc::sign_in::SignInFlow;
-use crate::redirect::RedirectPolicy;
-use crate::roles::RoleMapper;
-use crate::session::Sessions;
+use crate::request::forwarded::{FrontProxy, TrustedProxies};
+use crate::request::redirect::RedirectPolicy;
 use crate::store::{KeyValueStore, MemoryStore, RedisStore};
+use crate::upstream::cluster::{SearchClusterClient, SearchUsers};
+use crate::upstream::managed::{ManagedOptions, ManagedUsers};
 
 /// Time to open a connection to the search cluster before it counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);

@@ -1,15 +1,15 @@
 //! `authorization:` — who may enter once authenticated: allowed users, email domains and groups,
-//! globally and per host (forward_auth). The decision itself is the `authorization` module at the crate root.
+//! globally and per host (forward_auth). The decision itself is [`crate::authz`].
 
 use serde::Deserialize;
 use service_kit::config::ConfigProblems;
 
 use super::{ServerMode, Settings};
-use crate::glob::Glob;
+use crate::config::glob::Glob;
 use crate::identity::AuthMethod;
 
 /// The allow-lists. Empty lists mean "no restriction of that kind"; see
-/// the `authorization` module for how they combine.
+/// [`crate::authz`] for how they combine.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AuthorizationSettings {
@@ -120,7 +120,7 @@ pub(crate) fn email_domain_problem(entry: &str) -> Option<&'static str> {
             "must be a domain such as example.com, without '@' (list addresses in allowed_users)",
         );
     }
-    if !crate::forwarded::is_dns_name(domain) {
+    if !crate::request::forwarded::is_dns_name(domain) {
         return Some(
             "must be a domain name such as example.com or *.example.com (letters, digits, '-', \
              dots; a '*' only as the whole entry or as a leading '*.')",

@@ -37,7 +37,7 @@ service_kit::server_settings! {
         /// forward_auth: which reverse proxy asks the check, so whose headers name the
         /// original request: `nginx` (`X-Original-URL/-Method`) or `traefik`
         /// (`X-Forwarded-Method/-Proto/-Host/-Uri`); the other's are never read. Unset: traefik.
-        pub front_proxy: Option<crate::forwarded::FrontProxy> = None,
+        pub front_proxy: Option<crate::request::forwarded::FrontProxy> = None,
         /// Who may ask the forward_auth check (which answers with the managed credential).
         pub forward_auth_callers: ForwardAuthCallers = ForwardAuthCallers::TrustedProxies,
     }

@@ -9,9 +9,9 @@ use service_kit::config::ConfigProblems;
 use service_kit::settings::ServerSection;
 
 use super::{CacheBackend, ForwardAuthCallers, ServerMode, Settings};
-use crate::forwarded::TrustedProxies;
-use crate::glob::Glob;
-use crate::redirect::RedirectPolicy;
+use crate::config::glob::Glob;
+use crate::request::forwarded::TrustedProxies;
+use crate::request::redirect::RedirectPolicy;
 
 /// Shortest generated password accepted: both clusters accept 6, but a machine password this
 /// short would be weak.

@@ -199,7 +199,7 @@ async fn tampered_truncated_and_re_signed_session_cookies_are_rejected() {
     let session_id = signed
         .strip_prefix(&format!("{COOKIE}:"))
         .expect("the signed part names the cookie");
-    let other_secret = authproxy::cookies::CookieSigner::new(
+    let other_secret = authproxy::authn::cookies::CookieSigner::new(
         b"another-secret-that-is-long-enough-32b",
         "",
         "http://127.0.0.1/",

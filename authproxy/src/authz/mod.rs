@@ -1,3 +1,6 @@
+//! What an authenticated caller may do: enter at all (this module), and with which roles on the
+//! search cluster ([`roles`]).
+//!
 //! Who may enter once authenticated (`authorization:`), the same for OIDC sessions and Basic
 //! users.
 //!
@@ -21,14 +24,16 @@
 //! OIDC email addresses the provider marks unverified were already dropped (they match no
 //! rule).
 
+pub(crate) mod roles;
+
 use std::collections::HashSet;
 use std::fmt;
 
 use crate::config::ServerMode;
 use crate::config::authorization::{AuthorizationSettings, HostRule, UnmatchedHosts, UserEntry};
-use crate::forwarded::OriginalHost;
-use crate::glob::Glob;
+use crate::config::glob::Glob;
 use crate::identity::{AuthMethod, Identity};
+use crate::request::forwarded::OriginalHost;
 
 /// Which rule decided; bounded by the configuration (a metric label).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

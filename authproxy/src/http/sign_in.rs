@@ -10,14 +10,14 @@ use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
 use serde::Deserialize;
 use service_kit::http::ApiError;
 
+use crate::authn::oidc::sign_in::{CallbackQuery, Failed};
 use crate::error::Error;
-use crate::gate::{LOGOUT_PATH, RequestContext, SIGN_IN_PATH, authenticate, wants_html};
+use crate::error::pages::{self, Link};
+use crate::http::gate::{LOGOUT_PATH, RequestContext, SIGN_IN_PATH, authenticate, wants_html};
 use crate::identity::AuthMethod;
 use crate::metrics;
-use crate::oidc::sign_in::{CallbackQuery, Failed};
-use crate::pages::{self, Link};
-use crate::redirect::SafeTarget;
-use crate::same_origin::is_same_origin;
+use crate::request::redirect::SafeTarget;
+use crate::request::same_origin::is_same_origin;
 use crate::state::AppState;
 
 #[derive(Debug, Deserialize)]

@@ -14,11 +14,11 @@ use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
 use super::{OidcProvider, identity_from_claims};
-use crate::cookies::CookieSigner;
+use crate::authn::cookies::CookieSigner;
+use crate::authn::session::unix_now;
 use crate::error::Error;
 use crate::identity::Identity;
-use crate::redirect::SafeTarget;
-use crate::session::unix_now;
+use crate::request::redirect::SafeTarget;
 
 /// How long a started sign-in may take to come back (the provider's login page included).
 pub const SIGN_IN_TTL: Duration = Duration::from_secs(600);

@@ -1,12 +1,13 @@
 //! The one error enum of authproxy and its mapping to statuses (the only place that maps).
 
+pub(crate) mod pages;
+
 use actix_web::http::StatusCode;
 use actix_web::http::header;
 use actix_web::{HttpResponse, ResponseError};
 use service_kit::http::{ApiError, error_response};
+use service_kit::relay_client::RelayError;
 
-use crate::cluster::ClusterError;
-use crate::pages;
 use crate::store::StoreError;
 
 /// What the client's request could not be made into.
@@ -36,6 +37,56 @@ pub enum ProviderFailure {
     /// The OIDC library's own description (it has no error value).
     #[error("{0}")]
     Other(String),
+}
+
+/// Why a call to the search cluster failed: the classification decides the answer (the error
+/// module maps it), the source keeps what the transport said.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+pub enum ClusterError {
+    #[error(
+        "its TLS certificate is not trusted (name the CA that signed it in search.tls.ca_file)"
+    )]
+    UntrustedCertificate(#[source] RelayError),
+    #[error("the connection was refused or failed")]
+    Unreachable(#[source] RelayError),
+    #[error("time-out")]
+    Timeout,
+    #[error("the connection broke")]
+    Broken(#[source] RelayError),
+    /// An answer that is not what the API documents (its status, its body), described.
+    #[error("{0}")]
+    BadResponse(String),
+    #[error("the administrative credentials were rejected")]
+    AdminRejected,
+    #[error("user {0:?} exists and is not managed by this proxy")]
+    ForeignUser(String),
+    #[error("user {name:?} belongs to {owner} sign-ins")]
+    OtherSource { name: String, owner: &'static str },
+    /// A managed user an operator disabled on the cluster (Elasticsearch `enabled: false`): an
+    /// upsert, which sets `enabled: true`, would undo that lock-out.
+    #[error("user {0:?} is disabled on the cluster")]
+    DisabledUser(String),
+}
+
+impl ClusterError {
+    /// Classifies a transport error: connect → unreachable (saying so when it was the
+    /// certificate), time-out → time-out.
+    pub fn from_transport(error: &reqwest::Error) -> Self {
+        Self::from_relay(RelayError::from_reqwest(error))
+    }
+
+    /// Classifies a failed call to the cluster, forwarded or made with reqwest.
+    pub fn from_relay(error: RelayError) -> Self {
+        match error {
+            RelayError::Timeout => Self::Timeout,
+            RelayError::Connect {
+                untrusted_certificate: true,
+                ..
+            } => Self::UntrustedCertificate(error),
+            RelayError::Connect { .. } => Self::Unreachable(error),
+            RelayError::Broken(_) => Self::Broken(error),
+        }
+    }
 }
 
 /// The message of a failed call to the search cluster.

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::config::RoleMapping;
-use crate::glob::Glob;
+use crate::config::glob::Glob;
 use crate::identity::Identity;
 
 /// The compiled `role_mappings` and `default_search_roles`.

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::cookies::CookieSigner;
+use crate::authn::cookies::CookieSigner;
 use crate::crypto::CredentialCipher;
 use crate::error::Error;
 use crate::identity::{AuthMethod, Identity};

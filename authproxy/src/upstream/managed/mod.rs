@@ -19,14 +19,15 @@ use serde::{Deserialize, Serialize};
 use service_kit::byte_store::Bytes;
 use service_kit::single_flight::SingleFlight;
 
-use crate::basic::basic_header_value;
-use crate::cluster::{ClusterError, SearchUsers, UserSpec};
+use crate::authn::basic::basic_header_value;
+use crate::authz::roles::RoleMapper;
 use crate::crypto::CredentialCipher;
+use crate::error::ClusterError;
 use crate::error::Error;
 use crate::identity::{AuthMethod, Identity, ManagedUser};
 use crate::metrics;
-use crate::roles::RoleMapper;
 use crate::store::{KeyValueStore, StoreError};
+use crate::upstream::cluster::{SearchUsers, UserSpec};
 
 /// The credential the proxy uses towards the search cluster for one identity.
 #[derive(Clone)]

@@ -6,8 +6,8 @@ use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 
 use super::*;
-use crate::cluster::ClusterError;
 use crate::config::RoleMapping;
+use crate::error::ClusterError;
 use crate::store::MemoryStore;
 
 /// Counts upserts and answers slowly, so concurrent callers overlap; fails them while

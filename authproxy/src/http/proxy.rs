@@ -13,12 +13,12 @@ use service_kit::relay_client::{
     RelayBody, RelayedAnswer, connection_listed, empty_body, full_body, streamed_body,
 };
 
-use crate::cluster::ClusterError;
+use crate::error::ClusterError;
 use crate::error::{BodyError, Error};
-use crate::gate::RequestContext;
+use crate::http::gate::RequestContext;
 use crate::identity::Identity;
-use crate::managed::ManagedCredential;
 use crate::state::AppState;
+use crate::upstream::managed::ManagedCredential;
 
 /// Bodies up to this size are read whole so a request can be retried after a credential
 /// refresh; larger or chunked bodies stream and are not retried.

@@ -1,14 +1,18 @@
-//! Thin HTTP handlers; the logic is in `gate`, `managed`, `proxy` and `health`.
+//! The routes: the forward_auth check, standalone forwarding, sign-in and logout, `/_health`.
+//! Every one of them passes the [`gate`] (authentication, then the authorization rules);
+//! standalone mode then forwards through [`proxy`] with the managed credential.
 
 mod forward_auth;
+pub(crate) mod gate;
 pub(crate) mod health;
+pub(crate) mod proxy;
 mod sign_in;
 mod standalone;
 
 use actix_web::web;
 
 use crate::config::ServerMode;
-use crate::gate::{LOGOUT_PATH, SIGN_IN_PATH};
+use gate::{LOGOUT_PATH, SIGN_IN_PATH};
 
 /// The public listener's routes: `/_health`, sign-in, and with OIDC the callback
 /// (`callback_path`, from `oidc.redirect_url`) and logout; in standalone mode every other path

@@ -4,7 +4,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::error::Error;
-use crate::gate::{RequestContext, admit_forward_auth_caller, authenticate, authorize};
+use crate::http::gate::{RequestContext, admit_forward_auth_caller, authenticate, authorize};
 use crate::identity::headers::IdentityHeaders;
 use crate::state::AppState;
 

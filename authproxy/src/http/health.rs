@@ -1,13 +1,19 @@
-//! The readiness report: the session store, the identity provider and the search backend, each
-//! `ok` (or `disabled`) or a short explanation; `healthy` only when none is failing. `/_health`
-//! needs no credentials, so the handler reuses a report (`crate::reused`) for
+//! `GET /_health`, the readiness report: the session store, the identity provider and the
+//! search backend, each `ok` (or `disabled`) or a short explanation; `healthy` only when none is
+//! failing. `/_health` needs no credentials, so the handler reuses a report ([`LastReport`]) for
 //! `observability.health_cache_ttl`: a flood of requests reaches Redis, the identity provider
 //! and the cluster at most once per interval.
 
 use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::sync::Arc;
 use std::time::Duration;
 
+use actix_web::http::StatusCode;
+use actix_web::http::header;
+use actix_web::{HttpResponse, web};
 use serde::Serialize;
+use service_kit::single_flight::SingleFlight;
 
 use crate::state::AppState;
 
@@ -92,4 +98,26 @@ async fn check_oidc(state: &AppState) -> String {
         }
     })
     .await
+}
+
+/// `/_health`'s last report: concurrent callers share one check, and its report is reused for
+/// `observability.health_cache_ttl`, so anonymous requests cannot fan out to Redis, the
+/// identity provider and the cluster.
+pub type LastReport = SingleFlight<(), Arc<HealthReport>, Infallible>;
+
+/// The report is reused for `observability.health_cache_ttl`; concurrent callers share a check.
+pub async fn health(state: web::Data<AppState>, last: web::Data<LastReport>) -> HttpResponse {
+    let Ok(report) = last
+        .run((), || async {
+            Ok(Arc::new(HealthReport::check(&state).await))
+        })
+        .await;
+    let status = if report.is_healthy() {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    HttpResponse::build(status)
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(&*report)
 }

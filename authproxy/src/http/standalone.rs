@@ -3,8 +3,8 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::error::Error;
-use crate::gate::{RequestContext, authenticate, authorize};
-use crate::proxy;
+use crate::http::gate::{RequestContext, authenticate, authorize};
+use crate::http::proxy;
 use crate::state::AppState;
 
 pub async fn forward(

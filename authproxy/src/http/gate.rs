@@ -9,14 +9,14 @@ use std::sync::Arc;
 use actix_web::HttpRequest;
 use actix_web::http::header;
 
-use crate::authorization::Decision;
-use crate::basic::{AuthorizationHeader, BasicRejection, Verified, parse_authorization};
+use crate::authn::basic::{AuthorizationHeader, BasicRejection, Verified, parse_authorization};
+use crate::authn::session::SessionLookup;
+use crate::authz::Decision;
 use crate::config::{ForwardAuthCallers, ServerMode};
 use crate::error::Error;
-use crate::forwarded::{FrontProxy, OriginalRequest};
 use crate::identity::{AuthMethod, Identity};
 use crate::metrics;
-use crate::session::SessionLookup;
+use crate::request::forwarded::{FrontProxy, OriginalRequest};
 use crate::state::AppState;
 
 /// Where sign-in starts.
@@ -42,7 +42,7 @@ impl RequestContext {
         let mut context = Self::client(state, request);
         if state.mode == ServerMode::ForwardAuth {
             let peer = request.peer_addr().map(|address| address.ip());
-            context.original = crate::forwarded::original_request(
+            context.original = crate::request::forwarded::original_request(
                 state.front_proxy,
                 &state.trusted,
                 peer,
@@ -283,7 +283,7 @@ fn challenge(state: &AppState, request: &HttpRequest, context: &RequestContext) 
         .as_ref()
         .and_then(|original| original.uri.clone())
         .unwrap_or_else(|| request.uri().to_string());
-    let path = crate::forwarded::path_of(&uri);
+    let path = crate::request::forwarded::path_of(&uri);
     if path != "/" && !wants_html(request) {
         return Error::Unauthenticated;
     }

@@ -1,0 +1,8 @@
+//! Who the caller is: HTTP Basic against the local users ([`basic`]), OpenID Connect sign-in
+//! ([`oidc`]) and the browser sessions it creates ([`session`]), kept in signed and sealed
+//! cookies ([`cookies`]).
+
+pub(crate) mod basic;
+pub mod cookies;
+pub(crate) mod oidc;
+pub(crate) mod session;
