@@ -209,3 +209,21 @@ fn assert_local_path(target: &str) {
     let resolved = base.join(target).expect("a path resolves");
     assert_eq!(resolved.host_str(), Some("app.example.test"), "{target:?}");
 }
+
+/// Where the configuration oracle's equivalence check puts a value (`@`): strings, numbers,
+/// durations, lists and enums, at the top and inside list items.
+const CONFIG_TEMPLATES: &[&str] = &[
+    "server:\n  host: @\n",
+    "server:\n  mode: @\n",
+    "server:\n  trusted_proxies: [@]\n",
+    "session:\n  secret: @\n  cookie_domain: .example.com\n",
+    "session:\n  cookie_domain: @\n",
+    "oidc:\n  enabled: true\n  issuer_url: @\n  client_id: c\n  redirect_url: https://a.example.com/cb\n",
+    "search:\n  url: @\n",
+    "cache:\n  credential_ttl: @\n",
+];
+
+/// Configuration loading (`service_kit::config::oracle::load`): `yaml NUL NAME=value NUL …`.
+pub fn config(data: &[u8]) {
+    service_kit::config::oracle::load::<crate::Settings>("AUTHPROXY", CONFIG_TEMPLATES, data);
+}

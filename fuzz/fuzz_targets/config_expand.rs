@@ -1,3 +1,3 @@
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| service_fuzz::config_oracle::expand(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| service_kit::config::oracle::expand(data));

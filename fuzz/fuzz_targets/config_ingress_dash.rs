@@ -1,6 +1,3 @@
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    use service_fuzz::config_oracle::{INGRESS_DASH_TEMPLATES, load};
-    load::<ingress_dash::Settings>("INGRESS_DASH", INGRESS_DASH_TEMPLATES, data)
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| ingress_dash::fuzzing::config(data));

@@ -139,3 +139,21 @@ pub fn last_event_id(data: &[u8]) {
     assert_eq!(parse_event_id(&id.to_string()), Some(id));
     assert_eq!(parse_event_id(&format!(" {id}\t")), Some(id));
 }
+
+/// Where the configuration oracle's equivalence check puts a value (`@`): strings, numbers,
+/// durations, lists and enums, at the top and inside list items.
+const CONFIG_TEMPLATES: &[&str] = &[
+    "server:\n  host: @\n",
+    "server:\n  port: @\n",
+    "kubernetes:\n  namespaces: [@]\n",
+    "kubernetes:\n  api_url: @\n",
+    "annotations:\n  redact: [@]\n",
+    "stream:\n  retry: @\n",
+    "rate_limit:\n  per_second: @\n",
+    "resilience:\n  breaker_failure_rate: @\n",
+];
+
+/// Configuration loading (`service_kit::config::oracle::load`): `yaml NUL NAME=value NUL …`.
+pub fn config(data: &[u8]) {
+    service_kit::config::oracle::load::<crate::Settings>("INGRESS_DASH", CONFIG_TEMPLATES, data);
+}

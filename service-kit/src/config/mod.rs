@@ -4,6 +4,10 @@
 
 mod expand;
 mod limits;
+/// The oracles of the configuration fuzz targets in `fuzz/` and their regression tests (not an
+/// API).
+#[doc(hidden)]
+pub mod oracle;
 mod problems;
 
 use std::collections::HashMap;
