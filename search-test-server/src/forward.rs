@@ -1,5 +1,5 @@
-//! The way to osmem: requests forwarded unchanged, and the reads and writes the simulated APIs
-//! make themselves.
+//! The way to osmem (or, for the [`crate::Proxy`], to a real node): requests forwarded
+//! unchanged, and the reads and writes the simulated APIs make themselves.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -15,18 +15,36 @@ pub(crate) async fn forward(
     request: &HttpRequest,
     body: web::Bytes,
 ) -> HttpResponse {
-    let mut url = format!("{}{}", shared.osmem, request.path());
+    forward_to(&shared.client, &shared.osmem, None, request, body).await
+}
+
+/// Sends the request as it came (method, path, query, body, content type, accept,
+/// authorization) to `base`, with `basic_auth` when the request has no authorization of its
+/// own, and returns the answer as it was (status, content type, body); 502 when nothing answers.
+pub(crate) async fn forward_to(
+    client: &reqwest::Client,
+    base: &str,
+    basic_auth: Option<&(String, String)>,
+    request: &HttpRequest,
+    body: web::Bytes,
+) -> HttpResponse {
+    let mut url = format!("{base}{}", request.path());
     if !request.query_string().is_empty() {
         url = format!("{url}?{}", request.query_string());
     }
     let Ok(method) = reqwest::Method::from_bytes(request.method().as_str().as_bytes()) else {
         return HttpResponse::MethodNotAllowed().finish();
     };
-    let mut upstream = shared.client.request(method, url).body(body.to_vec());
-    for name in ["content-type", "accept"] {
+    let mut upstream = client.request(method, url).body(body.to_vec());
+    for name in ["content-type", "accept", "authorization"] {
         if let Some(value) = request.headers().get(name) {
             upstream = upstream.header(name, value.as_bytes());
         }
+    }
+    if let Some((user, password)) = basic_auth
+        && !request.headers().contains_key("authorization")
+    {
+        upstream = upstream.basic_auth(user, Some(password));
     }
     match upstream.send().await {
         Ok(response) => {

@@ -7,7 +7,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use crate::record::Recorded;
 use crate::wire::{Call, Reply, json_response, not_recovered, parse_query, percent_decode};
 use crate::{
-    Shared, allocation, blocks, cat_cluster, cluster, forward, lock, nodes, nodes_stats, reroute,
+    Shared, allocation, cat_cluster, cluster, forward, lock, nodes, nodes_stats, reroute,
     snapshots, tasks,
 };
 
@@ -84,7 +84,6 @@ async fn answer(shared: &Shared, call: &Call) -> Option<Reply> {
         (["_cluster", "reroute"], "POST") => reroute::reroute(shared, call).await,
         (["_tasks", rest @ ..], _) => tasks::handle(shared, call, rest)?,
         (["_snapshot", rest @ ..], _) => snapshots::handle(shared, call, rest).await?,
-        ([index, "_block", block], "PUT") => blocks::add(shared, index, block).await,
         _ => return None,
     })
 }

@@ -1,16 +1,19 @@
-//! A front for osmem-server (an in-memory OpenSearch) that answers, in the documented wire
-//! formats of Elasticsearch 8 and OpenSearch 2, the APIs osmem lacks or answers as the
-//! single node it is: node statistics, tasks, snapshots, index blocks, and a simulated
+//! Two test servers for the Elasticsearch/OpenSearch APIs.
+//!
+//! [`Proxy`] records every request and sends it on unchanged to a real node (HTTPS with the
+//! node's CA and basic auth when it is secured), or answers 503 on demand: the admin-console
+//! suites that run against real clusters assert what the console sent from its record.
+//!
+//! [`SearchTestServer`] is a front for osmem-server (an in-memory OpenSearch) that answers, in
+//! the documented wire formats of Elasticsearch 8 and OpenSearch 2, the APIs osmem lacks or
+//! answers as the single node it is: node statistics, tasks, snapshots, and a simulated
 //! multi-node topology (shard routing, allocation explain, reroute). Every request it does not
 //! answer itself goes to osmem unchanged. Every request it receives is recorded (unless
-//! `Options::record_requests` is off, as in the binary), so tests can
-//! assert what a client sent.
-//!
-//! Tests start it in-process with [`SearchTestServer::start`]; `make run` and the browser tests
-//! start the `search-test-server` binary.
+//! `Options::record_requests` is off, as in the binary), so tests can assert what a client
+//! sent. The admin-console suites that still use it start it in-process with
+//! [`SearchTestServer::start`]; the browser tests start the `search-test-server` binary.
 
 mod allocation;
-mod blocks;
 mod cat;
 mod cat_cluster;
 mod cluster;

@@ -1,4 +1,4 @@
-//! `search-test-server`: the front for osmem-server, for `make run` and the browser tests.
+//! `search-test-server`: the front for osmem-server, for the browser tests.
 //! Prints one JSON line `{"url": ..., "pid": ...}` once listening; exits when its standard
 //! input closes (unless `--no-stdin-watch`) or on SIGTERM/SIGINT.
 

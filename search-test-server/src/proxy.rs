@@ -9,9 +9,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use actix_web::http::StatusCode;
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 
+use crate::forward::forward_to;
 use crate::lock;
 use crate::record::Recorded;
 use crate::wire::{json_response, not_recovered};
@@ -135,37 +135,12 @@ async fn handle(request: HttpRequest, body: web::Bytes, state: web::Data<State>)
         state.refused.fetch_add(1, Ordering::SeqCst);
         return json_response(503, &not_recovered()).into_response(None, false);
     }
-    let mut url = format!("{}{}", state.upstream.url, request.path());
-    if !request.query_string().is_empty() {
-        url = format!("{url}?{}", request.query_string());
-    }
-    let Ok(method) = reqwest::Method::from_bytes(request.method().as_str().as_bytes()) else {
-        return HttpResponse::MethodNotAllowed().finish();
-    };
-    let mut upstream = state.client.request(method, url).body(body.to_vec());
-    for name in ["content-type", "accept", "authorization"] {
-        if let Some(value) = request.headers().get(name) {
-            upstream = upstream.header(name, value.as_bytes());
-        }
-    }
-    if let Some((user, password)) = &state.upstream.basic_auth
-        && !request.headers().contains_key("authorization")
-    {
-        upstream = upstream.basic_auth(user, Some(password));
-    }
-    match upstream.send().await {
-        Ok(response) => {
-            let status =
-                StatusCode::from_u16(response.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
-            let mut answer = HttpResponse::build(status);
-            if let Some(content_type) = response.headers().get("content-type") {
-                answer.insert_header(("content-type", content_type.as_bytes()));
-            }
-            match response.bytes().await {
-                Ok(bytes) => answer.body(bytes),
-                Err(error) => HttpResponse::BadGateway().body(error.to_string()),
-            }
-        }
-        Err(error) => HttpResponse::BadGateway().body(error.to_string()),
-    }
+    forward_to(
+        &state.client,
+        &state.upstream.url,
+        state.upstream.basic_auth.as_ref(),
+        &request,
+        body,
+    )
+    .await
 }

@@ -1,9 +1,9 @@
 //! search-test-server against a real osmem-server: the documented shapes of what it answers,
 //! the state changes, forwarding and recording.
 
-mod blocks;
 mod front;
 mod nodes_stats;
+mod proxy;
 mod snapshots;
 mod tasks;
 mod topology;
