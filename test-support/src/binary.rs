@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use crate::process::{ChildGuard, TempDir, free_port, http_get, wait_until};
+use crate::process::{ChildGuard, TempDir, http_get, wait_until};
 
 /// A built service binary (`env!("CARGO_BIN_EXE_<name>")`).
 pub struct ServiceBinary {
@@ -53,19 +53,20 @@ impl ServiceBinary {
         command
     }
 
-    /// Starts the binary with `config` and waits for its liveness path. Its internal listener
-    /// (`/_metrics`, authproxy's check) gets a free port of its own through the environment
-    /// override `<NAME>_SERVER__INTERNAL_PORT` ([`RunningBinary::internal_host_port`]), so
-    /// binaries started side by side do not share the default.
-    pub fn start(&self, config: &Path, port: u16) -> RunningBinary {
-        let internal_port = free_port();
-        let internal_override = format!(
-            "{}_SERVER__INTERNAL_PORT",
-            self.name.to_uppercase().replace('-', "_")
+    /// Starts the binary with `config` and waits for its liveness path. Both listeners bind
+    /// port 0 (the environment overrides `<NAME>_SERVER__PORT` and `<NAME>_SERVER__INTERNAL_PORT`
+    /// win over the file), and the ports come from the binary's own `listening` log line, so no
+    /// other process can take a port between its choice and its bind (the configuration's
+    /// `observability.log_level` must let `info` through).
+    pub fn start(&self, config: &Path) -> RunningBinary {
+        let prefix = self.name.to_uppercase().replace('-', "_");
+        let (public, internal) = (
+            format!("{prefix}_SERVER__PORT"),
+            format!("{prefix}_SERVER__INTERNAL_PORT"),
         );
         let mut guard = ChildGuard::spawn(
             self.name,
-            self.command(&[(&internal_override, &internal_port.to_string())])
+            self.command(&[(&public, "0"), (&internal, "0")])
                 .arg("--config")
                 .arg(config)
                 .stdout(Stdio::piped())
@@ -76,13 +77,30 @@ impl ServiceBinary {
         let child = guard.child_mut();
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
+        let (ports, listening) = std::sync::mpsc::channel();
         let stdout = std::thread::spawn(move || {
-            BufReader::new(stdout)
-                .lines()
-                .map_while(Result::ok)
-                .collect()
+            let mut lines = Vec::new();
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(found) = listening_ports(&line) {
+                    let _ = ports.send(found);
+                }
+                lines.push(line);
+            }
+            lines
         });
         std::thread::spawn(move || std::io::copy(&mut { stderr }, &mut std::io::sink()));
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let (port, internal_port) = loop {
+            guard.assert_running();
+            match listening.recv_timeout(Duration::from_millis(100)) {
+                Ok(found) => break found,
+                Err(_) => assert!(
+                    std::time::Instant::now() < deadline,
+                    "{} did not log its listening ports within 30 s",
+                    self.name
+                ),
+            }
+        };
         let host_port = format!("127.0.0.1:{port}");
         wait_until(self.name, Duration::from_secs(30), || {
             guard.assert_running();
@@ -91,10 +109,31 @@ impl ServiceBinary {
         RunningBinary {
             guard,
             host_port,
-            internal_host_port: format!("127.0.0.1:{internal_port}"),
+            internal_host_port: format!("127.0.0.1:{}", internal_port.unwrap_or_default()),
             stdout: Some(stdout),
         }
     }
+}
+
+/// The public and internal ports of the `<name> listening` line a service logs once both
+/// listeners are bound, in JSON (`"port":8080,"internal_port":"Some(8081)"`) or text
+/// (`port=8080 internal_port=Some(8081)`).
+fn listening_ports(line: &str) -> Option<(u16, Option<u16>)> {
+    if !line.contains(" listening") {
+        return None;
+    }
+    let number_after = |key: &str| {
+        let start = line.find(key)? + key.len();
+        let digits: String = line[start..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    };
+    let public = number_after("\"port\":").or_else(|| number_after(" port="))?;
+    let internal =
+        number_after("\"internal_port\":\"Some(").or_else(|| number_after("internal_port=Some("));
+    Some((public, internal))
 }
 
 pub struct RunningBinary {
@@ -129,11 +168,6 @@ pub fn minimal_config(port: u16) -> String {
     )
 }
 
-pub fn free_port_config() -> (u16, String) {
-    let port = free_port();
-    (port, minimal_config(port))
-}
-
 /// Expands to the command-line contract tests for one service binary.
 ///
 /// ```ignore
@@ -145,7 +179,7 @@ macro_rules! binary_contract_tests {
         mod binary_contract {
             use std::time::Duration;
 
-            use $crate::binary::{ServiceBinary, free_port_config};
+            use $crate::binary::{ServiceBinary, minimal_config};
 
             fn binary() -> ServiceBinary {
                 ServiceBinary::new(env!(concat!("CARGO_BIN_EXE_", $name)), $name, $liveness)
@@ -164,7 +198,7 @@ macro_rules! binary_contract_tests {
             #[test]
             fn validate_config_accepts_a_valid_file() {
                 let binary = binary();
-                let (_, yaml) = free_port_config();
+                let yaml = minimal_config(0);
                 let path = binary.config_file("valid.yaml", &yaml);
                 let output = binary.run(&["--config", path.to_str().unwrap(), "--validate-config"], &[]);
                 assert!(
@@ -184,7 +218,7 @@ macro_rules! binary_contract_tests {
                     other => panic!("no documented environment prefix for {other}"),
                 };
                 let binary = binary();
-                let (_, yaml) = free_port_config();
+                let yaml = minimal_config(0);
                 let path = binary.config_file("overridden.yaml", &yaml);
                 let variable = format!("{prefix}_SERVER__HOST");
                 let output = binary.run(
@@ -253,9 +287,8 @@ macro_rules! binary_contract_tests {
             #[test]
             fn serves_liveness_logs_json_and_stops_gracefully_on_sigterm() {
                 let binary = binary();
-                let (port, yaml) = free_port_config();
-                let path = binary.config_file("serve.yaml", &yaml);
-                let mut running = binary.start(&path, port);
+                let path = binary.config_file("serve.yaml", &minimal_config(0));
+                let mut running = binary.start(&path);
                 let url = format!("http://{}{}", running.host_port, $liveness);
                 let probe = binary.run(&["--healthcheck", &url], &[]);
                 assert!(probe.status.success(), "{}", String::from_utf8_lossy(&probe.stderr));
@@ -277,4 +310,26 @@ macro_rules! binary_contract_tests {
             }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::listening_ports;
+
+    #[test]
+    fn the_listening_line_gives_both_ports_in_either_format() {
+        assert_eq!(
+            listening_ports(
+                r#"{"timestamp":"t","level":"INFO","message":"authproxy listening","port":41234,"internal_port":"Some(41235)"}"#
+            ),
+            Some((41234, Some(41235)))
+        );
+        assert_eq!(
+            listening_ports(
+                "2026-11-28T03:00:00Z  INFO ingress-dash listening port=3000 internal_port=None"
+            ),
+            Some((3000, None))
+        );
+        assert_eq!(listening_ports(r#"{"message":"starting","port":1}"#), None);
+    }
 }

@@ -278,15 +278,14 @@ fn sigterm_under_load_finishes_in_flight_relays_refuses_new_ones_and_exits_0() {
         "admin-console",
         "/api/live",
     );
-    let port = test_support::free_port();
     let config = binary.config_file(
         "sigterm.yaml",
         &format!(
-            "server:\n  host: 127.0.0.1\n  port: {port}\n  shutdown_timeout: 10s\n  static_dir: /nonexistent-admin-console-web\nclusters:\n{}",
+            "server:\n  host: 127.0.0.1\n  port: 0\n  shutdown_timeout: 10s\n  static_dir: /nonexistent-admin-console-web\nclusters:\n{}",
             cluster_yaml("slow", &upstream.url)
         ),
     );
-    let mut running = binary.start(&config, port);
+    let mut running = binary.start(&config);
     let plan = ShutdownPlan {
         slow_path: "/api/clusters/slow/proxy/_cluster/health".to_owned(),
         slow_headers: "x-requested-by: admin-console\r\n".to_owned(),

@@ -262,9 +262,8 @@ async fn a_refusal_is_logged_with_the_user_and_the_rule() {
     use test_support::binary::ServiceBinary;
 
     let binary = ServiceBinary::new(env!("CARGO_BIN_EXE_authproxy"), "authproxy", "/healthz");
-    let port = test_support::free_port();
     let yaml = format!(
-        "server: {{host: 127.0.0.1, port: {port}, shutdown_timeout: 5s, trusted_proxies: [127.0.0.1]}}\n\
+        "server: {{host: 127.0.0.1, port: 0, shutdown_timeout: 5s, trusted_proxies: [127.0.0.1]}}\n\
          observability: {{log_level: info, log_format: json}}\n\
          user_management: {{enabled: false}}\n\
          basic_auth:\n  users: [{{username: ann, password_hash: \"{}\", groups: [ops]}}]\n\
@@ -272,7 +271,7 @@ async fn a_refusal_is_logged_with_the_user_and_the_rule() {
         crate::support::bcrypt_hash(ANN_PASSWORD)
     );
     let path = binary.config_file("authorization.yaml", &yaml);
-    let mut running = binary.start(&path, port);
+    let mut running = binary.start(&path);
     let refused = crate::app::no_redirects()
         .get(format!("http://{}/check", running.internal_host_port))
         .header("authorization", basic("ann", ANN_PASSWORD))

@@ -345,11 +345,10 @@ fn sigterm_under_load_finishes_in_flight_proxying_refuses_new_ones_and_exits_0()
 
     let upstream = SlowUpstream::start(Duration::from_secs(2));
     let binary = ServiceBinary::new(env!("CARGO_BIN_EXE_authproxy"), "authproxy", "/healthz");
-    let port = test_support::free_port();
     let config = binary.config_file(
         "sigterm.yaml",
         &format!(
-            "server: {{host: 127.0.0.1, port: {port}, mode: standalone, shutdown_timeout: 10s}}\n\
+            "server: {{host: 127.0.0.1, port: 0, mode: standalone, shutdown_timeout: 10s}}\n\
              user_management: {{enabled: false}}\n\
              search: {{url: \"{}\"}}\n\
              basic_auth:\n  users: [{{username: ann, password_hash: \"{}\"}}]\n",
@@ -357,7 +356,7 @@ fn sigterm_under_load_finishes_in_flight_proxying_refuses_new_ones_and_exits_0()
             crate::support::bcrypt_hash(ANN_PASSWORD)
         ),
     );
-    let mut running = binary.start(&config, port);
+    let mut running = binary.start(&config);
     let plan = ShutdownPlan {
         slow_path: "/_cluster/health".to_owned(),
         slow_headers: format!("authorization: {}\r\n", basic("ann", ANN_PASSWORD)),

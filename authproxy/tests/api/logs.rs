@@ -21,16 +21,15 @@ const RIGHT_THEN_WRONG: &[(&str, &str)] = &[("ann", ANN_PASSWORD), ("ann", WRONG
 /// `attempts` as Basic credentials, and returns its stdout lines.
 async fn log_lines(log_format: &str, attempts: &[(&str, &str)]) -> Vec<String> {
     let binary = ServiceBinary::new(env!("CARGO_BIN_EXE_authproxy"), "authproxy", "/healthz");
-    let port = test_support::free_port();
     let yaml = format!(
-        "server: {{host: 127.0.0.1, port: {port}, shutdown_timeout: 5s, trusted_proxies: [127.0.0.1]}}\n\
+        "server: {{host: 127.0.0.1, port: 0, shutdown_timeout: 5s, trusted_proxies: [127.0.0.1]}}\n\
          observability: {{log_level: info, log_format: {log_format}}}\n\
          user_management: {{enabled: false}}\n\
          basic_auth:\n  users: [{{username: ann, password_hash: \"{}\", groups: [ops]}}]\n",
         bcrypt_hash(ANN_PASSWORD)
     );
     let path = binary.config_file("logs.yaml", &yaml);
-    let mut running = binary.start(&path, port);
+    let mut running = binary.start(&path);
     let client = no_redirects();
     let url = format!("http://{}/anything", running.internal_host_port);
     for (username, password) in attempts {

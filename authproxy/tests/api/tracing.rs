@@ -37,19 +37,18 @@ fn backends() -> (OtlpReceiver, test_support::Osmem, SecurityStub) {
 
 fn start(receiver: &OtlpReceiver, stub: &SecurityStub, ratio: f64) -> Traced {
     let binary = ServiceBinary::new(env!("CARGO_BIN_EXE_authproxy"), "authproxy", "/healthz");
-    let port = test_support::free_port();
     let yaml = format!(
-        "server: {{host: 127.0.0.1, port: {port}, mode: standalone, shutdown_timeout: 5s}}\n\
-         observability:\n  log_level: warn\n  otel_enabled: true\n  otel_endpoint: {}\n  \
+        "server: {{host: 127.0.0.1, port: 0, mode: standalone, shutdown_timeout: 5s}}\n\
+         observability:\n  log_level: info\n  otel_enabled: true\n  otel_endpoint: {}\n  \
          otel_service_name: authproxy-test\n  otel_trace_ratio: {ratio}\n{}",
         receiver.endpoint,
         users_yaml(&stub.url, Flavor::Elasticsearch)
     );
     let path = binary.config_file("tracing.yaml", &yaml);
-    let running = binary.start(&path, port);
+    let running = binary.start(&path);
     Traced {
+        url: format!("http://{}", running.host_port),
         running,
-        url: format!("http://127.0.0.1:{port}"),
         _binary: binary,
     }
 }

@@ -181,14 +181,13 @@ pub fn start_binary(
         "ingress-dash",
         "/api/live",
     );
-    let port = test_support::free_port();
     let config = binary.config_file(
         "ingress-dash.yaml",
         &format!(
-            "server:\n  host: 127.0.0.1\n  port: {port}\n  shutdown_timeout: {shutdown_timeout}\nkubernetes:\n  api_url: {api_url}\n{extra_yaml}"
+            "server:\n  host: 127.0.0.1\n  port: 0\n  shutdown_timeout: {shutdown_timeout}\nkubernetes:\n  api_url: {api_url}\n{extra_yaml}"
         ),
     );
-    let running = binary.start(&config, port);
+    let running = binary.start(&config);
     (binary, running)
 }
 

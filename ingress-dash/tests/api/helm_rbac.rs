@@ -13,7 +13,7 @@ use futures_util::StreamExt;
 use serde_json::Value;
 use test_support::binary::{RunningBinary, ServiceBinary};
 use test_support::kube_cluster::{KubeCluster, ok};
-use test_support::{TempDir, free_port, repo_root};
+use test_support::{TempDir, repo_root};
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -99,7 +99,7 @@ fn local_config(chart: &str, port: u16, kubernetes: Option<&str>, kubeconfig: &P
             .collect(),
     };
     format!(
-        "{config}server:\n  host: 127.0.0.1\n  port: {port}\n  shutdown_timeout: 2s\n{server}\
+        "{config}server:\n  host: 127.0.0.1\n  port: 0\n  shutdown_timeout: 2s\n{server}\
          kubernetes:\n  kubeconfig: {}\n{kubernetes}",
         kubeconfig.display()
     )
@@ -144,10 +144,9 @@ impl Dash {
             "ingress-dash",
             "/api/live",
         );
-        let port = free_port();
-        let config = local_config(chart_config, port, kubernetes, &kubeconfig);
+        let config = local_config(chart_config, 0, kubernetes, &kubeconfig);
         let path = binary.config_file("ingress-dash.yaml", &config);
-        let running = binary.start(&path, port);
+        let running = binary.start(&path);
         // The chart's access.mode trusted_headers believes identity headers from loopback.
         let mut headers = reqwest::header::HeaderMap::new();
         headers.insert("X-Auth-Request-User", "helm-test".parse().unwrap());
