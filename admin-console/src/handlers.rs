@@ -1,10 +1,13 @@
 //! Thin HTTP handlers: parse, call the domain code, serialize.
 
+use actix_web::dev::Payload;
 use actix_web::http::{Method, header};
-use actix_web::{HttpRequest, HttpResponse, ResponseError, web};
+use actix_web::{FromRequest, HttpRequest, HttpResponse, ResponseError, web};
 use serde::Serialize;
 
 use std::collections::BTreeMap;
+use std::future::{Ready, ready};
+use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -20,7 +23,7 @@ use crate::error::Error;
 use crate::metrics::time_range::{RangeParams, TimeRange, now};
 use crate::metrics::validate::{self, ValidationRequest};
 use crate::metrics::{HISTORY_DEFAULT_SPAN, SNAPSHOT_DEFAULT_SPAN};
-use crate::registry::{ClusterSummary, Clusters};
+use crate::registry::{Cluster, ClusterSummary, Clusters};
 
 /// What every handler shares.
 pub struct AppState {
@@ -32,6 +35,44 @@ pub struct AppState {
 }
 
 type State = web::Data<AppState>;
+
+/// The cluster a request under `/api/clusters/{cluster_id}` (the cluster scope and the relay)
+/// is about, as a handler argument: the configured cluster named by the `cluster_id` path
+/// parameter, or 404 `unknown_cluster`. Put first among a handler's arguments, so that a request
+/// for a cluster that does not exist is answered 404 before its path, query or body is read
+/// (the access guard answers the same 404, before anything else, for a cluster the caller may
+/// not see). Derefs to the [`Cluster`].
+pub(crate) struct RequestedCluster(Arc<Cluster>);
+
+impl RequestedCluster {
+    fn of(request: &HttpRequest) -> Result<Self, actix_web::Error> {
+        let Some(state) = request.app_data::<State>() else {
+            // What `web::Data` answers when the state is not registered: a wiring mistake.
+            return Err(actix_web::error::ErrorInternalServerError(
+                "The application state is not configured for this route.",
+            ));
+        };
+        let id = request.match_info().get("cluster_id").unwrap_or_default();
+        Ok(Self(state.clusters.get(id)?.clone()))
+    }
+}
+
+impl FromRequest for RequestedCluster {
+    type Error = actix_web::Error;
+    type Future = Ready<Result<Self, Self::Error>>;
+
+    fn from_request(request: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(Self::of(request))
+    }
+}
+
+impl Deref for RequestedCluster {
+    type Target = Cluster;
+
+    fn deref(&self) -> &Cluster {
+        &self.0
+    }
+}
 
 /// `GET /api/clusters`.
 #[derive(Serialize)]
@@ -115,43 +156,38 @@ pub async fn whoami(state: State, identity: web::ReqData<Identity>) -> HttpRespo
     })
 }
 
-pub async fn get_cluster(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
-    Ok(fresh(&state.clusters.get(&id)?.summary().await))
+pub async fn get_cluster(cluster: RequestedCluster) -> Result<HttpResponse, Error> {
+    Ok(fresh(&cluster.summary().await))
 }
 
 /// `GET /api/clusters/:id/dialect`: the software and major version the management routes and
 /// the console's completions adapt to.
-pub async fn dialect(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
-    Ok(fresh(&state.clusters.get(&id)?.dialect().await?))
+pub async fn dialect(cluster: RequestedCluster) -> Result<HttpResponse, Error> {
+    Ok(fresh(&cluster.dialect().await?))
 }
 
-pub async fn overview(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
-    let cluster = state.clusters.get(&id)?;
+pub async fn overview(cluster: RequestedCluster) -> Result<HttpResponse, Error> {
     Ok(fresh(
         &views::overview(cluster.api(), cluster.id(), &cluster.settings.name).await?,
     ))
 }
 
-pub async fn nodes(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
-    let cluster = state.clusters.get(&id)?;
+pub async fn nodes(cluster: RequestedCluster) -> Result<HttpResponse, Error> {
     Ok(fresh(&NodeList {
         nodes: views::nodes(cluster.api()).await?,
     }))
 }
 
 pub async fn indices(
-    state: State,
-    id: web::Path<String>,
+    cluster: RequestedCluster,
     params: web::Query<IndexQueryParams>,
 ) -> Result<HttpResponse, Error> {
-    let cluster = state.clusters.get(&id)?;
     let query = IndexQuery::parse(&params)?;
     let rows = cluster.indices().await?;
     Ok(fresh(&page_of(&rows, &query)))
 }
 
-pub async fn get_allocation(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
-    let cluster = state.clusters.get(&id)?;
+pub async fn get_allocation(cluster: RequestedCluster) -> Result<HttpResponse, Error> {
     Ok(fresh(&views::allocation(cluster.api()).await?))
 }
 
@@ -163,32 +199,26 @@ pub struct AllocationBody {
 }
 
 pub async fn put_allocation(
-    state: State,
-    id: web::Path<String>,
+    cluster: RequestedCluster,
     body: web::Json<AllocationBody>,
 ) -> Result<HttpResponse, Error> {
-    let cluster = state.clusters.get(&id)?;
     Ok(fresh(
         &views::set_allocation(cluster.api(), body.enable).await?,
     ))
 }
 
 pub async fn proxy(
-    state: State,
+    cluster: RequestedCluster,
     request: HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, Error> {
-    let id = request.match_info().get("cluster_id").unwrap_or_default();
-    let cluster = state.clusters.get(id)?;
-    crate::relay::relay(request.clone(), payload, cluster).await
+    crate::relay::relay(request, payload, &cluster).await
 }
 
 pub async fn snapshot(
-    state: State,
-    id: web::Path<String>,
+    cluster: RequestedCluster,
     params: web::Query<RangeParams>,
 ) -> Result<HttpResponse, Error> {
-    let cluster = state.clusters.get(&id)?;
     let now = now();
     let range = TimeRange::parse(&params, SNAPSHOT_DEFAULT_SPAN, now)?;
     Ok(fresh(
@@ -200,11 +230,9 @@ pub async fn snapshot(
 }
 
 pub async fn history(
-    state: State,
-    id: web::Path<String>,
+    cluster: RequestedCluster,
     params: web::Query<RangeParams>,
 ) -> Result<HttpResponse, Error> {
-    let cluster = state.clusters.get(&id)?;
     let range = TimeRange::parse(&params, HISTORY_DEFAULT_SPAN, now())?;
     Ok(fresh(&cluster.metrics.history(cluster.id(), range).await?))
 }

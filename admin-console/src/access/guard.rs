@@ -103,7 +103,7 @@ pub(crate) async fn authorize<B: MessageBody>(
         return Ok(next.call(request).await?.map_into_left_body());
     };
     if !guard.policy.knows(&cluster) {
-        // The handler answers 404 unknown_cluster.
+        // The handler's `RequestedCluster` argument answers 404 unknown_cluster.
         return Ok(next.call(request).await?.map_into_left_body());
     }
     let role = guard.policy.role(&cluster, &identity);

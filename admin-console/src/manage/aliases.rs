@@ -12,11 +12,9 @@ use serde_json::{Map, Value, json};
 
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
-use crate::handlers::{AppState, fresh};
+use crate::handlers::{RequestedCluster, fresh};
 use crate::manage::indices::detail::IndexAlias;
-use crate::manage::indices::names::{NameKind, check_name};
-
-type State = web::Data<AppState>;
+use crate::manage::names::{AliasName, IndexName};
 
 /// This capability's routes, added to the cluster scope (paths relative to it).
 pub(crate) fn routes(config: &mut web::ServiceConfig) {
@@ -69,8 +67,7 @@ pub(crate) fn alias_rows(answer: &Value) -> Result<Vec<AliasRow>, Error> {
     Ok(rows)
 }
 
-async fn list(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
-    let cluster = state.clusters.get(&id)?;
+async fn list(cluster: RequestedCluster) -> Result<HttpResponse, Error> {
     // Hidden indices' aliases too (system indices stay the cluster's business).
     let answer = cluster
         .api()
@@ -172,11 +169,11 @@ impl AliasBatch {
             };
             actions.push(match action {
                 AliasAction::Add(add) => {
-                    check_name(&add.index, NameKind::Index).map_err(at)?;
-                    check_name(&add.alias, NameKind::Alias).map_err(at)?;
+                    let index = IndexName::parse(&add.index).map_err(at)?;
+                    let alias = AliasName::parse(&add.alias).map_err(at)?;
                     let mut body = Map::new();
-                    body.insert("index".to_owned(), add.index.into());
-                    body.insert("alias".to_owned(), add.alias.into());
+                    body.insert("index".to_owned(), index.as_str().into());
+                    body.insert("alias".to_owned(), alias.as_str().into());
                     match add.filter {
                         None | Some(Value::Null) => {}
                         Some(Value::Object(filter)) if filter.is_empty() => {}
@@ -201,9 +198,9 @@ impl AliasBatch {
                     json!({ "add": body })
                 }
                 AliasAction::Remove(remove) => {
-                    check_name(&remove.index, NameKind::Index).map_err(at)?;
-                    check_name(&remove.alias, NameKind::Alias).map_err(at)?;
-                    json!({"remove": {"index": remove.index, "alias": remove.alias}})
+                    let index = IndexName::parse(&remove.index).map_err(at)?;
+                    let alias = AliasName::parse(&remove.alias).map_err(at)?;
+                    json!({"remove": {"index": index.as_str(), "alias": alias.as_str()}})
                 }
             });
         }
@@ -212,13 +209,11 @@ impl AliasBatch {
 }
 
 async fn apply(
-    state: State,
-    id: web::Path<String>,
+    cluster: RequestedCluster,
     body: web::Json<AliasBatch>,
 ) -> Result<HttpResponse, Error> {
     let body = body.into_inner().into_body()?;
     let applied = body["actions"].as_array().map_or(0, Vec::len);
-    let cluster = state.clusters.get(&id)?;
     let answer = cluster
         .api()
         .call(Method::POST, "_aliases", Some(&body))

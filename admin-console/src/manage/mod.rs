@@ -6,8 +6,8 @@
 
 pub(crate) mod aliases;
 pub(crate) mod indices;
+pub(crate) mod names;
 pub(crate) mod nodes;
-pub(crate) mod segment;
 pub(crate) mod settings;
 pub(crate) mod shards;
 pub(crate) mod snapshots;

@@ -15,7 +15,8 @@ use serde_json::{Map, Value, json};
 
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
-use crate::handlers::{AppState, fresh};
+use crate::handlers::{RequestedCluster, fresh};
+use crate::manage::names::SettingKey;
 
 /// This capability's routes, added to the cluster scope (paths relative to it).
 pub(crate) fn routes(config: &mut web::ServiceConfig) {
@@ -114,37 +115,6 @@ pub(crate) async fn read_settings(
     })
 }
 
-/// A setting key: dotted words of letters, digits, `_` and `-` (affix settings carry a user's
-/// name, e.g. `cluster.remote.<alias>.seeds`; logger keys carry class names), at most 512
-/// bytes. Wildcards are refused: this edits one setting.
-pub(crate) fn check_key(key: &str) -> Result<(), Error> {
-    let bad = |why: &str| {
-        Err(Error::BadRequest(format!(
-            "The setting key \"{}\" is not valid: {why}.",
-            key.escape_debug()
-        )))
-    };
-    if key.is_empty() {
-        return bad("it is empty");
-    }
-    if key.len() > 512 {
-        return bad("it is longer than 512 bytes");
-    }
-    if key.contains('*') {
-        return bad("wildcards are not accepted; name one setting");
-    }
-    if let Some(c) = key
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
-    {
-        return bad(&format!("it must not contain {c:?}"));
-    }
-    if !key.contains('.') || key.split('.').any(str::is_empty) {
-        return bad("it must be dotted words, like cluster.routing.allocation.enable");
-    }
-    Ok(())
-}
-
 /// A value the cluster accepts for one setting: a string, number or boolean, a list of those
 /// (list settings), or null (reset). Objects are groups of settings: set each key instead.
 pub(crate) fn check_value(key: &str, value: &Value) -> Result<(), Error> {
@@ -178,8 +148,8 @@ pub(crate) fn check_value(key: &str, value: &Value) -> Result<(), Error> {
 
 /// The body of the cluster call: `{"<scope>": {"<key>": <value>}}` with the key kept flat.
 pub(crate) fn update_body(body: &PutSettingBody) -> Result<Value, Error> {
-    let key = body.key.trim();
-    check_key(key)?;
+    let key = SettingKey::parse(body.key.trim())?;
+    let key = key.as_str();
     check_value(key, &body.value)?;
     let mut setting = Map::new();
     setting.insert(key.to_owned(), body.value.clone());
@@ -202,11 +172,8 @@ pub(crate) async fn put_setting(
     read_settings(cluster, false).await
 }
 
-type State = web::Data<AppState>;
-
 async fn get(
-    state: State,
-    id: web::Path<String>,
+    cluster: RequestedCluster,
     params: web::Query<GetParams>,
 ) -> Result<HttpResponse, Error> {
     let include_defaults = match params.include_defaults.as_deref() {
@@ -219,18 +186,15 @@ async fn get(
             )));
         }
     };
-    let cluster = state.clusters.get(&id)?;
     Ok(fresh(
         &read_settings(cluster.api(), include_defaults).await?,
     ))
 }
 
 async fn put(
-    state: State,
-    id: web::Path<String>,
+    cluster: RequestedCluster,
     body: web::Json<PutSettingBody>,
 ) -> Result<HttpResponse, Error> {
-    let cluster = state.clusters.get(&id)?;
     Ok(fresh(&put_setting(cluster.api(), &body).await?))
 }
 
@@ -275,30 +239,6 @@ mod tests {
             .unwrap()["persistent"]["cluster.routing.allocation.awareness.attributes"],
             json!(["zone", "rack"])
         );
-    }
-
-    #[test]
-    fn keys_are_one_dotted_setting() {
-        for good in [
-            "cluster.routing.allocation.enable",
-            "cluster.remote.my-dc_2.seeds",
-            "logger.org.opensearch.indices.recovery.RecoveryTarget",
-        ] {
-            assert!(check_key(good).is_ok(), "{good}");
-        }
-        for (bad, why) in [
-            ("", "empty"),
-            ("cluster.*", "wildcards"),
-            ("cluster", "dotted words"),
-            ("cluster..x", "dotted words"),
-            (".x", "dotted words"),
-            ("a.b c", "' '"),
-            ("a.b\"", "'\"'"),
-            ("a.b/c", "'/'"),
-        ] {
-            let message = check_key(bad).unwrap_err().to_string();
-            assert!(message.contains(why), "{bad:?}: {message}");
-        }
     }
 
     #[test]

@@ -71,6 +71,24 @@ async fn unknown_cluster_ids_get_404_in_the_common_body() {
         assert_eq!(body["error"]["code"], "unknown_cluster", "{path}");
         assert!(body["error"]["message"].as_str().unwrap().contains("nope"));
     }
+    // The cluster is looked up before the rest of the request is read: a bad name or body for
+    // an unknown cluster is 404 too, as it is for a cluster the caller may not see.
+    let (status, body) = f.app.get_json("/api/clusters/nope/indices/Bad*Name").await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (404, &json!("unknown_cluster"))
+    );
+    let response = f
+        .app
+        .client
+        .post(f.app.url("/api/clusters/nope/indices"))
+        .json(&json!({"nmae": "logs"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "unknown_cluster");
 }
 
 #[tokio::test]

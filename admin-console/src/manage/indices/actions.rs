@@ -6,10 +6,9 @@ use reqwest::Method;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::names::{NameKind, check_name};
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
-use crate::manage::segment::segment;
+use crate::manage::names::IndexName;
 
 /// The most indices one request may name.
 pub(crate) const MAX_INDICES: usize = 1000;
@@ -83,10 +82,10 @@ impl IndexAction {
     /// The documented call for one (checked) index: method, path, body.
     pub(crate) fn call(
         self,
-        index: &str,
+        index: &IndexName,
         max_num_segments: Option<u64>,
     ) -> (Method, String, Option<Value>) {
-        let index = segment(index);
+        let index = index.segment();
         match self {
             Self::Open => (Method::POST, format!("{index}/_open"), None),
             Self::Close => (Method::POST, format!("{index}/_close"), None),
@@ -141,7 +140,7 @@ pub(crate) fn delete_confirmation(count: usize) -> String {
 /// A checked request: the names (duplicates dropped, order kept) and the force-merge bound.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Checked {
-    pub(crate) indices: Vec<String>,
+    pub(crate) indices: Vec<IndexName>,
     pub(crate) max_num_segments: Option<u64>,
 }
 
@@ -158,9 +157,9 @@ impl ActionRequest {
                 self.indices.len()
             )));
         }
-        let mut indices: Vec<String> = Vec::with_capacity(self.indices.len());
+        let mut indices: Vec<IndexName> = Vec::with_capacity(self.indices.len());
         for name in self.indices {
-            check_name(&name, NameKind::Index)?;
+            let name = IndexName::parse(&name)?;
             if !indices.contains(&name) {
                 indices.push(name);
             }
@@ -280,9 +279,9 @@ pub(crate) async fn run(
         .map(|index| async move {
             let (method, path, body) = action.call(index, checked.max_num_segments);
             match cluster.call(method, &path, body.as_ref()).await {
-                Ok(answer) => outcome(action, index, &answer),
+                Ok(answer) => outcome(action, index.as_str(), &answer),
                 Err(error) => ActionResult {
-                    index: index.clone(),
+                    index: index.as_str().to_owned(),
                     ok: false,
                     message: Some(error.to_string()),
                 },
@@ -296,6 +295,10 @@ pub(crate) async fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn index(name: &str) -> IndexName {
+        IndexName::parse(name).unwrap()
+    }
 
     fn request(indices: &[&str], segments: Option<u64>, confirm: Option<&str>) -> ActionRequest {
         ActionRequest {
@@ -325,7 +328,7 @@ mod tests {
         ];
         for (action, method, path, body) in cases {
             assert_eq!(
-                action.call("logs", None),
+                action.call(&index("logs"), None),
                 (
                     Method::from_bytes(method.as_bytes()).unwrap(),
                     path.to_owned(),
@@ -336,7 +339,7 @@ mod tests {
             assert_eq!(IndexAction::parse(action.as_str()).unwrap(), action);
         }
         assert_eq!(
-            IndexAction::Forcemerge.call("a+b", Some(1)).1,
+            IndexAction::Forcemerge.call(&index("a+b"), Some(1)).1,
             "a%2Bb/_forcemerge?max_num_segments=1"
         );
         let unknown = IndexAction::parse("shrink").unwrap_err().to_string();
@@ -348,7 +351,7 @@ mod tests {
         let checked = request(&["a", "b", "a"], Some(1), None)
             .check(IndexAction::Forcemerge)
             .unwrap();
-        assert_eq!(checked.indices, ["a", "b"]);
+        assert_eq!(checked.indices, [index("a"), index("b")]);
         assert_eq!(checked.max_num_segments, Some(1));
         for (req, action, expected) in [
             (

@@ -4,9 +4,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::names::{NameKind, check_name, check_new_index_name};
 use crate::cluster::dialect::Dialect;
 use crate::error::Error;
+use crate::manage::names::{AliasName, IndexName};
 
 /// The most primary shards an index may have: 1024 in Elasticsearch and OpenSearch unless the
 /// nodes start with a higher `es.index.max_number_of_shards` / `opensearch.index.max_number_of_shards`.
@@ -93,9 +93,8 @@ fn bounded(value: Option<u64>, name: &str, min: u64, max: u64) -> Result<Option<
 
 impl CreateIndex {
     /// The checked name and the body of `PUT /<name>`.
-    pub(crate) fn into_call(self, dialect: Dialect) -> Result<(String, Value), Error> {
-        let name = self.name.trim().to_owned();
-        check_new_index_name(&name, dialect)?;
+    pub(crate) fn into_call(self, dialect: Dialect) -> Result<(IndexName, Value), Error> {
+        let name = IndexName::parse_new(self.name.trim(), dialect)?;
         let shards = bounded(self.shards, "shards", 1, MAX_SHARDS)?;
         let replicas = bounded(self.replicas, "replicas", 0, MAX_REPLICAS)?;
         let mut settings = match &self.settings {
@@ -150,7 +149,7 @@ impl CreateIndex {
             Some(value) => {
                 let aliases = object(value, "aliases")?;
                 for (alias, properties) in aliases {
-                    check_name(alias, NameKind::Alias)?;
+                    AliasName::parse(alias)?;
                     object(properties, &format!("The properties of alias \"{alias}\""))?;
                 }
                 if !aliases.is_empty() {
@@ -176,6 +175,7 @@ mod tests {
         serde_json::from_value::<CreateIndex>(body)
             .unwrap()
             .into_call(opensearch())
+            .map(|(name, body)| (name.as_str().to_owned(), body))
     }
 
     #[test]

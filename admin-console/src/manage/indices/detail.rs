@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use crate::cluster::client::ClusterApi;
 use crate::cluster::views::Health;
 use crate::error::Error;
-use crate::manage::segment::segment;
+use crate::manage::names::IndexName;
 
 /// The dynamic index settings (Elasticsearch 8 and OpenSearch 2 "index settings", dynamic
 /// ones): exact keys, and prefixes ending in `.` whose every key is dynamic. Everything else is
@@ -269,8 +269,8 @@ pub(crate) fn shard_copies(rows: &Value) -> Vec<IndexShard> {
 }
 
 /// The paths the detail reads (the index checked, encoded).
-pub(crate) fn detail_paths(index: &str) -> [String; 6] {
-    let segment = segment(index);
+pub(crate) fn detail_paths(index: &IndexName) -> [String; 6] {
+    let segment = index.segment();
     [
         format!(
             "_cat/indices/{segment}?format=json&bytes=b&expand_wildcards=all&h=health,status,index,uuid"
@@ -286,8 +286,12 @@ pub(crate) fn detail_paths(index: &str) -> [String; 6] {
 }
 
 /// Reads the page of one (checked) index.
-pub(crate) async fn detail(cluster: &impl ClusterApi, index: &str) -> Result<IndexDetail, Error> {
+pub(crate) async fn detail(
+    cluster: &impl ClusterApi,
+    index: &IndexName,
+) -> Result<IndexDetail, Error> {
     let [cat, settings, mapping, stats, shards, aliases] = detail_paths(index);
+    let index = index.as_str();
     let get = |path: String| async move { cluster.call(reqwest::Method::GET, &path, None).await };
     // The row first: a missing index is one clear 404.
     let cat = get(cat).await?;

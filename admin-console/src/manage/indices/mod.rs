@@ -6,7 +6,6 @@
 pub(crate) mod actions;
 pub(crate) mod create;
 pub(crate) mod detail;
-pub(crate) mod names;
 
 use actix_web::{HttpResponse, web};
 use reqwest::Method;
@@ -15,13 +14,10 @@ use serde::{Deserialize, Serialize};
 use self::actions::{ActionAnswer, ActionRequest, IndexAction};
 use self::create::{CreateIndex, Created};
 use self::detail::PutSettings;
-use self::names::{NameKind, check_name};
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
-use crate::handlers::{AppState, fresh};
-use crate::manage::segment::segment;
-
-type State = web::Data<AppState>;
+use crate::handlers::{RequestedCluster, fresh};
+use crate::manage::names::IndexName;
 
 /// This capability's routes, added to the cluster scope (paths relative to it).
 pub(crate) fn routes(config: &mut web::ServiceConfig) {
@@ -34,19 +30,17 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
 }
 
 async fn create_index(
-    state: State,
-    id: web::Path<String>,
+    cluster: RequestedCluster,
     body: web::Json<CreateIndex>,
 ) -> Result<HttpResponse, Error> {
-    let cluster = state.clusters.get(&id)?;
     let dialect = cluster.dialect().await?;
     let (name, body) = body.into_inner().into_call(dialect)?;
     let answer = cluster
         .api()
-        .call(Method::PUT, &segment(&name), Some(&body))
+        .call(Method::PUT, &name.segment(), Some(&body))
         .await;
     cluster.indices_changed();
-    Ok(fresh(&Created::from_answer(&name, &answer?)))
+    Ok(fresh(&Created::from_answer(name.as_str(), &answer?)))
 }
 
 #[derive(Debug, Deserialize)]
@@ -65,39 +59,38 @@ pub(crate) struct Deleted {
 
 /// `DELETE /indices/{index}?confirm={index}`: one index by its exact name, never a pattern.
 async fn delete_index(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String)>,
     params: web::Query<DeleteParams>,
 ) -> Result<HttpResponse, Error> {
-    let (id, index) = path.into_inner();
-    check_name(&index, NameKind::Index)?;
+    let (_, index) = path.into_inner();
+    let index = IndexName::parse(&index)?;
     if params.confirm.as_deref() != Some(index.as_str()) {
         return Err(Error::BadRequest(format!(
-            "Deleting an index needs confirm to be its exact name (confirm={index})."
+            "Deleting an index needs confirm to be its exact name (confirm={}).",
+            index.as_str()
         )));
     }
-    let cluster = state.clusters.get(&id)?;
     let answer = cluster
         .api()
-        .call(Method::DELETE, &segment(&index), None)
+        .call(Method::DELETE, &index.segment(), None)
         .await;
     cluster.indices_changed();
     let answer = answer?;
     Ok(fresh(&Deleted {
         acknowledged: answer["acknowledged"].as_bool().unwrap_or(false),
-        index,
+        index: index.as_str().to_owned(),
     }))
 }
 
 async fn run_action(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String)>,
     body: web::Json<ActionRequest>,
 ) -> Result<HttpResponse, Error> {
-    let (id, action) = path.into_inner();
+    let (_, action) = path.into_inner();
     let action = IndexAction::parse(&action)?;
     let checked = body.into_inner().check(action)?;
-    let cluster = state.clusters.get(&id)?;
     let results = actions::run(cluster.api(), action, &checked).await;
     if action.changes_the_list() {
         cluster.indices_changed();
@@ -106,12 +99,11 @@ async fn run_action(
 }
 
 async fn index_detail(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, Error> {
-    let (id, index) = path.into_inner();
-    check_name(&index, NameKind::Index)?;
-    let cluster = state.clusters.get(&id)?;
+    let (_, index) = path.into_inner();
+    let index = IndexName::parse(&index)?;
     Ok(fresh(&detail::detail(cluster.api(), &index).await?))
 }
 
@@ -125,19 +117,18 @@ pub(crate) struct SettingsChanged {
 }
 
 async fn put_settings(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String)>,
     body: web::Json<PutSettings>,
 ) -> Result<HttpResponse, Error> {
-    let (id, index) = path.into_inner();
-    check_name(&index, NameKind::Index)?;
+    let (_, index) = path.into_inner();
+    let index = IndexName::parse(&index)?;
     let body = body.into_inner().into_body()?;
-    let cluster = state.clusters.get(&id)?;
     let answer = cluster
         .api()
         .call(
             Method::PUT,
-            &format!("{}/_settings", segment(&index)),
+            &format!("{}/_settings", index.segment()),
             Some(&body),
         )
         .await;
@@ -146,7 +137,7 @@ async fn put_settings(
     let answer = answer?;
     Ok(fresh(&SettingsChanged {
         acknowledged: answer["acknowledged"].as_bool().unwrap_or(false),
-        index,
+        index: index.as_str().to_owned(),
     }))
 }
 

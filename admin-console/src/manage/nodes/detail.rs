@@ -7,12 +7,16 @@ use serde_json::Value;
 
 use crate::cluster::dialect::Dialect;
 use crate::error::Error;
+use crate::manage::names::NodeId;
 use crate::manage::shards::grid::{ShardGrid, ShardState};
 use crate::numbers::{percent_of, round2};
 
-/// The stats call for `id` (already checked by `shards::names::node`).
-pub(crate) fn stats_path(id: &str) -> String {
-    format!("_nodes/{id}/stats/jvm,os,fs,thread_pool,breaker")
+/// The stats call for `id`.
+pub(crate) fn stats_path(id: &NodeId) -> String {
+    format!(
+        "_nodes/{}/stats/jvm,os,fs,thread_pool,breaker",
+        id.segment()
+    )
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

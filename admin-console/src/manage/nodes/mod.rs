@@ -9,10 +9,9 @@ use actix_web::{HttpResponse, web};
 use self::detail::{NodeDetail, stats_path};
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
-use crate::handlers::{AppState, fresh};
-use crate::manage::shards::{grid, names};
-
-type State = web::Data<AppState>;
+use crate::handlers::{RequestedCluster, fresh};
+use crate::manage::names::NodeId;
+use crate::manage::shards::grid;
 
 /// This capability's routes, added to the cluster scope (paths relative to it).
 pub(crate) fn routes(config: &mut web::ServiceConfig) {
@@ -21,19 +20,18 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
 
 /// `GET /nodes/{nodeId}`: the node's statistics and its shards, two concurrent calls.
 async fn node_detail(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, Error> {
-    let (id, node) = path.into_inner();
-    let node = names::node(&node, "nodeId")?;
-    let cluster = state.clusters.get(&id)?;
+    let (_, node) = path.into_inner();
+    let node = NodeId::parse(&node, "nodeId")?;
     let dialect = cluster.dialect().await?;
     let stats_path = stats_path(&node);
     let (stats, grid) = futures_util::join!(
         cluster.api().call(reqwest::Method::GET, &stats_path, None),
         grid::fetch(cluster.api(), dialect),
     );
-    let detail = NodeDetail::build(&node, &stats?, &grid?, dialect)?;
+    let detail = NodeDetail::build(node.as_str(), &stats?, &grid?, dialect)?;
     Ok(fresh(&detail))
 }
 

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use super::grid::Unassigned;
 use super::words;
 use crate::error::Error;
+use crate::manage::names::{IndexName, NodeId};
 
 /// The query string of `GET /shards/explain`, before checking.
 #[derive(Debug, Default, Deserialize)]
@@ -23,15 +24,15 @@ pub struct ExplainParams {
 /// A checked explain request.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ExplainRequest {
-    pub index: String,
+    pub index: IndexName,
     pub shard: u32,
     pub primary: bool,
-    pub node: Option<String>,
+    pub node: Option<NodeId>,
 }
 
 impl ExplainRequest {
     pub(crate) fn parse(params: &ExplainParams) -> Result<Self, Error> {
-        let index = super::names::index(params.index.as_deref().unwrap_or_default())?;
+        let index = IndexName::parse(params.index.as_deref().unwrap_or_default())?;
         let shard = match params.shard.as_deref() {
             None | Some("") => {
                 return Err(Error::BadRequest(
@@ -61,7 +62,7 @@ impl ExplainRequest {
         };
         let node = match params.node.as_deref() {
             None | Some("") => None,
-            Some(node) => Some(super::names::node(node, "node")?),
+            Some(node) => Some(NodeId::parse(node, "node")?),
         };
         Ok(Self {
             index,
@@ -73,9 +74,10 @@ impl ExplainRequest {
 
     /// The documented request body (`current_node` only when a copy's node is known).
     pub(crate) fn body(&self) -> Value {
-        let mut body = json!({"index": self.index, "shard": self.shard, "primary": self.primary});
+        let mut body =
+            json!({"index": self.index.as_str(), "shard": self.shard, "primary": self.primary});
         if let Some(node) = &self.node {
-            body["current_node"] = json!(node);
+            body["current_node"] = json!(node.as_str());
         }
         body
     }

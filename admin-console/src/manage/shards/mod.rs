@@ -5,7 +5,6 @@
 
 pub(crate) mod explain;
 pub(crate) mod grid;
-pub(crate) mod names;
 pub(crate) mod words;
 
 use actix_web::{HttpResponse, web};
@@ -17,9 +16,8 @@ use self::explain::{EXPLAIN_PATH, ExplainParams, ExplainRequest, ShardExplanatio
 use crate::cluster::client::ClusterApi;
 use crate::cluster::dialect::Dialect;
 use crate::error::Error;
-use crate::handlers::{AppState, fresh};
-
-type State = web::Data<AppState>;
+use crate::handlers::{RequestedCluster, fresh};
+use crate::manage::names::{IndexName, NodeId};
 
 /// This capability's routes, added to the cluster scope (paths relative to it).
 pub(crate) fn routes(config: &mut web::ServiceConfig) {
@@ -31,20 +29,17 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
 }
 
 /// `GET /shards`: the grid, from one routing-table read.
-async fn shard_grid(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
-    let cluster = state.clusters.get(&id)?;
+async fn shard_grid(cluster: RequestedCluster) -> Result<HttpResponse, Error> {
     let dialect = cluster.dialect().await?;
     Ok(fresh(&grid::fetch(cluster.api(), dialect).await?))
 }
 
 /// `GET /shards/explain?index=&shard=&primary=&node=`.
 async fn explain_shard(
-    state: State,
-    id: web::Path<String>,
+    cluster: RequestedCluster,
     params: web::Query<ExplainParams>,
 ) -> Result<HttpResponse, Error> {
     let request = ExplainRequest::parse(&params)?;
-    let cluster = state.clusters.get(&id)?;
     let answer = cluster
         .api()
         .call(Method::POST, EXPLAIN_PATH, Some(&request.body()))
@@ -68,7 +63,7 @@ pub struct MoveShard {
 impl MoveShard {
     /// The documented `move` command, after checking the names.
     pub(crate) fn command(&self) -> Result<Value, Error> {
-        let index = names::index(&self.index)?;
+        let index = IndexName::parse(&self.index)?;
         let shard = u32::try_from(self.shard).map_err(|_| {
             Error::BadRequest(format!(
                 "shard must be a whole number from 0 to {}, not {}.",
@@ -76,15 +71,17 @@ impl MoveShard {
                 self.shard
             ))
         })?;
-        let from = names::node(&self.from_node, "fromNode")?;
-        let to = names::node(&self.to_node, "toNode")?;
+        let from = NodeId::parse(&self.from_node, "fromNode")?;
+        let to = NodeId::parse(&self.to_node, "toNode")?;
         if from == to {
             return Err(Error::BadRequest(format!(
-                "toNode must differ from fromNode (both \"{to}\")."
+                "toNode must differ from fromNode (both \"{}\").",
+                to.as_str()
             )));
         }
         Ok(json!({"commands": [{"move": {
-            "index": index, "shard": shard, "from_node": from, "to_node": to
+            "index": index.as_str(), "shard": shard,
+            "from_node": from.as_str(), "to_node": to.as_str()
         }}]}))
     }
 }
@@ -120,12 +117,10 @@ fn rerouted(answer: &Value) -> Rerouted {
 }
 
 async fn move_shard(
-    state: State,
-    id: web::Path<String>,
+    cluster: RequestedCluster,
     body: web::Json<MoveShard>,
 ) -> Result<HttpResponse, Error> {
     let command = body.command()?;
-    let cluster = state.clusters.get(&id)?;
     let dialect = cluster.dialect().await?;
     let answer = cluster
         .api()
@@ -135,8 +130,7 @@ async fn move_shard(
 }
 
 /// `POST /shards/retry`: retries the allocation of every copy that failed too often.
-async fn retry_failed(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
-    let cluster = state.clusters.get(&id)?;
+async fn retry_failed(cluster: RequestedCluster) -> Result<HttpResponse, Error> {
     let dialect = cluster.dialect().await?;
     let answer = cluster
         .api()

@@ -3,10 +3,9 @@
 //! (`access::action::view_needs`): reading is a viewer's, verifying a repository and taking a
 //! snapshot an operator's, registering or removing a repository and restoring or deleting a
 //! snapshot an admin's. The handlers are thin: the names, bodies and answers are read by the
-//! plain types of `names`, `repositories`, `listing` and `requests`.
+//! plain types of `manage::names`, `repositories`, `listing` and `requests`.
 
 mod listing;
-mod names;
 mod repositories;
 mod requests;
 
@@ -18,13 +17,11 @@ use serde_json::Value;
 
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
-use crate::handlers::{AppState, fresh};
+use crate::handlers::{RequestedCluster, fresh};
+use crate::manage::names::{RepositoryName, SnapshotName};
 use listing::{SnapshotDetail, snapshots_of};
-use names::{Name, NameKind};
 use repositories::{RepositoryRegisterBody, RepositoryVerification, repositories_of};
 use requests::{CreateSnapshot, SnapshotAccepted, SnapshotCreateBody, SnapshotRestoreBody};
-
-type State = web::Data<AppState>;
 
 /// This capability's routes, added to the cluster scope (paths relative to it).
 pub(crate) fn routes(config: &mut web::ServiceConfig) {
@@ -105,16 +102,14 @@ pub(crate) struct Confirm {
 
 impl Confirm {
     /// The typed confirmation must be the exact name.
-    fn check(&self, what: &str, name: &Name) -> Result<(), Error> {
+    fn check(&self, what: &str, name: &str) -> Result<(), Error> {
         match self.confirm.as_deref() {
-            Some(typed) if typed == name.as_str() => Ok(()),
+            Some(typed) if typed == name => Ok(()),
             Some(typed) => Err(Error::BadRequest(format!(
-                "The confirmation \"{typed}\" is not the {what}'s name \"{}\"; nothing was deleted.",
-                name.as_str()
+                "The confirmation \"{typed}\" is not the {what}'s name \"{name}\"; nothing was deleted."
             ))),
             None => Err(Error::BadRequest(format!(
-                "Deleting the {what} \"{}\" needs ?confirm= with its exact name.",
-                name.as_str()
+                "Deleting the {what} \"{name}\" needs ?confirm= with its exact name."
             ))),
         }
     }
@@ -127,33 +122,18 @@ fn body_of<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
         .map_err(|error| Error::BadRequest(format!("The request body is not valid: {error}.")))
 }
 
-fn repository(path: &str) -> Result<Name, Error> {
-    Name::parse(NameKind::Repository, path)
-}
-
-/// A snapshot named in a path: the rules of a new name, except case (a snapshot taken by
-/// another tool may carry capitals and must still be reachable).
-fn existing_snapshot(path: &str) -> Result<Name, Error> {
-    Name::parse(NameKind::ExistingSnapshot, path)
-}
-
-async fn list_repositories(
-    state: State,
-    cluster_id: web::Path<String>,
-) -> Result<HttpResponse, Error> {
-    let cluster = state.clusters.get(&cluster_id)?;
+async fn list_repositories(cluster: RequestedCluster) -> Result<HttpResponse, Error> {
     let answer = cluster.api().call(Method::GET, "/_snapshot", None).await?;
     Ok(fresh(&repositories_of(&answer)?))
 }
 
 async fn register_repository(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String)>,
     body: web::Bytes,
 ) -> Result<HttpResponse, Error> {
-    let (cluster_id, repo) = path.into_inner();
-    let cluster = state.clusters.get(&cluster_id)?;
-    let repo = repository(&repo)?;
+    let (_, repo) = path.into_inner();
+    let repo = RepositoryName::parse(&repo)?;
     let body = body_of::<RepositoryRegisterBody>(&body)?.cluster_body()?;
     let answer = cluster
         .api()
@@ -167,14 +147,13 @@ async fn register_repository(
 }
 
 async fn delete_repository(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String)>,
     confirm: web::Query<Confirm>,
 ) -> Result<HttpResponse, Error> {
-    let (cluster_id, repo) = path.into_inner();
-    let cluster = state.clusters.get(&cluster_id)?;
-    let repo = repository(&repo)?;
-    confirm.check("repository", &repo)?;
+    let (_, repo) = path.into_inner();
+    let repo = RepositoryName::parse(&repo)?;
+    confirm.check("repository", repo.as_str())?;
     let answer = cluster
         .api()
         .call(
@@ -187,12 +166,11 @@ async fn delete_repository(
 }
 
 async fn verify_repository(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, Error> {
-    let (cluster_id, repo) = path.into_inner();
-    let cluster = state.clusters.get(&cluster_id)?;
-    let repo = repository(&repo)?;
+    let (_, repo) = path.into_inner();
+    let repo = RepositoryName::parse(&repo)?;
     let answer = cluster
         .api()
         .call(
@@ -215,12 +193,11 @@ async fn verify_repository(
 }
 
 async fn list_snapshots(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String)>,
 ) -> Result<HttpResponse, Error> {
-    let (cluster_id, repo) = path.into_inner();
-    let cluster = state.clusters.get(&cluster_id)?;
-    let repo = repository(&repo)?;
+    let (_, repo) = path.into_inner();
+    let repo = RepositoryName::parse(&repo)?;
     let answer = cluster
         .api()
         .call(
@@ -233,13 +210,12 @@ async fn list_snapshots(
 }
 
 async fn create_snapshot(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String)>,
     body: web::Bytes,
 ) -> Result<HttpResponse, Error> {
-    let (cluster_id, repo) = path.into_inner();
-    let cluster = state.clusters.get(&cluster_id)?;
-    let repo = repository(&repo)?;
+    let (_, repo) = path.into_inner();
+    let repo = RepositoryName::parse(&repo)?;
     let request = CreateSnapshot::parse(&body_of::<SnapshotCreateBody>(&body)?)?;
     let answer = cluster
         .api()
@@ -278,14 +254,13 @@ impl DetailParams {
 /// documentation keeps that call for running snapshots, as on a finished one it reads every
 /// shard's metadata from the repository.
 async fn snapshot_detail(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String, String)>,
     params: web::Query<DetailParams>,
 ) -> Result<HttpResponse, Error> {
-    let (cluster_id, repo, snapshot) = path.into_inner();
-    let cluster = state.clusters.get(&cluster_id)?;
-    let repo = repository(&repo)?;
-    let snapshot = existing_snapshot(&snapshot)?;
+    let (_, repo, snapshot) = path.into_inner();
+    let repo = RepositoryName::parse(&repo)?;
+    let snapshot = SnapshotName::parse(&snapshot)?;
     let sizes = params.sizes()?;
     let base = format!("/_snapshot/{}/{}", repo.segment(), snapshot.segment());
     let answer = cluster.api().call(Method::GET, &base, None).await?;
@@ -304,14 +279,13 @@ async fn snapshot_detail(
 }
 
 async fn restore_snapshot(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String, String)>,
     body: web::Bytes,
 ) -> Result<HttpResponse, Error> {
-    let (cluster_id, repo, snapshot) = path.into_inner();
-    let cluster = state.clusters.get(&cluster_id)?;
-    let repo = repository(&repo)?;
-    let snapshot = existing_snapshot(&snapshot)?;
+    let (_, repo, snapshot) = path.into_inner();
+    let repo = RepositoryName::parse(&repo)?;
+    let snapshot = SnapshotName::parse(&snapshot)?;
     let body = body_of::<SnapshotRestoreBody>(&body)?.cluster_body()?;
     let answer = cluster
         .api()
@@ -332,15 +306,14 @@ async fn restore_snapshot(
 }
 
 async fn delete_snapshot(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String, String)>,
     confirm: web::Query<Confirm>,
 ) -> Result<HttpResponse, Error> {
-    let (cluster_id, repo, snapshot) = path.into_inner();
-    let cluster = state.clusters.get(&cluster_id)?;
-    let repo = repository(&repo)?;
-    let snapshot = existing_snapshot(&snapshot)?;
-    confirm.check("snapshot", &snapshot)?;
+    let (_, repo, snapshot) = path.into_inner();
+    let repo = RepositoryName::parse(&repo)?;
+    let snapshot = SnapshotName::parse(&snapshot)?;
+    confirm.check("snapshot", snapshot.as_str())?;
     let answer = cluster
         .api()
         .call(
@@ -358,17 +331,18 @@ mod tests {
 
     #[test]
     fn a_deletion_needs_the_exact_name() {
-        let name = existing_snapshot("nightly-1").unwrap();
+        let name = SnapshotName::parse("nightly-1").unwrap();
+        let name = name.as_str();
         let confirm = |text: Option<&str>| Confirm {
             confirm: text.map(str::to_owned),
         };
-        assert!(confirm(Some("nightly-1")).check("snapshot", &name).is_ok());
+        assert!(confirm(Some("nightly-1")).check("snapshot", name).is_ok());
         for (typed, says) in [
             (None, "needs ?confirm= with its exact name"),
             (Some("nightly-*"), "is not the snapshot's name"),
             (Some("Nightly-1"), "is not the snapshot's name"),
         ] {
-            let Err(Error::BadRequest(message)) = confirm(typed).check("snapshot", &name) else {
+            let Err(Error::BadRequest(message)) = confirm(typed).check("snapshot", name) else {
                 panic!("{typed:?} passed");
             };
             assert!(message.contains(says), "{message}");
@@ -377,9 +351,9 @@ mod tests {
 
     #[test]
     fn an_existing_snapshot_may_have_capitals_but_no_path_tricks() {
-        assert!(existing_snapshot("Weekly-1").is_ok());
+        assert!(SnapshotName::parse("Weekly-1").is_ok());
         for bad in ["a/b", "..", "_status", "a*", "a,b", ""] {
-            let Err(Error::BadRequest(message)) = existing_snapshot(bad) else {
+            let Err(Error::BadRequest(message)) = SnapshotName::parse(bad) else {
                 panic!("{bad:?} passed");
             };
             assert!(message.contains("snapshot name"), "{message}");

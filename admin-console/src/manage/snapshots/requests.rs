@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::names::{Name, NameKind, index_patterns};
 use crate::error::Error;
+use crate::manage::names::{SnapshotName, index_patterns};
 
 /// `POST /repositories/{repo}/snapshots`.
 #[derive(Debug, Deserialize)]
@@ -27,13 +27,13 @@ pub struct SnapshotCreateBody {
 /// A checked request to take a snapshot.
 #[derive(Debug)]
 pub(crate) struct CreateSnapshot {
-    pub(crate) name: Name,
+    pub(crate) name: SnapshotName,
     body: Value,
 }
 
 impl CreateSnapshot {
     pub(crate) fn parse(body: &SnapshotCreateBody) -> Result<Self, Error> {
-        let name = Name::parse(NameKind::Snapshot, body.name.trim())?;
+        let name = SnapshotName::parse_new(body.name.trim())?;
         let mut cluster = Map::new();
         if let Some(indices) = index_patterns(body.indices.as_deref().unwrap_or_default())? {
             cluster.insert("indices".to_owned(), Value::String(indices));
@@ -150,7 +150,7 @@ pub struct SnapshotAccepted {
 impl SnapshotAccepted {
     /// `{"accepted": true}` (the documented answer without `wait_for_completion`); a finished
     /// snapshot's `{"snapshot": {...}}` counts as accepted too.
-    pub(crate) fn of(name: &Name, answer: &Value) -> Self {
+    pub(crate) fn of(name: &SnapshotName, answer: &Value) -> Self {
         Self {
             name: name.as_str().to_owned(),
             accepted: answer["accepted"]
@@ -260,7 +260,7 @@ mod tests {
 
     #[test]
     fn the_cluster_answer_says_whether_it_was_accepted() {
-        let name = Name::parse(NameKind::Snapshot, "s1").unwrap();
+        let name = SnapshotName::parse_new("s1").unwrap();
         assert!(SnapshotAccepted::of(&name, &json!({"accepted": true})).accepted);
         assert!(SnapshotAccepted::of(&name, &json!({"snapshot": {"snapshot": "s1"}})).accepted);
         assert!(!SnapshotAccepted::of(&name, &json!({})).accepted);

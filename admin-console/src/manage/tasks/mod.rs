@@ -10,7 +10,8 @@ use reqwest::Method;
 
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
-use crate::handlers::{AppState, fresh};
+use crate::handlers::{RequestedCluster, fresh};
+use crate::manage::names::TaskId;
 pub(crate) use model::*;
 
 /// This capability's routes, added to the cluster scope (paths relative to it).
@@ -49,46 +50,52 @@ pub(crate) async fn list_tasks(
     })
 }
 
-pub(crate) async fn get_task(cluster: &impl ClusterApi, id: &str) -> Result<TaskDetail, Error> {
-    check_task_id(id)?;
+pub(crate) async fn get_task(cluster: &impl ClusterApi, id: &TaskId) -> Result<TaskDetail, Error> {
     detail(
         &cluster
-            .call(Method::GET, &format!("_tasks/{id}"), None)
+            .call(Method::GET, &format!("_tasks/{}", id.segment()), None)
             .await?,
     )
 }
 
 pub(crate) async fn cancel_task(
     cluster: &impl ClusterApi,
-    id: &str,
+    id: &TaskId,
 ) -> Result<CancelResult, Error> {
-    check_task_id(id)?;
     let answer = cluster
-        .call(Method::POST, &format!("_tasks/{id}/_cancel"), None)
+        .call(
+            Method::POST,
+            &format!("_tasks/{}/_cancel", id.segment()),
+            None,
+        )
         .await?;
-    cancel_result(id, &answer)
+    cancel_result(id.as_str(), &answer)
 }
 
-type State = web::Data<AppState>;
-
 async fn list(
-    state: State,
-    id: web::Path<String>,
+    cluster: RequestedCluster,
     params: web::Query<TaskParams>,
 ) -> Result<HttpResponse, Error> {
     let filter = TaskFilter::parse(&params)?;
-    let cluster = state.clusters.get(&id)?;
     Ok(fresh(&list_tasks(cluster.api(), &filter).await?))
 }
 
-async fn get(state: State, path: web::Path<(String, String)>) -> Result<HttpResponse, Error> {
-    let (id, task) = path.into_inner();
-    let cluster = state.clusters.get(&id)?;
-    Ok(fresh(&get_task(cluster.api(), &task).await?))
+async fn get(
+    cluster: RequestedCluster,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, Error> {
+    let (_, task) = path.into_inner();
+    Ok(fresh(
+        &get_task(cluster.api(), &TaskId::parse(&task)?).await?,
+    ))
 }
 
-async fn cancel(state: State, path: web::Path<(String, String)>) -> Result<HttpResponse, Error> {
-    let (id, task) = path.into_inner();
-    let cluster = state.clusters.get(&id)?;
-    Ok(fresh(&cancel_task(cluster.api(), &task).await?))
+async fn cancel(
+    cluster: RequestedCluster,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, Error> {
+    let (_, task) = path.into_inner();
+    Ok(fresh(
+        &cancel_task(cluster.api(), &TaskId::parse(&task)?).await?,
+    ))
 }

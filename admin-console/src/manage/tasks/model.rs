@@ -197,31 +197,6 @@ pub fn cancel_result(task_id: &str, answer: &Value) -> Result<CancelResult, Erro
     Ok(CancelResult { cancelled })
 }
 
-/// A task id as the cluster writes it: `<node id>:<number>` (node ids are URL-safe base64 or
-/// names of letters, digits, `_`, `-` and `.`).
-pub fn check_task_id(id: &str) -> Result<(), Error> {
-    let valid = id.split_once(':').is_some_and(|(node, number)| {
-        !node.is_empty()
-            && node.len() <= 128
-            && node
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-            && node != "."
-            && node != ".."
-            && !number.is_empty()
-            && number.len() <= 19
-            && number.chars().all(|c| c.is_ascii_digit())
-    });
-    if valid {
-        Ok(())
-    } else {
-        Err(Error::BadRequest(format!(
-            "The task id \"{}\" is not valid: it is <node id>:<number>, like oTUltX4IQMOUUVeiohTt8A:12345.",
-            id.escape_debug()
-        )))
-    }
-}
-
 /// `GET /tasks` query parameters.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -14,9 +14,8 @@ use serde_json::Value;
 
 use crate::cluster::client::ClusterApi;
 use crate::error::Error;
-use crate::handlers::{AppState, fresh};
-use crate::manage::indices::names::{NameKind, check_name};
-use crate::manage::segment::segment;
+use crate::handlers::{RequestedCluster, fresh};
+use crate::manage::names::{IndexName, TemplateName};
 pub(crate) use model::*;
 
 /// This capability's routes, added to the cluster scope (paths relative to it).
@@ -48,8 +47,6 @@ pub(crate) const WIRE: &[test_support::wire_types::Declaration] = {
         TemplateDeleted::decl,
     ]
 };
-
-type State = web::Data<AppState>;
 
 /// The three lists, read concurrently. A list the cluster refuses (4xx: an old version without
 /// composable templates, a missing privilege) is reported in `errors` and the others are shown;
@@ -97,10 +94,10 @@ fn not_found(kind: Kind, name: &str) -> Error {
 pub(crate) async fn get_template(
     cluster: &impl ClusterApi,
     kind: Kind,
-    name: &str,
+    name: &TemplateName,
 ) -> Result<TemplateDetail, Error> {
-    check_template_name(name)?;
-    let path = format!("{}/{}", kind.api(), segment(name));
+    let path = format!("{}/{}", kind.api(), name.segment());
+    let name = name.as_str();
     let answer = match cluster.call(Method::GET, &path, None).await {
         Err(Error::RejectedByCluster { status, .. }) if status == StatusCode::NOT_FOUND => {
             return Err(not_found(kind, name));
@@ -120,12 +117,11 @@ pub(crate) async fn get_template(
 pub(crate) async fn put_template(
     cluster: &impl ClusterApi,
     kind: Kind,
-    name: &str,
+    name: &TemplateName,
     body: &PutTemplateBody,
 ) -> Result<TemplateDetail, Error> {
-    check_template_name(name)?;
     check_definition(kind, &body.definition)?;
-    let mut path = format!("{}/{}", kind.api(), segment(name));
+    let mut path = format!("{}/{}", kind.api(), name.segment());
     if body.create {
         path.push_str("?create=true");
     }
@@ -139,16 +135,16 @@ pub(crate) async fn put_template(
 pub(crate) async fn delete_template(
     cluster: &impl ClusterApi,
     kind: Kind,
-    name: &str,
+    name: &TemplateName,
     confirm: Option<&str>,
 ) -> Result<(), Error> {
-    check_template_name(name)?;
+    let path = format!("{}/{}", kind.api(), name.segment());
+    let name = name.as_str();
     if confirm != Some(name) {
         return Err(Error::BadRequest(format!(
             "Deleting the template \"{name}\" needs confirm={name} (the name typed again)."
         )));
     }
-    let path = format!("{}/{}", kind.api(), segment(name));
     match cluster.call(Method::DELETE, &path, None).await {
         Err(Error::RejectedByCluster { status, .. }) if status == StatusCode::NOT_FOUND => {
             Err(not_found(kind, name))
@@ -161,44 +157,55 @@ pub(crate) async fn delete_template(
 /// template and the legacy templates that match (read concurrently).
 pub(crate) async fn simulate_index(
     cluster: &impl ClusterApi,
-    index: &str,
+    index: &IndexName,
 ) -> Result<Simulation, Error> {
-    // The name of an index that may not exist yet: the index name rules.
-    check_name(index, NameKind::Index)?;
-    let path = format!("_index_template/_simulate_index/{}", segment(index));
+    let path = format!("_index_template/_simulate_index/{}", index.segment());
     let (answer, list) = futures_util::join!(
         cluster.call(Method::POST, &path, None),
         list_templates(cluster),
     );
     let (answer, list) = (answer?, list?);
-    Ok(simulation(index, &answer, &list.index, &list.legacy))
+    Ok(simulation(
+        index.as_str(),
+        &answer,
+        &list.index,
+        &list.legacy,
+    ))
 }
 
-async fn list(state: State, id: web::Path<String>) -> Result<HttpResponse, Error> {
-    let cluster = state.clusters.get(&id)?;
+async fn list(cluster: RequestedCluster) -> Result<HttpResponse, Error> {
     Ok(fresh(&list_templates(cluster.api()).await?))
 }
 
 async fn get(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String, String)>,
 ) -> Result<HttpResponse, Error> {
-    let (id, kind, name) = path.into_inner();
-    let cluster = state.clusters.get(&id)?;
+    let (_, kind, name) = path.into_inner();
     Ok(fresh(
-        &get_template(cluster.api(), Kind::parse(&kind)?, &name).await?,
+        &get_template(
+            cluster.api(),
+            Kind::parse(&kind)?,
+            &TemplateName::parse(&name)?,
+        )
+        .await?,
     ))
 }
 
 async fn put(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String, String)>,
     body: web::Json<PutTemplateBody>,
 ) -> Result<HttpResponse, Error> {
-    let (id, kind, name) = path.into_inner();
-    let cluster = state.clusters.get(&id)?;
+    let (_, kind, name) = path.into_inner();
     Ok(fresh(
-        &put_template(cluster.api(), Kind::parse(&kind)?, &name, &body).await?,
+        &put_template(
+            cluster.api(),
+            Kind::parse(&kind)?,
+            &TemplateName::parse(&name)?,
+            &body,
+        )
+        .await?,
     ))
 }
 
@@ -208,16 +215,15 @@ struct DeleteParams {
 }
 
 async fn delete(
-    state: State,
+    cluster: RequestedCluster,
     path: web::Path<(String, String, String)>,
     params: web::Query<DeleteParams>,
 ) -> Result<HttpResponse, Error> {
-    let (id, kind, name) = path.into_inner();
-    let cluster = state.clusters.get(&id)?;
+    let (_, kind, name) = path.into_inner();
     delete_template(
         cluster.api(),
         Kind::parse(&kind)?,
-        &name,
+        &TemplateName::parse(&name)?,
         params.confirm.as_deref(),
     )
     .await?;
@@ -228,12 +234,12 @@ async fn delete(
 }
 
 async fn simulate(
-    state: State,
-    id: web::Path<String>,
+    cluster: RequestedCluster,
     body: web::Json<SimulateBody>,
 ) -> Result<HttpResponse, Error> {
-    let cluster = state.clusters.get(&id)?;
-    Ok(fresh(&simulate_index(cluster.api(), &body.index).await?))
+    // The name of an index that may not exist yet: the index name rules.
+    let index = IndexName::parse(&body.index)?;
+    Ok(fresh(&simulate_index(cluster.api(), &index).await?))
 }
 
 #[cfg(test)]

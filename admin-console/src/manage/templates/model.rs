@@ -61,44 +61,6 @@ impl Kind {
     }
 }
 
-/// A template name by the rules the cluster applies when one is created (no spaces, commas,
-/// `#`, `*`, no leading `_`, lower case), plus what must never reach a URL path: `/`, `\`, `?`,
-/// `%`, quotes, control characters, `.` and `..`, more than 255 bytes.
-pub fn check_template_name(name: &str) -> Result<(), Error> {
-    let bad = |why: &str| {
-        Err(Error::BadRequest(format!(
-            "The template name \"{}\" is not valid: {why}.",
-            name.escape_debug()
-        )))
-    };
-    if name.is_empty() {
-        return bad("it is empty");
-    }
-    if name.len() > 255 {
-        return bad("it is longer than 255 bytes");
-    }
-    if name == "." || name == ".." {
-        return bad("it cannot be . or ..");
-    }
-    if name.starts_with('_') {
-        return bad("it must not start with _");
-    }
-    if let Some(c) = name.chars().find(|c| {
-        c.is_control()
-            || c.is_whitespace()
-            || matches!(
-                c,
-                ',' | '#' | '*' | '/' | '\\' | '?' | '%' | '"' | '<' | '>' | '|'
-            )
-    }) {
-        return bad(&format!("it must not contain {c:?}"));
-    }
-    if name.to_lowercase() != name {
-        return bad("it must be lower case");
-    }
-    Ok(())
-}
-
 /// Checks a definition before it is sent: a JSON object, with the fields its kind requires in
 /// the types the cluster reads (the cluster checks the rest and its refusal passes through).
 pub fn check_definition(kind: Kind, definition: &Value) -> Result<(), Error> {

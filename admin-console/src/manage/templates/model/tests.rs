@@ -88,31 +88,6 @@ fn the_detail_is_the_named_definition() {
 }
 
 #[test]
-fn template_names_follow_the_cluster_rules_and_stay_one_path_segment() {
-    for good in ["logs", "logs-2026", ".internal", "logs@mappings", "a_b"] {
-        assert!(check_template_name(good).is_ok(), "{good}");
-    }
-    for (bad, why) in [
-        ("", "empty"),
-        ("_x", "start with _"),
-        ("Logs", "lower case"),
-        ("a b", "' '"),
-        ("a,b", "','"),
-        ("a*", "'*'"),
-        ("a/b", "'/'"),
-        ("..", ". or .."),
-        ("a?b", "'?'"),
-        ("a%2f", "'%'"),
-        ("a#b", "'#'"),
-        ("a\nb", "'\\n'"),
-    ] {
-        let message = check_template_name(bad).unwrap_err().to_string();
-        assert!(message.contains(why), "{bad:?}: {message}");
-    }
-    assert!(check_template_name(&"a".repeat(256)).is_err());
-}
-
-#[test]
 fn definitions_are_checked_before_sending() {
     let ok = [
         (

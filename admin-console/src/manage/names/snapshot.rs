@@ -1,8 +1,9 @@
-//! The names a caller gives (repositories, snapshots, index patterns) checked by the rules the
-//! cluster applies, before they reach a path or a body, and the path segments built from them.
+//! The names a snapshot call takes (repositories, snapshots, index patterns) checked by the
+//! rules the cluster applies, before they reach a path or a body, and the path segments built
+//! from them.
 
+use super::segment;
 use crate::error::Error;
-use crate::manage::segment::segment;
 
 /// Characters neither a repository nor a snapshot name may hold: the cluster's invalid file
 /// name characters (`\ / * ? " < > |`, space, `,`) and `#`.
@@ -11,9 +12,9 @@ const FORBIDDEN: &[char] = &['\\', '/', '*', '?', '"', '<', '>', '|', ' ', ',', 
 /// Longest name accepted (the cluster's own file-name bound).
 const MAX_NAME_BYTES: usize = 255;
 
-/// What a name names, for messages.
+/// What a name names, for the rules and the messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum NameKind {
+enum NameKind {
     Repository,
     /// A snapshot to take: lowercase.
     Snapshot,
@@ -30,51 +31,13 @@ impl NameKind {
     }
 }
 
-/// A repository or snapshot name that passed the cluster's rules (Elasticsearch and OpenSearch
-/// share them): not empty, no whitespace, none of `\ / * ? " < > | , #`, not starting with `_`,
-/// not `.` or `..`; a new snapshot's name is also lowercase. It is safe as one path segment once
-/// [`Name::segment`] has encoded it.
+/// A snapshot repository, by the rules of [`parse`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Name(String);
+pub(crate) struct RepositoryName(String);
 
-impl Name {
-    pub(crate) fn parse(kind: NameKind, text: &str) -> Result<Self, Error> {
-        let word = kind.word();
-        let bad = |rule: &str| {
-            Err(Error::BadRequest(format!(
-                "The {word} name \"{}\" {rule}.",
-                shown(text)
-            )))
-        };
-        if text.is_empty() {
-            return Err(Error::BadRequest(format!(
-                "The {word} name must not be empty."
-            )));
-        }
-        if text.len() > MAX_NAME_BYTES {
-            return bad(&format!("is longer than {MAX_NAME_BYTES} bytes"));
-        }
-        if text.chars().any(char::is_whitespace) {
-            return bad("must not contain whitespace");
-        }
-        if let Some(c) = text.chars().find(|c| FORBIDDEN.contains(c)) {
-            return bad(&format!(
-                "must not contain '{c}' (nor any of \\ / * ? \" < > | , #)"
-            ));
-        }
-        if text.chars().any(char::is_control) {
-            return bad("must not contain control characters");
-        }
-        if text.starts_with('_') {
-            return bad("must not start with '_'");
-        }
-        if text == "." || text == ".." {
-            return bad("must not be '.' or '..'");
-        }
-        if kind == NameKind::Snapshot && text.to_lowercase() != text {
-            return bad("must be lowercase");
-        }
-        Ok(Self(text.to_owned()))
+impl RepositoryName {
+    pub(crate) fn parse(text: &str) -> Result<Self, Error> {
+        parse(NameKind::Repository, text).map(Self)
     }
 
     pub(crate) fn as_str(&self) -> &str {
@@ -85,6 +48,75 @@ impl Name {
     pub(crate) fn segment(&self) -> String {
         segment(&self.0)
     }
+}
+
+/// A snapshot, by the rules of [`parse`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SnapshotName(String);
+
+impl SnapshotName {
+    /// A snapshot to take: lowercase.
+    pub(crate) fn parse_new(text: &str) -> Result<Self, Error> {
+        parse(NameKind::Snapshot, text).map(Self)
+    }
+
+    /// A snapshot named in a path: the rules of a new name, except case (a snapshot taken by
+    /// another tool may carry capitals and must still be reachable).
+    pub(crate) fn parse(text: &str) -> Result<Self, Error> {
+        parse(NameKind::ExistingSnapshot, text).map(Self)
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The name percent-encoded as one path segment.
+    pub(crate) fn segment(&self) -> String {
+        segment(&self.0)
+    }
+}
+
+/// A repository or snapshot name that passes the cluster's rules (Elasticsearch and OpenSearch
+/// share them): not empty, no whitespace, none of `\ / * ? " < > | , #`, not starting with `_`,
+/// not `.` or `..`; a new snapshot's name is also lowercase. It is safe as one path segment once
+/// encoded.
+fn parse(kind: NameKind, text: &str) -> Result<String, Error> {
+    let word = kind.word();
+    let bad = |rule: &str| {
+        Err(Error::BadRequest(format!(
+            "The {word} name \"{}\" {rule}.",
+            shown(text)
+        )))
+    };
+    if text.is_empty() {
+        return Err(Error::BadRequest(format!(
+            "The {word} name must not be empty."
+        )));
+    }
+    if text.len() > MAX_NAME_BYTES {
+        return bad(&format!("is longer than {MAX_NAME_BYTES} bytes"));
+    }
+    if text.chars().any(char::is_whitespace) {
+        return bad("must not contain whitespace");
+    }
+    if let Some(c) = text.chars().find(|c| FORBIDDEN.contains(c)) {
+        return bad(&format!(
+            "must not contain '{c}' (nor any of \\ / * ? \" < > | , #)"
+        ));
+    }
+    if text.chars().any(char::is_control) {
+        return bad("must not contain control characters");
+    }
+    if text.starts_with('_') {
+        return bad("must not start with '_'");
+    }
+    if text == "." || text == ".." {
+        return bad("must not be '.' or '..'");
+    }
+    if kind == NameKind::Snapshot && text.to_lowercase() != text {
+        return bad("must be lowercase");
+    }
+    Ok(text.to_owned())
 }
 
 /// A name as shown in a message: at most 80 characters, control characters escaped.
@@ -166,10 +198,10 @@ mod tests {
     #[test]
     fn names_follow_the_cluster_rules() {
         for good in ["backups", "nightly-2026.11.24", "Repo_1", "a.b"] {
-            assert!(Name::parse(NameKind::Repository, good).is_ok(), "{good}");
+            assert!(parse(NameKind::Repository, good).is_ok(), "{good}");
         }
-        assert!(Name::parse(NameKind::Snapshot, "snapshot-2026.11.24-0423").is_ok());
-        assert!(Name::parse(NameKind::ExistingSnapshot, "Weekly-1").is_ok());
+        assert!(parse(NameKind::Snapshot, "snapshot-2026.11.24-0423").is_ok());
+        assert!(parse(NameKind::ExistingSnapshot, "Weekly-1").is_ok());
         for (kind, bad, says) in [
             (NameKind::Repository, "", "must not be empty"),
             (NameKind::Repository, "a b", "must not contain whitespace"),
@@ -194,16 +226,16 @@ mod tests {
                 "must not start with '_'",
             ),
         ] {
-            let text = message(Name::parse(kind, bad));
+            let text = message(parse(kind, bad));
             assert!(text.contains(says), "{bad:?}: {text}");
         }
         let long = "a".repeat(256);
-        assert!(message(Name::parse(NameKind::Snapshot, &long)).contains("longer than 255"));
+        assert!(message(parse(NameKind::Snapshot, &long)).contains("longer than 255"));
     }
 
     #[test]
     fn a_segment_cannot_leave_its_place_in_the_path() {
-        let name = Name::parse(NameKind::Repository, "é%2F.x").unwrap();
+        let name = RepositoryName::parse("é%2F.x").unwrap();
         assert_eq!(name.segment(), "%C3%A9%252F.x");
     }
 

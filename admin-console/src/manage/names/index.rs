@@ -1,5 +1,6 @@
-//! Index and alias names from the browser, checked by the documented rules before any of them
-//! reaches a cluster path (`manage::segment` then encodes them as one path segment).
+//! Index and alias names from the browser, parsed by the documented rules before any of them
+//! reaches a cluster path or body ([`IndexName::segment`] encodes an index as one path segment;
+//! aliases only reach bodies).
 //!
 //! The rules (Elasticsearch 8 "Create index API", OpenSearch 2 "Create index"): lowercase
 //! (indices only; aliases may have capitals), none of `\ / * ? " < > | , #`, no space, no `:`
@@ -7,12 +8,61 @@
 //! OpenSearch also refuses `+` anywhere in a new index's name. The same rules keep out every
 //! multi-index expression (`*`, `a,b`, `_all`) and every path trick (`/`, `..`, `?`, `#`).
 
+use super::segment;
 use crate::cluster::dialect::Dialect;
 use crate::error::Error;
 
+/// One index, named exactly (never a pattern, a list or `_all`); system (dot) indices allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct IndexName(String);
+
+impl IndexName {
+    /// An existing index (or one a simulation names): the rules above.
+    pub(crate) fn parse(text: &str) -> Result<Self, Error> {
+        check(text, NameKind::Index)?;
+        Ok(Self(text.to_owned()))
+    }
+
+    /// The name of an index about to be created: the rules above, and OpenSearch's refusal of
+    /// `+` anywhere.
+    pub(crate) fn parse_new(text: &str, dialect: Dialect) -> Result<Self, Error> {
+        let name = Self::parse(text)?;
+        if dialect.is_opensearch() && text.contains('+') {
+            return Err(Error::BadRequest(format!(
+                "The index name \"{text}\" contains \"+\", which OpenSearch does not accept in index names."
+            )));
+        }
+        Ok(name)
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The name percent-encoded as one path segment.
+    pub(crate) fn segment(&self) -> String {
+        segment(&self.0)
+    }
+}
+
+/// One alias, named exactly: the index rules, capitals allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AliasName(String);
+
+impl AliasName {
+    pub(crate) fn parse(text: &str) -> Result<Self, Error> {
+        check(text, NameKind::Alias)?;
+        Ok(Self(text.to_owned()))
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// What a name names, for the rules and the messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum NameKind {
+enum NameKind {
     Index,
     Alias,
 }
@@ -27,12 +77,12 @@ impl NameKind {
 }
 
 /// The longest name the clusters accept, in bytes.
-pub(crate) const MAX_NAME_BYTES: usize = 255;
+const MAX_NAME_BYTES: usize = 255;
 
 const FORBIDDEN: &[char] = &['\\', '/', '*', '?', '"', '<', '>', '|', ',', '#', ':', ' '];
 
 /// Checks one index or alias name; the message names the rule broken.
-pub(crate) fn check_name(name: &str, kind: NameKind) -> Result<(), Error> {
+fn check(name: &str, kind: NameKind) -> Result<(), Error> {
     let word = kind.word();
     let shown: String = name.chars().take(80).collect();
     let bad = |rule: String| {
@@ -76,18 +126,6 @@ pub(crate) fn check_name(name: &str, kind: NameKind) -> Result<(), Error> {
     Ok(())
 }
 
-/// Checks the name of an index about to be created: the rules above, and OpenSearch's refusal
-/// of `+` anywhere.
-pub(crate) fn check_new_index_name(name: &str, dialect: Dialect) -> Result<(), Error> {
-    check_name(name, NameKind::Index)?;
-    if dialect.is_opensearch() && name.contains('+') {
-        return Err(Error::BadRequest(format!(
-            "The index name \"{name}\" contains \"+\", which OpenSearch does not accept in index names."
-        )));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -95,7 +133,7 @@ mod tests {
     use super::*;
 
     fn message(name: &str, kind: NameKind) -> String {
-        check_name(name, kind).unwrap_err().to_string()
+        check(name, kind).unwrap_err().to_string()
     }
 
     #[test]
@@ -108,9 +146,9 @@ mod tests {
             "x+y",
             &"a".repeat(255),
         ] {
-            check_name(name, NameKind::Index).unwrap();
+            IndexName::parse(name).unwrap();
         }
-        check_name("Logs-Read", NameKind::Alias).unwrap();
+        AliasName::parse("Logs-Read").unwrap();
     }
 
     #[test]
@@ -148,7 +186,7 @@ mod tests {
             &json!({"version": {"distribution": "opensearch", "number": "2.19.0"}}),
         );
         let elasticsearch = Dialect::from_root(&json!({"version": {"number": "8.15.0"}}));
-        assert!(check_new_index_name("a+b", opensearch).is_err());
-        check_new_index_name("a+b", elasticsearch).unwrap();
+        assert!(IndexName::parse_new("a+b", opensearch).is_err());
+        IndexName::parse_new("a+b", elasticsearch).unwrap();
     }
 }
