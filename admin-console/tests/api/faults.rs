@@ -137,6 +137,12 @@ async fn a_cluster_down_and_back_under_load_is_reported_recovers_and_leaves_a_sa
     .await;
 
     drop(osmem);
+    // Down is when its port refuses connections: under load the server can answer for a
+    // moment after its launcher is gone.
+    wait_for(10, "the cluster's port to refuse connections", async || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
+    })
+    .await;
     let (down_at, down_epoch) = (Instant::now(), epoch_seconds());
     wait_for(30, "the list reports the cluster unreachable", async || {
         let (_, body) = app.get_json("/api/clusters").await;
