@@ -206,21 +206,19 @@ async fn compaction_by_the_api_server_expires_old_resource_versions() {
     let token = page["metadata"]["continue"].as_str().unwrap().to_owned();
     cluster.apply("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: default\n");
     let exact = format!("{base}?resourceVersion={resource_version}&resourceVersionMatch=Exact");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    loop {
-        let answer = client.get(&exact).send().await.unwrap();
-        if answer.status() == StatusCode::GONE {
-            let status: Value = answer.json().await.unwrap();
-            assert_eq!(status["reason"], "Expired", "{status}");
-            break;
-        }
-        assert_eq!(answer.status(), StatusCode::OK);
-        assert!(
-            std::time::Instant::now() < deadline,
-            "resourceVersion {resource_version} was never compacted"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    }
+    let status: Value = test_support::eventually_with(
+        &format!("resourceVersion {resource_version} compacted"),
+        std::time::Duration::from_secs(60),
+        async || {
+            let answer = client.get(&exact).send().await.unwrap();
+            match answer.status() {
+                StatusCode::GONE => Ok(answer.json().await.unwrap()),
+                other => Err(other),
+            }
+        },
+    )
+    .await;
+    assert_eq!(status["reason"], "Expired", "{status}");
     let next = client
         .get(format!("{base}?limit=1&continue={token}"))
         .send()

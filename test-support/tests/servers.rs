@@ -110,22 +110,25 @@ async fn prometheus_scrapes_and_answers_queries() {
         "{}/api/v1/query?query=up%7Bjob%3D%22self%22%7D",
         prometheus.url
     );
-    let mut last = serde_json::Value::Null;
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while std::time::Instant::now() < deadline {
-        last = client
-            .get(&query)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if last["data"]["result"][0]["value"][1] == "1" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
+    let last: serde_json::Value = test_support::eventually_with(
+        "Prometheus scraping itself",
+        Duration::from_secs(30),
+        async || {
+            let answer: serde_json::Value = client
+                .get(&query)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            match answer["data"]["result"][0]["value"][1] == "1" {
+                true => Ok(answer),
+                false => Err(answer),
+            }
+        },
+    )
+    .await;
     assert_eq!(last["status"], "success");
     assert_eq!(last["data"]["result"][0]["value"][1], "1", "{last}");
     drop(prometheus);
