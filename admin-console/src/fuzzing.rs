@@ -142,3 +142,21 @@ pub fn time_range(data: &[u8]) {
         }
     }
 }
+
+/// Where the configuration oracle's equivalence check puts a value (`@`): strings, numbers,
+/// durations, lists and enums, at the top and inside list items.
+const CONFIG_TEMPLATES: &[&str] = &[
+    "server:\n  host: @\n",
+    "server:\n  port: @\n",
+    "server:\n  shutdown_timeout: @\n",
+    "clusters:\n  - id: a\n    name: A\n    url: @\n",
+    "clusters:\n  - id: @\n    name: A\n    url: http://127.0.0.1:9200\n",
+    "clusters:\n  - id: a\n    name: A\n    url: http://127.0.0.1:9200\n    auth:\n      username: u\n      password: @\n",
+    "clusters:\n  - id: a\n    name: A\n    url: http://127.0.0.1:9200\n    metrics_source: @\n",
+    "internal_history:\n  retention: @\n",
+];
+
+/// Configuration loading (`service_kit::config::oracle::load`): `yaml NUL NAME=value NUL …`.
+pub fn config(data: &[u8]) {
+    service_kit::config::oracle::load::<crate::Settings>("ADMIN_CONSOLE", CONFIG_TEMPLATES, data);
+}

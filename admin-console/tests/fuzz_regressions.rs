@@ -3,21 +3,11 @@
 
 use test_support::fuzz::replay;
 
-#[allow(dead_code)]
-#[path = "../../fuzz/src/config_oracle.rs"]
-mod config_oracle;
-
 use admin_console::fuzzing;
 
 #[test]
 fn config_admin_console() {
-    replay("config_admin_console", |data| {
-        config_oracle::load::<admin_console::Settings>(
-            "ADMIN_CONSOLE",
-            config_oracle::ADMIN_CONSOLE_TEMPLATES,
-            data,
-        )
-    });
+    replay("config_admin_console", fuzzing::config);
 }
 
 #[test]
