@@ -69,7 +69,7 @@ async fn settings_are_read_flat_set_one_at_a_time_and_reset_with_null() {
             .map(|(key, _)| key)
             .collect();
         assert!(nested.is_empty(), "flat keys: {nested:?}");
-        assert!(defaults.contains_key("cluster.routing.allocation.enable"));
+        assert!(defaults.contains_key("search.default_keep_alive"), "dotted");
         let with_defaults = f
             .sent("/_cluster/settings")
             .into_iter()

@@ -1,6 +1,7 @@
-//! Tasks (issue 19): the running tasks with filters, a task's detail and cancelling one through
-//! `/api/clusters/:id/tasks…`, against search-test-server's simulated tasks (osmem has no
-//! `_tasks`) in both flavors; and who may cancel.
+//! Tasks: the running tasks with filters, a task's detail and cancelling one through
+//! `/api/clusters/:id/tasks…`, against search-test-server's simulated tasks in both flavors
+//! (osmem has no `_tasks`, and a real node has no long-running cancellable task on a chosen node
+//! on demand); and who may cancel.
 
 use std::time::Duration;
 
