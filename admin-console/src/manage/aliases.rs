@@ -1,4 +1,4 @@
-//! Management: aliases (issue 19). Routes under `/api/clusters/{cluster_id}`; the scope's guard
+//! Management: aliases. Routes under `/api/clusters/{cluster_id}`; the scope's guard
 //! authorises and audits every call (`access::action::view_needs`).
 //!
 //! `GET /aliases` lists every alias of every index from one `GET /_alias` (its filter whole,

@@ -1,4 +1,4 @@
-//! Management: cluster settings (issue 19): the persistent and transient settings as flat keys
+//! Management: cluster settings: the persistent and transient settings as flat keys
 //! (with the defaults on request) and editing one setting. Routes under
 //! `/api/clusters/{cluster_id}`; the scope's guard authorises and audits every call
 //! (`access::action::view_needs`: reading is viewer, `PUT /settings` admin).

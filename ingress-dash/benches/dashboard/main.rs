@@ -1,6 +1,5 @@
-//! Benchmark of issue 7 item 8 and issue 20 section 3: `make bench-ingress-dash` (10k and 50k side
-//! by side), or `BENCH_SCALES=10000,50000 cargo bench --profile fast -p ingress-dash
-//! --bench dashboard`.
+//! The dashboard's benchmark at 10k and 50k ingresses side by side: `make bench-ingress-dash`,
+//! or `BENCH_SCALES=10000,50000 cargo bench --profile fast -p ingress-dash --bench dashboard`.
 //!
 //! For each scale N (default 10,000 then 50,000): starts a kube-test-server in-process with N
 //! sample ingresses in 500 namespaces and, bulk-loaded beside them, one Service and one

@@ -102,8 +102,8 @@ pub struct Figures {
     pub gauge_after: String,
 }
 
-/// The goals at a scale: issue 7's for up to 10,000 ingresses (memory per 10k, the web
-/// benchmark's first render), issue 20's above (50,000 ingresses + 50,000 EndpointSlices).
+/// The goals at a scale: one set up to 10,000 ingresses (memory per 10k, the web benchmark's
+/// first render), another above (50,000 ingresses + 50,000 EndpointSlices).
 pub struct Goals {
     pub memory_over_idle_mib: f64,
     pub snapshot_p95_ms: f64,
@@ -266,7 +266,7 @@ fn lines(f: &Figures) -> Vec<Line> {
             name: "snapshot gzip (KiB)",
             value: f.gzip_bytes as f64 / 1024.0,
             text: format!("{:.0} KiB", f.gzip_bytes as f64 / 1024.0),
-            // Issue 7's goal for 10k; issue 20 sets none at 50k.
+            // A goal at 10k; none at 50k.
             goal: if f.ingresses <= 10_000 {
                 "< 1 MB".into()
             } else {

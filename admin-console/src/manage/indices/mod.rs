@@ -1,4 +1,4 @@
-//! Management: indices (issue 19). Routes under `/api/clusters/{cluster_id}`; the scope's guard
+//! Management: indices. Routes under `/api/clusters/{cluster_id}`; the scope's guard
 //! authorises and audits every call (`access::action::view_needs`): create, delete, the index
 //! actions on one index or a selection, an index's page and the edit of its dynamic settings.
 //! Handlers are thin; the checks and the cluster calls live in the submodules.

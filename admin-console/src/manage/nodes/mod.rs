@@ -1,4 +1,4 @@
-//! Management: nodes (issue 19). Routes under `/api/clusters/{cluster_id}`; the scope's guard
+//! Management: nodes. Routes under `/api/clusters/{cluster_id}`; the scope's guard
 //! authorises and audits every call (`access::action::view_needs`). The node list stays
 //! `GET /nodes` (handlers.rs); this adds one node's page.
 

@@ -1,4 +1,4 @@
-//! Management: shards (issue 19). Routes under `/api/clusters/{cluster_id}`; the scope's guard
+//! Management: shards. Routes under `/api/clusters/{cluster_id}`; the scope's guard
 //! authorises and audits every call (`access::action::view_needs`): the grid (one routing-table
 //! read), a copy's allocation explained in words, moving a copy to another node and retrying
 //! failed allocations. Handlers are thin; the reading and checking live in the submodules.

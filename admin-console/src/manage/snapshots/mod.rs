@@ -1,4 +1,4 @@
-//! Management: snapshot repositories and snapshots (issue 19). Routes under
+//! Management: snapshot repositories and snapshots. Routes under
 //! `/api/clusters/{cluster_id}`; the scope's guard authorises and audits every call
 //! (`access::action::view_needs`): reading is a viewer's, verifying a repository and taking a
 //! snapshot an operator's, registering or removing a repository and restoring or deleting a

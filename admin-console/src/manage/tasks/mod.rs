@@ -1,4 +1,4 @@
-//! Management: tasks (issue 19): the running tasks with filters (action patterns, nodes,
+//! Management: tasks: the running tasks with filters (action patterns, nodes,
 //! cancellable only, running longer than), a task's detail, and cancelling one. Routes under
 //! `/api/clusters/{cluster_id}`; the scope's guard authorises and audits every call
 //! (`access::action::view_needs`: reading is viewer, cancelling operator).

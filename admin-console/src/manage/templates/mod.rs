@@ -1,4 +1,4 @@
-//! Management: templates (issue 19): composable index templates, component templates and legacy
+//! Management: templates: composable index templates, component templates and legacy
 //! templates — list, view, create or replace, delete, and simulate which settings, mappings and
 //! aliases an index name would get. Routes under `/api/clusters/{cluster_id}`; the scope's guard
 //! authorises and audits every call (`access::action::view_needs`: reading and simulating are

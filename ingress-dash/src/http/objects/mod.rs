@@ -1,4 +1,4 @@
-//! One object on demand (issue 20 section 2): `GET /api/objects/{kind}/{namespace}/{name}/events`
+//! One object on demand: `GET /api/objects/{kind}/{namespace}/{name}/events`
 //! (its recent core/v1 events, Warning only unless `?type=all`) and `.../yaml` (the live object
 //! as YAML, managedFields removed, credentials redacted; the object's redacted values are hidden
 //! in its events' messages too).

@@ -40,7 +40,7 @@ pub const MAX_ENTRIES: usize = 4;
 /// | 3 | 632 KiB, 66 ms | 2,967 KiB, 648 ms |
 /// | 6 | 523 KiB, 121 ms | 2,688 KiB, 965 ms |
 ///
-/// Level 3 halves the bytes every client downloads (issue 7's 10k body under 1 MB again) for
+/// Level 3 halves the bytes every client downloads (the 10k body under 1 MB again) for
 /// 2-3x the compression time, paid once per change of the state rather than per request;
 /// level 6 costs half as much again for 10% less.
 pub const GZIP_LEVEL: u32 = 3;
