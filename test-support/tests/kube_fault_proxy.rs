@@ -210,3 +210,95 @@ async fn latency_delays_every_answer() {
     assert_eq!(status, StatusCode::OK);
     assert!(started.elapsed() >= Duration::from_millis(300));
 }
+
+/// A watch of the fixture's ingresses, its body open.
+async fn open_watch(f: &Fixture) -> reqwest::Response {
+    let response = f
+        .client
+        .get(format!("{}?watch=1", f.ingresses()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    response
+}
+
+#[tokio::test]
+async fn open_watches_are_counted_and_dropped_all_at_once() {
+    let f = fixture("fault-proxy-drop").await;
+    let first = open_watch(&f).await;
+    let second = open_watch(&f).await;
+    assert_eq!(f.proxy.faults.open_watches(), 2);
+    f.proxy.faults.drop_watches();
+    for watch in [first, second] {
+        let mut body = watch.bytes_stream();
+        let ended = tokio::time::timeout(Duration::from_secs(20), async {
+            loop {
+                match body.next().await {
+                    Some(Ok(_)) => continue,
+                    Some(Err(error)) => return Err(error),
+                    None => return Ok(()),
+                }
+            }
+        })
+        .await
+        .expect("the dropped watch ends within 20 s");
+        assert!(ended.is_err(), "broken, not ended cleanly");
+    }
+    test_support::eventually("no watch counted", Duration::from_secs(10), async || {
+        f.proxy.faults.open_watches() == 0
+    })
+    .await;
+    // A watch opened after the drop is not touched by it.
+    let third = open_watch(&f).await;
+    f.create_ingress("after-the-drop").await;
+    let mut body = third.bytes_stream();
+    let chunk = tokio::time::timeout(Duration::from_secs(20), body.next())
+        .await
+        .expect("an event within 20 s")
+        .expect("the stream goes on")
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&chunk).contains("after-the-drop"),
+        "{chunk:?}"
+    );
+    assert_eq!(f.proxy.faults.open_watches(), 1);
+    // A client that leaves is no longer counted once the proxy writes to it again (the proxy
+    // learns of it then): an event each round.
+    drop(body);
+    let mut round = 0;
+    test_support::eventually(
+        "the left watch uncounted",
+        Duration::from_secs(20),
+        async || {
+            round += 1;
+            f.create_ingress(&format!("after-leaving-{round}")).await;
+            f.proxy.faults.open_watches() == 0
+        },
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn connections_are_refused_for_a_while_then_served_again() {
+    let f = fixture("fault-proxy-refuse").await;
+    let watch = open_watch(&f).await;
+    f.proxy.refuse_connections().await;
+    let error = f
+        .client
+        .get(f.ingresses())
+        .send()
+        .await
+        .expect_err("nothing listens");
+    assert!(error.is_connect(), "{error:?}");
+    // The open watch went with the server.
+    let mut body = watch.bytes_stream();
+    let end = tokio::time::timeout(Duration::from_secs(20), async {
+        while let Some(Ok(_)) = body.next().await {}
+    })
+    .await;
+    assert!(end.is_ok(), "the open watch was not dropped");
+    f.proxy.accept_connections().await;
+    let (status, _, _) = f.get(&f.ingresses()).await;
+    assert_eq!(status, StatusCode::OK);
+}

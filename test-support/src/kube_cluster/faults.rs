@@ -1,16 +1,17 @@
 //! A fault-injecting proxy before the real API server, for what kube-apiserver will not do on
 //! demand: a burst of 5xx answers, watch requests refused with a chosen status while lists go
 //! on working, watches answered as from a compacted version (one `ERROR` event with a 410
-//! `Expired` Status), watch streams cut in the middle of an event line, added latency, and a
-//! count of list and watch requests. Everything else goes to the API server unchanged and
+//! `Expired` Status), watch streams cut in the middle of an event line, every open watch dropped
+//! at once, connections refused for a while (nothing listens on the proxy's port), added
+//! latency, and counts of list and watch requests and of the watch streams open through it. Everything else goes to the API server unchanged and
 //! streams back as it comes (watches included). The client talks plain HTTP on loopback to the
 //! proxy and brings its own bearer token, which the proxy passes on over HTTPS.
 //!
 //! The Status bodies are the API server's own wire format (`metav1.Status`: kind, apiVersion,
 //! status, message, reason, code, details).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix_web::http::StatusCode;
@@ -21,7 +22,7 @@ use serde_json::{Value, json};
 use super::KubeCluster;
 
 /// The faults to inject, set by the test at any time.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Faults {
     failing: AtomicU64,
     failing_code: AtomicU64,
@@ -32,6 +33,27 @@ pub struct Faults {
     latency_ms: AtomicU64,
     list_requests: AtomicU64,
     watch_requests: AtomicU64,
+    open_watches: AtomicU64,
+    /// Bumped to drop every watch open at the time.
+    drops: tokio::sync::watch::Sender<u64>,
+}
+
+impl Default for Faults {
+    fn default() -> Self {
+        Self {
+            failing: AtomicU64::default(),
+            failing_code: AtomicU64::default(),
+            failing_watches: AtomicU64::default(),
+            failing_watches_code: AtomicU64::default(),
+            expiring_watches: AtomicU64::default(),
+            cut_events: AtomicU64::default(),
+            latency_ms: AtomicU64::default(),
+            list_requests: AtomicU64::default(),
+            watch_requests: AtomicU64::default(),
+            open_watches: AtomicU64::default(),
+            drops: tokio::sync::watch::Sender::new(0),
+        }
+    }
 }
 
 impl Faults {
@@ -78,6 +100,34 @@ impl Faults {
     pub fn watch_requests(&self) -> u64 {
         self.watch_requests.load(Ordering::SeqCst)
     }
+
+    /// Watch streams the API server answered and the proxy is passing on now (a client that
+    /// went away counts until the proxy's next write to it fails or its connection closes).
+    pub fn open_watches(&self) -> u64 {
+        self.open_watches.load(Ordering::SeqCst)
+    }
+
+    /// Drops every watch open now, as a load balancer dropping its connections would: the
+    /// connection breaks without the chunked body's end. Later watches are not touched.
+    pub fn drop_watches(&self) {
+        self.drops.send_modify(|generation| *generation += 1);
+    }
+}
+
+/// One open watch stream, counted while it lives.
+struct OpenWatch(Arc<Faults>);
+
+impl OpenWatch {
+    fn new(faults: Arc<Faults>) -> Self {
+        faults.open_watches.fetch_add(1, Ordering::SeqCst);
+        Self(faults)
+    }
+}
+
+impl Drop for OpenWatch {
+    fn drop(&mut self) {
+        self.0.open_watches.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The proxy; dropping it stops it.
@@ -85,7 +135,9 @@ pub struct KubeFaultProxy {
     /// `http://127.0.0.1:<port>`
     pub url: String,
     pub faults: Arc<Faults>,
-    handle: actix_web::dev::ServerHandle,
+    upstream: web::Data<Upstream>,
+    /// The running server; `None` while connections are refused.
+    handle: Mutex<Option<actix_web::dev::ServerHandle>>,
 }
 
 struct Upstream {
@@ -105,29 +157,40 @@ impl KubeFaultProxy {
         });
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
         let url = format!("http://{}", listener.local_addr().expect("its address"));
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            actix_web::rt::System::new().block_on(async move {
-                let server = HttpServer::new(move || {
-                    App::new()
-                        .app_data(upstream.clone())
-                        .default_service(web::to(forward))
-                })
-                .workers(2)
-                .disable_signals()
-                .listen(listener)
-                .expect("listening")
-                .run();
-                let _ = sender.send(server.handle());
-                let _ = server.await;
-            });
-        });
-        let handle = receiver.recv().expect("the proxy's server started");
+        let handle = serve(listener, upstream.clone());
         Self {
             url,
             faults,
-            handle,
+            upstream,
+            handle: Mutex::new(Some(handle)),
         }
+    }
+
+    /// Stops listening: connections to the proxy's port are refused (as to an API server that
+    /// is down) and the open ones, watches included, are dropped, until
+    /// [`Self::accept_connections`].
+    pub async fn refuse_connections(&self) {
+        let handle = self.handle.lock().expect("the handle").take();
+        if let Some(handle) = handle {
+            handle.stop(false).await;
+        }
+    }
+
+    /// Listens again on the same port after [`Self::refuse_connections`].
+    pub async fn accept_connections(&self) {
+        if self.handle.lock().expect("the handle").is_some() {
+            return;
+        }
+        let address = self.url.trim_start_matches("http://").to_owned();
+        // The stopped server's socket may take a moment to be released.
+        let listener = crate::eventually_with(
+            "the proxy's port is free again",
+            Duration::from_secs(10),
+            async || std::net::TcpListener::bind(&address),
+        )
+        .await;
+        let handle = serve(listener, self.upstream.clone());
+        *self.handle.lock().expect("the handle") = Some(handle);
     }
 
     /// A kubeconfig for a client of the proxy: its URL and `token`.
@@ -142,8 +205,35 @@ impl KubeFaultProxy {
 impl Drop for KubeFaultProxy {
     fn drop(&mut self) {
         // Stopping is asynchronous; the server's own thread finishes it.
-        drop(self.handle.stop(false));
+        if let Some(handle) = self.handle.lock().expect("the handle").take() {
+            drop(handle.stop(false));
+        }
     }
+}
+
+/// Serves the proxy on `listener` in a thread of its own; the server's handle.
+fn serve(
+    listener: std::net::TcpListener,
+    upstream: web::Data<Upstream>,
+) -> actix_web::dev::ServerHandle {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        actix_web::rt::System::new().block_on(async move {
+            let server = HttpServer::new(move || {
+                App::new()
+                    .app_data(upstream.clone())
+                    .default_service(web::to(forward))
+            })
+            .workers(2)
+            .disable_signals()
+            .listen(listener)
+            .expect("listening")
+            .run();
+            let _ = sender.send(server.handle());
+            let _ = server.await;
+        });
+    });
+    receiver.recv().expect("the proxy's server started")
 }
 
 /// Takes one from `remaining` if any is left.
@@ -307,28 +397,71 @@ async fn forward(
         };
     }
     // A watch streams; the next event may be cut in its middle, and the connection then drops
-    // without the chunked body's end.
+    // without the chunked body's end; [`Faults::drop_watches`] drops it between events.
     let faults = upstream.faults.clone();
-    let events = answer.bytes_stream().flat_map(move |chunk| {
-        let cut = matches!(&chunk, Ok(chunk) if chunk.len() > 1 && take_one(&faults.cut_events));
-        let (now, then) = match chunk {
-            Err(error) => (Err(std::io::Error::other(error)), None),
-            Ok(chunk) if cut => (Ok(chunk.slice(..chunk.len() / 2)), Some(())),
-            Ok(chunk) => (Ok(chunk), None),
+    let open = OpenWatch::new(faults.clone());
+    let mut drops = faults.drops.subscribe();
+    drops.mark_unchanged();
+    let watch = Watch {
+        chunks: Box::pin(answer.bytes_stream()),
+        drops,
+        open,
+        next: Next::Forward,
+    };
+    response.streaming(futures_util::stream::unfold(watch, Watch::next))
+}
+
+/// What a watch stream does next.
+enum Next {
+    Forward,
+    /// Drop the connection after a moment (so that the half event before is on the wire).
+    CutAfterHalf,
+    End,
+}
+
+/// A watch passed on from the API server to the client.
+struct Watch {
+    chunks: std::pin::Pin<Box<dyn futures_util::Stream<Item = reqwest::Result<web::Bytes>> + Send>>,
+    drops: tokio::sync::watch::Receiver<u64>,
+    open: OpenWatch,
+    next: Next,
+}
+
+/// The error that breaks a connection without the chunked body's end.
+fn dropped(why: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::ConnectionReset, why.to_owned())
+}
+
+impl Watch {
+    async fn next(mut self) -> Option<(std::io::Result<web::Bytes>, Self)> {
+        match self.next {
+            Next::End => return None,
+            Next::CutAfterHalf => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                self.next = Next::End;
+                return Some((Err(dropped("watch cut mid-event by the fault proxy")), self));
+            }
+            Next::Forward => {}
+        }
+        let chunk = tokio::select! {
+            chunk = self.chunks.next() => chunk?,
+            _ = self.drops.changed() => {
+                self.next = Next::End;
+                return Some((Err(dropped("watch dropped by the fault proxy")), self));
+            }
         };
-        // After half an event, the connection drops without the chunked body's end; a moment
-        // later, so that the half is on the wire first.
-        let drop_after = then.map(|()| async {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            Err(std::io::Error::new(
-                std::io::ErrorKind::ConnectionReset,
-                "watch cut mid-event by the fault proxy",
-            ))
-        });
-        futures_util::stream::iter([now])
-            .chain(futures_util::stream::iter(drop_after).then(|drop| drop))
-    });
-    response.streaming(events)
+        match chunk {
+            Err(error) => {
+                self.next = Next::End;
+                Some((Err(std::io::Error::other(error)), self))
+            }
+            Ok(chunk) if chunk.len() > 1 && take_one(&self.open.0.cut_events) => {
+                self.next = Next::CutAfterHalf;
+                Some((Ok(chunk.slice(..chunk.len() / 2)), self))
+            }
+            Ok(chunk) => Some((Ok(chunk), self)),
+        }
+    }
 }
 
 #[cfg(test)]
