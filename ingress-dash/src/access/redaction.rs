@@ -95,8 +95,8 @@ impl Redaction {
         Self::new(defaults.chain(extra.iter().map(String::as_str)))
     }
 
-    /// No redaction at all (tests of other parts).
-    #[cfg(test)]
+    /// No redaction at all (tests of other parts, and the sample records of the packing
+    /// dictionary).
     pub fn none() -> Self {
         Self {
             patterns: GlobSet::empty(),

@@ -11,6 +11,7 @@ use crate::access::redaction::Redaction;
 
 pub(crate) mod backends;
 pub(crate) mod certificates;
+mod dictionary;
 pub(crate) mod httproute;
 mod packed;
 mod status;

@@ -65,10 +65,10 @@ fn section(config: &str, name: &str) -> String {
     lines
 }
 
-/// The chart's config.yaml for a process on this machine: `server` listens on 127.0.0.1:`port`
+/// The chart's config.yaml for a process on this machine: `server` listens on 127.0.0.1, port 0
 /// (host, port, static_dir and internal_port dropped; trusted_proxies and the rest kept), and
 /// `kubernetes` is `kubernetes` (the chart's section when `None`) plus the kubeconfig.
-fn local_config(chart: &str, port: u16, kubernetes: Option<&str>, kubeconfig: &Path) -> String {
+fn local_config(chart: &str, kubernetes: Option<&str>, kubeconfig: &Path) -> String {
     let chart = &format!("{}\n", chart.trim_end());
     let config: String = chart
         .split_inclusive('\n')
@@ -144,7 +144,7 @@ impl Dash {
             "ingress-dash",
             "/api/live",
         );
-        let config = local_config(chart_config, 0, kubernetes, &kubeconfig);
+        let config = local_config(chart_config, kubernetes, &kubeconfig);
         let path = binary.config_file("ingress-dash.yaml", &config);
         let running = binary.start(&path);
         // The chart's access.mode trusted_headers believes identity headers from loopback.
