@@ -54,12 +54,38 @@ pub(crate) async fn forward_to(
             if let Some(content_type) = response.headers().get("content-type") {
                 answer.insert_header(("content-type", content_type.as_bytes()));
             }
+            if request.method() == actix_web::http::Method::HEAD {
+                // No body, but the length the upstream gave, as a HEAD answer has it.
+                let length = response
+                    .headers()
+                    .get("content-length")
+                    .and_then(|value| value.to_str().ok()?.parse().ok());
+                return answer.body(HeadBody(length.unwrap_or(0)));
+            }
             match response.bytes().await {
                 Ok(bytes) => answer.body(bytes),
                 Err(error) => HttpResponse::BadGateway().body(error.to_string()),
             }
         }
         Err(error) => HttpResponse::BadGateway().body(error.to_string()),
+    }
+}
+
+/// The body of an answer to HEAD: the length of the body a GET would have, and no bytes.
+struct HeadBody(u64);
+
+impl actix_web::body::MessageBody for HeadBody {
+    type Error = std::convert::Infallible;
+
+    fn size(&self) -> actix_web::body::BodySize {
+        actix_web::body::BodySize::Sized(self.0)
+    }
+
+    fn poll_next(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<web::Bytes, Self::Error>>> {
+        std::task::Poll::Ready(None)
     }
 }
 

@@ -3,8 +3,10 @@
 //! a CA of its own and basic auth that the proxy adds; the upstream's answer comes back as it
 //! was. A test puts it between the client under test and a real node to assert what the client
 //! sent, and switches it to answer 503 to see how the client takes a cluster that does not
-//! answer.
+//! answer, or to refuse one user's requests with 401 the way a cluster refuses a credential it
+//! cannot authenticate.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -14,7 +16,7 @@ use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 use crate::forward::forward_to;
 use crate::lock;
 use crate::record::Recorded;
-use crate::wire::{json_response, not_recovered};
+use crate::wire::{es_error, json_response, not_recovered};
 
 /// Where a [`Proxy`] sends what it receives.
 #[derive(Debug, Clone, Default)]
@@ -34,6 +36,7 @@ struct State {
     recorder: Mutex<Vec<Recorded>>,
     unavailable: AtomicBool,
     refused: Arc<AtomicUsize>,
+    rejected_users: Mutex<HashSet<String>>,
 }
 
 /// A running proxy; dropping it stops it.
@@ -67,6 +70,7 @@ impl Proxy {
             recorder: Mutex::new(Vec::new()),
             unavailable: AtomicBool::new(false),
             refused: Arc::new(AtomicUsize::new(0)),
+            rejected_users: Mutex::new(HashSet::new()),
         });
         let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
         let url = format!("http://{}", listener.local_addr()?);
@@ -116,6 +120,13 @@ impl Proxy {
         self.state.unavailable.store(unavailable, Ordering::SeqCst);
     }
 
+    /// From now on every request with the Basic credential of `user` (whatever its password)
+    /// answers 401 with the clusters' `security_exception`, without reaching the upstream: a
+    /// cluster that refuses a user, even after its password was set again.
+    pub fn reject_user(&self, user: &str) {
+        lock(&self.state.rejected_users).insert(user.to_owned());
+    }
+
     /// How many calls were answered 503 so far, readable from another thread.
     pub fn refused_calls(&self) -> impl Fn() -> usize + Send + 'static {
         let refused = self.state.refused.clone();
@@ -130,10 +141,28 @@ impl Drop for Proxy {
 }
 
 async fn handle(request: HttpRequest, body: web::Bytes, state: web::Data<State>) -> HttpResponse {
-    lock(&state.recorder).push(Recorded::of(&request, &body));
+    let recorded = Recorded::of(&request, &body);
+    let user = recorded.basic_user();
+    lock(&state.recorder).push(recorded);
     if state.unavailable.load(Ordering::SeqCst) {
         state.refused.fetch_add(1, Ordering::SeqCst);
         return json_response(503, &not_recovered()).into_response(None, false);
+    }
+    if let Some(user) = user
+        && lock(&state.rejected_users).contains(&user)
+    {
+        let reason = format!(
+            "unable to authenticate user [{user}] for REST request [{}]",
+            request.path()
+        );
+        let mut answer = es_error(401, "security_exception", &reason).into_response(None, false);
+        answer.headers_mut().insert(
+            actix_web::http::header::WWW_AUTHENTICATE,
+            actix_web::http::header::HeaderValue::from_static(
+                "Basic realm=\"security\" charset=\"UTF-8\"",
+            ),
+        );
+        return answer;
     }
     forward_to(
         &state.client,

@@ -1,11 +1,22 @@
-//! The application started in-process on a free port, with the servers it talks to.
+//! The application started in-process on a free port, with the servers it talks to: the real
+//! secured node of a flavour (Elasticsearch 8 or OpenSearch 2, shared by the tests of this
+//! binary, started on first use) behind a recording proxy.
+//!
+//! The tests share the nodes, so each stack's users have names of their own ([`unique`]); they
+//! run in parallel, and a test sees only its own cluster users. Serialising the tests and
+//! deleting the users first would also work, but would keep ~60 tests waiting on one another
+//! for nothing they share.
 
 use std::collections::HashMap;
 
 use authproxy::{Application, Settings};
 use service_kit::config::ConfigLoader;
 
-use crate::support::security_stub::{ADMIN_PASSWORD, ADMIN_USER, Flavor, SecurityStub};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use search_test_server::{Proxy, Recorded, Upstream};
+
+use crate::real_security::{Flavor, Node, STACK_READER, node};
 use crate::support::{basic, bcrypt_hash};
 
 pub struct TestApp {
@@ -136,47 +147,89 @@ impl TestApp {
     }
 }
 
-/// The local users every test configuration has (bcrypt cost 4).
+/// The local users' passwords (bcrypt cost 4 in the configurations).
 pub const ANN_PASSWORD: &str = "ann-password-1";
 pub const BOB_PASSWORD: &str = "bob-password-2";
 
-/// Local users ann (group `admins`) and bob (no group), a role mapping for admins and the
-/// default roles, towards `search_url` with the stub's admin.
-pub fn users_yaml(search_url: &str, flavor: Flavor) -> String {
-    let flavor = match flavor {
-        Flavor::Elasticsearch => "elasticsearch",
-        Flavor::Opensearch => "opensearch",
-    };
-    format!(
-        r#"basic_auth:
+/// `name-<n>` with a number no other call in this process gets: the tests share one node per
+/// flavour, and a cluster user of the same name would be another test's (its password changed
+/// under it, its upserts counted twice).
+pub fn unique(name: &str) -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(1);
+    format!("{name}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// One test's local users under names of their own ([`unique`]): ann (groups `admins` and
+/// `staff`, an `example.com` address) and bob (no group, another domain).
+pub struct Users {
+    pub ann: String,
+    pub bob: String,
+}
+
+impl Users {
+    pub fn new() -> Self {
+        Self {
+            ann: unique("ann"),
+            bob: unique("bob"),
+        }
+    }
+
+    /// The users at the proxy (at most 3 failures per user), role mappings of `flavor`
+    /// (`admin*` groups → [`Flavor::admin_role`], `*@example.com` → `kibana_user`, otherwise
+    /// [`STACK_READER`]) and the cluster at `search_url` with `admin`.
+    pub fn yaml(&self, search_url: &str, flavor: Flavor, admin: (&str, &str)) -> String {
+        format!(
+            r#"basic_auth:
   users:
-    - {{username: ann, password_hash: "{ann}", email: ann@example.com, name: Ann Example, groups: [admins, staff]}}
-    - {{username: bob, password_hash: "{bob}", email: bob@example.org}}
+    - {{username: {ann}, password_hash: "{ann_hash}", email: ann@example.com, name: Ann Example, groups: [admins, staff]}}
+    - {{username: {bob}, password_hash: "{bob_hash}", email: bob@example.org}}
   max_failures_per_user: 3
   max_failures_per_address: 1000
 user_management:
   role_mappings:
-    - {{claim: groups, pattern: "admin*", search_roles: [superuser]}}
+    - {{claim: groups, pattern: "admin*", search_roles: [{admin_role}]}}
     - {{claim: email, pattern: "*@example.com", es_roles: [kibana_user]}}
-  default_search_roles: [reader]
+  default_search_roles: [{STACK_READER}]
 search:
   url: {search_url}
   flavor: {flavor}
-  admin_user: {ADMIN_USER}
-  admin_password: {ADMIN_PASSWORD}
+  admin_user: {admin_user}
+  admin_password: "{admin_password}"
 "#,
-        ann = bcrypt_hash(ANN_PASSWORD),
-        bob = bcrypt_hash(BOB_PASSWORD),
-    )
+            ann = self.ann,
+            bob = self.bob,
+            ann_hash = bcrypt_hash(ANN_PASSWORD),
+            bob_hash = bcrypt_hash(BOB_PASSWORD),
+            admin_role = flavor.admin_role(),
+            flavor = flavor.name(),
+            admin_user = admin.0,
+            admin_password = admin.1,
+        )
+    }
+
+    /// [`Self::yaml`] towards a cluster at `search_url` the test never lets the proxy reach
+    /// (closed, or never asked), with a made-up admin.
+    pub fn yaml_towards(&self, search_url: &str) -> String {
+        self.yaml(
+            search_url,
+            Flavor::Elasticsearch,
+            ("admin", "admin-password"),
+        )
+    }
 }
 
-/// osmem behind the security stub, and the proxy in `mode` in front of them.
+/// The proxy in a mode in front of the real secured node of a flavour, with the recording proxy
+/// between them: what the proxy sent, as whom, is in [`Self::recorder`]; the cluster users it
+/// made are read back from the node's security API with the admin credential.
 pub struct Stack {
     pub app: TestApp,
-    pub stub: SecurityStub,
-    pub _osmem: test_support::Osmem,
+    pub users: Users,
+    pub node: Node,
+    pub recorder: Proxy,
 }
 
+/// A proxy in `mode` towards the shared node of `flavor`, with [`Users`] of its own and
+/// `extra_yaml` appended.
 pub async fn spawn_stack(mode: &str, flavor: Flavor, extra_yaml: &str) -> Stack {
     spawn_stack_with(mode, flavor, "", extra_yaml).await
 }
@@ -188,18 +241,90 @@ pub async fn spawn_stack_with(
     server_yaml: &str,
     extra_yaml: &str,
 ) -> Stack {
-    let osmem = test_support::Osmem::start();
-    let stub = SecurityStub::start(flavor, &osmem.url);
+    let node = node(flavor).await;
+    let recorder = recorder(&node);
+    let users = Users::new();
     let yaml = format!(
-        "server:\n  host: 127.0.0.1\n  port: 0\n  mode: {mode}\n  trusted_proxies: [127.0.0.1]\n{server_yaml}{}{extra_yaml}",
-        users_yaml(&stub.url, flavor)
+        "server:\n  host: 127.0.0.1\n  port: 0\n  mode: {mode}\n  trusted_proxies: [127.0.0.1]\n\
+         {server_yaml}{}{extra_yaml}",
+        search_yaml(&users, &node, &recorder)
     );
     let app = spawn_app(&yaml).await;
     Stack {
         app,
-        stub,
-        _osmem: osmem,
+        users,
+        node,
+        recorder,
     }
+}
+
+/// The recording proxy in front of `node` (trusting its CA, adding no credential).
+pub fn recorder(node: &Node) -> Proxy {
+    Proxy::start(Upstream {
+        url: node.url.to_owned(),
+        ca_file: Some(node.security.ca_file.clone()),
+        basic_auth: None,
+    })
+}
+
+/// `users` towards `node` through `recorder`, with the node's admin credential.
+pub fn search_yaml(users: &Users, node: &Node, recorder: &Proxy) -> String {
+    users.yaml(
+        &recorder.url,
+        node.flavor,
+        (&node.security.admin_user, &node.security.admin_password),
+    )
+}
+
+impl Stack {
+    /// The stack's users and cluster sections, for another proxy towards the same recorder.
+    pub fn search_yaml(&self) -> String {
+        search_yaml(&self.users, &self.node, &self.recorder)
+    }
+
+    /// The cluster user `name` as the security API has it; `None` when there is none.
+    pub async fn cluster_user(&self, name: &str) -> Option<serde_json::Value> {
+        cluster_user(&self.node, name).await
+    }
+
+    /// The requests that reached the cluster as someone other than the admin: what the proxy
+    /// forwarded as a managed user (or with a caller's own credential).
+    pub fn forwarded(&self) -> Vec<Recorded> {
+        forwarded(&self.node, &self.recorder)
+    }
+
+    /// How many times the proxy created or changed the cluster user `name`.
+    pub fn upserts(&self, name: &str) -> usize {
+        upserts(&self.node, &self.recorder, name)
+    }
+}
+
+/// The cluster user `name` on `node`; `None` when there is none.
+pub async fn cluster_user(node: &Node, name: &str) -> Option<serde_json::Value> {
+    match node.user(name).await {
+        (200, user) => Some(user),
+        (404, _) => None,
+        (status, body) => panic!("reading the cluster user {name}: {status} {body}"),
+    }
+}
+
+/// What `recorder` passed on to `node` as someone other than its admin.
+pub fn forwarded(node: &Node, recorder: &Proxy) -> Vec<Recorded> {
+    recorder
+        .requests()
+        .into_iter()
+        .filter(|request| request.basic_user().as_deref() != Some(&node.security.admin_user))
+        .collect()
+}
+
+/// How many `PUT`s or `POST`s of the user `name` went through `recorder`.
+pub fn upserts(node: &Node, recorder: &Proxy, name: &str) -> usize {
+    let path = node.flavor.user_path(name);
+    recorder
+        .requests()
+        .iter()
+        .filter(|request| request.path == path && ["PUT", "POST"].contains(&&*request.method))
+        .count()
 }
 
 #[tokio::test]

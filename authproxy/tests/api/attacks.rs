@@ -3,10 +3,10 @@
 
 use serde_json::json;
 
-use crate::app::{ANN_PASSWORD, BOB_PASSWORD, TestApp, spawn_app, spawn_stack, users_yaml};
+use crate::app::{ANN_PASSWORD, BOB_PASSWORD, TestApp, spawn_app};
 use crate::oidc::{CLIENT_ID, CLIENT_SECRET, SESSION_SECRET};
 use crate::support::browser::Browser;
-use crate::support::security_stub::{Flavor, SecurityStub};
+use crate::support::security_stub::{Flavor, SecurityStub, spawn_stub_stack, stub_users_yaml};
 use crate::support::{basic, decode_basic};
 
 const REDIS_KEY: &str = "0123456789abcdef0123456789abcdef";
@@ -20,7 +20,7 @@ async fn failures_from_the_shared_proxy_address_do_not_lock_out_other_users() {
     let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
     let yaml = format!(
         "server: {{host: 127.0.0.1, port: 0, mode: standalone}}\n{}",
-        users_yaml(&stub.url, Flavor::Elasticsearch).replace(
+        stub_users_yaml(&stub.url, Flavor::Elasticsearch).replace(
             "max_failures_per_address: 1000",
             "max_failures_per_address: 20"
         )
@@ -98,7 +98,7 @@ fn validate_config_warns_about_forward_auth_without_trusted_proxies() {
 async fn forward_auth_answers_only_trusted_proxies() {
     let osmem = test_support::Osmem::start();
     let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
-    let users = users_yaml(&stub.url, Flavor::Elasticsearch);
+    let users = stub_users_yaml(&stub.url, Flavor::Elasticsearch);
     let app = spawn_app(&format!(
         "server: {{host: 127.0.0.1, port: 0, mode: forward_auth, trusted_proxies: [10.0.0.0/8]}}\n{users}"
     ))
@@ -130,7 +130,7 @@ async fn forward_auth_answers_only_trusted_proxies() {
 /// how the cluster authenticates or authorizes the request stays behind.
 #[tokio::test]
 async fn standalone_forwards_no_header_that_changes_how_the_cluster_authenticates() {
-    let stack = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
+    let stack = spawn_stub_stack("standalone", Flavor::Elasticsearch, "").await;
     let app = &stack.app;
     let hostile = [
         ("es-security-runas-user", "elastic"),
@@ -184,7 +184,7 @@ async fn standalone_forwards_no_header_that_changes_how_the_cluster_authenticate
 /// user again: one refresh per managed user per `user_management.min_refresh_interval`.
 #[tokio::test]
 async fn a_cluster_that_rejects_everything_gets_one_refresh_per_interval() {
-    let stack = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
+    let stack = spawn_stub_stack("standalone", Flavor::Elasticsearch, "").await;
     let app = &stack.app;
     let path = "/_cluster/health";
     assert_eq!(app.get_as(path, "ann", ANN_PASSWORD).await.status(), 200);
@@ -230,7 +230,7 @@ async fn oidc_app(users: serde_json::Value) -> OidcApp {
          scopes: [openid, email, profile, groups]\n\
          session: {{secret: {SESSION_SECRET}}}\n{users}",
         issuer = provider.issuer,
-        users = users_yaml(&stub.url, Flavor::Elasticsearch),
+        users = stub_users_yaml(&stub.url, Flavor::Elasticsearch),
     ))
     .await;
     OidcApp {
@@ -359,7 +359,7 @@ async fn a_changed_group_membership_gives_new_roles_not_the_cached_ones() {
         "server: {{host: 127.0.0.1, port: 0, trusted_proxies: [127.0.0.1]}}\n\
          cache: {{backend: redis, redis_url: \"{}\", encryption_key: {REDIS_KEY}}}\n{}",
         redis_server.url(),
-        users_yaml(&stub.url, Flavor::Elasticsearch)
+        stub_users_yaml(&stub.url, Flavor::Elasticsearch)
     );
     let before = spawn_app(&yaml).await;
     let after = spawn_app(&yaml.replace("groups: [admins, staff]", "groups: [staff]")).await;

@@ -2,11 +2,11 @@
 //! host rules), for Basic users and OIDC sessions, and how a refusal and an unauthenticated
 //! browser are answered to each reverse proxy (Traefik's ForwardAuth, nginx `auth_request`).
 
-use crate::app::{ANN_PASSWORD, BOB_PASSWORD, TestApp, spawn_stack, spawn_stack_with};
+use crate::app::{ANN_PASSWORD, BOB_PASSWORD, TestApp};
 use crate::oidc::spawn_oidc_stack_in;
 use crate::support::basic;
 use crate::support::browser::Browser;
-use crate::support::security_stub::Flavor;
+use crate::support::security_stub::{Flavor, spawn_stub_stack, spawn_stub_stack_with};
 
 /// ann: groups admins, staff, ann@example.com; bob: no group, bob@example.org.
 const ADMINS_ONLY: &str = "authorization:\n  allowed_groups: [admins]\n";
@@ -64,7 +64,7 @@ pub async fn denials(app: &TestApp, rule: &str, reason: &str) -> f64 {
 
 #[tokio::test]
 async fn a_basic_user_outside_the_allowed_groups_gets_403_never_a_sign_in() {
-    let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, ADMINS_ONLY).await;
+    let stack = spawn_stub_stack("forward_auth", Flavor::Elasticsearch, ADMINS_ONLY).await;
     let app = &stack.app;
     let before = denials(app, "global", "group_not_allowed").await;
 
@@ -111,7 +111,7 @@ async fn a_basic_user_outside_the_allowed_groups_gets_403_never_a_sign_in() {
 #[tokio::test]
 async fn users_and_email_domains_open_the_door_and_standalone_applies_them_too() {
     let yaml = "authorization:\n  allowed_users: [bob]\n  allowed_email_domains: [corp.example]\n";
-    let stack = spawn_stack("standalone", Flavor::Elasticsearch, yaml).await;
+    let stack = spawn_stub_stack("standalone", Flavor::Elasticsearch, yaml).await;
     let app = &stack.app;
     let before = denials(app, "global", "user_not_allowed").await;
     assert_eq!(
@@ -133,7 +133,7 @@ async fn host_rules_guard_each_application_behind_traefik() {
     let yaml = "authorization:\n  allowed_groups: [admins]\n  unmatched_hosts: global\n  hosts:\n    \
                 - {host: \"kibana.example.com\", allowed_users: [bob]}\n    \
                 - {host: \"*.open.example.com\"}\n";
-    let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, yaml).await;
+    let stack = spawn_stub_stack("forward_auth", Flavor::Elasticsearch, yaml).await;
     let app = &stack.app;
     let as_bob = [("authorization", basic("bob", BOB_PASSWORD))];
     let as_ann = [("authorization", basic("ann", ANN_PASSWORD))];
@@ -161,11 +161,11 @@ async fn a_host_rule_is_not_believed_from_an_untrusted_peer() {
     // The check answers any caller, but X-Forwarded-Host from a peer outside trusted_proxies is
     // ignored: no host is known, so no host rule applies (refused as unmatched), and naming an
     // open host opens nothing.
-    let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, "").await;
+    let stack = spawn_stub_stack("forward_auth", Flavor::Elasticsearch, "").await;
     let app = crate::app::spawn_app(&format!(
         "server: {{host: 127.0.0.1, port: 0, forward_auth_callers: any}}\n{}authorization:\n  \
          allowed_groups: [admins]\n  hosts: [{{host: open.example.com}}]\n",
-        crate::app::users_yaml(&stack.stub.url, Flavor::Elasticsearch)
+        crate::support::security_stub::stub_users_yaml(&stack.stub.url, Flavor::Elasticsearch)
     ))
     .await;
     let as_bob = [("authorization", basic("bob", BOB_PASSWORD))];
@@ -177,9 +177,9 @@ async fn a_host_rule_is_not_believed_from_an_untrusted_peer() {
 
 #[tokio::test]
 async fn unauthenticated_browsers_get_what_each_proxy_understands() {
-    let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, "").await;
+    let stack = spawn_stub_stack("forward_auth", Flavor::Elasticsearch, "").await;
     let app = &stack.app;
-    let behind_nginx = spawn_stack_with(
+    let behind_nginx = spawn_stub_stack_with(
         "forward_auth",
         Flavor::Elasticsearch,
         "  front_proxy: nginx\n",

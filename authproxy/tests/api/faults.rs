@@ -6,11 +6,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::app::{ANN_PASSWORD, BOB_PASSWORD, TestApp, spawn_app, spawn_stack, users_yaml};
+use crate::app::{ANN_PASSWORD, BOB_PASSWORD, TestApp, spawn_app};
 use crate::oidc::{COOKIE, spawn_oidc_stack};
 use crate::support::basic;
 use crate::support::browser::Browser;
-use crate::support::security_stub::{Flavor, SecurityStub};
+use crate::support::security_stub::{Flavor, SecurityStub, spawn_stub_stack, stub_users_yaml};
 
 /// One answer seen by a load task: when it was sent, its status, its error code (JSON
 /// bodies) and whether it carried an Authorization header for the cluster.
@@ -91,7 +91,7 @@ async fn redis_restarted_on_its_port_under_load_fails_closed_then_recovers_by_it
         "server: {{host: 127.0.0.1, port: 0, trusted_proxies: [127.0.0.1]}}\n\
          cache: {{backend: redis, redis_url: \"{}\", encryption_key: 0123456789abcdef0123456789abcdef}}\n{}",
         redis_server.url(),
-        users_yaml(&stub.url, Flavor::Elasticsearch)
+        stub_users_yaml(&stub.url, Flavor::Elasticsearch)
     );
     let app = spawn_app(&yaml).await;
     let port = redis_server.port;
@@ -258,8 +258,8 @@ async fn identity_provider_down_keeps_sessions_and_a_new_sign_in_is_a_clear_503(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn search_cluster_down_standalone_is_503_and_forward_auth_serves_cached_users() {
-    let standalone = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
-    let forward = spawn_stack("forward_auth", Flavor::Elasticsearch, "").await;
+    let standalone = spawn_stub_stack("standalone", Flavor::Elasticsearch, "").await;
+    let forward = spawn_stub_stack("forward_auth", Flavor::Elasticsearch, "").await;
     let stop = Arc::new(AtomicBool::new(false));
     let (proxied, mut tasks) = spawn_load(
         &standalone.app,

@@ -2,12 +2,12 @@
 
 use serde_json::json;
 
-use crate::app::{spawn_app, spawn_stack};
-use crate::support::security_stub::Flavor;
+use crate::app::spawn_app;
+use crate::support::security_stub::{Flavor, spawn_stub_stack};
 
 #[tokio::test]
 async fn healthy_when_store_and_cluster_answer_and_oidc_is_disabled() {
-    let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, "").await;
+    let stack = spawn_stub_stack("forward_auth", Flavor::Elasticsearch, "").await;
     let response = stack
         .app
         .client
@@ -120,7 +120,7 @@ async fn an_unreachable_identity_provider_is_reported_when_oidc_is_enabled() {
 }
 
 /// `/_health` checks of the search backend the stub has seen.
-fn backend_checks(stack: &crate::app::Stack) -> usize {
+fn backend_checks(stack: &crate::support::security_stub::StubStack) -> usize {
     stack
         .stub
         .forwarded()
@@ -131,7 +131,7 @@ fn backend_checks(stack: &crate::app::Stack) -> usize {
 
 #[tokio::test]
 async fn a_flood_of_health_requests_checks_the_backends_once_per_interval() {
-    let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, "").await;
+    let stack = spawn_stub_stack("forward_auth", Flavor::Elasticsearch, "").await;
     let app = &stack.app;
     let started = std::time::Instant::now();
     // Concurrent callers share one check in flight...
@@ -160,7 +160,7 @@ async fn a_flood_of_health_requests_checks_the_backends_once_per_interval() {
 
 #[tokio::test]
 async fn a_new_check_runs_once_the_configured_interval_has_passed() {
-    let stack = spawn_stack(
+    let stack = spawn_stub_stack(
         "forward_auth",
         Flavor::Elasticsearch,
         "observability: {health_cache_ttl: 300ms}\n",

@@ -6,11 +6,11 @@
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, TestRunner};
 
-use crate::app::{ANN_PASSWORD, BOB_PASSWORD, Stack, TestApp, spawn_stack, spawn_stack_with};
+use crate::app::{ANN_PASSWORD, BOB_PASSWORD, TestApp};
 use crate::oidc::spawn_oidc_stack;
 use crate::support::basic;
 use crate::support::browser::Browser;
-use crate::support::security_stub::Flavor;
+use crate::support::security_stub::{Flavor, StubStack, spawn_stub_stack, spawn_stub_stack_with};
 
 /// admin.test for the group admins (ann), public.test for every signed-in identity (bob too);
 /// no global list.
@@ -19,9 +19,9 @@ const HOST_RULES: &str = "authorization:\n  hosts:\n    \
                           - {host: public.test}\n";
 
 /// forward_auth behind `front_proxy` with [`HOST_RULES`].
-async fn behind(front_proxy: &str) -> Stack {
+async fn behind(front_proxy: &str) -> StubStack {
     let server = format!("  front_proxy: {front_proxy}\n");
-    spawn_stack_with("forward_auth", Flavor::Elasticsearch, &server, HOST_RULES).await
+    spawn_stub_stack_with("forward_auth", Flavor::Elasticsearch, &server, HOST_RULES).await
 }
 
 fn basic_line(user: &str, password: &str) -> String {
@@ -219,7 +219,7 @@ async fn behind_nginx_a_clients_forwarded_host_is_ignored() {
 #[tokio::test]
 async fn standalone_reads_no_proxy_contract_header() {
     let yaml = "authorization:\n  allowed_groups: [admins]\n  hosts: [{host: open.example.com}]\n";
-    let stack = spawn_stack("standalone", Flavor::Elasticsearch, yaml).await;
+    let stack = spawn_stub_stack("standalone", Flavor::Elasticsearch, yaml).await;
     let app = &stack.app;
     let forged: [&[(&str, &str)]; 2] = [
         &[("x-original-url", "http://open.example.com/_cluster/health")],

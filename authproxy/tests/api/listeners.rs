@@ -3,15 +3,15 @@
 //! (sign-in, callback, logout); only on the internal listener (`server.internal_port`) that the
 //! front door and the scraper use and no Ingress publishes.
 
-use crate::app::{ANN_PASSWORD, spawn_app, users_yaml};
+use crate::app::{ANN_PASSWORD, spawn_app};
 use crate::support::basic;
-use crate::support::security_stub::{Flavor, SecurityStub};
+use crate::support::security_stub::{Flavor, SecurityStub, stub_users_yaml};
 
 #[tokio::test]
 async fn the_check_is_answered_on_the_internal_listener_only() {
     let osmem = test_support::Osmem::start();
     let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
-    let users = users_yaml(&stub.url, Flavor::Elasticsearch);
+    let users = stub_users_yaml(&stub.url, Flavor::Elasticsearch);
     // This client (127.0.0.1) is a trusted peer, as any client behind the front door is.
     let app = spawn_app(&format!(
         "server: {{host: 127.0.0.1, port: 0, mode: forward_auth, trusted_proxies: [127.0.0.1]}}\n{users}"
@@ -55,7 +55,7 @@ async fn the_check_is_answered_on_the_internal_listener_only() {
 
 #[tokio::test]
 async fn standalone_serves_metrics_on_the_internal_listener_and_no_check_there() {
-    let users = users_yaml("http://127.0.0.1:1", Flavor::Elasticsearch);
+    let users = stub_users_yaml("http://127.0.0.1:1", Flavor::Elasticsearch);
     let app = spawn_app(&format!(
         "server: {{host: 127.0.0.1, port: 0, mode: standalone}}\n{users}"
     ))

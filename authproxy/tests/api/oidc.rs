@@ -6,9 +6,9 @@ use std::time::Duration;
 use reqwest::Url;
 use serde_json::json;
 
-use crate::app::{TestApp, spawn_app, users_yaml};
+use crate::app::{TestApp, spawn_app};
 use crate::support::browser::Browser;
-use crate::support::security_stub::{Flavor, SecurityStub};
+use crate::support::security_stub::{Flavor, SecurityStub, stub_users_yaml};
 
 pub const CLIENT_ID: &str = "authproxy-tests";
 pub const CLIENT_SECRET: &str = "client-secret-for-tests-only";
@@ -95,7 +95,7 @@ pub async fn spawn_oidc_stack_in(mode: &str, session_extra: &str, extra_yaml: &s
          scopes: [openid, email, profile, groups]\n\
          session: {{secret: {SESSION_SECRET}{session_extra}}}\n{users}{extra_yaml}",
         issuer = provider.issuer,
-        users = users_yaml(&stub.url, Flavor::Elasticsearch),
+        users = stub_users_yaml(&stub.url, Flavor::Elasticsearch),
     );
     let app = spawn_app(&yaml).await;
     OidcStack {

@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use deadpool_redis::redis::{self, AsyncCommands};
 
-use crate::app::{ANN_PASSWORD, TestApp, spawn_app, users_yaml};
+use crate::app::{ANN_PASSWORD, TestApp, spawn_app};
 use crate::support::decode_basic;
-use crate::support::security_stub::{Flavor, SecurityStub};
+use crate::support::security_stub::{Flavor, SecurityStub, stub_users_yaml};
 
 const KEY: &str = "0123456789abcdef0123456789abcdef";
 
@@ -15,7 +15,7 @@ fn redis_yaml(stub: &SecurityStub, redis_url: &str) -> String {
     format!(
         "server: {{host: 127.0.0.1, port: 0, trusted_proxies: [127.0.0.1]}}\n\
          cache: {{backend: redis, redis_url: \"{redis_url}\", encryption_key: {KEY}}}\n{}",
-        users_yaml(&stub.url, Flavor::Elasticsearch)
+        stub_users_yaml(&stub.url, Flavor::Elasticsearch)
     )
 }
 

@@ -3,9 +3,9 @@
 //! caller's request gets an id of the proxy's own, so a client cannot choose the id its request
 //! is logged under.
 
-use crate::app::{ANN_PASSWORD, spawn_app, spawn_stack, users_yaml};
+use crate::app::{ANN_PASSWORD, spawn_app};
 use crate::support::basic;
-use crate::support::security_stub::{Flavor, SecurityStub};
+use crate::support::security_stub::{Flavor, SecurityStub, spawn_stub_stack, stub_users_yaml};
 
 /// The `x-request-id` values the cluster saw on its last forwarded request.
 fn ids_seen(stub: &SecurityStub) -> Vec<String> {
@@ -30,7 +30,7 @@ async fn a_request_id_from_an_untrusted_client_never_reaches_the_cluster() {
     let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
     let app = spawn_app(&format!(
         "server:\n  host: 127.0.0.1\n  port: 0\n  mode: standalone\n  trusted_proxies: [10.0.0.1]\n{}",
-        users_yaml(&stub.url, Flavor::Elasticsearch)
+        stub_users_yaml(&stub.url, Flavor::Elasticsearch)
     ))
     .await;
     let mut seen = Vec::new();
@@ -56,7 +56,7 @@ async fn a_request_id_from_an_untrusted_client_never_reaches_the_cluster() {
 
 #[tokio::test]
 async fn a_trusted_proxy_keeps_its_request_id() {
-    let stack = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
+    let stack = spawn_stub_stack("standalone", Flavor::Elasticsearch, "").await;
     let app = &stack.app;
     for (sent, kept) in [("front-door-id-1", true), ("two words", false)] {
         let response = app

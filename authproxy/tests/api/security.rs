@@ -4,11 +4,11 @@
 use futures_util::future::join_all;
 use reqwest::Url;
 
-use crate::app::{ANN_PASSWORD, spawn_app, users_yaml};
+use crate::app::{ANN_PASSWORD, spawn_app};
 use crate::oidc::{COOKIE, spawn_oidc_stack, spawn_oidc_stack_with};
 use crate::support::basic;
 use crate::support::browser::Browser;
-use crate::support::security_stub::{Flavor, SecurityStub};
+use crate::support::security_stub::{Flavor, SecurityStub, stub_users_yaml};
 
 /// Every one of these must land on `/` after sign-in (the cookie domain is `example.com`).
 const OPEN_REDIRECTS: &[&str] = &[
@@ -154,7 +154,9 @@ async fn open_redirect_payloads_all_land_on_a_safe_target() {
 
 #[tokio::test]
 async fn open_redirect_payloads_after_basic_sign_in_stay_on_this_host() {
-    let stack = crate::app::spawn_stack("standalone", Flavor::Elasticsearch, "").await;
+    let stack =
+        crate::support::security_stub::spawn_stub_stack("standalone", Flavor::Elasticsearch, "")
+            .await;
     let app = &stack.app;
     for payload in OPEN_REDIRECTS {
         let mut url = Url::parse(&app.url("/auth/start")).unwrap();
@@ -257,7 +259,7 @@ async fn forwarded_headers_from_an_untrusted_address_are_ignored() {
         let yaml = format!(
             "server:\n  host: 127.0.0.1\n  port: 0\n  mode: {mode}\n  trusted_proxies: [10.0.0.0/8]\n  \
              forward_auth_callers: any\n{}",
-            users_yaml(&stub.url, Flavor::Elasticsearch)
+            stub_users_yaml(&stub.url, Flavor::Elasticsearch)
         );
         let app = spawn_app(&yaml).await;
         // The sign-in redirect keeps the real URI, not the one the headers claim.
@@ -389,7 +391,7 @@ async fn authentication_responses_are_never_cached() {
     let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
     let forward_auth = spawn_app(&format!(
         "server:\n  host: 127.0.0.1\n  port: 0\n  mode: forward_auth\n{}",
-        users_yaml(&stub.url, Flavor::Elasticsearch)
+        stub_users_yaml(&stub.url, Flavor::Elasticsearch)
     ))
     .await;
     for password in [ANN_PASSWORD, "wrong"] {

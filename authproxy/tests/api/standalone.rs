@@ -1,18 +1,21 @@
 //! standalone mode: the proxy forwards to the search cluster itself, streaming, as the managed
-//! user.
+//! user; the cluster is the real secured Elasticsearch 8 node behind the recording proxy.
 
-use crate::app::{ANN_PASSWORD, BOB_PASSWORD, spawn_app, spawn_stack, users_yaml};
+use reqwest::Method;
+use serde_json::json;
+
+use crate::app::{ANN_PASSWORD, Users, recorder, spawn_app, spawn_stack, unique};
+use crate::real_security::{Flavor, node};
 use crate::support::basic;
-use crate::support::security_stub::Flavor;
 
 #[tokio::test]
-async fn forwarded_requests_reach_osmem_as_the_managed_user() {
+async fn forwarded_requests_reach_the_cluster_as_the_managed_user() {
     let stack = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
-    let app = &stack.app;
+    let (app, ann) = (&stack.app, &stack.users.ann);
     let response = app
         .client
         .get(app.url("/_cluster/health"))
-        .header("authorization", basic("ann", ANN_PASSWORD))
+        .header("authorization", basic(ann, ANN_PASSWORD))
         .header("x-auth-request-user", "root")
         .header("connection", "keep-alive, x-hop")
         .header("x-hop", "must-not-pass")
@@ -23,16 +26,15 @@ async fn forwarded_requests_reach_osmem_as_the_managed_user() {
     assert_eq!(response.status(), 200);
     let health: serde_json::Value = response.json().await.unwrap();
     assert!(health.get("status").is_some(), "{health}");
-    let forwarded = stack.stub.forwarded();
+    let forwarded = stack.forwarded();
     let last = forwarded.last().unwrap();
-    assert_eq!(last.user, "ann", "the cluster saw the managed user");
+    assert_eq!(
+        last.basic_user().as_ref(),
+        Some(ann),
+        "the cluster saw the managed user"
+    );
     assert_eq!(last.path, "/_cluster/health");
-    let header = |name: &str| {
-        last.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.clone())
-    };
+    let header = |name: &str| last.header(name).map(str::to_owned);
     assert_eq!(
         header("x-auth-request-user"),
         None,
@@ -47,45 +49,42 @@ async fn forwarded_requests_reach_osmem_as_the_managed_user() {
     assert_eq!(header("x-forwarded-for").as_deref(), Some("127.0.0.1"));
 
     // HEAD keeps the cluster's status and Content-Length, and has no body.
-    let head = |url: String, authorization: String| {
-        let client = app.client.clone();
-        async move {
-            let response = client
-                .head(url)
-                .header("authorization", authorization)
-                .send()
-                .await
-                .unwrap();
-            let length = response
-                .headers()
-                .get("content-length")
-                .map(|v| v.to_str().unwrap().to_owned());
-            (response.status(), length)
-        }
+    let head = |client: reqwest::Client, url: String, authorization: String| async move {
+        let response = client
+            .head(url)
+            .header("authorization", authorization)
+            .send()
+            .await
+            .unwrap();
+        let length = response
+            .headers()
+            .get("content-length")
+            .map(|v| v.to_str().unwrap().to_owned());
+        (response.status(), length)
     };
+    let security = stack.node.security;
     let direct = head(
-        format!("{}/", stack.stub.url),
-        basic(
-            crate::support::security_stub::ADMIN_USER,
-            crate::support::security_stub::ADMIN_PASSWORD,
-        ),
+        security.client(),
+        format!("{}/", stack.node.url),
+        security.admin_authorization(),
     )
     .await;
-    let proxied = head(app.url("/"), basic("ann", ANN_PASSWORD)).await;
+    let proxied = head(app.client.clone(), app.url("/"), basic(ann, ANN_PASSWORD)).await;
     assert_eq!(proxied, direct);
 }
 
 #[tokio::test]
 async fn a_large_bulk_request_streams_through_and_documents_are_indexed() {
     let stack = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
-    let app = &stack.app;
+    let (app, ann) = (&stack.app, &stack.users.ann);
+    let index = unique("bulk-test");
     // ~3 MiB of NDJSON: larger than the replay buffer, so it streams.
     let padding = "x".repeat(1000);
     let mut body = String::new();
     let documents = 3000;
     for id in 0..documents {
         body.push_str(&format!(
-            "{{\"index\":{{\"_index\":\"bulk-test\",\"_id\":\"{id}\"}}}}\n"
+            "{{\"index\":{{\"_index\":\"{index}\",\"_id\":\"{id}\"}}}}\n"
         ));
         body.push_str(&format!("{{\"n\":{id},\"pad\":\"{padding}\"}}\n"));
     }
@@ -94,7 +93,7 @@ async fn a_large_bulk_request_streams_through_and_documents_are_indexed() {
     let response = app
         .client
         .post(app.url("/_bulk?refresh=true"))
-        .header("authorization", basic("bob", BOB_PASSWORD))
+        .header("authorization", basic(ann, ANN_PASSWORD))
         .header("content-type", "application/x-ndjson")
         .body(body)
         .send()
@@ -109,18 +108,21 @@ async fn a_large_bulk_request_streams_through_and_documents_are_indexed() {
         &result.to_string()[..200.min(result.to_string().len())]
     );
     assert_eq!(result["items"].as_array().unwrap().len(), documents);
-    let seen = stack.stub.forwarded();
-    assert_eq!(
-        seen.last().unwrap().body_len,
-        length,
-        "the whole body arrived"
-    );
+    let seen = stack.forwarded();
+    let bulk = seen.last().unwrap();
+    assert_eq!(bulk.path, "/_bulk");
+    let arrived = bulk
+        .body
+        .as_ref()
+        .and_then(|body| body.as_str())
+        .unwrap_or_default();
+    assert_eq!(arrived.len(), length, "the whole body arrived");
 
     // A large response comes back whole too.
     let search = app
         .client
-        .post(app.url("/bulk-test/_search"))
-        .header("authorization", basic("bob", BOB_PASSWORD))
+        .post(app.url(&format!("/{index}/_search")))
+        .header("authorization", basic(ann, ANN_PASSWORD))
         .header("content-type", "application/json")
         .body(r#"{"size": 1000, "query": {"match_all": {}}}"#)
         .send()
@@ -133,34 +135,48 @@ async fn a_large_bulk_request_streams_through_and_documents_are_indexed() {
 
 #[tokio::test]
 async fn a_rejected_credential_is_refreshed_once_and_the_request_retried() {
-    let stack = spawn_stack("standalone", Flavor::Opensearch, "").await;
-    let app = &stack.app;
-    let get = || app.get_as("/_cluster/health", "ann", ANN_PASSWORD);
+    // Elasticsearch: OpenSearch refuses concurrent changes of its users (any test's) with 409,
+    // which the proxy tries again; that would be counted here too.
+    let stack = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
+    let (app, node, ann) = (&stack.app, &stack.node, &stack.users.ann);
+    let get = || app.get_as("/_cluster/health", ann, ANN_PASSWORD);
     assert_eq!(get().await.status(), 200);
-    let puts = stack.stub.puts();
+    let upserts = stack.upserts(ann);
     // An operator changes the password behind the proxy's back: the cached one is now wrong.
-    stack.stub.set_password("ann", "changed-by-an-operator");
+    let operators = "Changed-By-An-Operator-5821";
+    let (status, body) = node
+        .admin(
+            Method::POST,
+            &format!("/_security/user/{ann}/_password"),
+            Some(json!({"password": operators})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
     let retried = get().await;
     assert_eq!(retried.status(), 200);
-    assert_eq!(stack.stub.puts(), puts + 1, "one refresh");
-    assert_ne!(
-        stack.stub.user("ann").unwrap().password,
-        "changed-by-an-operator"
+    assert_eq!(stack.upserts(ann), upserts + 1, "one refresh");
+    assert_eq!(
+        node.who(&basic(ann, operators)).await.0,
+        401,
+        "the proxy set a password of its own again"
     );
+    let last = stack.forwarded().pop().unwrap();
+    assert_eq!(last.path, "/_cluster/health");
+    assert_eq!(last.basic_user().as_ref(), Some(ann));
 }
 
 #[tokio::test]
 async fn an_unreachable_cluster_is_503_with_the_common_body() {
     let closed_port = test_support::free_port();
+    let users = Users::new();
     let yaml = format!(
         "server: {{host: 127.0.0.1, port: 0, mode: standalone}}\n{}",
-        users_yaml(
-            &format!("http://127.0.0.1:{closed_port}"),
-            Flavor::Elasticsearch
-        )
+        users.yaml_towards(&format!("http://127.0.0.1:{closed_port}"))
     );
     let app = spawn_app(&yaml).await;
-    let response = app.get_as("/_cluster/health", "ann", ANN_PASSWORD).await;
+    let response = app
+        .get_as("/_cluster/health", &users.ann, ANN_PASSWORD)
+        .await;
     assert_eq!(response.status(), 503);
     let body: serde_json::Value = response.json().await.unwrap();
     assert_eq!(body["error"]["code"], "search_unreachable");
@@ -187,7 +203,7 @@ async fn without_credentials_the_root_redirects_and_api_paths_are_challenged() {
         .unwrap();
     assert_eq!(api.status(), 401);
     assert!(
-        stack.stub.forwarded().is_empty(),
+        stack.recorder.requests().is_empty(),
         "nothing reached the cluster"
     );
     // Sign-in without OIDC: a Basic challenge, then back to a local path only.
@@ -201,7 +217,7 @@ async fn without_credentials_the_root_redirects_and_api_paths_are_challenged() {
     let signed_in = app
         .client
         .get(app.url("/auth/start?rd=//evil.example"))
-        .header("authorization", basic("ann", ANN_PASSWORD))
+        .header("authorization", basic(&stack.users.ann, ANN_PASSWORD))
         .send()
         .await
         .unwrap();
@@ -211,23 +227,29 @@ async fn without_credentials_the_root_redirects_and_api_paths_are_challenged() {
 
 #[tokio::test]
 async fn rejected_admin_credentials_are_502_with_a_clear_message() {
-    let osmem = test_support::Osmem::start();
-    let stub =
-        crate::support::security_stub::SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let node = node(Flavor::Elasticsearch).await;
+    let recorder = recorder(&node);
+    let users = Users::new();
     let yaml = format!(
         "server: {{host: 127.0.0.1, port: 0, mode: standalone}}\n{}",
-        users_yaml(&stub.url, Flavor::Elasticsearch)
-    )
-    .replace(
-        crate::support::security_stub::ADMIN_PASSWORD,
-        "not-the-admin-password",
+        users.yaml(
+            &recorder.url,
+            node.flavor,
+            (&node.security.admin_user, "not-the-admin-password")
+        )
     );
     let app = spawn_app(&yaml).await;
-    let response = app.get_as("/_cluster/health", "ann", ANN_PASSWORD).await;
+    let response = app
+        .get_as("/_cluster/health", &users.ann, ANN_PASSWORD)
+        .await;
     assert_eq!(response.status(), 502);
     let body: serde_json::Value = response.json().await.unwrap();
     assert_eq!(body["error"]["code"], "search_admin_rejected");
     assert!(!body.to_string().contains("not-the-admin-password"));
+    assert!(
+        crate::app::cluster_user(&node, &users.ann).await.is_none(),
+        "nothing was made"
+    );
 }
 
 #[tokio::test]

@@ -4,8 +4,8 @@
 
 use test_support::{Osmem, TestCertificates, TlsFront};
 
-use crate::app::{ANN_PASSWORD, TestApp, spawn_app, users_yaml};
-use crate::support::security_stub::{Flavor, SecurityStub};
+use crate::app::{ANN_PASSWORD, TestApp, spawn_app};
+use crate::support::security_stub::{Flavor, SecurityStub, stub_users_yaml};
 
 struct Fixture {
     certificates: TestCertificates,
@@ -32,7 +32,7 @@ impl Fixture {
     async fn proxy(&self, tls: &str) -> TestApp {
         spawn_app(&format!(
             "server: {{host: 127.0.0.1, port: 0, mode: standalone}}\n{}  tls: {tls}\n",
-            users_yaml(&self.front.mutual_url, Flavor::Elasticsearch)
+            stub_users_yaml(&self.front.mutual_url, Flavor::Elasticsearch)
         ))
         .await
     }

@@ -7,9 +7,9 @@ use std::time::Duration;
 use test_support::OtlpReceiver;
 use test_support::binary::{RunningBinary, ServiceBinary};
 
-use crate::app::{ANN_PASSWORD, no_redirects, users_yaml};
+use crate::app::{ANN_PASSWORD, no_redirects};
 use crate::support::basic;
-use crate::support::security_stub::{Flavor, SecurityStub};
+use crate::support::security_stub::{Flavor, SecurityStub, stub_users_yaml};
 
 const W3C_TRACE: &str = "0af7651916cd43dd8448eb211c80319c";
 const W3C_PARENT: &str = "b7ad6b7169203331";
@@ -42,7 +42,7 @@ fn start(receiver: &OtlpReceiver, stub: &SecurityStub, ratio: f64) -> Traced {
          observability:\n  log_level: info\n  otel_enabled: true\n  otel_endpoint: {}\n  \
          otel_service_name: authproxy-test\n  otel_trace_ratio: {ratio}\n{}",
         receiver.endpoint,
-        users_yaml(&stub.url, Flavor::Elasticsearch)
+        stub_users_yaml(&stub.url, Flavor::Elasticsearch)
     );
     let path = binary.config_file("tracing.yaml", &yaml);
     let running = binary.start(&path);

@@ -111,6 +111,40 @@ async fn it_forwards_over_https_adds_basic_auth_records_and_fails_on_demand() {
     assert_eq!(recorded[0].param("refresh").as_deref(), Some("true"));
     assert_eq!(recorded[0].body, Some(json!({"item": "book"})));
     assert_eq!(recorded[1].body, None);
+    assert_eq!(
+        recorded[0].basic_user(),
+        None,
+        "the added auth is not recorded"
+    );
+    assert_eq!(recorded[1].basic_user().as_deref(), Some("other"));
+    assert_eq!(
+        recorded[1].header("authorization"),
+        Some("Basic b3RoZXI6b25l")
+    );
+
+    // One user refused: 401 with the clusters' body, recorded, nothing sent on; others pass.
+    proxy.reject_user("other");
+    let refused_user = client
+        .get(format!("{}/_cluster/health", proxy.url))
+        .header("authorization", "Basic b3RoZXI6b25l")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused_user.status(), 401);
+    assert!(refused_user.headers().contains_key("www-authenticate"));
+    let body: Value = refused_user.json().await.unwrap();
+    assert_eq!(body["error"]["type"], "security_exception", "{body}");
+    let passed = client
+        .get(format!("{}/_cluster/health", proxy.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        passed.status(),
+        201,
+        "the echo answered the admin's request"
+    );
+    assert_eq!(proxy.requests().len(), 4);
     proxy.clear_requests();
     assert!(proxy.requests().is_empty());
 

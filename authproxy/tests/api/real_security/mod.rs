@@ -32,10 +32,14 @@ const PASSWORD: &str = "local-password-1";
 /// A role of this suite's own: writes to the flavour's indices ([`Flavor::index`]).
 const WRITER: &str = "authproxy_real_writer";
 
+/// A role of the other suites' stacks (`crate::app::Stack`): reads every index, monitors the
+/// cluster; their default role.
+pub(crate) const STACK_READER: &str = "authproxy_stack_reader";
+
 /// What differs between the two clusters' security APIs, and the names each flavour's tests
 /// keep to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Flavor {
+pub(crate) enum Flavor {
     /// OpenSearch 2 with the security plugin.
     OpenSearch,
     /// Elasticsearch 8 with x-pack security.
@@ -43,7 +47,7 @@ enum Flavor {
 }
 
 impl Flavor {
-    fn distribution(self) -> Distribution {
+    pub(crate) fn distribution(self) -> Distribution {
         match self {
             Self::OpenSearch => Distribution::OpenSearch2Secured,
             Self::Elasticsearch => Distribution::Elasticsearch8Secured,
@@ -51,7 +55,7 @@ impl Flavor {
     }
 
     /// `search.flavor` in the proxy's configuration.
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Self::OpenSearch => "opensearch",
             Self::Elasticsearch => "elasticsearch",
@@ -59,7 +63,7 @@ impl Flavor {
     }
 
     /// Who the cluster authenticated, with which roles.
-    fn who_path(self) -> &'static str {
+    pub(crate) fn who_path(self) -> &'static str {
         match self {
             Self::OpenSearch => "/_plugins/_security/authinfo",
             Self::Elasticsearch => "/_security/_authenticate",
@@ -67,7 +71,7 @@ impl Flavor {
     }
 
     /// The security API's path of the user `name`.
-    fn user_path(self, name: &str) -> String {
+    pub(crate) fn user_path(self, name: &str) -> String {
         match self {
             Self::OpenSearch => format!("/_plugins/_security/api/internalusers/{name}"),
             Self::Elasticsearch => format!("/_security/user/{name}"),
@@ -92,6 +96,15 @@ impl Flavor {
         }
     }
 
+    /// A built-in role that may do anything: `superuser` (Elasticsearch), `all_access`
+    /// (OpenSearch).
+    pub(crate) fn admin_role(self) -> &'static str {
+        match self {
+            Self::OpenSearch => "all_access",
+            Self::Elasticsearch => "superuser",
+        }
+    }
+
     /// Group `writers` → [`WRITER`], group `readers` → [`Self::reader`].
     fn mappings(self) -> String {
         format!(
@@ -102,7 +115,7 @@ impl Flavor {
     }
 
     /// The user name in the answer of [`Self::who_path`].
-    fn who_name(self, info: &Value) -> Value {
+    pub(crate) fn who_name(self, info: &Value) -> Value {
         match self {
             Self::OpenSearch => info["user_name"].clone(),
             Self::Elasticsearch => info["username"].clone(),
@@ -111,7 +124,7 @@ impl Flavor {
 
     /// The roles in the answer of [`Self::who_path`]; on OpenSearch without `own_index`, which
     /// the demo configuration maps to every user (`users: ["*"]`).
-    fn who_roles(self, info: &Value) -> Value {
+    pub(crate) fn who_roles(self, info: &Value) -> Value {
         let roles = info["roles"].as_array().cloned().unwrap_or_default();
         match self {
             Self::OpenSearch => Value::Array(
@@ -125,15 +138,32 @@ impl Flavor {
     }
 
     /// The roles of a user as the security API has it.
-    fn user_roles(self, user: &Value) -> Value {
+    pub(crate) fn user_roles(self, user: &Value) -> Value {
         match self {
             Self::OpenSearch => user["opendistro_security_roles"].clone(),
             Self::Elasticsearch => user["roles"].clone(),
         }
     }
 
+    /// The e-mail address of a user as the security API has it (OpenSearch keeps it with the
+    /// attributes).
+    pub(crate) fn user_email(self, user: &Value) -> Value {
+        match self {
+            Self::OpenSearch => user["attributes"]["email"].clone(),
+            Self::Elasticsearch => user["email"].clone(),
+        }
+    }
+
+    /// The full name of a user as the security API has it.
+    pub(crate) fn user_full_name(self, user: &Value) -> Value {
+        match self {
+            Self::OpenSearch => user["attributes"]["full_name"].clone(),
+            Self::Elasticsearch => user["full_name"].clone(),
+        }
+    }
+
     /// The free-form data of a user as the security API has it (where the proxy marks its own).
-    fn user_metadata(self, user: &Value) -> Value {
+    pub(crate) fn user_metadata(self, user: &Value) -> Value {
         match self {
             Self::OpenSearch => user["attributes"].clone(),
             Self::Elasticsearch => user["metadata"].clone(),
@@ -141,7 +171,7 @@ impl Flavor {
     }
 
     /// A user's body for the security API: `password`, `roles` and `metadata`.
-    fn user_body(self, password: &str, roles: Value, metadata: Value) -> Value {
+    pub(crate) fn user_body(self, password: &str, roles: Value, metadata: Value) -> Value {
         match self {
             Self::OpenSearch => json!({
                 "password": password,
@@ -157,7 +187,7 @@ impl Flavor {
     }
 
     /// The status of a `PUT` that made a new user: 201 (OpenSearch), 200 (Elasticsearch).
-    fn user_created(self) -> u16 {
+    pub(crate) fn user_created(self) -> u16 {
         match self {
             Self::OpenSearch => 201,
             Self::Elasticsearch => 200,
@@ -188,15 +218,15 @@ impl Flavor {
 }
 
 /// The shared secured node of a flavour, its security settings and a client that trusts its CA.
-struct Node {
-    flavor: Flavor,
-    url: &'static str,
-    security: &'static Security,
+pub(crate) struct Node {
+    pub(crate) flavor: Flavor,
+    pub(crate) url: &'static str,
+    pub(crate) security: &'static Security,
     client: reqwest::Client,
 }
 
 /// The node of `flavor`, with the suite's roles made once per process.
-async fn node(flavor: Flavor) -> Node {
+pub(crate) async fn node(flavor: Flavor) -> Node {
     let cluster = tokio::task::spawn_blocking(move || SearchCluster::shared(flavor.distribution()))
         .await
         .unwrap();
@@ -230,6 +260,20 @@ async fn node(flavor: Flavor) -> Node {
                         )
                         .await;
                     assert_eq!(status, 201, "{body}");
+                    let (status, body) = node
+                        .admin(
+                            Method::PUT,
+                            &format!("/_plugins/_security/api/roles/{STACK_READER}"),
+                            Some(json!({
+                                "cluster_permissions": ["cluster_monitor", "cluster_composite_ops_ro"],
+                                "index_permissions": [{
+                                    "index_patterns": ["*"],
+                                    "allowed_actions": ["read", "indices_monitor"]
+                                }]
+                            })),
+                        )
+                        .await;
+                    assert_eq!(status, 201, "{body}");
                 })
                 .await;
         }
@@ -243,6 +287,7 @@ async fn node(flavor: Flavor) -> Node {
                             json!(["read", "write", "create_index", "view_index_metadata"]),
                         ),
                         (flavor.reader(), json!(["read", "view_index_metadata"])),
+                        (STACK_READER, json!(["read", "view_index_metadata"])),
                     ] {
                         let (status, body) = node
                             .admin(
@@ -251,7 +296,11 @@ async fn node(flavor: Flavor) -> Node {
                                 Some(json!({
                                     "cluster": ["monitor"],
                                     "indices": [{
-                                        "names": ["real-es-security-*"],
+                                        "names": [if role == STACK_READER {
+                                            "*"
+                                        } else {
+                                            "real-es-security-*"
+                                        }],
                                         "privileges": privileges
                                     }]
                                 })),
@@ -269,7 +318,7 @@ async fn node(flavor: Flavor) -> Node {
 impl Node {
     /// `method path` straight to the cluster with `authorization`: the status and the JSON body
     /// (null when it is not JSON).
-    async fn call(
+    pub(crate) async fn call(
         &self,
         authorization: &str,
         method: Method,
@@ -289,7 +338,12 @@ impl Node {
     /// As the admin (`admin`; on Elasticsearch the `elastic` superuser). On OpenSearch a change
     /// of the security configuration that another one overtook (409 version conflict: the plugin
     /// writes each kind of configuration as one document) is made again, for up to 30 s.
-    async fn admin(&self, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
+    pub(crate) async fn admin(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
         let authorization = self.security.admin_authorization();
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
@@ -304,7 +358,7 @@ impl Node {
     }
 
     /// The user as the security API has it (404 when there is none).
-    async fn user(&self, name: &str) -> (u16, Value) {
+    pub(crate) async fn user(&self, name: &str) -> (u16, Value) {
         let path = self.flavor.user_path(name);
         let (status, body) = self.admin(Method::GET, &path, None).await;
         (status, body[name].clone())
@@ -312,7 +366,7 @@ impl Node {
 
     /// The cluster's answer to who `authorization` is: the user, its roles (on Elasticsearch
     /// also its realm).
-    async fn who(&self, authorization: &str) -> (u16, Value) {
+    pub(crate) async fn who(&self, authorization: &str) -> (u16, Value) {
         self.call(authorization, Method::GET, self.flavor.who_path(), None)
             .await
     }

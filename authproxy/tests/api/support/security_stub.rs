@@ -30,7 +30,6 @@ pub const ADMIN_PASSWORD: &str = "admin-password-for-tests";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flavor {
     Elasticsearch,
-    Opensearch,
 }
 
 #[derive(Debug, Clone)]
@@ -49,7 +48,6 @@ pub struct Forwarded {
     pub user: String,
     pub path: String,
     pub headers: Vec<(String, String)>,
-    pub body_len: usize,
 }
 
 #[derive(Default)]
@@ -64,7 +62,6 @@ struct Inner {
 #[derive(Clone)]
 pub struct SecurityStub {
     pub url: String,
-    flavor: Flavor,
     inner: Arc<Mutex<Inner>>,
     _server: Arc<ServerHandle>,
 }
@@ -88,7 +85,7 @@ struct StubState {
 }
 
 impl SecurityStub {
-    pub fn start(flavor: Flavor, upstream: &str) -> Self {
+    pub fn start(_flavor: Flavor, upstream: &str) -> Self {
         let inner = Arc::new(Mutex::new(Inner::default()));
         let state = web::Data::new(StubState {
             inner: inner.clone(),
@@ -123,7 +120,6 @@ impl SecurityStub {
         tokio::spawn(server);
         Self {
             url: format!("http://127.0.0.1:{port}"),
-            flavor,
             inner,
             _server: Arc::new(ServerHandle(handle)),
         }
@@ -131,31 +127,6 @@ impl SecurityStub {
 
     pub fn user(&self, name: &str) -> Option<StubUser> {
         self.inner.lock().unwrap().users.get(name).cloned()
-    }
-
-    /// A user created outside the proxy (no `managed_by` mark).
-    pub fn seed_foreign_user(&self, name: &str, password: &str) {
-        let marks = match self.flavor {
-            Flavor::Elasticsearch => json!({"team": "ops"}),
-            Flavor::Opensearch => json!({"team": "ops"}),
-        };
-        self.inner.lock().unwrap().users.insert(
-            name.to_owned(),
-            StubUser {
-                password: password.to_owned(),
-                roles: vec!["superuser".to_owned()],
-                marks,
-                email: String::new(),
-                full_name: String::new(),
-            },
-        );
-    }
-
-    /// Changes a user's password behind the proxy's back (as an operator would).
-    pub fn set_password(&self, name: &str, password: &str) {
-        if let Some(user) = self.inner.lock().unwrap().users.get_mut(name) {
-            user.password = password.to_owned();
-        }
     }
 
     /// From now on every request as `name` gets 401, whatever its password (even after an
@@ -406,7 +377,6 @@ async fn forward(
         user,
         path: request.path().to_owned(),
         headers,
-        body_len: body.len(),
     });
     let url = format!(
         "{}{}",
@@ -428,5 +398,66 @@ async fn forward(
             relayed.streaming(response.bytes_stream())
         }
         Err(error) => HttpResponse::BadGateway().body(error.to_string()),
+    }
+}
+
+/// Local users ann (group `admins`) and bob (no group), a role mapping for admins and the
+/// default roles, towards `search_url` with the stub's admin.
+pub fn stub_users_yaml(search_url: &str, flavor: Flavor) -> String {
+    let flavor = match flavor {
+        Flavor::Elasticsearch => "elasticsearch",
+    };
+    format!(
+        r#"basic_auth:
+  users:
+    - {{username: ann, password_hash: "{ann}", email: ann@example.com, name: Ann Example, groups: [admins, staff]}}
+    - {{username: bob, password_hash: "{bob}", email: bob@example.org}}
+  max_failures_per_user: 3
+  max_failures_per_address: 1000
+user_management:
+  role_mappings:
+    - {{claim: groups, pattern: "admin*", search_roles: [superuser]}}
+    - {{claim: email, pattern: "*@example.com", es_roles: [kibana_user]}}
+  default_search_roles: [reader]
+search:
+  url: {search_url}
+  flavor: {flavor}
+  admin_user: {ADMIN_USER}
+  admin_password: {ADMIN_PASSWORD}
+"#,
+        ann = crate::support::bcrypt_hash(crate::app::ANN_PASSWORD),
+        bob = crate::support::bcrypt_hash(crate::app::BOB_PASSWORD),
+    )
+}
+
+/// osmem behind the security stub, and the proxy in `mode` in front of them.
+pub struct StubStack {
+    pub app: crate::app::TestApp,
+    pub stub: SecurityStub,
+    pub _osmem: test_support::Osmem,
+}
+
+pub async fn spawn_stub_stack(mode: &str, flavor: Flavor, extra_yaml: &str) -> StubStack {
+    spawn_stub_stack_with(mode, flavor, "", extra_yaml).await
+}
+
+/// [`spawn_stub_stack`] with `server_yaml` (indented lines) added to the `server:` section.
+pub async fn spawn_stub_stack_with(
+    mode: &str,
+    flavor: Flavor,
+    server_yaml: &str,
+    extra_yaml: &str,
+) -> StubStack {
+    let osmem = test_support::Osmem::start();
+    let stub = SecurityStub::start(flavor, &osmem.url);
+    let yaml = format!(
+        "server:\n  host: 127.0.0.1\n  port: 0\n  mode: {mode}\n  trusted_proxies: [127.0.0.1]\n{server_yaml}{}{extra_yaml}",
+        stub_users_yaml(&stub.url, flavor)
+    );
+    let app = crate::app::spawn_app(&yaml).await;
+    StubStack {
+        app,
+        stub,
+        _osmem: osmem,
     }
 }
