@@ -176,6 +176,23 @@ pub fn start_binary(
     test_support::binary::ServiceBinary,
     test_support::binary::RunningBinary,
 ) {
+    start_binary_with(
+        &format!("  api_url: {api_url}\n"),
+        shutdown_timeout,
+        extra_yaml,
+    )
+}
+
+/// [`start_binary`] with `kube_yaml` (the `kubernetes:` keys saying how to reach the API,
+/// indented, e.g. `kubeconfig`).
+pub fn start_binary_with(
+    kube_yaml: &str,
+    shutdown_timeout: &str,
+    extra_yaml: &str,
+) -> (
+    test_support::binary::ServiceBinary,
+    test_support::binary::RunningBinary,
+) {
     let binary = test_support::binary::ServiceBinary::new(
         env!("CARGO_BIN_EXE_ingress-dash"),
         "ingress-dash",
@@ -184,7 +201,7 @@ pub fn start_binary(
     let config = binary.config_file(
         "ingress-dash.yaml",
         &format!(
-            "server:\n  host: 127.0.0.1\n  port: 0\n  shutdown_timeout: {shutdown_timeout}\nkubernetes:\n  api_url: {api_url}\n{extra_yaml}"
+            "server:\n  host: 127.0.0.1\n  port: 0\n  shutdown_timeout: {shutdown_timeout}\nkubernetes:\n{kube_yaml}{extra_yaml}"
         ),
     );
     let running = binary.start(&config);

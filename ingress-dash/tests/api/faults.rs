@@ -1,20 +1,23 @@
-//! Faults under load (issue 22): the Kubernetes API refusing connections, timing out,
-//! answering 5xx and 410, and cutting watch connections mid-event while several SSE clients
-//! are connected, ingresses churn and other requests flow. Every client's view (snapshot plus
-//! applied events) must end equal to the server's state, with no update lost or duplicated;
-//! the breaker opens, rejects fast, probes and closes as specified.
+//! Faults under load: the Kubernetes API refusing connections, timing out, answering 5xx and
+//! 410, and cutting and dropping watch connections while several SSE clients are connected,
+//! ingresses churn and other requests flow. The API is the real API server through the fault
+//! proxy (`real_kube::spawn_proxied`), in namespaces of the test's own; the churn is real
+//! writes. Every client's view (snapshot plus applied events) must end equal to the server's
+//! state, with no update lost or duplicated; the breaker opens, rejects fast, probes and closes
+//! as specified. (Real 410s after compaction are `real_kube::expiry`'s.)
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kube_test_server::{Cluster, KubeTestServer, Options, sample};
+use kube_test_server::sample;
 use serde_json::{Value, json};
 
-use crate::app::{SseEvent, SseReader, TestApp, spawn_app, spawn_app_with, within};
+use crate::app::{SseEvent, SseReader, within};
+use crate::real_kube::{INGRESS, Real, scoped, spawn_proxied};
 
-const NAMESPACES: [&str; 3] = ["team-000", "team-001", "team-002"];
+const NAMESPACES: [&str; 3] = ["fl-team-000", "fl-team-001", "fl-team-002"];
 
 /// One SSE client's view: `namespace/name` → resourceVersion, and the first rule it saw broken.
 #[derive(Default)]
@@ -82,22 +85,15 @@ impl View {
     }
 }
 
-/// The cluster's ingresses in `namespaces` (all when empty): `namespace/name` → version.
-fn server_state(cluster: &Cluster, namespaces: &[&str]) -> BTreeMap<String, String> {
-    cluster
-        .ingresses()
-        .iter()
-        .filter_map(|object| {
-            let metadata = &object["metadata"];
-            let namespace = metadata["namespace"].as_str()?;
-            (namespaces.is_empty() || namespaces.contains(&namespace)).then(|| {
-                (
-                    format!("{namespace}/{}", metadata["name"].as_str().unwrap()),
-                    metadata["resourceVersion"].as_str().unwrap().to_owned(),
-                )
-            })
-        })
-        .collect()
+/// The cluster's ingresses in `namespaces` (all the test's when empty): `namespace/name` →
+/// version.
+async fn server_state(kube: &Real, namespaces: &[&str]) -> BTreeMap<String, String> {
+    let namespaces = if namespaces.is_empty() {
+        &NAMESPACES[..]
+    } else {
+        namespaces
+    };
+    kube.ingress_versions(namespaces).await
 }
 
 /// Reads `stream` into `view` until the stream ends or `stop` is set.
@@ -116,55 +112,41 @@ fn spawn_reader(
     })
 }
 
-/// Creates, modifies and deletes ingresses in the three namespaces until `stop`.
-/// Changes the cluster until `stop`; `made` counts the changes as they are made.
-fn spawn_churn(
-    cluster: Cluster,
-    stop: Arc<AtomicBool>,
-    made: Arc<AtomicU64>,
-) -> std::thread::JoinHandle<u64> {
-    std::thread::spawn(move || {
-        let mut changes = 0u64;
-        let mut tick = 0usize;
-        while !stop.load(Ordering::SeqCst) {
-            let namespace = NAMESPACES[tick % NAMESPACES.len()];
-            let name = format!("churn-{:02}", tick % 17);
-            if tick % 5 == 4 {
-                cluster.delete_ingress(namespace, &name);
-            } else {
-                let mut ingress = sample::ingress(namespace, &name, tick);
-                ingress["metadata"]["labels"]["tick"] = json!(tick.to_string());
-                cluster.put_ingress(ingress);
-            }
-            changes += 1;
-            made.store(changes, Ordering::SeqCst);
-            tick += 1;
-            // Pacing of the load, not a wait for a condition.
-            std::thread::sleep(Duration::from_millis(15));
+/// Creates, modifies and deletes ingresses in the three namespaces until `stop`; `made` counts
+/// the changes as they are made. The number of changes.
+async fn churn(kube: &Real, stop: &AtomicBool, made: &AtomicU64) -> u64 {
+    let mut changes = 0u64;
+    let mut tick = 0usize;
+    while !stop.load(Ordering::SeqCst) {
+        let namespace = NAMESPACES[tick % NAMESPACES.len()];
+        let name = format!("churn-{:02}", tick % 17);
+        if tick % 5 == 4 {
+            kube.delete(INGRESS, namespace, &name).await;
+        } else {
+            let mut ingress = sample::ingress(namespace, &name, tick);
+            ingress["metadata"]["labels"]["tick"] = json!(tick.to_string());
+            kube.put_ingress(ingress).await;
         }
-        changes
-    })
+        changes += 1;
+        made.store(changes, Ordering::SeqCst);
+        tick += 1;
+        // Pacing of the load, not a wait for a condition.
+        tokio::time::sleep(Duration::from_millis(15)).await;
+    }
+    changes
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_client_view_matches_the_server_after_api_faults_under_churn() {
-    let kube = KubeTestServer::start(Options {
-        bookmark_interval: Duration::from_millis(500),
-        ..Options::default()
-    })
-    .expect("kube-test-server starts");
-    let cluster = kube.cluster.clone();
-    let port: u16 = kube.url().rsplit(':').next().unwrap().parse().unwrap();
-    sample::populate(&cluster, 30, 3);
-    let app = spawn_app_with(
-        kube,
-        "  request_timeout: 1s\n",
+    let app = spawn_proxied(
+        &format!("{}  request_timeout: 1s\n", scoped(&NAMESPACES)),
         // The harness's configuration ends inside `resilience:`; these keys continue it.
         "  breaker_open_for: 1s\nstream:\n  heartbeat_interval: 1s\nrate_limit:\n  enabled: false\n",
     )
     .await;
+    app.kube.populate(&NAMESPACES, 30).await;
     let stop_readers = Arc::new(AtomicBool::new(false));
-    let selections: [&[&str]; 4] = [&[], &[], &["team-000", "team-001"], &["team-002"]];
+    let selections: [&[&str]; 4] = [&[], &[], &NAMESPACES[..2], &NAMESPACES[2..]];
     let mut clients = Vec::new();
     for namespaces in selections {
         let query = if namespaces.is_empty() {
@@ -177,15 +159,6 @@ async fn every_client_view_matches_the_server_after_api_faults_under_churn() {
         let reader = spawn_reader(stream, view.clone(), stop_readers.clone());
         clients.push((namespaces, view, reader));
     }
-    // The server is taken out of the app, to be stopped and served again on its port.
-    let TestApp {
-        address,
-        client,
-        kube,
-        state: _state,
-        ..
-    } = app;
-    let mut server = Some(kube);
     for (namespaces, view, _) in &clients {
         within(10, &format!("{namespaces:?} snapshot"), || {
             view.lock().unwrap().events > 0
@@ -198,11 +171,11 @@ async fn every_client_view_matches_the_server_after_api_faults_under_churn() {
     let statuses = Arc::new(Mutex::new(BTreeMap::<u16, u64>::new()));
     let mut loaders = Vec::new();
     for path in [
-        "/api/ingresses?namespaces=team-001",
-        "/api/ingresses",
-        "/api/health",
+        format!("/api/ingresses?namespaces={}", NAMESPACES[1]),
+        "/api/ingresses".to_owned(),
+        "/api/health".to_owned(),
     ] {
-        let (client, url) = (client.clone(), format!("{address}{path}"));
+        let (client, url) = (app.client.clone(), format!("{}{path}", app.address));
         let (stop, statuses) = (stop_load.clone(), statuses.clone());
         loaders.push(tokio::spawn(async move {
             while !stop.load(Ordering::SeqCst) {
@@ -222,108 +195,113 @@ async fn every_client_view_matches_the_server_after_api_faults_under_churn() {
             }
         }));
     }
-    let stop_churn = Arc::new(AtomicBool::new(false));
-    let made = Arc::new(AtomicU64::new(0));
-    let churn = spawn_churn(cluster.clone(), stop_churn.clone(), made.clone());
-
-    let watches_back = |what: &'static str| {
-        let cluster = cluster.clone();
-        async move { within(30, what, || cluster.open_watches() >= 1).await }
+    let stop_churn = AtomicBool::new(false);
+    let made = AtomicU64::new(0);
+    let faults = app.kube.faults();
+    let proxy = app.kube.proxy();
+    let watch_requests = || faults.watch_requests();
+    // Watches again: at least one watch request since `before` and one open.
+    let watches_back = async |what: &str, before: u64| {
+        within(30, what, || {
+            faults.watch_requests() > before && faults.open_watches() >= 1
+        })
+        .await
     };
-    let watch_requests = || cluster.watch_requests();
-
-    // 5xx answers of every kind the API server sends, on lists and watches.
-    for code in [500, 502, 503, 504] {
+    let under_faults = async {
+        // 5xx answers of every kind the API server sends, on lists and watches.
+        for code in [500, 502, 503, 504] {
+            let before = watch_requests();
+            faults.fail_next(4, code);
+            faults.drop_watches();
+            within(30, "the watches were retried after the 5xx", || {
+                watch_requests() >= before + 2
+            })
+            .await;
+            watches_back("watches after 5xx", before).await;
+        }
+        // Time-outs: every answer slower than the 1 s request time-out for a while.
+        faults.set_latency(Duration::from_millis(1500));
         let before = watch_requests();
-        cluster.faults.fail_next_with(4, code);
-        cluster.drop_watches();
-        within(30, "the watches were retried after the 5xx", || {
-            watch_requests() >= before + 2
+        faults.drop_watches();
+        within(30, "watches attempted under latency", || {
+            watch_requests() >= before + 3
         })
         .await;
-        watches_back("watches after 5xx").await;
-    }
-    // Time-outs: every answer slower than the 1 s request time-out for a while.
-    cluster.faults.set_latency(Duration::from_millis(1500));
-    let before = watch_requests();
-    cluster.drop_watches();
-    within(30, "watches attempted under latency", || {
-        watch_requests() >= before + 3
-    })
-    .await;
-    cluster.faults.set_latency(Duration::ZERO);
-    watches_back("watches after time-outs").await;
-    // Watch connections cut in the middle of an event line.
-    let before = watch_requests();
-    cluster.faults.cut_next_events(3);
-    within(30, "watches resumed after cut events", || {
-        watch_requests() >= before + 3
-    })
-    .await;
-    watches_back("watches after cuts").await;
-    // 410 Gone: a new watch answered with ERROR 410, then history compacted under open watches.
-    cluster.faults.expire_next_watches(2);
-    cluster.drop_watches();
-    watches_back("watches after forced 410").await;
-    cluster.compact();
-    watches_back("watches after compaction").await;
-    // Connections refused: no server on the port for a while, churn going on, then back.
-    let lists_before = cluster.list_requests();
-    drop(server.take());
-    refuse_until_seen(&client, &address).await;
-    server = Some(KubeTestServer::serve(cluster.clone(), "127.0.0.1", port).expect("served again"));
-    watches_back("watches after refused connections").await;
-    assert!(cluster.list_requests() >= lists_before);
+        faults.set_latency(Duration::ZERO);
+        watches_back("watches after time-outs", before).await;
+        // Watch connections cut in the middle of an event line.
+        let before = watch_requests();
+        faults.cut_next_events(3);
+        within(30, "watches resumed after cut events", || {
+            watch_requests() >= before + 3
+        })
+        .await;
+        watches_back("watches after cuts", before).await;
+        // 410 Gone: the next watches answered with ERROR 410 after every watch was dropped.
+        let before = watch_requests();
+        faults.expire_next_watches(2);
+        faults.drop_watches();
+        watches_back("watches after forced 410", before + 2).await;
+        // Connections refused: nothing listens for a while, churn going on, then back.
+        let lists_before = faults.list_requests();
+        let before = watch_requests();
+        proxy.refuse_connections().await;
+        refuse_until_seen(&app.client, &app.address).await;
+        proxy.accept_connections().await;
+        watches_back("watches after refused connections", before).await;
+        assert!(faults.list_requests() >= lists_before);
 
-    // Enough churn across the faults to matter, whatever the machine's speed (the faults above
-    // can pass in under a second on an idle machine).
-    within(60, "the churn made 50 changes", || {
-        made.load(Ordering::SeqCst) > 50
-    })
-    .await;
-    stop_churn.store(true, Ordering::SeqCst);
-    let changes = churn.join().unwrap();
+        // Enough churn across the faults to matter, whatever the machine's speed (the faults
+        // above can pass in under a second on an idle machine).
+        within(60, "the churn made 50 changes", || {
+            made.load(Ordering::SeqCst) > 50
+        })
+        .await;
+        stop_churn.store(true, Ordering::SeqCst);
+    };
+    let (changes, ()) = tokio::join!(churn(&app.kube, &stop_churn, &made), under_faults);
     stop_load.store(true, Ordering::SeqCst);
     for loader in loaders {
         loader.await.unwrap();
     }
+    // A last change in each namespace after the faults: a view that has it has every event
+    // before it (each namespace's events come in order), a late duplicate included.
+    for namespace in NAMESPACES {
+        app.kube
+            .put_ingress(sample::ingress(namespace, "after-the-faults", 1))
+            .await;
+    }
 
     for (namespaces, view, _) in &clients {
-        let expected = server_state(&cluster, namespaces);
-        let converged = async {
-            within(30, "convergence", || {
-                view.lock().unwrap().records == expected
-            })
-            .await
-        };
-        if tokio::time::timeout(Duration::from_secs(31), converged)
-            .await
-            .is_err()
-            || view.lock().unwrap().records != expected
-        {
-            let records = view.lock().unwrap().records.clone();
-            let missing: BTreeSet<_> = expected
-                .iter()
-                .filter(|(key, version)| records.get(*key) != Some(version))
-                .collect();
-            panic!("client {namespaces:?} never converged; differing or missing: {missing:?}");
-        }
-    }
-    // Nothing late arrives that would change a view (no duplicates after convergence).
-    let quiet_until = tokio::time::Instant::now() + Duration::from_secs(2);
-    while tokio::time::Instant::now() < quiet_until {
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        let expected = server_state(&app.kube, namespaces).await;
+        test_support::eventually_with(
+            &format!("client {namespaces:?} converges"),
+            Duration::from_secs(30),
+            async || {
+                let records = view.lock().unwrap().records.clone();
+                let differing: BTreeSet<_> = expected
+                    .iter()
+                    .filter(|(key, version)| records.get(*key) != Some(version))
+                    .collect();
+                match records == expected {
+                    true => Ok(()),
+                    false => Err(format!(
+                        "differing or missing: {differing:?}; {} records, {} expected",
+                        records.len(),
+                        expected.len()
+                    )),
+                }
+            },
+        )
+        .await;
     }
     stop_readers.store(true, Ordering::SeqCst);
     for (namespaces, view, reader) in clients {
         reader.await.unwrap();
+        let expected = server_state(&app.kube, namespaces).await;
         let view = view.lock().unwrap();
         assert_eq!(view.violation, None, "client {namespaces:?}");
-        assert_eq!(
-            view.records,
-            server_state(&cluster, namespaces),
-            "client {namespaces:?}"
-        );
+        assert_eq!(view.records, expected, "client {namespaces:?}");
     }
     let statuses = statuses.lock().unwrap().clone();
     assert!(changes > 50, "the churn made only {changes} changes");
@@ -334,45 +312,43 @@ async fn every_client_view_matches_the_server_after_api_faults_under_churn() {
             "a request answered {status}: {statuses:?}"
         );
     }
-    drop(server);
 }
 
-/// Leaves the port without a server until the app has seen a refused connection (its health
+/// Waits, connections refused, until the app has seen the API server unreachable (its health
 /// check says down).
 async fn refuse_until_seen(client: &reqwest::Client, address: &str) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let response = client
-            .get(format!("{address}/api/health"))
-            .send()
-            .await
-            .unwrap();
-        if response.status() == 503 {
+    test_support::eventually_with(
+        "health sees the API down",
+        Duration::from_secs(30),
+        async || {
+            let response = client
+                .get(format!("{address}/api/health"))
+                .send()
+                .await
+                .unwrap();
+            let status = response.status();
             let body: Value = response.json().await.unwrap();
-            assert_eq!(body["checks"]["kubernetes"]["status"], "down");
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "health never saw the API down"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+            match (status.as_u16(), &body["checks"]["kubernetes"]["status"]) {
+                (503, down) if down == "down" => Ok(()),
+                _ => Err(format!("{status} {body}")),
+            }
+        },
+    )
+    .await;
 }
 
 #[tokio::test]
 async fn the_breaker_opens_rejects_fast_probes_and_closes() {
-    let app = spawn_app(
+    let app = spawn_proxied(
         "",
         // The harness's configuration ends inside `resilience:`; these keys continue it.
         "  retry_max_attempts: 1\n  breaker_min_calls: 4\n  breaker_open_for: 2s\nrate_limit:\n  enabled: false\ncache:\n  ttl: 1ms\n",
     )
     .await;
-    app.kube.cluster.add_namespace("default");
-    let cluster = &app.kube.cluster;
+    let faults = app.kube.faults();
     let (status, _) = app.get_json("/api/namespaces").await;
     assert_eq!(status, 200);
-    cluster.faults.fail_next(1_000);
+    faults.fail_next(1_000, 503);
     let breaker_state = async || {
         let (_, body) = app.get_json("/api/health").await;
         body["checks"]["kubernetes"]["circuitBreaker"]
@@ -401,7 +377,7 @@ async fn the_breaker_opens_rejects_fast_probes_and_closes() {
     );
     assert_eq!(breaker_state().await, "open");
     // Open: requests fail fast without reaching the API, with Retry-After.
-    let lists = cluster.list_requests();
+    let lists = faults.list_requests();
     for _ in 0..5 {
         let response = app.get("/api/namespaces").await;
         assert_eq!(response.status(), 503);
@@ -413,7 +389,7 @@ async fn the_breaker_opens_rejects_fast_probes_and_closes() {
         assert!((1..=2).contains(&retry_after), "{retry_after}");
     }
     assert_eq!(
-        cluster.list_requests(),
+        faults.list_requests(),
         lists,
         "an open breaker called the API"
     );
@@ -427,10 +403,10 @@ async fn the_breaker_opens_rejects_fast_probes_and_closes() {
         assert!(tokio::time::Instant::now() < deadline, "no probe after 2 s");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    assert_eq!(cluster.list_requests(), lists + 1, "exactly one probe");
+    assert_eq!(faults.list_requests(), lists + 1, "exactly one probe");
     assert_eq!(breaker_state().await, "open");
     // The API recovers: the next probe succeeds and closes the breaker.
-    cluster.faults.fail_next(0);
+    faults.fail_next(0, 503);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
         let (status, _) = app.get_json("/api/namespaces").await;
@@ -445,23 +421,32 @@ async fn the_breaker_opens_rejects_fast_probes_and_closes() {
 
 #[test]
 fn sigterm_under_load_finishes_in_flight_lists_refuses_new_ones_and_exits_0() {
+    use test_support::kube_cluster::{KubeCluster, KubeFaultProxy};
     use test_support::shutdown::{ShutdownPlan, assert_sigterm_under_load};
 
-    let kube = KubeTestServer::start(Options::default()).expect("kube-test-server starts");
-    sample::populate(&kube.cluster, 6, 2);
-    let (_binary, mut running) =
-        crate::app::start_binary(kube.url(), "10s", "rate_limit:\n  enabled: false\n");
+    let cluster = KubeCluster::shared();
+    let namespace = "fl-sigterm";
+    cluster.create_namespaces(&[namespace]);
+    let proxy = KubeFaultProxy::start(cluster);
+    let dir = test_support::TempDir::new("ingress-dash-kubeconfig");
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, proxy.kubeconfig(cluster.admin_token())).unwrap();
+    let (_binary, mut running) = crate::app::start_binary_with(
+        &format!("  kubeconfig: {}\n", kubeconfig.display()),
+        "10s",
+        "rate_limit:\n  enabled: false\n",
+    );
     // Every API answer now takes 2 s: the list behind the first snapshot is in flight.
-    kube.cluster.faults.set_latency(Duration::from_secs(2));
-    let lists = kube.cluster.list_requests();
+    proxy.faults.set_latency(Duration::from_secs(2));
+    let lists = proxy.faults.list_requests();
     let plan = ShutdownPlan {
-        slow_path: "/api/ingresses?namespaces=team-000".to_owned(),
+        slow_path: format!("/api/ingresses?namespaces={namespace}"),
         slow_headers: String::new(),
         slow_answer_contains: "\"items\"".to_owned(),
         in_flight: 3,
         fast_path: "/api/live".to_owned(),
         shutdown_timeout: Duration::from_secs(10),
     };
-    let cluster = kube.cluster.clone();
-    assert_sigterm_under_load(&mut running, &plan, move || cluster.list_requests() > lists);
+    let faults = proxy.faults.clone();
+    assert_sigterm_under_load(&mut running, &plan, move || faults.list_requests() > lists);
 }

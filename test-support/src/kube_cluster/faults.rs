@@ -324,10 +324,6 @@ async fn forward(
     upstream: web::Data<Upstream>,
 ) -> HttpResponse {
     let faults = &upstream.faults;
-    let latency = faults.latency_ms.load(Ordering::SeqCst);
-    if latency > 0 {
-        tokio::time::sleep(Duration::from_millis(latency)).await;
-    }
     let query = request.query_string();
     let watch = query
         .split('&')
@@ -340,6 +336,11 @@ async fn forward(
             false => &faults.list_requests,
         }
         .fetch_add(1, Ordering::SeqCst);
+    }
+    // Counted as it comes: a client that gives up during the latency has still asked.
+    let latency = faults.latency_ms.load(Ordering::SeqCst);
+    if latency > 0 {
+        tokio::time::sleep(Duration::from_millis(latency)).await;
     }
     if take_one(&faults.failing) {
         return failure(faults.failing_code.load(Ordering::SeqCst) as u16);

@@ -4,6 +4,11 @@
 //! through the REST API, so each write is one request and the server stores, validates and
 //! versions them itself. Tests on the shared cluster keep to namespaces of their own; those
 //! that change cluster-wide state (CRDs, compaction) start a cluster of their own.
+//!
+//! [`spawn_proxied`] puts `test_support::kube_cluster::KubeFaultProxy` between the application
+//! and the API server, for the suites that need what a real server will not do on demand
+//! (5xx, refused watches, 410s, dropped watches, refused connections, latency) and that count
+//! the application's list and watch requests.
 
 mod annotations;
 mod certificates;
@@ -16,13 +21,14 @@ mod route_secrets;
 mod stream_lifetime;
 mod watch;
 
+use std::collections::BTreeMap;
 use std::ops::Deref;
 use std::time::Duration;
 
 use kube_test_server::{Kind, sample};
 use serde_json::{Value, json};
 use test_support::TempDir;
-use test_support::kube_cluster::KubeCluster;
+use test_support::kube_cluster::{Faults, KubeCluster, KubeFaultProxy};
 
 use crate::app::{TestApp, build_app};
 
@@ -107,6 +113,8 @@ impl Deref for Cluster {
 pub struct Real {
     pub cluster: Cluster,
     pub admin: reqwest::Client,
+    /// The fault proxy the application reaches the API server through ([`spawn_proxied`]).
+    pub proxy: Option<KubeFaultProxy>,
     _dir: TempDir,
 }
 
@@ -141,9 +149,34 @@ pub async fn spawn_real(
     let real = Real {
         cluster,
         admin,
+        proxy: None,
         _dir: dir,
     };
     build_app(real, "", &kube_yaml, overrides_yaml).await
+}
+
+/// The application against the shared cluster as its admin, through a fault proxy of its own
+/// (`app.kube.faults()`), with `kube_yaml` and `overrides_yaml` as [`spawn_real`].
+pub async fn spawn_proxied(kube_yaml: &str, overrides_yaml: &str) -> RealApp {
+    let cluster = KubeCluster::shared();
+    let proxy = KubeFaultProxy::start(cluster);
+    let dir = TempDir::new("ingress-dash-kubeconfig");
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, proxy.kubeconfig(cluster.admin_token()))
+        .expect("writing the kubeconfig");
+    let kube_yaml = format!("  kubeconfig: {}\n{kube_yaml}", kubeconfig.display());
+    let real = Real {
+        cluster: Cluster::Shared(cluster),
+        admin: cluster.admin_client(),
+        proxy: Some(proxy),
+        _dir: dir,
+    };
+    build_app(real, "", &kube_yaml, overrides_yaml).await
+}
+
+/// The `kubernetes.namespaces` key of an application watching `namespaces` only.
+pub fn scoped(namespaces: &[&str]) -> String {
+    format!("  namespaces: [{}]\n", namespaces.join(", "))
 }
 
 /// [`spawn_real`] on the shared cluster as its admin.
@@ -158,6 +191,71 @@ pub async fn spawn_shared(kube_yaml: &str, overrides_yaml: &str) -> RealApp {
 }
 
 impl Real {
+    /// The fault proxy before the API server (an application of [`spawn_proxied`]).
+    pub fn proxy(&self) -> &KubeFaultProxy {
+        self.proxy
+            .as_ref()
+            .expect("an application of spawn_proxied")
+    }
+
+    /// The proxy's faults and counters.
+    pub fn faults(&self) -> &Faults {
+        &self.proxy().faults
+    }
+
+    /// Creates `namespaces` and `ingresses` sample ingresses (`app-00000`, ...) spread evenly
+    /// over them, as `sample::populate` spreads them.
+    pub async fn populate(&self, namespaces: &[&str], ingresses: usize) {
+        self.namespaces(namespaces).await;
+        for index in 0..ingresses {
+            let namespace = namespaces[index % namespaces.len()];
+            self.put_ingress(sample::ingress(
+                namespace,
+                &format!("app-{index:05}"),
+                index,
+            ))
+            .await;
+        }
+    }
+
+    /// Creates or updates a sample ingress (of `sample::ingress`; the fields the server sets
+    /// itself, managedFields and status, left out).
+    pub async fn put_ingress(&self, mut ingress: Value) -> Value {
+        let object = ingress.as_object_mut().expect("an object");
+        object.remove("status");
+        object["metadata"]
+            .as_object_mut()
+            .expect("metadata")
+            .remove("managedFields");
+        self.put(INGRESS, ingress).await
+    }
+
+    /// The ingresses in `namespaces` as stored: `namespace/name` → resourceVersion.
+    pub async fn ingress_versions(&self, namespaces: &[&str]) -> BTreeMap<String, String> {
+        let mut versions = BTreeMap::new();
+        for namespace in namespaces {
+            let url = self.path(INGRESS, Some(namespace), None);
+            let response = self.admin.get(&url).send().await.expect("answered");
+            assert!(
+                response.status().is_success(),
+                "{url}: {}",
+                response.status()
+            );
+            let list: Value = response.json().await.expect("JSON");
+            for item in list["items"].as_array().expect("items") {
+                let metadata = &item["metadata"];
+                versions.insert(
+                    format!("{namespace}/{}", metadata["name"].as_str().expect("a name")),
+                    metadata["resourceVersion"]
+                        .as_str()
+                        .expect("a version")
+                        .to_owned(),
+                );
+            }
+        }
+        versions
+    }
+
     fn path(&self, resource: Resource, namespace: Option<&str>, name: Option<&str>) -> String {
         let group = if resource.api_version == "v1" {
             "/api/v1".to_owned()

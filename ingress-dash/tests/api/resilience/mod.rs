@@ -1,18 +1,19 @@
-//! The watchers under the resilience rules (issue 20), against kube-test-server's fault
-//! injection: transient failures retried with backoff, used-up attempts reported and resumed on
-//! the breaker's schedule, permanent errors reported with their status and retried only after
-//! `kubernetes.permanent_error_retry`, 410 and dropped connections resynced without a lost or
-//! duplicated update. Counts of calls come from the test server; waits have deadlines.
+//! The watchers under the resilience rules, against the real API server through the fault
+//! proxy (`real_kube::spawn_proxied`): transient failures retried with backoff, used-up
+//! attempts reported and resumed on the breaker's schedule, permanent errors reported with their
+//! status and retried only after `kubernetes.permanent_error_retry`, 410 and dropped connections
+//! resynced without a lost or duplicated update. Each test keeps to a namespace of its own on
+//! the shared cluster; counts of calls come from the proxy; waits have deadlines.
 
 mod watches;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use kube_test_server::Cluster;
 use serde_json::Value;
 
 use crate::app::{SseEvent, SseReader};
+use crate::real_kube::Real;
 
 /// One client's view: `namespace/name` → resourceVersion, built from the snapshot and the events
 /// after it; the first broken rule (a duplicate add or update, an unknown modify or delete).
@@ -95,17 +96,6 @@ impl View {
 }
 
 /// The cluster's ingresses in `namespace`: `namespace/name` → resourceVersion.
-pub fn server_state(cluster: &Cluster, namespace: &str) -> BTreeMap<String, String> {
-    cluster
-        .ingresses()
-        .iter()
-        .filter(|object| object["metadata"]["namespace"] == namespace)
-        .map(|object| {
-            let metadata = &object["metadata"];
-            (
-                format!("{namespace}/{}", metadata["name"].as_str().unwrap()),
-                metadata["resourceVersion"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
+pub async fn server_state(kube: &Real, namespace: &str) -> BTreeMap<String, String> {
+    kube.ingress_versions(&[namespace]).await
 }
