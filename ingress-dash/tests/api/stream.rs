@@ -1,12 +1,21 @@
-//! `GET /api/ingresses/stream`: wire format, isolation, resume, recovery, shared watchers.
+//! `GET /api/ingresses/stream`: wire format, isolation, resume, recovery, shared watchers,
+//! against the real API server through the fault proxy (`real_kube::spawn_proxied`): each test
+//! in namespaces of its own on the shared cluster, real writes, a namespace forbidden and then
+//! allowed by real RBAC, watches dropped and expired by the proxy, whose counters say how many
+//! watches are open and how many lists and watches were asked for.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use kube_test_server::sample;
 use serde_json::{Value, json};
+use test_support::kube_cluster::KubeCluster;
 
-use crate::app::{SseEvent, eventually, spawn_app};
+use crate::app::{SseEvent, within};
+use crate::real_kube::{Cluster, INGRESS, scoped, spawn_proxied, spawn_real};
+
+/// Only ingresses are watched: the tests count, drop and expire the ingress watches.
+const INGRESSES_ONLY: &str = "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n";
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -41,13 +50,20 @@ fn expected_record(object: &Value, host: &str) -> String {
 
 #[tokio::test]
 async fn wire_format_is_exact_byte_for_byte() {
-    let app = spawn_app("", "stream:\n  heartbeat_interval: 1s\n").await;
-    app.kube.cluster.add_namespace("shop");
+    let ns = "st-wire";
+    // Without Gateway API routes: whether the shared cluster has their CRDs depends on which
+    // tests ran before, and their absence would be a notice.
+    let app = spawn_proxied(
+        &scoped(&[ns]),
+        "stream:\n  heartbeat_interval: 1s\ngateway_api:\n  enabled: false\n",
+    )
+    .await;
+    app.kube.namespaces(&[ns]).await;
     let created = app
         .kube
-        .cluster
-        .put_ingress(small_ingress("shop", "web", "a.example.com"));
-    let mut stream = app.stream("?namespaces=shop", None).await;
+        .put(INGRESS, small_ingress(ns, "web", "a.example.com"))
+        .await;
+    let mut stream = app.stream(&format!("?namespaces={ns}"), None).await;
     assert_eq!(stream.next_block(WAIT).await.unwrap(), "retry: 3000");
     let snapshot = stream.next_block(WAIT).await.unwrap();
     let snapshot_id: u64 = snapshot
@@ -67,8 +83,8 @@ async fn wire_format_is_exact_byte_for_byte() {
     );
     let modified = app
         .kube
-        .cluster
-        .put_ingress(small_ingress("shop", "web", "b.example.com"));
+        .put(INGRESS, small_ingress(ns, "web", "b.example.com"))
+        .await;
     let block = loop {
         let block = stream.next_block(WAIT).await.unwrap();
         if block != ": heartbeat" {
@@ -98,21 +114,53 @@ async fn wire_format_is_exact_byte_for_byte() {
     assert!(raw.contains("\n\n: heartbeat\n\n"));
 }
 
+/// A Role reading everything in `namespace`, bound to service account `dash` of `home`.
+fn reader_role(namespace: &str, home: &str) -> String {
+    format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: dash\n  \
+         namespace: {namespace}\nrules:\n\
+         - apiGroups: [\"*\"]\n  resources: [\"*\"]\n  verbs: [get, list, watch]\n---\n\
+         apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: dash\n  \
+         namespace: {namespace}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  \
+         name: dash\nsubjects:\n- kind: ServiceAccount\n  name: dash\n  namespace: {home}\n"
+    )
+}
+
 #[tokio::test]
 async fn a_forbidden_namespace_is_an_error_while_the_others_stream() {
+    let (allowed, denied) = ("st-forbid-a", "st-forbid-b");
+    let cluster = KubeCluster::shared();
+    // Service account `dash` may read `allowed` only, until a Role in `denied` is bound to it.
+    cluster.apply(&format!(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {allowed}\n---\n\
+         apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {denied}\n---\n\
+         apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: dash\n  namespace: {allowed}\n---\n{}",
+        reader_role(allowed, allowed)
+    ));
+    let token = cluster.create_token(allowed, "dash");
     // A 403 is tried again after kubernetes.permanent_error_retry (5 minutes by default).
-    let app = spawn_app("  permanent_error_retry: 1s\n", "").await;
-    sample::populate(&app.kube.cluster, 2, 2);
-    app.kube.cluster.faults.forbid_namespace("team-001");
-    let mut stream = app.stream("?namespaces=team-000,team-001", None).await;
+    let app = spawn_real(
+        Cluster::Shared(cluster),
+        Some(&token),
+        &format!(
+            "{}  permanent_error_retry: 1s\n",
+            scoped(&[allowed, denied])
+        ),
+        INGRESSES_ONLY,
+    )
+    .await;
+    app.kube.populate(&[allowed, denied], 2).await;
+    let mut stream = app
+        .stream(&format!("?namespaces={allowed},{denied}"), None)
+        .await;
     let snapshot = stream.next_event(WAIT).await.unwrap();
     assert_eq!(snapshot.event, "snapshot");
     assert_eq!(snapshot.data["items"].as_array().unwrap().len(), 1);
-    assert_eq!(snapshot.data["errors"][0]["namespace"], "team-001");
+    assert_eq!(snapshot.data["errors"][0]["namespace"], denied);
     assert_eq!(snapshot.data["errors"][0]["code"], "kubernetes_forbidden");
     app.kube
-        .cluster
-        .put_ingress(sample::ingress("team-000", "late", 3));
+        .put_ingress(sample::ingress(allowed, "late", 3))
+        .await;
     let added = stream.next_event(WAIT).await.unwrap();
     assert_eq!(
         (added.event.as_str(), &added.data["name"]),
@@ -120,7 +168,7 @@ async fn a_forbidden_namespace_is_an_error_while_the_others_stream() {
     );
 
     // When the namespace works again, clients hear so even if nothing in it changed.
-    app.kube.cluster.faults.allow_namespace("team-001");
+    cluster.apply(&reader_role(denied, allowed));
     let mut seen = Vec::new();
     let recovered = loop {
         let event = stream.next_event(Duration::from_secs(30)).await.unwrap();
@@ -131,33 +179,33 @@ async fn a_forbidden_namespace_is_an_error_while_the_others_stream() {
     };
     assert_eq!(
         recovered.data,
-        json!({"namespace": "team-001"}),
+        json!({"namespace": denied}),
         "after {seen:?}"
     );
     let added = stream.next_event(WAIT).await.unwrap();
     assert_eq!(
         (added.event.as_str(), &added.data["namespace"]),
-        ("added", &json!("team-001"))
+        ("added", &json!(denied))
     );
 }
 
 #[tokio::test]
 async fn last_event_id_resumes_from_the_replay_buffer_or_resyncs() {
-    let app = spawn_app("", "").await;
-    sample::populate(&app.kube.cluster, 2, 1);
-    let mut first = app.stream("?namespaces=team-000", None).await;
+    let ns = "st-resume";
+    let app = spawn_proxied(&scoped(&[ns]), "").await;
+    app.kube.populate(&[ns], 2).await;
+    let query = format!("?namespaces={ns}");
+    let mut first = app.stream(&query, None).await;
     let snapshot = first.next_event(WAIT).await.unwrap();
     assert_eq!(snapshot.event, "snapshot");
-    let mut second = app.stream("?namespaces=team-000", None).await;
+    let mut second = app.stream(&query, None).await;
     second.next_event(WAIT).await.unwrap();
     drop(first);
     // Changes while the first client is away (the second keeps the watcher alive).
-    app.kube
-        .cluster
-        .put_ingress(sample::ingress("team-000", "new", 5));
-    app.kube.cluster.delete_ingress("team-000", "app-00000");
+    app.kube.put_ingress(sample::ingress(ns, "new", 5)).await;
+    app.kube.delete(INGRESS, ns, "app-00000").await;
     second.events_until(WAIT, |events| events.len() == 2).await;
-    let mut resumed = app.stream("?namespaces=team-000", Some(&snapshot.id)).await;
+    let mut resumed = app.stream(&query, Some(&snapshot.id)).await;
     let events = resumed.events_until(WAIT, |events| events.len() == 2).await;
     let kinds: Vec<(&str, &Value)> = events
         .iter()
@@ -169,7 +217,7 @@ async fn last_event_id_resumes_from_the_replay_buffer_or_resyncs() {
     );
     assert!(events[0].id.parse::<u64>().unwrap() > snapshot.id.parse::<u64>().unwrap());
     // An id the buffer no longer covers: resync, then a fresh snapshot.
-    let mut stale = app.stream("?namespaces=team-000", Some("1")).await;
+    let mut stale = app.stream(&query, Some("1")).await;
     let resync = stale.next_event(WAIT).await.unwrap();
     assert_eq!(resync.event, "resync");
     assert!(resync.data["reason"].is_string());
@@ -220,59 +268,69 @@ fn apply(state: &mut BTreeMap<String, String>, event: &SseEvent) {
     }
 }
 
-fn server_state(app: &crate::app::TestApp) -> BTreeMap<String, String> {
-    app.kube
-        .cluster
-        .ingresses()
-        .iter()
-        .map(|object| {
-            let metadata = &object["metadata"];
-            (
-                format!(
-                    "{}/{}",
-                    metadata["namespace"].as_str().unwrap(),
-                    metadata["name"].as_str().unwrap()
-                ),
-                metadata["resourceVersion"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn dropped_watches_and_410_lose_and_duplicate_nothing() {
-    // Ingresses only: the test drops the one ingress watch.
-    let app = spawn_app("", "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n").await;
-    sample::populate(&app.kube.cluster, 30, 3);
+    let namespaces = ["st-drop-0", "st-drop-1", "st-drop-2"];
+    // Ingresses only: the test drops the one ingress watch (cluster-wide in the scope).
+    let app = spawn_proxied(&scoped(&namespaces), INGRESSES_ONLY).await;
+    app.kube.populate(&namespaces, 30).await;
+    let faults = app.kube.faults();
     let mut stream = app.stream("", None).await;
-    let lists_before = app.kube.cluster.list_requests();
+    let lists_before = faults.list_requests();
     let mut client = BTreeMap::new();
     apply(&mut client, &stream.next_event(WAIT).await.unwrap());
-    assert_eq!(client, server_state(&app));
-    let cluster = &app.kube.cluster;
+    assert_eq!(client, app.kube.ingress_versions(&namespaces).await);
     for round in 0..3 {
-        // A watch is open (the first, or the one after the last round's re-list) to drop.
-        assert!(
-            eventually(async || cluster.open_watches() == 1).await,
-            "round {round}: the watcher did not watch again"
-        );
-        cluster.put_ingress(sample::ingress(
-            "team-001",
-            &format!("round-{round}"),
-            round,
-        ));
-        cluster.drop_watches();
+        // The watches are open (the first, or those after the last round's re-list) to drop.
+        let watching = faults.watch_requests();
+        within(10, &format!("round {round}: watching again"), || {
+            faults.open_watches() == namespaces.len() as u64
+        })
+        .await;
+        app.kube
+            .put_ingress(sample::ingress(
+                namespaces[1],
+                &format!("round-{round}"),
+                round,
+            ))
+            .await;
+        // The watches are dropped, and the next is answered as from a compacted version (one
+        // ERROR event with a 410), so the watcher re-lists.
+        faults.expire_next_watches(1);
+        faults.drop_watches();
         // Changes while the watch is down.
-        cluster.put_ingress(sample::ingress("team-002", &format!("gap-{round}"), round));
-        cluster.delete_ingress("team-000", &format!("app-{:05}", round * 3));
-        // Expire the history while the watch is down: the next watch from the old version
-        // gets 410 and re-lists.
-        cluster.compact();
-        let mut modified = sample::ingress("team-001", &format!("app-{:05}", round * 3 + 1), 1);
+        app.kube
+            .put_ingress(sample::ingress(
+                namespaces[2],
+                &format!("gap-{round}"),
+                round,
+            ))
+            .await;
+        app.kube
+            .delete(INGRESS, namespaces[0], &format!("app-{:05}", round * 3))
+            .await;
+        let mut modified = sample::ingress(namespaces[1], &format!("app-{:05}", round * 3 + 1), 1);
         modified["metadata"]["labels"]["round"] = json!(round.to_string());
-        cluster.put_ingress(modified);
+        app.kube.put_ingress(modified).await;
+        within(10, &format!("round {round}: watched again"), || {
+            faults.watch_requests() > watching
+        })
+        .await;
     }
-    let expected = server_state(&app);
+    let expected = app.kube.ingress_versions(&namespaces).await;
+    // A last change after the faults: once it is seen, so is everything before it.
+    let last = app
+        .kube
+        .put_ingress(sample::ingress(namespaces[0], "after-the-faults", 1))
+        .await;
+    let mut expected = expected;
+    expected.insert(
+        format!("{}/after-the-faults", namespaces[0]),
+        last["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .to_owned(),
+    );
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     while client != expected {
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
@@ -282,47 +340,67 @@ async fn dropped_watches_and_410_lose_and_duplicate_nothing() {
             .unwrap_or_else(|| panic!("client never converged: {client:#?} vs {expected:#?}"));
         apply(&mut client, &event);
     }
-    // Nothing more arrives that would change the state (no late duplicates).
-    while let Some(event) = stream.next_event(Duration::from_secs(2)).await {
-        apply(&mut client, &event);
-    }
-    assert_eq!(client, expected);
+    assert_eq!(client, app.kube.ingress_versions(&namespaces).await);
     // The 410s made the watcher re-list.
-    assert!(
-        app.kube.cluster.list_requests() > lists_before,
-        "no re-list happened"
-    );
+    assert!(faults.list_requests() > lists_before, "no re-list happened");
 }
 
 #[tokio::test]
 async fn watches_are_shared_and_stop_after_the_grace_period() {
+    let namespaces = ["st-shared-0", "st-shared-1", "st-shared-2", "st-shared-3"];
     // actix notices a closed SSE connection at its next write: a 1 s heartbeat bounds that.
     // Ingresses only: the test counts the ingress watches.
-    let app = spawn_app("", "stream:\n  heartbeat_interval: 1s\nbackends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n").await;
-    sample::populate(&app.kube.cluster, 4, 4);
+    let app = spawn_proxied(
+        &scoped(&namespaces),
+        &format!("stream:\n  heartbeat_interval: 1s\n{INGRESSES_ONLY}"),
+    )
+    .await;
+    app.kube.populate(&namespaces, 4).await;
+    let faults = app.kube.faults();
     let mut clients = Vec::new();
     for _ in 0..10 {
-        let mut stream = app.stream("?namespaces=team-000,team-001", None).await;
+        let mut stream = app
+            .stream(
+                &format!("?namespaces={},{}", namespaces[0], namespaces[1]),
+                None,
+            )
+            .await;
         assert_eq!(stream.next_event(WAIT).await.unwrap().event, "snapshot");
         clients.push(stream);
     }
-    assert_eq!(app.kube.cluster.open_watches(), 2);
+    within(10, "two watches open", || faults.open_watches() == 2).await;
+    assert_eq!(faults.watch_requests(), 2, "one watch per namespace");
     assert_eq!(app.state.hub.watcher_count(), 2);
     drop(clients);
-    // Grace period of 1 s in tests.
-    assert!(
-        eventually(async || app.kube.cluster.open_watches() == 0).await,
-        "watches still open: {} at the server, {} watchers, {} clients",
-        app.kube.cluster.open_watches(),
-        app.state.hub.watcher_count(),
-        app.state.clients.open()
-    );
+    // Grace period of 1 s in tests. The proxy learns that a watch was left at its next write
+    // to it: a change in each namespace every round.
+    let mut round = 0;
+    test_support::eventually_with("the watches closed", Duration::from_secs(20), async || {
+        round += 1;
+        for namespace in &namespaces[..2] {
+            let mut ingress = sample::ingress(namespace, "app-00000", 0);
+            ingress["metadata"]["labels"]["round"] = json!(round.to_string());
+            app.kube.put_ingress(ingress).await;
+        }
+        match faults.open_watches() {
+            0 => Ok(()),
+            open => Err(format!(
+                "{open} open at the server, {} watchers, {} clients",
+                app.state.hub.watcher_count(),
+                app.state.clients.open()
+            )),
+        }
+    })
+    .await;
     assert_eq!(app.state.hub.watcher_count(), 0);
+    assert_eq!(faults.watch_requests(), 2, "no watch again");
 }
 
 #[tokio::test]
 async fn stream_clients_are_capped() {
-    let app = spawn_app("", "stream:\n  max_clients: 1\n").await;
+    let ns = "st-capped";
+    let app = spawn_proxied(&scoped(&[ns]), "stream:\n  max_clients: 1\n").await;
+    app.kube.namespaces(&[ns]).await;
     let mut first = app.stream("", None).await;
     first.next_event(WAIT).await.unwrap();
     let (status, body) = app.get_json("/api/ingresses/stream").await;
@@ -332,26 +410,26 @@ async fn stream_clients_are_capped() {
 
 #[tokio::test]
 async fn watches_that_time_out_are_resumed_without_a_relist() {
-    let app = spawn_app("  watch_timeout: 1s\n", "").await;
-    sample::populate(&app.kube.cluster, 2, 1);
+    let ns = "st-timeout";
+    // The API server ends each watch after the 1 s it was asked for (`timeoutSeconds`).
+    let app = spawn_proxied(
+        &format!("{}  watch_timeout: 1s\n", scoped(&[ns])),
+        INGRESSES_ONLY,
+    )
+    .await;
+    app.kube.populate(&[ns], 2).await;
+    let faults = app.kube.faults();
     let mut stream = app.stream("", None).await;
     assert_eq!(stream.next_event(WAIT).await.unwrap().event, "snapshot");
-    let lists = app.kube.cluster.list_requests();
-    assert!(
-        eventually(async || app.kube.cluster.watch_requests() >= 3).await,
-        "the watch was not renewed"
-    );
+    let lists = faults.list_requests();
+    within(10, "the watch was renewed", || faults.watch_requests() >= 3).await;
     app.kube
-        .cluster
-        .put_ingress(sample::ingress("team-000", "after-timeout", 1));
+        .put_ingress(sample::ingress(ns, "after-timeout", 1))
+        .await;
     let event = stream.next_event(WAIT).await.unwrap();
     assert_eq!(
         (event.event.as_str(), &event.data["name"]),
         ("added", &json!("after-timeout"))
     );
-    assert_eq!(
-        app.kube.cluster.list_requests(),
-        lists,
-        "a time-out needs no re-list"
-    );
+    assert_eq!(faults.list_requests(), lists, "a time-out needs no re-list");
 }
