@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 use test_support::kube_cluster::KubeCluster;
 
 use crate::app::{SseEvent, within};
-use crate::real_kube::{Cluster, INGRESS, scoped, spawn_proxied, spawn_real};
+use crate::real_kube::{
+    Cluster, INGRESS, reader_role, reader_token, scoped, spawn_proxied, spawn_real,
+};
 
 /// Only ingresses are watched: the tests count, drop and expire the ingress watches.
 const INGRESSES_ONLY: &str = "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n";
@@ -114,30 +116,12 @@ async fn wire_format_is_exact_byte_for_byte() {
     assert!(raw.contains("\n\n: heartbeat\n\n"));
 }
 
-/// A Role reading everything in `namespace`, bound to service account `dash` of `home`.
-fn reader_role(namespace: &str, home: &str) -> String {
-    format!(
-        "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: dash\n  \
-         namespace: {namespace}\nrules:\n\
-         - apiGroups: [\"*\"]\n  resources: [\"*\"]\n  verbs: [get, list, watch]\n---\n\
-         apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: dash\n  \
-         namespace: {namespace}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  \
-         name: dash\nsubjects:\n- kind: ServiceAccount\n  name: dash\n  namespace: {home}\n"
-    )
-}
-
 #[tokio::test]
 async fn a_forbidden_namespace_is_an_error_while_the_others_stream() {
     let (allowed, denied) = ("st-forbid-a", "st-forbid-b");
     let cluster = KubeCluster::shared();
     // Service account `dash` may read `allowed` only, until a Role in `denied` is bound to it.
-    cluster.apply(&format!(
-        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {allowed}\n---\n\
-         apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {denied}\n---\n\
-         apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: dash\n  namespace: {allowed}\n---\n{}",
-        reader_role(allowed, allowed)
-    ));
-    let token = cluster.create_token(allowed, "dash");
+    let token = reader_token(cluster, &[allowed, denied]);
     // A 403 is tried again after kubernetes.permanent_error_retry (5 minutes by default).
     let app = spawn_real(
         Cluster::Shared(cluster),

@@ -174,6 +174,35 @@ pub async fn spawn_proxied(kube_yaml: &str, overrides_yaml: &str) -> RealApp {
     build_app(real, "", &kube_yaml, overrides_yaml).await
 }
 
+/// A Role reading everything in `namespace`, bound to service account `dash` of `home`: what
+/// [`reader_token`] applies, and what a test applies later to allow one more namespace.
+pub fn reader_role(namespace: &str, home: &str) -> String {
+    format!(
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: dash\n  \
+         namespace: {namespace}\nrules:\n\
+         - apiGroups: [\"*\"]\n  resources: [\"*\"]\n  verbs: [get, list, watch]\n---\n\
+         apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: dash\n  \
+         namespace: {namespace}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  \
+         name: dash\nsubjects:\n- kind: ServiceAccount\n  name: dash\n  namespace: {home}\n"
+    )
+}
+
+/// Creates `namespaces` and service account `dash` in the first, which may read everything in
+/// the first and nothing else (no cluster-wide permission); its token.
+pub fn reader_token(cluster: &KubeCluster, namespaces: &[&str]) -> String {
+    let home = namespaces[0];
+    let mut yaml: String = namespaces
+        .iter()
+        .map(|name| format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {name}\n---\n"))
+        .collect();
+    yaml.push_str(&format!(
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: dash\n  namespace: {home}\n---\n{}",
+        reader_role(home, home)
+    ));
+    cluster.apply(&yaml);
+    cluster.create_token(home, "dash")
+}
+
 /// The `kubernetes.namespaces` key of an application watching `namespaces` only.
 pub fn scoped(namespaces: &[&str]) -> String {
     format!("  namespaces: [{}]\n", namespaces.join(", "))
