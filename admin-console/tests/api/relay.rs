@@ -1,130 +1,189 @@
-//! The console relay against osmem-server, and against an echo server to see what is sent.
+//! The console relay against real nodes: the shared OpenSearch 2 node (plain HTTP) and the
+//! secured Elasticsearch 8 node (HTTPS with its CA and a credential of the console's), through
+//! a recording proxy of each test's own ([`crate::support::real`]) that shows what the relay
+//! sent and can stop answering. What the relay hands back is compared with what the node
+//! answers the same request sent to it directly. The nodes are shared with other suites: each
+//! test keeps to index names of its own (`relay-…`).
 
+use reqwest::{Method, RequestBuilder};
 use serde_json::{Value, json};
-use test_support::Osmem;
+use test_support::{Distribution, SearchCluster};
 
 use crate::app::{TestApp, cluster_yaml, spawn_app};
-use crate::support::cluster_stub::{ClusterStub, NodeUsage};
-use crate::support::echo::EchoServer;
+use crate::support::real::{REAL, Real, real, real_with, shared};
 use crate::support::{closed_port_url, raw_console_get};
 
-async fn app_for(osmem: &Osmem) -> TestApp {
-    spawn_app(&format!("clusters:\n{}", cluster_yaml("os", &osmem.url))).await
+/// `method url-of-the-node/path` sent to the node itself, with the admin's credential on a
+/// secured node: what the relay's answer is compared with.
+fn direct(cluster: &SearchCluster, method: Method, path: &str) -> RequestBuilder {
+    let url = format!("{}{path}", cluster.url);
+    match &cluster.security {
+        Some(security) => security
+            .client()
+            .request(method, url)
+            .header("authorization", security.admin_authorization()),
+        None => test_support::http_client().request(method, url),
+    }
+}
+
+fn relayed(f: &Real, path: &str) -> String {
+    f.url(&format!("/proxy{path}"))
 }
 
 #[tokio::test]
 async fn every_method_is_relayed_with_status_and_body_unchanged() {
-    let osmem = Osmem::start();
-    let app = app_for(&osmem).await;
-    let proxy = |path: &str| app.url(&format!("/api/clusters/os/proxy{path}"));
+    for distribution in REAL {
+        let f = real(distribution).await;
+        let proxy = |path: &str| relayed(&f, path);
 
-    let put = app
-        .client
-        .put(proxy("/books"))
-        .json(&json!({"settings": {"number_of_replicas": 0}}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(put.status(), 200);
-    assert!(
-        put.headers()["server-timing"]
-            .to_str()
+        let put = f
+            .app
+            .client
+            .put(proxy("/relay-books"))
+            .json(&json!({"settings": {"number_of_replicas": 0}}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(put.status(), 200, "{distribution:?}");
+        assert!(
+            put.headers()["server-timing"]
+                .to_str()
+                .unwrap()
+                .starts_with("upstream;dur=")
+        );
+        let sent = f.sent("/relay-books");
+        assert_eq!(sent.len(), 1, "{sent:?}");
+        assert_eq!(sent[0].method, "PUT");
+        assert_eq!(
+            sent[0].body,
+            Some(json!({"settings": {"number_of_replicas": 0}})),
+            "the body reaches the node as sent"
+        );
+
+        let post = f
+            .app
+            .client
+            .post(proxy("/relay-books/_doc/1?refresh=true"))
+            .json(&json!({"title": "Dune"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(post.status(), 201, "{distribution:?}");
+        let patch = f
+            .app
+            .client
+            .patch(proxy("/relay-books"))
+            .send()
+            .await
+            .unwrap();
+        let direct_patch = direct(f.cluster, Method::PATCH, "/relay-books")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(patch.status(), direct_patch.status());
+        assert_eq!(
+            patch.text().await.unwrap(),
+            direct_patch.text().await.unwrap()
+        );
+
+        let get = f
+            .app
+            .client
+            .get(proxy("/relay-books/_doc/1"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(get.status(), 200);
+        assert!(
+            get.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("application/json")
+        );
+        let relayed = get.text().await.unwrap();
+        let direct_get = direct(f.cluster, Method::GET, "/relay-books/_doc/1")
+            .send()
+            .await
             .unwrap()
-            .starts_with("upstream;dur=")
-    );
-    let post = app
-        .client
-        .post(proxy("/books/_doc/1?refresh=true"))
-        .json(&json!({"title": "Dune"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(post.status(), 201);
-    let patch = app.client.patch(proxy("/books")).send().await.unwrap();
-    let direct_patch = app
-        .client
-        .patch(format!("{}/books", osmem.url))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(patch.status(), direct_patch.status());
-    assert_eq!(
-        patch.text().await.unwrap(),
-        direct_patch.text().await.unwrap()
-    );
+            .text()
+            .await
+            .unwrap();
+        assert_eq!(relayed, direct_get, "the body comes back byte for byte");
 
-    let get = app.client.get(proxy("/books/_doc/1")).send().await.unwrap();
-    assert_eq!(get.status(), 200);
-    assert!(
-        get.headers()["content-type"]
-            .to_str()
-            .unwrap()
-            .starts_with("application/json")
-    );
-    let relayed = get.text().await.unwrap();
-    let direct = app
-        .client
-        .get(format!("{}/books/_doc/1", osmem.url))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert_eq!(relayed, direct, "the body comes back byte for byte");
+        let search = f
+            .app
+            .client
+            .get(proxy("/relay-books/_search?q=title:dune&size=1"))
+            .send()
+            .await
+            .unwrap();
+        let hits: Value = search.json().await.unwrap();
+        assert_eq!(
+            hits["hits"]["total"]["value"], 1,
+            "the query string is kept: {hits}"
+        );
 
-    let search = app
-        .client
-        .get(proxy("/books/_search?q=title:dune&size=1"))
-        .send()
-        .await
-        .unwrap();
-    let hits: Value = search.json().await.unwrap();
-    assert_eq!(
-        hits["hits"]["total"]["value"], 1,
-        "the query string is kept"
-    );
+        let head = f
+            .app
+            .client
+            .head(proxy("/relay-books"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(head.status(), 200);
+        let head_missing = f
+            .app
+            .client
+            .head(proxy("/relay-nothing-here"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(head_missing.status(), 404);
 
-    let head = app.client.head(proxy("/books")).send().await.unwrap();
-    assert_eq!(head.status(), 200);
-    let head_missing = app
-        .client
-        .head(proxy("/nothing-here"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(head_missing.status(), 404);
+        let delete = f
+            .app
+            .client
+            .delete(proxy("/relay-books"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(delete.status(), 200);
+        assert_eq!(delete.json::<Value>().await.unwrap()["acknowledged"], true);
 
-    let delete = app.client.delete(proxy("/books")).send().await.unwrap();
-    assert_eq!(delete.status(), 200);
-    assert_eq!(delete.json::<Value>().await.unwrap()["acknowledged"], true);
-
-    let options = app
-        .client
-        .request(reqwest::Method::OPTIONS, proxy("/"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(options.status(), 405);
+        let before = f.proxy.requests().len();
+        let options = f
+            .app
+            .client
+            .request(Method::OPTIONS, proxy("/"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(options.status(), 405);
+        assert!(
+            !f.proxy.requests()[before..]
+                .iter()
+                .any(|r| r.method == "OPTIONS"),
+            "a method the relay does not take never reaches the node"
+        );
+    }
 }
 
 #[tokio::test]
 async fn ndjson_bulk_and_a_large_response_are_streamed_through() {
-    let osmem = Osmem::start();
-    let app = app_for(&osmem).await;
-    let proxy = |path: &str| app.url(&format!("/api/clusters/os/proxy{path}"));
+    let f = real(Distribution::OpenSearch2).await;
     let mut bulk = String::new();
     for n in 0..2_000 {
         bulk.push_str(&format!(
-            "{{\"index\":{{\"_index\":\"big\",\"_id\":\"{n}\"}}}}\n{{\"n\":{n},\"text\":\"{}\"}}\n",
+            "{{\"index\":{{\"_index\":\"relay-big\",\"_id\":\"{n}\"}}}}\n{{\"n\":{n},\"text\":\"{}\"}}\n",
             "x".repeat(2_000)
         ));
     }
-    let response = app
+    let response = f
+        .app
         .client
-        .post(proxy("/_bulk?refresh=true"))
+        .post(relayed(&f, "/_bulk?refresh=true"))
         .header("content-type", "application/x-ndjson")
-        .body(bulk)
+        .body(bulk.clone())
         .send()
         .await
         .unwrap();
@@ -132,15 +191,19 @@ async fn ndjson_bulk_and_a_large_response_are_streamed_through() {
     let answer: Value = response.json().await.unwrap();
     assert_eq!(answer["errors"], false);
     assert_eq!(answer["items"].as_array().unwrap().len(), 2_000);
+    let sent = f.sent("/_bulk");
+    assert_eq!(
+        sent[0].body,
+        Some(Value::String(bulk)),
+        "the NDJSON reaches the node as sent"
+    );
 
     // About 4 MB of hits.
-    let path = "/big/_search?size=2000&sort=n:asc";
-    let relayed = app.client.get(proxy(path)).send().await.unwrap();
+    let path = "/relay-big/_search?size=2000&sort=n:asc";
+    let relayed = f.app.client.get(relayed(&f, path)).send().await.unwrap();
     assert_eq!(relayed.status(), 200);
     let relayed = relayed.bytes().await.unwrap();
-    let direct = app
-        .client
-        .get(format!("{}{path}", osmem.url))
+    let direct = direct(f.cluster, Method::GET, path)
         .send()
         .await
         .unwrap()
@@ -157,33 +220,39 @@ async fn ndjson_bulk_and_a_large_response_are_streamed_through() {
 
 #[tokio::test]
 async fn cluster_errors_come_back_unchanged_and_transport_errors_in_the_common_body() {
-    let osmem = Osmem::start();
-    let stub = ClusterStub::start(&osmem.url, NodeUsage::default());
     let dead = closed_port_url();
-    let app = spawn_app(&format!(
-        "clusters:\n{}{}",
-        cluster_yaml("os", &stub.url),
-        cluster_yaml("dead", &dead)
-    ))
+    let f = real_with(Distribution::OpenSearch2, |main| {
+        format!("clusters:\n{main}{}", cluster_yaml("dead", &dead))
+    })
     .await;
 
-    let missing = app
+    let missing = f
+        .app
         .client
-        .get(app.url("/api/clusters/os/proxy/no-such-index/_search"))
+        .get(relayed(&f, "/relay-no-such-index/_search"))
         .send()
         .await
         .unwrap();
     assert_eq!(missing.status(), 404);
     let body: Value = missing.json().await.unwrap();
+    let direct_body: Value = direct(f.cluster, Method::GET, "/relay-no-such-index/_search")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(
         body["error"]["type"], "index_not_found_exception",
         "the cluster's own body: {body}"
     );
+    assert_eq!(body, direct_body);
 
-    stub.set_unavailable(true);
-    let unavailable = app
+    f.proxy.set_unavailable(true);
+    let unavailable = f
+        .app
         .client
-        .get(app.url("/api/clusters/os/proxy/_cluster/health"))
+        .get(relayed(&f, "/_cluster/health"))
         .send()
         .await
         .unwrap();
@@ -191,9 +260,10 @@ async fn cluster_errors_come_back_unchanged_and_transport_errors_in_the_common_b
     let body: Value = unavailable.json().await.unwrap();
     assert_eq!(body["error"]["type"], "cluster_block_exception");
 
-    let unreachable = app
+    let unreachable = f
+        .app
         .client
-        .get(app.url("/api/clusters/dead/proxy/_cluster/health"))
+        .get(f.app.url("/api/clusters/dead/proxy/_cluster/health"))
         .send()
         .await
         .unwrap();
@@ -204,18 +274,17 @@ async fn cluster_errors_come_back_unchanged_and_transport_errors_in_the_common_b
 
 #[tokio::test]
 async fn traversal_and_absolute_urls_are_refused() {
-    let echo = EchoServer::start();
-    let app = spawn_app(&format!(
-        "clusters:\n{}",
-        cluster_yaml("echo", &format!("{}/base", echo.url))
-    ))
+    let f = real_with(Distribution::OpenSearch2, |main| {
+        let prefixed = cluster_yaml("prefixed", &format!("{}/base", proxy_url_of(main)));
+        format!("clusters:\n{main}{prefixed}")
+    })
     .await;
-    let host_port = app.address.trim_start_matches("http://").to_owned();
+    let host_port = f.app.address.trim_start_matches("http://").to_owned();
     for bad in [
-        "/api/clusters/echo/proxy/../../secret",
-        "/api/clusters/echo/proxy/%2e%2e/secret",
-        "/api/clusters/echo/proxy//evil.example/x",
-        "/api/clusters/echo/proxy/http://evil.example/",
+        "/api/clusters/prefixed/proxy/../../secret",
+        "/api/clusters/prefixed/proxy/%2e%2e/secret",
+        "/api/clusters/prefixed/proxy//evil.example/x",
+        "/api/clusters/prefixed/proxy/http://evil.example/",
     ] {
         // Raw HTTP: a client library would normalise the dot segments away before sending.
         let host_port = host_port.clone();
@@ -226,40 +295,142 @@ async fn traversal_and_absolute_urls_are_refused() {
         let body: Value = serde_json::from_str(&body).unwrap();
         assert_eq!(body["error"]["code"], "forbidden_path", "{bad}");
     }
-    let (status, body) = app
-        .get_json("/api/clusters/echo/proxy/_cat/indices?v&s=index")
+    // The console's own polls of the cluster reach it; nothing of the refused paths does.
+    let leaked: Vec<_> = f
+        .proxy
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.contains("secret") || r.path.contains("evil"))
+        .collect();
+    assert!(leaked.is_empty(), "refused, yet sent: {leaked:?}");
+
+    f.app
+        .get_json("/api/clusters/prefixed/proxy/_cat/indices?v&s=index")
         .await;
-    assert_eq!(status, 200);
+    let sent = f.sent("/base/_cat");
+    assert_eq!(sent.len(), 1, "{sent:?}");
     assert_eq!(
-        body["path"], "/base/_cat/indices",
+        sent[0].path, "/base/_cat/indices",
         "the configured path prefix is kept"
     );
-    assert_eq!(body["query"], "v&s=index");
+    assert_eq!(sent[0].query, "v&s=index");
 
-    // The echo answers HEAD with the length of the JSON it would send for GET.
-    let relayed = app
-        .client
-        .head(app.url("/api/clusters/echo/proxy/x"))
-        .send()
-        .await
-        .unwrap();
+    // The node answers HEAD / with the length of the JSON it would send for GET.
+    let relayed = f.app.client.head(relayed(&f, "/")).send().await.unwrap();
     assert_eq!(relayed.status(), 200);
-    let length: u64 = relayed.headers()["content-length"]
-        .to_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!(
-        length > 100,
-        "HEAD keeps the length GET would have: {length}"
+    let length = |response: &reqwest::Response| -> u64 {
+        response.headers()["content-length"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let relayed_length = length(&relayed);
+    let direct_head = direct(f.cluster, Method::HEAD, "/").send().await.unwrap();
+    assert_eq!(
+        relayed_length,
+        length(&direct_head),
+        "HEAD keeps the length the node gave"
     );
+    assert!(relayed_length > 100, "{relayed_length}");
     assert!(relayed.bytes().await.unwrap().is_empty());
 }
 
-async fn echoed_headers(app: &TestApp, cluster: &str) -> Value {
+/// The `url:` of the one cluster entry `yaml`.
+fn proxy_url_of(yaml: &str) -> &str {
+    yaml.lines()
+        .find_map(|line| line.trim().strip_prefix("url: "))
+        .unwrap()
+}
+
+/// Who the node says the relay's request authenticated as (`GET /_security/_authenticate`),
+/// the browser sending the admin's own valid credential and a cookie: `(status, answer)`.
+async fn authenticated_as(app: &TestApp, cluster: &str, browser: &str) -> (u16, Value) {
     let response = app
         .client
-        .post(app.url(&format!("/api/clusters/{cluster}/proxy/_search")))
+        .get(app.url(&format!(
+            "/api/clusters/{cluster}/proxy/_security/_authenticate"
+        )))
+        .header("authorization", browser)
+        .header("cookie", "session=abc")
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn configured_credentials_are_applied_server_side() {
+    let cluster = shared(Distribution::Elasticsearch8Secured).await;
+    let security = cluster.security.as_ref().unwrap();
+    let admin = security.admin_authorization();
+    let key: Value = direct(cluster, Method::POST, "/_security/api_key")
+        .json(&json!({"name": "relay-console-key"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    // A service account's token: the bearer credential a basic licence issues.
+    let token: Value = direct(
+        cluster,
+        Method::POST,
+        "/_security/service/elastic/fleet-server/credential/token/relay-console-token",
+    )
+    .send()
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let (Some(encoded_key), Some(access_token)) =
+        (key["encoded"].as_str(), token["token"]["value"].as_str())
+    else {
+        panic!("an API key and a token from the node: {key} {token}");
+    };
+    let tls = format!("    tls:\n      ca_file: {}\n", security.ca_file.display());
+    let yaml = format!(
+        "clusters:\n{}    auth:\n      username: {}\n      password: '{}'\n{tls}{}    auth:\n      api_key: {encoded_key}\n{tls}{}    auth:\n      bearer_token: {access_token}\n{tls}{}{tls}",
+        cluster_yaml("basic", &cluster.url),
+        security.admin_user,
+        security.admin_password,
+        cluster_yaml("apikey", &cluster.url),
+        cluster_yaml("bearer", &cluster.url),
+        cluster_yaml("none", &cluster.url),
+    );
+    let app = spawn_app(&yaml).await;
+    let browser = "Basic YnJvd3Nlcjp4";
+
+    let (status, basic) = authenticated_as(&app, "basic", browser).await;
+    assert_eq!(status, 200, "{basic}");
+    assert_eq!(basic["username"], security.admin_user.as_str(), "{basic}");
+    assert_eq!(basic["authentication_type"], "realm", "{basic}");
+
+    let (status, apikey) = authenticated_as(&app, "apikey", browser).await;
+    assert_eq!(status, 200, "{apikey}");
+    assert_eq!(apikey["authentication_type"], "api_key", "{apikey}");
+    assert_eq!(apikey["api_key"]["name"], "relay-console-key", "{apikey}");
+
+    let (status, bearer) = authenticated_as(&app, "bearer", browser).await;
+    assert_eq!(status, 200, "{bearer}");
+    assert_eq!(bearer["authentication_type"], "token", "{bearer}");
+    assert_eq!(bearer["username"], "elastic/fleet-server", "{bearer}");
+
+    let (status, none) = authenticated_as(&app, "none", &admin).await;
+    assert_eq!(
+        status, 401,
+        "the browser's credentials are not forwarded, valid as they are: {none}"
+    );
+}
+
+#[tokio::test]
+async fn only_the_headers_describing_the_body_reach_the_node() {
+    let f = real(Distribution::OpenSearch2).await;
+    f.app
+        .client
+        .post(relayed(&f, "/relay-headers/_search"))
         .header("authorization", "Basic YnJvd3Nlcjp4")
         .header("cookie", "session=abc")
         .header("content-type", "text/plain")
@@ -267,55 +438,29 @@ async fn echoed_headers(app: &TestApp, cluster: &str) -> Value {
         .send()
         .await
         .unwrap();
-    let body: Value = response.json().await.unwrap();
-    assert_eq!(body["bodyLength"], 5);
-    assert_eq!(body["headers"]["content-type"], "text/plain");
-    assert!(
-        body["headers"].get("cookie").is_none(),
+    let sent = f.sent("/relay-headers/_search");
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0].body, Some(Value::String("hello".to_owned())));
+    assert_eq!(sent[0].header("content-type"), Some("text/plain"));
+    assert_eq!(
+        sent[0].header("cookie"),
+        None,
         "browser cookies stay in the console"
     );
-    body["headers"].clone()
-}
-
-#[tokio::test]
-async fn configured_credentials_are_applied_server_side() {
-    let echo = EchoServer::start();
-    let yaml = format!(
-        "clusters:\n{}    auth:\n      username: admin\n      password: s3cret\n{}    auth:\n      api_key: a2V5OnZhbHVl\n{}    auth:\n      bearer_token: tok.en\n{}",
-        cluster_yaml("basic", &echo.url),
-        cluster_yaml("apikey", &echo.url),
-        cluster_yaml("bearer", &echo.url),
-        cluster_yaml("none", &echo.url),
-    );
-    let app = spawn_app(&yaml).await;
     assert_eq!(
-        echoed_headers(&app, "basic").await["authorization"],
-        "Basic YWRtaW46czNjcmV0"
-    );
-    assert_eq!(
-        echoed_headers(&app, "apikey").await["authorization"],
-        "ApiKey a2V5OnZhbHVl"
-    );
-    assert_eq!(
-        echoed_headers(&app, "bearer").await["authorization"],
-        "Bearer tok.en"
-    );
-    assert!(
-        echoed_headers(&app, "none")
-            .await
-            .get("authorization")
-            .is_none(),
+        sent[0].header("authorization"),
+        None,
         "the browser's credentials are not forwarded"
     );
 }
 
 #[tokio::test]
 async fn browser_responses_are_gzipped_when_asked() {
-    let osmem = Osmem::start();
-    let app = app_for(&osmem).await;
-    let response = app
+    let f = real(Distribution::OpenSearch2).await;
+    let response = f
+        .app
         .client
-        .get(app.url("/api/clusters/os/proxy/_cluster/health"))
+        .get(relayed(&f, "/_cluster/health"))
         .header("accept-encoding", "gzip")
         .send()
         .await
@@ -323,9 +468,10 @@ async fn browser_responses_are_gzipped_when_asked() {
     assert_eq!(response.status(), 200);
     assert_eq!(response.headers()["content-encoding"], "gzip");
     assert!(response.headers().contains_key("server-timing"));
-    let response = app
+    let response = f
+        .app
         .client
-        .get(app.url("/api/clusters"))
+        .get(f.app.url("/api/clusters"))
         .header("accept-encoding", "gzip")
         .send()
         .await
