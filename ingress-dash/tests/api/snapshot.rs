@@ -1,19 +1,48 @@
-//! `GET /api/ingresses` and `GET /api/namespaces` against the test API server.
+//! `GET /api/ingresses` and `GET /api/namespaces` against the real API server, mostly through
+//! the fault proxy (`real_kube::spawn_proxied`), whose counters say how many lists the
+//! application asked for; a namespace and the cluster-wide scope forbidden by real RBAC. Each
+//! test keeps to namespaces of its own on the shared cluster.
 
 use std::time::Duration;
 
 use kube_test_server::sample;
-use serde_json::json;
+use serde_json::{Value, json};
+use test_support::kube_cluster::KubeCluster;
 
-use crate::app::{eventually, spawn_app};
+use crate::app::eventually;
+use crate::real_kube::{Cluster, RealApp, reader_token, scoped, spawn_proxied, spawn_real};
+
+/// Only ingresses are watched: the tests count the ingress watches.
+const INGRESSES_ONLY: &str = "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n";
+
+/// Whether `body` (of `/api/namespaces`) names each of `namespaces`.
+fn lists_namespaces(body: &Value, namespaces: &[&str]) -> bool {
+    let listed = body["namespaces"].as_array().expect("namespaces");
+    namespaces
+        .iter()
+        .all(|namespace| listed.iter().any(|name| name == namespace))
+}
 
 #[tokio::test]
 async fn snapshot_merges_namespaces_and_isolates_a_forbidden_one() {
-    let app = spawn_app("", "").await;
-    sample::populate(&app.kube.cluster, 6, 3);
-    app.kube.cluster.faults.forbid_namespace("team-002");
+    let namespaces = ["sn-merge-0", "sn-merge-1", "sn-merge-2"];
+    // The service account reads the first two; a Role in the third it never gets.
+    let cluster = KubeCluster::shared();
+    let token = reader_token(cluster, &namespaces);
+    cluster.apply(&crate::real_kube::reader_role(namespaces[1], namespaces[0]));
+    let app = spawn_real(
+        Cluster::Shared(cluster),
+        Some(&token),
+        &scoped(&namespaces),
+        "",
+    )
+    .await;
+    app.kube.populate(&namespaces, 6).await;
     let (status, body) = app
-        .get_json("/api/ingresses?namespaces=team-000,team-001,team-002")
+        .get_json(&format!(
+            "/api/ingresses?namespaces={}",
+            namespaces.join(",")
+        ))
         .await;
     assert_eq!(status, 200);
     let names: Vec<(&str, &str)> = body["items"]
@@ -30,15 +59,15 @@ async fn snapshot_merges_namespaces_and_isolates_a_forbidden_one() {
     assert_eq!(
         names,
         [
-            ("team-000", "app-00000"),
-            ("team-000", "app-00003"),
-            ("team-001", "app-00001"),
-            ("team-001", "app-00004"),
+            ("sn-merge-0", "app-00000"),
+            ("sn-merge-0", "app-00003"),
+            ("sn-merge-1", "app-00001"),
+            ("sn-merge-1", "app-00004"),
         ]
     );
     let errors = body["errors"].as_array().unwrap();
-    assert_eq!(errors.len(), 1);
-    assert_eq!(errors[0]["namespace"], "team-002");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0]["namespace"], "sn-merge-2");
     assert_eq!(errors[0]["code"], "kubernetes_forbidden");
     // Payloads carry the record, never the raw object.
     let first = &body["items"][0];
@@ -51,62 +80,57 @@ async fn snapshot_merges_namespaces_and_isolates_a_forbidden_one() {
     assert_eq!(first["ingressClassName"], "nginx");
     assert_eq!(
         first["links"][0],
-        json!({"host": "app-00000.team-000.example.com", "url": "https://app-00000.team-000.example.com/"})
+        json!({"host": "app-00000.sn-merge-0.example.com", "url": "https://app-00000.sn-merge-0.example.com/"})
     );
 }
 
 #[tokio::test]
 async fn steady_state_snapshots_come_from_the_watchers_memory() {
-    // Ingresses only: the test counts the ingress watch.
-    let app = spawn_app(
-        "",
-        "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n",
-    )
-    .await;
-    sample::populate(&app.kube.cluster, 20, 2);
+    let namespaces = ["sn-steady-0", "sn-steady-1"];
+    // Ingresses only: the test counts the ingress watches.
+    let app = spawn_proxied(&scoped(&namespaces), INGRESSES_ONLY).await;
+    app.kube.populate(&namespaces, 20).await;
     let (status, body) = app.get_json("/api/ingresses").await;
     assert_eq!(status, 200);
     assert_eq!(body["items"].as_array().unwrap().len(), 20);
-    // Once the watcher has listed, requests cost no API call. It watches only after its
-    // list has been applied, so an open watch means the list is in memory.
+    // Once the watchers have listed, requests cost no API call. A watcher watches only after
+    // its list has been applied, so open watches mean the lists are in memory.
+    let faults = app.kube.faults();
     assert!(
-        eventually(async || app.kube.cluster.open_watches() == 1).await,
-        "the watcher never listed"
+        eventually(async || faults.open_watches() == 2).await,
+        "the watchers never listed"
     );
-    let lists = app.kube.cluster.list_requests();
+    let lists = faults.list_requests();
     for _ in 0..10 {
         let (_, body) = app.get_json("/api/ingresses?search=APP-0001").await;
         assert_eq!(body["items"].as_array().unwrap().len(), 10);
     }
-    assert_eq!(app.kube.cluster.list_requests(), lists);
+    assert_eq!(faults.list_requests(), lists);
 }
 
 #[tokio::test]
 async fn concurrent_identical_requests_share_one_upstream_list() {
-    let app = spawn_app("", "").await;
-    sample::populate(&app.kube.cluster, 0, 3);
-    app.kube
-        .cluster
-        .faults
-        .set_latency(Duration::from_millis(200));
+    let namespaces = ["sn-shared-0", "sn-shared-1", "sn-shared-2"];
+    let app = spawn_proxied("", "").await;
+    app.kube.namespaces(&namespaces).await;
+    let faults = app.kube.faults();
+    faults.set_latency(Duration::from_millis(200));
     let requests = (0..100).map(|_| app.get_json("/api/namespaces"));
     let answers = futures_util::future::join_all(requests).await;
-    for (status, body) in answers {
-        assert_eq!(status, 200);
-        assert_eq!(
-            body,
-            json!({"namespaces": ["team-000", "team-001", "team-002"]})
-        );
+    // The shared cluster's namespaces: ours among them, the same in every answer.
+    assert!(lists_namespaces(&answers[0].1, &namespaces), "{answers:?}");
+    for (status, body) in &answers {
+        assert_eq!((*status, body), (200, &answers[0].1));
     }
-    assert_eq!(app.kube.cluster.list_requests(), 1);
+    assert_eq!(faults.list_requests(), 1);
     // And the cache answers the next one.
     app.get_json("/api/namespaces").await;
-    assert_eq!(app.kube.cluster.list_requests(), 1);
+    assert_eq!(faults.list_requests(), 1);
 }
 
 #[tokio::test]
 async fn bad_namespace_parameters_are_refused_with_the_common_body() {
-    let app = spawn_app("", "stream:\n  max_namespaces: 2\n").await;
+    let app = spawn_proxied("", "stream:\n  max_namespaces: 2\n").await;
     let (status, body) = app.get_json("/api/ingresses?namespaces=Team_A").await;
     assert_eq!(status, 400);
     assert_eq!(body["error"]["code"], "invalid_namespace");
@@ -117,8 +141,10 @@ async fn bad_namespace_parameters_are_refused_with_the_common_body() {
 
 #[tokio::test]
 async fn cluster_wide_failure_is_an_error_status() {
-    let app = spawn_app("", "").await;
-    app.kube.cluster.faults.forbid_cluster_scope(true);
+    // A service account that may read its own namespace only.
+    let cluster = KubeCluster::shared();
+    let token = reader_token(cluster, &["sn-cluster-wide"]);
+    let app = spawn_real(Cluster::Shared(cluster), Some(&token), "", "").await;
     let (status, body) = app.get_json("/api/ingresses").await;
     assert_eq!(status, 403);
     assert_eq!(body["error"]["code"], "kubernetes_forbidden");
@@ -126,7 +152,7 @@ async fn cluster_wide_failure_is_an_error_status() {
 
 #[tokio::test]
 async fn rate_limit_answers_429_with_retry_after() {
-    let app = spawn_app("", "rate_limit:\n  burst: 5\n  per_second: 1\n").await;
+    let app = spawn_proxied("", "rate_limit:\n  burst: 5\n  per_second: 1\n").await;
     for _ in 0..5 {
         assert_eq!(app.get("/api/namespaces").await.status(), 200);
     }
@@ -146,8 +172,9 @@ async fn rate_limit_answers_429_with_retry_after() {
 
 #[tokio::test]
 async fn snapshot_is_gzip_compressed_when_asked() {
-    let app = spawn_app("", "").await;
-    sample::populate(&app.kube.cluster, 50, 2);
+    let namespaces = ["sn-gzip-0", "sn-gzip-1"];
+    let app = spawn_proxied(&scoped(&namespaces), "").await;
+    app.kube.populate(&namespaces, 50).await;
     let response = app
         .client
         .get(format!("{}/api/ingresses", app.address))
@@ -161,8 +188,9 @@ async fn snapshot_is_gzip_compressed_when_asked() {
 
 #[tokio::test]
 async fn metrics_export_breaker_cache_watchers_clients_and_events() {
-    let app = spawn_app("", "").await;
-    sample::populate(&app.kube.cluster, 2, 1);
+    let namespaces = ["sn-metrics"];
+    let app = spawn_proxied(&scoped(&namespaces), "").await;
+    app.kube.populate(&namespaces, 2).await;
     app.get_json("/api/namespaces").await;
     app.get_json("/api/namespaces").await;
     let mut stream = app.stream("", None).await;
@@ -183,7 +211,7 @@ async fn metrics_export_breaker_cache_watchers_clients_and_events() {
 #[tokio::test]
 async fn redis_cache_serves_repeated_lists_and_survives_redis_going_away() {
     let mut redis = test_support::RedisServer::start();
-    let app = spawn_app(
+    let app = spawn_proxied(
         "",
         &format!(
             "cache:\n  backend: redis\n  redis_url: {}\n  ttl: 30s\n",
@@ -191,24 +219,27 @@ async fn redis_cache_serves_repeated_lists_and_survives_redis_going_away() {
         ),
     )
     .await;
-    sample::populate(&app.kube.cluster, 0, 2);
+    let namespaces = ["sn-redis-0", "sn-redis-1"];
+    app.kube.namespaces(&namespaces).await;
+    let faults = app.kube.faults();
+    let mut first = None;
     for _ in 0..3 {
         let (status, body) = app.get_json("/api/namespaces").await;
-        assert_eq!(
-            (status, body),
-            (200, json!({"namespaces": ["team-000", "team-001"]}))
-        );
+        assert_eq!(status, 200);
+        assert!(lists_namespaces(&body, &namespaces), "{body}");
+        // The same answer each time, from the cache.
+        assert_eq!(first.get_or_insert_with(|| body.clone()), &body);
     }
-    assert_eq!(app.kube.cluster.list_requests(), 1);
+    assert_eq!(faults.list_requests(), 1);
     // Without Redis, requests still work (a miss each time), never fail.
     redis.stop();
     let (status, _) = app.get_json("/api/namespaces").await;
     assert_eq!(status, 200);
-    assert_eq!(app.kube.cluster.list_requests(), 2);
+    assert_eq!(faults.list_requests(), 2);
 }
 
 /// `GET /api/ingresses` with `Accept-Encoding`, its status and headers, and the body as sent.
-async fn get_encoded(app: &crate::app::TestApp, accept: Option<&str>) -> (String, String, Vec<u8>) {
+async fn get_encoded(app: &RealApp, accept: Option<&str>) -> (String, String, Vec<u8>) {
     let mut request = app.client.get(format!("{}/api/ingresses", app.address));
     if let Some(accept) = accept {
         request = request.header("Accept-Encoding", accept);
@@ -239,17 +270,14 @@ fn gunzip(body: &[u8]) -> Vec<u8> {
 
 #[tokio::test]
 async fn the_gzip_snapshot_is_built_once_per_state_and_is_the_plain_body_compressed() {
-    // Ingresses only: the test waits for the ingress watch.
-    let app = spawn_app(
-        "",
-        "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n",
-    )
-    .await;
-    sample::populate(&app.kube.cluster, 30, 2);
+    let namespaces = ["sn-gzip-once-0", "sn-gzip-once-1"];
+    // Ingresses only: the test waits for the ingress watches.
+    let app = spawn_proxied(&scoped(&namespaces), INGRESSES_ONLY).await;
+    app.kube.populate(&namespaces, 30).await;
     let _ = get_encoded(&app, None).await;
     assert!(
-        eventually(async || app.kube.cluster.open_watches() == 1).await,
-        "the watcher never listed"
+        eventually(async || app.kube.faults().open_watches() == 2).await,
+        "the watchers never listed"
     );
     let (encoding, vary, plain) = get_encoded(&app, None).await;
     assert_eq!((encoding.as_str(), vary.as_str()), ("", "Accept-Encoding"));
@@ -274,9 +302,9 @@ async fn the_gzip_snapshot_is_built_once_per_state_and_is_the_plain_body_compres
         );
     }
     // A change between two requests: the next gzip body has it.
-    let mut changed = sample::ingress("team-000", "app-00000", 0);
+    let mut changed = sample::ingress(namespaces[0], "app-00000", 0);
     changed["metadata"]["labels"]["changed"] = json!("yes");
-    app.kube.cluster.put_ingress(changed);
+    app.kube.put_ingress(changed).await;
     assert!(
         eventually(async || {
             let (_, _, body) = get_encoded(&app, Some("gzip")).await;
@@ -300,16 +328,18 @@ async fn the_gzip_snapshot_is_built_once_per_state_and_is_the_plain_body_compres
 
 #[tokio::test]
 async fn concurrent_gzip_snapshots_share_one_build() {
-    let app = spawn_app(
-        "",
-        "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n",
-    )
-    .await;
-    sample::populate(&app.kube.cluster, 400, 4);
+    let namespaces = [
+        "sn-gzip-shared-0",
+        "sn-gzip-shared-1",
+        "sn-gzip-shared-2",
+        "sn-gzip-shared-3",
+    ];
+    let app = spawn_proxied(&scoped(&namespaces), INGRESSES_ONLY).await;
+    app.kube.populate(&namespaces, 400).await;
     let _ = get_encoded(&app, None).await;
     assert!(
-        eventually(async || app.kube.cluster.open_watches() == 1).await,
-        "the watcher never listed"
+        eventually(async || app.kube.faults().open_watches() == 4).await,
+        "the watchers never listed"
     );
     let builds = app.state.snapshots.builds();
     let requests = (0..20).map(|_| get_encoded(&app, Some("gzip")));
