@@ -128,16 +128,14 @@ async function startPrometheus(children, dir, nowSeconds) {
  * `nodata` (external metrics with labels no series has), all on the same osmem.
  */
 async function startAdminConsole(children, dir, { osmemUrl, prometheusUrl, extraClusters = "", extraServer = "", extraConfig = "" }) {
-  const port = await freePort();
   const config = join(dir, "admin-console.yaml");
   writeFileSync(
     config,
     `server:
   host: 127.0.0.1
-  port: ${port}
   static_dir: ${JSON.stringify(join(WEB_DIR, "dist"))}
 ${extraServer}${extraConfig}observability:
-  log_level: warn
+  log_level: info
   log_format: json
 internal_history:
   sample_interval: 2s
@@ -168,16 +166,28 @@ ${extraClusters}`,
   // The binary reads ADMIN_CONSOLE_* variables as configuration overrides, so the harness's
   // own ADMIN_CONSOLE_BIN must not reach it.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("ADMIN_CONSOLE_")));
-  const child = spawn(adminConsoleBinary(), ["--config", config], { stdio: ["ignore", "ignore", "pipe"], env });
+  // Both listeners bind port 0 (no port is chosen before it is bound, and a stack still going
+  // away cannot hold it); the binary says which it got in its `listening` log line.
+  Object.assign(env, { ADMIN_CONSOLE_SERVER__PORT: "0", ADMIN_CONSOLE_SERVER__INTERNAL_PORT: "0" });
+  const child = spawn(adminConsoleBinary(), ["--config", config], { stdio: ["ignore", "pipe", "pipe"], env });
   child.stderr.on("data", (d) => stderr.push(d));
+  let port = null;
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    if (port !== null || !line.includes(" listening")) return;
+    try {
+      port = JSON.parse(line).port ?? null;
+    } catch {
+      // not a log record
+    }
+  });
   children.push(child);
-  const url = `http://127.0.0.1:${port}`;
   try {
-    await waitFor("admin-console", async () => (await fetch(`${url}/api/live`)).ok, child);
+    await waitFor("admin-console's listening line", async () => port !== null, child);
+    await waitFor("admin-console", async () => (await fetch(`http://127.0.0.1:${port}/api/live`)).ok, child);
   } catch (e) {
     throw new Error(`${e.message}\n${Buffer.concat(stderr).toString()}`);
   }
-  return url;
+  return `http://127.0.0.1:${port}`;
 }
 
 /**
