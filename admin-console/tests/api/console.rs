@@ -1,16 +1,18 @@
 //! The console's `GET` with a body: `POST` + `X-Console-Method: GET` on the relay reaches the
 //! cluster as a `GET` carrying the body, is judged by the role check and recorded by the audit
-//! log as that `GET`, and means nothing anywhere else.
+//! log as that `GET`, and means nothing anywhere else. Against the shared real OpenSearch 2 node
+//! through a recording proxy that shows what reached it; each test keeps to index names of its
+//! own (`console-…`).
 
 use std::time::Duration;
 
 use reqwest::RequestBuilder;
 use serde_json::{Value, json};
-use test_support::{Osmem, TempDir};
+use test_support::{Distribution, TempDir};
 
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller, trusted_yaml};
-use crate::app::{TestApp, cluster_yaml, spawn_app};
-use crate::support::echo::EchoServer;
+use crate::app::TestApp;
+use crate::support::real::{real, real_with};
 use crate::support::{seed_indices, wait_until};
 
 const METHOD_HEADER: &str = "x-console-method";
@@ -41,61 +43,72 @@ fn audit_lines(path: &std::path::Path) -> Vec<Value> {
         .collect()
 }
 
+/// A plain `GET` of the node itself (not through the proxy).
+async fn direct(url: &str) -> reqwest::Response {
+    test_support::http_client().get(url).send().await.unwrap()
+}
+
 #[tokio::test]
 async fn the_cluster_receives_a_get_with_the_body() {
-    let echo = EchoServer::start();
-    let app = spawn_app(&format!("clusters:\n{}", cluster_yaml("echo", &echo.url))).await;
+    let f = real(Distribution::OpenSearch2).await;
+    seed_indices(&f.cluster.url, "console-books", 1, |_| 3).await;
+    let app = &f.app;
     let query = json!({"query": {"term": {"n": 1}}});
-    let (status, seen) =
-        status_and_body(get_with_body(&app, "echo", "/books/_search?size=1", &query)).await;
-    assert_eq!(status, 200, "{seen}");
-    assert_eq!(seen["method"], "GET");
-    assert_eq!(seen["path"], "/books/_search");
-    assert_eq!(seen["query"], "size=1");
-    assert_eq!(seen["bodyLength"], query.to_string().len());
-    assert_eq!(seen["headers"]["content-type"], "application/json");
-    assert!(
-        seen["headers"].get(METHOD_HEADER).is_none(),
-        "the header stays on this side: {seen}"
+    let (status, found) = status_and_body(get_with_body(
+        app,
+        "main",
+        "/console-books-0000/_search?size=1",
+        &query,
+    ))
+    .await;
+    assert_eq!(status, 200, "{found}");
+    let sent = f.sent("/console-books-0000/_search");
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0].method, "GET");
+    assert_eq!(sent[0].query, "size=1");
+    assert_eq!(sent[0].body, Some(query.clone()));
+    assert_eq!(sent[0].header("content-type"), Some("application/json"));
+    assert_eq!(
+        sent[0].header(METHOD_HEADER),
+        None,
+        "the header stays on this side: {sent:?}"
     );
+    // The node used the body: the query finds one document of three.
+    assert_eq!(found["hits"]["total"]["value"], 1, "{found}");
+    assert_eq!(found["hits"]["hits"][0]["_source"]["n"], 1);
+
     // NDJSON (a GET _msearch) keeps its content type.
     let ndjson = "{}\n{\"query\":{\"match_all\":{}}}\n";
-    let (status, seen) = status_and_body(
+    let (status, answer) = status_and_body(
         app.client
-            .post(proxy(&app, "echo", "/_msearch"))
+            .post(proxy(app, "main", "/console-books-0000/_msearch"))
             .header(METHOD_HEADER, "GET")
             .header("content-type", "application/x-ndjson")
             .body(ndjson),
     )
     .await;
-    assert_eq!(status, 200);
-    assert_eq!(seen["method"], "GET");
-    assert_eq!(seen["bodyLength"], ndjson.len());
-    assert_eq!(seen["headers"]["content-type"], "application/x-ndjson");
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["responses"][0]["hits"]["total"]["value"], 3);
+    let sent = f.sent("/console-books-0000/_msearch");
+    assert_eq!(sent[0].method, "GET");
+    assert_eq!(sent[0].body, Some(Value::String(ndjson.to_owned())));
+    assert_eq!(sent[0].header("content-type"), Some("application/x-ndjson"));
     // Without the header a POST stays a POST.
-    let (_, seen) = status_and_body(
+    f.proxy.clear_requests();
+    status_and_body(
         app.client
-            .post(proxy(&app, "echo", "/_search"))
+            .post(proxy(app, "main", "/console-books-0000/_search"))
             .json(&query),
     )
     .await;
-    assert_eq!(seen["method"], "POST");
-
-    // Against osmem the body is used: the query finds one document of three.
-    let osmem = Osmem::start();
-    seed_indices(&osmem.url, "books", 1, |_| 3).await;
-    let app = spawn_app(&format!("clusters:\n{}", cluster_yaml("os", &osmem.url))).await;
-    let (status, found) =
-        status_and_body(get_with_body(&app, "os", "/books-0000/_search", &query)).await;
-    assert_eq!(status, 200, "{found}");
-    assert_eq!(found["hits"]["total"]["value"], 1, "{found}");
-    assert_eq!(found["hits"]["hits"][0]["_source"]["n"], 1);
+    let sent = f.sent("/console-books-0000/_search");
+    assert_eq!(sent[0].method, "POST", "{sent:?}");
 }
 
 #[tokio::test]
 async fn other_values_and_other_methods_are_refused_and_nothing_is_relayed() {
-    let osmem = Osmem::start();
-    let app = spawn_app(&format!("clusters:\n{}", cluster_yaml("os", &osmem.url))).await;
+    let f = real(Distribution::OpenSearch2).await;
+    let app = &f.app;
     for (method, value, needle) in [
         (
             reqwest::Method::POST,
@@ -109,7 +122,7 @@ async fn other_values_and_other_methods_are_refused_and_nothing_is_relayed() {
     ] {
         let (status, body) = status_and_body(
             app.client
-                .request(method.clone(), proxy(&app, "os", "/victim"))
+                .request(method.clone(), proxy(app, "main", "/console-victim"))
                 .header(METHOD_HEADER, value)
                 .json(&json!({})),
         )
@@ -123,15 +136,19 @@ async fn other_values_and_other_methods_are_refused_and_nothing_is_relayed() {
     }
     let twice = app
         .client
-        .post(proxy(&app, "os", "/victim"))
+        .post(proxy(app, "main", "/console-victim"))
         .header(METHOD_HEADER, "GET")
         .header(METHOD_HEADER, "GET")
         .send()
         .await
         .unwrap();
     assert_eq!(twice.status(), 400);
-    // `PUT /victim` with the header would have created the index: it does not exist.
-    let direct = reqwest::get(format!("{}/victim", osmem.url)).await.unwrap();
+    assert!(
+        f.sent("/console-victim").is_empty(),
+        "nothing reached the node"
+    );
+    // `PUT /console-victim` with the header would have created the index: it does not exist.
+    let direct = direct(&format!("{}/console-victim", f.cluster.url)).await;
     assert_eq!(direct.status(), 404);
 }
 
@@ -141,47 +158,46 @@ async fn other_values_and_other_methods_are_refused_and_nothing_is_relayed() {
 /// which the cluster refuses: nothing is written.
 #[tokio::test]
 async fn a_viewer_gains_nothing_with_the_header_and_the_audit_log_records_the_get() {
-    let osmem = Osmem::start();
-    seed_indices(&osmem.url, "books", 1, |_| 2).await;
     let dir = TempDir::new("console-audit");
     let file = dir.path().join("audit.log");
-    let app = spawn_app(&format!(
-        "{}audit:\n  file: {}\n",
-        trusted_yaml(&cluster_yaml("guarded", &osmem.url)),
-        file.display()
-    ))
+    let f = real_with(Distribution::OpenSearch2, |main| {
+        format!("{}audit:\n  file: {}\n", trusted_yaml(main), file.display())
+    })
     .await;
+    seed_indices(&f.cluster.url, "console-guarded", 1, |_| 2).await;
+    let app = &f.app;
     let empty = json!({});
     let operator_calls = [
-        "/books-0000/_close",
-        "/books-0000/_open",
+        "/console-guarded-0000/_close",
+        "/console-guarded-0000/_open",
         "/_refresh",
-        "/books-0000/_refresh",
+        "/console-guarded-0000/_refresh",
         "/_flush",
-        "/books-0000/_flush",
+        "/console-guarded-0000/_flush",
         "/_forcemerge",
-        "/books-0000/_cache/clear",
-        "/books-0000/_cl%6fse",
+        "/console-guarded-0000/_cache/clear",
+        "/console-guarded-0000/_cl%6fse",
     ];
     for tail in operator_calls {
-        let (status, body) = status_and_body(as_caller(
-            get_with_body(&app, "guarded", tail, &empty),
-            &VIEWER,
-        ))
-        .await;
+        let (status, body) =
+            status_and_body(as_caller(get_with_body(app, "main", tail, &empty), &VIEWER)).await;
         assert_eq!(status, 403, "{tail}: {body}");
         assert_eq!(
             body["error"]["message"],
-            "This needs the operator role on cluster guarded; you have viewer.",
+            "This needs the operator role on cluster main; you have viewer.",
             "{tail}"
         );
     }
     // Admin's calls stay admin's: the guard judges the GET, which no viewer entry lists.
-    for tail in ["/books-0000/_doc", "/_bulk", "/books-0000/_delete_by_query"] {
+    for tail in [
+        "/console-guarded-0000/_doc",
+        "/_bulk",
+        "/console-guarded-0000/_delete_by_query",
+    ] {
         let (status, body) = status_and_body(as_caller(
             get_with_body(
-                &app,
-                "guarded",
+                app,
+                "main",
                 tail,
                 &json!({"n": 99, "query": {"match_all": {}}}),
             ),
@@ -191,14 +207,12 @@ async fn a_viewer_gains_nothing_with_the_header_and_the_audit_log_records_the_ge
         // Judged as the GET it is: not on the viewer's list, so admin's.
         assert_eq!(status, 403, "{tail}: {body}");
         assert_eq!(
-            body["error"]["message"],
-            "This needs the admin role on cluster guarded; you have viewer.",
+            body["error"]["message"], "This needs the admin role on cluster main; you have viewer.",
             "{tail}"
         );
     }
-    let count = reqwest::get(format!("{}/books-0000/_count", osmem.url))
+    let count = direct(&format!("{}/console-guarded-0000/_count", f.cluster.url))
         .await
-        .unwrap()
         .json::<Value>()
         .await
         .unwrap();
@@ -206,21 +220,28 @@ async fn a_viewer_gains_nothing_with_the_header_and_the_audit_log_records_the_ge
     // SQL stays judged by its body.
     let (status, _) = status_and_body(as_caller(
         get_with_body(
-            &app,
-            "guarded",
+            app,
+            "main",
             "/_plugins/_sql",
-            &json!({"query": "DELETE FROM books-0000"}),
+            &json!({"query": "DELETE FROM console-guarded-0000"}),
         ),
         &VIEWER,
     ))
     .await;
     assert_eq!(status, 403);
+    let denied_sent: Vec<_> = f
+        .proxy
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.contains("console-guarded") || r.path.starts_with("/_plugins"))
+        .collect();
+    assert!(denied_sent.is_empty(), "denied, yet sent: {denied_sent:?}");
     // A viewer's read with a body passes; an operator's GET /_refresh passes and is audited.
     let (status, found) = status_and_body(as_caller(
         get_with_body(
-            &app,
-            "guarded",
-            "/books-0000/_search",
+            app,
+            "main",
+            "/console-guarded-0000/_search",
             &json!({"query": {"term": {"n": 1}}}),
         ),
         &VIEWER,
@@ -229,11 +250,14 @@ async fn a_viewer_gains_nothing_with_the_header_and_the_audit_log_records_the_ge
     assert_eq!(status, 200);
     assert_eq!(found["hits"]["total"]["value"], 1);
     let (status, body) = status_and_body(as_caller(
-        get_with_body(&app, "guarded", "/books-0000/_refresh", &empty),
+        get_with_body(app, "main", "/console-guarded-0000/_refresh", &empty),
         &OPERATOR,
     ))
     .await;
     assert_eq!(status, 200, "{body}");
+    let refresh = f.sent("/console-guarded-0000/_refresh");
+    assert_eq!(refresh.len(), 1, "{refresh:?}");
+    assert_eq!(refresh[0].method, "GET", "the node received the GET");
 
     // The denied operator calls, the three denied admin calls, the denied SQL, the operator's
     // refresh.
@@ -249,7 +273,7 @@ async fn a_viewer_gains_nothing_with_the_header_and_the_audit_log_records_the_ge
     assert_eq!(close["method"], "GET", "{close}");
     assert_eq!(
         close["path"],
-        "/api/clusters/guarded/proxy/books-0000/_close"
+        "/api/clusters/main/proxy/console-guarded-0000/_close"
     );
     assert_eq!(close["outcome"], "denied");
     assert_eq!(close["user"], "vera");
@@ -265,39 +289,50 @@ async fn a_viewer_gains_nothing_with_the_header_and_the_audit_log_records_the_ge
     );
 }
 
+/// The allocation lock is cluster-wide on a node other suites share: the operator's `PUT` is
+/// seen at the proxy, which answers 503 for it instead of letting it reach the node.
 #[tokio::test]
 async fn the_header_means_nothing_outside_the_relay_and_the_same_origin_rule_holds() {
-    let osmem = Osmem::start();
-    let app = spawn_app(&trusted_yaml(&cluster_yaml("prod", &osmem.url))).await;
+    let f = real_with(Distribution::OpenSearch2, trusted_yaml).await;
+    let app = &f.app;
     let allocation = |caller| {
         as_caller(
             app.client
-                .put(app.url("/api/clusters/prod/allocation"))
+                .put(app.url("/api/clusters/main/allocation"))
                 .header(METHOD_HEADER, "GET")
                 .json(&json!({"enable": "primaries"})),
             caller,
         )
     };
-    // Judged as the PUT it is: a viewer is refused, an operator sets the lock.
+    // Judged as the PUT it is: a viewer is refused, an operator's PUT is sent.
     let (status, body) = status_and_body(allocation(&VIEWER)).await;
     assert_eq!(status, 403, "{body}");
+    assert!(f.sent("/_cluster/settings").is_empty());
+    f.proxy.set_unavailable(true);
     let (status, body) = status_and_body(allocation(&OPERATOR)).await;
-    assert_eq!(status, 200, "{body}");
-    let settings = reqwest::get(format!("{}/_cluster/settings", osmem.url))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    f.proxy.set_unavailable(false);
+    assert_ne!(status, 403, "{body}");
+    let sent: Vec<_> = f
+        .sent("/_cluster/settings")
+        .into_iter()
+        .filter(|r| r.method != "GET")
+        .collect();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0].method, "PUT", "the PUT was sent as a PUT");
     assert!(
-        settings.contains("primaries"),
-        "the PUT happened: {settings}"
+        sent[0]
+            .body
+            .as_ref()
+            .unwrap()
+            .to_string()
+            .contains("primaries"),
+        "{sent:?}"
     );
     let (status, _) = status_and_body(as_caller(
         app.client
-            .post(app.url("/api/clusters/prod/indices/_actions/close"))
+            .post(app.url("/api/clusters/main/indices/_actions/close"))
             .header(METHOD_HEADER, "GET")
-            .json(&json!({"indices": ["x"]})),
+            .json(&json!({"indices": ["console-x"]})),
         &VIEWER,
     ))
     .await;
@@ -305,7 +340,7 @@ async fn the_header_means_nothing_outside_the_relay_and_the_same_origin_rule_hol
 
     // A cross-site page cannot use it either (no console header, a foreign Origin).
     let foreign = reqwest::Client::new()
-        .post(proxy(&app, "prod", "/_search"))
+        .post(proxy(app, "main", "/_search"))
         .header(METHOD_HEADER, "GET")
         .header("origin", "https://evil.example")
         .header("x-auth-request-user", ADMIN.user)
