@@ -218,18 +218,90 @@ search:
     }
 }
 
-/// The proxy in a mode in front of the real secured node of a flavour, with the recording proxy
-/// between them: what the proxy sent, as whom, is in [`Self::recorder`]; the cluster users it
+/// The real secured node of a flavour with a recording proxy of its own in front: what a proxy
+/// under test sent through [`Self::recorder`], as whom, is recorded there; the cluster users it
 /// made are read back from the node's security API with the admin credential.
-pub struct Stack {
-    pub app: TestApp,
-    pub users: Users,
+pub struct Cluster {
     pub node: Node,
     pub recorder: Proxy,
 }
 
-/// A proxy in `mode` towards the shared node of `flavor`, with [`Users`] of its own and
-/// `extra_yaml` appended.
+impl Cluster {
+    /// The shared node of `flavor` (started on first use) and a new recorder before it.
+    pub async fn of(flavor: Flavor) -> Self {
+        let node = node(flavor).await;
+        let recorder = Proxy::start(Upstream {
+            url: node.url.to_owned(),
+            ca_file: Some(node.security.ca_file.clone()),
+            basic_auth: None,
+        });
+        Self { node, recorder }
+    }
+
+    /// `users` and the cluster sections towards the recorder, with the node's admin.
+    pub fn search_yaml(&self, users: &Users) -> String {
+        let security = self.node.security;
+        users.yaml(
+            &self.recorder.url,
+            self.node.flavor,
+            (&security.admin_user, &security.admin_password),
+        )
+    }
+
+    /// The cluster user `name` as the security API has it; `None` when there is none.
+    pub async fn cluster_user(&self, name: &str) -> Option<serde_json::Value> {
+        match self.node.user(name).await {
+            (200, user) => Some(user),
+            (404, _) => None,
+            (status, body) => panic!("reading the cluster user {name}: {status} {body}"),
+        }
+    }
+
+    /// The requests that reached the cluster as someone other than the admin: what a proxy
+    /// forwarded as a managed user (or with a caller's own credential).
+    pub fn forwarded(&self) -> Vec<Recorded> {
+        let admin = &self.node.security.admin_user;
+        self.recorder
+            .requests()
+            .into_iter()
+            .filter(|request| request.basic_user().as_ref() != Some(admin))
+            .collect()
+    }
+
+    /// How many times a proxy created or changed the cluster user `name` (`PUT` or `POST`).
+    pub fn upserts(&self, name: &str) -> usize {
+        let path = self.node.flavor.user_path(name);
+        self.recorder
+            .requests()
+            .iter()
+            .filter(|request| request.path == path && ["PUT", "POST"].contains(&&*request.method))
+            .count()
+    }
+}
+
+/// A proxy in a mode in front of a [`Cluster`], with [`Users`] of its own.
+pub struct Stack {
+    pub app: TestApp,
+    pub users: Users,
+    pub cluster: Cluster,
+}
+
+impl std::ops::Deref for Stack {
+    type Target = Cluster;
+
+    fn deref(&self) -> &Cluster {
+        &self.cluster
+    }
+}
+
+impl Stack {
+    /// The stack's users and cluster sections, for another proxy towards the same recorder.
+    pub fn search_yaml(&self) -> String {
+        self.cluster.search_yaml(&self.users)
+    }
+}
+
+/// A proxy in `mode` towards the shared node of `flavor`, with `extra_yaml` appended.
 pub async fn spawn_stack(mode: &str, flavor: Flavor, extra_yaml: &str) -> Stack {
     spawn_stack_with(mode, flavor, "", extra_yaml).await
 }
@@ -241,90 +313,29 @@ pub async fn spawn_stack_with(
     server_yaml: &str,
     extra_yaml: &str,
 ) -> Stack {
-    let node = node(flavor).await;
-    let recorder = recorder(&node);
-    let users = Users::new();
+    spawn_stack_of(Users::new(), mode, flavor, server_yaml, extra_yaml).await
+}
+
+/// [`spawn_stack_with`] for `users` made by the test, whose names its `extra_yaml` may name.
+pub async fn spawn_stack_of(
+    users: Users,
+    mode: &str,
+    flavor: Flavor,
+    server_yaml: &str,
+    extra_yaml: &str,
+) -> Stack {
+    let cluster = Cluster::of(flavor).await;
     let yaml = format!(
         "server:\n  host: 127.0.0.1\n  port: 0\n  mode: {mode}\n  trusted_proxies: [127.0.0.1]\n\
          {server_yaml}{}{extra_yaml}",
-        search_yaml(&users, &node, &recorder)
+        cluster.search_yaml(&users)
     );
     let app = spawn_app(&yaml).await;
     Stack {
         app,
         users,
-        node,
-        recorder,
+        cluster,
     }
-}
-
-/// The recording proxy in front of `node` (trusting its CA, adding no credential).
-pub fn recorder(node: &Node) -> Proxy {
-    Proxy::start(Upstream {
-        url: node.url.to_owned(),
-        ca_file: Some(node.security.ca_file.clone()),
-        basic_auth: None,
-    })
-}
-
-/// `users` towards `node` through `recorder`, with the node's admin credential.
-pub fn search_yaml(users: &Users, node: &Node, recorder: &Proxy) -> String {
-    users.yaml(
-        &recorder.url,
-        node.flavor,
-        (&node.security.admin_user, &node.security.admin_password),
-    )
-}
-
-impl Stack {
-    /// The stack's users and cluster sections, for another proxy towards the same recorder.
-    pub fn search_yaml(&self) -> String {
-        search_yaml(&self.users, &self.node, &self.recorder)
-    }
-
-    /// The cluster user `name` as the security API has it; `None` when there is none.
-    pub async fn cluster_user(&self, name: &str) -> Option<serde_json::Value> {
-        cluster_user(&self.node, name).await
-    }
-
-    /// The requests that reached the cluster as someone other than the admin: what the proxy
-    /// forwarded as a managed user (or with a caller's own credential).
-    pub fn forwarded(&self) -> Vec<Recorded> {
-        forwarded(&self.node, &self.recorder)
-    }
-
-    /// How many times the proxy created or changed the cluster user `name`.
-    pub fn upserts(&self, name: &str) -> usize {
-        upserts(&self.node, &self.recorder, name)
-    }
-}
-
-/// The cluster user `name` on `node`; `None` when there is none.
-pub async fn cluster_user(node: &Node, name: &str) -> Option<serde_json::Value> {
-    match node.user(name).await {
-        (200, user) => Some(user),
-        (404, _) => None,
-        (status, body) => panic!("reading the cluster user {name}: {status} {body}"),
-    }
-}
-
-/// What `recorder` passed on to `node` as someone other than its admin.
-pub fn forwarded(node: &Node, recorder: &Proxy) -> Vec<Recorded> {
-    recorder
-        .requests()
-        .into_iter()
-        .filter(|request| request.basic_user().as_deref() != Some(&node.security.admin_user))
-        .collect()
-}
-
-/// How many `PUT`s or `POST`s of the user `name` went through `recorder`.
-pub fn upserts(node: &Node, recorder: &Proxy, name: &str) -> usize {
-    let path = node.flavor.user_path(name);
-    recorder
-        .requests()
-        .iter()
-        .filter(|request| request.path == path && ["PUT", "POST"].contains(&&*request.method))
-        .count()
 }
 
 #[tokio::test]

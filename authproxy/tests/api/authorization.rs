@@ -2,11 +2,13 @@
 //! host rules), for Basic users and OIDC sessions, and how a refusal and an unauthenticated
 //! browser are answered to each reverse proxy (Traefik's ForwardAuth, nginx `auth_request`).
 
-use crate::app::{ANN_PASSWORD, BOB_PASSWORD, TestApp};
+use crate::app::{
+    ANN_PASSWORD, BOB_PASSWORD, TestApp, Users, spawn_stack, spawn_stack_of, spawn_stack_with,
+};
 use crate::oidc::spawn_oidc_stack_in;
+use crate::real_security::Flavor;
 use crate::support::basic;
 use crate::support::browser::Browser;
-use crate::support::security_stub::{Flavor, spawn_stub_stack, spawn_stub_stack_with};
 
 /// ann: groups admins, staff, ann@example.com; bob: no group, bob@example.org.
 const ADMINS_ONLY: &str = "authorization:\n  allowed_groups: [admins]\n";
@@ -64,19 +66,19 @@ pub async fn denials(app: &TestApp, rule: &str, reason: &str) -> f64 {
 
 #[tokio::test]
 async fn a_basic_user_outside_the_allowed_groups_gets_403_never_a_sign_in() {
-    let stack = spawn_stub_stack("forward_auth", Flavor::Elasticsearch, ADMINS_ONLY).await;
-    let app = &stack.app;
+    let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, ADMINS_ONLY).await;
+    let (app, Users { ann, bob }) = (&stack.app, &stack.users);
     let before = denials(app, "global", "group_not_allowed").await;
 
     assert_eq!(
-        app.get_as("/logs/_search", "ann", ANN_PASSWORD)
+        app.get_as("/logs/_search", ann, ANN_PASSWORD)
             .await
             .status(),
         200
     );
 
     // An API client: the common error body.
-    let api = app.get_as("/logs/_search", "bob", BOB_PASSWORD).await;
+    let api = app.get_as("/logs/_search", bob, BOB_PASSWORD).await;
     assert_eq!(api.status(), 403);
     assert!(!api.headers().contains_key("location"));
     assert!(!api.headers().contains_key("authorization"));
@@ -88,7 +90,7 @@ async fn a_basic_user_outside_the_allowed_groups_gets_403_never_a_sign_in() {
     let page = app
         .client
         .get(app.url("/app"))
-        .header("authorization", basic("bob", BOB_PASSWORD))
+        .header("authorization", basic(bob, BOB_PASSWORD))
         .header("accept", "text/html,application/xhtml+xml")
         .send()
         .await
@@ -105,38 +107,52 @@ async fn a_basic_user_outside_the_allowed_groups_gets_403_never_a_sign_in() {
 
     assert!(denials(app, "global", "group_not_allowed").await >= before + 2.0);
     // No cluster user is made for an identity that may not enter.
-    assert!(stack.stub.user("bob").is_none());
+    assert!(stack.cluster_user(bob).await.is_none());
+    assert_eq!(stack.upserts(bob), 0);
+    assert!(stack.cluster_user(ann).await.is_some());
 }
 
 #[tokio::test]
 async fn users_and_email_domains_open_the_door_and_standalone_applies_them_too() {
-    let yaml = "authorization:\n  allowed_users: [bob]\n  allowed_email_domains: [corp.example]\n";
-    let stack = spawn_stub_stack("standalone", Flavor::Elasticsearch, yaml).await;
-    let app = &stack.app;
+    let users = Users::new();
+    let yaml = format!(
+        "authorization:\n  allowed_users: [{}]\n  allowed_email_domains: [corp.example]\n",
+        users.bob
+    );
+    let stack = spawn_stack_of(users, "standalone", Flavor::Elasticsearch, "", &yaml).await;
+    let (app, Users { ann, bob }) = (&stack.app, &stack.users);
     let before = denials(app, "global", "user_not_allowed").await;
     assert_eq!(
-        app.get_as("/_cluster/health", "bob", BOB_PASSWORD)
+        app.get_as("/_cluster/health", bob, BOB_PASSWORD)
             .await
             .status(),
         200
     );
-    let ann = app.get_as("/_cluster/health", "ann", ANN_PASSWORD).await;
-    assert_eq!(ann.status(), 403);
-    let body: serde_json::Value = ann.json().await.unwrap();
+    let refused = app.get_as("/_cluster/health", ann, ANN_PASSWORD).await;
+    assert_eq!(refused.status(), 403);
+    let body: serde_json::Value = refused.json().await.unwrap();
     assert_eq!(body["error"]["code"], "forbidden");
     assert!(denials(app, "global", "user_not_allowed").await >= before + 1.0);
+    // Only bob's request reached the cluster, as bob.
+    let forwarded = stack.forwarded();
+    assert_eq!(forwarded.len(), 1, "{forwarded:?}");
+    assert_eq!(forwarded[0].basic_user().as_ref(), Some(bob));
 }
 
 #[tokio::test]
 async fn host_rules_guard_each_application_behind_traefik() {
     // unmatched_hosts: global: other hosts get the global lists (the default refuses them).
-    let yaml = "authorization:\n  allowed_groups: [admins]\n  unmatched_hosts: global\n  hosts:\n    \
-                - {host: \"kibana.example.com\", allowed_users: [bob]}\n    \
-                - {host: \"*.open.example.com\"}\n";
-    let stack = spawn_stub_stack("forward_auth", Flavor::Elasticsearch, yaml).await;
-    let app = &stack.app;
-    let as_bob = [("authorization", basic("bob", BOB_PASSWORD))];
-    let as_ann = [("authorization", basic("ann", ANN_PASSWORD))];
+    let users = Users::new();
+    let yaml = format!(
+        "authorization:\n  allowed_groups: [admins]\n  unmatched_hosts: global\n  hosts:\n    \
+         - {{host: \"kibana.example.com\", allowed_users: [{}]}}\n    \
+         - {{host: \"*.open.example.com\"}}\n",
+        users.bob
+    );
+    let stack = spawn_stack_of(users, "forward_auth", Flavor::Elasticsearch, "", &yaml).await;
+    let (app, Users { ann, bob }) = (&stack.app, &stack.users);
+    let as_bob = [("authorization", basic(bob, BOB_PASSWORD))];
+    let as_ann = [("authorization", basic(ann, ANN_PASSWORD))];
     let before = denials(app, "hosts[0]", "user_not_allowed").await;
 
     // bob (no group) is listed for kibana, refused elsewhere by the global rule.
@@ -161,14 +177,14 @@ async fn a_host_rule_is_not_believed_from_an_untrusted_peer() {
     // The check answers any caller, but X-Forwarded-Host from a peer outside trusted_proxies is
     // ignored: no host is known, so no host rule applies (refused as unmatched), and naming an
     // open host opens nothing.
-    let stack = spawn_stub_stack("forward_auth", Flavor::Elasticsearch, "").await;
+    let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, "").await;
     let app = crate::app::spawn_app(&format!(
         "server: {{host: 127.0.0.1, port: 0, forward_auth_callers: any}}\n{}authorization:\n  \
          allowed_groups: [admins]\n  hosts: [{{host: open.example.com}}]\n",
-        crate::support::security_stub::stub_users_yaml(&stack.stub.url, Flavor::Elasticsearch)
+        stack.search_yaml()
     ))
     .await;
-    let as_bob = [("authorization", basic("bob", BOB_PASSWORD))];
+    let as_bob = [("authorization", basic(&stack.users.bob, BOB_PASSWORD))];
     let before = denials(&app, "unmatched", "no_host_rule").await;
     let forged = check(&app, &traefik("open.example.com", "/"), &as_bob).await;
     assert_eq!(forged.status(), 403);
@@ -177,9 +193,9 @@ async fn a_host_rule_is_not_believed_from_an_untrusted_peer() {
 
 #[tokio::test]
 async fn unauthenticated_browsers_get_what_each_proxy_understands() {
-    let stack = spawn_stub_stack("forward_auth", Flavor::Elasticsearch, "").await;
+    let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, "").await;
     let app = &stack.app;
-    let behind_nginx = spawn_stub_stack_with(
+    let behind_nginx = spawn_stack_with(
         "forward_auth",
         Flavor::Elasticsearch,
         "  front_proxy: nginx\n",
@@ -237,7 +253,7 @@ async fn a_signed_in_oidc_user_outside_the_rules_gets_403_not_a_sign_in_loop() {
 
     let before = denials(app, "global", "group_not_allowed").await;
     let alice = Browser::new();
-    stack.sign_in(&alice, target, "alice").await;
+    stack.sign_in(&alice, target, &stack.alice).await;
     let allowed = alice
         .request(reqwest::Method::GET, &app.url("/"), &headers)
         .await;
@@ -245,7 +261,7 @@ async fn a_signed_in_oidc_user_outside_the_rules_gets_403_not_a_sign_in_loop() {
 
     let bob = Browser::new();
     // Sign-in itself succeeds (authentication), then the check refuses (authorization).
-    assert_eq!(stack.sign_in(&bob, target, "bob").await, target);
+    assert_eq!(stack.sign_in(&bob, target, &stack.bob).await, target);
     let refused = bob
         .request(reqwest::Method::GET, &app.url("/"), &headers)
         .await;
@@ -254,7 +270,8 @@ async fn a_signed_in_oidc_user_outside_the_rules_gets_403_not_a_sign_in_loop() {
     assert!(!refused.headers().contains_key("x-auth-request-user"));
     assert!(refused.text().await.unwrap().contains("Access denied"));
     assert!(denials(app, "global", "group_not_allowed").await >= before + 1.0);
-    assert!(stack.stub.user("bob").is_none());
+    assert!(stack.cluster_user(&stack.bob).await.is_none());
+    assert!(stack.cluster_user(&stack.alice).await.is_some());
 }
 
 #[tokio::test]

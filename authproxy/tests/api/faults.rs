@@ -166,10 +166,10 @@ async fn redis_restarted_on_its_port_under_load_fails_closed_then_recovers_by_it
 async fn identity_provider_down_keeps_sessions_and_a_new_sign_in_is_a_clear_503() {
     let stack = spawn_oidc_stack("").await;
     let signed_in = Arc::new(Browser::new());
-    stack.sign_in(&signed_in, "/", "alice").await;
+    stack.sign_in(&signed_in, "/", &stack.alice).await;
     // A second sign-in gets as far as the provider's redirect back, while it is up.
     let late = Browser::new();
-    let callback = stack.until_callback(&late, "/", "bob").await;
+    let callback = stack.until_callback(&late, "/", &stack.bob).await;
 
     let stop = Arc::new(AtomicBool::new(false));
     let seen = Arc::new(Mutex::new(Vec::<(Instant, u16)>::new()));
@@ -186,7 +186,7 @@ async fn identity_provider_down_keeps_sessions_and_a_new_sign_in_is_a_clear_503(
         }));
     }
     wait_for(20, "session traffic", || seen.lock().unwrap().len() >= 10).await;
-    let fresh_start = stack.start_url("/", "bob");
+    let fresh_start = stack.start_url("/", &stack.bob);
     let provider_pid = stack.provider.pid();
     drop(stack.provider);
     let down = Instant::now();

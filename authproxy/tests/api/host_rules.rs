@@ -250,16 +250,18 @@ async fn standalone_reads_no_proxy_contract_header() {
 /// meant for one does not let the other in.
 #[tokio::test]
 async fn allowed_users_name_the_identity_source() {
-    let stack = spawn_oidc_stack("authorization:\n  allowed_users: [\"basic:bob\"]\n").await;
+    let stack = spawn_oidc_stack("authorization:\n  allowed_users: [\"basic:{bob}\"]\n").await;
     let app = &stack.app;
     assert_eq!(
-        app.get_as("/_cluster/health", "bob", BOB_PASSWORD)
+        app.get_as("/_cluster/health", &stack.users.bob, BOB_PASSWORD)
             .await
             .status(),
         200
     );
     let browser = Browser::new();
-    stack.sign_in(&browser, "/_cluster/health", "bob").await;
+    stack
+        .sign_in(&browser, "/_cluster/health", &stack.bob)
+        .await;
     let refused = browser.get(&app.url("/_cluster/health")).await;
     assert_eq!(refused.status(), 403);
 }

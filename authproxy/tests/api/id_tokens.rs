@@ -10,7 +10,7 @@ use crate::support::browser::Browser;
 /// the callback: the status, the error message (if any) and whether a session cookie was set.
 async fn callback_with_forged_token(stack: &OidcStack, kind: &str) -> (u16, String, bool) {
     let browser = Browser::new();
-    let callback = stack.until_callback(&browser, "/", "alice").await;
+    let callback = stack.until_callback(&browser, "/", &stack.alice).await;
     stack.provider.forge_next_id_token(kind).await;
     // As an API client, for the common error body (a browser gets a page).
     let response = browser

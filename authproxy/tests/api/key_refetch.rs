@@ -14,13 +14,13 @@ fn key_fetches(stack: &OidcStack) -> u64 {
 async fn a_provider_restarted_with_a_new_key_under_the_same_key_id_is_trusted_again() {
     let mut stack = spawn_oidc_stack("").await;
     let alice = Browser::new();
-    stack.sign_in(&alice, "/", "alice").await;
+    stack.sign_in(&alice, "/", &stack.alice).await;
     assert_eq!(key_fetches(&stack), 1);
 
     // A new RSA key under the same kid `test-rsa`, on the same port and issuer.
     stack.provider.restart();
     let bob = Browser::new();
-    stack.sign_in(&bob, "/", "bob").await;
+    stack.sign_in(&bob, "/", &stack.bob).await;
     assert!(bob.cookie(COOKIE).is_some());
     assert_eq!(key_fetches(&stack), 2, "the keys were fetched again once");
     assert_eq!(bob.get(&stack.app.url("/_cat/indices")).await.status(), 200);
@@ -34,12 +34,12 @@ async fn a_provider_restarted_with_a_new_key_under_the_same_key_id_is_trusted_ag
 #[tokio::test]
 async fn forged_tokens_under_a_known_key_id_fetch_the_keys_at_most_once_per_interval() {
     let stack = spawn_oidc_stack("").await;
-    stack.sign_in(&Browser::new(), "/", "alice").await;
+    stack.sign_in(&Browser::new(), "/", &stack.alice).await;
     assert_eq!(key_fetches(&stack), 1);
 
     for _ in 0..5 {
         let browser = Browser::new();
-        let callback = stack.until_callback(&browser, "/", "alice").await;
+        let callback = stack.until_callback(&browser, "/", &stack.alice).await;
         // RS256 by a key the provider never published, under its kid.
         stack.provider.forge_next_id_token("foreign_key").await;
         let response = browser.get(callback.as_str()).await;
@@ -53,7 +53,7 @@ async fn forged_tokens_under_a_known_key_id_fetch_the_keys_at_most_once_per_inte
     );
     // Genuine sign-ins are unaffected.
     let browser = Browser::new();
-    stack.sign_in(&browser, "/", "bob").await;
+    stack.sign_in(&browser, "/", &stack.bob).await;
     assert!(browser.cookie(COOKIE).is_some());
     assert_eq!(key_fetches(&stack), 2);
 }

@@ -67,21 +67,26 @@ async fn nginx_auth_request_sends_to_sign_in_passes_the_identity_and_refuses_wit
 
     // Sign-in at the provider sends the browser back to the application, where nginx now
     // passes the identity the check answered with.
-    assert_eq!(stack.sign_in(&browser, &rd, "alice").await, page);
+    assert_eq!(stack.sign_in(&browser, &rd, &stack.alice).await, page);
     let signed_in = browser.get(&page).await;
     assert_eq!(signed_in.status(), 200);
     let body = signed_in.text().await.unwrap();
-    assert!(body.contains("user=alice\n"), "{body}");
+    assert!(body.contains(&format!("user={}\n", stack.alice)), "{body}");
     assert!(body.contains("email=alice@example.com\n"), "{body}");
     assert!(body.contains("groups=admins,staff\n"), "{body}");
     assert!(body.contains("authorization=Basic "), "{body}");
     assert!(body.contains("uri=/app/discover?q=1\n"), "{body}");
-    let password = stack.stub.user("alice").unwrap().password;
+    // The credential nginx passed on is alice's at the cluster.
     let credential = body
         .lines()
         .find_map(|line| line.strip_prefix("authorization="))
         .unwrap();
-    assert_eq!(crate::support::decode_basic(credential).1, password);
+    let (status, info) = stack.node.who(credential).await;
+    assert_eq!(
+        (status, &info["username"]),
+        (200, &serde_json::json!(stack.alice)),
+        "{info}"
+    );
 
     // Signed in but not allowed (bob has no group admins): 403 from nginx, not a redirect to
     // sign-in again.
@@ -89,12 +94,12 @@ async fn nginx_auth_request_sends_to_sign_in_passes_the_identity_and_refuses_wit
     let first = bob.get(&page).await;
     assert_eq!(first.status(), 302);
     let rd = rd_of(first.headers()["location"].to_str().unwrap());
-    assert_eq!(stack.sign_in(&bob, &rd, "bob").await, page);
+    assert_eq!(stack.sign_in(&bob, &rd, &stack.bob).await, page);
     let refused = bob.get(&page).await;
     assert_eq!(refused.status(), 403);
     assert!(!refused.headers().contains_key("location"));
     let body = refused.text().await.unwrap();
-    assert!(!body.contains("user=bob"), "{body}");
+    assert!(!body.contains(&format!("user={}", stack.bob)), "{body}");
     assert!(
         !front.error_log().contains("auth request unexpected status"),
         "{}",

@@ -4,11 +4,11 @@
 use futures_util::future::join_all;
 use reqwest::Url;
 
-use crate::app::{ANN_PASSWORD, spawn_app};
+use crate::app::{ANN_PASSWORD, Cluster, Users, spawn_app, spawn_stack};
 use crate::oidc::{COOKIE, spawn_oidc_stack, spawn_oidc_stack_with};
+use crate::real_security::Flavor;
 use crate::support::basic;
 use crate::support::browser::Browser;
-use crate::support::security_stub::{Flavor, SecurityStub, stub_users_yaml};
 
 /// Every one of these must land on `/` after sign-in (the cookie domain is `example.com`).
 const OPEN_REDIRECTS: &[&str] = &[
@@ -104,7 +104,10 @@ async fn open_redirect_payloads_all_land_on_a_safe_target() {
         let stack = &stack;
         async move {
             let browser = Browser::new();
-            (payload, stack.sign_in(&browser, payload, "alice").await)
+            (
+                payload,
+                stack.sign_in(&browser, payload, &stack.alice).await,
+            )
         }
     }))
     .await;
@@ -128,7 +131,7 @@ async fn open_redirect_payloads_all_land_on_a_safe_target() {
         ("http://example.com:5601/", "http://example.com:5601/"),
     ] {
         let browser = Browser::new();
-        assert_eq!(stack.sign_in(&browser, rd, "alice").await, expected);
+        assert_eq!(stack.sign_in(&browser, rd, &stack.alice).await, expected);
     }
 
     // Logout without a session goes to `rd` under the same rules.
@@ -154,9 +157,7 @@ async fn open_redirect_payloads_all_land_on_a_safe_target() {
 
 #[tokio::test]
 async fn open_redirect_payloads_after_basic_sign_in_stay_on_this_host() {
-    let stack =
-        crate::support::security_stub::spawn_stub_stack("standalone", Flavor::Elasticsearch, "")
-            .await;
+    let stack = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
     let app = &stack.app;
     for payload in OPEN_REDIRECTS {
         let mut url = Url::parse(&app.url("/auth/start")).unwrap();
@@ -164,7 +165,7 @@ async fn open_redirect_payloads_after_basic_sign_in_stay_on_this_host() {
         let response = app
             .client
             .get(url.as_str())
-            .header("authorization", basic("ann", ANN_PASSWORD))
+            .header("authorization", basic(&stack.users.ann, ANN_PASSWORD))
             .send()
             .await
             .unwrap();
@@ -192,7 +193,7 @@ async fn tampered_truncated_and_re_signed_session_cookies_are_rejected() {
     let stack = spawn_oidc_stack("").await;
     let app = &stack.app;
     let browser = Browser::new();
-    stack.sign_in(&browser, "/", "alice").await;
+    stack.sign_in(&browser, "/", &stack.alice).await;
     let genuine = browser.cookie(COOKIE).unwrap();
     assert_eq!(browser.get(&app.url("/_cat/indices")).await.status(), 200);
 
@@ -251,15 +252,15 @@ async fn tampered_truncated_and_re_signed_session_cookies_are_rejected() {
 
 #[tokio::test]
 async fn forwarded_headers_from_an_untrusted_address_are_ignored() {
-    let osmem = test_support::Osmem::start();
-    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let cluster = Cluster::of(Flavor::Elasticsearch).await;
+    let users = Users::new();
     for mode in ["forward_auth", "standalone"] {
         // `forward_auth_callers: any`: the check answers this untrusted peer (by default it
         // refuses it outright), so what it does with the peer's headers shows.
         let yaml = format!(
             "server:\n  host: 127.0.0.1\n  port: 0\n  mode: {mode}\n  trusted_proxies: [10.0.0.0/8]\n  \
              forward_auth_callers: any\n{}",
-            stub_users_yaml(&stub.url, Flavor::Elasticsearch)
+            cluster.search_yaml(&users)
         );
         let app = spawn_app(&yaml).await;
         // The sign-in redirect keeps the real URI, not the one the headers claim.
@@ -284,7 +285,7 @@ async fn forwarded_headers_from_an_untrusted_address_are_ignored() {
             let response = app
                 .client
                 .get(app.url("/_cluster/health"))
-                .header("authorization", basic("ann", ANN_PASSWORD))
+                .header("authorization", basic(&users.ann, ANN_PASSWORD))
                 .header("x-forwarded-for", "6.6.6.6")
                 .header("x-forwarded-host", "evil.example")
                 .header("x-real-ip", "6.6.6.6")
@@ -292,16 +293,11 @@ async fn forwarded_headers_from_an_untrusted_address_are_ignored() {
                 .await
                 .unwrap();
             assert_eq!(response.status(), 200);
-            let last = stub.forwarded().last().unwrap().clone();
-            let header = |name: &str| {
-                last.headers
-                    .iter()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, v)| v.clone())
-            };
-            assert_eq!(header("x-forwarded-for").as_deref(), Some("127.0.0.1"));
-            assert_ne!(header("x-forwarded-host").as_deref(), Some("evil.example"));
-            assert_eq!(header("x-real-ip"), None);
+            let last = cluster.forwarded().pop().unwrap();
+            assert_eq!(last.basic_user().as_ref(), Some(&users.ann));
+            assert_eq!(last.header("x-forwarded-for"), Some("127.0.0.1"));
+            assert_ne!(last.header("x-forwarded-host"), Some("evil.example"));
+            assert_eq!(last.header("x-real-ip"), None);
         }
     }
 }
@@ -319,7 +315,7 @@ async fn client_identity_headers_never_reach_the_search_cluster() {
     ];
     // With a session...
     let browser = Browser::new();
-    stack.sign_in(&browser, "/", "bob").await;
+    stack.sign_in(&browser, "/", &stack.bob).await;
     let response = browser
         .request(reqwest::Method::GET, &app.url("/_cat/indices"), &spoofed)
         .await;
@@ -328,16 +324,17 @@ async fn client_identity_headers_never_reach_the_search_cluster() {
     let mut request = app
         .client
         .get(app.url("/_cat/indices"))
-        .header("authorization", basic("ann", ANN_PASSWORD));
+        .header("authorization", basic(&stack.users.ann, ANN_PASSWORD));
     for (name, value) in spoofed {
         request = request.header(name, value);
     }
     assert_eq!(request.send().await.unwrap().status(), 200);
-    let forwarded = stack.stub.forwarded();
-    let users: Vec<&str> = forwarded.iter().map(|f| f.user.as_str()).collect();
-    assert!(
-        users.contains(&"bob") && users.contains(&"ann"),
-        "{users:?}"
+    let forwarded = stack.forwarded();
+    let users: Vec<String> = forwarded.iter().filter_map(|f| f.basic_user()).collect();
+    assert_eq!(
+        users,
+        [stack.bob.as_str(), &stack.users.ann],
+        "who reached the cluster"
     );
     for request in &forwarded {
         for (name, _) in &request.headers {
@@ -357,7 +354,10 @@ async fn authentication_responses_are_never_cached() {
     let mut answers = Vec::new();
     answers.push(("challenge", browser.get(&app.url("/x")).await));
     answers.push(("401", app.client.get(app.url("/x")).send().await.unwrap()));
-    answers.push(("start", browser.get(&stack.start_url("/", "alice")).await));
+    answers.push((
+        "start",
+        browser.get(&stack.start_url("/", &stack.alice)).await,
+    ));
     answers.push((
         "failed callback",
         browser.get(&app.url("/auth/callback?code=x&state=y")).await,
@@ -365,13 +365,13 @@ async fn authentication_responses_are_never_cached() {
     answers.push(("basic start", {
         app.client
             .get(app.url("/auth/start?rd=/"))
-            .header("authorization", basic("ann", "wrong"))
+            .header("authorization", basic(&stack.users.ann, "wrong"))
             .send()
             .await
             .unwrap()
     }));
     let signed_in = Browser::new();
-    let callback = stack.until_callback(&signed_in, "/", "alice").await;
+    let callback = stack.until_callback(&signed_in, "/", &stack.alice).await;
     answers.push(("callback", signed_in.get(callback.as_str()).await));
     answers.push(("logout", signed_in.get(&app.url("/auth/logout")).await));
     for (what, response) in &answers {
@@ -387,15 +387,13 @@ async fn authentication_responses_are_never_cached() {
     }
 
     // forward_auth answers, success and failure alike.
-    let osmem = test_support::Osmem::start();
-    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
     let forward_auth = spawn_app(&format!(
         "server:\n  host: 127.0.0.1\n  port: 0\n  mode: forward_auth\n{}",
-        stub_users_yaml(&stub.url, Flavor::Elasticsearch)
+        stack.search_yaml(&stack.users)
     ))
     .await;
     for password in [ANN_PASSWORD, "wrong"] {
-        let response = forward_auth.get_as("/", "ann", password).await;
+        let response = forward_auth.get_as("/", &stack.users.ann, password).await;
         assert_eq!(response.headers()["cache-control"], "no-store");
     }
 }
@@ -407,7 +405,7 @@ async fn failed_sign_ins_increment_the_failure_counter() {
     let before = app.counter("proxy_auth_failures_total").await;
     // The provider refused (the user cancelled).
     let browser = Browser::new();
-    let _ = browser.get(&stack.start_url("/", "alice")).await;
+    let _ = browser.get(&stack.start_url("/", &stack.alice)).await;
     let refused = browser
         .get(&app.url("/auth/callback?error=access_denied&state=whatever"))
         .await;
@@ -418,12 +416,12 @@ async fn failed_sign_ins_increment_the_failure_counter() {
         .await;
     assert_eq!(forged.status(), 401);
     // Wrong Basic credentials.
-    let wrong = app.get_as("/x", "ann", "wrong-password").await;
+    let wrong = app.get_as("/x", &stack.users.ann, "wrong-password").await;
     assert_eq!(wrong.status(), 401);
     assert!(app.counter("proxy_auth_failures_total").await >= before + 3.0);
     // A good sign-in is a success (the counters are process-wide, so only growth is checked).
     let good = Browser::new();
     let successes = app.counter("proxy_auth_successes_total").await;
-    stack.sign_in(&good, "/", "alice").await;
+    stack.sign_in(&good, "/", &stack.alice).await;
     assert!(app.counter("proxy_auth_successes_total").await >= successes + 1.0);
 }

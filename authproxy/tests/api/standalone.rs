@@ -4,8 +4,8 @@
 use reqwest::Method;
 use serde_json::json;
 
-use crate::app::{ANN_PASSWORD, Users, recorder, spawn_app, spawn_stack, unique};
-use crate::real_security::{Flavor, node};
+use crate::app::{ANN_PASSWORD, Cluster, Users, spawn_app, spawn_stack, unique};
+use crate::real_security::Flavor;
 use crate::support::basic;
 
 #[tokio::test]
@@ -227,15 +227,16 @@ async fn without_credentials_the_root_redirects_and_api_paths_are_challenged() {
 
 #[tokio::test]
 async fn rejected_admin_credentials_are_502_with_a_clear_message() {
-    let node = node(Flavor::Elasticsearch).await;
-    let recorder = recorder(&node);
+    let cluster = Cluster::of(Flavor::Elasticsearch).await;
     let users = Users::new();
     let yaml = format!(
         "server: {{host: 127.0.0.1, port: 0, mode: standalone}}\n{}",
-        users.yaml(
-            &recorder.url,
-            node.flavor,
-            (&node.security.admin_user, "not-the-admin-password")
+        cluster.search_yaml(&users).replace(
+            &format!(
+                "admin_password: \"{}\"",
+                cluster.node.security.admin_password
+            ),
+            "admin_password: \"not-the-admin-password\""
         )
     );
     let app = spawn_app(&yaml).await;
@@ -247,7 +248,7 @@ async fn rejected_admin_credentials_are_502_with_a_clear_message() {
     assert_eq!(body["error"]["code"], "search_admin_rejected");
     assert!(!body.to_string().contains("not-the-admin-password"));
     assert!(
-        crate::app::cluster_user(&node, &users.ann).await.is_none(),
+        cluster.cluster_user(&users.ann).await.is_none(),
         "nothing was made"
     );
 }

@@ -287,7 +287,10 @@ pub(crate) async fn node(flavor: Flavor) -> Node {
                             json!(["read", "write", "create_index", "view_index_metadata"]),
                         ),
                         (flavor.reader(), json!(["read", "view_index_metadata"])),
-                        (STACK_READER, json!(["read", "view_index_metadata"])),
+                        (
+                            STACK_READER,
+                            json!(["read", "view_index_metadata", "monitor"]),
+                        ),
                     ] {
                         let (status, body) = node
                             .admin(
