@@ -130,6 +130,9 @@ function dashConfig(c: { port: number; staticDir: string; kubeUrl: string; names
     "server:",
     "  host: 127.0.0.1",
     `  port: ${c.port}`,
+    // The internal listener (metrics) on a port of its own choosing: the default (3001) may be
+    // taken by another process on this machine.
+    "  internal_port: 0",
     `  static_dir: ${JSON.stringify(c.staticDir)}`,
     "  shutdown_timeout: 1s",
     "kubernetes:",
