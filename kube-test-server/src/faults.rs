@@ -1,11 +1,11 @@
-//! Fault injection, set by tests at any time: 403 per namespace or at cluster scope, a burst
+//! Fault injection, set by a run at any time: 403 per namespace, a burst
 //! of 5xx answers (503 unless told), added latency, watches answered with an ERROR 410 event,
 //! watch connections cut in the middle of an event line, watch requests answered with any error
 //! status (403, 401, 404, 429, 5xx) while lists keep working, and request counters.
 
 use std::collections::HashSet;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use actix_web::HttpResponse;
@@ -16,7 +16,6 @@ use crate::wire;
 #[derive(Debug, Default)]
 pub struct Faults {
     forbidden_namespaces: Mutex<HashSet<String>>,
-    cluster_scope_forbidden: AtomicBool,
     unavailable_remaining: AtomicU64,
     /// The status of the burst's answers; 0 means 503.
     unavailable_status: AtomicU64,
@@ -35,17 +34,6 @@ impl Faults {
     /// [`crate::Cluster::forbid`].
     pub fn forbid_namespace(&self, namespace: &str) {
         self.lock().insert(namespace.to_owned());
-    }
-
-    pub fn allow_namespace(&self, namespace: &str) {
-        self.lock().remove(namespace);
-    }
-
-    /// Cluster-wide lists and watches (all namespaces, and namespaces themselves) answer 403, as
-    /// for a namespace-scoped service account.
-    pub fn forbid_cluster_scope(&self, forbidden: bool) {
-        self.cluster_scope_forbidden
-            .store(forbidden, Ordering::SeqCst);
     }
 
     /// The next `count` API requests answer 503 ServiceUnavailable.
@@ -97,10 +85,6 @@ impl Faults {
 
     pub(crate) fn is_namespace_forbidden(&self, namespace: &str) -> bool {
         self.lock().contains(namespace)
-    }
-
-    pub(crate) fn is_cluster_scope_forbidden(&self) -> bool {
-        self.cluster_scope_forbidden.load(Ordering::SeqCst)
     }
 
     /// The answer of an injected fault, if one applies now: latency and 503 bursts apply to

@@ -7,11 +7,11 @@
 //! with `resourceVersion`, `resourceVersionMatch`, `limit`/`continue`; watch
 //! with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`, `sendInitialEvents`; 410 Gone
 //! for compacted versions; `Status` bodies for errors; discovery and `Table` output so kubectl
-//! works against it; and fault injection (403 per namespace or at cluster scope, 5xx bursts,
-//! latency, dropped watch connections, watches cut mid-event, forced 410 on watch, compaction,
-//! refused connections by serving a cluster again on the same port), also reachable over HTTP
-//! at `POST /__test/faults` for runs that drive the binary; and RBAC denials per kind
-//! ([`Cluster::forbid`]).
+//! works against it; and fault injection (403 per namespace, 5xx bursts, latency, dropped watch
+//! connections, watches cut mid-event, forced 410 on watch, compaction), also reachable over
+//! HTTP at `POST /__test/faults` for runs that drive the binary (the soak run); and RBAC
+//! denials per kind ([`Cluster::forbid`]). The ingress-dash fault suites use the real API server
+//! behind `test_support::kube_cluster::KubeFaultProxy` instead.
 //!
 //! [`sample`] fills a cluster with the sample set `make run` shows, situations included.
 
@@ -190,7 +190,7 @@ impl Cluster {
     pub(crate) fn denies(&self, kind: Kind, namespace: Option<&str>) -> bool {
         let by_fault = match namespace {
             Some(namespace) if kind.namespaced() => self.faults.is_namespace_forbidden(namespace),
-            _ => self.faults.is_cluster_scope_forbidden(),
+            _ => false,
         };
         by_fault || self.access.is_forbidden(kind, namespace)
     }
@@ -299,13 +299,7 @@ impl KubeTestServer {
     }
 
     pub fn start_on(options: Options, host: &str, port: u16) -> std::io::Result<Self> {
-        Self::serve(Cluster::new(options), host, port)
-    }
-
-    /// Serves an existing cluster (its objects, history and faults) on `host:port`. A test
-    /// drops a server and serves its cluster again on the same port to have the API refuse
-    /// connections for a while and then come back with its state.
-    pub fn serve(cluster: Cluster, host: &str, port: u16) -> std::io::Result<Self> {
+        let cluster = Cluster::new(options);
         let listener = listen(host, port)?;
         let address = listener.local_addr()?;
         let (started, receiver) = std::sync::mpsc::channel();
