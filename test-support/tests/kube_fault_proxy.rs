@@ -125,13 +125,7 @@ async fn watches_refused_while_lists_work() {
 /// The lines of a watch until `count` or its end, with a deadline; `Err` with what came when
 /// the connection broke.
 async fn watch_lines(f: &Fixture, query: &str, count: usize) -> Result<Vec<Value>, String> {
-    let response = f
-        .client
-        .get(format!("{}?watch=1&{query}", f.ingresses()))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
+    let response = open_watch(f, query).await;
     let mut stream = response.bytes_stream();
     let mut buffer = Vec::new();
     let mut lines = Vec::new();
@@ -211,11 +205,11 @@ async fn latency_delays_every_answer() {
     assert!(started.elapsed() >= Duration::from_millis(300));
 }
 
-/// A watch of the fixture's ingresses, its body open.
-async fn open_watch(f: &Fixture) -> reqwest::Response {
+/// A watch of the fixture's ingresses with `query`, its body open.
+async fn open_watch(f: &Fixture, query: &str) -> reqwest::Response {
     let response = f
         .client
-        .get(format!("{}?watch=1", f.ingresses()))
+        .get(format!("{}?watch=1&{query}", f.ingresses()))
         .send()
         .await
         .unwrap();
@@ -226,8 +220,8 @@ async fn open_watch(f: &Fixture) -> reqwest::Response {
 #[tokio::test]
 async fn open_watches_are_counted_and_dropped_all_at_once() {
     let f = fixture("fault-proxy-drop").await;
-    let first = open_watch(&f).await;
-    let second = open_watch(&f).await;
+    let first = open_watch(&f, "").await;
+    let second = open_watch(&f, "").await;
     assert_eq!(f.proxy.faults.open_watches(), 2);
     f.proxy.faults.drop_watches();
     for watch in [first, second] {
@@ -250,7 +244,7 @@ async fn open_watches_are_counted_and_dropped_all_at_once() {
     })
     .await;
     // A watch opened after the drop is not touched by it.
-    let third = open_watch(&f).await;
+    let third = open_watch(&f, "").await;
     f.create_ingress("after-the-drop").await;
     let mut body = third.bytes_stream();
     let chunk = tokio::time::timeout(Duration::from_secs(20), body.next())
@@ -282,7 +276,7 @@ async fn open_watches_are_counted_and_dropped_all_at_once() {
 #[tokio::test]
 async fn connections_are_refused_for_a_while_then_served_again() {
     let f = fixture("fault-proxy-refuse").await;
-    let watch = open_watch(&f).await;
+    let watch = open_watch(&f, "").await;
     f.proxy.refuse_connections().await;
     let error = f
         .client

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::real_kube::{RealApp, scoped, spawn_proxied};
+use crate::real_kube::{INGRESSES_ONLY, RealApp, scoped, spawn_proxied};
 
 const INGRESSES: usize = 60;
 const PAGE: usize = 4;
@@ -23,7 +23,7 @@ async fn slow_cluster(namespace: &str) -> RealApp {
             "{}  page_size: {PAGE}\n  request_timeout: 2s\n",
             scoped(&[namespace])
         ),
-        "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n",
+        INGRESSES_ONLY,
     )
     .await;
     app.kube.populate(&[namespace], INGRESSES).await;

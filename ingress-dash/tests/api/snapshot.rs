@@ -10,10 +10,9 @@ use serde_json::{Value, json};
 use test_support::kube_cluster::KubeCluster;
 
 use crate::app::eventually;
-use crate::real_kube::{Cluster, RealApp, reader_token, scoped, spawn_proxied, spawn_real};
-
-/// Only ingresses are watched: the tests count the ingress watches.
-const INGRESSES_ONLY: &str = "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n";
+use crate::real_kube::{
+    Cluster, INGRESSES_ONLY, RealApp, reader_token, scoped, spawn_proxied, spawn_real,
+};
 
 /// Whether `body` (of `/api/namespaces`) names each of `namespaces`.
 fn lists_namespaces(body: &Value, namespaces: &[&str]) -> bool {

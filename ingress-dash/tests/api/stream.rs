@@ -13,11 +13,8 @@ use test_support::kube_cluster::KubeCluster;
 
 use crate::app::{SseEvent, within};
 use crate::real_kube::{
-    Cluster, INGRESS, reader_role, reader_token, scoped, spawn_proxied, spawn_real,
+    Cluster, INGRESS, INGRESSES_ONLY, reader_role, reader_token, scoped, spawn_proxied, spawn_real,
 };
-
-/// Only ingresses are watched: the tests count, drop and expire the ingress watches.
-const INGRESSES_ONLY: &str = "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n";
 
 const WAIT: Duration = Duration::from_secs(10);
 

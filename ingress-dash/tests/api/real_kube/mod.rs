@@ -34,6 +34,10 @@ use crate::app::{TestApp, build_app};
 
 pub const WAIT: Duration = Duration::from_secs(20);
 
+/// The overrides of an application that watches ingresses only (no backends, certificates or
+/// routes): for tests that count, drop or expire the ingress watches.
+pub const INGRESSES_ONLY: &str = "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n";
+
 /// A kind as the REST API names it.
 #[derive(Debug, Clone, Copy)]
 pub struct Resource {

@@ -7,11 +7,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{INGRESS, RealApp, ingress, spawn_shared};
+use super::{INGRESS, INGRESSES_ONLY, RealApp, ingress, spawn_shared};
 use crate::app::{SseEvent, eventually};
-
-/// Ingresses only: the tests count ingress changes.
-const INGRESSES_ONLY: &str = "backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n";
 
 /// `GET /api/ingresses{query}` as a browser asks for it (gzip), decoded.
 async fn snapshot(app: &RealApp, query: &str) -> Value {

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::{View, server_state};
 use crate::app::{SseReader, within};
-use crate::real_kube::{INGRESS, RealApp, scoped, spawn_proxied};
+use crate::real_kube::{INGRESS, INGRESSES_ONLY, RealApp, scoped, spawn_proxied};
 
 /// The app watching `namespace` only with `kube_yaml` and `resilience_yaml` (keys continuing
 /// the harness's `resilience:` section), 6 ingresses in `namespace`, and a stream client of it
@@ -21,9 +21,7 @@ async fn watched(
     // the same loop, tested in the crate).
     let app = spawn_proxied(
         &format!("{}{kube_yaml}", scoped(&[namespace])),
-        &format!(
-            "{resilience_yaml}rate_limit:\n  enabled: false\nbackends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n"
-        ),
+        &format!("{resilience_yaml}rate_limit:\n  enabled: false\n{INGRESSES_ONLY}"),
     )
     .await;
     app.kube.populate(&[namespace], 6).await;
