@@ -10,7 +10,9 @@ use crate::identity::Identity;
 /// The compiled `role_mappings` and `default_search_roles`.
 #[derive(Debug, Clone)]
 pub struct RoleMapper {
-    rules: Vec<(String, Glob, Vec<String>)>,
+    /// Each mapping's claim, pattern (as written, for [`RoleMapper::explain`]), compiled
+    /// pattern and roles.
+    rules: Vec<(String, String, Glob, Vec<String>)>,
     default_roles: Vec<String>,
 }
 
@@ -21,7 +23,12 @@ impl RoleMapper {
             .iter()
             .filter_map(|rule| {
                 let glob = Glob::new(&rule.pattern).ok()?;
-                Some((rule.claim.clone(), glob, rule.search_roles.clone()))
+                Some((
+                    rule.claim.clone(),
+                    rule.pattern.clone(),
+                    glob,
+                    rule.search_roles.clone(),
+                ))
             })
             .collect();
         Self {
@@ -36,7 +43,7 @@ impl RoleMapper {
         let mut roles: Vec<String> = Vec::new();
         // An address the provider has not verified proves nothing about who this is.
         let email_unverified = crate::identity::email_unverified(&identity.claims);
-        for (claim, glob, rule_roles) in &self.rules {
+        for (claim, _, glob, rule_roles) in &self.rules {
             if claim == "email" && email_unverified {
                 continue;
             }
@@ -56,6 +63,72 @@ impl RoleMapper {
             self.default_roles.clone()
         } else {
             roles
+        }
+    }
+}
+
+/// Why an identity gets its roles (`GET /auth/explain`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RolesExplained {
+    /// The roles, in the order [`RoleMapper::roles_for`] gives them, each with the mappings that
+    /// gave it.
+    pub roles: Vec<MappedRole>,
+    /// No mapping matched: the roles are `default_search_roles`.
+    pub default_roles: bool,
+    /// Mappings on `email` are skipped: the provider says the address is not verified.
+    pub email_unverified: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct MappedRole {
+    pub role: String,
+    /// `role_mappings[i]: <claim> matches "<pattern>"` for each mapping that gave the role.
+    pub from: Vec<String>,
+}
+
+impl RoleMapper {
+    /// What [`RoleMapper::roles_for`] decides, with the reason for each role.
+    pub fn explain(&self, identity: &Identity) -> RolesExplained {
+        let email_unverified = crate::identity::email_unverified(&identity.claims);
+        let mut roles: Vec<MappedRole> = Vec::new();
+        for (index, (claim, pattern, glob, rule_roles)) in self.rules.iter().enumerate() {
+            if claim == "email" && email_unverified {
+                continue;
+            }
+            let matched = identity
+                .claims
+                .get(claim)
+                .is_some_and(|value| claim_matches(value, glob));
+            if !matched {
+                continue;
+            }
+            let why = format!("role_mappings[{index}]: {claim} matches {pattern:?}");
+            for role in rule_roles {
+                match roles.iter_mut().find(|mapped| &mapped.role == role) {
+                    Some(mapped) => mapped.from.push(why.clone()),
+                    None => roles.push(MappedRole {
+                        role: role.clone(),
+                        from: vec![why.clone()],
+                    }),
+                }
+            }
+        }
+        let default_roles = roles.is_empty();
+        if default_roles {
+            roles = self
+                .default_roles
+                .iter()
+                .map(|role| MappedRole {
+                    role: role.clone(),
+                    from: vec!["default_search_roles".to_owned()],
+                })
+                .collect();
+        }
+        RolesExplained {
+            roles,
+            default_roles,
+            email_unverified,
         }
     }
 }
@@ -107,5 +180,42 @@ mod tests {
             .claims
             .insert("email_verified".to_owned(), serde_json::Value::Bool(false));
         assert_eq!(mapper.roles_for(&unverified), ["default_reader"]);
+    }
+
+    #[test]
+    fn the_explanation_names_the_mappings_behind_each_role() {
+        let mapper = RoleMapper::new(
+            &[
+                rule("groups", "admins", &["superuser", "kibana_user"]),
+                rule("email", "*@example.com", &["kibana_user", "reader"]),
+            ],
+            &["default_reader".to_owned()],
+        );
+        let admin = Identity::local("ann", "ann@example.com", "Ann", &["admins".to_owned()]);
+        let explained = mapper.explain(&admin);
+        assert_eq!(
+            explained
+                .roles
+                .iter()
+                .map(|r| r.role.as_str())
+                .collect::<Vec<_>>(),
+            mapper.roles_for(&admin)
+        );
+        assert_eq!(
+            explained.roles[1].from,
+            [
+                r#"role_mappings[0]: groups matches "admins""#,
+                r#"role_mappings[1]: email matches "*@example.com""#
+            ]
+        );
+        assert!(!explained.default_roles);
+        let mut unverified = Identity::local("eve", "eve@example.com", "Eve", &[]);
+        unverified
+            .claims
+            .insert("email_verified".to_owned(), serde_json::Value::Bool(false));
+        let explained = mapper.explain(&unverified);
+        assert!(explained.default_roles && explained.email_unverified);
+        assert_eq!(explained.roles[0].role, "default_reader");
+        assert_eq!(explained.roles[0].from, ["default_search_roles"]);
     }
 }

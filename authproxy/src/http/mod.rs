@@ -1,7 +1,9 @@
-//! The routes: the forward_auth check, standalone forwarding, sign-in and logout, `/_health`.
+//! The routes: the forward_auth check, standalone forwarding, sign-in and logout, `/_health`,
+//! `/auth/explain`.
 //! Every one of them passes the [`gate`] (authentication, then the authorization rules);
 //! standalone mode then forwards through [`proxy`] with the managed credential.
 
+mod explain;
 mod forward_auth;
 pub(crate) mod gate;
 pub(crate) mod health;
@@ -20,7 +22,8 @@ use gate::{LOGOUT_PATH, SIGN_IN_PATH};
 pub fn configure(mode: ServerMode, callback_path: Option<&str>, config: &mut web::ServiceConfig) {
     config
         .route("/_health", web::get().to(health::health))
-        .route(SIGN_IN_PATH, web::get().to(sign_in::start));
+        .route(SIGN_IN_PATH, web::get().to(sign_in::start))
+        .route(explain::EXPLAIN_PATH, web::get().to(explain::explain));
     if let Some(path) = callback_path {
         config
             .route(path, web::get().to(sign_in::callback))

@@ -115,6 +115,11 @@ pub struct ManagedOptions {
 }
 
 impl ManagedUsers {
+    /// The claim-to-role mapping (`GET /auth/explain`).
+    pub fn roles(&self) -> &RoleMapper {
+        &self.roles
+    }
+
     pub fn new(
         store: Arc<dyn KeyValueStore>,
         cipher: CredentialCipher,
