@@ -1,7 +1,9 @@
-//! The attacks of the outside review (issue 16, hole 2), each against the running application
-//! with osmem behind it: cross-site requests (a form another site auto-submits, a foreign
-//! `Origin`, a cross-site read through the relay), DNS rebinding (a foreign `Host`), missing
-//! security headers, and the metrics-server check following a redirect to another host.
+//! The attacks of the outside review, each against the running application with the shared
+//! real OpenSearch 2 node behind a recording proxy (what an attack would have sent is the
+//! proxy's record; the index's state is the node's own answer): cross-site requests (a form
+//! another site auto-submits, a foreign `Origin`, a cross-site read through the relay), DNS
+//! rebinding (a foreign `Host`), missing security headers, and the metrics-server check
+//! following a redirect to another host. Index names are the suite's own (`security-…`).
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -9,9 +11,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
-use test_support::Osmem;
+use test_support::{Distribution, SearchCluster};
 
-use crate::app::{CONSOLE_HEADER, TestApp, cluster_yaml, spawn_app, spawn_app_with};
+use crate::app::{CONSOLE_HEADER, cluster_yaml, spawn_app, spawn_app_with};
+use crate::support::real::{Real, real, real_with, shared};
 use crate::web_app::built_web_app;
 
 /// A client that sends only what the test adds: no [`CONSOLE_HEADER`].
@@ -19,13 +22,15 @@ fn bare_client() -> reqwest::Client {
     test_support::http_client()
 }
 
-async fn app_for(osmem: &Osmem) -> TestApp {
-    spawn_app(&format!("clusters:\n{}", cluster_yaml("os", &osmem.url))).await
+async fn app_for() -> Real {
+    real(Distribution::OpenSearch2).await
 }
 
-async fn create_index(osmem: &Osmem, index: &str) {
+/// Created on the node itself, no replica.
+async fn create_index(cluster: &SearchCluster, index: &str) {
     let created = bare_client()
-        .put(format!("{}/{index}", osmem.url))
+        .put(format!("{}/{index}", cluster.url))
+        .json(&json!({"settings": {"number_of_replicas": 0}}))
         .send()
         .await
         .unwrap();
@@ -33,11 +38,11 @@ async fn create_index(osmem: &Osmem, index: &str) {
 }
 
 /// `open` or `close`, read from the cluster itself.
-async fn index_status(osmem: &Osmem, index: &str) -> String {
+async fn index_status(cluster: &SearchCluster, index: &str) -> String {
     let rows: Value = bare_client()
         .get(format!(
             "{}/_cat/indices/{index}?format=json&h=status",
-            osmem.url
+            cluster.url
         ))
         .send()
         .await
@@ -67,14 +72,14 @@ async fn assert_refused(response: reqwest::Response, what: &str) {
 
 #[tokio::test]
 async fn a_cross_site_form_cannot_close_an_index() {
-    let osmem = Osmem::start();
-    create_index(&osmem, "orders").await;
-    let app = app_for(&osmem).await;
+    let f = app_for().await;
+    let app = &f.app;
+    create_index(f.cluster, "security-orders").await;
 
     // What a browser sends when a page on evil.example auto-submits
-    // <form method=post action=".../proxy/orders/_close">.
+    // <form method=post action=".../proxy/security-orders/_close">.
     let response = bare_client()
-        .post(app.url("/api/clusters/os/proxy/orders/_close"))
+        .post(app.url("/api/clusters/main/proxy/security-orders/_close"))
         .header("content-type", "application/x-www-form-urlencoded")
         .header("sec-fetch-site", "cross-site")
         .header("sec-fetch-mode", "navigate")
@@ -84,7 +89,7 @@ async fn a_cross_site_form_cannot_close_an_index() {
         .await
         .unwrap();
     assert_refused(response, "cross-site form post").await;
-    assert_eq!(index_status(&osmem, "orders").await, "open");
+    assert_eq!(index_status(f.cluster, "security-orders").await, "open");
 
     // The same form from a sibling sub-domain, or from a browser that sends only Origin.
     for (name, value) in [
@@ -93,7 +98,7 @@ async fn a_cross_site_form_cannot_close_an_index() {
         ("origin", "null"),
     ] {
         let response = bare_client()
-            .post(app.url("/api/clusters/os/proxy/orders/_close"))
+            .post(app.url("/api/clusters/main/proxy/security-orders/_close"))
             .header("content-type", "application/x-www-form-urlencoded")
             .header(name, value)
             .send()
@@ -101,22 +106,23 @@ async fn a_cross_site_form_cannot_close_an_index() {
             .unwrap();
         assert_refused(response, &format!("{name}: {value}")).await;
     }
-    assert_eq!(index_status(&osmem, "orders").await, "open");
+    assert_eq!(index_status(f.cluster, "security-orders").await, "open");
+    assert_eq!(f.writes(), [], "nothing reached the node");
 }
 
 #[tokio::test]
 async fn a_foreign_origin_is_refused_on_every_state_changing_endpoint() {
-    let osmem = Osmem::start();
-    let app = app_for(&osmem).await;
+    let f = app_for().await;
+    let app = &f.app;
     let evil = bare_client();
     let attempts = [
-        evil.post(app.url("/api/clusters/os/proxy/logs/_doc"))
+        evil.post(app.url("/api/clusters/main/proxy/security-logs/_doc"))
             .json(&json!({"x": 1})),
-        evil.put(app.url("/api/clusters/os/allocation"))
+        evil.put(app.url("/api/clusters/main/allocation"))
             .json(&json!({"enable": "none"})),
         evil.post(app.url("/api/metrics_server/validate"))
-            .json(&json!({"url": osmem.url})),
-        evil.delete(app.url("/api/clusters/os/proxy/logs")),
+            .json(&json!({"url": f.cluster.url})),
+        evil.delete(app.url("/api/clusters/main/proxy/security-logs")),
     ];
     for attempt in attempts {
         // Even with the custom header: a page that could set it had to pass a CORS
@@ -129,17 +135,16 @@ async fn a_foreign_origin_is_refused_on_every_state_changing_endpoint() {
             .unwrap();
         assert_refused(response, "foreign Origin").await;
     }
-    let (_, allocation) = app.get_json("/api/clusters/os/allocation").await;
-    assert_eq!(allocation["enable"], "all", "nothing changed: {allocation}");
+    assert_eq!(f.writes(), [], "nothing reached the node");
 }
 
 #[tokio::test]
 async fn a_cross_site_read_through_the_relay_is_refused() {
-    let osmem = Osmem::start();
-    let app = app_for(&osmem).await;
+    let f = app_for().await;
+    let app = &f.app;
     for site in ["cross-site", "same-site"] {
         let response = bare_client()
-            .get(app.url("/api/clusters/os/proxy/_cluster/health"))
+            .get(app.url("/api/clusters/main/proxy/_cluster/health"))
             .header("sec-fetch-site", site)
             .send()
             .await
@@ -149,62 +154,71 @@ async fn a_cross_site_read_through_the_relay_is_refused() {
     // A relayed GET with nothing that says where it comes from: an <img> or <script> tag on
     // another site in a browser too old to send Sec-Fetch-Site.
     let response = bare_client()
-        .get(app.url("/api/clusters/os/proxy/_cluster/health"))
+        .get(app.url("/api/clusters/main/proxy/_cluster/health"))
         .send()
         .await
         .unwrap();
     assert_refused(response, "no header at all").await;
     // HEAD and OPTIONS are relay requests too.
     let head = bare_client()
-        .head(app.url("/api/clusters/os/proxy/_cluster/health"))
+        .head(app.url("/api/clusters/main/proxy/_cluster/health"))
         .header("sec-fetch-site", "cross-site")
         .send()
         .await
         .unwrap();
     assert_eq!(head.status(), 403);
+    assert_eq!(
+        f.sent("/_cluster/health")
+            .iter()
+            .filter(|r| r.method == "HEAD")
+            .count(),
+        0,
+        "the refused HEAD never reached the node"
+    );
 }
 
 #[tokio::test]
 async fn same_origin_requests_and_the_custom_header_pass() {
-    let osmem = Osmem::start();
-    create_index(&osmem, "books").await;
-    let app = app_for(&osmem).await;
+    let f = app_for().await;
+    let app = &f.app;
+    create_index(f.cluster, "security-books").await;
     let own_origin = app.address.clone();
 
     // A script or curl: no Origin, no Sec-Fetch-*, only the header.
     let closed = bare_client()
-        .post(app.url("/api/clusters/os/proxy/books/_close"))
+        .post(app.url("/api/clusters/main/proxy/security-books/_close"))
         .header(CONSOLE_HEADER.0, CONSOLE_HEADER.1)
         .send()
         .await
         .unwrap();
     assert_eq!(closed.status(), 200);
-    assert_eq!(index_status(&osmem, "books").await, "close");
+    assert_eq!(index_status(f.cluster, "security-books").await, "close");
 
     // A browser on the console's own page.
     let opened = bare_client()
-        .post(app.url("/api/clusters/os/proxy/books/_open"))
+        .post(app.url("/api/clusters/main/proxy/security-books/_open"))
         .header("sec-fetch-site", "same-origin")
         .header("origin", &own_origin)
         .send()
         .await
         .unwrap();
     assert_eq!(opened.status(), 200);
-    assert_eq!(index_status(&osmem, "books").await, "open");
+    assert_eq!(index_status(f.cluster, "security-books").await, "open");
 
-    // A browser that sends Origin but not Sec-Fetch-Site.
-    let allocation = bare_client()
-        .put(app.url("/api/clusters/os/allocation"))
+    // A browser that sends Origin but not Sec-Fetch-Site, on a management endpoint.
+    let created = bare_client()
+        .post(app.url("/api/clusters/main/indices"))
         .header("origin", &own_origin)
-        .json(&json!({"enable": "primaries"}))
+        .json(&json!({"name": "security-created", "shards": 1, "replicas": 0}))
         .send()
         .await
         .unwrap();
-    assert_eq!(allocation.status(), 200);
+    assert_eq!(created.status(), 200);
+    assert_eq!(index_status(f.cluster, "security-created").await, "open");
 
     // Typed into the address bar (Sec-Fetch-Site: none).
     let typed = bare_client()
-        .get(app.url("/api/clusters/os/proxy/_cluster/health"))
+        .get(app.url("/api/clusters/main/proxy/_cluster/health"))
         .header("sec-fetch-site", "none")
         .send()
         .await
@@ -223,12 +237,11 @@ async fn same_origin_requests_and_the_custom_header_pass() {
 
 #[tokio::test]
 async fn a_foreign_host_is_refused_when_allowed_hosts_is_set() {
-    let osmem = Osmem::start();
-    let app = spawn_app(&format!(
-        "  allowed_hosts: [console.example.com, '*.console.internal']\nclusters:\n{}",
-        cluster_yaml("os", &osmem.url)
-    ))
+    let f = real_with(Distribution::OpenSearch2, |main| {
+        format!("  allowed_hosts: [console.example.com, '*.console.internal']\nclusters:\n{main}")
+    })
     .await;
+    let app = &f.app;
     let client = crate::app::console_client();
     // DNS rebinding: evil.example now resolves to the console, so the browser's page on
     // evil.example is "same-origin" with it, but it still says Host: evil.example.
@@ -238,7 +251,7 @@ async fn a_foreign_host_is_refused_when_allowed_hosts_is_set() {
         "console.example.com.evil.example",
     ] {
         let response = client
-            .get(app.url("/api/clusters/os/proxy/_cluster/health"))
+            .get(app.url("/api/clusters/main/proxy/_cluster/health"))
             .header("host", host)
             .send()
             .await
@@ -260,7 +273,7 @@ async fn a_foreign_host_is_refused_when_allowed_hosts_is_set() {
         "a.console.internal",
     ] {
         let response = client
-            .get(app.url("/api/clusters/os/proxy/_cluster/health"))
+            .get(app.url("/api/clusters/main/proxy/_cluster/health"))
             .header("host", host)
             .send()
             .await
@@ -279,20 +292,20 @@ async fn a_foreign_host_is_refused_when_allowed_hosts_is_set() {
 
 #[tokio::test]
 async fn pages_assets_and_api_answers_carry_the_security_headers() {
-    let osmem = Osmem::start();
+    let cluster = shared(Distribution::OpenSearch2).await;
     let dir = built_web_app();
     let app = spawn_app_with(&format!(
         "server:\n  host: 127.0.0.1\n  port: 0\n  static_dir: {}\nclusters:\n{}",
         dir.path().display(),
-        cluster_yaml("os", &osmem.url)
+        cluster_yaml("main", &cluster.url)
     ))
     .await;
     for path in [
         "/",
-        "/clusters/os/indices",
+        "/clusters/main/indices",
         "/assets/index-3f9a1c.js",
         "/api/clusters",
-        "/api/clusters/os/proxy/_cluster/health",
+        "/api/clusters/main/proxy/_cluster/health",
         "/api/clusters/nope",
         "/assets/missing.js",
     ] {
