@@ -1,12 +1,15 @@
-//! Attacks from the outside review (issue 16, holes 3, 5, 7 and 8), each against the real
-//! application with real Redis, osmem behind the security-API stub and the real OIDC provider.
+//! Attacks from the outside review (holes 3, 5, 7 and 8), each against the real application
+//! with real Redis, the real secured Elasticsearch 8 node (behind the recording proxy) and the
+//! real OIDC provider.
 
 use serde_json::json;
 
-use crate::app::{ANN_PASSWORD, BOB_PASSWORD, TestApp, spawn_app};
+use crate::app::{
+    ANN_PASSWORD, BOB_PASSWORD, Cluster, TestApp, Users, spawn_app, spawn_stack, unique,
+};
 use crate::oidc::{CLIENT_ID, CLIENT_SECRET, SESSION_SECRET};
+use crate::real_security::{Flavor, STACK_READER};
 use crate::support::browser::Browser;
-use crate::support::security_stub::{Flavor, SecurityStub, spawn_stub_stack, stub_users_yaml};
 use crate::support::{basic, decode_basic};
 
 const REDIS_KEY: &str = "0123456789abcdef0123456789abcdef";
@@ -16,18 +19,19 @@ const REDIS_KEY: &str = "0123456789abcdef0123456789abcdef";
 /// ann's already verified credentials nor bob's correct ones.
 #[tokio::test]
 async fn failures_from_the_shared_proxy_address_do_not_lock_out_other_users() {
-    let osmem = test_support::Osmem::start();
-    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let cluster = Cluster::of(Flavor::Elasticsearch).await;
+    let users = Users::new();
+    let (ann, bob) = (&users.ann, &users.bob);
     let yaml = format!(
         "server: {{host: 127.0.0.1, port: 0, mode: standalone}}\n{}",
-        stub_users_yaml(&stub.url, Flavor::Elasticsearch).replace(
+        cluster.search_yaml(&users).replace(
             "max_failures_per_address: 1000",
             "max_failures_per_address: 20"
         )
     );
     let app = spawn_app(&yaml).await;
     let path = "/_cluster/health";
-    assert_eq!(app.get_as(path, "ann", ANN_PASSWORD).await.status(), 200);
+    assert_eq!(app.get_as(path, ann, ANN_PASSWORD).await.status(), 200);
 
     // 25 wrong passwords for made-up names: the address is limited for unknown names.
     let mut statuses = Vec::new();
@@ -45,17 +49,17 @@ async fn failures_from_the_shared_proxy_address_do_not_lock_out_other_users() {
     );
 
     // ann's verified credentials and bob's (never verified yet) still get in.
-    assert_eq!(app.get_as(path, "ann", ANN_PASSWORD).await.status(), 200);
+    assert_eq!(app.get_as(path, ann, ANN_PASSWORD).await.status(), 200);
 
     // Someone at the same address now guesses ann's password until it is limited...
     let mut guesses = Vec::new();
     for _ in 0..5 {
-        guesses.push(app.get_as(path, "ann", "wrong").await.status().as_u16());
+        guesses.push(app.get_as(path, ann, "wrong").await.status().as_u16());
     }
     assert_eq!(guesses.last(), Some(&429), "{guesses:?}");
     // ...and ann, already verified, is still not refused; neither is bob.
-    assert_eq!(app.get_as(path, "ann", ANN_PASSWORD).await.status(), 200);
-    assert_eq!(app.get_as(path, "bob", BOB_PASSWORD).await.status(), 200);
+    assert_eq!(app.get_as(path, ann, ANN_PASSWORD).await.status(), 200);
+    assert_eq!(app.get_as(path, bob, BOB_PASSWORD).await.status(), 200);
 }
 
 /// Hole 3: `--validate-config` warns (exit 0) about forward_auth without trusted proxies.
@@ -96,14 +100,15 @@ fn validate_config_warns_about_forward_auth_without_trusted_proxies() {
 /// reverse proxies in `server.trusted_proxies` (here 10.0.0.0/8; this client is 127.0.0.1).
 #[tokio::test]
 async fn forward_auth_answers_only_trusted_proxies() {
-    let osmem = test_support::Osmem::start();
-    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
-    let users = stub_users_yaml(&stub.url, Flavor::Elasticsearch);
+    let cluster = Cluster::of(Flavor::Elasticsearch).await;
+    let local = Users::new();
+    let ann = &local.ann;
+    let users = cluster.search_yaml(&local);
     let app = spawn_app(&format!(
         "server: {{host: 127.0.0.1, port: 0, mode: forward_auth, trusted_proxies: [10.0.0.0/8]}}\n{users}"
     ))
     .await;
-    let response = app.get_as("/", "ann", ANN_PASSWORD).await;
+    let response = app.get_as("/", ann, ANN_PASSWORD).await;
     assert_eq!(response.status(), 403);
     assert!(response.headers().get("authorization").is_none());
     assert!(response.headers().get("x-auth-request-user").is_none());
@@ -112,7 +117,7 @@ async fn forward_auth_answers_only_trusted_proxies() {
     assert_eq!(body["error"]["code"], "untrusted_caller");
     assert!(body["error"]["message"].is_string());
     assert!(
-        stub.user("ann").is_none(),
+        cluster.cluster_user(ann).await.is_none(),
         "no cluster user was made for it"
     );
 
@@ -121,16 +126,17 @@ async fn forward_auth_answers_only_trusted_proxies() {
         "server: {{host: 127.0.0.1, port: 0, mode: forward_auth, forward_auth_callers: any}}\n{users}"
     ))
     .await;
-    let response = open.get_as("/", "ann", ANN_PASSWORD).await;
+    let response = open.get_as("/", ann, ANN_PASSWORD).await;
     assert_eq!(response.status(), 200);
-    assert!(response.headers().contains_key("authorization"));
+    let credential = response.headers()["authorization"].to_str().unwrap();
+    assert_eq!(cluster.node.who(credential).await.0, 200);
 }
 
 /// Hole 8: standalone passes on only an allow-list of request headers; whatever would change
 /// how the cluster authenticates or authorizes the request stays behind.
 #[tokio::test]
 async fn standalone_forwards_no_header_that_changes_how_the_cluster_authenticates() {
-    let stack = spawn_stub_stack("standalone", Flavor::Elasticsearch, "").await;
+    let stack = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
     let app = &stack.app;
     let hostile = [
         ("es-security-runas-user", "elastic"),
@@ -158,61 +164,56 @@ async fn standalone_forwards_no_header_that_changes_how_the_cluster_authenticate
     let mut request = app
         .client
         .get(app.url("/_cluster/health"))
-        .header("authorization", basic("ann", ANN_PASSWORD));
+        .header("authorization", basic(&stack.users.ann, ANN_PASSWORD));
     for (name, value) in hostile.iter().chain(kept.iter()) {
         request = request.header(*name, *value);
     }
     let response = request.send().await.unwrap();
     assert_eq!(response.status(), 200);
-    let forwarded = stack.stub.forwarded();
-    let seen = &forwarded.last().unwrap().headers;
-    let value = |name: &str| seen.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+    let seen = stack.forwarded().pop().unwrap();
+    assert_eq!(seen.basic_user().as_ref(), Some(&stack.users.ann));
     for (name, _) in hostile {
-        assert_eq!(value(name), None, "{name} reached the cluster");
+        assert_eq!(seen.header(name), None, "{name} reached the cluster");
     }
     for (name, sent) in kept {
-        assert_eq!(
-            value(name).as_deref(),
-            Some(sent),
-            "{name} was not passed on"
-        );
+        assert_eq!(seen.header(name), Some(sent), "{name} was not passed on");
     }
-    assert_eq!(value("x-forwarded-for").as_deref(), Some("127.0.0.1"));
+    assert_eq!(seen.header("x-forwarded-for"), Some("127.0.0.1"));
 }
 
 /// Hole 8: a cluster that answers 401 to everything does not make every request upsert the
-/// user again: one refresh per managed user per `user_management.min_refresh_interval`.
+/// user again: one refresh per managed user per `user_management.min_refresh_interval`. No
+/// real cluster refuses a user whose password was just set, so the recording proxy does (its
+/// fault mode): every request as ann answers 401, the admin's upserts still pass.
 #[tokio::test]
 async fn a_cluster_that_rejects_everything_gets_one_refresh_per_interval() {
-    let stack = spawn_stub_stack("standalone", Flavor::Elasticsearch, "").await;
-    let app = &stack.app;
+    let stack = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
+    let (app, ann) = (&stack.app, &stack.users.ann);
     let path = "/_cluster/health";
-    assert_eq!(app.get_as(path, "ann", ANN_PASSWORD).await.status(), 200);
-    let puts = stack.stub.puts();
-    stack.stub.reject_every_request_of("ann");
+    assert_eq!(app.get_as(path, ann, ANN_PASSWORD).await.status(), 200);
+    let upserts = stack.upserts(ann);
+    stack.recorder.reject_user(ann);
     for _ in 0..5 {
-        let response = app.get_as(path, "ann", ANN_PASSWORD).await;
+        let response = app.get_as(path, ann, ANN_PASSWORD).await;
         assert_eq!(response.status(), 401, "the cluster's answer is relayed");
     }
     assert_eq!(
-        stack.stub.puts(),
-        puts + 1,
+        stack.upserts(ann),
+        upserts + 1,
         "one refresh, not one per request"
     );
 }
 
-/// osmem behind the security stub, the real OIDC provider with `users`, and the proxy
-/// (standalone) with OIDC and the local users ann and bob.
+/// The cluster, the real OIDC provider with `provider_users`, and the proxy (standalone) with
+/// OIDC and the local `users`.
 struct OidcApp {
     app: TestApp,
-    stub: SecurityStub,
+    cluster: Cluster,
     _provider: test_support::OidcProvider,
-    _osmem: test_support::Osmem,
 }
 
-async fn oidc_app(users: serde_json::Value) -> OidcApp {
-    let osmem = test_support::Osmem::start();
-    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+async fn oidc_app(users: &Users, provider_users: serde_json::Value) -> OidcApp {
+    let cluster = Cluster::of(Flavor::Elasticsearch).await;
     let port = test_support::free_port();
     let base = format!("http://127.0.0.1:{port}");
     let provider = test_support::OidcProvider::start(&json!({
@@ -221,7 +222,7 @@ async fn oidc_app(users: serde_json::Value) -> OidcApp {
             "client_secret": CLIENT_SECRET,
             "redirect_uris": [format!("{base}/auth/callback")],
         }],
-        "users": users,
+        "users": provider_users,
     }));
     let app = spawn_app(&format!(
         "server: {{host: 127.0.0.1, port: {port}, mode: standalone}}\n\
@@ -230,14 +231,13 @@ async fn oidc_app(users: serde_json::Value) -> OidcApp {
          scopes: [openid, email, profile, groups]\n\
          session: {{secret: {SESSION_SECRET}}}\n{users}",
         issuer = provider.issuer,
-        users = stub_users_yaml(&stub.url, Flavor::Elasticsearch),
+        users = cluster.search_yaml(users),
     ))
     .await;
     OidcApp {
         app,
-        stub,
+        cluster,
         _provider: provider,
-        _osmem: osmem,
     }
 }
 
@@ -267,30 +267,34 @@ async fn sign_in(app: &TestApp, browser: &Browser, login: &str) {
 #[tokio::test]
 async fn an_oidc_user_named_like_a_local_user_does_not_get_its_credential() {
     // Anyone who can register at the provider can pick the name ann.
+    let users = Users::new();
+    let ann = &users.ann;
     let OidcApp {
         app,
-        stub,
+        cluster,
         _provider,
-        _osmem,
-    } = oidc_app(json!({
-        "ann": {"email": "ann@evil.example", "name": "Not Ann", "groups": []},
-    }))
+    } = oidc_app(
+        &users,
+        json!({
+            ann.as_str(): {"email": "ann@evil.example", "name": "Not Ann", "groups": []},
+        }),
+    )
     .await;
 
     // The local ann works through the proxy: a superuser credential is cached.
     assert_eq!(
-        app.get_as("/_cluster/health", "ann", ANN_PASSWORD)
+        app.get_as("/_cluster/health", ann, ANN_PASSWORD)
             .await
             .status(),
         200
     );
-    let local = stub.user("ann").unwrap();
-    assert_eq!(local.roles, ["superuser", "kibana_user"]);
-    let forwarded_before = stub.forwarded().len();
+    let local = cluster.cluster_user(ann).await.unwrap();
+    assert_eq!(local["roles"], json!(["superuser", "kibana_user"]));
+    let forwarded_before = cluster.forwarded().len();
 
     // The provider's "ann" signs in and calls the cluster.
     let browser = Browser::new();
-    sign_in(&app, &browser, "ann").await;
+    sign_in(&app, &browser, ann).await;
     let response = browser.get(&app.url("/_cluster/health")).await;
     assert_eq!(
         response.status(),
@@ -300,19 +304,16 @@ async fn an_oidc_user_named_like_a_local_user_does_not_get_its_credential() {
     let body: serde_json::Value = response.json().await.unwrap();
     assert_eq!(body["error"]["code"], "search_user_conflict");
     assert_eq!(
-        stub.forwarded().len(),
+        cluster.forwarded().len(),
         forwarded_before,
         "nothing reached the cluster as ann"
     );
-    let after = stub.user("ann").unwrap();
-    assert_eq!(
-        after.password, local.password,
-        "the local ann's user is intact"
-    );
-    assert_eq!(after.roles, local.roles);
+    assert_eq!(cluster.upserts(ann), 1, "the local ann's user is intact");
+    let after = cluster.cluster_user(ann).await.unwrap();
+    assert_eq!(after, local);
     // And the local ann keeps working.
     assert_eq!(
-        app.get_as("/_cluster/health", "ann", ANN_PASSWORD)
+        app.get_as("/_cluster/health", ann, ANN_PASSWORD)
             .await
             .status(),
         200
@@ -323,27 +324,35 @@ async fn an_oidc_user_named_like_a_local_user_does_not_get_its_credential() {
 /// configuration maps `*@example.com` to kibana_user; eve's unverified address matches it).
 #[tokio::test]
 async fn an_unverified_email_satisfies_no_email_rule() {
+    let (eve, val) = (unique("eve"), unique("val"));
     let OidcApp {
         app,
-        stub,
+        cluster,
         _provider,
-        _osmem,
-    } = oidc_app(json!({
-        "eve": {"email": "eve@example.com", "email_verified": false, "groups": []},
-        "val": {"email": "val@example.com", "groups": []},
-    }))
+    } = oidc_app(
+        &Users::new(),
+        json!({
+            eve.as_str(): {"email": "eve@example.com", "email_verified": false, "groups": []},
+            val.as_str(): {"email": "val@example.com", "groups": []},
+        }),
+    )
     .await;
-    for (login, roles) in [("eve", ["reader"]), ("val", ["kibana_user"])] {
+    for (login, role) in [(&eve, STACK_READER), (&val, "kibana_user")] {
         let browser = Browser::new();
         sign_in(&app, &browser, login).await;
-        let response = browser.get(&app.url("/_cluster/health")).await;
+        // The cluster's own answer: who the session's requests are, with which roles.
+        let response = browser.get(&app.url("/_security/_authenticate")).await;
         assert_eq!(response.status(), 200, "{login}");
-        assert_eq!(stub.user(login).unwrap().roles, roles, "{login}");
+        let info: serde_json::Value = response.json().await.unwrap();
+        assert_eq!(info["username"], json!(login), "{info}");
+        assert_eq!(info["roles"], json!([role]), "{login}: {info}");
+        let user = cluster.cluster_user(login).await.unwrap();
+        assert_eq!(user["roles"], json!([role]), "{login}: {user}");
     }
-    assert_eq!(
-        stub.user("eve").unwrap().email,
-        "",
-        "the unverified address is not passed on"
+    let user = cluster.cluster_user(&eve).await.unwrap();
+    assert!(
+        user["email"].as_str().unwrap_or_default().is_empty(),
+        "the unverified address is not passed on: {user}"
     );
 }
 
@@ -353,28 +362,27 @@ async fn an_unverified_email_satisfies_no_email_rule() {
 #[tokio::test]
 async fn a_changed_group_membership_gives_new_roles_not_the_cached_ones() {
     let redis_server = test_support::RedisServer::start();
-    let osmem = test_support::Osmem::start();
-    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let cluster = Cluster::of(Flavor::Elasticsearch).await;
+    let users = Users::new();
+    let ann = &users.ann;
     let yaml = format!(
         "server: {{host: 127.0.0.1, port: 0, trusted_proxies: [127.0.0.1]}}\n\
          cache: {{backend: redis, redis_url: \"{}\", encryption_key: {REDIS_KEY}}}\n{}",
         redis_server.url(),
-        stub_users_yaml(&stub.url, Flavor::Elasticsearch)
+        cluster.search_yaml(&users)
     );
     let before = spawn_app(&yaml).await;
     let after = spawn_app(&yaml.replace("groups: [admins, staff]", "groups: [staff]")).await;
 
-    let first = before.get_as("/", "ann", ANN_PASSWORD).await;
+    let first = before.get_as("/", ann, ANN_PASSWORD).await;
     assert_eq!(first.status(), 200);
-    assert_eq!(
-        stub.user("ann").unwrap().roles,
-        ["superuser", "kibana_user"]
-    );
-    let second = after.get_as("/", "ann", ANN_PASSWORD).await;
+    let roles = async || cluster.cluster_user(ann).await.unwrap()["roles"].clone();
+    assert_eq!(roles().await, json!(["superuser", "kibana_user"]));
+    let second = after.get_as("/", ann, ANN_PASSWORD).await;
     assert_eq!(second.status(), 200);
     assert_eq!(
-        stub.user("ann").unwrap().roles,
-        ["kibana_user"],
+        roles().await,
+        json!(["kibana_user"]),
         "the cluster user has the new roles"
     );
     let (_, old_password) = decode_basic(first.headers()["authorization"].to_str().unwrap());
@@ -382,5 +390,13 @@ async fn a_changed_group_membership_gives_new_roles_not_the_cached_ones() {
     assert_ne!(
         new_password, old_password,
         "a new credential, not the cached one"
+    );
+    // At the cluster the old password is gone, the new one has the new roles only.
+    assert_eq!(cluster.node.who(&basic(ann, &old_password)).await.0, 401);
+    let (status, info) = cluster.node.who(&basic(ann, &new_password)).await;
+    assert_eq!(
+        (status, &info["roles"]),
+        (200, &json!(["kibana_user"])),
+        "{info}"
     );
 }

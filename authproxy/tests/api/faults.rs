@@ -6,11 +6,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::app::{ANN_PASSWORD, BOB_PASSWORD, TestApp, spawn_app};
+use crate::app::{
+    ANN_PASSWORD, BOB_PASSWORD, Cluster, Stack, TestApp, Users, spawn_app, spawn_stack,
+};
 use crate::oidc::{COOKIE, spawn_oidc_stack};
+use crate::real_security::Flavor;
 use crate::support::basic;
 use crate::support::browser::Browser;
-use crate::support::security_stub::{Flavor, SecurityStub, spawn_stub_stack, stub_users_yaml};
 
 /// One answer seen by a load task: when it was sent, its status, its error code (JSON
 /// bodies) and whether it carried an Authorization header for the cluster.
@@ -26,7 +28,7 @@ struct Answer {
 fn spawn_load(
     app: &TestApp,
     path: &str,
-    users: &[(&'static str, &'static str)],
+    users: &[(&str, &'static str)],
     stop: Arc<AtomicBool>,
 ) -> (Arc<Mutex<Vec<Answer>>>, Vec<tokio::task::JoinHandle<()>>) {
     let answers = Arc::new(Mutex::new(Vec::new()));
@@ -34,13 +36,14 @@ fn spawn_load(
     for &(user, password) in users {
         for _ in 0..2 {
             let (client, url) = (app.client.clone(), app.url(path));
+            let user = user.to_owned();
             let (answers, stop) = (answers.clone(), stop.clone());
             tasks.push(tokio::spawn(async move {
                 while !stop.load(Ordering::SeqCst) {
                     let sent = Instant::now();
                     let response = client
                         .get(&url)
-                        .header("authorization", basic(user, password))
+                        .header("authorization", basic(&user, password))
                         .timeout(Duration::from_secs(30))
                         .send()
                         .await
@@ -85,13 +88,13 @@ fn statuses(answers: &[Answer]) -> BTreeMap<u16, usize> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn redis_restarted_on_its_port_under_load_fails_closed_then_recovers_by_itself() {
     let mut redis_server = test_support::RedisServer::start();
-    let osmem = test_support::Osmem::start();
-    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
+    let cluster = Cluster::of(Flavor::Elasticsearch).await;
+    let users = Users::new();
     let yaml = format!(
         "server: {{host: 127.0.0.1, port: 0, trusted_proxies: [127.0.0.1]}}\n\
          cache: {{backend: redis, redis_url: \"{}\", encryption_key: 0123456789abcdef0123456789abcdef}}\n{}",
         redis_server.url(),
-        stub_users_yaml(&stub.url, Flavor::Elasticsearch)
+        cluster.search_yaml(&users)
     );
     let app = spawn_app(&yaml).await;
     let port = redis_server.port;
@@ -99,7 +102,7 @@ async fn redis_restarted_on_its_port_under_load_fails_closed_then_recovers_by_it
     let (answers, tasks) = spawn_load(
         &app,
         "/x",
-        &[("ann", ANN_PASSWORD), ("bob", BOB_PASSWORD)],
+        &[(&users.ann, ANN_PASSWORD), (&users.bob, BOB_PASSWORD)],
         stop.clone(),
     );
     wait_for(20, "answers before the fault", || {
@@ -258,16 +261,21 @@ async fn identity_provider_down_keeps_sessions_and_a_new_sign_in_is_a_clear_503(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn search_cluster_down_standalone_is_503_and_forward_auth_serves_cached_users() {
-    let standalone = spawn_stub_stack("standalone", Flavor::Elasticsearch, "").await;
-    let forward = spawn_stub_stack("forward_auth", Flavor::Elasticsearch, "").await;
+    let standalone = spawn_stack("standalone", Flavor::Elasticsearch, "").await;
+    let forward = spawn_stack("forward_auth", Flavor::Elasticsearch, "").await;
     let stop = Arc::new(AtomicBool::new(false));
     let (proxied, mut tasks) = spawn_load(
         &standalone.app,
         "/_cluster/health",
-        &[("ann", ANN_PASSWORD)],
+        &[(&standalone.users.ann, ANN_PASSWORD)],
         stop.clone(),
     );
-    let (checked, more) = spawn_load(&forward.app, "/x", &[("ann", ANN_PASSWORD)], stop.clone());
+    let (checked, more) = spawn_load(
+        &forward.app,
+        "/x",
+        &[(&forward.users.ann, ANN_PASSWORD)],
+        stop.clone(),
+    );
     tasks.extend(more);
     wait_for(20, "traffic before the fault", || {
         proxied
@@ -287,12 +295,20 @@ async fn search_cluster_down_standalone_is_503_and_forward_auth_serves_cached_us
     })
     .await;
 
-    // Both proxies' cluster (the security stub in front of osmem) goes away.
-    let (standalone_app, forward_app) = (standalone.app, forward.app);
-    drop(standalone.stub);
-    drop(standalone._osmem);
-    drop(forward.stub);
-    drop(forward._osmem);
+    // Both proxies' cluster goes away: the way to the shared node (each stack's recorder) is
+    // closed; the node itself stays for the other tests.
+    let Stack {
+        app: standalone_app,
+        cluster: standalone_cluster,
+        ..
+    } = standalone;
+    let Stack {
+        app: forward_app,
+        cluster: forward_cluster,
+        ..
+    } = forward;
+    drop(standalone_cluster.recorder);
+    drop(forward_cluster.recorder);
     let down = Instant::now();
     wait_for(20, "answers with the cluster down", || {
         let count = |answers: &Mutex<Vec<Answer>>| {

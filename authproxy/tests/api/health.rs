@@ -2,12 +2,14 @@
 
 use serde_json::json;
 
-use crate::app::spawn_app;
-use crate::support::security_stub::{Flavor, spawn_stub_stack};
+use std::time::Duration;
+
+use crate::app::{Stack, spawn_app, spawn_stack};
+use crate::real_security::Flavor;
 
 #[tokio::test]
 async fn healthy_when_store_and_cluster_answer_and_oidc_is_disabled() {
-    let stack = spawn_stub_stack("forward_auth", Flavor::Elasticsearch, "").await;
+    let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, "").await;
     let response = stack
         .app
         .client
@@ -119,11 +121,12 @@ async fn an_unreachable_identity_provider_is_reported_when_oidc_is_enabled() {
     assert_eq!(body["checks"]["oidc_provider"], "unreachable");
 }
 
-/// `/_health` checks of the search backend the stub has seen.
-fn backend_checks(stack: &crate::support::security_stub::StubStack) -> usize {
+/// `/_health` checks of the search backend (the admin's `/_cluster/health`) that reached the
+/// cluster.
+fn backend_checks(stack: &Stack) -> usize {
     stack
-        .stub
-        .forwarded()
+        .recorder
+        .requests()
         .iter()
         .filter(|request| request.path == "/_cluster/health")
         .count()
@@ -131,7 +134,7 @@ fn backend_checks(stack: &crate::support::security_stub::StubStack) -> usize {
 
 #[tokio::test]
 async fn a_flood_of_health_requests_checks_the_backends_once_per_interval() {
-    let stack = spawn_stub_stack("forward_auth", Flavor::Elasticsearch, "").await;
+    let stack = spawn_stack("forward_auth", Flavor::Elasticsearch, "").await;
     let app = &stack.app;
     let started = std::time::Instant::now();
     // Concurrent callers share one check in flight...
@@ -160,7 +163,7 @@ async fn a_flood_of_health_requests_checks_the_backends_once_per_interval() {
 
 #[tokio::test]
 async fn a_new_check_runs_once_the_configured_interval_has_passed() {
-    let stack = spawn_stub_stack(
+    let stack = spawn_stack(
         "forward_auth",
         Flavor::Elasticsearch,
         "observability: {health_cache_ttl: 300ms}\n",
@@ -170,10 +173,9 @@ async fn a_new_check_runs_once_the_configured_interval_has_passed() {
     let get = || async { app.client.get(app.url("/_health")).send().await.unwrap() };
     assert_eq!(get().await.status(), 200);
     assert_eq!(backend_checks(&stack), 1);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while backend_checks(&stack) < 2 {
-        assert!(std::time::Instant::now() < deadline, "no second check");
+    test_support::eventually("a second check", Duration::from_secs(10), async || {
         assert_eq!(get().await.status(), 200);
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+        backend_checks(&stack) >= 2
+    })
+    .await;
 }

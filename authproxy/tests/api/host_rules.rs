@@ -6,11 +6,11 @@
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, TestRunner};
 
-use crate::app::{ANN_PASSWORD, BOB_PASSWORD, TestApp};
+use crate::app::{ANN_PASSWORD, BOB_PASSWORD, Stack, TestApp, spawn_stack, spawn_stack_with};
 use crate::oidc::spawn_oidc_stack;
+use crate::real_security::Flavor;
 use crate::support::basic;
 use crate::support::browser::Browser;
-use crate::support::security_stub::{Flavor, StubStack, spawn_stub_stack, spawn_stub_stack_with};
 
 /// admin.test for the group admins (ann), public.test for every signed-in identity (bob too);
 /// no global list.
@@ -19,9 +19,9 @@ const HOST_RULES: &str = "authorization:\n  hosts:\n    \
                           - {host: public.test}\n";
 
 /// forward_auth behind `front_proxy` with [`HOST_RULES`].
-async fn behind(front_proxy: &str) -> StubStack {
+async fn behind(front_proxy: &str) -> Stack {
     let server = format!("  front_proxy: {front_proxy}\n");
-    spawn_stub_stack_with("forward_auth", Flavor::Elasticsearch, &server, HOST_RULES).await
+    spawn_stack_with("forward_auth", Flavor::Elasticsearch, &server, HOST_RULES).await
 }
 
 fn basic_line(user: &str, password: &str) -> String {
@@ -35,8 +35,8 @@ async fn no_host_form_lets_a_user_into_a_server_block_another_hosts_rule_judged(
     let app = &stack.app;
     let front =
         test_support::HostsFront::start(&app.url("/auth/check"), &["admin.test", "public.test"]);
-    let bob = basic_line("bob", BOB_PASSWORD);
-    let ann = basic_line("ann", ANN_PASSWORD);
+    let bob = basic_line(&stack.users.bob, BOB_PASSWORD);
+    let ann = basic_line(&stack.users.ann, ANN_PASSWORD);
     let front_ref = &front;
     let get = |host: &str, who: &str| {
         let (host, who) = (host.to_owned(), who.to_owned());
@@ -89,8 +89,8 @@ async fn no_host_nginx_routes_is_judged_under_another_hosts_rule() {
         &["admin.test", "public.test"],
     );
     let (bob, ann) = (
-        basic_line("bob", BOB_PASSWORD),
-        basic_line("ann", ANN_PASSWORD),
+        basic_line(&stack.users.bob, BOB_PASSWORD),
+        basic_line(&stack.users.ann, ANN_PASSWORD),
     );
     let piece = prop::sample::select(vec![
         "admin.test",
@@ -164,7 +164,7 @@ async fn check(app: &TestApp, headers: &[(&str, &str)], user: &str, password: &s
 #[tokio::test]
 async fn behind_traefik_only_its_forwarded_headers_name_the_host() {
     let stack = behind("traefik").await;
-    let app = &stack.app;
+    let (app, bob) = (&stack.app, &stack.users.bob);
     let traefik = |host: &'static str| {
         vec![
             ("x-forwarded-method", "GET"),
@@ -174,18 +174,18 @@ async fn behind_traefik_only_its_forwarded_headers_name_the_host() {
         ]
     };
     assert_eq!(
-        check(app, &traefik("public.test"), "bob", BOB_PASSWORD).await,
+        check(app, &traefik("public.test"), bob, BOB_PASSWORD).await,
         200
     );
     assert_eq!(
-        check(app, &traefik("admin.test"), "bob", BOB_PASSWORD).await,
+        check(app, &traefik("admin.test"), bob, BOB_PASSWORD).await,
         403
     );
     // The client's own X-Original-URL, passed through by Traefik, names public.test.
     let mut forged = traefik("admin.test");
     forged.push(("x-original-url", "https://public.test/"));
     forged.push(("x-original-method", "GET"));
-    assert_eq!(check(app, &forged, "bob", BOB_PASSWORD).await, 403);
+    assert_eq!(check(app, &forged, bob, BOB_PASSWORD).await, 403);
     // Not host[:port]: 400, counted.
     let before = app.counter("proxy_invalid_hosts_total").await;
     for host in [
@@ -194,7 +194,7 @@ async fn behind_traefik_only_its_forwarded_headers_name_the_host() {
         "admin.test:abc",
     ] {
         assert_eq!(
-            check(app, &traefik(host), "bob", BOB_PASSWORD).await,
+            check(app, &traefik(host), bob, BOB_PASSWORD).await,
             400,
             "{host}"
         );
@@ -212,14 +212,17 @@ async fn behind_nginx_a_clients_forwarded_host_is_ignored() {
         ("x-forwarded-host", "public.test"),
         ("x-forwarded-uri", "/"),
     ];
-    assert_eq!(check(&stack.app, &headers, "bob", BOB_PASSWORD).await, 403);
+    assert_eq!(
+        check(&stack.app, &headers, &stack.users.bob, BOB_PASSWORD).await,
+        403
+    );
 }
 
 /// Standalone applies the global lists only: a client's proxy headers name no host rule.
 #[tokio::test]
 async fn standalone_reads_no_proxy_contract_header() {
     let yaml = "authorization:\n  allowed_groups: [admins]\n  hosts: [{host: open.example.com}]\n";
-    let stack = spawn_stub_stack("standalone", Flavor::Elasticsearch, yaml).await;
+    let stack = spawn_stack("standalone", Flavor::Elasticsearch, yaml).await;
     let app = &stack.app;
     let forged: [&[(&str, &str)]; 2] = [
         &[("x-original-url", "http://open.example.com/_cluster/health")],
@@ -232,14 +235,14 @@ async fn standalone_reads_no_proxy_contract_header() {
         let mut request = app
             .client
             .get(app.url("/_cluster/health"))
-            .header("authorization", basic("bob", BOB_PASSWORD));
+            .header("authorization", basic(&stack.users.bob, BOB_PASSWORD));
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
         assert_eq!(request.send().await.unwrap().status(), 403, "{headers:?}");
     }
     assert_eq!(
-        app.get_as("/_cluster/health", "ann", ANN_PASSWORD)
+        app.get_as("/_cluster/health", &stack.users.ann, ANN_PASSWORD)
             .await
             .status(),
         200

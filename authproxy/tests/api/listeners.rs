@@ -1,17 +1,18 @@
-//! Issue 31, holes 4 and 9: the forward_auth check (identity headers and the managed cluster
+//! The forward_auth check (identity headers and the managed cluster
 //! credential) and `/_metrics` are not served on the public listener, which browsers reach
 //! (sign-in, callback, logout); only on the internal listener (`server.internal_port`) that the
 //! front door and the scraper use and no Ingress publishes.
 
-use crate::app::{ANN_PASSWORD, spawn_app};
+use crate::app::{ANN_PASSWORD, Cluster, Users, spawn_app};
+use crate::real_security::Flavor;
 use crate::support::basic;
-use crate::support::security_stub::{Flavor, SecurityStub, stub_users_yaml};
 
 #[tokio::test]
 async fn the_check_is_answered_on_the_internal_listener_only() {
-    let osmem = test_support::Osmem::start();
-    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
-    let users = stub_users_yaml(&stub.url, Flavor::Elasticsearch);
+    let cluster = Cluster::of(Flavor::Elasticsearch).await;
+    let local = Users::new();
+    let ann = &local.ann;
+    let users = cluster.search_yaml(&local);
     // This client (127.0.0.1) is a trusted peer, as any client behind the front door is.
     let app = spawn_app(&format!(
         "server: {{host: 127.0.0.1, port: 0, mode: forward_auth, trusted_proxies: [127.0.0.1]}}\n{users}"
@@ -20,7 +21,7 @@ async fn the_check_is_answered_on_the_internal_listener_only() {
     let ask = |url: String| {
         app.client
             .get(url)
-            .header("authorization", basic("ann", ANN_PASSWORD))
+            .header("authorization", basic(ann, ANN_PASSWORD))
             .send()
     };
     for path in ["/auth/check", "/", "/_metrics"] {
@@ -36,14 +37,18 @@ async fn the_check_is_answered_on_the_internal_listener_only() {
             "{path} on the public listener"
         );
     }
-    assert!(stub.user("ann").is_none(), "no cluster user was made");
+    assert!(
+        cluster.cluster_user(ann).await.is_none(),
+        "no cluster user was made"
+    );
 
     // The front door's way in: the internal listener.
     let check = format!("{}/auth/check", app.internal);
     let response = ask(check).await.unwrap();
     assert_eq!(response.status(), 200);
-    assert_eq!(response.headers()["x-auth-request-user"], "ann");
-    assert!(response.headers().contains_key("authorization"));
+    assert_eq!(response.headers()["x-auth-request-user"], ann.as_str());
+    let credential = response.headers()["authorization"].to_str().unwrap();
+    assert_eq!(cluster.node.who(credential).await.0, 200);
     let metrics = app
         .client
         .get(format!("{}/_metrics", app.internal))
@@ -55,7 +60,7 @@ async fn the_check_is_answered_on_the_internal_listener_only() {
 
 #[tokio::test]
 async fn standalone_serves_metrics_on_the_internal_listener_and_no_check_there() {
-    let users = stub_users_yaml("http://127.0.0.1:1", Flavor::Elasticsearch);
+    let users = Users::new().yaml_towards("http://127.0.0.1:1");
     let app = spawn_app(&format!(
         "server: {{host: 127.0.0.1, port: 0, mode: standalone}}\n{users}"
     ))

@@ -7,9 +7,9 @@ use std::time::Duration;
 use test_support::OtlpReceiver;
 use test_support::binary::{RunningBinary, ServiceBinary};
 
-use crate::app::{ANN_PASSWORD, no_redirects};
+use crate::app::{ANN_PASSWORD, Cluster, Users, no_redirects};
+use crate::real_security::Flavor;
 use crate::support::basic;
-use crate::support::security_stub::{Flavor, SecurityStub, stub_users_yaml};
 
 const W3C_TRACE: &str = "0af7651916cd43dd8448eb211c80319c";
 const W3C_PARENT: &str = "b7ad6b7169203331";
@@ -24,39 +24,42 @@ const ANY_PARENT: &str = "eee19b7ec3c1b174";
 struct Traced {
     running: RunningBinary,
     url: String,
+    /// The local user ann's name.
+    ann: String,
     _binary: ServiceBinary,
 }
 
-/// The OTLP receiver and the search cluster (osmem behind the security stub).
-fn backends() -> (OtlpReceiver, test_support::Osmem, SecurityStub) {
+/// The OTLP receiver and the search cluster (the real Elasticsearch 8 node behind the recording
+/// proxy).
+async fn backends() -> (OtlpReceiver, Cluster) {
     let receiver = OtlpReceiver::start();
-    let osmem = test_support::Osmem::start();
-    let stub = SecurityStub::start(Flavor::Elasticsearch, &osmem.url);
-    (receiver, osmem, stub)
+    (receiver, Cluster::of(Flavor::Elasticsearch).await)
 }
 
-fn start(receiver: &OtlpReceiver, stub: &SecurityStub, ratio: f64) -> Traced {
+fn start(receiver: &OtlpReceiver, cluster: &Cluster, ratio: f64) -> Traced {
+    let users = Users::new();
     let binary = ServiceBinary::new(env!("CARGO_BIN_EXE_authproxy"), "authproxy", "/healthz");
     let yaml = format!(
         "server: {{host: 127.0.0.1, port: 0, mode: standalone, shutdown_timeout: 5s}}\n\
          observability:\n  log_level: info\n  otel_enabled: true\n  otel_endpoint: {}\n  \
          otel_service_name: authproxy-test\n  otel_trace_ratio: {ratio}\n{}",
         receiver.endpoint,
-        stub_users_yaml(&stub.url, Flavor::Elasticsearch)
+        cluster.search_yaml(&users)
     );
     let path = binary.config_file("tracing.yaml", &yaml);
     let running = binary.start(&path);
     Traced {
         url: format!("http://{}", running.host_port),
         running,
+        ann: users.ann,
         _binary: binary,
     }
 }
 
-async fn search(url: &str, headers: &[(&str, String)]) {
+async fn search(traced: &Traced, headers: &[(&str, String)]) {
     let mut request = no_redirects()
-        .get(format!("{url}/_cluster/health"))
-        .header("authorization", basic("ann", ANN_PASSWORD));
+        .get(format!("{}/_cluster/health", traced.url))
+        .header("authorization", basic(&traced.ann, ANN_PASSWORD));
     for (name, value) in headers {
         request = request.header(*name, value);
     }
@@ -73,16 +76,16 @@ fn stop(mut traced: Traced) {
 
 #[tokio::test]
 async fn incoming_w3c_and_b3_contexts_are_continued_and_passed_to_the_cluster() {
-    let (receiver, _osmem, stub) = backends();
-    let traced = start(&receiver, &stub, 1.0);
+    let (receiver, cluster) = backends().await;
+    let traced = start(&receiver, &cluster, 1.0);
 
     search(
-        &traced.url,
+        &traced,
         &[("traceparent", format!("00-{W3C_TRACE}-{W3C_PARENT}-01"))],
     )
     .await;
     search(
-        &traced.url,
+        &traced,
         &[
             ("x-b3-traceid", B3_TRACE.to_owned()),
             ("x-b3-spanid", B3_PARENT.to_owned()),
@@ -91,36 +94,28 @@ async fn incoming_w3c_and_b3_contexts_are_continued_and_passed_to_the_cluster() 
     )
     .await;
     search(
-        &traced.url,
+        &traced,
         &[("b3", format!("{B3_SINGLE_TRACE}-{B3_SINGLE_PARENT}-1"))],
     )
     .await;
 
     // The cluster saw each trace continued (W3C and B3 both injected).
-    let forwarded = stub.forwarded();
+    let forwarded = cluster.forwarded();
     for trace in [W3C_TRACE, B3_TRACE, B3_SINGLE_TRACE] {
         let request = forwarded
             .iter()
             .find(|request| {
                 request
-                    .headers
-                    .iter()
-                    .any(|(name, value)| name == "traceparent" && value.contains(trace))
+                    .header("traceparent")
+                    .is_some_and(|value| value.contains(trace))
             })
             .unwrap_or_else(|| panic!("no forwarded request carries trace {trace}"));
-        let header = |name: &str| {
-            request
-                .headers
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, v)| v.clone())
-        };
         assert!(
-            header("b3").is_some_and(|b3| b3.starts_with(trace)),
+            request.header("b3").is_some_and(|b3| b3.starts_with(trace)),
             "{:?}",
             request.headers
         );
-        assert_eq!(header("x-b3-traceid").as_deref(), Some(trace));
+        assert_eq!(request.header("x-b3-traceid"), Some(trace));
     }
 
     stop(traced);
@@ -145,11 +140,11 @@ async fn incoming_w3c_and_b3_contexts_are_continued_and_passed_to_the_cluster() 
 
 #[tokio::test]
 async fn ratio_zero_exports_nothing() {
-    let (receiver, _osmem, stub) = backends();
-    let traced = start(&receiver, &stub, 0.0);
+    let (receiver, cluster) = backends().await;
+    let traced = start(&receiver, &cluster, 0.0);
     for _ in 0..3 {
         search(
-            &traced.url,
+            &traced,
             &[("traceparent", format!("00-{W3C_TRACE}-{W3C_PARENT}-01"))],
         )
         .await;
@@ -166,8 +161,8 @@ async fn ratio_zero_exports_nothing() {
 
 #[tokio::test]
 async fn exported_spans_never_hold_a_query_string() {
-    let (receiver, _osmem, stub) = backends();
-    let traced = start(&receiver, &stub, 1.0);
+    let (receiver, cluster) = backends().await;
+    let traced = start(&receiver, &cluster, 1.0);
     let client = no_redirects();
     for (trace, path) in [
         (QUERY_TRACE, "/_cluster/health"),
@@ -179,7 +174,7 @@ async fn exported_spans_never_hold_a_query_string() {
                 "{}{path}?code=SECRET-CODE&state=SECRET-STATE&access_token=SECRET-TOKEN",
                 traced.url
             ))
-            .header("authorization", basic("ann", ANN_PASSWORD))
+            .header("authorization", basic(&traced.ann, ANN_PASSWORD))
             .header("traceparent", format!("00-{trace}-{ANY_PARENT}-01"))
             .send()
             .await

@@ -1,7 +1,6 @@
 //! Servers and helpers the authproxy tests start themselves.
 
 pub mod browser;
-pub mod security_stub;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
