@@ -1,16 +1,19 @@
 //! The audit log of state-changing calls (`audit.file`, counters on `/_metrics`) and the
-//! validation of the `access`/`audit` settings.
+//! validation of the `access`/`audit` settings. The calls go to the shared real OpenSearch 2
+//! node through a recording proxy of the test's own (index names `audit-…`); the allocation
+//! lock is cluster-wide and other suites move it, so the proxy answers that call 503 rather
+//! than let it reach the node.
 
 use std::time::Duration;
 
 use admin_console::Settings;
 use serde_json::{Value, json};
 use service_kit::config::{ConfigLoader, ConfigProblems, Validate};
-use test_support::{Osmem, TempDir};
+use test_support::{Distribution, TempDir};
 
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller, trusted_yaml};
 use crate::app::{cluster_yaml, spawn_app};
-use crate::support::echo::EchoServer;
+use crate::support::real::{proxy_before, shared};
 use crate::support::wait_until;
 
 pub(crate) fn lines_of(path: &std::path::Path) -> Vec<Value> {
@@ -23,14 +26,15 @@ pub(crate) fn lines_of(path: &std::path::Path) -> Vec<Value> {
 
 #[tokio::test]
 async fn state_changing_calls_are_audited_without_bodies_or_credentials() {
-    let osmem = Osmem::start();
-    crate::support::seed_indices(&osmem.url, "ledger", 1, |_| 1).await;
+    let cluster = shared(Distribution::OpenSearch2).await;
+    crate::support::seed_indices(&cluster.url, "audit-ledger", 1, |_| 1).await;
+    let recorder = proxy_before(cluster);
     let dir = TempDir::new("audit");
     let file = dir.path().join("audit.log");
     // A unique cluster id: the counters are process-wide.
     let app = spawn_app(&format!(
         "{}audit:\n  file: {}\n",
-        trusted_yaml(&cluster_yaml("audited", &osmem.url)),
+        trusted_yaml(&cluster_yaml("audited", &recorder.url)),
         file.display()
     ))
     .await;
@@ -39,7 +43,7 @@ async fn state_changing_calls_are_audited_without_bodies_or_credentials() {
     // 1. An admin writes a document holding a password, with credentials of their own.
     let written = as_caller(
         app.client
-            .put(proxy("/ledger-0000/_doc/7?refresh=true"))
+            .put(proxy("/audit-ledger-0000/_doc/7?refresh=true"))
             .header("authorization", "Basic c2VjcmV0LXVzZXI6aHVudGVyMg==")
             .header("cookie", "session=cookie-secret-value")
             .header("x-request-id", "req-from-proxy-1")
@@ -52,21 +56,24 @@ async fn state_changing_calls_are_audited_without_bodies_or_credentials() {
     .unwrap();
     assert_eq!(written.status(), 201);
     // 2. A viewer tries to close the index: refused, audited as denied.
-    let refused = as_caller(app.client.post(proxy("/ledger-0000/_close")), &VIEWER)
+    let refused = as_caller(app.client.post(proxy("/audit-ledger-0000/_close")), &VIEWER)
         .send()
         .await
         .unwrap();
     assert_eq!(refused.status(), 403);
     // 3. An operator deletes nothing: the cluster's 404 is a failure.
-    let missing = as_caller(app.client.post(proxy("/no-such-index/_refresh")), &OPERATOR)
-        .send()
-        .await
-        .unwrap();
+    let missing = as_caller(
+        app.client.post(proxy("/audit-no-such-index/_refresh")),
+        &OPERATOR,
+    )
+    .send()
+    .await
+    .unwrap();
     assert_eq!(missing.status(), 404);
     // 4. Reads are not audited.
     let read = as_caller(
         app.client
-            .post(proxy("/ledger-0000/_search"))
+            .post(proxy("/audit-ledger-0000/_search"))
             .json(&json!({})),
         &VIEWER,
     )
@@ -74,7 +81,8 @@ async fn state_changing_calls_are_audited_without_bodies_or_credentials() {
     .await
     .unwrap();
     assert_eq!(read.status(), 200);
-    // 5. The allocation lock is.
+    // 5. The allocation lock is: sent, and the cluster's 503 is a failure.
+    recorder.set_unavailable(true);
     let lock = as_caller(
         app.client
             .put(app.url("/api/clusters/audited/allocation"))
@@ -84,7 +92,15 @@ async fn state_changing_calls_are_audited_without_bodies_or_credentials() {
     .send()
     .await
     .unwrap();
-    assert_eq!(lock.status(), 200);
+    recorder.set_unavailable(false);
+    assert_eq!(lock.status(), 502);
+    assert!(
+        recorder
+            .requests()
+            .iter()
+            .any(|r| r.method == "PUT" && r.path == "/_cluster/settings"),
+        "the lock's PUT was sent"
+    );
 
     let path = file.clone();
     wait_until("four audit lines", Duration::from_secs(10), move || {
@@ -112,7 +128,7 @@ async fn state_changing_calls_are_audited_without_bodies_or_credentials() {
     assert_eq!(write["method"], "PUT");
     assert_eq!(
         write["path"],
-        "/api/clusters/audited/proxy/ledger-0000/_doc/7?refresh=true"
+        "/api/clusters/audited/proxy/audit-ledger-0000/_doc/7?refresh=true"
     );
     assert_eq!(write["status"], 201);
     assert_eq!(write["outcome"], "success");
@@ -134,6 +150,8 @@ async fn state_changing_calls_are_audited_without_bodies_or_credentials() {
     assert_eq!(lines[2]["outcome"], "failure");
     assert_eq!(lines[3]["path"], "/api/clusters/audited/allocation");
     assert_eq!(lines[3]["method"], "PUT");
+    assert_eq!(lines[3]["status"], 502);
+    assert_eq!(lines[3]["outcome"], "failure");
 
     let scrape = app
         .client
@@ -155,22 +173,22 @@ async fn state_changing_calls_are_audited_without_bodies_or_credentials() {
             .and_then(|line| line.rsplit(' ').next())
             .map(str::to_owned)
     };
-    assert_eq!(count("success").as_deref(), Some("2"), "{scrape}");
+    assert_eq!(count("success").as_deref(), Some("1"), "{scrape}");
     assert_eq!(count("denied").as_deref(), Some("1"));
-    assert_eq!(count("failure").as_deref(), Some("1"));
+    assert_eq!(count("failure").as_deref(), Some("2"));
 }
 
-/// Issue 31, item 6: validating a metrics server makes the console call a URL the caller
+/// Validating a metrics server makes the console call a URL the caller
 /// chooses, so each call is audited with that URL (without its password), who asked and how it
 /// ended, refused ones included.
 #[tokio::test]
 async fn validating_a_metrics_server_is_audited_with_the_url() {
-    let echo = EchoServer::start();
+    let cluster = shared(Distribution::OpenSearch2).await;
     let dir = TempDir::new("audit-validate");
     let file = dir.path().join("audit.log");
     let app = spawn_app(&format!(
         "{}audit:\n  file: {}\n",
-        trusted_yaml(&cluster_yaml("validated", &echo.url)),
+        trusted_yaml(&cluster_yaml("validated", &cluster.url)),
         file.display()
     ))
     .await;
