@@ -7,6 +7,8 @@ use std::net::IpAddr;
 use actix_web::http::header::HeaderMap;
 use ipnet::IpNet;
 
+use crate::config::ConfigProblems;
+
 /// `server.trusted_proxies`, compiled.
 #[derive(Debug, Clone, Default)]
 pub struct TrustedProxies(Vec<IpNet>);
@@ -20,6 +22,22 @@ impl TrustedProxies {
                 .filter_map(|e| Self::parse_entry(e))
                 .collect(),
         )
+    }
+
+    /// The configured `entries` compiled, each that is not an address or a CIDR range named in
+    /// `problems` as `<at>[<index>]`: every service validates `server.trusted_proxies` this way.
+    pub fn validated(entries: &[String], at: &str, problems: &mut ConfigProblems) -> Self {
+        let mut compiled = Vec::with_capacity(entries.len());
+        for (index, entry) in entries.iter().enumerate() {
+            match Self::parse_entry(entry) {
+                Some(net) => compiled.push(net),
+                None => problems.push(
+                    format!("{at}[{index}]"),
+                    "must be an IP address or a CIDR range such as 10.0.0.0/8",
+                ),
+            }
+        }
+        Self(compiled)
     }
 
     /// `10.0.0.0/8`, `::1/128` or a bare address.
@@ -109,6 +127,19 @@ mod tests {
 
     fn ip(text: &str) -> Option<IpAddr> {
         Some(text.parse().unwrap())
+    }
+
+    #[test]
+    fn validation_names_each_bad_entry_and_keeps_the_good_ones() {
+        let mut problems = ConfigProblems::default();
+        let entries = ["10.0.0.0/8", "not-an-address", " ::1 ", "10.0.0.0/33"].map(String::from);
+        let trusted = TrustedProxies::validated(&entries, "server.trusted_proxies", &mut problems);
+        let text = problems.to_string();
+        assert!(text.contains("server.trusted_proxies[1]"), "{text}");
+        assert!(text.contains("server.trusted_proxies[3]"), "{text}");
+        assert!(!text.contains("[0]") && !text.contains("[2]"), "{text}");
+        assert!(trusted.contains("10.1.2.3".parse().unwrap()));
+        assert!(trusted.contains("::1".parse().unwrap()));
     }
 
     #[test]

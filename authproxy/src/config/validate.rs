@@ -57,13 +57,7 @@ fn validate_server(settings: &Settings, problems: &mut ConfigProblems) {
     server.validate_listen(problems);
     positive(server.read_timeout, "server.read_timeout", problems);
     positive(server.write_timeout, "server.write_timeout", problems);
-    for (index, entry) in server.trusted_proxies.iter().enumerate() {
-        problems.check(
-            TrustedProxies::parse_entry(entry).is_some(),
-            &format!("server.trusted_proxies[{index}]"),
-            "must be an IP address or a CIDR range such as 10.0.0.0/8",
-        );
-    }
+    TrustedProxies::validated(&server.trusted_proxies, "server.trusted_proxies", problems);
 }
 
 fn validate_oidc(settings: &Settings, problems: &mut ConfigProblems) {

@@ -277,13 +277,11 @@ impl Validate for Settings {
         self.server
             .allowed_hosts
             .validate("server.allowed_hosts", problems);
-        for (index, entry) in self.server.trusted_proxies.iter().enumerate() {
-            problems.check(
-                TrustedProxies::parse_entry(entry).is_some(),
-                &format!("server.trusted_proxies[{index}]"),
-                "must be an IP address or a CIDR range such as 10.0.0.0/8",
-            );
-        }
+        TrustedProxies::validated(
+            &self.server.trusted_proxies,
+            "server.trusted_proxies",
+            problems,
+        );
         self.access.validate(problems);
         self.certificates.validate(problems);
         let kube = &self.kubernetes;
