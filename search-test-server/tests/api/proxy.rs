@@ -168,6 +168,28 @@ async fn it_forwards_over_https_adds_basic_auth_records_and_fails_on_demand() {
         .await
         .unwrap();
     assert_eq!(response.status(), 201);
+
+    // HEAD: the upstream's status and Content-Length, no body.
+    let head = |url: String| {
+        let client = client.clone();
+        async move {
+            let response = client
+                .head(url)
+                .header("authorization", "Basic ZWxhc3RpYzpzZWNyZXQtMQ==")
+                .send()
+                .await
+                .unwrap();
+            let length = response.headers().get("content-length").cloned();
+            (
+                response.status(),
+                length,
+                response.bytes().await.unwrap().len(),
+            )
+        }
+    };
+    let direct = head(format!("{}/orders", echo.url)).await;
+    assert_ne!(direct.1.as_ref().map(|v| v.as_bytes()), Some(&b"0"[..]));
+    assert_eq!(head(format!("{}/orders", proxy.url)).await, direct);
 }
 
 #[tokio::test]
