@@ -41,13 +41,6 @@ pub async fn collection(
     if let Some(response) = cluster.faults.injected().await {
         return response;
     }
-    if watch
-        && let Some(response) = cluster
-            .faults
-            .injected_watch_failure(scope.kind, scope.namespace.as_deref())
-    {
-        return response;
-    }
     let verb = if watch { "watch" } else { "list" };
     if cluster.denies(scope.kind, scope.namespace.as_deref()) {
         return wire::status_response(wire::forbidden(

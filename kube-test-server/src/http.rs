@@ -196,8 +196,7 @@ async fn remove(cluster: web::Data<Cluster>, request: HttpRequest) -> HttpRespon
 
 /// `POST /__test/faults` (not a Kubernetes path): fault injection for a test or soak run that
 /// drives the binary from outside. Every field is optional: `fail_next` (count) with `status`
-/// (default 503), `latency_ms`, `expire_next_watches`, `cut_next_events`, `fail_next_watches`
-/// (count) with `watch_status` (default 503), `drop_watches` and
+/// (default 503), `latency_ms`, `expire_next_watches`, `cut_next_events`, `drop_watches` and
 /// `compact` (booleans), `forbid` and `allow` (lists of `RESOURCE[:NAMESPACE]`, as
 /// `--forbid-resource`), `gateway_api` and `cert_manager` (booleans: the CRD is installed).
 /// Answers the stats of `GET /__test/stats`.
@@ -219,15 +218,6 @@ async fn inject_faults(cluster: web::Data<Cluster>, body: web::Json<Value>) -> H
     }
     if let Some(count) = number("cut_next_events") {
         faults.cut_next_events(count);
-    }
-    if let Some(count) = number("fail_next_watches") {
-        let status = number("watch_status").unwrap_or(503);
-        if !(400..600).contains(&status) {
-            return wire::status_response(wire::bad_request(
-                "watch_status: must be a 4xx or 5xx code",
-            ));
-        }
-        faults.fail_next_watches(count, status as u16);
     }
     for (field, forbid) in [("forbid", true), ("allow", false)] {
         for entry in body
