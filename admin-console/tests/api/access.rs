@@ -1,13 +1,17 @@
 //! Who may do what (`access:`): identity headers believed only from trusted proxies, roles from
 //! groups, per-cluster mappings, read-only clusters, the read-only console set and its path
-//! tricks, the allocation lock; against osmem-server through the real relay.
+//! tricks, the allocation lock; against the shared real OpenSearch 2 node through a recording
+//! proxy of each test's own (index names `access-…`). What a refused call would have sent is the
+//! proxy's record. The allocation lock is cluster-wide and other suites move it: an allowed
+//! lock change is seen at the proxy, which answers it 503 instead of letting it reach the node.
 
 use reqwest::RequestBuilder;
+use search_test_server::Proxy;
 use serde_json::{Value, json};
-use test_support::Osmem;
+use test_support::Distribution;
 
 use crate::app::{TestApp, cluster_yaml, spawn_app};
-use crate::support::echo::EchoServer;
+use crate::support::real::{proxy_before, sent, shared};
 
 /// A caller as authproxy's forward_auth describes it.
 pub(crate) struct Caller {
@@ -62,15 +66,28 @@ fn proxy(app: &TestApp, cluster: &str, tail: &str) -> String {
     app.url(&format!("/api/clusters/{cluster}/proxy{tail}"))
 }
 
+/// A recording proxy of the test's own before the shared OpenSearch 2 node.
+async fn node() -> Proxy {
+    proxy_before(shared(Distribution::OpenSearch2).await)
+}
+
+/// The lock changes the proxy received (answered 503, the node untouched).
+fn lock_changes(recorder: &Proxy) -> usize {
+    sent(recorder, "/_cluster/settings")
+        .iter()
+        .filter(|r| r.method == "PUT")
+        .count()
+}
+
 #[tokio::test]
 async fn identity_headers_from_an_untrusted_peer_are_ignored() {
-    let osmem = Osmem::start();
+    let recorder = node().await;
     let app = spawn_app(&format!(
         "  trusted_proxies: [10.0.0.0/8]
 access: {{mode: trusted_headers, default_role: admin}}
 clusters:
 {}",
-        cluster_yaml("prod", &osmem.url)
+        cluster_yaml("prod", &recorder.url)
     ))
     .await;
     for path in [
@@ -116,8 +133,8 @@ clusters:
 
 #[tokio::test]
 async fn a_trusted_proxy_must_name_a_user() {
-    let osmem = Osmem::start();
-    let app = spawn_app(&trusted_yaml(&cluster_yaml("prod", &osmem.url))).await;
+    let recorder = node().await;
+    let app = spawn_app(&trusted_yaml(&cluster_yaml("prod", &recorder.url))).await;
     let (status, body) = status_and_body(
         app.client
             .get(app.url("/api/whoami"))
@@ -138,12 +155,12 @@ async fn a_trusted_proxy_must_name_a_user() {
 
 #[tokio::test]
 async fn groups_map_to_roles_per_cluster_and_read_only_caps_them() {
-    let osmem = Osmem::start();
+    let recorder = node().await;
     let clusters = format!(
         "{}{}    read_only: true\n{}    access:\n      default_role: none\n      roles: [{{group: team-a, role: operator}}]\n",
-        cluster_yaml("prod", &osmem.url),
-        cluster_yaml("archive", &osmem.url),
-        cluster_yaml("team", &osmem.url),
+        cluster_yaml("prod", &recorder.url),
+        cluster_yaml("archive", &recorder.url),
+        cluster_yaml("team", &recorder.url),
     );
     let app = spawn_app(&trusted_yaml(&clusters)).await;
     let whoami = |caller: &'static Caller| {
@@ -217,26 +234,29 @@ async fn groups_map_to_roles_per_cluster_and_read_only_caps_them() {
 
 #[tokio::test]
 async fn a_viewer_may_use_every_read_only_endpoint_but_not_close_an_index() {
-    let osmem = Osmem::start();
-    crate::support::seed_indices(&osmem.url, "books", 1, |_| 3).await;
-    let app = spawn_app(&trusted_yaml(&cluster_yaml("prod", &osmem.url))).await;
+    let recorder = node().await;
+    crate::support::seed_indices(&recorder.url, "access-books", 1, |_| 3).await;
+    let app = spawn_app(&trusted_yaml(&cluster_yaml("prod", &recorder.url))).await;
     let search = json!({"query": {"match_all": {}}});
     let ndjson = "{}\n{\"query\":{\"match_all\":{}}}\n";
     for (tail, body) in [
         ("/_search", search.to_string()),
-        ("/books-0000/_search?size=1", search.to_string()),
+        ("/access-books-0000/_search?size=1", search.to_string()),
         ("/_count", search.to_string()),
-        ("/books-0000/_count", search.to_string()),
+        ("/access-books-0000/_count", search.to_string()),
         (
             "/_mget",
-            json!({"docs": [{"_index": "books-0000", "_id": "1"}]}).to_string(),
+            json!({"docs": [{"_index": "access-books-0000", "_id": "1"}]}).to_string(),
         ),
-        ("/books-0000/_mget", json!({"ids": ["1"]}).to_string()),
-        ("/books-0000/_field_caps?fields=*", String::new()),
+        (
+            "/access-books-0000/_mget",
+            json!({"ids": ["1"]}).to_string(),
+        ),
+        ("/access-books-0000/_field_caps?fields=*", String::new()),
         ("/_field_caps?fields=n", String::new()),
-        ("/books-0000/_validate/query", search.to_string()),
+        ("/access-books-0000/_validate/query", search.to_string()),
         ("/_validate/query", search.to_string()),
-        ("/books-0000/_explain/1", search.to_string()),
+        ("/access-books-0000/_explain/1", search.to_string()),
     ] {
         let response = as_caller(
             app.client
@@ -253,7 +273,7 @@ async fn a_viewer_may_use_every_read_only_endpoint_but_not_close_an_index() {
         assert_ne!(status, 403, "{tail}: {text}");
         assert!(!text.contains("\"forbidden\""), "{tail}: {text}");
     }
-    for tail in ["/_msearch", "/books-0000/_msearch"] {
+    for tail in ["/_msearch", "/access-books-0000/_msearch"] {
         let response = as_caller(
             app.client
                 .post(proxy(&app, "prod", tail))
@@ -268,16 +288,21 @@ async fn a_viewer_may_use_every_read_only_endpoint_but_not_close_an_index() {
     }
     let (status, body) = status_and_body(as_caller(
         app.client
-            .post(proxy(&app, "prod", "/_search"))
+            .post(proxy(&app, "prod", "/access-books-0000/_search"))
             .json(&search),
         &VIEWER,
     ))
     .await;
     assert_eq!(status, 200);
     assert_eq!(body["hits"]["total"]["value"], 3);
+    assert!(
+        sent(&recorder, "/access-books-0000/_close").is_empty(),
+        "the refused close never reached the node"
+    );
 
     let (status, body) = status_and_body(as_caller(
-        app.client.post(proxy(&app, "prod", "/books-0000/_close")),
+        app.client
+            .post(proxy(&app, "prod", "/access-books-0000/_close")),
         &VIEWER,
     ))
     .await;
@@ -290,7 +315,7 @@ async fn a_viewer_may_use_every_read_only_endpoint_but_not_close_an_index() {
     // Index writes and deletions are admin's.
     for (caller, expected) in [(&VIEWER, 403), (&OPERATOR, 403)] {
         let (status, body) = status_and_body(as_caller(
-            app.client.delete(proxy(&app, "prod", "/books-0000")),
+            app.client.delete(proxy(&app, "prod", "/access-books-0000")),
             caller,
         ))
         .await;
@@ -303,13 +328,15 @@ async fn a_viewer_may_use_every_read_only_endpoint_but_not_close_an_index() {
         );
     }
     let (status, _) = status_and_body(as_caller(
-        app.client.post(proxy(&app, "prod", "/books-0000/_close")),
+        app.client
+            .post(proxy(&app, "prod", "/access-books-0000/_close")),
         &OPERATOR,
     ))
     .await;
     assert_eq!(status, 200, "an operator closes the index");
     let (status, _) = status_and_body(as_caller(
-        app.client.post(proxy(&app, "prod", "/books-0000/_open")),
+        app.client
+            .post(proxy(&app, "prod", "/access-books-0000/_open")),
         &OPERATOR,
     ))
     .await;
@@ -318,8 +345,8 @@ async fn a_viewer_may_use_every_read_only_endpoint_but_not_close_an_index() {
 
 #[tokio::test]
 async fn sql_is_read_only_for_a_select_and_its_body_reaches_the_cluster_whole() {
-    let echo = EchoServer::start();
-    let app = spawn_app(&trusted_yaml(&cluster_yaml("prod", &echo.url))).await;
+    let recorder = node().await;
+    let app = spawn_app(&trusted_yaml(&cluster_yaml("prod", &recorder.url))).await;
     let select =
         json!({"query": "SELECT * FROM logs WHERE a = 'x;y' LIMIT 5", "fetch_size": 5}).to_string();
     for tail in ["/_sql?format=json", "/_plugins/_sql", "/_opendistro/_sql"] {
@@ -334,6 +361,10 @@ async fn sql_is_read_only_for_a_select_and_its_body_reaches_the_cluster_whole() 
         // A quoted ';' is refused rather than parsed: only plain single statements are read-only.
         assert_eq!(status, 403, "{tail}: {body}");
     }
+    assert!(
+        !recorder.requests().iter().any(|r| r.method == "POST"),
+        "nothing refused reached the node"
+    );
     let select = json!({"query": "SELECT * FROM logs LIMIT 5", "fetch_size": 5}).to_string();
     for tail in ["/_sql?format=json", "/_plugins/_sql", "/_opendistro/_sql"] {
         let (status, body) = status_and_body(as_caller(
@@ -344,13 +375,18 @@ async fn sql_is_read_only_for_a_select_and_its_body_reaches_the_cluster_whole() 
             &VIEWER,
         ))
         .await;
-        assert_eq!(status, 200, "{tail}: {body}");
-        assert_eq!(body["method"], "POST");
+        // The node may have no SQL plugin: whatever it answers, the console let it through.
+        assert_ne!(status, 403, "{tail}: {body}");
+        let path = tail.split('?').next().unwrap();
+        let relayed = sent(&recorder, path);
+        assert_eq!(relayed.len(), 1, "{tail}: {relayed:?}");
+        assert_eq!(relayed[0].method, "POST");
         assert_eq!(
-            body["bodyLength"],
-            select.len(),
+            relayed[0].body,
+            Some(serde_json::from_str::<Value>(&select).unwrap()),
             "{tail}: the body is relayed whole"
         );
+        recorder.clear_requests();
     }
     for body in [
         json!({"query": "DELETE FROM logs"}).to_string(),
@@ -378,6 +414,10 @@ async fn sql_is_read_only_for_a_select_and_its_body_reaches_the_cluster_whole() 
     ))
     .await;
     assert_eq!(status, 403, "a sql= parameter is not read-only");
+    assert!(
+        !recorder.requests().iter().any(|r| r.method == "POST"),
+        "nothing refused reached the node"
+    );
     // An admin's SQL is not read by the console at all.
     let (status, body) = status_and_body(as_caller(
         app.client
@@ -386,14 +426,14 @@ async fn sql_is_read_only_for_a_select_and_its_body_reaches_the_cluster_whole() 
         &ADMIN,
     ))
     .await;
-    assert_eq!(status, 200);
-    assert_eq!(body["path"], "/_plugins/_sql");
+    assert_ne!(status, 403, "{body}");
+    assert_eq!(sent(&recorder, "/_plugins/_sql").len(), 1);
 }
 
 #[tokio::test]
 async fn path_tricks_never_pass_as_read_only() {
-    let echo = EchoServer::start();
-    let app = spawn_app(&trusted_yaml(&cluster_yaml("prod", &echo.url))).await;
+    let recorder = node().await;
+    let app = spawn_app(&trusted_yaml(&cluster_yaml("prod", &recorder.url))).await;
     for tail in [
         "/_search_evil",
         "/x/_searchx",
@@ -432,12 +472,18 @@ async fn path_tricks_never_pass_as_read_only() {
     .unwrap();
     assert!(raw.starts_with("HTTP/1.0 403"), "{raw}");
     assert!(raw.contains("\"forbidden\""), "{raw}");
+    let reached: Vec<_> = recorder
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .collect();
+    assert!(reached.is_empty(), "refused, yet sent: {reached:?}");
 }
 
 #[tokio::test]
 async fn the_allocation_lock_needs_operator() {
-    let osmem = Osmem::start();
-    let app = spawn_app(&trusted_yaml(&cluster_yaml("prod", &osmem.url))).await;
+    let recorder = node().await;
+    let app = spawn_app(&trusted_yaml(&cluster_yaml("prod", &recorder.url))).await;
     let put = |caller: &'static Caller| {
         as_caller(
             app.client
@@ -452,8 +498,12 @@ async fn the_allocation_lock_needs_operator() {
         body["error"]["message"],
         "This needs the operator role on cluster prod; you have viewer."
     );
+    assert_eq!(lock_changes(&recorder), 0);
+    recorder.set_unavailable(true);
     let (status, body) = status_and_body(put(&OPERATOR)).await;
-    assert_eq!(status, 200, "{body}");
+    recorder.set_unavailable(false);
+    assert_eq!(status, 502, "passed the role check, sent: {body}");
+    assert_eq!(lock_changes(&recorder), 1);
     let (status, _) = status_and_body(as_caller(
         app.client.get(app.url("/api/clusters/prod/allocation")),
         &VIEWER,
@@ -464,11 +514,11 @@ async fn the_allocation_lock_needs_operator() {
 
 #[tokio::test]
 async fn open_mode_is_admin_except_on_read_only_clusters() {
-    let osmem = Osmem::start();
+    let recorder = node().await;
     let app = spawn_app(&format!(
         "clusters:\n{}{}    read_only: true\n",
-        cluster_yaml("prod", &osmem.url),
-        cluster_yaml("archive", &osmem.url)
+        cluster_yaml("prod", &recorder.url),
+        cluster_yaml("archive", &recorder.url)
     ))
     .await;
     let (status, body) = app.get_json("/api/whoami").await;
@@ -487,13 +537,17 @@ async fn open_mode_is_admin_except_on_read_only_clusters() {
             .put(app.url(&format!("/api/clusters/{cluster}/allocation")))
             .json(&json!({"enable": "all"}))
     };
-    assert_eq!(status_and_body(lock("prod")).await.0, 200);
+    recorder.set_unavailable(true);
+    assert_eq!(status_and_body(lock("prod")).await.0, 502, "sent");
+    recorder.set_unavailable(false);
+    assert_eq!(lock_changes(&recorder), 1);
     let (status, body) = status_and_body(lock("archive")).await;
     assert_eq!(status, 403);
     assert_eq!(
         body["error"]["message"],
         "This needs the operator role on cluster archive; you have viewer."
     );
+    assert_eq!(lock_changes(&recorder), 1, "the archive's was not sent");
     let (status, _) = status_and_body(
         app.client
             .post(proxy(&app, "archive", "/_search"))
@@ -505,8 +559,8 @@ async fn open_mode_is_admin_except_on_read_only_clusters() {
 
 #[tokio::test]
 async fn only_an_admin_may_make_the_console_call_a_metrics_server() {
-    let osmem = Osmem::start();
-    let app = spawn_app(&trusted_yaml(&cluster_yaml("prod", &osmem.url))).await;
+    let recorder = node().await;
+    let app = spawn_app(&trusted_yaml(&cluster_yaml("prod", &recorder.url))).await;
     let validate = |caller: &'static Caller| {
         as_caller(
             app.client
