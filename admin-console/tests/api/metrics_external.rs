@@ -3,11 +3,12 @@
 //! The live exporter in front of real clusters is in `real_prometheus`.
 
 use serde_json::{Value, json};
-use test_support::{Osmem, Prometheus};
+use test_support::{Distribution, Prometheus};
 
 use crate::app::{TestApp, spawn_app};
 use crate::support::closed_port_url;
 use crate::support::exporter::{HistorySample, backfill};
+use crate::support::real::shared;
 
 fn now() -> i64 {
     std::time::SystemTime::now()
@@ -36,7 +37,8 @@ async fn validate(app: &TestApp, path: &str, body: Value) -> (u16, Value) {
 
 #[tokio::test]
 async fn validation_reports_unreachable_and_non_prometheus_servers() {
-    let osmem = Osmem::start();
+    // A real search node: an HTTP server that answers JSON, not Prometheus's.
+    let cluster = shared(Distribution::OpenSearch2).await;
     let app = spawn_app("").await;
     let (status, closed) = validate(
         &app,
@@ -54,7 +56,7 @@ async fn validation_reports_unreachable_and_non_prometheus_servers() {
     let (_, wrong) = validate(
         &app,
         "/api/metrics_server/validate",
-        json!({"url": osmem.url}),
+        json!({"url": cluster.url}),
     )
     .await;
     assert_eq!(wrong["reachable"], false);
