@@ -92,7 +92,7 @@ async fn a_sign_in_started_while_the_provider_is_down_is_a_503_page_for_a_browse
 async fn a_callback_this_browser_did_not_start_is_a_401_page_for_a_browser() {
     let stack = spawn_oidc_stack("").await;
     let victim = Browser::new();
-    let callback = stack.until_callback(&victim, "/app", "alice").await;
+    let callback = stack.until_callback(&victim, "/app", &stack.alice).await;
 
     // Another browser (no sign-in cookie) following the victim's callback.
     let response = Browser::new().get(callback.as_str()).await;
@@ -118,7 +118,9 @@ async fn a_callback_this_browser_did_not_start_is_a_401_page_for_a_browser() {
 async fn a_refused_id_token_is_a_401_page_that_starts_again_toward_the_same_target() {
     let stack = spawn_oidc_stack("").await;
     let browser = Browser::new();
-    let callback = stack.until_callback(&browser, "/app?x=1", "alice").await;
+    let callback = stack
+        .until_callback(&browser, "/app?x=1", &stack.alice)
+        .await;
     stack.provider.forge_next_id_token("expired").await;
     let response = browser.get(callback.as_str()).await;
     assert_eq!(response.status(), 401);

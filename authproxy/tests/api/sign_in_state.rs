@@ -36,7 +36,7 @@ async fn anonymous_sign_in_starts_write_nothing_to_the_store() {
 
     // A flood of anonymous sign-in starts, each as a new browser.
     let starts = join_all((0..60).map(|n| {
-        let url = stack.start_url(&format!("/app/{n}"), "alice");
+        let url = stack.start_url(&format!("/app/{n}"), &stack.alice);
         async move {
             let browser = Browser::new();
             let response = browser.get(&url).await;
@@ -59,7 +59,7 @@ async fn anonymous_sign_in_starts_write_nothing_to_the_store() {
     // Sign-in still works end to end, returns to rd, and only then the session is stored.
     let browser = Browser::new();
     assert_eq!(
-        stack.sign_in(&browser, "/app/kept?q=1", "alice").await,
+        stack.sign_in(&browser, "/app/kept?q=1", &stack.alice).await,
         "/app/kept?q=1"
     );
     assert!(browser.cookie(COOKIE).is_some());
@@ -81,7 +81,7 @@ async fn the_sign_in_cookie_is_sealed_and_bound_to_its_state() {
     let stack = crate::oidc::spawn_oidc_stack("").await;
     let browser = Browser::new();
     let started = browser
-        .get(&stack.start_url("/secret-target", "alice"))
+        .get(&stack.start_url("/secret-target", &stack.alice))
         .await;
     let set_cookie = started
         .headers()
@@ -94,12 +94,12 @@ async fn the_sign_in_cookie_is_sealed_and_bound_to_its_state() {
         assert!(set_cookie.contains(attribute), "{set_cookie}");
     }
     let value = browser.cookie(STATE_COOKIE).unwrap();
-    for secret in ["secret-target", "alice"] {
+    for secret in ["secret-target", stack.alice.as_str()] {
         assert!(!value.contains(secret), "the cookie is encrypted: {value}");
     }
 
     // A tampered cookie (one character changed) is refused at the callback.
-    let callback = stack.until_callback(&browser, "/", "alice").await;
+    let callback = stack.until_callback(&browser, "/", &stack.alice).await;
     let genuine = browser.cookie(STATE_COOKIE).unwrap();
     let mut bytes = genuine.clone().into_bytes();
     let middle = bytes.len() / 2;
@@ -111,7 +111,7 @@ async fn the_sign_in_cookie_is_sealed_and_bound_to_its_state() {
 
     // Another browser's (valid) sign-in cookie does not fit this callback's state.
     let other = Browser::new();
-    let _ = other.get(&stack.start_url("/", "alice")).await;
+    let _ = other.get(&stack.start_url("/", &stack.alice)).await;
     browser.set_cookie(STATE_COOKIE, &other.cookie(STATE_COOKIE).unwrap());
     let response = browser.get(callback.as_str()).await;
     assert_eq!(response.status(), 401);
