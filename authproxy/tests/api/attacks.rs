@@ -7,7 +7,7 @@ use serde_json::json;
 use crate::app::{
     ANN_PASSWORD, BOB_PASSWORD, Cluster, TestApp, Users, spawn_app, spawn_stack, unique,
 };
-use crate::oidc::{CLIENT_ID, CLIENT_SECRET, SESSION_SECRET};
+use crate::oidc::{SESSION_SECRET, oidc_yaml, start_provider};
 use crate::real_security::{Flavor, STACK_READER};
 use crate::support::browser::Browser;
 use crate::support::{basic, decode_basic};
@@ -215,22 +215,11 @@ struct OidcApp {
 async fn oidc_app(users: &Users, provider_users: serde_json::Value) -> OidcApp {
     let cluster = Cluster::of(Flavor::Elasticsearch).await;
     let port = test_support::free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let provider = test_support::OidcProvider::start(&json!({
-        "clients": [{
-            "client_id": CLIENT_ID,
-            "client_secret": CLIENT_SECRET,
-            "redirect_uris": [format!("{base}/auth/callback")],
-        }],
-        "users": provider_users,
-    }));
+    let provider = start_provider(port, provider_users);
     let app = spawn_app(&format!(
         "server: {{host: 127.0.0.1, port: {port}, mode: standalone}}\n\
-         oidc:\n  enabled: true\n  issuer_url: {issuer}\n  client_id: {CLIENT_ID}\n  \
-         client_secret: {CLIENT_SECRET}\n  redirect_url: {base}/auth/callback\n  \
-         scopes: [openid, email, profile, groups]\n\
-         session: {{secret: {SESSION_SECRET}}}\n{users}",
-        issuer = provider.issuer,
+         {oidc}session: {{secret: {SESSION_SECRET}}}\n{users}",
+        oidc = oidc_yaml(&provider, port),
         users = cluster.search_yaml(users),
     ))
     .await;

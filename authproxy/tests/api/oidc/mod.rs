@@ -78,6 +78,31 @@ impl OidcStack {
     }
 }
 
+/// The real provider with this suite's client, for a proxy on `port`, and `users` (login →
+/// `email`, `name`, `groups`, `email_verified`).
+pub fn start_provider(port: u16, users: serde_json::Value) -> test_support::OidcProvider {
+    let base = format!("http://127.0.0.1:{port}");
+    test_support::OidcProvider::start(&json!({
+        "clients": [{
+            "client_id": CLIENT_ID,
+            "client_secret": CLIENT_SECRET,
+            "redirect_uris": [format!("{base}/auth/callback")],
+            "post_logout_redirect_uris": [format!("{base}/")],
+        }],
+        "users": users,
+    }))
+}
+
+/// The `oidc:` section of a proxy on `port` signing in at `provider`.
+pub fn oidc_yaml(provider: &test_support::OidcProvider, port: u16) -> String {
+    format!(
+        "oidc:\n  enabled: true\n  issuer_url: {issuer}\n  client_id: {CLIENT_ID}\n  \
+         client_secret: {CLIENT_SECRET}\n  redirect_url: http://127.0.0.1:{port}/auth/callback\n  \
+         scopes: [openid, email, profile, groups]\n",
+        issuer = provider.issuer
+    )
+}
+
 pub async fn spawn_oidc_stack(extra_yaml: &str) -> OidcStack {
     spawn_oidc_stack_with("", extra_yaml).await
 }
@@ -102,26 +127,17 @@ pub async fn spawn_oidc_stack_in(mode: &str, session_extra: &str, extra_yaml: &s
         .replace("{bob}", &bob)
         .replace("{ann}", &users.ann);
     let port = test_support::free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let provider = test_support::OidcProvider::start(&json!({
-        "clients": [{
-            "client_id": CLIENT_ID,
-            "client_secret": CLIENT_SECRET,
-            "redirect_uris": [format!("{base}/auth/callback")],
-            "post_logout_redirect_uris": [format!("{base}/")],
-        }],
-        "users": {
+    let provider = start_provider(
+        port,
+        json!({
             alice.as_str(): {"email": "alice@example.com", "name": "Alice Example", "groups": ["admins", "staff"]},
             bob.as_str(): {"email": "bob@example.org", "name": "Bob", "groups": []},
-        },
-    }));
+        }),
+    );
     let yaml = format!(
         "server: {{host: 127.0.0.1, port: {port}, mode: {mode}, trusted_proxies: [127.0.0.1]}}\n\
-         oidc:\n  enabled: true\n  issuer_url: {issuer}\n  client_id: {CLIENT_ID}\n  \
-         client_secret: {CLIENT_SECRET}\n  redirect_url: {base}/auth/callback\n  \
-         scopes: [openid, email, profile, groups]\n\
-         session: {{secret: {SESSION_SECRET}{session_extra}}}\n{users}{extra_yaml}",
-        issuer = provider.issuer,
+         {oidc}session: {{secret: {SESSION_SECRET}{session_extra}}}\n{users}{extra_yaml}",
+        oidc = oidc_yaml(&provider, port),
         users = cluster.search_yaml(&users),
     );
     let app = spawn_app(&yaml).await;
