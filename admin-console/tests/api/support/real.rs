@@ -92,3 +92,73 @@ pub fn sent(proxy: &Proxy, prefix: &str) -> Vec<Recorded> {
         .filter(|request| request.path.starts_with(prefix))
         .collect()
 }
+
+/// `GET path` of `cluster` itself, not through a proxy (as its admin over HTTPS on a secured
+/// node): what the console's figures are compared with.
+pub async fn direct_json(cluster: &SearchCluster, path: &str) -> Value {
+    let url = format!("{}{path}", cluster.url);
+    let request = match &cluster.security {
+        Some(security) => security
+            .client()
+            .get(url)
+            .header("authorization", security.admin_authorization()),
+        None => test_support::http_client().get(url),
+    };
+    request.send().await.unwrap().json().await.unwrap()
+}
+
+/// What `read` gets from the console once it `agrees` with the node's own `_cluster/health`
+/// and `stats_path`, read before and after it and unchanged in between: on a node other suites
+/// share, the console's figures must be the node's while nothing moves them. Retried for 30 s,
+/// then the test fails with the last disagreement.
+pub async fn while_still<T>(
+    cluster: &SearchCluster,
+    stats_path: &str,
+    mut read: impl AsyncFnMut() -> T,
+    agrees: impl Fn(&T, &Value, &Value) -> Result<(), String>,
+) -> T {
+    // Timings and percentages move on their own; the counts are what is compared.
+    let counts = |health: &Value| -> Vec<(String, Value)> {
+        health
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(key, _)| !key.contains("millis") && !key.contains("percent"))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect()
+    };
+    test_support::eventually_with(
+        "the console's figures agree with the node's",
+        std::time::Duration::from_secs(30),
+        async || {
+            let health = direct_json(cluster, "/_cluster/health").await;
+            let stats = direct_json(cluster, stats_path).await;
+            let seen = read().await;
+            let health_after = direct_json(cluster, "/_cluster/health").await;
+            let stats_after = direct_json(cluster, stats_path).await;
+            if counts(&health) != counts(&health_after) || stats != stats_after {
+                return Err(format!(
+                    "the node moved: {health} {stats} then {health_after} {stats_after}"
+                ));
+            }
+            agrees(&seen, &health, &stats)?;
+            Ok(seen)
+        },
+    )
+    .await
+}
+
+/// `Ok` when `body` has each of `expected`'s keys with its value (for [`while_still`]).
+pub fn has_the_node_figures(body: &Value, expected: &Value) -> Result<(), String> {
+    let seen: serde_json::Map<String, Value> = expected
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|key| (key.clone(), body[key].clone()))
+        .collect();
+    if &Value::Object(seen) == expected {
+        Ok(())
+    } else {
+        Err(format!("the console says {body}, the node {expected}"))
+    }
+}
