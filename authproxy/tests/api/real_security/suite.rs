@@ -4,7 +4,6 @@
 
 use reqwest::Method;
 use serde_json::{Value, json};
-use std::time::{Duration, Instant};
 
 use super::{Flavor, Node, WRITER, managed_credential, node, proxy, proxy_with_tls, through};
 use crate::app::TestApp;
@@ -304,8 +303,8 @@ pub(super) async fn without_the_ca_the_node_is_not_trusted_and_nothing_is_made(f
 }
 
 /// Six users' first requests at once, then `again` more requests of the first of them at the
-/// same time: every request is relayed as its own user with the reader role, every user is
-/// made, all within 30 s.
+/// same time: every request is relayed as its own user with the reader role, and every user is
+/// made (no time bound: how fast a loaded machine's cluster writes users proves nothing here).
 pub(super) async fn concurrent_first_requests_all_get_their_users(flavor: Flavor, again: usize) {
     let node = node(flavor).await;
     let names = ["ida", "ivo", "ines", "igor", "iris", "ike"];
@@ -316,7 +315,6 @@ pub(super) async fn concurrent_first_requests_all_get_their_users(flavor: Flavor
         .copied()
         .chain(std::iter::repeat_n(names[0], again))
         .collect();
-    let started = Instant::now();
     let answers = futures_util::future::join_all(
         requests
             .iter()
@@ -336,9 +334,4 @@ pub(super) async fn concurrent_first_requests_all_get_their_users(flavor: Flavor
         assert_eq!(status, 200, "{name}");
         assert_eq!(flavor.user_roles(&user), json!([flavor.reader()]), "{user}");
     }
-    assert!(
-        started.elapsed() < Duration::from_secs(30),
-        "{:?}",
-        started.elapsed()
-    );
 }
