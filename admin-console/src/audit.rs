@@ -3,7 +3,8 @@
 //! makes the console call a URL the caller chose), refused ones included. Each event goes to
 //! the logs (tracing target `audit`) and, with `audit.file`, is appended to that file by a
 //! background thread, so a slow or full disk never holds a request up: when the writer falls
-//! behind, events for the file are dropped and counted. Bodies and credentials never go in.
+//! behind, events for the file are dropped and counted. Bodies and credentials never go in; a
+//! change on a production cluster carries the reason its caller gave.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
@@ -77,6 +78,10 @@ pub(crate) struct AuditEvent<'a> {
     /// What that call found (`success`, `no_data`, `error`); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) result: Option<&'a str>,
+    /// The caller's reason for a change on a production cluster (`X-Change-Reason`, checked:
+    /// one line of plain text, at most 500 characters); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reason: Option<&'a str>,
 }
 
 /// Where events go: the logs always, the file when configured.
@@ -126,6 +131,7 @@ impl AuditLog {
             request_id = event.request_id,
             url = event.url,
             result = event.result,
+            reason = event.reason,
             "audit"
         );
         let Some(file) = &self.file else {
@@ -241,6 +247,7 @@ mod tests {
             request_id: "r1",
             url: None,
             result: None,
+            reason: None,
         };
         let line = serde_json::to_string(&event).unwrap();
         assert!(!line.contains('\n'), "{line}");
@@ -261,6 +268,7 @@ mod tests {
         }
         assert_eq!(value["outcome"], "denied");
         assert!(value.get("url").is_none(), "only for calls to a URL");
+        assert!(value.get("reason").is_none(), "only for production changes");
     }
 
     #[test]

@@ -14,7 +14,7 @@ use service_kit::settings::{ObservabilitySettings, ServerSection};
 
 pub(crate) use access::compile_glob;
 pub use access::{AccessSettings, AuditSettings, ClusterAccess, DEFAULT_ROLE, Role, RoleRule};
-pub use cluster::{ClusterAuth, ClusterSettings, ClusterTimeouts, MetricsSource};
+pub use cluster::{ClusterAuth, ClusterSettings, ClusterTimeouts, Environment, MetricsSource};
 pub(crate) use cluster::{MetricsServerSettings, check_http_url};
 
 /// The default `server.port`.
@@ -117,6 +117,13 @@ impl Validate for Settings {
             problems,
         );
         self.internal_history.validate(problems);
+        problems.check(
+            !self.clusters.is_empty(),
+            "clusters",
+            "no cluster is configured: the console administers the clusters listed here; add at \
+             least one with its id, name and url (clusters: [{id: main, name: Main, url: \
+             'https://search.internal:9200'}], see examples/admin-console.yaml)",
+        );
         self.access.validate(problems);
         self.audit.validate(problems);
         for (index, cluster) in self.clusters.iter().enumerate() {

@@ -83,6 +83,13 @@ pub enum Error {
     /// The caller's role on the cluster is below what the call needs (the message names both).
     #[error("{0}")]
     Forbidden(String),
+    /// A state-changing call to a production cluster without a reason (`X-Change-Reason`).
+    #[error("{0}")]
+    ChangeReasonRequired(String),
+    /// An `X-Change-Reason` that cannot be recorded (control characters, too long…); the
+    /// message never repeats it.
+    #[error("{0}")]
+    InvalidChangeReason(String),
     /// The cluster refused a management call with a 4xx (an index that already exists, a
     /// missing one, a setting it does not accept): the same status, the cluster's reason.
     #[error("{message}")]
@@ -155,7 +162,10 @@ impl ResponseError for Error {
     fn status_code(&self) -> StatusCode {
         match self {
             Self::UnknownCluster(_) => StatusCode::NOT_FOUND,
-            Self::BadRequest(_) | Self::ForbiddenPath(_) => StatusCode::BAD_REQUEST,
+            Self::BadRequest(_) | Self::ForbiddenPath(_) | Self::InvalidChangeReason(_) => {
+                StatusCode::BAD_REQUEST
+            }
+            Self::ChangeReasonRequired(_) => StatusCode::PRECONDITION_REQUIRED,
             Self::Upstream { .. } | Self::NoMetricsData(_) => StatusCode::BAD_GATEWAY,
             Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             Self::CrossSiteRequest(_) | Self::Forbidden(_) => StatusCode::FORBIDDEN,
@@ -183,6 +193,8 @@ impl ApiError for Error {
             Self::NoMetricsData(_) => "no_metrics_data",
             Self::CrossSiteRequest(_) => "cross_site_request",
             Self::Forbidden(_) => "forbidden",
+            Self::ChangeReasonRequired(_) => "change_reason_required",
+            Self::InvalidChangeReason(_) => "invalid_change_reason",
             Self::RejectedByCluster { .. } => "rejected_by_cluster",
         }
     }

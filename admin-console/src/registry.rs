@@ -84,6 +84,10 @@ impl Cluster {
             id: self.settings.id.clone(),
             name: self.settings.name.clone(),
             metrics_source: self.settings.metrics_source.as_str(),
+            environment: self
+                .settings
+                .environment
+                .map(|environment| environment.as_str()),
             reachable: false,
             health: None,
             version: version.as_ref().and_then(|version| version.number.clone()),
@@ -113,6 +117,12 @@ pub struct ClusterSummary {
     pub name: String,
     #[cfg_attr(test, ts(type = "\"internal\" | \"external_metrics\""))]
     pub metrics_source: &'static str,
+    /// The configured `environment`; `production` asks for a reason before every change.
+    #[cfg_attr(
+        test,
+        ts(type = "\"production\" | \"staging\" | \"test\" | \"development\" | null")
+    )]
+    pub environment: Option<&'static str>,
     pub reachable: bool,
     pub health: Option<Health>,
     pub version: Option<String>,

@@ -168,6 +168,16 @@ pub fn minimal_config(port: u16) -> String {
     )
 }
 
+/// [`minimal_config`] plus what `service` cannot run without (admin-console: one cluster; it
+/// need not answer).
+pub fn minimal_config_for(service: &str, port: u16) -> String {
+    let mut yaml = minimal_config(port);
+    if service == "admin-console" {
+        yaml.push_str("clusters:\n  - {id: main, name: Main, url: 'http://127.0.0.1:9'}\n");
+    }
+    yaml
+}
+
 /// Expands to the command-line contract tests for one service binary.
 ///
 /// ```ignore
@@ -179,7 +189,11 @@ macro_rules! binary_contract_tests {
         mod binary_contract {
             use std::time::Duration;
 
-            use $crate::binary::{ServiceBinary, minimal_config};
+            use $crate::binary::{ServiceBinary, minimal_config_for};
+
+            fn minimal_config(port: u16) -> String {
+                minimal_config_for($name, port)
+            }
 
             fn binary() -> ServiceBinary {
                 ServiceBinary::new(env!(concat!("CARGO_BIN_EXE_", $name)), $name, $liveness)
@@ -244,13 +258,44 @@ macro_rules! binary_contract_tests {
                 for key in [
                     "server.port:",
                     "server.host: environment variable UNSET_HOST_VARIABLE is not set",
-                    "server.shutdown_timeout:",
+                    // A bad duration shows the forms accepted.
+                    "server.shutdown_timeout: invalid value: expected a duration: a number and a unit such as 500ms, 30s, 5m",
                     "observability.log_level: must be one of debug, info, warn, error",
                 ] {
                     assert!(stderr.contains(key), "missing {key:?} in:\n{stderr}");
                 }
                 assert!(!stderr.contains(secret), "the value leaked:\n{stderr}");
                 assert!(!stderr.contains("panicked"), "{stderr}");
+            }
+
+            #[test]
+            fn an_unknown_enum_value_names_the_accepted_ones_not_itself() {
+                // One enumerated key of each service.
+                let (section, key, message) = match $name {
+                    "admin-console" | "ingress-dash" => {
+                        ("access", "mode", "access.mode: must be open or trusted_headers")
+                    }
+                    "authproxy" => ("server", "mode", "server.mode: must be forward_auth or standalone"),
+                    other => panic!("no enumerated key named for {other}"),
+                };
+                let binary = binary();
+                let secret = "s3cr3t-enum-value";
+                let yaml = minimal_config(0).replacen(
+                    &format!("{section}:\n"),
+                    &format!("{section}:\n  {key}: {secret}\n"),
+                    1,
+                );
+                let yaml = if yaml.contains(&format!("  {key}: {secret}")) {
+                    yaml
+                } else {
+                    format!("{yaml}{section}:\n  {key}: {secret}\n")
+                };
+                let path = binary.config_file("enum.yaml", &yaml);
+                let output = binary.run(&["--config", path.to_str().unwrap(), "--validate-config"], &[]);
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                assert_eq!(output.status.code(), Some(1), "{stderr}");
+                assert!(stderr.contains(message), "missing {message:?} in:\n{stderr}");
+                assert!(!stderr.contains(secret), "the value leaked:\n{stderr}");
             }
 
             #[test]

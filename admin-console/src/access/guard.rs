@@ -15,9 +15,11 @@ use actix_web::web::{Bytes, BytesMut};
 use actix_web::{HttpMessage, HttpRequest, ResponseError};
 use futures_util::StreamExt;
 use service_kit::client_address::TrustedProxies;
+use service_kit::http::ApiError;
 use service_kit::identity::{Identity, IdentitySource};
 
 use super::action::{RelayCall, view_needs};
+use super::reason::change_reason;
 use super::sql::MAX_SQL_BODY;
 use super::{AccessPolicy, denial_message};
 use crate::audit::{AuditEvent, AuditLog, Outcome, rfc3339_now};
@@ -78,7 +80,8 @@ pub(crate) async fn authenticate<B: MessageBody>(
 
 /// The caller's role on the cluster against the role the call needs: 404 `unknown_cluster` for
 /// a cluster the caller may not see (role `none`), 403 `forbidden` naming both roles when it is
-/// too low; state-changing calls (those needing more than viewer) are audited, refused or not.
+/// too low; state-changing calls (those needing more than viewer) are audited, refused or not,
+/// and on a production cluster need a reason ([`change_reason`]; 428 `change_reason_required`).
 pub(crate) async fn authorize<B: MessageBody>(
     guard: Arc<AccessGuard>,
     guarded: Guarded,
@@ -160,7 +163,35 @@ pub(crate) async fn authorize<B: MessageBody>(
     if !audited {
         return Ok(next.call(request).await?.map_into_left_body());
     }
-    let call = Call::of(&guard, request.request(), &method);
+    let mut call = Call::of(&guard, request.request(), &method);
+    if guard.policy.is_production(&cluster) && changes_something(guarded, &method) {
+        match change_reason(request.headers(), &cluster) {
+            Ok(reason) => call.reason = Some(reason),
+            Err(error) => {
+                // The header's value is never logged: it may be what the check refused.
+                tracing::warn!(
+                    user = identity.user.as_deref(),
+                    cluster,
+                    method = %method,
+                    path = request.path(),
+                    code = error.code(),
+                    "a change to a production cluster was refused: no acceptable reason"
+                );
+                let status = error.status_code().as_u16();
+                call.record(
+                    &guard,
+                    &identity,
+                    Some(&cluster),
+                    role,
+                    status,
+                    Outcome::Denied,
+                    started,
+                );
+                let response = error.error_response();
+                return Ok(request.into_response(response).map_into_right_body());
+            }
+        }
+    }
     let answer = next.call(request).await;
     let status = match &answer {
         Ok(response) => response.status().as_u16(),
@@ -177,6 +208,16 @@ pub(crate) async fn authorize<B: MessageBody>(
         started,
     );
     Ok(answer?.map_into_left_body())
+}
+
+/// Whether an audited call needs a reason on a production cluster: every audited management
+/// call (the views' reads are never audited), and relayed calls other than reads (`GET`,
+/// `HEAD`, `OPTIONS`; a `GET` outside the viewer set, such as reading users, changes nothing).
+fn changes_something(guarded: Guarded, method: &Method) -> bool {
+    match guarded {
+        Guarded::Views => true,
+        Guarded::Relay => !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS),
+    }
 }
 
 /// The role a relayed call made with `method` (the effective one) needs; an SQL call's body is
@@ -247,6 +288,8 @@ pub(crate) struct Call {
     pub(crate) url: Option<String>,
     /// What that call found.
     pub(crate) result: Option<&'static str>,
+    /// The checked reason of a change to a production cluster.
+    pub(crate) reason: Option<String>,
 }
 
 impl Call {
@@ -264,6 +307,7 @@ impl Call {
             request_id: request_id(guard, request),
             url: None,
             result: None,
+            reason: None,
         }
     }
 
@@ -293,6 +337,7 @@ impl Call {
             request_id: &self.request_id,
             url: self.url.as_deref(),
             result: self.result,
+            reason: self.reason.as_deref(),
         });
     }
 }

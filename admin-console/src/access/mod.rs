@@ -7,6 +7,7 @@
 
 pub(crate) mod action;
 pub(crate) mod guard;
+pub(crate) mod reason;
 mod sql;
 pub(crate) mod viewer;
 
@@ -49,6 +50,8 @@ impl RoleMap {
 #[derive(Debug, Clone)]
 struct ClusterRules {
     read_only: bool,
+    /// `environment: production`: state-changing calls need a reason.
+    production: bool,
     /// The cluster's own mapping, else the global one.
     roles: Option<RoleMap>,
 }
@@ -77,6 +80,7 @@ impl AccessPolicy {
                     cluster.id.clone(),
                     ClusterRules {
                         read_only: cluster.read_only,
+                        production: cluster.is_production(),
                         roles,
                     },
                 )
@@ -95,6 +99,13 @@ impl AccessPolicy {
 
     pub(crate) fn knows(&self, cluster: &str) -> bool {
         self.clusters.contains_key(cluster)
+    }
+
+    /// Whether `cluster` is configured with `environment: production`.
+    pub(crate) fn is_production(&self, cluster: &str) -> bool {
+        self.clusters
+            .get(cluster)
+            .is_some_and(|rules| rules.production)
     }
 
     /// The caller's role on `cluster`. `open`: admin (viewer on a read-only cluster).

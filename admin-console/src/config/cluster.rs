@@ -32,6 +32,28 @@ impl MetricsSource {
     }
 }
 
+/// What a cluster is for; only `production` changes what the console does (a typed reason
+/// before every state-changing call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Environment {
+    Production,
+    Staging,
+    Test,
+    Development,
+}
+
+impl Environment {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Production => "production",
+            Self::Staging => "staging",
+            Self::Test => "test",
+            Self::Development => "development",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterSettings {
@@ -61,6 +83,10 @@ pub struct ClusterSettings {
     /// Everyone is at most viewer on this cluster (open mode included).
     #[serde(default)]
     pub read_only: bool,
+    /// `production`: every state-changing call needs a typed reason (`X-Change-Reason`).
+    /// Unset: not production.
+    #[serde(default)]
+    pub environment: Option<Environment>,
     /// This cluster's own role mapping, replacing `access.roles` (and `access.default_role`
     /// when it sets one).
     #[serde(default)]
@@ -117,6 +143,10 @@ pub(crate) struct MetricsServerSettings {
 }
 
 impl ClusterSettings {
+    pub(crate) fn is_production(&self) -> bool {
+        self.environment == Some(Environment::Production)
+    }
+
     pub(crate) fn metrics_server(&self) -> Option<MetricsServerSettings> {
         let url = Url::parse(self.metrics_server_url.as_deref()?).ok()?;
         Some(MetricsServerSettings {

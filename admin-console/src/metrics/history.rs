@@ -30,6 +30,11 @@ pub struct History {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     pub reason: Option<String>,
+    /// `internal` only: since when the console has history of the cluster (Unix seconds; when
+    /// it started sampling, or the oldest sample kept once older ones were dropped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub collecting_since: Option<i64>,
 }
 
 impl History {
@@ -49,7 +54,13 @@ impl History {
             step,
             points,
             reason,
+            collecting_since: None,
         }
+    }
+
+    pub fn collecting_since(mut self, since: i64) -> Self {
+        self.collecting_since = Some(since);
+        self
     }
 }
 
@@ -69,6 +80,10 @@ pub fn step_for(range: TimeRange, min_step: i64) -> i64 {
 pub struct HistoryStore {
     capacity: usize,
     samples: Mutex<VecDeque<Measurement>>,
+    /// When the store was made (the sampler starts with it), Unix seconds.
+    created: i64,
+    /// Whether a sample was dropped for want of room.
+    dropped: std::sync::atomic::AtomicBool,
 }
 
 impl HistoryStore {
@@ -76,6 +91,8 @@ impl HistoryStore {
         Self {
             capacity: capacity.max(1),
             samples: Mutex::new(VecDeque::new()),
+            created: super::time_range::now(),
+            dropped: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -83,8 +100,22 @@ impl HistoryStore {
         let mut samples = self.samples.lock().unwrap_or_else(|p| p.into_inner());
         if samples.len() == self.capacity {
             samples.pop_front();
+            self.dropped
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         }
         samples.push_back(sample);
+    }
+
+    /// Since when there is history: the store's creation, or an older sample recorded (a
+    /// backfill), or, once samples were dropped, the oldest one kept.
+    pub fn collecting_since(&self) -> i64 {
+        let samples = self.samples.lock().unwrap_or_else(|p| p.into_inner());
+        let oldest = samples.front().map(|sample| sample.timestamp);
+        if self.dropped.load(std::sync::atomic::Ordering::Relaxed) {
+            oldest.unwrap_or(self.created)
+        } else {
+            oldest.map_or(self.created, |oldest| oldest.min(self.created))
+        }
     }
 
     #[cfg(test)]
@@ -141,6 +172,31 @@ mod tests {
                 15
             ),
             15
+        );
+    }
+
+    #[test]
+    fn the_store_says_since_when_it_collects() {
+        let store = HistoryStore::new(2);
+        let created = store.created;
+        assert_eq!(
+            store.collecting_since(),
+            created,
+            "nothing yet: since it started"
+        );
+        store.record(Measurement::empty(created + 5));
+        assert_eq!(store.collecting_since(), created);
+        store.record(Measurement::empty(created - 600));
+        assert_eq!(
+            store.collecting_since(),
+            created,
+            "oldest first, as recorded"
+        );
+        store.record(Measurement::empty(created + 10));
+        assert_eq!(
+            store.collecting_since(),
+            created - 600,
+            "the oldest kept once full"
         );
     }
 

@@ -142,9 +142,10 @@ impl Metrics {
                 let reason = points.is_empty().then(|| {
                     "The console has not sampled this cluster in this range (it samples while it runs, and keeps a bounded history in memory).".to_owned()
                 });
-                Ok(History::new(
-                    cluster_id, "internal", range, step, points, reason,
-                ))
+                Ok(
+                    History::new(cluster_id, "internal", range, step, points, reason)
+                        .collecting_since(internal.history().collecting_since()),
+                )
             }
         }
     }

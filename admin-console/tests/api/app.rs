@@ -54,8 +54,21 @@ pub async fn spawn_app(overrides_yaml: &str) -> TestApp {
     spawn_app_with(&yaml).await
 }
 
-/// Starts the application with exactly `yaml` (which must set `server.port: 0`).
+/// A cluster for the tests about something else (liveness, the web app, the metrics server
+/// validation): the console refuses a configuration without clusters. Nothing listens there.
+const PLACEHOLDER_CLUSTER: &str =
+    "clusters:\n  - {id: placeholder, name: Placeholder, url: 'http://127.0.0.1:9'}\n";
+
+/// Starts the application with exactly `yaml` (which must set `server.port: 0`), plus
+/// [`PLACEHOLDER_CLUSTER`] when it lists none.
 pub async fn spawn_app_with(yaml: &str) -> TestApp {
+    let has_clusters = yaml.lines().any(|line| line.starts_with("clusters:"));
+    let yaml = if has_clusters {
+        yaml.to_owned()
+    } else {
+        format!("{yaml}{PLACEHOLDER_CLUSTER}")
+    };
+    let yaml = yaml.as_str();
     let mut settings: Settings = ConfigLoader::new("TEST_UNUSED_PREFIX")
         .with_env(Default::default())
         .load_str(yaml)

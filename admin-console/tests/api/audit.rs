@@ -297,7 +297,8 @@ clusters:
 
 #[test]
 fn trusted_headers_without_trusted_proxies_is_a_warning() {
-    let settings = load("access:\n  mode: trusted_headers\n").unwrap();
+    const ONE_CLUSTER: &str = "clusters:\n  - {id: a, name: A, url: 'http://127.0.0.1:9200'}\n";
+    let settings = load(&format!("access:\n  mode: trusted_headers\n{ONE_CLUSTER}")).unwrap();
     assert_eq!(
         settings.access.default_role(),
         admin_console::config::Role::Viewer
@@ -311,7 +312,10 @@ fn trusted_headers_without_trusted_proxies_is_a_warning() {
             .any(|w| w.starts_with("server.trusted_proxies") && w.contains("401")),
         "{warnings:?}"
     );
-    let open = load("access:\n  roles: [{group: ops, role: admin}]\n").unwrap();
+    let open = load(&format!(
+        "access:\n  roles: [{{group: ops, role: admin}}]\n{ONE_CLUSTER}"
+    ))
+    .unwrap();
     let mut warnings = ConfigProblems::new();
     open.warnings(&mut warnings);
     assert!(

@@ -115,3 +115,46 @@ fn unknown_keys_are_refused_and_missing_secrets_do_not_leak() {
         "{problems:?}"
     );
 }
+
+#[test]
+fn a_configuration_without_clusters_is_refused_with_what_to_add() {
+    for yaml in ["", "server:\n  port: 8080\n", "clusters: []\n"] {
+        let problems = load(yaml, &[]).unwrap_err();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].starts_with("clusters: no cluster is configured"),
+            "{problems:?}"
+        );
+        assert!(problems[0].contains("id, name and url"), "{problems:?}");
+    }
+}
+
+#[test]
+fn unknown_enum_values_name_the_accepted_ones_and_durations_their_forms() {
+    let secret = "hunter2-value";
+    let yaml = format!(
+        "access:\n  mode: {secret}\n  roles: [{{group: ops, role: {secret}}}]\ninternal_history:\n  sample_interval: {secret}\nclusters:\n  - id: a\n    name: A\n    url: http://127.0.0.1:9200\n    metrics_source: {secret}\n    environment: {secret}\n    timeouts: {{relay: 5 parsecs}}\n"
+    );
+    let problems = load(&yaml, &[]).unwrap_err();
+    let text = problems.join("\n");
+    for expected in [
+        "access.mode: must be open or trusted_headers",
+        "access.roles[0].role: must be one of none, viewer, operator, or admin",
+        "clusters[0].environment: must be one of production, staging, test, or development",
+        "clusters[0].metrics_source: must be one of internal, external_metrics, or prometheus",
+        "clusters[0].timeouts.relay: invalid value: expected a duration: a number and a unit such as 500ms, 30s, 5m",
+        "internal_history.sample_interval: invalid value: expected a duration",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+    assert_eq!(problems.len(), 6, "{text}");
+    assert!(!text.contains(secret), "the value leaked:\n{text}");
+    assert!(!text.contains("parsecs"), "the value leaked:\n{text}");
+    // The same through an environment override.
+    let problems = load(
+        "clusters:\n  - {id: a, name: A, url: 'http://127.0.0.1:9200'}\n",
+        &[("ADMIN_CONSOLE_ACCESS__MODE", secret)],
+    )
+    .unwrap_err();
+    assert_eq!(problems, ["access.mode: must be open or trusted_headers"]);
+}

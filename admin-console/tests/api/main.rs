@@ -15,6 +15,7 @@ mod listeners;
 mod metrics_external;
 mod metrics_internal;
 mod node_detail;
+mod production;
 mod real_clusters;
 mod real_prometheus;
 mod real_shards;

@@ -160,7 +160,7 @@ clusters:
     metrics_server_job_name: elasticsearch
     metrics_server_labels:
       cluster: not-scraped
-${extraClusters}`,
+${extraClusters.replaceAll("$CLUSTER_URL", osmemUrl)}`,
   );
   const stderr = [];
   // The binary reads ADMIN_CONSOLE_* variables as configuration overrides, so the harness's
@@ -191,7 +191,7 @@ ${extraClusters}`,
 }
 
 /**
- * `options`: `extraClusters` (YAML list entries), `extraServer` (keys under `server:`, indented),
+ * `options`: `extraClusters` (YAML list entries; `$CLUSTER_URL` stands for the clusters' URL), `extraServer` (keys under `server:`, indented),
  * `extraConfig` (top-level sections such as `access:`), `headers` (sent by the browser with
  * every request, e.g. the identity headers a sign-in proxy would add).
  */

@@ -14,6 +14,7 @@ import { SignedIn } from "./components/SignedIn";
 import { api } from "./api/client";
 import { useAsync } from "./lib/useAsync";
 import { WhoAmIProvider } from "./lib/whoami";
+import { ReasonPromptHost } from "./components/ChangeReason";
 
 // CodeMirror loads with the console, on first use.
 const ConsoleHost = lazy(() => import("./console/ConsoleHost").then((m) => ({ default: m.ConsoleHost })));
@@ -111,6 +112,7 @@ export function App() {
           </Suspense>
         )}
       </div>
+      <ReasonPromptHost />
     </div>
     </WhoAmIProvider>
   );

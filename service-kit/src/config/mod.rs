@@ -20,7 +20,7 @@ pub use expand::{ProcessEnv, VariableSource, expand_str};
 pub use limits::{MAX_EXPANDED_NODES, MAX_FILE_BYTES};
 pub use problems::{ConfigProblem, ConfigProblems};
 
-use problems::problem_from_config_error;
+use problems::{NOT_A_VARIANT, one_of, problem_from_config_error, variants_of_serde_message};
 
 /// Semantic checks that serde cannot express: ranges, URLs, cross-field rules.
 /// Implementations push every problem they find instead of stopping at the first.
@@ -135,7 +135,12 @@ impl ConfigLoader {
                 }
                 Err(error) => error,
             };
-            let problem = problem_from_config_error(&error);
+            let mut problem = problem_from_config_error(&error);
+            if problem.message == NOT_A_VARIANT
+                && let Some(accepted) = self.accepted_values::<T>(&tree, &overrides, &problem.key)
+            {
+                problem.message = one_of(&accepted);
+            }
             let required = problem.message == REQUIRED;
             let original_key = shifts.original(&problem.key);
             if !(required && taken_out.contains(&original_key)) {
@@ -251,6 +256,35 @@ impl ConfigLoader {
             !(path == key || (is_config_path(&path) && is_below(&path, &key)))
         });
         overrides.len() < before
+    }
+
+    /// The names the enum at `key` accepts, when `config` refused its value: `config` names
+    /// neither them nor (safely) the value, so the same settings are read again through serde's
+    /// own enum handling, which lists them. Problems serde meets first elsewhere (`config`
+    /// reads tables in another order) are taken out, as the loader does; `None` when that does
+    /// not lead to `key`.
+    fn accepted_values<T: DeserializeOwned>(
+        &self,
+        tree: &Map<String, Value>,
+        overrides: &Map<String, String>,
+        key: &str,
+    ) -> Option<Vec<String>> {
+        const MAX_ROUNDS: usize = 16;
+        let mut plain: serde_json::Value = self.deserialize(tree, overrides).ok()?;
+        for _ in 0..MAX_ROUNDS {
+            let error = serde_path_to_error::deserialize::<_, T>(plain.clone()).err()?;
+            let message = error.inner().to_string();
+            if error.path().to_string() == key {
+                return message
+                    .starts_with("unknown variant ")
+                    .then(|| variants_of_serde_message(&message))
+                    .flatten();
+            }
+            if !remove_json(&mut plain, error.path()) {
+                return None;
+            }
+        }
+        None
     }
 
     fn deserialize<T: DeserializeOwned>(
@@ -390,6 +424,36 @@ fn remove_path(tree: &mut Map<String, Value>, path: &str, shifts: &mut IndexShif
         shifts.0.push((array.to_owned(), index));
     }
     removed
+}
+
+/// Removes what `path` names from `value`; false when it names nothing there (a missing
+/// field, the root).
+fn remove_json(value: &mut serde_json::Value, path: &serde_path_to_error::Path) -> bool {
+    use serde_path_to_error::Segment;
+    let segments: Vec<&Segment> = path.iter().collect();
+    let Some((last, parents)) = segments.split_last() else {
+        return false;
+    };
+    let mut current = value;
+    for segment in parents {
+        let next = match (segment, current) {
+            (Segment::Map { key }, serde_json::Value::Object(map)) => map.get_mut(key),
+            (Segment::Seq { index }, serde_json::Value::Array(items)) => items.get_mut(*index),
+            _ => None,
+        };
+        let Some(next) = next else {
+            return false;
+        };
+        current = next;
+    }
+    match (last, current) {
+        (Segment::Map { key }, serde_json::Value::Object(map)) => map.remove(key).is_some(),
+        (Segment::Seq { index }, serde_json::Value::Array(items)) if *index < items.len() => {
+            items.remove(*index);
+            true
+        }
+        _ => false,
+    }
 }
 
 /// `config` reads `path` as a path (`a.b[0].c`: names of ASCII letters, digits, `_` and `-`,

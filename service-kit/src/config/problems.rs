@@ -110,7 +110,7 @@ pub(crate) fn problem_from_config_error(error: &config::ConfigError) -> ConfigPr
             let message = if is_number(&found) && is_number(expected) {
                 format!("is out of range for {expected}")
             } else {
-                format!("expected {expected}, found {found}")
+                format!("expected {}, found {found}", explain_expected(expected))
             };
             ConfigProblem {
                 key: normalize_key(key.as_deref().unwrap_or_default()),
@@ -156,6 +156,51 @@ pub(crate) fn problem_from_config_error(error: &config::ConfigError) -> ConfigPr
             key: String::new(),
             message: redact_serde_message(&other.to_string()),
         }),
+    }
+}
+
+/// The message of a value that is not one of an enumeration's names, until the loader finds
+/// which names the key accepts (`config` writes `enum Mode does not have variant constructor
+/// <value>`, with the value and without the names).
+pub(crate) const NOT_A_VARIANT: &str = "is not one of the values this key accepts";
+
+/// `config`'s message for a value that names no variant of an enum.
+fn is_unknown_variant(message: &str) -> bool {
+    message.starts_with("enum ") && message.contains(" does not have variant constructor ")
+}
+
+/// The message of a value `accepted` lists the names for.
+pub(crate) fn one_of(accepted: &[String]) -> String {
+    match accepted {
+        [] => NOT_A_VARIANT.to_owned(),
+        [only] => format!("must be {only}"),
+        [first, second] => format!("must be {first} or {second}"),
+        [first @ .., last] => format!("must be one of {}, or {last}", first.join(", ")),
+    }
+}
+
+/// The names serde's "unknown variant" message lists after `expected` (`` `a` ``, `` `a` or
+/// `b` ``, `` one of `a`, `b`, `c` ``).
+pub(crate) fn variants_of_serde_message(message: &str) -> Option<Vec<String>> {
+    // The value comes first and may hold anything; the names hold no `, expected `.
+    let (_, expected) = message.rsplit_once(", expected ")?;
+    let names: Vec<String> = expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect();
+    (!names.is_empty()).then_some(names)
+}
+
+/// The forms accepted where serde's `expected` names a kind users cannot guess.
+fn explain_expected(expected: &str) -> String {
+    if expected == "a duration" {
+        "a duration: a number and a unit such as 500ms, 30s, 5m, 2h or 7d (units: ms, s, m, h, \
+         d, w; combine them as in 1h30m; no sign)"
+            .to_owned()
+    } else {
+        expected.to_owned()
     }
 }
 
@@ -218,10 +263,14 @@ pub(crate) fn redact_serde_message(message: &str) -> String {
         {
             let what = prefix.trim_end_matches([' ', ':']);
             return format!(
-                "{what}: expected {expected}, found {}",
+                "{what}: expected {}, found {}",
+                explain_expected(expected),
                 kind_without_value(unexpected)
             );
         }
+    }
+    if is_unknown_variant(message) {
+        return NOT_A_VARIANT.to_owned();
     }
     message.to_owned()
 }
@@ -233,8 +282,8 @@ mod tests {
     #[test]
     fn serde_values_are_redacted() {
         assert_eq!(
-            redact_serde_message("invalid value: string \"hunter2\", expected a duration"),
-            "invalid value: expected a duration, found a string"
+            redact_serde_message("invalid value: string \"hunter2\", expected a socket address"),
+            "invalid value: expected a socket address, found a string"
         );
         assert_eq!(
             redact_serde_message("invalid value: integer `70000`, expected u16"),
@@ -243,6 +292,48 @@ mod tests {
         assert_eq!(
             redact_serde_message("unknown field `prot`, expected `port`"),
             "unknown field `prot`, expected `port`"
+        );
+    }
+
+    #[test]
+    fn durations_show_the_accepted_forms() {
+        let message =
+            redact_serde_message("invalid value: string \"5 parsecs\", expected a duration");
+        assert!(
+            message.starts_with("invalid value: expected a duration: "),
+            "{message}"
+        );
+        assert!(message.contains("30s, 5m"), "{message}");
+        assert!(message.ends_with("found a string"), "{message}");
+        assert!(!message.contains("parsecs"), "{message}");
+    }
+
+    #[test]
+    fn unknown_variants_never_repeat_the_value() {
+        assert_eq!(
+            redact_serde_message("enum Mode does not have variant constructor hunter2"),
+            NOT_A_VARIANT
+        );
+        assert_eq!(
+            variants_of_serde_message(
+                "unknown variant `hunter2`, expected one of `open`, `trusted_headers`"
+            )
+            .unwrap(),
+            ["open", "trusted_headers"]
+        );
+        assert_eq!(
+            variants_of_serde_message("unknown variant `x`, expected `a` or `b`").unwrap(),
+            ["a", "b"]
+        );
+        assert_eq!(
+            one_of(&["a".to_owned(), "b".to_owned(), "c".to_owned()]),
+            "must be one of a, b, or c"
+        );
+        assert_eq!(one_of(&["a".to_owned()]), "must be a");
+        assert_eq!(one_of(&["a".to_owned(), "b".to_owned()]), "must be a or b");
+        assert_eq!(
+            variants_of_serde_message("unknown variant `, expected `evil``, expected `a`").unwrap(),
+            ["a"]
         );
     }
 

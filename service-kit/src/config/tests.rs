@@ -114,10 +114,90 @@ fn every_problem_is_reported_once_with_its_key() {
             "secret: environment variable MISSING is not set (write ${MISSING:-default} to allow a default)",
             "server.colour: is not a known key (expected `port` or `timeout`)",
             "server.port: is out of range for an unsigned 16 bit integer",
-            "server.timeout: invalid value: expected a duration, found a string",
+            "server.timeout: invalid value: expected a duration: a number and a unit such as \
+             500ms, 30s, 5m, 2h or 7d (units: ms, s, m, h, d, w; combine them as in 1h30m; no \
+             sign), found a string",
         ],
         "{problems:#?}"
     );
+}
+
+/// Settings with enums, where `config`'s own message names neither the accepted values nor
+/// (safely) the value given.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct Modes {
+    mode: Mode,
+    targets: Vec<Target>,
+}
+
+impl Default for Modes {
+    fn default() -> Self {
+        Self {
+            mode: Mode::Open,
+            targets: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Mode {
+    Open,
+    TrustedHeaders,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Target {
+    #[allow(dead_code)]
+    name: String,
+    #[allow(dead_code)]
+    kind: Kind,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Kind {
+    Production,
+    Staging,
+    Development,
+}
+
+impl Validate for Modes {
+    fn validate(&self, _problems: &mut ConfigProblems) {}
+}
+
+#[test]
+fn unknown_enum_values_name_the_accepted_ones_never_the_value() {
+    let secret = "hunter2-secret";
+    let yaml = format!(
+        "targets:\n  - {{name: a, kind: staging}}\n  - {{name: b, kind: {secret}}}\n  - {{name: c, kind: ''}}\nmode: {secret}\n"
+    );
+    let problems: Vec<String> = loader(&[])
+        .load_str::<Modes>(&yaml)
+        .expect_err("refused")
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        problems,
+        vec![
+            "mode: must be open or trusted_headers",
+            "targets[1].kind: must be one of production, staging, or development",
+            "targets[2].kind: must be one of production, staging, or development",
+        ],
+        "{problems:#?}"
+    );
+    // An environment override is read the same way.
+    let overridden = loader(&[("SAMPLE_MODE", secret)])
+        .load_str::<Modes>("mode: open\n")
+        .expect_err("refused")
+        .to_string();
+    assert_eq!(overridden, "mode: must be open or trusted_headers");
+    // A valid value still loads.
+    let modes: Modes = loader(&[]).load_str("mode: trusted_headers\n").unwrap();
+    assert_eq!(modes.mode, Mode::TrustedHeaders);
 }
 
 #[test]

@@ -14,6 +14,7 @@ import type {
   Overview,
   WhoAmI,
 } from "./wire";
+import { askReason, pendingReasonHeaders, reasonHeaders } from "../lib/changeReason";
 
 /** An API error with the common body's code and message. */
 export class ApiError extends Error {
@@ -45,16 +46,18 @@ export function isErrorBody(body: unknown): body is ErrorBody {
 /** A call to the console's API: JSON in and out, the common error body as an [`ApiError`]. The
  * management features' clients (`api/<feature>.ts`) build on it. */
 export async function request<T>(path: string, init?: RequestInit, signal?: AbortSignal): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(path, {
-      ...init,
-      signal,
-      headers: { Accept: "application/json", ...init?.headers, ...CONSOLE_HEADERS },
-    });
-  } catch (e) {
-    if ((e as Error).name === "AbortError") throw e;
-    throw new ApiError(0, "network_error", "The admin console did not answer; check that it is running.");
+  const reason = pendingReasonHeaders(init?.method);
+  let response = await send(path, init, signal, reason);
+  // A change to a production cluster that no dialog asked a reason for: ask, then send it again.
+  if (response.status === 428 && Object.keys(reason).length === 0) {
+    const body = await response
+      .clone()
+      .json()
+      .catch(() => null);
+    if (isErrorBody(body) && body.error.code === "change_reason_required") {
+      const given = await askReason(body.error.message);
+      if (given !== null) response = await send(path, init, signal, reasonHeaders(given));
+    }
   }
   const text = await response.text();
   let body: unknown = null;
@@ -74,6 +77,19 @@ export async function request<T>(path: string, init?: RequestInit, signal?: Abor
   }
   if (body === null) throw new ApiError(response.status, "bad_response", "The admin console sent no JSON.");
   return body as T;
+}
+
+async function send(path: string, init: RequestInit | undefined, signal: AbortSignal | undefined, extra: Record<string, string>): Promise<Response> {
+  try {
+    return await fetch(path, {
+      ...init,
+      signal,
+      headers: { Accept: "application/json", ...init?.headers, ...extra, ...CONSOLE_HEADERS },
+    });
+  } catch (e) {
+    if ((e as Error).name === "AbortError") throw e;
+    throw new ApiError(0, "network_error", "The admin console did not answer; check that it is running.");
+  }
 }
 
 /** A relayed cluster's own error (`{"error": {"type", "reason"}}`, Elasticsearch and OpenSearch). */

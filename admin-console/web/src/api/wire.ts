@@ -15,7 +15,11 @@ message: string, };
 
 export type Health = "green" | "yellow" | "red";
 
-export type ClusterSummary = { id: string, name: string, metricsSource: "internal" | "external_metrics", reachable: boolean, health: Health | null, version: string | null, distribution: "elasticsearch" | "opensearch" | null, error: string | null, };
+export type ClusterSummary = { id: string, name: string, metricsSource: "internal" | "external_metrics", 
+/**
+ * The configured `environment`; `production` asks for a reason before every change.
+ */
+environment: "production" | "staging" | "test" | "development" | null, reachable: boolean, health: Health | null, version: string | null, distribution: "elasticsearch" | "opensearch" | null, error: string | null, };
 
 export type ClusterList = { clusters: Array<ClusterSummary>, };
 
@@ -51,7 +55,12 @@ export type MetricsHistory = { clusterId: string, source: "internal" | "external
 /**
  * Why `points` is empty.
  */
-reason?: string, };
+reason?: string, 
+/**
+ * `internal` only: since when the console has history of the cluster (Unix seconds; when
+ * it started sampling, or the oldest sample kept once older ones were dropped).
+ */
+collectingSince?: number, };
 
 export type ValidationRequest = { url: string, job_name: string | null, labels: { [key in string]: string }, };
 

@@ -1,4 +1,6 @@
-// A uPlot line chart over Unix-second timestamps (uPlot shows them in local time).
+// A uPlot line chart over Unix-second timestamps (uPlot shows them in local time). The x axis
+// is the requested range, whatever the data covers: uPlot's own range from the data stretches
+// one sample over years, and a few samples over a fraction of the range the user asked for.
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
@@ -12,6 +14,9 @@ export interface Series {
 }
 
 interface Props {
+  /** The requested range, Unix seconds: the x axis spans exactly this. */
+  start: number;
+  end: number;
   timestamps: number[];
   series: Series[];
   theme: Theme;
@@ -38,7 +43,14 @@ function latest(values: (number | null)[]): number | null {
   return null;
 }
 
-export function TimeSeriesChart({ timestamps, series, theme, height = 220, unit }: Props) {
+/** The x scale: time, over exactly `[start, end]` (an empty or inverted range gets a minute). */
+export function xScale(start: number, end: number): uPlot.Scale {
+  const to = end > start ? end : start + 60;
+  // Auto-ranged (uPlot asks the range function on every data change), the answer ignoring the data.
+  return { time: true, min: start, max: to, range: (): uPlot.Range.MinMax => [start, to] };
+}
+
+export function TimeSeriesChart({ start, end, timestamps, series, theme, height = 220, unit }: Props) {
   const host = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -57,7 +69,7 @@ export function TimeSeriesChart({ timestamps, series, theme, height = 220, unit 
       legend: { live: true },
       // Counts and percents start at zero, so a change of one node does not look like a cliff.
       scales: {
-        x: { time: true },
+        x: xScale(start, end),
         y: { range: (_u, _min, max) => [0, unit === "%" ? 100 : niceMax(max)] },
       },
       axes: [
@@ -94,7 +106,7 @@ export function TimeSeriesChart({ timestamps, series, theme, height = 220, unit 
       observer.disconnect();
       plot.destroy();
     };
-  }, [timestamps, series, theme, height, unit]);
+  }, [start, end, timestamps, series, theme, height, unit]);
 
   return <div className="ts-chart" ref={host} />;
 }

@@ -50,3 +50,29 @@ describe("the JSON editor", () => {
     expect(screen.getByTestId("f").getAttribute("aria-invalid")).toBe("false");
   });
 });
+
+describe("the confirmation dialog on a production cluster", () => {
+  it("asks for a reason and runs the action with it", async () => {
+    const { ProductionContext, pendingReasonHeaders } = await import("../lib/changeReason");
+    const seen: Record<string, string>[] = [];
+    const onConfirm = vi.fn(async () => {
+      seen.push(pendingReasonHeaders("POST"));
+    });
+    render(
+      <ProductionContext.Provider value={true}>
+        <ConfirmDialog title="Close logs?" confirmLabel="Close" onConfirm={onConfirm} onCancel={() => {}} />
+      </ProductionContext.Provider>,
+    );
+    const button = screen.getByTestId("confirm-button") as HTMLButtonElement;
+    const reason = screen.getByTestId("change-reason");
+    expect(document.activeElement).toBe(reason);
+    expect(button.disabled).toBe(true);
+    fireEvent.change(reason, { target: { value: "   " } });
+    expect(screen.getByTestId("change-reason-hint").textContent).toMatch(/Say why/);
+    fireEvent.change(reason, { target: { value: " INC-3 reindex done " } });
+    expect(button.disabled).toBe(false);
+    fireEvent.click(button);
+    await vi.waitFor(() => expect(onConfirm).toHaveBeenCalledTimes(1));
+    expect(seen).toEqual([{ "X-Change-Reason": "INC-3%20reindex%20done" }]);
+  });
+});

@@ -1,8 +1,11 @@
 // A confirmation dialog for destructive actions, reusable by any view: it names what will
 // happen, and when `typed` is given the confirm button stays disabled until the user has typed
 // that exact text (an index name, "delete 3 indices", a snapshot name). Escape or Cancel closes
-// it; the busy state and the error of the confirmed call are shown inside.
+// it; the busy state and the error of the confirmed call are shown inside. On a production
+// cluster (lib/changeReason.ts) it also asks why, and the action's changes carry that reason.
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { reasonProblem, runWithReason, useProduction } from "../lib/changeReason";
+import { ReasonField } from "./ChangeReason";
 import "../styles/dialog.css";
 
 export interface ConfirmDialogProps {
@@ -27,11 +30,16 @@ export function ConfirmDialog({ title, children, typed, confirmLabel, danger, on
   const inputRef = useRef<HTMLInputElement>(null);
   const confirmRef = useRef<HTMLButtonElement>(null);
   const titleId = useId();
+  const production = useProduction();
+  const [reason, setReason] = useState("");
+  const [reasonTouched, setReasonTouched] = useState(false);
+  const reasonOk = !production || reasonProblem(reason) === null;
   const matches = typed === undefined || text === typed;
 
   useEffect(() => {
-    (typed !== undefined ? inputRef.current : confirmRef.current)?.focus();
-  }, [typed]);
+    // The reason field takes the focus itself (autoFocus) when there is no text to type.
+    (typed !== undefined ? inputRef.current : production ? null : confirmRef.current)?.focus();
+  }, [typed, production]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -42,11 +50,12 @@ export function ConfirmDialog({ title, children, typed, confirmLabel, danger, on
   }, [busy, onCancel]);
 
   const confirm = async () => {
-    if (!matches || busy) return;
+    setReasonTouched(true);
+    if (!matches || !reasonOk || busy) return;
     setBusy(true);
     setError(null);
     try {
-      await onConfirm();
+      await runWithReason(production ? reason.trim() : null, onConfirm);
     } catch (e) {
       setError((e as Error).message);
     } finally {
@@ -77,6 +86,15 @@ export function ConfirmDialog({ title, children, typed, confirmLabel, danger, on
             />
           </label>
         )}
+        {production && (
+          <ReasonField
+            value={reason}
+            onChange={(value) => (setReason(value), setReasonTouched(true))}
+            touched={reasonTouched}
+            onEnter={() => void confirm()}
+            autoFocus={typed === undefined}
+          />
+        )}
         {error && (
           <div className="banner banner-error dialog-error" role="alert" data-testid="confirm-error">
             {error}
@@ -90,7 +108,7 @@ export function ConfirmDialog({ title, children, typed, confirmLabel, danger, on
             ref={confirmRef}
             type="button"
             className={`btn ${danger ? "btn-danger" : "btn-primary"}`}
-            disabled={!matches || busy}
+            disabled={!matches || !reasonOk || busy}
             onClick={() => void confirm()}
             data-testid="confirm-button"
           >

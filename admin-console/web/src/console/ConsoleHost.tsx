@@ -4,6 +4,8 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { clampDrawerWidth, type ConsoleMode, type Prefs } from "../lib/prefs";
 import type { HistoryStore } from "./history";
 import { ConsolePanel } from "./ConsolePanel";
+import { ProductionBadge } from "../components/ChangeReason";
+import { useIsProduction } from "../lib/changeReason";
 import { AttachIcon, CloseIcon, DetachIcon, TerminalIcon } from "../components/icons";
 
 interface Props {
@@ -15,6 +17,7 @@ interface Props {
 }
 
 export function ConsoleHost({ clusterId, clusterName, prefs, store, onClose }: Props) {
+  const production = useIsProduction(clusterId);
   const [mode, setMode] = useState<ConsoleMode>(() => prefs.consoleMode(clusterId));
   const [width, setWidth] = useState(() => prefs.drawerWidth(clusterId, window.innerWidth));
   const [dragging, setDragging] = useState(false);
@@ -87,6 +90,7 @@ export function ConsoleHost({ clusterId, clusterName, prefs, store, onClose }: P
       <h2>
         Console <span className="muted">· {clusterName}</span>
       </h2>
+      {production && <ProductionBadge />}
       <span className="spacer" />
       {mode === "drawer" ? (
         <button className="btn btn-ghost btn-small" onClick={() => switchMode("modal")} title="Open as a window">
@@ -103,7 +107,7 @@ export function ConsoleHost({ clusterId, clusterName, prefs, store, onClose }: P
     </header>
   );
 
-  const panel = <ConsolePanel key={clusterId} clusterId={clusterId} store={store} />;
+  const panel = <ConsolePanel key={clusterId} clusterId={clusterId} clusterName={clusterName} store={store} />;
 
   if (mode === "modal") {
     return (

@@ -33,6 +33,7 @@ import { CONSOLE_HEADERS, isErrorBody } from "../api/client";
 import { CodeEditor } from "./CodeEditor";
 import { relayNeeds } from "../lib/access";
 import { useClusterAccess } from "../lib/whoami";
+import { askReason, reasonHeaders, useIsProduction } from "../lib/changeReason";
 import { CopyIcon, PlayIcon, TrashIcon } from "../components/icons";
 import "../styles/console.css";
 
@@ -57,10 +58,18 @@ export const DEFAULT_TEXT = "# Ctrl+Enter (Cmd+Enter) runs the request under the
 
 interface Props {
   clusterId: string;
+  /** For the reason prompt of a production cluster. */
+  clusterName?: string;
   store: HistoryStore;
 }
 
-export function ConsolePanel({ clusterId, store }: Props) {
+/** A request that changes something: not a read (`GET`, `HEAD`) nor one of the read-only calls. */
+export function isWrite(method: string, path: string, body: string): boolean {
+  return !["GET", "HEAD"].includes(method.toUpperCase()) && relayNeeds(method, path, body) !== "viewer";
+}
+
+export function ConsolePanel({ clusterId, clusterName = clusterId, store }: Props) {
+  const production = useIsProduction(clusterId);
   const saved = drafts.get(clusterId);
   const [text, setText] = useState<string>(saved?.text ?? DEFAULT_TEXT);
   const [result, setResult] = useState<ConsoleResult | null>(saved?.result ?? null);
@@ -118,19 +127,46 @@ export function ConsolePanel({ clusterId, store }: Props) {
       setRunning(true);
       const sent = prepared.text;
       const how = fetchMethod(method, sent !== undefined);
-      const started = performance.now();
+      let started = performance.now();
       let outcome: ConsoleResult | null = null;
-      try {
-        const response = await fetch(relayUrl(clusterId, path), {
+      const send = (extra: Record<string, string>) =>
+        fetch(relayUrl(clusterId, path), {
           method: how.method,
           body: sent,
           headers: {
             ...(sent !== undefined ? { "Content-Type": prepared.contentType! } : {}),
             ...how.headers,
+            ...extra,
             ...CONSOLE_HEADERS,
           },
           signal: controller.signal,
         });
+      try {
+        // A write to a production cluster says why (the server refuses it otherwise).
+        let reason: Record<string, string> = {};
+        if (production && isWrite(method, path, body)) {
+          const given = await askReason(`${clusterName} is a production cluster: say why you send ${label}.`);
+          if (given === null) {
+            setFailure(`${label} was not sent: a change to a production cluster needs a reason.`);
+            return;
+          }
+          reason = reasonHeaders(given);
+          started = performance.now();
+        }
+        let response = await send(reason);
+        if (response.status === 428 && Object.keys(reason).length === 0) {
+          const refusal = await response
+            .clone()
+            .json()
+            .catch(() => null);
+          if (isErrorBody(refusal) && refusal.error.code === "change_reason_required") {
+            const given = await askReason(refusal.error.message);
+            if (given !== null) {
+              started = performance.now();
+              response = await send(reasonHeaders(given));
+            }
+          }
+        }
         const answer = await response.text();
         const durationMs = performance.now() - started;
         const pretty = prettyBody(answer);
@@ -168,7 +204,7 @@ export function ConsolePanel({ clusterId, store }: Props) {
       setEntries(next);
       if (!persisted) flash("Browser storage is full: history is kept for this tab only");
     },
-    [clusterId, store, flash],
+    [clusterId, clusterName, production, store, flash],
   );
 
   const executeRef = useRef(execute);
@@ -318,6 +354,11 @@ export function ConsolePanel({ clusterId, store }: Props) {
         </button>
       </div>
 
+      {production && !roleNotice && tab === "request" && current && isWrite(current.method, current.path, current.body) && (
+        <div className="hint hint-warn" role="note" data-testid="production-notice">
+          {clusterName} is a production cluster: you will be asked why before this request is sent.
+        </div>
+      )}
       {roleNotice && tab === "request" && (
         <div className="hint hint-warn" role="note" data-testid="role-notice">
           {roleNotice} The admin console will refuse this request.

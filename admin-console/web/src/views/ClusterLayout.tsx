@@ -21,6 +21,8 @@ import { TemplatesView } from "./TemplatesView";
 import { TasksView } from "./TasksView";
 import { SnapshotsView } from "./SnapshotsView";
 import { SettingsView } from "./SettingsView";
+import { ProductionBadge } from "../components/ChangeReason";
+import { noteEnvironment, ProductionContext } from "../lib/changeReason";
 
 // uPlot loads with the Statistics view.
 const StatisticsView = lazy(() => import("./StatisticsView").then((m) => ({ default: m.StatisticsView })));
@@ -44,10 +46,15 @@ export function ClusterLayout({ clusterId, view, item, search, consoleOpen, onTo
   useEffect(() => {
     onName(cluster?.name ?? "");
   }, [cluster?.name, onName]);
+  const production = cluster?.environment === "production";
+  useEffect(() => {
+    if (cluster) noteEnvironment(clusterId, cluster.environment);
+  }, [clusterId, cluster]);
 
   const unknown = summary.error && "code" in summary.error && summary.error.code === "unknown_cluster";
 
   return (
+    <ProductionContext.Provider value={production}>
     <div className="cluster-page">
       <div className="cluster-header" data-testid="cluster-header">
         <div className="cluster-title">
@@ -56,6 +63,7 @@ export function ClusterLayout({ clusterId, view, item, search, consoleOpen, onTo
             health={cluster?.reachable ? cluster.health : null}
             label={cluster && !cluster.reachable ? "unreachable" : undefined}
           />
+          {production && <ProductionBadge />}
           {cluster?.version && (
             <span className="version" data-testid="cluster-version">
               {cluster.distribution === "opensearch" ? "OpenSearch" : cluster.distribution === "elasticsearch" ? "Elasticsearch" : ""}{" "}
@@ -113,5 +121,6 @@ export function ClusterLayout({ clusterId, view, item, search, consoleOpen, onTo
         )}
       </div>
     </div>
+    </ProductionContext.Provider>
   );
 }

@@ -6,6 +6,9 @@ import { clusterPath, useTitle } from "../lib/router";
 import { Link } from "../components/Link";
 import { EmptyState, ErrorState, HealthBadge, Loading } from "../components/common";
 import { RefreshIcon } from "../components/icons";
+import { ProductionBadge } from "../components/ChangeReason";
+import { noteEnvironment } from "../lib/changeReason";
+import { useEffect } from "react";
 
 export function ClusterList() {
   useTitle("Clusters");
@@ -49,6 +52,7 @@ export function ClusterList() {
 
 function ClusterCard({ cluster }: { cluster: ClusterSummary }) {
   const health = cluster.reachable ? cluster.health : null;
+  useEffect(() => noteEnvironment(cluster.id, cluster.environment), [cluster.id, cluster.environment]);
   return (
     <Link
       to={clusterPath(cluster.id)}
@@ -57,6 +61,7 @@ function ClusterCard({ cluster }: { cluster: ClusterSummary }) {
     >
       <div className="cluster-card-top">
         <strong className="cluster-name">{cluster.name}</strong>
+        {cluster.environment === "production" && <ProductionBadge />}
         <HealthBadge health={health} label={cluster.reachable ? undefined : "unreachable"} />
       </div>
       <div className="cluster-card-meta muted">

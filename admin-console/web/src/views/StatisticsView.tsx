@@ -22,6 +22,7 @@ import { BarList } from "../charts/BarList";
 import { HealthHeatmap } from "../charts/HealthHeatmap";
 import { Card, ErrorState, Loading } from "../components/common";
 import { RefreshIcon } from "../components/icons";
+import { formatLocalTime } from "../lib/format";
 
 interface Props {
   clusterId: string;
@@ -136,7 +137,21 @@ function RangePicker({
 
 const COLORS = { blue: "#3b82f6", violet: "#8b5cf6", teal: "#14b8a6", amber: "#f59e0b", red: "#ef4444", pink: "#ec4899" };
 
-function HistorySection({
+/**
+ * "Collecting since …" while the history is empty or holds one sample: since when the console
+ * samples the cluster (`internal`), else since the one sample; null otherwise.
+ */
+export function collectingNote(history: MetricsHistory): string | null {
+  if (history.points.length > 1) return null;
+  const since = history.collectingSince ?? history.points[0]?.timestamp;
+  if (since === undefined) return null;
+  const when = formatLocalTime(since * 1000);
+  return history.points.length === 0
+    ? `Collecting since ${when}; no sample falls in this range yet.`
+    : `Collecting since ${when}: one sample so far in this range; the charts fill in as samples arrive.`;
+}
+
+export function HistorySection({
   history,
   error,
   loading,
@@ -157,11 +172,13 @@ function HistorySection({
   if (error) return <ErrorState error={error} onRetry={onRetry} />;
   if (!history || !charts) return <Loading what="statistics" />;
   const source = history.source === "internal" || metricsSource === "internal" ? "sampled by the admin console" : "from the metrics server";
+  const note = collectingNote(history);
   if (history.points.length === 0) {
     return (
       <div className="no-data" data-testid="no-data">
         <strong>No data for {label.toLowerCase()}</strong>
         <p>{history.reason ?? "The metrics source returned no points for this range."}</p>
+        {note && <p data-testid="collecting-since">{note}</p>}
         <p className="muted">
           {history.source === "internal"
             ? "With the internal source, the admin console samples the cluster while it runs; older ranges have no samples."
@@ -172,6 +189,11 @@ function HistorySection({
   }
   return (
     <>
+      {note && (
+        <div className="hint" role="status" data-testid="collecting-since">
+          {note}
+        </div>
+      )}
       <div className="chart-grid" aria-busy={loading}>
         {charts.map((c) => (
           <Card key={c.title} title={c.title} actions={<span className="muted small">{source}</span>} testId={`chart-${c.id}`} className="chart-card">
@@ -182,7 +204,7 @@ function HistorySection({
               </div>
             ) : (
               <div data-points={c.points}>
-                <TimeSeriesChart timestamps={c.timestamps} series={c.series} theme={theme} unit={c.unit} />
+                <TimeSeriesChart start={history.start} end={history.end} timestamps={c.timestamps} series={c.series} theme={theme} unit={c.unit} />
               </div>
             )}
           </Card>
