@@ -5,29 +5,22 @@
 //! answers the same request sent to it directly. The nodes are shared with other suites: each
 //! test keeps to index names of its own (`relay-…`).
 
-use reqwest::{Method, RequestBuilder};
+use reqwest::{Method, Response};
 use serde_json::{Value, json};
 use test_support::{Distribution, SearchCluster};
 
 use crate::app::{TestApp, cluster_yaml, spawn_app};
-use crate::support::real::{REAL, Real, real, real_with, shared};
+use crate::support::real::{REAL, Real, direct, direct_json, real, real_with, shared};
 use crate::support::{closed_port_url, raw_console_get};
-
-/// `method url-of-the-node/path` sent to the node itself, with the admin's credential on a
-/// secured node: what the relay's answer is compared with.
-fn direct(cluster: &SearchCluster, method: Method, path: &str) -> RequestBuilder {
-    let url = format!("{}{path}", cluster.url);
-    match &cluster.security {
-        Some(security) => security
-            .client()
-            .request(method, url)
-            .header("authorization", security.admin_authorization()),
-        None => test_support::http_client().request(method, url),
-    }
-}
 
 fn relayed(f: &Real, path: &str) -> String {
     f.url(&format!("/proxy{path}"))
+}
+
+/// `method path` through the relay, without a body.
+async fn call(f: &Real, method: Method, path: &str) -> Response {
+    let request = f.app.client.request(method, relayed(f, path));
+    request.send().await.unwrap()
 }
 
 #[tokio::test]
@@ -69,13 +62,7 @@ async fn every_method_is_relayed_with_status_and_body_unchanged() {
             .await
             .unwrap();
         assert_eq!(post.status(), 201, "{distribution:?}");
-        let patch = f
-            .app
-            .client
-            .patch(proxy("/relay-books"))
-            .send()
-            .await
-            .unwrap();
+        let patch = call(&f, Method::PATCH, "/relay-books").await;
         let direct_patch = direct(f.cluster, Method::PATCH, "/relay-books")
             .send()
             .await
@@ -86,13 +73,7 @@ async fn every_method_is_relayed_with_status_and_body_unchanged() {
             direct_patch.text().await.unwrap()
         );
 
-        let get = f
-            .app
-            .client
-            .get(proxy("/relay-books/_doc/1"))
-            .send()
-            .await
-            .unwrap();
+        let get = call(&f, Method::GET, "/relay-books/_doc/1").await;
         assert_eq!(get.status(), 200);
         assert!(
             get.headers()["content-type"]
@@ -110,54 +91,24 @@ async fn every_method_is_relayed_with_status_and_body_unchanged() {
             .unwrap();
         assert_eq!(relayed, direct_get, "the body comes back byte for byte");
 
-        let search = f
-            .app
-            .client
-            .get(proxy("/relay-books/_search?q=title:dune&size=1"))
-            .send()
-            .await
-            .unwrap();
+        let search = call(&f, Method::GET, "/relay-books/_search?q=title:dune&size=1").await;
         let hits: Value = search.json().await.unwrap();
         assert_eq!(
             hits["hits"]["total"]["value"], 1,
             "the query string is kept: {hits}"
         );
 
-        let head = f
-            .app
-            .client
-            .head(proxy("/relay-books"))
-            .send()
-            .await
-            .unwrap();
+        let head = call(&f, Method::HEAD, "/relay-books").await;
         assert_eq!(head.status(), 200);
-        let head_missing = f
-            .app
-            .client
-            .head(proxy("/relay-nothing-here"))
-            .send()
-            .await
-            .unwrap();
+        let head_missing = call(&f, Method::HEAD, "/relay-nothing-here").await;
         assert_eq!(head_missing.status(), 404);
 
-        let delete = f
-            .app
-            .client
-            .delete(proxy("/relay-books"))
-            .send()
-            .await
-            .unwrap();
+        let delete = call(&f, Method::DELETE, "/relay-books").await;
         assert_eq!(delete.status(), 200);
         assert_eq!(delete.json::<Value>().await.unwrap()["acknowledged"], true);
 
         let before = f.proxy.requests().len();
-        let options = f
-            .app
-            .client
-            .request(Method::OPTIONS, proxy("/"))
-            .send()
-            .await
-            .unwrap();
+        let options = call(&f, Method::OPTIONS, "/").await;
         assert_eq!(options.status(), 405);
         assert!(
             !f.proxy.requests()[before..]
@@ -235,13 +186,7 @@ async fn cluster_errors_come_back_unchanged_and_transport_errors_in_the_common_b
         .unwrap();
     assert_eq!(missing.status(), 404);
     let body: Value = missing.json().await.unwrap();
-    let direct_body: Value = direct(f.cluster, Method::GET, "/relay-no-such-index/_search")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let direct_body = direct_json(f.cluster, "/relay-no-such-index/_search").await;
     assert_eq!(
         body["error"]["type"], "index_not_found_exception",
         "the cluster's own body: {body}"
@@ -360,31 +305,33 @@ async fn authenticated_as(app: &TestApp, cluster: &str, browser: &str) -> (u16, 
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
+/// The answer of the admin's `POST path` to the node itself.
+async fn made_by_the_admin(cluster: &SearchCluster, path: &str, body: Option<Value>) -> Value {
+    let mut request = direct(cluster, Method::POST, path);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    request.send().await.unwrap().json().await.unwrap()
+}
+
 #[tokio::test]
 async fn configured_credentials_are_applied_server_side() {
     let cluster = shared(Distribution::Elasticsearch8Secured).await;
     let security = cluster.security.as_ref().unwrap();
     let admin = security.admin_authorization();
-    let key: Value = direct(cluster, Method::POST, "/_security/api_key")
-        .json(&json!({"name": "relay-console-key"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    // A service account's token: the bearer credential a basic licence issues.
-    let token: Value = direct(
+    let key = made_by_the_admin(
         cluster,
-        Method::POST,
-        "/_security/service/elastic/fleet-server/credential/token/relay-console-token",
+        "/_security/api_key",
+        Some(json!({"name": "relay-console-key"})),
     )
-    .send()
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
+    .await;
+    // A service account's token: the bearer credential a basic licence issues.
+    let token = made_by_the_admin(
+        cluster,
+        "/_security/service/elastic/fleet-server/credential/token/relay-console-token",
+        None,
+    )
+    .await;
     let (Some(encoded_key), Some(access_token)) =
         (key["encoded"].as_str(), token["token"]["value"].as_str())
     else {

@@ -7,7 +7,7 @@ use serde_json::Value;
 use test_support::{Distribution, SearchCluster, TestCertificates, TlsFront};
 
 use crate::app::{TestApp, cluster_yaml, spawn_app};
-use crate::support::real::shared;
+use crate::support::real::{direct_json, shared};
 
 struct Fixture {
     certificates: TestCertificates,
@@ -61,14 +61,7 @@ async fn a_cluster_is_reached_over_https_with_its_ca_file_and_refused_without_it
 
     let (status, health, entry) = health_and_entry(&app, "trusted").await;
     assert_eq!(status, 200, "{health}");
-    let own: Value = test_support::http_client()
-        .get(&f.cluster.url)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let own = direct_json(f.cluster, "/").await;
     assert_eq!(
         health["cluster_name"], own["cluster_name"],
         "the node's own"

@@ -93,18 +93,30 @@ pub fn sent(proxy: &Proxy, prefix: &str) -> Vec<Recorded> {
         .collect()
 }
 
-/// `GET path` of `cluster` itself, not through a proxy (as its admin over HTTPS on a secured
-/// node): what the console's figures are compared with.
-pub async fn direct_json(cluster: &SearchCluster, path: &str) -> Value {
+/// `method path` of `cluster` itself, not through a proxy (as its admin over HTTPS on a
+/// secured node): what the console's answers and figures are compared with.
+pub fn direct(
+    cluster: &SearchCluster,
+    method: reqwest::Method,
+    path: &str,
+) -> reqwest::RequestBuilder {
     let url = format!("{}{path}", cluster.url);
-    let request = match &cluster.security {
+    match &cluster.security {
         Some(security) => security
             .client()
-            .get(url)
+            .request(method, url)
             .header("authorization", security.admin_authorization()),
-        None => test_support::http_client().get(url),
-    };
-    request.send().await.unwrap().json().await.unwrap()
+        None => test_support::http_client().request(method, url),
+    }
+}
+
+/// The JSON answer of a [`direct`] `GET path`.
+pub async fn direct_json(cluster: &SearchCluster, path: &str) -> Value {
+    let answer = direct(cluster, reqwest::Method::GET, path)
+        .send()
+        .await
+        .unwrap();
+    answer.json().await.unwrap()
 }
 
 /// What `read` gets from the console once it `agrees` with the node's own `_cluster/health`
