@@ -54,6 +54,17 @@ impl Proxy {
     }
 
     pub fn try_start(upstream: Upstream) -> anyhow::Result<Self> {
+        Self::try_start_on(upstream, 0)
+    }
+
+    /// As [`Proxy::start`], on `port` of the loopback: a proxy started again on the port of one
+    /// that was dropped is a cluster down (its port refuses connections) and back.
+    pub fn start_on(upstream: Upstream, port: u16) -> Self {
+        Self::try_start_on(upstream, port).expect("starting the recording proxy")
+    }
+
+    /// As [`Proxy::try_start`], on `port` of the loopback (0: a free one).
+    pub fn try_start_on(upstream: Upstream, port: u16) -> anyhow::Result<Self> {
         crate::install_crypto_provider();
         let mut client = reqwest::Client::builder();
         if let Some(ca_file) = &upstream.ca_file {
@@ -72,7 +83,7 @@ impl Proxy {
             refused: Arc::new(AtomicUsize::new(0)),
             rejected_users: Mutex::new(HashSet::new()),
         });
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
         let url = format!("http://{}", listener.local_addr()?);
         let (sender, receiver) = std::sync::mpsc::channel();
         let data = web::Data::from(state.clone());

@@ -1,16 +1,20 @@
-//! Faults under load (issue 22): a cluster (osmem) down and back on the same port while the
-//! relay and the views are in use and the internal sampler runs; Prometheus down under the
-//! statistics.
+//! Faults under load: a cluster down and back on the same port while the relay and the views
+//! are in use and the internal sampler runs; Prometheus down under the statistics. The cluster
+//! is the shared real OpenSearch 2 node behind a recording proxy of the test's own: the node
+//! cannot be stopped under other suites, so "down" is the proxy dropped (its port refuses
+//! connections) and "back" a new proxy on the same port. Index names are the suite's own
+//! (`faults-…`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use search_test_server::{Proxy, Upstream};
 use serde_json::{Value, json};
-use test_support::{Osmem, Prometheus};
+use test_support::{Distribution, Prometheus};
 
 use crate::app::{TestApp, cluster_yaml, spawn_app};
-use crate::support::cluster_stub::{ClusterStub, NodeUsage};
+use crate::support::real::shared;
 
 #[derive(Debug, Clone)]
 struct Answer {
@@ -48,7 +52,7 @@ fn spawn_load(
             None,
         ),
         (
-            "/api/clusters/direct/proxy/soak/_doc?refresh=true",
+            "/api/clusters/direct/proxy/faults-soak/_doc?refresh=true",
             reqwest::Method::POST,
             Some(json!({"message": "under load"})),
         ),
@@ -109,15 +113,20 @@ async fn history(app: &TestApp) -> Vec<i64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_cluster_down_and_back_under_load_is_reported_recovers_and_leaves_a_sampling_gap() {
-    let osmem = Osmem::start();
-    let port = osmem.port();
-    // `direct` is osmem itself; `sampled` is the `_nodes/stats` front on the same osmem, for
-    // the internal sampler.
-    let stub = ClusterStub::start(&osmem.url, NodeUsage::default());
+    let node = shared(Distribution::OpenSearch2).await;
+    // Plain HTTP: the shared OpenSearch 2 node has no security plugin.
+    let upstream = Upstream {
+        url: node.url.clone(),
+        ..Default::default()
+    };
+    let proxy = Proxy::start(upstream.clone());
+    let port: u16 = proxy.url.rsplit(':').next().unwrap().parse().unwrap();
+    // `direct` for the relay and the views, `sampled` for the internal sampler: both at the
+    // proxy, both down while it is.
     let app = spawn_app(&format!(
         "internal_history:\n  sample_interval: 1s\n  retention: 1h\nclusters:\n{}{}",
-        cluster_yaml("direct", &osmem.url),
-        cluster_yaml("sampled", &stub.url),
+        cluster_yaml("direct", &proxy.url),
+        cluster_yaml("sampled", &proxy.url),
     ))
     .await;
     let stop = Arc::new(AtomicBool::new(false));
@@ -136,9 +145,8 @@ async fn a_cluster_down_and_back_under_load_is_reported_recovers_and_leaves_a_sa
     })
     .await;
 
-    drop(osmem);
-    // Down is when its port refuses connections: under load the server can answer for a
-    // moment after its launcher is gone.
+    drop(proxy);
+    // Down is when its port refuses connections: the proxy's server stops on its own thread.
     wait_for(10, "the cluster's port to refuse connections", async || {
         std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
     })
@@ -167,7 +175,7 @@ async fn a_cluster_down_and_back_under_load_is_reported_recovers_and_leaves_a_sa
     .await;
 
     let (restarting_at, restarting_epoch) = (Instant::now(), epoch_seconds());
-    let osmem = Osmem::start_on(port);
+    let proxy = Proxy::start_on(upstream, port);
     let (up_at, up_epoch) = (Instant::now(), epoch_seconds());
     wait_for(30, "relay and views answer again", async || {
         let answers = answers.lock().unwrap();
@@ -226,12 +234,12 @@ async fn a_cluster_down_and_back_under_load_is_reported_recovers_and_leaves_a_sa
         points.windows(2).any(|w| w[1] - w[0] >= 3),
         "no gap of the down time: {points:?}"
     );
-    drop(osmem);
+    drop(proxy);
 }
 
 #[tokio::test]
 async fn prometheus_down_makes_statistics_say_so_and_back_they_answer_again() {
-    let osmem = Osmem::start();
+    let node = shared(Distribution::OpenSearch2).await;
     let prometheus = Prometheus::start(
         |own| {
             format!(
@@ -242,7 +250,7 @@ async fn prometheus_down_makes_statistics_say_so_and_back_they_answer_again() {
     );
     let app = spawn_app(&format!(
         "clusters:\n  - id: stats\n    name: stats\n    url: {}\n    metrics_source: prometheus\n    prometheus_url: {}\n    prometheus_job_name: self\n",
-        osmem.url, prometheus.url
+        node.url, prometheus.url
     ))
     .await;
     // Up, Prometheus answers (it has no exporter series for this job: 502 no_metrics_data).

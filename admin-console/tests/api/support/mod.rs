@@ -1,10 +1,7 @@
-//! Real parts for the tests: osmem seeded with indices, the osmem front (search-test-server), an echo
-//! server that shows what the relay sends, elasticsearch_exporter, and backfilled history.
+//! Real parts for the tests: the shared real nodes behind a recording proxy (`real`), indices
+//! seeded in a cluster, an echo server that shows what a client sent (`front_door`),
+//! elasticsearch_exporter, and backfilled history.
 
-/// The osmem front, now the `search-test-server` crate.
-pub mod cluster_stub {
-    pub use search_test_server::{ClusterStub, NodeUsage};
-}
 pub mod echo;
 pub mod exporter;
 pub mod real;
