@@ -1,5 +1,6 @@
-//! `external_metrics` without a cluster: validation of servers that are not Prometheus, and a
-//! Prometheus serving 30 days of backfilled exporter history (a month no test can wait for).
+//! `external_metrics` without an exporter: validation of servers that are not Prometheus (a
+//! closed port, the shared real OpenSearch 2 node), and a Prometheus serving 30 days of
+//! backfilled exporter history (a month no test can wait for).
 //! The live exporter in front of real clusters is in `real_prometheus`.
 
 use serde_json::{Value, json};
