@@ -155,14 +155,18 @@ async fn history_holds_sampled_points_only() {
     percent(&points[0]["cpuUsagePercent"], "cpu");
     percent(&points[0]["memoryUsagePercent"], "heap");
     assert!(body.get("reason").is_none());
+    let since = body["collectingSince"].as_i64().unwrap();
+    let first = points[0]["timestamp"].as_i64().unwrap();
+    assert!(since <= first, "collecting since it started: {body}");
 
-    // A range before the console started has no points, and says why.
+    // A range before the console started has no points, and says why and since when.
     let (status, empty) = app
         .get_json("/api/clusters/main/metrics/history?start=1000000000&end=1000003600")
         .await;
     assert_eq!(status, 200);
     assert_eq!(empty["points"], serde_json::json!([]));
     assert!(empty["reason"].as_str().unwrap().contains("not sampled"));
+    assert_eq!(empty["collectingSince"], since);
 }
 
 #[tokio::test]
