@@ -1,5 +1,5 @@
 //! `authorization:` — who may enter once authenticated: allowed users, email domains and groups,
-//! globally and per host (forward_auth). The decision itself is [`crate::authz`].
+//! globally and per host (forward_auth). The decision itself is the `authz` module's.
 
 use serde::Deserialize;
 use service_kit::config::ConfigProblems;
@@ -9,7 +9,7 @@ use crate::config::glob::Glob;
 use crate::identity::AuthMethod;
 
 /// The allow-lists. Empty lists mean "no restriction of that kind"; see
-/// [`crate::authz`] for how they combine.
+/// the `authz` module for how they combine.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AuthorizationSettings {
