@@ -15,7 +15,7 @@ use kube_test_server::sample;
 use serde_json::{Value, json};
 
 use crate::app::{SseEvent, SseReader, within};
-use crate::real_kube::{INGRESS, Real, scoped, spawn_proxied};
+use crate::real_kube::{INGRESS, INGRESSES_ONLY, Real, scoped, spawn_proxied};
 
 const NAMESPACES: [&str; 3] = ["fl-team-000", "fl-team-001", "fl-team-002"];
 
@@ -341,8 +341,13 @@ async fn refuse_until_seen(client: &reqwest::Client, address: &str) {
 async fn the_breaker_opens_rejects_fast_probes_and_closes() {
     let app = spawn_proxied(
         "",
-        // The harness's configuration ends inside `resilience:`; these keys continue it.
-        "  retry_max_attempts: 1\n  breaker_min_calls: 4\n  breaker_open_for: 2s\nrate_limit:\n  enabled: false\ncache:\n  ttl: 1ms\n",
+        // The harness's configuration ends inside `resilience:`; these keys continue it. With
+        // only Ingresses watched, discovery asks nothing: its retry would otherwise take the
+        // breaker's probe as soon as the open period ends, before this test's request.
+        &format!(
+            "  retry_max_attempts: 1\n  breaker_min_calls: 4\n  breaker_open_for: 2s\n\
+             rate_limit:\n  enabled: false\ncache:\n  ttl: 1ms\n{INGRESSES_ONLY}"
+        ),
     )
     .await;
     let faults = app.kube.faults();
