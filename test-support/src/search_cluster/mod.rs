@@ -177,6 +177,7 @@ impl SearchCluster {
         let mut child = launch(
             distribution,
             &dir,
+            &dir.join("repo"),
             vec![
                 "discovery.type=single-node".to_owned(),
                 format!("http.port={http_port}"),
@@ -239,15 +240,23 @@ impl Drop for SearchCluster {
 }
 
 /// Starts one node of `distribution` from the copy of it in `dir/home`, as [`run_as`] says, with
-/// the settings every node gets (loopback, its folders under `dir`, no disk watermarks) and
-/// `settings` (ports, names, discovery) after them; its console goes to `dir/console.log`.
-fn launch(distribution: Distribution, dir: &Path, settings: Vec<String>) -> ChildGuard {
-    for folder in ["data", "logs", "repo", "tmp"] {
+/// the settings every node gets (loopback, its folders under `dir`, `repo` as its `path.repo`, no
+/// disk watermarks) and `settings` (ports, names, discovery) after them; its console goes to
+/// `dir/console.log`.
+fn launch(
+    distribution: Distribution,
+    dir: &Path,
+    repo: &Path,
+    settings: Vec<String>,
+) -> ChildGuard {
+    for folder in ["data", "logs", "tmp"] {
         std::fs::create_dir_all(dir.join(folder)).expect("creating the node's folders");
     }
+    std::fs::create_dir_all(repo).expect("creating the node's path.repo");
     let user = run_as();
     if let Some(user) = &user {
         chown(user, dir);
+        chown(user, repo);
     }
     let console = std::fs::File::create(dir.join("console.log")).expect("console log");
     let (script, env) = distribution.launcher();
@@ -256,7 +265,7 @@ fn launch(distribution: Distribution, dir: &Path, settings: Vec<String>) -> Chil
         "network.host=127.0.0.1".to_owned(),
         format!("path.data={}", dir.join("data").display()),
         format!("path.logs={}", dir.join("logs").display()),
-        format!("path.repo={}", dir.join("repo").display()),
+        format!("path.repo={}", repo.display()),
         // The test machine's disk may be fuller than the default watermarks allow.
         "cluster.routing.allocation.disk.threshold_enabled=false".to_owned(),
     ];

@@ -1,6 +1,7 @@
 //! A cluster of several real nodes on loopback, where shards have somewhere to go: each node
 //! from its own copy of the distribution with its own data, free HTTP and transport ports, the
-//! others as seed hosts and all of them as the first cluster-manager (master) candidates. Waited
+//! others as seed hosts and all of them as the first cluster-manager (master) candidates, one
+//! `path.repo` folder shared by all (for file system snapshot repositories). Waited
 //! for until the cluster is green with every node in it; every node is killed and the scratch
 //! folder removed on drop.
 
@@ -70,6 +71,7 @@ impl SearchNodes {
                 let child = launch(
                     distribution,
                     &node_dir,
+                    &dir.join("repo"),
                     vec![
                         format!("http.port={http}"),
                         format!("transport.port={transport}"),
@@ -143,6 +145,12 @@ impl SearchNodes {
     /// The distribution's version, e.g. `2.19.6`.
     pub fn version(&self) -> String {
         self.distribution.version()
+    }
+
+    /// The nodes' shared `path.repo`: a file system snapshot repository's location must be in
+    /// it (every node of the cluster reads and writes the same folder).
+    pub fn repo_path(&self) -> PathBuf {
+        self.dir.join("repo")
     }
 
     /// The PIDs of the nodes, in the order of [`Self::nodes`].
