@@ -1,12 +1,14 @@
 import { defineConfig } from "vitest/config";
 
-// Browser tests: real ingress-dash + kube-test-server binaries, Debian Chromium via playwright-core.
+// Browser tests: the real ingress-dash binary against a real kube-apiserver (test-support's
+// kube-cluster binary), Debian Chromium via playwright-core.
 export default defineConfig({
   test: {
     include: ["e2e/**/*.e2e.ts"],
     environment: "node",
     testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // A cluster started and filled (10,000 ingresses for large-list) before a file's tests.
+    hookTimeout: 300_000,
     // One browser and one pair of servers per file; files run one after another so the
     // 2-core machine is not overloaded and timing assertions stay meaningful.
     fileParallelism: false,

@@ -48,6 +48,11 @@ struct Args {
     /// Write a kubeconfig for this server to this file.
     #[arg(long)]
     kubeconfig_out: Option<std::path::PathBuf>,
+    /// Print the sample objects as JSON, one a line (namespaces first, without the fields an
+    /// API server sets itself), and exit without serving: for writing the same sample into a
+    /// real API server (ingress-dash's browser tests).
+    #[arg(long)]
+    print_objects: bool,
 }
 
 fn resource_scope(text: &str) -> Result<(Kind, Option<String>), String> {
@@ -70,6 +75,50 @@ fn humantime_duration(text: &str) -> Result<Duration, String> {
     }
 }
 
+fn populate(cluster: &kube_test_server::Cluster, args: &Args) -> anyhow::Result<()> {
+    if args.only_ingresses {
+        sample::populate(cluster, args.sample, args.namespaces);
+    } else {
+        sample::populate_everything(cluster, args.sample, args.namespaces)?;
+    }
+    Ok(())
+}
+
+/// `--print-objects`: the sample of a cluster that is never served.
+fn print_objects(args: &Args, options: Options) -> anyhow::Result<()> {
+    let cluster = kube_test_server::Cluster::new(options);
+    populate(&cluster, args)?;
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    for kind in Kind::ALL {
+        for object in cluster.list(kind, None) {
+            let mut object = (*object).clone();
+            object["apiVersion"] = serde_json::json!(kind.api_version());
+            object["kind"] = serde_json::json!(kind.name());
+            if let Some(metadata) = object["metadata"].as_object_mut() {
+                for field in [
+                    "uid",
+                    "resourceVersion",
+                    "creationTimestamp",
+                    "generation",
+                    "managedFields",
+                ] {
+                    metadata.remove(field);
+                }
+            }
+            // Allocated by the API server from its own range.
+            if let Some(spec) = object.get_mut("spec").and_then(|spec| spec.as_object_mut())
+                && kind == Kind::Service
+            {
+                spec.remove("clusterIP");
+                spec.remove("clusterIPs");
+            }
+            writeln!(stdout, "{object}")?;
+        }
+    }
+    stdout.flush()?;
+    Ok(())
+}
+
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
     // As PID 1 in a container a process has no default action for SIGTERM.
@@ -81,6 +130,9 @@ fn main() -> anyhow::Result<()> {
         cert_manager: !args.no_cert_manager,
         ..Options::default()
     };
+    if args.print_objects {
+        return print_objects(&args, options);
+    }
     let server = KubeTestServer::start_on(options, &args.host, args.port)?;
     for namespace in &args.forbid_namespaces {
         server.cluster.faults.forbid_namespace(namespace);
@@ -88,11 +140,7 @@ fn main() -> anyhow::Result<()> {
     for (kind, namespace) in &args.forbid_resources {
         server.cluster.forbid(*kind, namespace.as_deref());
     }
-    if args.only_ingresses {
-        sample::populate(&server.cluster, args.sample, args.namespaces);
-    } else {
-        sample::populate_everything(&server.cluster, args.sample, args.namespaces)?;
-    }
+    populate(&server.cluster, &args)?;
     if let Some(path) = &args.kubeconfig_out {
         std::fs::write(path, server.kubeconfig())?;
     }

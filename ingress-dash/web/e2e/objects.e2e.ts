@@ -1,5 +1,5 @@
-// The details panel's on-demand reads on kube-test-server's sample situations (the same as
-// `make run`): app-00001's Warning events, every type on request, and its YAML with Copy.
+// The details panel's on-demand reads on the sample situations of `make run`, written into a
+// real API server: app-00001's Warning events, every type on request, and its YAML with Copy.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type Browser } from "./support/browser";

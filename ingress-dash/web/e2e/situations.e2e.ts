@@ -1,5 +1,5 @@
-// What an SRE opens the dashboard for, on kube-test-server's sample situations (the same as
-// `make run`): a backend without ready endpoints, a certificate expiring in 5 days that does not
+// What an SRE opens the dashboard for, on the sample situations of `make run` written into a real
+// API server: a backend without ready endpoints, a certificate expiring in 5 days that does not
 // cover a rule's host, an HTTPRoute whose backend ref does not resolve; live backend changes;
 // and a cluster without the Gateway API.
 
@@ -158,7 +158,7 @@ describe("a cluster without the Gateway API", () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    stack = await startStack("no-gateway-api", { ...SAMPLE, kubeFlags: ["--no-gateway-api"] });
+    stack = await startStack("no-gateway-api", { ...SAMPLE, noGatewayApi: true });
     browser = await launchBrowser();
   });
 

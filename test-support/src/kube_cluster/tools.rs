@@ -82,6 +82,25 @@ impl KubeCluster {
         });
     }
 
+    /// Installs a CustomResourceDefinition of cert-manager's `Certificate`
+    /// (`cert-manager.io/v1`, namespaced, short name `cert`, the `status` subresource) with
+    /// the fields a reader of Certificates uses (`spec.secretName`, `spec.dnsNames`,
+    /// `spec.issuerRef`, `status.conditions`, `notBefore`, `notAfter`, `renewalTime`), the rest
+    /// kept as written, and waits until it is Established. Not cert-manager's own CRD (that
+    /// is not pinned here): its shape, for a cluster whose Certificates a test writes itself.
+    pub fn install_cert_manager_crd(&self) {
+        self.apply(CERT_MANAGER_CRD);
+        ok(
+            &self.kubectl(&[
+                "wait",
+                "--for=condition=Established",
+                "--timeout=60s",
+                "customresourcedefinition/certificates.cert-manager.io",
+            ]),
+            "kubectl wait for the cert-manager CRD",
+        );
+    }
+
     fn run(&self, program: PathBuf, args: &[&str], stdin: Option<&str>) -> Output {
         let home = self.dir.join("home");
         let mut command = Command::new(&program);
@@ -138,3 +157,70 @@ pub fn ok(output: &Output, what: &str) -> String {
     );
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
+
+/// The shape of cert-manager's Certificate CRD, see [`KubeCluster::install_cert_manager_crd`].
+const CERT_MANAGER_CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: certificates.cert-manager.io
+spec:
+  group: cert-manager.io
+  scope: Namespaced
+  names:
+    kind: Certificate
+    listKind: CertificateList
+    plural: certificates
+    singular: certificate
+    shortNames: [cert, certs]
+    categories: [cert-manager]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+    schema:
+      openAPIV3Schema:
+        type: object
+        required: [spec]
+        properties:
+          apiVersion: {type: string}
+          kind: {type: string}
+          metadata: {type: object}
+          spec:
+            type: object
+            required: [issuerRef, secretName]
+            x-kubernetes-preserve-unknown-fields: true
+            properties:
+              secretName: {type: string}
+              dnsNames: {type: array, items: {type: string}}
+              duration: {type: string}
+              renewBefore: {type: string}
+              issuerRef:
+                type: object
+                required: [name]
+                properties:
+                  name: {type: string}
+                  kind: {type: string}
+                  group: {type: string}
+          status:
+            type: object
+            x-kubernetes-preserve-unknown-fields: true
+            properties:
+              notBefore: {type: string, format: date-time}
+              notAfter: {type: string, format: date-time}
+              renewalTime: {type: string, format: date-time}
+              revision: {type: integer}
+              conditions:
+                type: array
+                items:
+                  type: object
+                  required: [status, type]
+                  properties:
+                    type: {type: string}
+                    status: {type: string, enum: ["True", "False", "Unknown"]}
+                    reason: {type: string}
+                    message: {type: string}
+                    lastTransitionTime: {type: string, format: date-time}
+                    observedGeneration: {type: integer, format: int64}
+"#;

@@ -41,11 +41,21 @@ function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...inherited, ...env };
 }
 
-export function startProcess(name: string, command: string, args: string[], env: NodeJS.ProcessEnv = {}): RunningProcess {
+/**
+ * Starts `command`. With `stdin: "pipe"` its standard input stays open until `stop()`, which
+ * closes it before it signals (for a process that stops when its input ends).
+ */
+export function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: { stdin?: "ignore" | "pipe" } = {},
+): RunningProcess {
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   const log = createWriteStream(join(ARTIFACTS_DIR, `${name}.log`));
   let output = "";
-  const child = spawn(command, args, { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, { env: childEnv(env), stdio: [options.stdin ?? "ignore", "pipe", "pipe"] });
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
     log.write(chunk);
@@ -60,6 +70,7 @@ export function startProcess(name: string, command: string, args: string[], env:
     output: () => output,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
+        child.stdin?.end();
         child.kill("SIGTERM");
         const killer = setTimeout(() => child.kill("SIGKILL"), 5_000);
         await exited;
@@ -88,4 +99,22 @@ export async function waitForHttp(url: string, process: RunningProcess, timeoutM
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${process.name} did not answer ${url} within ${timeoutMs} ms (${lastError}):\n${process.output()}`);
+}
+
+/** Waits until the process has printed a whole line that is a JSON object; that object. */
+export async function waitForJsonLine(process: RunningProcess, timeoutMs: number): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const line = process
+      .output()
+      .split("\n")
+      .slice(0, -1)
+      .find((candidate) => candidate.startsWith("{"));
+    if (line) return JSON.parse(line) as Record<string, unknown>;
+    if (process.child.exitCode !== null) {
+      throw new Error(`${process.name} exited with ${process.child.exitCode} before printing its JSON line:\n${process.output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${process.name} printed no JSON line within ${timeoutMs} ms:\n${process.output()}`);
 }
