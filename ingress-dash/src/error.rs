@@ -34,6 +34,8 @@ pub enum Error {
     InvalidObjectName(String),
     #[error("type must be warning, normal or all, not \"{0}\".")]
     InvalidEventType(String),
+    #[error("format must be json or csv, not \"{0}\".")]
+    InvalidFormat(String),
     /// Also what a caller gets for a namespace it may not see (`/api/objects/...`).
     #[error("{kind} {namespace}/{name} was not found.")]
     ObjectNotFound {
@@ -87,9 +89,10 @@ impl ResponseError for Error {
     fn status_code(&self) -> StatusCode {
         match self {
             Self::InvalidNamespace(_) | Self::TooManyNamespaces { .. } => StatusCode::BAD_REQUEST,
-            Self::UnknownKind(_) | Self::InvalidObjectName(_) | Self::InvalidEventType(_) => {
-                StatusCode::BAD_REQUEST
-            }
+            Self::UnknownKind(_)
+            | Self::InvalidObjectName(_)
+            | Self::InvalidEventType(_)
+            | Self::InvalidFormat(_) => StatusCode::BAD_REQUEST,
             Self::ObjectNotFound { .. } => StatusCode::NOT_FOUND,
             Self::KubernetesForbidden { .. } => StatusCode::FORBIDDEN,
             Self::NamespaceNotWatched(_) | Self::NamespaceNotFound(_) => StatusCode::NOT_FOUND,
@@ -136,7 +139,7 @@ impl ApiError for Error {
             Self::TooManyWatchers { .. } => "too_many_watchers",
             Self::UnknownKind(_) => "invalid_kind",
             Self::InvalidObjectName(_) => "invalid_name",
-            Self::InvalidEventType(_) => "invalid_parameter",
+            Self::InvalidEventType(_) | Self::InvalidFormat(_) => "invalid_parameter",
             Self::ObjectNotFound { .. } => "not_found",
             Self::KubernetesForbidden { .. } => "kubernetes_forbidden",
             Self::Upstream(error) => error.code(),

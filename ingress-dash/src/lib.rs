@@ -29,6 +29,7 @@ pub mod fuzzing;
 pub mod http;
 pub mod hub;
 pub(crate) mod kube;
+pub(crate) mod migration;
 pub mod names;
 pub(crate) mod records;
 

@@ -17,6 +17,7 @@ use snapshot_body::Layout;
 use state::AppState;
 use stream::StreamOptions;
 pub(crate) mod health;
+pub(crate) mod migration;
 pub(crate) mod objects;
 pub(crate) mod rate_limit;
 pub(crate) mod snapshot_body;
@@ -52,7 +53,12 @@ pub fn configure(config: &mut web::ServiceConfig, static_dir: Option<std::path::
                 .route(
                     "/objects/{kind}/{namespace}/{name}/yaml",
                     web::get().to(objects::object_yaml),
-                ),
+                )
+                .route(
+                    "/objects/ingresses/{namespace}/{name}/annotations",
+                    web::get().to(objects::object_annotations),
+                )
+                .route("/migration", web::get().to(migration::report)),
         );
     static_files::configure(config, static_dir);
 }

@@ -7,6 +7,13 @@ use super::NamespaceList;
 use crate::access::WhoAmI;
 use crate::http::health::{Checks, HealthBody, KubernetesCheck, Reached};
 use crate::hub::{NamespaceError, Notice, RecoveredNotice, ResyncNotice, Snapshot};
+use crate::migration::catalogue::Support;
+use crate::migration::explain::{
+    AnnotationExplanation, AnnotationWarning, IngressAnnotations, Validity, WarningCode,
+};
+use crate::migration::inventory::{
+    AnnotationUsage, AnnotationUse, IngressUsage, MigrationCounts, MigrationReport, NamespaceCounts,
+};
 use crate::records::{
     Backend, BackendState, BackendStatus, CertificateSource, CertificateStatus, IngressRecord,
     Link, ParentRef, PathRule, RecordKind, ResourceBackend, RouteBackendRef, RouteCondition,
@@ -48,6 +55,18 @@ fn wire_types() {
             Checks::decl,
             KubernetesCheck::decl,
             Reached::decl,
+            IngressAnnotations::decl,
+            AnnotationExplanation::decl,
+            AnnotationWarning::decl,
+            WarningCode::decl,
+            Validity::decl,
+            Support::decl,
+            MigrationReport::decl,
+            MigrationCounts::decl,
+            NamespaceCounts::decl,
+            AnnotationUsage::decl,
+            AnnotationUse::decl,
+            IngressUsage::decl,
         ],
     );
 }

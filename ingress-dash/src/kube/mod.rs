@@ -2,6 +2,7 @@
 //! every call's retry policy, breaker and list cache.
 
 pub(crate) mod client;
+pub(crate) mod ingress_classes;
 pub(crate) mod kind_calls;
 pub(crate) mod kind_types;
 pub(crate) mod list_cache;

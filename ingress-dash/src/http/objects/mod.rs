@@ -9,8 +9,11 @@
 //! Every call to the API server goes through the retry policy and the shared breaker
 //! ([`Resilience::call`]); the routes are under the per-client rate limit like every `/api` path.
 
+mod annotations;
 mod events;
 mod yaml;
+
+pub(crate) use annotations::object_annotations;
 
 use std::collections::HashMap;
 

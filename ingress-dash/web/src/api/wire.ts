@@ -156,3 +156,123 @@ latency: number,
 circuitBreaker: string, } & ({ "status": "up" } | { "status": "down", error: string, });
 
 export type Reached = { "status": "up" } | { "status": "down", error: string, };
+
+export type IngressAnnotations = { namespace: string, name: string, 
+/**
+ * `spec.ingressClassName`, else the legacy `kubernetes.io/ingress.class` annotation.
+ */
+ingressClassName: string | null, 
+/**
+ * `spec.controller` of that class (or of the default class).
+ */
+controller: string | null, 
+/**
+ * The catalogue's name of that controller (`ingress-nginx`), when it knows it.
+ */
+controllerName: string | null, 
+/**
+ * Why the controller is not known, or that the default class applies.
+ */
+controllerNote: string | null, catalogueVersion: string, 
+/**
+ * In key order (`kubectl.kubernetes.io/last-applied-configuration` left out).
+ */
+annotations: Array<AnnotationExplanation>, };
+
+export type AnnotationExplanation = { key: string, 
+/**
+ * `<redacted>` when the redaction rules hide it; at most [`MAX_VALUE_CHARS`] characters.
+ */
+value: string, 
+/**
+ * The controller the annotation belongs to (`ingress-nginx`), by its prefix.
+ */
+controller: string | null, 
+/**
+ * What it does for that controller.
+ */
+does: string | null, 
+/**
+ * `null` for annotations of no controller.
+ */
+support: Support | null, 
+/**
+ * The Gateway API field (or policy) that says the same.
+ */
+gatewayApi: string | null, validity: Validity, 
+/**
+ * The valid forms, when the value is checked.
+ */
+expected: string | null, 
+/**
+ * The documentation the catalogue's entry was written from.
+ */
+source: string | null, warnings: Array<AnnotationWarning>, };
+
+export type AnnotationWarning = { code: WarningCode, message: string, };
+
+export type WarningCode = "snippet" | "unknown_key" | "other_controller" | "invalid_value";
+
+export type Validity = "valid" | "invalid" | "not_checked";
+
+export type Support = "gateway_api" | "implementation_specific" | "no_equivalent" | "unknown";
+
+export type MigrationReport = { 
+/**
+ * The annotation catalogue's version (`controller@version`, comma-separated).
+ */
+catalogueVersion: string, 
+/**
+ * Why the Ingresses' controllers are unknown (IngressClasses not readable), if so.
+ */
+classesNote: string | null, totals: MigrationCounts, 
+/**
+ * By namespace name.
+ */
+namespaces: Array<NamespaceCounts>, 
+/**
+ * By number of Ingresses (most first), then key.
+ */
+annotations: Array<AnnotationUsage>, 
+/**
+ * By namespace, then name.
+ */
+ingresses: Array<IngressUsage>, 
+/**
+ * Namespaces whose Ingresses could not be read: the counts leave them out.
+ */
+errors: Array<NamespaceError>, };
+
+export type MigrationCounts = { ingresses: number, 
+/**
+ * Ingresses with at least one controller annotation.
+ */
+ingressesWithAnnotations: number, 
+/**
+ * Controller annotations (one per Ingress and key).
+ */
+annotations: number, gatewayApi: number, implementationSpecific: number, noEquivalent: number, unknown: number, invalid: number, };
+
+export type NamespaceCounts = { namespace: string, counts: MigrationCounts, };
+
+export type AnnotationUsage = { key: string, controller: string, support: Support, gatewayApi: string | null, source: string | null, 
+/**
+ * Ingresses that carry it.
+ */
+ingresses: number, namespaces: Array<string>, 
+/**
+ * Of which with an invalid value.
+ */
+invalid: number, };
+
+export type AnnotationUse = { key: string, 
+/**
+ * Redacted and bounded as in the explainer.
+ */
+value: string, support: Support, validity: Validity, warnings: Array<WarningCode>, };
+
+export type IngressUsage = { namespace: string, name: string, ingressClassName: string | null, 
+/**
+ * `spec.controller` of its class, when known.
+ */
+controller: string | null, annotations: Array<AnnotationUse>, };
