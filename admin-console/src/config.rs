@@ -50,7 +50,7 @@ service_kit::server_settings! {
         /// Addresses or CIDR ranges (`10.0.0.0/8`) of the reverse proxies (authproxy's
         /// forward_auth in front): only their `X-Forwarded-For`, `X-Request-Id` and, in
         /// `access.mode: trusted_headers`, `X-Auth-Request-*` headers are believed.
-        pub trusted_proxies: Vec<String> = Vec::new(),
+        pub trusted_proxies: TrustedProxies = TrustedProxies::default(),
     }
 }
 
@@ -111,11 +111,6 @@ impl Validate for Settings {
         self.server
             .allowed_hosts
             .validate("server.allowed_hosts", problems);
-        TrustedProxies::validated(
-            &self.server.trusted_proxies,
-            "server.trusted_proxies",
-            problems,
-        );
         self.internal_history.validate(problems);
         problems.check(
             !self.clusters.is_empty(),

@@ -29,7 +29,6 @@ use actix_web::middleware::{Compress, from_fn};
 use actix_web::web;
 use service_kit::allowed_hosts::{AllowedHosts, check_host};
 use service_kit::app::{Prepared, Service};
-use service_kit::client_address::TrustedProxies;
 use service_kit::identity::IdentitySource;
 use service_kit::security_headers::security_headers;
 
@@ -70,7 +69,7 @@ impl Service for AdminConsole {
                 ));
             }
         }
-        let trusted_proxies = TrustedProxies::new(&settings.server.trusted_proxies);
+        let trusted_proxies = settings.server.trusted_proxies.clone();
         let guard = Arc::new(AccessGuard {
             policy: access::AccessPolicy::new(&settings),
             identities: IdentitySource::new(settings.access.mode, trusted_proxies.clone()),

@@ -159,7 +159,7 @@ impl AppState {
                 .enabled
                 .then(|| BasicAuthenticator::new(&settings.basic_auth)),
             managed,
-            trusted: TrustedProxies::new(&settings.server.trusted_proxies),
+            trusted: settings.server.trusted_proxies.clone(),
             front_proxy: settings.server.front_proxy.unwrap_or_default(),
             forward_auth_callers: settings.server.forward_auth_callers,
             store,

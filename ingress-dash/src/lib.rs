@@ -39,7 +39,6 @@ use actix_web::middleware::from_fn;
 use actix_web::web;
 use service_kit::allowed_hosts::check_host_except;
 use service_kit::app::{Prepared, Service};
-use service_kit::client_address::TrustedProxies;
 use service_kit::security_headers::security_headers;
 
 pub use config::Settings;
@@ -115,7 +114,7 @@ impl Service for IngressDash {
                 },
             },
         );
-        let trusted_proxies = TrustedProxies::new(&settings.server.trusted_proxies);
+        let trusted_proxies = settings.server.trusted_proxies.clone();
         let limiter = ClientRateLimiter::new(&settings.rate_limit, trusted_proxies.clone())
             .map(web::Data::from);
         let access = Arc::new(AccessPolicy::new(&settings.access, trusted_proxies));

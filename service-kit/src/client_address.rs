@@ -7,51 +7,64 @@ use std::net::IpAddr;
 use actix_web::http::header::HeaderMap;
 use ipnet::IpNet;
 
-use crate::config::ConfigProblems;
+use serde::de::{Deserialize, Deserializer, Error as _};
 
-/// `server.trusted_proxies`, compiled.
-#[derive(Debug, Clone, Default)]
-pub struct TrustedProxies(Vec<IpNet>);
+/// `server.trusted_proxies`, compiled as the configuration is read: each entry is an IP address
+/// or a CIDR range, and an entry that is neither is a configuration problem named
+/// `server.trusted_proxies[<index>]` (the loader names every bad entry, not just the first).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(transparent)]
+pub struct TrustedProxies(Vec<TrustedProxy>);
 
-impl TrustedProxies {
-    /// Entries that do not parse were rejected by validation; here they are skipped.
-    pub fn new(entries: &[String]) -> Self {
-        Self(
-            entries
-                .iter()
-                .filter_map(|e| Self::parse_entry(e))
-                .collect(),
-        )
+/// One entry of [`TrustedProxies`].
+#[derive(Debug, Clone, Copy)]
+struct TrustedProxy(IpNet);
+
+impl<'de> Deserialize<'de> for TrustedProxy {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let entry = String::deserialize(deserializer)?;
+        TrustedProxy::parse(&entry).ok_or_else(|| D::Error::custom(BAD_ENTRY))
     }
+}
 
-    /// The configured `entries` compiled, each that is not an address or a CIDR range named in
-    /// `problems` as `<at>[<index>]`: every service validates `server.trusted_proxies` this way.
-    pub fn validated(entries: &[String], at: &str, problems: &mut ConfigProblems) -> Self {
-        let mut compiled = Vec::with_capacity(entries.len());
-        for (index, entry) in entries.iter().enumerate() {
-            match Self::parse_entry(entry) {
-                Some(net) => compiled.push(net),
-                None => problems.push(
-                    format!("{at}[{index}]"),
-                    "must be an IP address or a CIDR range such as 10.0.0.0/8",
-                ),
-            }
-        }
-        Self(compiled)
-    }
+const BAD_ENTRY: &str = "must be an IP address or a CIDR range such as 10.0.0.0/8";
 
+impl TrustedProxy {
     /// `10.0.0.0/8`, `::1/128` or a bare address.
-    pub fn parse_entry(entry: &str) -> Option<IpNet> {
+    fn parse(entry: &str) -> Option<Self> {
         let entry = entry.trim();
         entry
             .parse::<IpNet>()
             .ok()
             .or_else(|| entry.parse::<IpAddr>().ok().map(IpNet::from))
+            .map(Self)
+    }
+}
+
+impl TrustedProxies {
+    /// The entries compiled, or the first that is neither an address nor a CIDR range (for
+    /// code and tests; the configuration is read through `Deserialize`).
+    pub fn parse<S: AsRef<str>>(entries: &[S]) -> Result<Self, String> {
+        entries
+            .iter()
+            .map(|entry| {
+                TrustedProxy::parse(entry.as_ref())
+                    .ok_or_else(|| format!("{:?} {BAD_ENTRY}", entry.as_ref()))
+            })
+            .collect::<Result<_, _>>()
+            .map(Self)
+    }
+
+    /// No proxy is trusted: forwarded headers are never believed.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     pub fn contains(&self, address: IpAddr) -> bool {
         let address = canonical(address);
-        self.0.iter().any(|net| net.contains(&address))
+        self.0
+            .iter()
+            .any(|TrustedProxy(net)| net.contains(&address))
     }
 
     /// The client's address: the peer, or, when the peer is trusted, the right-most address of
@@ -129,22 +142,53 @@ mod tests {
         Some(text.parse().unwrap())
     }
 
+    #[derive(Debug, Default, serde::Deserialize)]
+    #[serde(default)]
+    struct Server {
+        trusted_proxies: TrustedProxies,
+    }
+
+    #[derive(Debug, Default, serde::Deserialize)]
+    #[serde(default)]
+    struct Sample {
+        server: Server,
+    }
+
+    impl crate::config::Validate for Sample {
+        fn validate(&self, _: &mut crate::config::ConfigProblems) {}
+    }
+
     #[test]
-    fn validation_names_each_bad_entry_and_keeps_the_good_ones() {
-        let mut problems = ConfigProblems::default();
-        let entries = ["10.0.0.0/8", "not-an-address", " ::1 ", "10.0.0.0/33"].map(String::from);
-        let trusted = TrustedProxies::validated(&entries, "server.trusted_proxies", &mut problems);
-        let text = problems.to_string();
+    fn reading_the_configuration_names_each_bad_entry_and_compiles_the_good_ones() {
+        let load = |yaml: &str| {
+            crate::config::ConfigLoader::new("SAMPLE")
+                .with_env(Default::default())
+                .load_str::<Sample>(yaml)
+        };
+        let yaml =
+            "server:\n  trusted_proxies: [10.0.0.0/8, not-an-address, ' ::1 ', 10.0.0.0/33]\n";
+        let text = load(yaml).unwrap_err().to_string();
         assert!(text.contains("server.trusted_proxies[1]"), "{text}");
         assert!(text.contains("server.trusted_proxies[3]"), "{text}");
+        assert!(text.contains("CIDR range"), "{text}");
         assert!(!text.contains("[0]") && !text.contains("[2]"), "{text}");
+        assert!(
+            !text.contains("not-an-address"),
+            "values are not echoed: {text}"
+        );
+        let trusted = load("server:\n  trusted_proxies: [10.0.0.0/8, ' ::1 ']\n")
+            .unwrap()
+            .server
+            .trusted_proxies;
         assert!(trusted.contains("10.1.2.3".parse().unwrap()));
         assert!(trusted.contains("::1".parse().unwrap()));
+        assert!(!trusted.contains("11.0.0.1".parse().unwrap()));
+        assert!(TrustedProxies::parse(&["10.0.0.0/33"]).is_err());
     }
 
     #[test]
     fn forwarded_for_is_believed_only_from_trusted_peers() {
-        let trusted = TrustedProxies::new(&["10.0.0.0/8".to_owned()]);
+        let trusted = TrustedProxies::parse(&["10.0.0.0/8"]).unwrap();
         let mut sent = HeaderMap::new();
         sent.insert(
             HeaderName::from_static("x-forwarded-for"),
@@ -166,7 +210,7 @@ mod tests {
 
     #[test]
     fn a_request_id_is_believed_only_from_trusted_peers() {
-        let trusted = TrustedProxies::new(&["10.0.0.0/8".to_owned()]);
+        let trusted = TrustedProxies::parse(&["10.0.0.0/8"]).unwrap();
         let id = |value: &'static str| {
             let mut headers = HeaderMap::new();
             headers.append(

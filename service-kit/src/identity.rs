@@ -60,7 +60,7 @@ impl AccessMode {
     /// `server.trusted_proxies` refuses every caller.
     pub fn warn_without_trusted_proxies(
         self,
-        trusted_proxies: &[String],
+        trusted_proxies: &TrustedProxies,
         warnings: &mut crate::config::ConfigProblems,
     ) {
         warnings.check(
@@ -255,7 +255,7 @@ mod tests {
     use super::*;
 
     fn proxies() -> TrustedProxies {
-        TrustedProxies::new(&["10.0.0.0/8".to_owned(), "::1".to_owned()])
+        TrustedProxies::parse(&["10.0.0.0/8", "::1"]).unwrap()
     }
 
     fn ip(text: &str) -> Option<IpAddr> {

@@ -67,7 +67,7 @@ impl AccessSettings {
 
     pub(crate) fn warnings(
         &self,
-        trusted_proxies: &[String],
+        trusted_proxies: &service_kit::client_address::TrustedProxies,
         per_cluster: bool,
         warnings: &mut ConfigProblems,
     ) {

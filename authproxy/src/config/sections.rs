@@ -33,7 +33,8 @@ service_kit::server_settings! {
         pub write_timeout: Duration = Duration::from_secs(30),
         /// Addresses or CIDR ranges (`10.0.0.0/8`) whose `X-Forwarded-*` / `X-Original-*` headers
         /// are believed. Empty: forwarded headers are ignored.
-        pub trusted_proxies: Vec<String> = Vec::new(),
+        pub trusted_proxies: crate::request::forwarded::TrustedProxies =
+            crate::request::forwarded::TrustedProxies::default(),
         /// forward_auth: which reverse proxy asks the check, so whose headers name the
         /// original request: `nginx` (`X-Original-URL/-Method`) or `traefik`
         /// (`X-Forwarded-Method/-Proto/-Host/-Uri`); the other's are never read. Unset: traefik.

@@ -10,7 +10,6 @@ use service_kit::settings::ServerSection;
 
 use super::{CacheBackend, ForwardAuthCallers, ServerMode, Settings};
 use crate::config::glob::Glob;
-use crate::request::forwarded::TrustedProxies;
 use crate::request::redirect::RedirectPolicy;
 
 /// Shortest generated password accepted: both clusters accept 6, but a machine password this
@@ -57,7 +56,6 @@ fn validate_server(settings: &Settings, problems: &mut ConfigProblems) {
     server.validate_listen(problems);
     positive(server.read_timeout, "server.read_timeout", problems);
     positive(server.write_timeout, "server.write_timeout", problems);
-    TrustedProxies::validated(&server.trusted_proxies, "server.trusted_proxies", problems);
 }
 
 fn validate_oidc(settings: &Settings, problems: &mut ConfigProblems) {

@@ -64,7 +64,7 @@ impl AccessSettings {
 
     /// Valid but probably not meant (as admin-console's `access:`): a mode that refuses every
     /// caller, a mapping that is not used.
-    pub(crate) fn warnings(&self, trusted_proxies: &[String], warnings: &mut ConfigProblems) {
+    pub(crate) fn warnings(&self, trusted_proxies: &TrustedProxies, warnings: &mut ConfigProblems) {
         let limited = !self.namespaces_by_group.is_empty();
         self.mode
             .warn_without_trusted_proxies(trusted_proxies, warnings);
@@ -417,7 +417,7 @@ mod tests {
 
     fn warnings(json: &str, proxies: &[&str]) -> String {
         let mut warnings = ConfigProblems::new();
-        let proxies: Vec<String> = proxies.iter().map(|p| (*p).to_owned()).collect();
+        let proxies = TrustedProxies::parse(proxies).unwrap();
         settings(json).warnings(&proxies, &mut warnings);
         warnings.to_string()
     }

@@ -81,18 +81,20 @@ pub struct Redaction {
 }
 
 impl Redaction {
-    /// Compiles `patterns`; an error names the first pattern that is not a valid glob.
-    pub fn new<'a>(patterns: impl IntoIterator<Item = &'a str>) -> Result<Self, PatternError> {
+    /// `annotations.redact` (`extra`, compiled when the configuration was read), after the
+    /// built-in patterns unless `defaults` is false.
+    pub fn configured(defaults: bool, extra: &[RedactPattern]) -> Result<Self, PatternError> {
+        let mut set = GlobSetBuilder::new();
+        for pattern in DEFAULT_PATTERNS.iter().filter(|_| defaults) {
+            set.add(compile(pattern)?);
+        }
+        for RedactPattern(glob) in extra {
+            set.add(glob.clone());
+        }
         Ok(Self {
-            patterns: compile_set(patterns)?,
+            patterns: build(set)?,
             secret_names: compile_set(SECRET_NAME_PATTERNS.iter().copied())?,
         })
-    }
-
-    /// `annotations.redact` (`extra`), after the built-in patterns unless `defaults` is false.
-    pub fn configured(defaults: bool, extra: &[String]) -> Result<Self, PatternError> {
-        let defaults = DEFAULT_PATTERNS.iter().copied().filter(|_| defaults);
-        Self::new(defaults.chain(extra.iter().map(String::as_str)))
     }
 
     /// No redaction at all (tests of other parts, and the sample records of the packing
@@ -229,11 +231,35 @@ pub struct PatternError {
     pub reason: String,
 }
 
+/// One entry of `annotations.redact`, compiled as the configuration is read: a pattern that is
+/// not a valid glob is a configuration problem named `annotations.redact[<index>]`.
+#[derive(Debug, Clone)]
+pub struct RedactPattern(globset::Glob);
+
+impl RedactPattern {
+    pub fn parse(pattern: &str) -> Result<Self, PatternError> {
+        compile(pattern).map(Self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RedactPattern {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let pattern = String::deserialize(deserializer)?;
+        Self::parse(&pattern).map_err(|error| {
+            serde::de::Error::custom(format!("is not a valid glob pattern ({})", error.reason))
+        })
+    }
+}
+
 fn compile_set<'a>(patterns: impl IntoIterator<Item = &'a str>) -> Result<GlobSet, PatternError> {
     let mut set = GlobSetBuilder::new();
     for pattern in patterns {
         set.add(compile(pattern)?);
     }
+    build(set)
+}
+
+fn build(set: GlobSetBuilder) -> Result<GlobSet, PatternError> {
     set.build().map_err(|error| PatternError {
         pattern: String::new(),
         reason: error.kind().to_string(),
@@ -297,7 +323,9 @@ mod tests {
 
     #[test]
     fn values_are_replaced_and_keys_kept() {
-        let redaction = Redaction::configured(false, &["example.com/*".to_owned()]).unwrap();
+        let redaction =
+            Redaction::configured(false, &[RedactPattern::parse("example.com/*").unwrap()])
+                .unwrap();
         let mut annotations = BTreeMap::from([
             ("example.com/anything".to_owned(), "x".to_owned()),
             (
@@ -369,8 +397,9 @@ mod tests {
 
     #[test]
     fn invalid_patterns_are_named() {
-        let error = Redaction::new(["ok-*", "bad-[a"]).unwrap_err();
+        assert!(RedactPattern::parse("ok-*").is_ok());
+        let error = RedactPattern::parse("bad-[a").unwrap_err();
         assert_eq!(error.pattern, "bad-[a");
-        assert!(Redaction::new([" "]).is_err());
+        assert!(RedactPattern::parse(" ").is_err());
     }
 }

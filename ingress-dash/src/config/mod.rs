@@ -56,7 +56,7 @@ service_kit::server_settings! {
         /// Reverse proxies (addresses or CIDR ranges) whose `X-Forwarded-For` names the client
         /// for rate limiting, and whose `X-Auth-Request-*` headers name the user in
         /// `access.mode: trusted_headers`; empty: the TCP peer is the client.
-        pub trusted_proxies: Vec<String> = Vec::new(),
+        pub trusted_proxies: TrustedProxies = TrustedProxies::default(),
     }
 }
 
@@ -243,7 +243,7 @@ impl Default for ResilienceSettings {
 pub struct AnnotationSettings {
     /// Glob patterns of annotation keys (case-insensitive; `*` crosses `/`), on top of the
     /// built-in ones ([`crate::access::redaction::DEFAULT_PATTERNS`]).
-    pub redact: Vec<String>,
+    pub redact: Vec<crate::access::redaction::RedactPattern>,
     /// Whether the built-in patterns apply.
     pub redact_defaults: bool,
 }
@@ -277,11 +277,6 @@ impl Validate for Settings {
         self.server
             .allowed_hosts
             .validate("server.allowed_hosts", problems);
-        TrustedProxies::validated(
-            &self.server.trusted_proxies,
-            "server.trusted_proxies",
-            problems,
-        );
         self.access.validate(problems);
         self.certificates.validate(problems);
         let kube = &self.kubernetes;
@@ -348,14 +343,6 @@ impl Validate for Settings {
                 "rate_limit.per_second",
                 "must be at least 1",
             );
-        }
-        for (index, pattern) in self.annotations.redact.iter().enumerate() {
-            if let Err(error) = crate::access::redaction::Redaction::new([pattern.as_str()]) {
-                problems.push(
-                    format!("annotations.redact[{index}]"),
-                    format!("is not a valid glob pattern ({})", error.reason),
-                );
-            }
         }
         let stream = &self.stream;
         problems.check(
