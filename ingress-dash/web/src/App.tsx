@@ -168,6 +168,9 @@ export function App() {
           <span className="brand-sep">/</span>
           <h1>Ingresses</h1>
         </div>
+        <nav className="topnav" aria-label="Views">
+          <a href="?view=migration">Migration</a>
+        </nav>
         <div className="topbar-right">
           <SignedIn />
           <ConnectionBadge status={status} />

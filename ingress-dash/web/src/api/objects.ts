@@ -64,7 +64,7 @@ function objectPath({ kind, namespace, name }: ObjectRef, what: "events" | "yaml
   return `/api/objects/${kind}/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/${what}`;
 }
 
-async function failure(response: Response): Promise<ObjectReadError> {
+export async function failure(response: Response): Promise<ObjectReadError> {
   let message = `The dashboard answered ${response.status}.`;
   let code: string | null = null;
   try {

@@ -5,6 +5,7 @@ import { BackendsSection, CertificatesSection, RouteSections } from "./StatusSec
 import { kindPath } from "../api/objects";
 import { ObjectEvents } from "./ObjectEvents";
 import { ObjectYaml } from "./ObjectYaml";
+import { AnnotationExplainer } from "./AnnotationExplainer";
 
 interface Props {
   record: IngressRecord;
@@ -164,6 +165,10 @@ export function DetailsPanel({ record, deletedAt, now, warningDays, onClose }: P
             </dl>
           )}
         </section>
+
+        {!isRoute && annotations.length > 0 && (
+          <AnnotationExplainer namespace={record.namespace} name={record.name} deleted={deletedAt !== null} />
+        )}
 
         <ObjectYaml target={target} deleted={deletedAt !== null} />
       </div>
