@@ -10,6 +10,7 @@ mod faults;
 mod health;
 mod helm_rbac;
 mod listeners;
+mod migration;
 mod objects;
 mod properties;
 mod real_kube;
