@@ -13,6 +13,7 @@
 //! - `records`: the dashboard's records built from objects (backends, certificates, HTTPRoutes
 //!   as records, the packed JSON they are kept as).
 //! - [`hub`]: the shared watchers and their state machine, which every client reads.
+//! - `migration`: the annotation catalogue, the explainer and the migration inventory.
 //! - [`http`]: the routes, the SSE stream, the snapshot bodies and their cache, rate limiting.
 //!
 //! [`alloc`] (the allocator of the kept records) stands beside them.
