@@ -16,21 +16,40 @@
 # compile; a cold build takes a fraction of the fat-LTO release build's time); PROFILE=fast or
 # PROFILE=release scripts/run-local.sh runs an optimised build instead.
 # When it returns (Ctrl+C, TERM, or one of its processes exiting), every process it started is
-# gone: each is sent TERM, and whatever is still there 10 seconds later is killed.
+# gone: each is sent TERM, and whatever is still there 10 seconds later is killed. A Ctrl+C (or
+# TERM) exits 0; one of its processes exiting by itself exits 1.
+#
+# Ctrl+C on a terminal is SIGINT to the terminal's foreground process group. Under `make run`
+# that group is make's: make, after its recipe ends, dies of that SIGINT whatever the recipe
+# returns (the shell sees 130), and each service got the SIGINT too: one that ended before this
+# script's trap ran (or any, when whoever started it left SIGINT ignored, which a script cannot
+# trap) looked like one that exited by itself ("Error 1"). So on a
+# terminal this script takes the foreground for a process group of its own (a job of its own,
+# as an interactive shell makes for each command), and starts each service in a group of its
+# own (`set -m`): a Ctrl+C reaches this script (and a build or curl it is waiting on) alone, it
+# stops everything and exits 0, and make exits 0 with it.
 set -euo pipefail
+if [ -t 0 ] && [ -z "${RUN_LOCAL_OWN_GROUP:-}" ]; then
+  export RUN_LOCAL_OWN_GROUP=1
+  exec python3 -c '
+import os, signal, sys
+# What the script gets: SIGINT at its default, so that its trap can take the Ctrl+C even where
+# it was started with SIGINT ignored, and SIGPIPE at its default (Python ignores it).
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+try:
+    os.setpgid(0, 0)
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # asking for the terminal from the background
+    os.tcsetpgrp(0, os.getpgrp())
+    signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+except OSError as error:
+    print(f"run-local: no process group of its own ({error})", file=sys.stderr)
+os.execv(sys.argv[1], sys.argv[1:])
+' "$0" "$@"
+fi
 cd "$(dirname "$0")/.."
 
-profile=${PROFILE:-dev}
-scripts/install-deps.sh
-scripts/install-servers.sh --make-run
-cargo build --profile "$profile" --bins -p admin-console -p authproxy -p ingress-dash -p kube-test-server
-bin=${CARGO_TARGET_DIR:-target}/$([ "$profile" = dev ] && echo debug || echo "$profile")
-for web in */web; do
-  [ -f "$web/package.json" ] && (cd "$web" && npm run build --silent)
-done
-
 run_dir=.run
-mkdir -p "$run_dir"
 pids=()
 search_dir=""
 stop() { # exit status
@@ -50,13 +69,28 @@ stop() { # exit status
   [ -z "$search_dir" ] || rm -rf "$search_dir"
   exit "$status"
 }
+# Set before the build: a Ctrl+C while it runs stops it and exits 0 too.
 trap 'stop 0' INT TERM
 trap 'stop 1' EXIT
 
+profile=${PROFILE:-dev}
+scripts/install-deps.sh
+scripts/install-servers.sh --make-run
+cargo build --profile "$profile" --bins -p admin-console -p authproxy -p ingress-dash -p kube-test-server
+bin=${CARGO_TARGET_DIR:-target}/$([ "$profile" = dev ] && echo debug || echo "$profile")
+for web in */web; do
+  [ -f "$web/package.json" ] && (cd "$web" && npm run build --silent)
+done
+
+mkdir -p "$run_dir"
+
 start() { # name, then the command
   local name=$1; shift
-  # Process substitution, not a pipe, so $! is the process itself and Ctrl+C or TERM reach it.
-  "$@" > >(sed -u "s/^/[$name] /") 2>&1 &
+  # Process substitution, not a pipe, so $! is the process itself and TERM reaches it; in a
+  # process group of its own (set -m), so a terminal's Ctrl+C does not (this script stops it).
+  set -m
+  "$@" > >(sed -u "s/^/[$name] /") 2>&1 </dev/null &
+  set +m
   pids+=("$!")
 }
 
@@ -82,6 +116,8 @@ done
 for i in 0 1 2; do
   node=$search_dir/node-$i
   # The node's own console goes to its log file (a screenful of INFO lines per node otherwise).
+  # A process group of its own, as start gives each service.
+  set -m
   OPENSEARCH_PATH_CONF=$node/config OPENSEARCH_JAVA_HOME=$OPENSEARCH_2_JAVA_HOME \
     OPENSEARCH_JAVA_OPTS="-Xms384m -Xmx384m" OPENSEARCH_TMPDIR=$node/tmp \
     "${as_search_user[@]}" "$search_dir/home/bin/opensearch" \
@@ -91,7 +127,8 @@ for i in 0 1 2; do
     -E cluster.initial_cluster_manager_nodes=node-0,node-1,node-2 \
     -E path.data="$node/data" -E path.logs="$node/logs" -E path.repo="$search_dir/repo" \
     -E cluster.routing.allocation.disk.threshold_enabled=false \
-    >"$node/console.log" 2>&1 &
+    >"$node/console.log" 2>&1 </dev/null &
+  set +m
   pids+=("$!")
 done
 echo "[search] three OpenSearch $OPENSEARCH_2_VERSION nodes starting (logs: $search_dir/node-*/console.log)"
