@@ -89,31 +89,8 @@ fn print_objects(args: &Args, options: Options) -> anyhow::Result<()> {
     let cluster = kube_test_server::Cluster::new(options);
     populate(&cluster, args)?;
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    for kind in Kind::ALL {
-        for object in cluster.list(kind, None) {
-            let mut object = (*object).clone();
-            object["apiVersion"] = serde_json::json!(kind.api_version());
-            object["kind"] = serde_json::json!(kind.name());
-            if let Some(metadata) = object["metadata"].as_object_mut() {
-                for field in [
-                    "uid",
-                    "resourceVersion",
-                    "creationTimestamp",
-                    "generation",
-                    "managedFields",
-                ] {
-                    metadata.remove(field);
-                }
-            }
-            // Allocated by the API server from its own range.
-            if let Some(spec) = object.get_mut("spec").and_then(|spec| spec.as_object_mut())
-                && kind == Kind::Service
-            {
-                spec.remove("clusterIP");
-                spec.remove("clusterIPs");
-            }
-            writeln!(stdout, "{object}")?;
-        }
+    for object in sample::api_objects(&cluster) {
+        writeln!(stdout, "{object}")?;
     }
     stdout.flush()?;
     Ok(())

@@ -165,26 +165,10 @@ pub async fn open_stream(request: reqwest::RequestBuilder) -> SseReader {
     }
 }
 
-/// The built ingress-dash binary started on a free port against the API at `api_url`, with
-/// `shutdown_timeout` and `extra_yaml` (top-level YAML after the `kubernetes` section, which may
-/// continue it with two-space indented keys). The `ServiceBinary` holds the configuration file.
-pub fn start_binary(
-    api_url: &str,
-    shutdown_timeout: &str,
-    extra_yaml: &str,
-) -> (
-    test_support::binary::ServiceBinary,
-    test_support::binary::RunningBinary,
-) {
-    start_binary_with(
-        &format!("  api_url: {api_url}\n"),
-        shutdown_timeout,
-        extra_yaml,
-    )
-}
-
-/// [`start_binary`] with `kube_yaml` (the `kubernetes:` keys saying how to reach the API,
-/// indented, e.g. `kubeconfig`).
+/// The built ingress-dash binary started on a free port, with `kube_yaml` (the `kubernetes:`
+/// keys saying how to reach the API, indented, e.g. `kubeconfig`), `shutdown_timeout` and
+/// `extra_yaml` (top-level YAML after the `kubernetes` section, which may continue it with
+/// two-space indented keys). The `ServiceBinary` holds the configuration file.
 pub fn start_binary_with(
     kube_yaml: &str,
     shutdown_timeout: &str,

@@ -1,16 +1,20 @@
-//! Certificates behind TLS entries (issue 20 section 2): from a cert-manager Certificate when
-//! Secrets are not read (kube-test-server serves the cert-manager CRD, the real API server here
-//! has none), and Secrets forbidden. The certificates of real TLS Secrets run against the real
-//! API server (`real_kube::certificates`).
+//! Certificates behind TLS entries (issue 20 section 2), against the real API server: from a
+//! cert-manager Certificate when Secrets are not read (on `real_kube::sample_cluster`, which has
+//! the shape of cert-manager's CRD), and Secrets forbidden by a Role. The certificates of real
+//! TLS Secrets: `real_kube::certificates`.
 
 use std::time::{Duration, SystemTime};
 
-use kube_test_server::Kind;
 use kube_test_server::tls::{CertificateAuthority, IssuedCertificate, tls_secret};
 use serde_json::{Value, json};
+use test_support::kube_cluster::KubeCluster;
 
-use crate::app::{TestApp, spawn_app};
+use crate::app::TestApp;
 use crate::backends::item;
+use crate::real_kube::sample_cluster::sample_cluster;
+use crate::real_kube::{
+    CERTIFICATE, Cluster, INGRESS, SECRET, scoped, spawn_real, token_for_resources,
+};
 
 const WAIT: Duration = Duration::from_secs(10);
 const DAY: Duration = Duration::from_secs(86_400);
@@ -58,44 +62,54 @@ pub fn assert_no_key(text: &str, fragments: &[String], what: &str) {
     }
 }
 
-async fn metrics(app: &TestApp) -> String {
+async fn metrics<K>(app: &TestApp<K>) -> String {
     app.get("/_metrics").await.text().await.unwrap()
 }
 
+/// On the sample cluster (it has the shape of cert-manager's CRD), in a namespace of its own.
 #[tokio::test]
 async fn without_secrets_the_cert_manager_certificate_tells_or_nothing_does() {
-    let app = spawn_app("", "").await;
-    let cluster = &app.kube.cluster;
-    cluster.add_namespace("shop");
+    let ns = "cert-shop";
+    let app = spawn_real(Cluster::Shared(sample_cluster()), None, "", "").await;
+    let kube = &app.kube;
+    kube.namespaces(&[ns]).await;
     let (ca, issued) = issue(&["shop.example.com"], 5);
-    cluster.put(
-        Kind::Secret,
-        tls_secret("shop", "shop-tls", &issued, Some(ca.certificate_pem())),
-    );
-    cluster.put(
-        Kind::Certificate,
+    kube.put(
+        SECRET,
+        tls_secret(ns, "shop-tls", &issued, Some(ca.certificate_pem())),
+    )
+    .await;
+    let certificate = json!({
+        "metadata": {"name": "shop", "namespace": ns},
+        "spec": {"secretName": "shop-tls", "dnsNames": ["shop.example.com"],
+                 "issuerRef": {"name": "letsencrypt", "kind": "ClusterIssuer"}},
+    });
+    kube.put(CERTIFICATE, certificate).await;
+    kube.put_status(
+        CERTIFICATE,
         json!({
-            "apiVersion": "cert-manager.io/v1", "kind": "Certificate",
-            "metadata": {"name": "shop", "namespace": "shop"},
-            "spec": {"secretName": "shop-tls", "dnsNames": ["shop.example.com"],
-                     "issuerRef": {"name": "letsencrypt", "kind": "ClusterIssuer"}},
+            "metadata": {"name": "shop", "namespace": ns},
             "status": {"notAfter": issued.not_after_rfc3339(), "notBefore": issued.not_before_rfc3339(),
                        "conditions": [{"type": "Ready", "status": "True", "reason": "Ready", "message": "up to date"}]},
         }),
-    );
-    cluster.put_ingress(tls_ingress(
-        "shop",
-        "shop",
-        &["shop.example.com", "*.shop.example.com"],
-        "shop-tls",
-    ));
-    cluster.put_ingress(tls_ingress(
-        "shop",
-        "plain",
-        &["plain.example.com"],
-        "plain-tls",
-    ));
-    let mut stream = app.stream("?namespaces=shop", None).await;
+    )
+    .await;
+    kube.put(
+        INGRESS,
+        tls_ingress(
+            ns,
+            "shop",
+            &["shop.example.com", "*.shop.example.com"],
+            "shop-tls",
+        ),
+    )
+    .await;
+    kube.put(
+        INGRESS,
+        tls_ingress(ns, "plain", &["plain.example.com"], "plain-tls"),
+    )
+    .await;
+    let mut stream = app.stream(&format!("?namespaces={ns}"), None).await;
     let first = stream.next_event(WAIT).await.unwrap();
     let managed = &item(&first.data, "shop")["certificates"][0];
     assert_eq!(managed["source"], "cert_manager");
@@ -113,23 +127,38 @@ async fn without_secrets_the_cert_manager_certificate_tells_or_nothing_does() {
             .contains("certificates.read_secrets is false"),
         "{unread}"
     );
-    // The metric comes from the cert-manager status too.
     assert!(metrics(&app).await.contains("secret=\"shop-tls\"}"));
-    // The Certificate goes: the entry is not read any more.
-    cluster.delete(Kind::Certificate, Some("shop"), "shop");
+    assert!(kube.delete(CERTIFICATE, ns, "shop").await);
     let event = stream.next_event(WAIT).await.unwrap();
     assert_eq!(event.event, "modified");
     assert_eq!(event.data["certificates"][0]["source"], "not_read");
 }
 
+/// A service account whose Role leaves Secrets out: the real 403.
 #[tokio::test]
 async fn forbidden_secrets_make_certificates_not_read_with_the_reason() {
-    let app = spawn_app("", "certificates:\n  read_secrets: true\n").await;
-    let cluster = &app.kube.cluster;
-    cluster.add_namespace("shop");
-    cluster.forbid(Kind::Secret, Some("shop"));
-    cluster.put_ingress(tls_ingress("shop", "web", &["web.example.com"], "web-tls"));
-    let mut stream = app.stream("?namespaces=shop", None).await;
+    let cluster = KubeCluster::shared();
+    let ns = "cert-forbidden";
+    let token = token_for_resources(
+        cluster,
+        ns,
+        "dash",
+        &["ingresses", "services", "endpointslices", "events"],
+    );
+    let app = spawn_real(
+        Cluster::Shared(cluster),
+        Some(&token),
+        &scoped(&[ns]),
+        "certificates:\n  read_secrets: true\n",
+    )
+    .await;
+    app.kube
+        .put(
+            INGRESS,
+            tls_ingress(ns, "web", &["web.example.com"], "web-tls"),
+        )
+        .await;
+    let mut stream = app.stream(&format!("?namespaces={ns}"), None).await;
     let first = stream.next_event(WAIT).await.unwrap();
     assert_eq!(
         first.data["errors"],
@@ -142,7 +171,7 @@ async fn forbidden_secrets_make_certificates_not_read_with_the_reason() {
         certificate["error"]
             .as_str()
             .unwrap()
-            .contains("may not list or watch secrets in shop"),
+            .contains(&format!("may not list or watch secrets in {ns}")),
         "{certificate}"
     );
 }

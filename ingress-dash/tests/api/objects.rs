@@ -1,26 +1,23 @@
 //! One object on demand (issue 20 section 2): `GET /api/objects/{kind}/{namespace}/{name}/events`
-//! and `.../yaml` against kube-test-server's sample situations, with the access rules, the
-//! retry policy and the breaker. The events, their limits, the YAML and the 403s of a Role run
-//! against the real API server (`real_kube::events`, `real_kube::rbac`, `real_kube::gateway`).
+//! and `.../yaml` against `make run`'s sample situations written into a real API server
+//! (`real_kube::sample_cluster`), with the access rules, the retry policy and the breaker (the
+//! API server's 503s from the fault proxy before it). The events, their limits, the YAML and
+//! the 403s of a Role run against the real API server too (`real_kube::events`,
+//! `real_kube::rbac`, `real_kube::gateway`, which also asks for an HTTPRoute of a cluster
+//! without the Gateway API).
 
-use kube_test_server::{Crd, KubeTestServer, Options, sample};
 use serde_json::Value;
 
-use crate::app::{TestApp, spawn_app_server, spawn_app_with};
+use crate::real_kube::sample_cluster::sample_cluster;
+use crate::real_kube::{RealApp, spawn_proxied_to};
 
 /// `app-00001` (team-001) has Warning events `NoReadyEndpoints` (last seen 40 s ago, 42 times)
 /// and `UpstreamUnhealthy` (95 s ago) and a Normal `Sync` (2 h ago).
 const BROKEN: &str = "/api/objects/ingresses/team-001/app-00001";
 
-/// kube-test-server with `make run`'s sample situations (30 ingresses over 3 namespaces).
-fn sample_cluster() -> KubeTestServer {
-    let kube = KubeTestServer::start(Options::default()).expect("kube-test-server starts");
-    sample::populate_everything(&kube.cluster, 30, 3).expect("sample data");
-    kube
-}
-
-async fn app_with(overrides: &str) -> TestApp {
-    spawn_app_with(sample_cluster(), "", overrides).await
+/// The application before the sample cluster through a fault proxy of its own.
+async fn app_with(overrides: &str) -> RealApp {
+    spawn_proxied_to(sample_cluster(), "", "", overrides).await
 }
 
 #[tokio::test]
@@ -28,11 +25,11 @@ async fn calls_are_retried_and_counted_by_the_shared_breaker() {
     // The breaker opens at half of at least 10 calls failing within 30 s.
     let app = app_with("  breaker_min_calls: 10\n  breaker_window: 30s\n").await;
     // Two transient failures: the third attempt answers.
-    app.kube.cluster.faults.fail_next(2);
+    app.kube.faults().fail_next(2, 503);
     assert_eq!(app.get(&format!("{BROKEN}/events")).await.status(), 200);
     // Failing for good: 503 after three attempts each, then the breaker opens and the
     // dashboard answers without calling.
-    app.kube.cluster.faults.fail_next(1_000);
+    app.kube.faults().fail_next(1_000, 503);
     let mut codes = Vec::new();
     for _ in 0..5 {
         let response = app.get(&format!("{BROKEN}/yaml")).await;
@@ -66,7 +63,7 @@ async fn calls_are_retried_and_counted_by_the_shared_breaker() {
 /// The test client (127.0.0.1) plays the sign-in proxy; `shop` sees team-000 only.
 const TEAM_000_ONLY: &str = "access:\n  mode: trusted_headers\n  namespaces_by_group:\n    shop: [\"team-000\"]\n    sre: [\"*\"]\n";
 
-async fn as_user(app: &TestApp, path: &str, groups: &str) -> (u16, Value, String) {
+async fn as_user(app: &RealApp, path: &str, groups: &str) -> (u16, Value, String) {
     let response = app
         .client
         .get(format!("{}{path}", app.address))
@@ -83,8 +80,13 @@ async fn as_user(app: &TestApp, path: &str, groups: &str) -> (u16, Value, String
 
 #[tokio::test]
 async fn a_namespace_the_caller_may_not_see_answers_as_a_missing_object() {
-    let app = spawn_app_server("  trusted_proxies: [127.0.0.0/8, \"::1\"]\n", TEAM_000_ONLY).await;
-    sample::populate_everything(&app.kube.cluster, 30, 3).expect("sample data");
+    let app = spawn_proxied_to(
+        sample_cluster(),
+        "  trusted_proxies: [127.0.0.0/8, \"::1\"]\n",
+        "",
+        TEAM_000_ONLY,
+    )
+    .await;
     // team-001/app-00001 exists but ann may not see team-001.
     for suffix in ["events", "yaml"] {
         let hidden = as_user(&app, &format!("{BROKEN}/{suffix}"), "shop").await;
@@ -128,7 +130,7 @@ async fn a_namespace_the_caller_may_not_see_answers_as_a_missing_object() {
 #[tokio::test]
 async fn bad_kinds_names_and_types_are_400_and_missing_objects_404() {
     let app = app_with("").await;
-    let requests_before = app.kube.cluster.list_requests();
+    let requests_before = app.kube.faults().list_requests();
     for (path, code) in [
         (
             "/api/objects/pods/team-001/app-00001/events",
@@ -171,7 +173,7 @@ async fn bad_kinds_names_and_types_are_400_and_missing_objects_404() {
                 .is_some_and(|m| m.ends_with('.'))
         );
     }
-    assert_eq!(app.kube.cluster.list_requests(), requests_before);
+    assert_eq!(app.kube.faults().list_requests(), requests_before);
     let (_, body) = app.get_json("/api/objects/pods/team-001/x/yaml").await;
     assert_eq!(
         body["error"]["message"],
@@ -190,12 +192,6 @@ async fn bad_kinds_names_and_types_are_400_and_missing_objects_404() {
             "{path}"
         );
     }
-    // Without the Gateway API, an HTTPRoute is not found either.
-    app.kube.cluster.set_crd_installed(Crd::GatewayApi, false);
-    let (status, _) = app
-        .get_json("/api/objects/httproutes/team-000/storefront/yaml")
-        .await;
-    assert_eq!(status, 404);
 }
 
 #[tokio::test]
@@ -218,7 +214,7 @@ async fn the_reads_count_against_the_clients_rate_limit() {
 
 #[tokio::test]
 async fn a_namespace_scoped_install_answers_unwatched_namespaces_as_missing_objects() {
-    let app = spawn_app_with(sample_cluster(), "  namespaces: [team-000]\n", "").await;
+    let app = spawn_proxied_to(sample_cluster(), "", "  namespaces: [team-000]\n", "").await;
     let (status, body) = app.get_json(&format!("{BROKEN}/yaml")).await;
     assert_eq!(
         (status, body["error"]["message"].as_str()),

@@ -3,18 +3,35 @@
 
 use std::time::{Duration, SystemTime};
 
-use crate::app::start_binary;
 use kube_test_server::tls::{CertificateAuthority, tls_secret};
-use kube_test_server::{Kind, KubeTestServer, Options};
-use serde_json::json;
-use test_support::{http_get, wait_until};
+use serde_json::{Value, json};
+use test_support::kube_cluster::{KubeCluster, ok};
+use test_support::{TempDir, http_get, wait_until};
 
+use crate::app::start_binary_with;
 use crate::backends::ingress_to;
+use crate::real_kube::write_kubeconfig;
+
+/// `kubectl create` of `object` (as written: `create` adds no annotation of its own).
+fn create(cluster: &KubeCluster, dir: &TempDir, api_version: &str, kind: &str, mut object: Value) {
+    object["apiVersion"] = json!(api_version);
+    object["kind"] = json!(kind);
+    let name = object["metadata"]["name"]
+        .as_str()
+        .expect("a name")
+        .to_owned();
+    let file = dir.path().join(format!("{kind}-{name}.json"));
+    std::fs::write(&file, object.to_string()).expect("writing the object");
+    let file = file.to_str().expect("a UTF-8 path");
+    ok(&cluster.kubectl(&["create", "-f", file]), "kubectl create");
+}
 
 #[test]
 fn the_key_is_in_no_log_line_even_at_debug() {
-    let kube = KubeTestServer::start(Options::default()).unwrap();
-    kube.cluster.add_namespace("vault");
+    // The shared real API server, a namespace of the test's own.
+    let cluster = KubeCluster::shared();
+    let dir = TempDir::new("secret-logs");
+    cluster.apply("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: vault\n");
     let ca = CertificateAuthority::new("log test CA").unwrap();
     let now = SystemTime::now();
     let day = Duration::from_secs(86_400);
@@ -26,20 +43,24 @@ fn the_key_is_in_no_log_line_even_at_debug() {
         "kubectl.kubernetes.io/last-applied-configuration":
             json!({"data": {"tls.key": secret["data"]["tls.key"]}}).to_string(),
     });
-    kube.cluster.put(Kind::Secret, secret.clone());
+    create(cluster, &dir, "v1", "Secret", secret.clone());
     // A second Secret whose certificate cannot be read: its error is logged at debug.
     let mut broken = tls_secret("vault", "broken-tls", &issued, None);
     broken["data"]["tls.crt"] = secret["data"]["tls.key"].clone();
-    kube.cluster.put(Kind::Secret, broken);
+    create(cluster, &dir, "v1", "Secret", broken);
     let mut ingress = ingress_to("vault", "web", "web");
     ingress["spec"]["tls"] = json!([
         {"hosts": ["web.example.com"], "secretName": "web-tls"},
         {"hosts": ["web.example.com"], "secretName": "broken-tls"},
     ]);
-    kube.cluster.put_ingress(ingress);
+    create(cluster, &dir, "networking.k8s.io/v1", "Ingress", ingress);
 
-    let (_binary, mut running) = start_binary(
-        kube.url(),
+    let kubeconfig = write_kubeconfig(&dir, cluster, cluster.admin_token());
+    let (_binary, mut running) = start_binary_with(
+        &format!(
+            "  kubeconfig: {}\n  namespaces: [vault]\n",
+            kubeconfig.display()
+        ),
         "5s",
         "certificates:\n  read_secrets: true\nobservability:\n  log_level: debug\n  log_format: json\n",
     );

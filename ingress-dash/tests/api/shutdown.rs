@@ -6,14 +6,27 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use crate::app::start_binary;
-use kube_test_server::{KubeTestServer, Options};
+use test_support::TempDir;
+use test_support::kube_cluster::KubeCluster;
+
+use crate::app::start_binary_with;
+use crate::real_kube::write_kubeconfig;
 
 #[test]
 fn sigterm_ends_open_streams_and_the_process_promptly() {
-    let kube = KubeTestServer::start(Options::default()).expect("kube-test-server starts");
-    kube.cluster.add_namespace("shop");
-    let (_binary, mut running) = start_binary(kube.url(), "60s", "  namespaces: [shop]\n");
+    // The shared real API server, a namespace of the test's own.
+    let cluster = KubeCluster::shared();
+    cluster.apply("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shutdown-shop\n");
+    let dir = TempDir::new("ingress-dash-kubeconfig");
+    let kubeconfig = write_kubeconfig(&dir, cluster, cluster.admin_token());
+    let (_binary, mut running) = start_binary_with(
+        &format!(
+            "  kubeconfig: {}\n  namespaces: [shutdown-shop]\n",
+            kubeconfig.display()
+        ),
+        "60s",
+        "",
+    );
 
     let mut streams: Vec<TcpStream> = (0..3).map(|_| open_stream(&running.host_port)).collect();
     for stream in &mut streams {

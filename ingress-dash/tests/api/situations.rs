@@ -1,21 +1,23 @@
-//! The sample situations `make run` serves (kube-test-server's `populate_everything`), as a
-//! newcomer sees them in the snapshot: a certificate expiring in 5 days that misses the
-//! wildcard host (from its cert-manager Certificate, Secrets not read), a backend without
-//! ready endpoints, a missing backend Service, an HTTPRoute with an unresolved ref; and with
-//! Secrets read, the certificates from the Secrets themselves.
+//! The sample situations `make run` serves (kube-test-server's `populate_everything`), written
+//! into a real API server (`real_kube::sample_cluster`), as a newcomer sees them in the
+//! snapshot: a certificate expiring in 5 days that misses the wildcard host (from its
+//! cert-manager Certificate, Secrets not read), a backend without ready endpoints, a missing
+//! backend Service, an HTTPRoute with an unresolved ref; and with Secrets read, the
+//! certificates from the Secrets themselves.
 
 use std::time::Duration;
 
-use kube_test_server::sample;
 use serde_json::{Value, json};
 
-use crate::app::{TestApp, spawn_app};
+use crate::app::TestApp;
 use crate::backends::item;
+use crate::real_kube::sample_cluster::sample_cluster;
+use crate::real_kube::{Cluster, spawn_real};
 
 const WAIT: Duration = Duration::from_secs(10);
 
 /// The first snapshot of a stream of `namespaces` (joined: the stream waits for the watchers).
-async fn streamed(app: &TestApp, namespaces: &str) -> Value {
+async fn streamed<K>(app: &TestApp<K>, namespaces: &str) -> Value {
     let mut stream = app.stream(&format!("?namespaces={namespaces}"), None).await;
     let snapshot = stream.next_event(WAIT).await.unwrap();
     assert_eq!(snapshot.event, "snapshot");
@@ -30,8 +32,7 @@ fn days_left(not_after: &Value) -> i64 {
 
 #[tokio::test]
 async fn the_sample_situations_show_without_reading_secrets() {
-    let app = spawn_app("", "").await;
-    sample::populate_everything(&app.kube.cluster, 40, 10).unwrap();
+    let app = spawn_real(Cluster::Shared(sample_cluster()), None, "", "").await;
     let data = streamed(&app, "team-000").await;
     // app-00000: cert-manager's Certificate, 5 days left, the wildcard rule host not covered.
     let certificate = &item(&data, "app-00000")["certificates"][0];
@@ -82,8 +83,13 @@ async fn the_sample_situations_show_without_reading_secrets() {
 
 #[tokio::test]
 async fn with_secrets_read_the_certificates_come_from_the_secrets() {
-    let app = spawn_app("", "certificates:\n  read_secrets: true\n").await;
-    sample::populate_everything(&app.kube.cluster, 40, 10).unwrap();
+    let app = spawn_real(
+        Cluster::Shared(sample_cluster()),
+        None,
+        "",
+        "certificates:\n  read_secrets: true\n",
+    )
+    .await;
     let data = streamed(&app, "team-000").await;
     let certificate = &item(&data, "app-00000")["certificates"][0];
     assert_eq!(certificate["source"], "secret", "{certificate}");

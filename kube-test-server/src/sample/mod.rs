@@ -14,8 +14,8 @@ pub use backends::{
 };
 pub use situations::{event, populate_broken_backends, populate_routes, populate_tls};
 
-use crate::Cluster;
 use crate::tls::CertificateAuthority;
+use crate::{Cluster, Kind};
 
 /// Namespace `index` of the sample set: `team-000`, `team-001`, ...
 pub fn namespace_name(index: usize) -> String {
@@ -107,4 +107,40 @@ pub fn populate_everything(
     populate_broken_backends(cluster, ingresses, namespaces);
     populate_routes(cluster);
     Ok(())
+}
+
+/// Every object of `cluster`, namespaces first (in [`Kind::ALL`]'s order), each with its
+/// `apiVersion` and `kind`, without what an API server sets itself (uid, resourceVersion,
+/// creationTimestamp, generation, managedFields, a Service's cluster IPs): the sample as one
+/// would write it into a real API server (`--print-objects`, ingress-dash's tests). The status
+/// stays in the object: written by the `status` subresource where the kind has it.
+pub fn api_objects(cluster: &Cluster) -> Vec<Value> {
+    let mut objects = Vec::new();
+    for kind in Kind::ALL {
+        for object in cluster.list(kind, None) {
+            let mut object = (*object).clone();
+            object["apiVersion"] = json!(kind.api_version());
+            object["kind"] = json!(kind.name());
+            if let Some(metadata) = object["metadata"].as_object_mut() {
+                for field in [
+                    "uid",
+                    "resourceVersion",
+                    "creationTimestamp",
+                    "generation",
+                    "managedFields",
+                ] {
+                    metadata.remove(field);
+                }
+            }
+            // Allocated by the API server from its own range.
+            if let Some(spec) = object.get_mut("spec").and_then(Value::as_object_mut)
+                && kind == Kind::Service
+            {
+                spec.remove("clusterIP");
+                spec.remove("clusterIPs");
+            }
+            objects.push(object);
+        }
+    }
+    objects
 }

@@ -268,6 +268,13 @@ async fn without_the_gateway_api_a_notice_then_routes_once_the_crds_are_installe
     let (_, body) = app.get_json("/api/ingresses?namespaces=rk-a").await;
     assert_eq!(body["notices"], notice);
     assert_eq!(body["errors"], json!([]));
+    // An HTTPRoute asked for by name is not found.
+    let (status, body) = app.get_json("/api/objects/httproutes/rk-a/web/yaml").await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (404, Some("not_found")),
+        "{body}"
+    );
 
     kube.cluster.install_gateway_api_crds();
     gateway(kube).await;

@@ -18,11 +18,13 @@ mod gateway;
 mod rbac;
 mod resume;
 mod route_secrets;
+pub mod sample_cluster;
 mod stream_lifetime;
 mod watch;
 
 use std::collections::BTreeMap;
 use std::ops::Deref;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use kube_test_server::{Kind, sample};
@@ -89,6 +91,12 @@ pub const HTTP_ROUTE: Resource = Resource {
     plural: "httproutes",
     namespaced: true,
 };
+pub const CERTIFICATE: Resource = Resource {
+    api_version: "cert-manager.io/v1",
+    kind: "Certificate",
+    plural: "certificates",
+    namespaced: true,
+};
 pub const GATEWAY: Resource = Resource {
     api_version: "gateway.networking.k8s.io/v1",
     kind: "Gateway",
@@ -125,16 +133,8 @@ pub struct Real {
 /// An application against the real API server.
 pub type RealApp = TestApp<Real>;
 
-/// The application against `cluster`, authenticated with `token` (the admin's when `None`),
-/// with `kube_yaml` (more `kubernetes:` keys, indented) and `overrides_yaml`.
-pub async fn spawn_real(
-    cluster: Cluster,
-    token: Option<&str>,
-    kube_yaml: &str,
-    overrides_yaml: &str,
-) -> RealApp {
-    let dir = TempDir::new("ingress-dash-kubeconfig");
-    let token = token.unwrap_or(cluster.admin_token()).to_owned();
+/// A kubeconfig for `cluster` with `token` (the API server's URL and CA file) in `dir`; its path.
+pub fn write_kubeconfig(dir: &TempDir, cluster: &KubeCluster, token: &str) -> PathBuf {
     let kubeconfig = dir.path().join("kubeconfig");
     std::fs::write(
         &kubeconfig,
@@ -148,6 +148,20 @@ pub async fn spawn_real(
         ),
     )
     .expect("writing the kubeconfig");
+    kubeconfig
+}
+
+/// The application against `cluster`, authenticated with `token` (the admin's when `None`),
+/// with `kube_yaml` (more `kubernetes:` keys, indented) and `overrides_yaml`.
+pub async fn spawn_real(
+    cluster: Cluster,
+    token: Option<&str>,
+    kube_yaml: &str,
+    overrides_yaml: &str,
+) -> RealApp {
+    let dir = TempDir::new("ingress-dash-kubeconfig");
+    let token = token.unwrap_or(cluster.admin_token()).to_owned();
+    let kubeconfig = write_kubeconfig(&dir, &cluster, &token);
     let admin = cluster.admin_client();
     let kube_yaml = format!("  kubeconfig: {}\n{kube_yaml}", kubeconfig.display());
     let real = Real {
@@ -162,7 +176,16 @@ pub async fn spawn_real(
 /// The application against the shared cluster as its admin, through a fault proxy of its own
 /// (`app.kube.faults()`), with `kube_yaml` and `overrides_yaml` as [`spawn_real`].
 pub async fn spawn_proxied(kube_yaml: &str, overrides_yaml: &str) -> RealApp {
-    let cluster = KubeCluster::shared();
+    spawn_proxied_to(KubeCluster::shared(), "", kube_yaml, overrides_yaml).await
+}
+
+/// [`spawn_proxied`] before `cluster`, with `server_yaml` (keys of `server:`, indented) too.
+pub async fn spawn_proxied_to(
+    cluster: &'static KubeCluster,
+    server_yaml: &str,
+    kube_yaml: &str,
+    overrides_yaml: &str,
+) -> RealApp {
     let proxy = KubeFaultProxy::start(cluster);
     let dir = TempDir::new("ingress-dash-kubeconfig");
     let kubeconfig = dir.path().join("kubeconfig");
@@ -175,7 +198,30 @@ pub async fn spawn_proxied(kube_yaml: &str, overrides_yaml: &str) -> RealApp {
         proxy: Some(proxy),
         _dir: dir,
     };
-    build_app(real, "", &kube_yaml, overrides_yaml).await
+    build_app(real, server_yaml, &kube_yaml, overrides_yaml).await
+}
+
+/// Creates `namespace` and service account `name` in it, which may get, list and watch
+/// `resources` (plural names, any API group) there and nothing else: a Role that leaves out
+/// one kind gives that kind's real 403; its token.
+pub fn token_for_resources(
+    cluster: &KubeCluster,
+    namespace: &str,
+    name: &str,
+    resources: &[&str],
+) -> String {
+    let resources = resources.join(", ");
+    cluster.apply(&format!(
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {namespace}\n---\n\
+         apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: {name}\n  namespace: {namespace}\n---\n\
+         apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: {name}\n  \
+         namespace: {namespace}\nrules:\n\
+         - apiGroups: [\"*\"]\n  resources: [{resources}]\n  verbs: [get, list, watch]\n---\n\
+         apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: {name}\n  \
+         namespace: {namespace}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  \
+         name: {name}\nsubjects:\n- kind: ServiceAccount\n  name: {name}\n  namespace: {namespace}\n"
+    ));
+    cluster.create_token(namespace, name)
 }
 
 /// A Role reading everything in `namespace`, bound to service account `dash` of `home`: what
