@@ -1,11 +1,16 @@
 //! `access:` (issue 18): the identity only from trusted proxies, and namespace visibility per
-//! group in snapshots, streams and `/api/namespaces`, on one shared watcher.
+//! group in snapshots, streams and `/api/namespaces`, on one shared watcher. Against a real API
+//! server of the suite's own (a cluster-wide watcher must see these namespaces only, and the
+//! server's own: `default`, `kube-*`), the stream test on one of its own (it writes).
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use test_support::kube_cluster::KubeCluster;
 
-use crate::app::{SseEvent, SseReader, TestApp, eventually, spawn_app_server};
+use crate::app::{SseEvent, SseReader, TestApp, eventually};
+use crate::real_kube::{Cluster, INGRESS, RealApp, spawn_proxied_to, spawn_real_server};
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -21,15 +26,55 @@ fn ingress(namespace: &str, name: &str) -> Value {
     })
 }
 
-/// Namespaces `shop-eu`, `shop-us` and `secret`, one ingress each.
-fn populate(app: &TestApp) {
-    for namespace in ["shop-eu", "shop-us", "secret"] {
-        app.kube.cluster.add_namespace(namespace);
-        app.kube.cluster.put_ingress(ingress(namespace, "web"));
-    }
+/// What a real API server has before any write: its own namespaces.
+const SYSTEM_NAMESPACES: [&str; 4] = ["default", "kube-node-lease", "kube-public", "kube-system"];
+
+/// The suite's namespaces, as `/api/namespaces` lists them for a user who sees everything.
+fn every_namespace() -> Value {
+    let mut names: Vec<&str> = SYSTEM_NAMESPACES.to_vec();
+    names.extend(["secret", "shop-eu", "shop-us"]);
+    names.sort_unstable();
+    json!(names)
 }
 
-fn as_user(app: &TestApp, path: &str, user: &str, groups: &str) -> reqwest::RequestBuilder {
+/// Namespaces `shop-eu`, `shop-us` and `secret`, one ingress `web` each, with kubectl.
+fn populate(cluster: &KubeCluster) {
+    let yaml: String = ["shop-eu", "shop-us", "secret"]
+        .iter()
+        .map(|namespace| {
+            format!(
+                "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {namespace}\n---\n\
+                 apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\n  \
+                 namespace: {namespace}\nspec:\n  rules:\n  - host: web.{namespace}.example.com\n---\n"
+            )
+        })
+        .collect();
+    cluster.apply(&yaml);
+}
+
+/// The suite's cluster: [`populate`]d once, only read by the tests.
+fn access_cluster() -> &'static KubeCluster {
+    static CLUSTER: OnceLock<KubeCluster> = OnceLock::new();
+    CLUSTER.get_or_init(|| {
+        let cluster = KubeCluster::start();
+        populate(&cluster);
+        cluster
+    })
+}
+
+/// The application against the suite's cluster, with `server_yaml` and `overrides_yaml`.
+async fn spawn_app_server(server_yaml: &str, overrides_yaml: &str) -> RealApp {
+    spawn_real_server(
+        Cluster::Shared(access_cluster()),
+        None,
+        server_yaml,
+        "",
+        overrides_yaml,
+    )
+    .await
+}
+
+fn as_user(app: &RealApp, path: &str, user: &str, groups: &str) -> reqwest::RequestBuilder {
     app.client
         .get(format!("{}{path}", app.address))
         .header("X-Auth-Request-User", user)
@@ -60,7 +105,6 @@ fn event_namespace(event: &SseEvent) -> &str {
 async fn identity_headers_from_an_untrusted_peer_are_ignored() {
     // The sign-in proxy is 10.0.0.0/8; the test client (127.0.0.1) is not it.
     let app = spawn_app_server("  trusted_proxies: [10.0.0.0/8]\n", SHOP_MAPPING).await;
-    populate(&app);
     for path in [
         "/api/whoami",
         "/api/namespaces",
@@ -97,7 +141,6 @@ async fn a_trusted_peer_must_name_a_user() {
 #[tokio::test]
 async fn a_group_limited_user_sees_only_its_namespaces() {
     let app = spawn_app_server(LOOPBACK_IS_TRUSTED, SHOP_MAPPING).await;
-    populate(&app);
     let ann = |path: &str| as_user(&app, path, "ann", "unmapped,shop");
 
     let (status, body) = json_of(ann("/api/namespaces")).await;
@@ -161,8 +204,16 @@ async fn the_stream_shows_a_limited_user_only_its_namespaces_on_the_shared_watch
     let only_ingresses = format!(
         "{SHOP_MAPPING}backends:\n  enabled: false\ncertificates:\n  cert_manager: false\ngateway_api:\n  enabled: false\n"
     );
-    let app = spawn_app_server(LOOPBACK_IS_TRUSTED, &only_ingresses).await;
-    populate(&app);
+    // A cluster of its own (the test writes), through a fault proxy that counts the watches.
+    let cluster = KubeCluster::start();
+    populate(&cluster);
+    let app = spawn_proxied_to(
+        Cluster::Own(Box::new(cluster)),
+        LOOPBACK_IS_TRUSTED,
+        "",
+        &only_ingresses,
+    )
+    .await;
     let mut ann = TestApp::open_stream(as_user(&app, "/api/ingresses/stream", "ann", "shop")).await;
     let mut sam = TestApp::open_stream(as_user(&app, "/api/ingresses/stream", "sam", "sre")).await;
     let snapshot = ann.next_event(WAIT).await.unwrap();
@@ -178,12 +229,12 @@ async fn the_stream_shows_a_limited_user_only_its_namespaces_on_the_shared_watch
     );
     // Both are filtered views of the one cluster-wide watcher.
     assert_eq!(app.state.hub.watcher_count(), 1);
-    assert!(eventually(async || app.kube.cluster.open_watches() == 1).await);
+    assert!(eventually(async || app.kube.faults().open_watches() == 1).await);
 
     // A change in `secret`, then one in `shop-eu`: events arrive in order, so a leaked
     // `secret` event would come first.
-    app.kube.cluster.put_ingress(ingress("secret", "hidden"));
-    app.kube.cluster.put_ingress(ingress("shop-eu", "marker-1"));
+    app.kube.put(INGRESS, ingress("secret", "hidden")).await;
+    app.kube.put(INGRESS, ingress("shop-eu", "marker-1")).await;
     let seen = until_marker(&mut ann, "marker-1").await;
     assert!(
         seen.iter().all(|event| event_namespace(event) != "secret"),
@@ -202,8 +253,8 @@ async fn the_stream_shows_a_limited_user_only_its_namespaces_on_the_shared_watch
             .header("Last-Event-ID", snapshot.id.as_str()),
     )
     .await;
-    app.kube.cluster.put_ingress(ingress("secret", "hidden-2"));
-    app.kube.cluster.put_ingress(ingress("shop-us", "marker-2"));
+    app.kube.put(INGRESS, ingress("secret", "hidden-2")).await;
+    app.kube.put(INGRESS, ingress("shop-us", "marker-2")).await;
     let replayed = until_marker(&mut resumed, "marker-2").await;
     assert!(
         replayed
@@ -278,10 +329,9 @@ async fn whoami_in_open_mode_is_nobody_seeing_everything() {
 #[tokio::test]
 async fn trusted_headers_without_a_mapping_show_everything_as_before() {
     let app = spawn_app_server(LOOPBACK_IS_TRUSTED, "access:\n  mode: trusted_headers\n").await;
-    populate(&app);
     let (status, body) = json_of(as_user(&app, "/api/namespaces", "ann", "shop")).await;
     assert_eq!(status, 200);
-    assert_eq!(body["namespaces"], json!(["secret", "shop-eu", "shop-us"]));
+    assert_eq!(body["namespaces"], every_namespace());
     let (_, body) = json_of(as_user(&app, "/api/ingresses?namespaces=secret", "ann", "")).await;
     assert_eq!(namespaces_of(&body["items"]), ["secret"]);
     // Still no identity, no answer.
@@ -291,13 +341,9 @@ async fn trusted_headers_without_a_mapping_show_everything_as_before() {
 #[tokio::test]
 async fn open_mode_reads_no_identity_header() {
     let app = spawn_app_server(LOOPBACK_IS_TRUSTED, "").await;
-    populate(&app);
     // Identity headers change nothing in open mode (the default).
     let (status, body) = json_of(as_user(&app, "/api/namespaces", "ann", "shop")).await;
-    assert_eq!(
-        (status, &body["namespaces"]),
-        (200, &json!(["secret", "shop-eu", "shop-us"]))
-    );
+    assert_eq!((status, &body["namespaces"]), (200, &every_namespace()));
 }
 
 #[tokio::test]

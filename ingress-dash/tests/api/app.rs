@@ -1,16 +1,18 @@
-//! The application started in-process on a free port against a kube-test-server (or, through
-//! [`build_app`], the real API server of `real_kube`), and an SSE reader for the stream tests.
+//! The application started in-process on a free port against the shared real API server of
+//! `real_kube` (or, through [`build_app`], whatever serves the Kubernetes API), and an SSE
+//! reader for the stream tests.
 
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use ingress_dash::{Application, Settings};
-use kube_test_server::{KubeTestServer, Options};
 use service_kit::config::ConfigLoader;
+use test_support::kube_cluster::KubeCluster;
 
-/// `K` is what serves the Kubernetes API: kube-test-server, or the real API server
-/// (`real_kube::Real`).
-pub struct TestApp<K = KubeTestServer> {
+use crate::real_kube::{Cluster, Real, spawn_real_server};
+
+/// `K` is what serves the Kubernetes API: the real API server (`real_kube::Real`) by default.
+pub struct TestApp<K = Real> {
     pub address: String,
     /// The internal listener (`/_metrics`), which only the scraper reaches; empty when it is
     /// not bound (`metrics_enabled: false`).
@@ -20,22 +22,17 @@ pub struct TestApp<K = KubeTestServer> {
     pub state: actix_web::web::Data<ingress_dash::http::state::AppState>,
 }
 
-/// Starts a kube-test-server and the application against it, with `overrides_yaml` (top-level
-/// sections other than `server` and `kubernetes`, or `kubernetes` keys via `kube_yaml`).
+/// The application against the shared real API server as its admin, with `overrides_yaml`
+/// (top-level sections other than `server` and `kubernetes`, or `kubernetes` keys via
+/// `kube_yaml`). For tests of what needs no objects of their own (the cluster is shared).
 pub async fn spawn_app(kube_yaml: &str, overrides_yaml: &str) -> TestApp {
-    let kube = KubeTestServer::start(Options {
-        bookmark_interval: Duration::from_millis(500),
-        ..Options::default()
-    })
-    .expect("kube-test-server starts");
-    spawn_app_with(kube, kube_yaml, overrides_yaml).await
+    spawn_app_full("", kube_yaml, overrides_yaml).await
 }
 
 /// The application serving the web app built in `static_dir`.
 pub async fn spawn_app_static(static_dir: &std::path::Path) -> TestApp {
-    let kube = KubeTestServer::start(Options::default()).expect("kube-test-server starts");
     let server = format!("  static_dir: {}\n", static_dir.display());
-    spawn_app_full(kube, &server, "", "").await
+    spawn_app_full(&server, "", "").await
 }
 
 /// A web app "build": `index.html` and one hashed asset, `assets/app-3f2a.js`.
@@ -53,26 +50,18 @@ pub fn built_web_app() -> test_support::TempDir {
 
 /// The application with `server_yaml` (keys of `server:`, indented) and `overrides_yaml`.
 pub async fn spawn_app_server(server_yaml: &str, overrides_yaml: &str) -> TestApp {
-    let kube = KubeTestServer::start(Options::default()).expect("kube-test-server starts");
-    spawn_app_full(kube, server_yaml, "", overrides_yaml).await
+    spawn_app_full(server_yaml, "", overrides_yaml).await
 }
 
-pub async fn spawn_app_with(
-    kube: KubeTestServer,
-    kube_yaml: &str,
-    overrides_yaml: &str,
-) -> TestApp {
-    spawn_app_full(kube, "", kube_yaml, overrides_yaml).await
-}
-
-async fn spawn_app_full(
-    kube: KubeTestServer,
-    server_yaml: &str,
-    kube_yaml: &str,
-    overrides_yaml: &str,
-) -> TestApp {
-    let kube_yaml = format!("  api_url: {}\n{kube_yaml}", kube.url());
-    build_app(kube, server_yaml, &kube_yaml, overrides_yaml).await
+async fn spawn_app_full(server_yaml: &str, kube_yaml: &str, overrides_yaml: &str) -> TestApp {
+    spawn_real_server(
+        Cluster::Shared(KubeCluster::shared()),
+        None,
+        server_yaml,
+        kube_yaml,
+        overrides_yaml,
+    )
+    .await
 }
 
 /// The application against whatever `kube` serves, `kube_yaml` saying how to reach it (the

@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::real_kube::sample_cluster::sample_cluster;
-use crate::real_kube::{RealApp, spawn_proxied_to};
+use crate::real_kube::{Cluster, RealApp, spawn_proxied_to};
 
 /// `app-00001` (team-001) has Warning events `NoReadyEndpoints` (last seen 40 s ago, 42 times)
 /// and `UpstreamUnhealthy` (95 s ago) and a Normal `Sync` (2 h ago).
@@ -17,7 +17,7 @@ const BROKEN: &str = "/api/objects/ingresses/team-001/app-00001";
 
 /// The application before the sample cluster through a fault proxy of its own.
 async fn app_with(overrides: &str) -> RealApp {
-    spawn_proxied_to(sample_cluster(), "", "", overrides).await
+    spawn_proxied_to(Cluster::Shared(sample_cluster()), "", "", overrides).await
 }
 
 #[tokio::test]
@@ -81,7 +81,7 @@ async fn as_user(app: &RealApp, path: &str, groups: &str) -> (u16, Value, String
 #[tokio::test]
 async fn a_namespace_the_caller_may_not_see_answers_as_a_missing_object() {
     let app = spawn_proxied_to(
-        sample_cluster(),
+        Cluster::Shared(sample_cluster()),
         "  trusted_proxies: [127.0.0.0/8, \"::1\"]\n",
         "",
         TEAM_000_ONLY,
@@ -214,7 +214,13 @@ async fn the_reads_count_against_the_clients_rate_limit() {
 
 #[tokio::test]
 async fn a_namespace_scoped_install_answers_unwatched_namespaces_as_missing_objects() {
-    let app = spawn_proxied_to(sample_cluster(), "", "  namespaces: [team-000]\n", "").await;
+    let app = spawn_proxied_to(
+        Cluster::Shared(sample_cluster()),
+        "",
+        "  namespaces: [team-000]\n",
+        "",
+    )
+    .await;
     let (status, body) = app.get_json(&format!("{BROKEN}/yaml")).await;
     assert_eq!(
         (status, body["error"]["message"].as_str()),

@@ -159,6 +159,17 @@ pub async fn spawn_real(
     kube_yaml: &str,
     overrides_yaml: &str,
 ) -> RealApp {
+    spawn_real_server(cluster, token, "", kube_yaml, overrides_yaml).await
+}
+
+/// [`spawn_real`] with `server_yaml` (keys of `server:`, indented) too.
+pub async fn spawn_real_server(
+    cluster: Cluster,
+    token: Option<&str>,
+    server_yaml: &str,
+    kube_yaml: &str,
+    overrides_yaml: &str,
+) -> RealApp {
     let dir = TempDir::new("ingress-dash-kubeconfig");
     let token = token.unwrap_or(cluster.admin_token()).to_owned();
     let kubeconfig = write_kubeconfig(&dir, &cluster, &token);
@@ -170,31 +181,38 @@ pub async fn spawn_real(
         proxy: None,
         _dir: dir,
     };
-    build_app(real, "", &kube_yaml, overrides_yaml).await
+    build_app(real, server_yaml, &kube_yaml, overrides_yaml).await
 }
 
 /// The application against the shared cluster as its admin, through a fault proxy of its own
 /// (`app.kube.faults()`), with `kube_yaml` and `overrides_yaml` as [`spawn_real`].
 pub async fn spawn_proxied(kube_yaml: &str, overrides_yaml: &str) -> RealApp {
-    spawn_proxied_to(KubeCluster::shared(), "", kube_yaml, overrides_yaml).await
+    spawn_proxied_to(
+        Cluster::Shared(KubeCluster::shared()),
+        "",
+        kube_yaml,
+        overrides_yaml,
+    )
+    .await
 }
 
 /// [`spawn_proxied`] before `cluster`, with `server_yaml` (keys of `server:`, indented) too.
 pub async fn spawn_proxied_to(
-    cluster: &'static KubeCluster,
+    cluster: Cluster,
     server_yaml: &str,
     kube_yaml: &str,
     overrides_yaml: &str,
 ) -> RealApp {
-    let proxy = KubeFaultProxy::start(cluster);
+    let proxy = KubeFaultProxy::start(&cluster);
     let dir = TempDir::new("ingress-dash-kubeconfig");
     let kubeconfig = dir.path().join("kubeconfig");
     std::fs::write(&kubeconfig, proxy.kubeconfig(cluster.admin_token()))
         .expect("writing the kubeconfig");
     let kube_yaml = format!("  kubeconfig: {}\n{kube_yaml}", kubeconfig.display());
+    let admin = cluster.admin_client();
     let real = Real {
-        cluster: Cluster::Shared(cluster),
-        admin: cluster.admin_client(),
+        cluster,
+        admin,
         proxy: Some(proxy),
         _dir: dir,
     };
