@@ -198,31 +198,47 @@ impl Catalogue {
 /// The known name within two edits of `name` (the nearest; none for long names: a key is at
 /// most 63 characters after its prefix, and longer ones are no typo of ours).
 fn closest<'a>(name: &str, known: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    const LONGEST: usize = 80;
-    if name.chars().count() > LONGEST {
+    let lower: Vec<char> = name.chars().map(|c| c.to_ascii_lowercase()).collect();
+    if lower.len() > LONGEST {
         return None;
     }
-    let lower = name.to_ascii_lowercase();
     known
-        .map(|candidate| (edit_distance(&lower, candidate), candidate))
-        .filter(|(distance, _)| *distance <= 2)
+        // Two edits change the length by two at most: most names are ruled out by it alone.
+        .filter(|candidate| candidate.len().abs_diff(lower.len()) <= 2)
+        .filter_map(|candidate| Some((within_two_edits(&lower, candidate)?, candidate)))
         .min()
         .map(|(_, candidate)| candidate)
 }
 
-/// Levenshtein distance over characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, left) in a.chars().enumerate() {
-        let mut current = vec![i + 1; b.len() + 1];
-        for (j, right) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(left != *right);
-            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
-        }
-        previous = current;
+/// The longest name compared.
+const LONGEST: usize = 80;
+
+/// The Levenshtein distance between `a` and `b` when it is at most 2 (rows on the stack, given
+/// up as soon as a whole row exceeds 2).
+fn within_two_edits(a: &[char], b: &str) -> Option<usize> {
+    let b: Vec<char> = b.chars().take(LONGEST + 1).collect();
+    if b.len() > LONGEST {
+        return None;
     }
-    previous[b.len()]
+    let mut previous = [0usize; LONGEST + 1];
+    let mut current = [0usize; LONGEST + 1];
+    for (j, cell) in previous.iter_mut().enumerate().take(b.len() + 1) {
+        *cell = j;
+    }
+    for (i, left) in a.iter().enumerate() {
+        current[0] = i + 1;
+        let mut row_min = current[0];
+        for (j, right) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(left != right);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+            row_min = row_min.min(current[j + 1]);
+        }
+        if row_min > 2 {
+            return None;
+        }
+        std::mem::swap(&mut previous, &mut current);
+    }
+    Some(previous[b.len()]).filter(|distance| *distance <= 2)
 }
 
 #[cfg(test)]
@@ -303,6 +319,9 @@ mod tests {
             panic!()
         };
         assert_eq!(suggestion, None);
+        assert_eq!(within_two_edits(&['a', 'b', 'c'], "abd"), Some(1));
+        assert_eq!(within_two_edits(&['a', 'b', 'c'], "xyz"), None);
+        assert_eq!(within_two_edits(&[], "ab"), Some(2));
         let long = format!("nginx.ingress.kubernetes.io/{}", "x".repeat(10_000));
         assert!(matches!(
             catalogue.lookup(&long),
