@@ -147,4 +147,16 @@ describe("DetailsPanel", () => {
     expect(within(panel).queryByTestId("details-certificates")).toBeNull();
     expect(panel.textContent).not.toContain("Address");
   });
+
+  it("explains an ingress's annotations, and not an HTTPRoute's", async () => {
+    const panel = show(ingress({ name: "web", namespace: "team-a", annotations: { "nginx.ingress.kubernetes.io/rewrite-target": "/" } }));
+    // The stub answers 404: the section says so.
+    await within(within(panel).getByTestId("annotation-explainer")).findByRole("alert");
+    expect(vi.mocked(fetch).mock.calls.map(([url]) => String(url))).toContain("/api/objects/ingresses/team-a/web/annotations");
+    cleanup();
+    const route = show(httpRoute({ name: "checkout", namespace: "team-a", annotations: { "example.com/owner": "shop" } }));
+    expect(within(route).queryByTestId("annotation-explainer")).toBeNull();
+    const plain = show(ingress({ name: "plain", namespace: "team-a", annotations: {} }));
+    expect(within(plain).queryByTestId("annotation-explainer")).toBeNull();
+  });
 });
