@@ -156,6 +156,7 @@ describe("DetailsPanel", () => {
     cleanup();
     const route = show(httpRoute({ name: "checkout", namespace: "team-a", annotations: { "example.com/owner": "shop" } }));
     expect(within(route).queryByTestId("annotation-explainer")).toBeNull();
+    cleanup();
     const plain = show(ingress({ name: "plain", namespace: "team-a", annotations: {} }));
     expect(within(plain).queryByTestId("annotation-explainer")).toBeNull();
   });
