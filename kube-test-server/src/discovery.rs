@@ -9,7 +9,7 @@ use actix_web::{HttpRequest, HttpResponse};
 use serde_json::{Value, json};
 
 use crate::kind::Kind;
-use crate::{Cluster, wire};
+use crate::wire;
 
 pub async fn version() -> HttpResponse {
     HttpResponse::Ok().json(json!({
@@ -28,12 +28,12 @@ pub async fn core_versions(request: HttpRequest) -> HttpResponse {
     }))
 }
 
-/// The non-core groups served now, in the order the API server lists them (built-in groups
+/// The non-core groups, in the order the API server lists them (built-in groups
 /// first, then CRD groups).
-fn served_groups(cluster: &Cluster) -> Vec<&'static str> {
+fn served_groups() -> Vec<&'static str> {
     let mut groups: Vec<&'static str> = Vec::new();
     for kind in Kind::ALL {
-        if kind.group().is_empty() || !cluster.access.serves(kind) {
+        if kind.group().is_empty() {
             continue;
         }
         if !groups.contains(&kind.group()) {
@@ -48,17 +48,14 @@ fn group_document(group: &str) -> Value {
     json!({"name": group, "versions": [version], "preferredVersion": version})
 }
 
-pub async fn groups(cluster: web::Data<Cluster>) -> HttpResponse {
-    let groups: Vec<Value> = served_groups(&cluster)
-        .into_iter()
-        .map(group_document)
-        .collect();
+pub async fn groups() -> HttpResponse {
+    let groups: Vec<Value> = served_groups().into_iter().map(group_document).collect();
     HttpResponse::Ok().json(json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}))
 }
 
-pub async fn group(cluster: web::Data<Cluster>, path: web::Path<String>) -> HttpResponse {
+pub async fn group(path: web::Path<String>) -> HttpResponse {
     let group = path.into_inner();
-    if !served_groups(&cluster).contains(&group.as_str()) {
+    if !served_groups().contains(&group.as_str()) {
         return not_found(&format!("/apis/{group}"));
     }
     let mut document = group_document(&group);
@@ -86,11 +83,10 @@ fn resource(kind: Kind) -> Value {
     resource
 }
 
-fn resource_list(cluster: &Cluster, group: &str, version: &str) -> Option<Value> {
+fn resource_list(group: &str, version: &str) -> Option<Value> {
     let resources: Vec<Value> = Kind::ALL
         .into_iter()
         .filter(|kind| kind.group() == group && kind.version() == version)
-        .filter(|kind| cluster.access.serves(*kind))
         .map(resource)
         .collect();
     if resources.is_empty() {
@@ -106,19 +102,16 @@ fn resource_list(cluster: &Cluster, group: &str, version: &str) -> Option<Value>
     }))
 }
 
-pub async fn core_resources(cluster: web::Data<Cluster>) -> HttpResponse {
-    match resource_list(&cluster, "", "v1") {
+pub async fn core_resources() -> HttpResponse {
+    match resource_list("", "v1") {
         Some(list) => HttpResponse::Ok().json(list),
         None => not_found("/api/v1"),
     }
 }
 
-pub async fn group_resources(
-    cluster: web::Data<Cluster>,
-    path: web::Path<(String, String)>,
-) -> HttpResponse {
+pub async fn group_resources(path: web::Path<(String, String)>) -> HttpResponse {
     let (group, version) = path.into_inner();
-    match resource_list(&cluster, &group, &version) {
+    match resource_list(&group, &version) {
         Some(list) => HttpResponse::Ok().json(list),
         None => not_found(&format!("/apis/{group}/{version}")),
     }

@@ -1,9 +1,6 @@
-//! Fault injection, set by a run at any time: 403 per namespace, a burst
-//! of 5xx answers (503 unless told), added latency, watches answered with an ERROR 410 event,
+//! Fault injection, set by a run at any time: a burst of 5xx answers (503 unless told), added latency, watches answered with an ERROR 410 event,
 //! watch connections cut in the middle of an event line, and request counters.
 
-use std::collections::HashSet;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -13,7 +10,6 @@ use crate::wire;
 
 #[derive(Debug, Default)]
 pub struct Faults {
-    forbidden_namespaces: Mutex<HashSet<String>>,
     unavailable_remaining: AtomicU64,
     /// The status of the burst's answers; 0 means 503.
     unavailable_status: AtomicU64,
@@ -25,13 +21,6 @@ pub struct Faults {
 }
 
 impl Faults {
-    /// Every request for a namespaced kind in `namespace` (ingresses, services, secrets, events,
-    /// endpoint slices, custom resources) answers 403 (RBAC denies them). One kind alone:
-    /// [`crate::Cluster::forbid`].
-    pub fn forbid_namespace(&self, namespace: &str) {
-        self.lock().insert(namespace.to_owned());
-    }
-
     /// The next `count` API requests answer 503 ServiceUnavailable.
     pub fn fail_next(&self, count: u64) {
         self.fail_next_with(count, 503);
@@ -68,10 +57,6 @@ impl Faults {
         Duration::from_millis(self.latency_ms.load(Ordering::SeqCst))
     }
 
-    pub(crate) fn is_namespace_forbidden(&self, namespace: &str) -> bool {
-        self.lock().contains(namespace)
-    }
-
     /// The answer of an injected fault, if one applies now: latency and 503 bursts apply to
     /// every resource request.
     pub(crate) async fn injected(&self) -> Option<HttpResponse> {
@@ -98,12 +83,6 @@ impl Faults {
     /// Takes one 503 from the burst, if any is left.
     pub(crate) fn take_unavailable(&self) -> bool {
         take_one(&self.unavailable_remaining)
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
-        self.forbidden_namespaces
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 

@@ -10,7 +10,7 @@ use actix_web::{App, HttpRequest, HttpResponse, HttpServer};
 use serde_json::{Value, json};
 
 use crate::collection::{self, Query};
-use crate::kind::{Crd, Kind, Target};
+use crate::kind::{Kind, Target};
 use crate::store::Scope;
 use crate::{Cluster, discovery, table, wire, writes};
 
@@ -94,9 +94,9 @@ pub fn server(cluster: Cluster, listener: TcpListener) -> std::io::Result<Server
     .run())
 }
 
-/// Resolves the path: an unknown resource, a custom resource whose CRD is absent, a namespaced
-/// path for a cluster-scoped kind or the reverse answer 404 as the API server does.
-fn target(cluster: &Cluster, request: &HttpRequest) -> Result<Target, NotServed> {
+/// Resolves the path: an unknown resource, a namespaced path for a cluster-scoped kind or the
+/// reverse answer 404 as the API server does.
+fn target(request: &HttpRequest) -> Result<Target, NotServed> {
     let info = request.match_info();
     let namespace = info.get("namespace").map(str::to_owned);
     let name = info.get("name").map(str::to_owned);
@@ -105,7 +105,6 @@ fn target(cluster: &Cluster, request: &HttpRequest) -> Result<Target, NotServed>
         info.get("version").unwrap_or("v1"),
         info.get("resource").unwrap_or_default(),
     )
-    .filter(|kind| cluster.access.serves(*kind))
     .filter(|kind| match (&namespace, &name) {
         (Some(_), _) => kind.namespaced(),
         (None, Some(_)) => !kind.namespaced(),
@@ -129,7 +128,7 @@ async fn list_or_watch(
     query: Query,
     request: HttpRequest,
 ) -> HttpResponse {
-    let target = match target(&cluster, &request) {
+    let target = match target(&request) {
         Ok(target) => target,
         Err(NotServed) => return discovery::not_found(request.path()),
     };
@@ -148,14 +147,11 @@ async fn read(cluster: web::Data<Cluster>, request: HttpRequest) -> HttpResponse
         kind,
         namespace,
         name,
-    } = match target(&cluster, &request) {
+    } = match target(&request) {
         Ok(target) => target,
         Err(NotServed) => return discovery::not_found(request.path()),
     };
     let name = name.unwrap_or_default();
-    if cluster.denies(kind, namespace.as_deref()) {
-        return wire::status_response(wire::forbidden("get", kind, namespace.as_deref()));
-    }
     let Some(object) = cluster.get(kind, namespace.as_deref(), &name) else {
         return wire::status_response(wire::not_found(kind, &name));
     };
@@ -174,21 +170,21 @@ async fn read(cluster: web::Data<Cluster>, request: HttpRequest) -> HttpResponse
 }
 
 async fn create(cluster: web::Data<Cluster>, request: HttpRequest, body: Bytes) -> HttpResponse {
-    match target(&cluster, &request) {
+    match target(&request) {
         Ok(target) => writes::create(&cluster, target, &body).await,
         Err(NotServed) => discovery::not_found(request.path()),
     }
 }
 
 async fn replace(cluster: web::Data<Cluster>, request: HttpRequest, body: Bytes) -> HttpResponse {
-    match target(&cluster, &request) {
+    match target(&request) {
         Ok(target) => writes::replace(&cluster, target, &body).await,
         Err(NotServed) => discovery::not_found(request.path()),
     }
 }
 
 async fn remove(cluster: web::Data<Cluster>, request: HttpRequest) -> HttpResponse {
-    match target(&cluster, &request) {
+    match target(&request) {
         Ok(target) => writes::delete(&cluster, target).await,
         Err(NotServed) => discovery::not_found(request.path()),
     }
@@ -197,9 +193,7 @@ async fn remove(cluster: web::Data<Cluster>, request: HttpRequest) -> HttpRespon
 /// `POST /__test/faults` (not a Kubernetes path): fault injection for a test or soak run that
 /// drives the binary from outside. Every field is optional: `fail_next` (count) with `status`
 /// (default 503), `latency_ms`, `expire_next_watches`, `cut_next_events`, `drop_watches` and
-/// `compact` (booleans), `forbid` and `allow` (lists of `RESOURCE[:NAMESPACE]`, as
-/// `--forbid-resource`), `gateway_api` and `cert_manager` (booleans: the CRD is installed).
-/// Answers the stats of `GET /__test/stats`.
+/// `compact` (booleans). Answers the stats of `GET /__test/stats`.
 async fn inject_faults(cluster: web::Data<Cluster>, body: web::Json<Value>) -> HttpResponse {
     let faults = &cluster.faults;
     let number = |name: &str| body.get(name).and_then(Value::as_u64);
@@ -218,32 +212,6 @@ async fn inject_faults(cluster: web::Data<Cluster>, body: web::Json<Value>) -> H
     }
     if let Some(count) = number("cut_next_events") {
         faults.cut_next_events(count);
-    }
-    for (field, forbid) in [("forbid", true), ("allow", false)] {
-        for entry in body
-            .get(field)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let parsed = entry
-                .as_str()
-                .ok_or_else(|| format!("{field}: entries must be strings"))
-                .and_then(crate::parse_resource_scope);
-            match parsed {
-                Ok((kind, namespace)) if forbid => cluster.forbid(kind, namespace.as_deref()),
-                Ok((kind, namespace)) => cluster.allow(kind, namespace.as_deref()),
-                Err(message) => return wire::status_response(wire::bad_request(&message)),
-            }
-        }
-    }
-    for (field, crd) in [
-        ("gateway_api", Crd::GatewayApi),
-        ("cert_manager", Crd::CertManager),
-    ] {
-        if let Some(installed) = body.get(field).and_then(Value::as_bool) {
-            cluster.set_crd_installed(crd, installed);
-        }
     }
     if body.get("drop_watches").and_then(Value::as_bool) == Some(true) {
         cluster.drop_watches();

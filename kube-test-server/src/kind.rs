@@ -180,21 +180,9 @@ impl Kind {
             kind.group() == group && kind.version() == version && kind.plural() == plural
         })
     }
-
-    /// The kind a person names on a command line, as kubectl resolves it: plural, singular,
-    /// short name or `plural.group` (`secrets`, `svc`, `httproutes.gateway.networking.k8s.io`).
-    pub fn from_resource(name: &str) -> Option<Kind> {
-        let name = name.to_ascii_lowercase();
-        Kind::ALL.into_iter().find(|kind| {
-            name == kind.plural()
-                || name == kind.singular()
-                || kind.short_names().contains(&name.as_str())
-                || name == kind.qualified_resource()
-        })
-    }
 }
 
-/// What a resource path names: a kind the server serves now, and a namespace and object name
+/// What a resource path names: a kind the server serves, and a namespace and object name
 /// where the path has them.
 pub(crate) struct Target {
     pub kind: Kind,
@@ -207,20 +195,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kinds_resolve_from_paths_and_command_line_names() {
+    fn kinds_resolve_from_paths() {
         assert_eq!(
             Kind::from_path("gateway.networking.k8s.io", "v1", "httproutes"),
             Some(Kind::HttpRoute)
         );
         assert_eq!(Kind::from_path("", "v1", "events"), Some(Kind::Event));
         assert_eq!(Kind::from_path("", "v1", "ingresses"), None);
-        assert_eq!(Kind::from_resource("svc"), Some(Kind::Service));
-        assert_eq!(Kind::from_resource("Secret"), Some(Kind::Secret));
-        assert_eq!(
-            Kind::from_resource("endpointslices.discovery.k8s.io"),
-            Some(Kind::EndpointSlice)
-        );
-        assert_eq!(Kind::from_resource("pods"), None);
         assert_eq!(Kind::EndpointSlice.group(), "discovery.k8s.io");
         assert_eq!(Kind::Secret.group(), "");
         assert_eq!(Kind::Secret.version(), "v1");

@@ -1,21 +1,19 @@
 //! A faithful in-memory Kubernetes API server for tests and for `make run`. It holds namespaces,
 //! ingresses, services, secrets, events, endpoint slices and two custom resources, Gateway API
-//! `HTTPRoute`s and cert-manager `Certificate`s (see [`Kind`]; a CRD can be absent, see
-//! [`Options`]), in the official wire formats. Every kind: get, list and watch per namespace and
+//! `HTTPRoute`s and cert-manager `Certificate`s (see [`Kind`]; both CRDs always installed), in
+//! the official wire formats. Every kind: get, list and watch per namespace and
 //! across namespaces, create/replace/delete, `labelSelector` and `fieldSelector` (with the
 //! field labels the API server supports, such as the events' `involvedObject.*` and `type`), list
 //! with `resourceVersion`, `resourceVersionMatch`, `limit`/`continue`; watch
 //! with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`, `sendInitialEvents`; 410 Gone
 //! for compacted versions; `Status` bodies for errors; discovery and `Table` output so kubectl
-//! works against it; and fault injection (403 per namespace, 5xx bursts, latency, dropped watch
-//! connections, watches cut mid-event, forced 410 on watch, compaction), also reachable over
-//! HTTP at `POST /__test/faults` for runs that drive the binary (the soak run); and RBAC
-//! denials per kind ([`Cluster::forbid`]). The ingress-dash fault suites use the real API server
-//! behind `test_support::kube_cluster::KubeFaultProxy` instead.
+//! works against it; and fault injection (5xx bursts, latency, dropped watch connections, watches
+//! cut mid-event, forced 410 on watch, compaction), reachable over HTTP at `POST /__test/faults`
+//! for the soak run, which drives the binary. Every ingress-dash test uses the real API server
+//! (behind `test_support::kube_cluster::KubeFaultProxy` for faults; RBAC for 403s) instead.
 //!
 //! [`sample`] fills a cluster with the sample set `make run` shows, situations included.
 
-mod access;
 mod admission;
 pub mod cert_manager;
 mod collection;
@@ -51,10 +49,6 @@ pub struct Options {
     pub bookmark_interval: Duration,
     /// Watch duration when the client sends no `timeoutSeconds`.
     pub default_watch_timeout: Duration,
-    /// Whether the Gateway API CRDs are installed (`HTTPRoute`s served and in discovery).
-    pub gateway_api: bool,
-    /// Whether cert-manager's CRDs are installed (`Certificate`s served and in discovery).
-    pub cert_manager: bool,
 }
 
 impl Default for Options {
@@ -63,8 +57,6 @@ impl Default for Options {
             history_limit: 10_000,
             bookmark_interval: Duration::from_secs(5),
             default_watch_timeout: Duration::from_secs(1800),
-            gateway_api: true,
-            cert_manager: true,
         }
     }
 }
@@ -74,7 +66,6 @@ impl Default for Options {
 pub struct Cluster {
     store: Arc<Mutex<Store>>,
     pub faults: Arc<Faults>,
-    access: Arc<access::Access>,
     options: Options,
 }
 
@@ -83,10 +74,6 @@ impl Cluster {
         Self {
             store: Arc::new(Mutex::new(Store::new(options.history_limit))),
             faults: Arc::new(Faults::default()),
-            access: Arc::new(access::Access::new(
-                options.gateway_api,
-                options.cert_manager,
-            )),
             options,
         }
     }
@@ -167,39 +154,6 @@ impl Cluster {
             .unwrap_or_default()
     }
 
-    /// RBAC denies `kind` (403 on get, list, watch and writes): in `namespace`, or everywhere
-    /// with `None` (cluster-wide lists included). `forbid(Kind::Secret, None)` is a service
-    /// account without read access to secrets.
-    pub fn forbid(&self, kind: Kind, namespace: Option<&str>) {
-        self.access.forbid(kind, namespace);
-    }
-
-    /// Undoes [`Self::forbid`] for exactly that kind and namespace.
-    pub fn allow(&self, kind: Kind, namespace: Option<&str>) {
-        self.access.allow(kind, namespace);
-    }
-
-    /// Installs or removes a CRD at run time. While absent, its kinds answer 404 and discovery
-    /// does not list them; their objects are kept (and come back when it is installed again).
-    pub fn set_crd_installed(&self, crd: Crd, installed: bool) {
-        self.access.set_installed(crd, installed);
-    }
-
-    /// Whether RBAC (or an injected fault) denies a request for `kind` in `namespace` (`None`:
-    /// all namespaces, or a cluster-scoped kind).
-    pub(crate) fn denies(&self, kind: Kind, namespace: Option<&str>) -> bool {
-        let by_fault = match namespace {
-            Some(namespace) if kind.namespaced() => self.faults.is_namespace_forbidden(namespace),
-            _ => false,
-        };
-        by_fault || self.access.is_forbidden(kind, namespace)
-    }
-
-    /// Whether the CRD is installed now.
-    pub fn crd_installed(&self, crd: Crd) -> bool {
-        self.access.is_installed(crd)
-    }
-
     /// Forgets the change history: older resourceVersions answer 410 and open watches get an
     /// ERROR 410 event.
     pub fn compact(&self) {
@@ -225,29 +179,6 @@ impl Cluster {
     pub fn watch_requests(&self) -> u64 {
         self.faults.watch_requests.load(Ordering::SeqCst)
     }
-}
-
-/// Parses `RESOURCE[:NAMESPACE]` (`secrets`, `svc:team-a`, `httproutes.gateway.networking.k8s.io`)
-/// as `--forbid-resource` and `POST /__test/faults` take it.
-pub fn parse_resource_scope(text: &str) -> Result<(Kind, Option<String>), String> {
-    let (resource, namespace) = match text.split_once(':') {
-        Some((resource, namespace)) if !namespace.is_empty() => {
-            (resource, Some(namespace.to_owned()))
-        }
-        Some(_) => return Err(format!("{text}: the namespace after ':' is empty")),
-        None => (text, None),
-    };
-    let kind = Kind::from_resource(resource).ok_or_else(|| {
-        let known: Vec<&str> = Kind::ALL.iter().map(|kind| kind.plural()).collect();
-        format!(
-            "{resource}: not a resource this server holds (one of {})",
-            known.join(", ")
-        )
-    })?;
-    if namespace.is_some() && !kind.namespaced() {
-        return Err(format!("{resource} are not namespaced: give no namespace"));
-    }
-    Ok((kind, namespace))
 }
 
 /// The store key: `namespace/name` for namespaced kinds, `name` otherwise.

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use clap::Parser;
-use kube_test_server::{Kind, KubeTestServer, Options, sample};
+use kube_test_server::{KubeTestServer, Options, sample};
 
 #[derive(Parser)]
 #[command(name = "kube-test-server", version, about)]
@@ -25,22 +25,6 @@ struct Args {
     /// Modify one sample ingress this often (e.g. 2s) so the stream has something to show.
     #[arg(long, value_parser = humantime_duration)]
     churn: Option<Duration>,
-    /// Answer 403 Forbidden for every kind in this namespace, as RBAC would (repeatable).
-    #[arg(long = "forbid-namespace", value_name = "NAMESPACE")]
-    forbid_namespaces: Vec<String>,
-    /// Answer 403 Forbidden for this resource (plural, singular, short name or
-    /// plural.group), everywhere or only in NAMESPACE, as RBAC would (repeatable), e.g.
-    /// `secrets` for a service account that may not read Secrets.
-    #[arg(long = "forbid-resource", value_name = "RESOURCE[:NAMESPACE]", value_parser = resource_scope)]
-    forbid_resources: Vec<(Kind, Option<String>)>,
-    /// Serve as a cluster without the Gateway API CRDs: HTTPRoutes answer 404 and are not in
-    /// discovery.
-    #[arg(long)]
-    no_gateway_api: bool,
-    /// Serve as a cluster without cert-manager: Certificates answer 404 and are not in
-    /// discovery.
-    #[arg(long)]
-    no_cert_manager: bool,
     /// Sample ingresses and namespaces only: no Services, EndpointSlices, Secrets, Events,
     /// HTTPRoutes or Certificates.
     #[arg(long)]
@@ -53,10 +37,6 @@ struct Args {
     /// real API server (ingress-dash's browser tests).
     #[arg(long)]
     print_objects: bool,
-}
-
-fn resource_scope(text: &str) -> Result<(Kind, Option<String>), String> {
-    kube_test_server::parse_resource_scope(text)
 }
 
 fn humantime_duration(text: &str) -> Result<Duration, String> {
@@ -102,21 +82,11 @@ fn main() -> anyhow::Result<()> {
     service_kit::server::exit_on_signal().map_err(|error| {
         anyhow::anyhow!("could not install the SIGTERM/SIGINT handlers: {error}")
     })?;
-    let options = Options {
-        gateway_api: !args.no_gateway_api,
-        cert_manager: !args.no_cert_manager,
-        ..Options::default()
-    };
+    let options = Options::default();
     if args.print_objects {
         return print_objects(&args, options);
     }
     let server = KubeTestServer::start_on(options, &args.host, args.port)?;
-    for namespace in &args.forbid_namespaces {
-        server.cluster.faults.forbid_namespace(namespace);
-    }
-    for (kind, namespace) in &args.forbid_resources {
-        server.cluster.forbid(*kind, namespace.as_deref());
-    }
     populate(&server.cluster, &args)?;
     if let Some(path) = &args.kubeconfig_out {
         std::fs::write(path, server.kubeconfig())?;

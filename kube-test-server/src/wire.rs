@@ -109,23 +109,6 @@ pub fn expired(oldest: u64, requested: &str) -> Value {
     )
 }
 
-pub fn forbidden(verb: &str, kind: Kind, namespace: Option<&str>) -> Value {
-    let (group, resource) = (kind.group(), kind.qualified_resource());
-    let scope = match namespace {
-        Some(namespace) => format!("in the namespace \"{namespace}\""),
-        None => "at the cluster scope".to_owned(),
-    };
-    status(
-        403,
-        "Forbidden",
-        &format!(
-            "{resource} is forbidden: User \"system:serviceaccount:ingress-dash:ingress-dash\" cannot {verb} resource \"{}\" in API group \"{group}\" {scope}",
-            kind.plural()
-        ),
-        Some(details(group, kind.plural(), None)),
-    )
-}
-
 /// `Ingress.networking.k8s.io "web"`, `Service "web"`: how validation messages name an object.
 pub fn qualified_name(kind: Kind, name: &str) -> String {
     match kind.group() {

@@ -103,9 +103,6 @@ pub(crate) async fn create(cluster: &Cluster, target: Target, body: &[u8]) -> Ht
     }
     let kind = target.kind;
     let namespace = target.namespace.unwrap_or_default();
-    if cluster.denies(kind, Some(&namespace)) {
-        return wire::status_response(wire::forbidden("create", kind, Some(&namespace)));
-    }
     let (mut object, name) = match prepare(kind, body, &namespace) {
         Ok(prepared) => prepared,
         Err(status) => return wire::status_response(status),
@@ -149,9 +146,6 @@ pub(crate) async fn replace(cluster: &Cluster, target: Target, body: &[u8]) -> H
     let kind = target.kind;
     let namespace = target.namespace.unwrap_or_default();
     let name = target.name.unwrap_or_default();
-    if cluster.denies(kind, Some(&namespace)) {
-        return wire::status_response(wire::forbidden("update", kind, Some(&namespace)));
-    }
     let mut object = match prepare(kind, body, &namespace) {
         Ok((object, given)) if given == name => object,
         Ok((_, given)) => {
@@ -213,9 +207,6 @@ pub(crate) async fn delete(cluster: &Cluster, target: Target) -> HttpResponse {
     let kind = target.kind;
     let namespace = target.namespace.unwrap_or_default();
     let name = target.name.unwrap_or_default();
-    if cluster.denies(kind, Some(&namespace)) {
-        return wire::status_response(wire::forbidden("delete", kind, Some(&namespace)));
-    }
     let key = key(&namespace, &name);
     let deleted = {
         let mut store = cluster.store();

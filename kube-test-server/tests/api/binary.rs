@@ -31,41 +31,48 @@ fn start_with(flags: &[&str]) -> (ChildGuard, String) {
     (server, url)
 }
 
-#[tokio::test]
-async fn flags_forbid_a_resource_and_leave_out_the_gateway_api() {
-    let (_server, url) = start_with(&["--forbid-resource", "secrets", "--no-gateway-api"]);
-    let status = |path: &'static str| {
-        let url = format!("{url}{path}");
-        async move {
-            let response = test_support::http_client().get(url).send().await.unwrap();
-            response.status().as_u16()
-        }
-    };
-    assert_eq!(status("/api/v1/secrets").await, 403);
-    assert_eq!(
-        status("/api/v1/namespaces/team-000/secrets/app-00000-tls").await,
-        403
-    );
-    assert_eq!(
-        status("/apis/gateway.networking.k8s.io/v1/httproutes").await,
-        404
-    );
-    assert_eq!(status("/api/v1/services").await, 200);
-    assert_eq!(status("/apis/cert-manager.io/v1/certificates").await, 200);
-}
-
 #[test]
-fn an_unknown_resource_to_forbid_is_a_clear_error() {
+fn print_objects_writes_the_sample_as_an_api_server_would_take_it() {
     let output = Command::new(env!("CARGO_BIN_EXE_kube-test-server"))
-        .args(["--port", "0", "--forbid-resource", "pods"])
+        .args(["--print-objects", "--sample", "4", "--namespaces", "2"])
         .output()
         .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("pods: not a resource this server holds"),
-        "{stderr}"
-    );
+    assert!(output.status.success(), "{output:?}");
+    let objects: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let kinds: Vec<&str> = objects
+        .iter()
+        .map(|object| object["kind"].as_str().unwrap())
+        .collect();
+    // Namespaces first, every kind of the sample, nothing the API server sets itself.
+    assert_eq!(&kinds[..2], ["Namespace", "Namespace"]);
+    for kind in [
+        "Ingress",
+        "Service",
+        "EndpointSlice",
+        "Secret",
+        "Event",
+        "HTTPRoute",
+    ] {
+        assert!(kinds.contains(&kind), "{kind} in {kinds:?}");
+    }
+    assert_eq!(kinds.iter().filter(|kind| **kind == "Ingress").count(), 4);
+    for object in &objects {
+        let metadata = &object["metadata"];
+        for field in [
+            "uid",
+            "resourceVersion",
+            "creationTimestamp",
+            "managedFields",
+        ] {
+            assert!(metadata.get(field).is_none(), "{field} in {object}");
+        }
+        assert!(object["apiVersion"].is_string(), "{object}");
+        assert!(object["spec"].get("clusterIP").is_none(), "{object}");
+    }
 }
 
 /// As PID 1 in a container a process has no default action for SIGTERM: without its own

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use kube_test_server::{Crd, Kind, KubeTestServer, Options, sample};
+use kube_test_server::{Kind, KubeTestServer, Options, sample};
 use serde_json::{Value, json};
 
 async fn get(url: String) -> (u16, Value) {
@@ -31,12 +31,8 @@ fn resource<'a>(list: &'a Value, name: &str) -> Option<&'a Value> {
 }
 
 #[tokio::test]
-async fn discovery_lists_each_kind_and_an_absent_crd_disappears() {
-    let server = KubeTestServer::start(Options {
-        gateway_api: false,
-        ..Options::default()
-    })
-    .unwrap();
+async fn discovery_lists_each_kind_with_both_crds() {
+    let server = KubeTestServer::start(Options::default()).unwrap();
     let url = server.url();
     let (_, core) = get(format!("{url}/api/v1")).await;
     let services = resource(&core, "services").expect("services in /api/v1");
@@ -65,7 +61,6 @@ async fn discovery_lists_each_kind_and_an_absent_crd_disappears() {
         json!(["cert", "certs"])
     );
 
-    // Without the Gateway API CRDs: no group, 404 on its paths.
     let group_names = |groups: &Value| -> Vec<String> {
         groups["groups"]
             .as_array()
@@ -74,19 +69,6 @@ async fn discovery_lists_each_kind_and_an_absent_crd_disappears() {
             .map(|group| group["name"].as_str().unwrap().to_owned())
             .collect()
     };
-    let (_, groups) = get(format!("{url}/apis")).await;
-    assert!(!group_names(&groups).contains(&"gateway.networking.k8s.io".to_owned()));
-    assert!(group_names(&groups).contains(&"discovery.k8s.io".to_owned()));
-    let (status, _) = get(format!("{url}/apis/gateway.networking.k8s.io/v1")).await;
-    assert_eq!(status, 404);
-    let (status, body) = get(format!(
-        "{url}/apis/gateway.networking.k8s.io/v1/httproutes"
-    ))
-    .await;
-    assert_eq!((status, body["reason"].as_str()), (404, Some("NotFound")));
-
-    // Installed at run time: listed and served.
-    server.cluster.set_crd_installed(Crd::GatewayApi, true);
     let (_, groups) = get(format!("{url}/apis")).await;
     assert!(group_names(&groups).contains(&"gateway.networking.k8s.io".to_owned()));
     let (_, routes) = get(format!("{url}/apis/gateway.networking.k8s.io/v1")).await;
@@ -219,45 +201,4 @@ async fn a_watch_with_a_selector_sees_objects_enter_and_leave_it() {
         events[1]["object"]["endpoints"][0]["conditions"]["ready"],
         false
     );
-}
-
-#[tokio::test]
-async fn a_forbidden_kind_answers_403_and_others_still_work() {
-    let server = KubeTestServer::start(Options::default()).unwrap();
-    sample::populate_everything(&server.cluster, 4, 2).unwrap();
-    let url = server.url();
-    server.cluster.forbid(Kind::Secret, None);
-    for path in [
-        "/api/v1/secrets",
-        "/api/v1/namespaces/team-000/secrets",
-        "/api/v1/namespaces/team-000/secrets/app-00000-tls",
-        "/api/v1/namespaces/team-000/secrets?watch=1",
-    ] {
-        let (status, body) = get(format!("{url}{path}")).await;
-        assert_eq!(
-            (status, body["reason"].as_str()),
-            (403, Some("Forbidden")),
-            "{path}"
-        );
-        assert!(
-            body["message"].as_str().unwrap().contains("cannot"),
-            "{body}"
-        );
-    }
-    let (status, _) = get(format!("{url}/api/v1/services")).await;
-    assert_eq!(status, 200);
-    server.cluster.allow(Kind::Secret, None);
-    server.cluster.forbid(Kind::Certificate, Some("team-001"));
-    let (status, _) = get(format!("{url}/api/v1/secrets")).await;
-    assert_eq!(status, 200);
-    let (status, _) = get(format!(
-        "{url}/apis/cert-manager.io/v1/namespaces/team-001/certificates"
-    ))
-    .await;
-    assert_eq!(status, 403);
-    let (status, list) = get(format!(
-        "{url}/apis/cert-manager.io/v1/namespaces/team-000/certificates"
-    ))
-    .await;
-    assert_eq!((status, names(&list)), (200, vec!["app-00000".to_owned()]));
 }

@@ -80,29 +80,6 @@ fn kubectl_get_namespaces_prints_the_server_table() {
     );
 }
 
-#[test]
-fn kubectl_sees_a_forbidden_namespace_as_forbidden() {
-    let server = KubeTestServer::start(Options::default()).unwrap();
-    sample::populate(&server.cluster, 2, 2);
-    server.cluster.faults.forbid_namespace("team-001");
-    let dir = TempDir::new("kubectl");
-    let config = dir.path().join("kubeconfig");
-    std::fs::write(&config, server.kubeconfig()).unwrap();
-    let output = Command::new("/usr/bin/kubectl")
-        .arg("--kubeconfig")
-        .arg(&config)
-        .args(["get", "ingress", "-n", "team-001", "-o", "json"])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("is forbidden"), "{stderr}");
-    assert!(
-        stderr.contains("cannot list resource \"ingresses\""),
-        "{stderr}"
-    );
-}
-
 /// Splits kubectl's table output into rows of cells (cells never hold spaces here except in
 /// the events' messages, which are the last column).
 fn rows(output: &str) -> Vec<Vec<&str>> {
@@ -232,36 +209,4 @@ fn kubectl_gets_every_kind_of_the_sample_set_across_namespaces() {
         ],
     );
     assert_eq!(warnings.lines().count(), 2, "{warnings}");
-}
-
-#[test]
-fn kubectl_says_httproutes_do_not_exist_without_the_gateway_api() {
-    let server = KubeTestServer::start(Options {
-        gateway_api: false,
-        ..Options::default()
-    })
-    .unwrap();
-    sample::populate_everything(&server.cluster, 2, 1).unwrap();
-    let dir = TempDir::new("kubectl");
-    let config = dir.path().join("kubeconfig");
-    std::fs::write(&config, server.kubeconfig()).unwrap();
-    let output = Command::new("/usr/bin/kubectl")
-        .arg("--kubeconfig")
-        .arg(&config)
-        .arg("--cache-dir")
-        .arg(dir.path().join("cache"))
-        .args(["get", "httproutes", "-A"])
-        .env_remove("KUBECONFIG")
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("the server doesn't have a resource type \"httproutes\""),
-        "{stderr}"
-    );
-    // The rest of the cluster is there.
-    assert!(
-        kubectl(&server, &["get", "services", "-A", "-o", "name"]).contains("service/app-00000")
-    );
 }

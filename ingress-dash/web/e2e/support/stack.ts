@@ -64,7 +64,6 @@ function requireFile(path: string, hint: string) {
 function sampleObjects(options: StackOptions): KubeObject[] {
   const args = ["--print-objects", "--sample", String(options.sample), "--namespaces", String(options.namespaces)];
   if (options.onlyIngresses) args.push("--only-ingresses");
-  if (options.noGatewayApi) args.push("--no-gateway-api");
   const printed = spawnSync(KUBE_TEST_SERVER_BIN, args, { encoding: "utf8", maxBuffer: 1 << 30 });
   if (printed.status !== 0) throw new Error(`${KUBE_TEST_SERVER_BIN} ${args.join(" ")}: ${printed.status} ${printed.stderr}`);
   return printed.stdout
