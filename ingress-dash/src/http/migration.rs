@@ -126,8 +126,7 @@ pub(crate) async fn class_index(state: &AppState) -> ClassIndex {
                         .to_owned()
                 }
                 CallError::Kube(KubeError::Api { status: 404, .. }) => {
-                    "this API server does not serve ingressclasses.networking.k8s.io/v1."
-                        .to_owned()
+                    "this API server does not serve ingressclasses.networking.k8s.io/v1.".to_owned()
                 }
                 other => other.to_string(),
             };
