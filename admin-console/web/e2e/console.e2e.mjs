@@ -1,10 +1,10 @@
-// The REST console against the real binary and osmem: execution, history, drawer geometry,
+// The REST console against the real binary and a real OpenSearch cluster: execution, history, drawer geometry,
 // display modes and persistence.
 import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { newPage, osmem, screenshot, startStack, stopStack } from "./stack.mjs";
+import { newPage, search, screenshot, startStack, stopStack } from "./stack.mjs";
 import {
   CONSOLE,
   consoleMode,
@@ -23,8 +23,8 @@ let stack;
 beforeAll(async () => {
   stack = await startStack();
   // Before any page asks for the index list (the server caches it for a few seconds).
-  await osmem(stack, "PUT", "e2e-getbody", { settings: { number_of_shards: 1, number_of_replicas: 0 } });
-  for (const n of [1, 2, 3]) await osmem(stack, "PUT", `e2e-getbody/_doc/${n}?refresh=true`, { n, kind: n === 2 ? "wanted" : "other" });
+  await search(stack, "PUT", "e2e-getbody", { settings: { number_of_shards: 1, number_of_replicas: 0 } });
+  for (const n of [1, 2, 3]) await search(stack, "PUT", `e2e-getbody/_doc/${n}?refresh=true`, { n, kind: n === 2 ? "wanted" : "other" });
 });
 afterAll(async () => {
   await stopStack(stack);
@@ -50,7 +50,7 @@ test("Ctrl+Enter executes; status with its message, duration and a highlighted b
   await fillRequest(page, { method: "PUT", path: "e2e-console/_doc/1", body: '{\n  "service": "checkout",\n  "latency_ms": 42\n}' });
   await page.locator(REQUEST_EDITOR).press("Control+Enter");
   assert.equal(await waitForStatus(page, "201"), "201 Created");
-  const stored = await osmem(stack, "GET", "e2e-console/_doc/1");
+  const stored = await search(stack, "GET", "e2e-console/_doc/1");
   assert.equal(stored._source.service, "checkout");
 
   // An error status keeps its message; no confirmation step for a destructive call.
@@ -222,7 +222,7 @@ test("two requests in the editor: Ctrl+Enter on the second runs only it, ▶ run
   await page.keyboard.press("Control+Enter");
   assert.equal(await waitForStatus(page, "200"), "200 OK");
   assert.equal(await page.locator('[data-testid="response-request"]').textContent(), "GET /_cluster/health");
-  const missing = await fetch(`${stack.osmemUrl}/e2e-not-run`, { method: "HEAD" });
+  const missing = await fetch(`${stack.clusterUrl}/e2e-not-run`, { method: "HEAD" });
   assert.equal(missing.status, 404, "the first request did not run");
 
   // Each request has its run button in the gutter; the first one's runs the first request.
@@ -232,7 +232,7 @@ test("two requests in the editor: Ctrl+Enter on the second runs only it, ▶ run
   await buttons.first().click();
   await page.locator('[data-testid="response-request"]', { hasText: "PUT /e2e-not-run" }).waitFor();
   assert.equal(await waitForStatus(page, "200"), "200 OK");
-  const created = await fetch(`${stack.osmemUrl}/e2e-not-run`, { method: "HEAD" });
+  const created = await fetch(`${stack.clusterUrl}/e2e-not-run`, { method: "HEAD" });
   assert.equal(created.status, 200, "the run button ran the first request");
   await page.close();
 });

@@ -1,16 +1,16 @@
 // Managing indices and aliases: create an index → add an alias → close → open →
 // edit a setting on its page → delete it with the typed confirmation, asserting what the page
-// shows after each step and the cluster's state (asked of osmem directly); then a viewer sees
-// every change disabled with the reason. The real binary, osmem behind search-test-server,
+// shows after each step and the cluster's state (asked of the real cluster directly); then a viewer sees
+// every change disabled with the reason. The real binary, a real three-node OpenSearch 2.19 cluster,
 // Chromium.
 import { afterAll, beforeAll, describe, test } from "vitest";
 import assert from "node:assert/strict";
-import { newPage, osmem, screenshot, startStack, stopStack } from "./stack.mjs";
+import { newPage, search, screenshot, startStack, stopStack } from "./stack.mjs";
 import { openCluster } from "./helpers.mjs";
 
-/** osmem's answer, or its HTTP status when it refuses (a deleted index is a 404). */
-async function osmemStatus(stack, path) {
-  const response = await fetch(`${stack.osmemUrl}/${path}`);
+/** The cluster's answer, or its HTTP status when it refuses (a deleted index is a 404). */
+async function clusterStatus(stack, path) {
+  const response = await fetch(`${stack.clusterUrl}/${path}`);
   return response.ok ? response.json() : response.status;
 }
 
@@ -33,7 +33,7 @@ describe("an admin", () => {
   let stack;
   beforeAll(async () => {
     stack = await startStack();
-    await osmem(stack, "PUT", "e2e-other", { settings: { number_of_replicas: 0 } });
+    await search(stack, "PUT", "e2e-other", { settings: { number_of_replicas: 0 } });
   });
   afterAll(async () => {
     await stopStack(stack);
@@ -61,9 +61,9 @@ describe("an admin", () => {
     await dialog.locator('[data-testid="create-submit"]').click();
     await page.locator('[data-testid="index-action-done"]', { hasText: "Index e2e-orders created." }).waitFor();
     await row("e2e-orders").waitFor();
-    const mapping = await osmem(stack, "GET", "e2e-orders/_mapping");
+    const mapping = await search(stack, "GET", "e2e-orders/_mapping");
     assert.deepEqual(mapping["e2e-orders"].mappings, { properties: { sku: { type: "keyword" } } });
-    const settings = await osmem(stack, "GET", "e2e-orders/_settings");
+    const settings = await search(stack, "GET", "e2e-orders/_settings");
     assert.equal(settings["e2e-orders"].settings.index.number_of_shards, "2");
 
     // 2. Add an alias (a write alias), applied as one batch.
@@ -74,13 +74,13 @@ describe("an admin", () => {
     await page.locator('[data-testid="alias-write-index"]').selectOption("true");
     await page.locator('[data-testid="alias-add-pending"]').click();
     await page.locator('[data-testid="pending-change"]', { hasText: "add orders to e2e-orders (write index)" }).waitFor();
-    assert.deepEqual(await osmem(stack, "GET", "e2e-orders/_alias"), { "e2e-orders": { aliases: {} } }, "nothing applied yet");
+    assert.deepEqual(await search(stack, "GET", "e2e-orders/_alias"), { "e2e-orders": { aliases: {} } }, "nothing applied yet");
     await page.locator('[data-testid="apply-changes"]').click();
     await page.locator('[data-testid="aliases-message"]', { hasText: "Applied 1 change in one call." }).waitFor();
     const aliasRow = page.locator('[data-testid="aliases-table"] tr[data-alias="orders"][data-index="e2e-orders"]');
     await aliasRow.locator(".pill", { hasText: "write index" }).waitFor();
     await screenshot(page, "aliases");
-    const aliases = await osmem(stack, "GET", "e2e-orders/_alias");
+    const aliases = await search(stack, "GET", "e2e-orders/_alias");
     assert.equal(aliases["e2e-orders"].aliases.orders.is_write_index, true);
 
     // 3. Close (two clicks), through the typed route.
@@ -90,14 +90,14 @@ describe("an admin", () => {
     await page.locator('[data-testid="close-index"][data-index="e2e-orders"]', { hasText: "Confirm close" }).click();
     await page.locator('[data-testid="index-action-done"]', { hasText: "Index e2e-orders closed." }).waitFor();
     await row("e2e-orders").locator(".pill", { hasText: "closed" }).waitFor();
-    const closed = await osmem(stack, "GET", "_cat/indices/e2e-orders?format=json");
+    const closed = await search(stack, "GET", "_cat/indices/e2e-orders?format=json");
     assert.equal(closed[0].status, "close");
 
     // 4. Open.
     await page.locator('[data-testid="open-index"][data-index="e2e-orders"]').click();
     await page.locator('[data-testid="index-action-done"]', { hasText: "Index e2e-orders opened." }).waitFor();
     await row("e2e-orders").locator("td", { hasText: /^open$/ }).waitFor();
-    const opened = await osmem(stack, "GET", "_cat/indices/e2e-orders?format=json");
+    const opened = await search(stack, "GET", "_cat/indices/e2e-orders?format=json");
     assert.equal(opened[0].status, "open");
 
     // 5. Its page: stats, shards, aliases; a dynamic setting edited, a static one read-only.
@@ -114,7 +114,7 @@ describe("an admin", () => {
     await page.locator('[data-testid="setting-input"][data-key="index.refresh_interval"]').fill("7s");
     await page.locator('[data-testid="save-settings"]').click();
     await page.locator('[data-testid="settings-message"]', { hasText: "Saved index.refresh_interval." }).waitFor();
-    const edited = await osmem(stack, "GET", "e2e-orders/_settings");
+    const edited = await search(stack, "GET", "e2e-orders/_settings");
     assert.equal(edited["e2e-orders"].settings.index.refresh_interval, "7s");
     await screenshot(page, "index-detail", { fullPage: true });
 
@@ -124,19 +124,19 @@ describe("an admin", () => {
     await confirm.locator('[data-testid="confirm-typed"]').fill("e2e-order");
     assert.equal(await confirm.locator('[data-testid="confirm-button"]').isDisabled(), true);
     await screenshot(page, "index-delete-confirm");
-    assert.equal(await osmemStatus(stack, "_cat/indices/e2e-orders?format=json").then((r) => Array.isArray(r)), true, "still there");
+    assert.equal(await clusterStatus(stack, "_cat/indices/e2e-orders?format=json").then((r) => Array.isArray(r)), true, "still there");
     await confirm.locator('[data-testid="confirm-typed"]').fill("e2e-orders");
     await confirm.locator('[data-testid="confirm-button"]').click();
     // Back on the list, without the index.
     await page.waitForURL(/\/clusters\/prod\/indices$/);
     await row("e2e-other").waitFor();
     assert.equal(await row("e2e-orders").count(), 0);
-    await eventually("the index is gone from the cluster", async () => (await osmemStatus(stack, "e2e-orders/_settings")) === 404);
+    await eventually("the index is gone from the cluster", async () => (await clusterStatus(stack, "e2e-orders/_settings")) === 404);
     await page.close();
   });
 
   test("runs an action on a selection and shows each index's result", async () => {
-    for (const name of ["e2e-bulk-1", "e2e-bulk-2"]) await osmem(stack, "PUT", name, { settings: { number_of_replicas: 0 } });
+    for (const name of ["e2e-bulk-1", "e2e-bulk-2"]) await search(stack, "PUT", name, { settings: { number_of_replicas: 0 } });
     // The console keeps the index list for a few seconds: wait until it lists the new ones.
     await eventually("the index list shows the new indices", async () => {
       const response = await fetch(`${stack.baseUrl}/api/clusters/prod/indices?filter=e2e-bulk`);
@@ -152,7 +152,7 @@ describe("an admin", () => {
     await page.locator('[data-testid="index-action-dialog"] [data-testid="confirm-button"]').click();
     await page.locator('[data-testid="action-summary"]', { hasText: "Close: done on 2 indices." }).waitFor();
     assert.equal(await page.locator('[data-testid="action-result"][data-ok="true"]').count(), 2);
-    const statuses = await osmem(stack, "GET", "_cat/indices/e2e-bulk-*?format=json&h=index,status");
+    const statuses = await search(stack, "GET", "_cat/indices/e2e-bulk-*?format=json&h=index,status");
     assert.deepEqual(statuses.map((r) => r.status), ["close", "close"]);
     // Delete both: "delete 2 indices" typed.
     await page.locator('[data-testid="bulk-delete"]').click();
@@ -161,7 +161,7 @@ describe("an admin", () => {
     await dialog.locator('[data-testid="confirm-button"]').click();
     await page.locator('[data-testid="action-summary"]', { hasText: "Delete: done on 2 indices." }).waitFor();
     await screenshot(page, "indices-bulk-results");
-    await eventually("both indices are gone", async () => (await osmemStatus(stack, "e2e-bulk-1/_settings")) === 404 && (await osmemStatus(stack, "e2e-bulk-2/_settings")) === 404);
+    await eventually("both indices are gone", async () => (await clusterStatus(stack, "e2e-bulk-1/_settings")) === 404 && (await clusterStatus(stack, "e2e-bulk-2/_settings")) === 404);
     await page.close();
   });
 });
@@ -174,7 +174,7 @@ describe("a viewer", () => {
       extraConfig: "access:\n  mode: trusted_headers\n  default_role: viewer\n",
       headers: { "X-Auth-Request-User": "vera", "X-Auth-Request-Email": "vera@example.com", "X-Auth-Request-Groups": "staff" },
     });
-    await osmem(stack, "PUT", "e2e-viewed", { settings: { number_of_replicas: 0 }, aliases: { viewed: {} } });
+    await search(stack, "PUT", "e2e-viewed", { settings: { number_of_replicas: 0 }, aliases: { viewed: {} } });
   });
   afterAll(async () => {
     await stopStack(stack);
@@ -219,7 +219,7 @@ describe("a viewer", () => {
     });
     assert.equal(refused.status, 403);
     assert.equal(refused.body.error.message, "This needs the admin role on cluster prod; you have viewer.");
-    assert.equal((await osmem(stack, "GET", "_cat/indices/e2e-viewed?format=json"))[0].index, "e2e-viewed");
+    assert.equal((await search(stack, "GET", "_cat/indices/e2e-viewed?format=json"))[0].index, "e2e-viewed");
     await page.close();
   });
 });

@@ -2,14 +2,14 @@
 // shows a "production" badge; the confirmation dialog of a destructive action asks for a
 // reason before it enables its button; a change without a dialog (closing an index) and a
 // console write ask through the reason prompt; each reason reaches the audit file. The same
-// cluster without `environment` asks nothing. The real binary, osmem behind
-// search-test-server, Chromium.
+// cluster without `environment` asks nothing. The real binary, a real OpenSearch cluster,
+// Chromium.
 import { afterAll, beforeAll, describe, test } from "vitest";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { newPage, osmem, screenshot, startStack, stopStack } from "./stack.mjs";
+import { newPage, search, screenshot, startStack, stopStack } from "./stack.mjs";
 import { CONSOLE, REQUEST_EDITOR, fillRequest, openCluster, openConsole, waitForStatus } from "./helpers.mjs";
 
 async function eventually(what, check, ms = 10_000) {
@@ -39,7 +39,7 @@ describe("a production cluster", () => {
   });
 
   test("asks why before each change and records the reason", async () => {
-    for (const name of ["e2e-prod-a", "e2e-prod-b"]) await osmem(stack, "PUT", name, { settings: { number_of_replicas: 0 } });
+    for (const name of ["e2e-prod-a", "e2e-prod-b"]) await search(stack, "PUT", name, { settings: { number_of_replicas: 0 } });
     const page = await newPage(stack);
 
     // 1. The badge: on the production cluster's card and header only.
@@ -59,7 +59,7 @@ describe("a production cluster", () => {
     await screenshot(page, "production-delete-reason");
     await confirm.locator('[data-testid="confirm-button"]').click();
     await page.waitForURL(/\/clusters\/guarded\/indices$/);
-    await eventually("the index is deleted", async () => (await fetch(`${stack.osmemUrl}/e2e-prod-a/_settings`)).status === 404);
+    await eventually("the index is deleted", async () => (await fetch(`${stack.clusterUrl}/e2e-prod-a/_settings`)).status === 404);
 
     // 3. A change without a dialog (close, two clicks): the server asks, the prompt asks the user.
     await page.locator('[data-testid="indices-table"] tbody tr[data-index="e2e-prod-b"]').waitFor();
@@ -85,7 +85,7 @@ describe("a production cluster", () => {
     await prompt.waitFor();
     await prompt.locator("button", { hasText: "Cancel" }).click();
     await page.locator(`${CONSOLE} [data-testid="console-failure"]`, { hasText: "was not sent" }).waitFor();
-    assert.equal((await fetch(`${stack.osmemUrl}/e2e-prod-console`)).status, 404, "nothing was sent");
+    assert.equal((await fetch(`${stack.clusterUrl}/e2e-prod-console`)).status, 404, "nothing was sent");
     await page.locator(REQUEST_EDITOR).press("Control+Enter");
     await prompt.locator('[data-testid="change-reason"]').fill("capacity test");
     await prompt.locator('[data-testid="reason-send"]').click();
@@ -106,7 +106,7 @@ describe("a production cluster", () => {
   });
 
   test("another cluster on the same node asks nothing", async () => {
-    await osmem(stack, "PUT", "e2e-prod-c", { settings: { number_of_replicas: 0 } });
+    await search(stack, "PUT", "e2e-prod-c", { settings: { number_of_replicas: 0 } });
     const page = await newPage(stack);
     await openCluster(page, "staging", "indices/e2e-prod-c");
     assert.equal(await page.locator('[data-testid="production-badge"]').count(), 0);

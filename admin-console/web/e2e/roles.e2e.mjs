@@ -3,7 +3,7 @@
 // identity headers of a viewer itself.
 import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
-import { newPage, osmem, screenshot, startStack, stopStack } from "./stack.mjs";
+import { newPage, search, screenshot, startStack, stopStack } from "./stack.mjs";
 import { CONSOLE, fillRequest, openCluster, openConsole } from "./helpers.mjs";
 
 const VIEWER = {
@@ -20,7 +20,7 @@ beforeAll(async () => {
     extraConfig: "access:\n  mode: trusted_headers\n  default_role: viewer\n  roles:\n    - {group: search-operators, role: operator}\n",
     headers: VIEWER,
   });
-  await osmem(stack, "PUT", "logs-roles", { settings: { number_of_replicas: 0 } });
+  await search(stack, "PUT", "logs-roles", { settings: { number_of_replicas: 0 } });
 });
 afterAll(async () => {
   await stopStack(stack);
@@ -57,7 +57,7 @@ test("a viewer sees who they are, and the close button is disabled with the reas
   assert.equal(refused.status, 403);
   assert.equal(refused.body.error.code, "forbidden");
   assert.match(refused.body.error.message, /operator/);
-  const index = await osmem(stack, "GET", "_cat/indices/logs-roles?format=json");
+  const index = await search(stack, "GET", "_cat/indices/logs-roles?format=json");
   assert.equal(index[0].status, "open", "the index was not closed");
 
   // The console warns about a write, and not about a search; the editor stays usable.

@@ -1,4 +1,4 @@
-// Cluster settings: the real binary in front of osmem (through search-test-server, the stack's `prod`):
+// Cluster settings: the real binary in front of a real OpenSearch cluster (the stack's `prod`):
 // set one persistent setting from the browser, see it beside its default, reset it.
 import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";

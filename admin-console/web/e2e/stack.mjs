@@ -1,11 +1,14 @@
 // Starts everything the browser tests need on free loopback ports, and stops it afterwards:
-// osmem-server (an OpenSearch-compatible server) with search-test-server in front of it (three
-// simulated nodes, tasks, snapshots, allocation; the clusters' URL), a Prometheus serving backfilled
+// a real three-node OpenSearch 2.19 cluster (and the other real clusters a file asks for) from
+// the Rust test harness (test-support's `search-nodes`), seeded with an fs snapshot repository
+// `backups`; a Prometheus serving backfilled
 // elasticsearch_exporter series, the real admin-console binary with a generated config
 // serving dist/, and Debian Chromium through playwright-core.
 import { spawn, execFileSync } from "node:child_process";
 import { createServer } from "node:net";
-import { mkdtempSync, writeFileSync, existsSync, readdirSync, rmSync, mkdirSync } from "node:fs";
+import { mkdtempSync, writeFileSync, existsSync, readFileSync, rmSync, mkdirSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { createInterface } from "node:readline";
@@ -43,17 +46,6 @@ async function waitFor(what, check, child) {
   }
 }
 
-/** The osmem-server binary of the repository's .venv (or OSMEM_SERVER_BIN). */
-export function osmemBinary() {
-  if (process.env.OSMEM_SERVER_BIN) return process.env.OSMEM_SERVER_BIN;
-  const lib = join(REPO, ".venv/lib");
-  for (const python of existsSync(lib) ? readdirSync(lib) : []) {
-    const candidate = join(lib, python, "site-packages/osmem_server/bin/osmem-server");
-    if (python.startsWith("python3") && existsSync(candidate)) return candidate;
-  }
-  throw new Error(`osmem-server is not installed under ${lib}; run \`make deps\``);
-}
-
 function adminConsoleBinary() {
   const path = process.env.ADMIN_CONSOLE_BIN ?? join(REPO, "target/debug/admin-console");
   if (!existsSync(path)) {
@@ -62,40 +54,40 @@ function adminConsoleBinary() {
   return path;
 }
 
-/**
- * Spawns `command` (stdin held by this process, so the servers that watch it exit with it) and
- * answers the URL of the `{"url"}` JSON line it prints once listening.
- */
-export async function startPrintingUrl(children, command, args) {
-  const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
-  children.push(child);
-  const line = await new Promise((ok, fail) => {
-    const lines = createInterface({ input: child.stdout });
-    lines.once("line", ok);
-    child.once("exit", (code) => fail(new Error(`${command} exited with ${code}`)));
-  });
-  return JSON.parse(line).url;
-}
-
-/** Arguments for an osmem-server on a free loopback port that exits with this process. */
-export const OSMEM_ARGS = () => ["-addr", "127.0.0.1:0", "-no-stdin-watch", "-no-ja", "-parent-pid", String(process.pid)];
-
-/** The search-test-server binary built by `cargo build -p search-test-server` (or SEARCH_TEST_SERVER_BIN). */
-export function searchTestServerBinary() {
-  const path = process.env.SEARCH_TEST_SERVER_BIN ?? join(REPO, "target/debug/search-test-server");
+/** The search-nodes binary built by `cargo build -p test-support` (or SEARCH_NODES_BIN). */
+export function searchNodesBinary() {
+  const path = process.env.SEARCH_NODES_BIN ?? join(REPO, "target/debug/search-nodes");
   if (!existsSync(path)) {
-    throw new Error(`search-test-server binary not found at ${path}: build it (cargo build -p search-test-server) or set SEARCH_TEST_SERVER_BIN`);
+    throw new Error(`search-nodes binary not found at ${path}: build it (cargo build -p test-support --bin search-nodes) or set SEARCH_NODES_BIN`);
   }
   return path;
 }
 
-/** osmem-server, then search-test-server in front of it (three simulated nodes, seeded). */
-async function startCluster(children) {
-  const osmemUrl = await startPrintingUrl(children, osmemBinary(), OSMEM_ARGS());
-  const url = await startPrintingUrl(children, searchTestServerBinary(), ["--osmem-url", osmemUrl, "--nodes", "3", "--seed"]);
-  // The front prints its URL once listening; the cluster behind it must answer too.
-  await waitFor("search-test-server", async () => (await fetch(`${url}/_cluster/health`)).ok, children.at(-1));
-  return { osmemUrl, url };
+/**
+ * Real search clusters from the test harness (test-support's `search-nodes`: the distributions
+ * pinned in versions.env, fetched by scripts/install-servers.sh), one per `<distribution>[:<nodes>]`
+ * spec, started in parallel; stopped with `children` (stdin closed or SIGTERM; the nodes die
+ * with it in any case). Answers the clusters as it printed them: `{ distribution, version, url,
+ * nodes: [{ name, url }], repo, user?, password?, caFile? }`.
+ */
+export async function startSearchNodes(children, specs) {
+  const child = spawn(searchNodesBinary(), specs, { stdio: ["pipe", "pipe", "pipe"] });
+  children.push(child);
+  const stderr = [];
+  child.stderr.on("data", (d) => stderr.push(d));
+  const line = await new Promise((ok, fail) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.once("line", ok);
+    child.once("exit", (code) => fail(new Error(`search-nodes ${specs.join(" ")} exited with ${code}: ${Buffer.concat(stderr).toString().slice(-4000)}`)));
+  });
+  return JSON.parse(line).clusters;
+}
+
+/** Seeds a cluster as the browser tests expect it: an fs snapshot repository `backups` in its
+ * `path.repo` with one snapshot (`seed`) of nothing but the cluster's state. */
+async function seedCluster(cluster) {
+  await clusterCall(cluster, "PUT", "_snapshot/backups", { type: "fs", settings: { location: join(cluster.repo, "backups"), compress: true } });
+  await clusterCall(cluster, "PUT", "_snapshot/backups/seed?wait_for_completion=true", { indices: "-*", include_global_state: false });
 }
 
 async function startPrometheus(children, dir, nowSeconds) {
@@ -123,11 +115,20 @@ async function startPrometheus(children, dir, nowSeconds) {
   return url;
 }
 
+/** The `clusters:` entry of admin-console's configuration for a cluster of `startSearchNodes`
+ * (with its credential and CA when it is secured). */
+export function clusterYaml(id, cluster, name = `${id} (${cluster.distribution} ${cluster.version})`) {
+  const secured = cluster.user
+    ? `    auth:\n      username: ${cluster.user}\n      password: ${JSON.stringify(cluster.password)}\n    tls:\n      ca_file: ${JSON.stringify(cluster.caFile)}\n`
+    : "";
+  return `  - id: ${id}\n    name: ${JSON.stringify(name)}\n    url: ${cluster.url}\n    metrics_source: internal\n${secured}`;
+}
+
 /**
  * Clusters: `prod` (external metrics from Prometheus), `staging` (internal sampling) and
- * `nodata` (external metrics with labels no series has), all on the same osmem.
+ * `nodata` (external metrics with labels no series has), all on the same real cluster.
  */
-async function startAdminConsole(children, dir, { osmemUrl, prometheusUrl, extraClusters = "", extraServer = "", extraConfig = "" }) {
+async function startAdminConsole(children, dir, { clusterUrl, prometheusUrl, extraClusters = "", extraServer = "", extraConfig = "" }) {
   const config = join(dir, "admin-console.yaml");
   writeFileSync(
     config,
@@ -142,7 +143,7 @@ internal_history:
 clusters:
   - id: prod
     name: Production
-    url: ${osmemUrl}
+    url: ${clusterUrl}
     metrics_source: external_metrics
     metrics_server_url: ${prometheusUrl}
     metrics_server_job_name: elasticsearch
@@ -150,17 +151,17 @@ clusters:
       cluster: prod
   - id: staging
     name: Staging
-    url: ${osmemUrl}
+    url: ${clusterUrl}
     metrics_source: internal
   - id: nodata
     name: Capacity test
-    url: ${osmemUrl}
+    url: ${clusterUrl}
     metrics_source: external_metrics
     metrics_server_url: ${prometheusUrl}
     metrics_server_job_name: elasticsearch
     metrics_server_labels:
       cluster: not-scraped
-${extraClusters.replaceAll("$CLUSTER_URL", osmemUrl)}`,
+${extraClusters.replaceAll("$CLUSTER_URL", clusterUrl)}`,
   );
   const stderr = [];
   // The binary reads ADMIN_CONSOLE_* variables as configuration overrides, so the harness's
@@ -191,20 +192,28 @@ ${extraClusters.replaceAll("$CLUSTER_URL", osmemUrl)}`,
 }
 
 /**
- * `options`: `extraClusters` (YAML list entries; `$CLUSTER_URL` stands for the clusters' URL), `extraServer` (keys under `server:`, indented),
+ * `options`: `clusters` (more real clusters, `{ <id>: "<distribution>[:<nodes>]" }`, started
+ * with the stack's own and configured as the cluster `<id>`; `stack.clusters[<id>]` describes
+ * each, the stack's own is `stack.clusters.prod`), `extraClusters` (YAML list entries;
+ * `$CLUSTER_URL` stands for the stack's cluster's URL), `extraServer` (keys under `server:`, indented),
  * `extraConfig` (top-level sections such as `access:`), `headers` (sent by the browser with
  * every request, e.g. the identity headers a sign-in proxy would add).
  */
-export async function startStack({ headers, ...options } = {}) {
+export async function startStack({ headers, clusters: more = {}, ...options } = {}) {
   if (!existsSync(join(WEB_DIR, "dist/index.html"))) throw new Error("dist/ is missing: run `npm run build` first");
   const children = [];
   const dir = mkdtempSync(join(tmpdir(), "admin-console-e2e-"));
   const stack = { children, dir, browser: null };
   try {
     const nowSeconds = Math.floor(Date.now() / 1000);
-    const { osmemUrl, url: clusterUrl } = await startCluster(children);
+    const ids = ["prod", ...Object.keys(more)];
+    const started = await startSearchNodes(children, ["opensearch2:3", ...Object.values(more)]);
+    const clusters = Object.fromEntries(ids.map((id, i) => [id, started[i]]));
+    for (const cluster of started) await seedCluster(cluster);
+    const clusterUrl = clusters.prod.url;
     const prometheusUrl = await startPrometheus(children, dir, nowSeconds);
-    const baseUrl = await startAdminConsole(children, dir, { osmemUrl: clusterUrl, prometheusUrl, ...options });
+    const extraClusters = Object.keys(more).map((id) => clusterYaml(id, clusters[id])).join("") + (options.extraClusters ?? "");
+    const baseUrl = await startAdminConsole(children, dir, { clusterUrl, prometheusUrl, ...options, extraClusters });
     const userDataDir = join(dir, "chromium-profile");
     const context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: process.env.CHROMIUM_BIN ?? "/usr/bin/chromium",
@@ -227,7 +236,7 @@ export async function startStack({ headers, ...options } = {}) {
     });
     stack.browser = context;
     mkdirSync(ARTIFACTS, { recursive: true });
-    return { ...stack, osmemUrl, clusterUrl, prometheusUrl, baseUrl, context, nowSeconds };
+    return { ...stack, clusters, clusterUrl, prometheusUrl, baseUrl, context, nowSeconds };
   } catch (e) {
     await stopStack(stack);
     throw e;
@@ -270,13 +279,39 @@ export async function screenshot(page, name, { fullPage = false } = {}) {
   await page.setViewportSize(viewport);
 }
 
-/** Sends a request to osmem directly (test setup, not through the app). */
-export async function osmem(stack, method, path, body) {
-  const response = await fetch(`${stack.osmemUrl}/${path}`, {
-    method,
-    headers: body ? { "Content-Type": "application/json" } : undefined,
-    body: body ? JSON.stringify(body) : undefined,
+/** Sends a request to the stack's cluster directly (test setup, not through the app). */
+export async function search(stack, method, path, body) {
+  return clusterCall(stack.clusters.prod, method, path, body);
+}
+
+/**
+ * A request straight to a cluster of `startSearchNodes` (test set-up, not through the app), with
+ * its credential and CA when it is secured (and `cluster.headers` when given); a string body is
+ * sent as NDJSON. Answers the parsed
+ * body; throws on a status other than 2xx, unless `{ raw: true }`: then `{ status, body }`.
+ */
+export async function clusterCall(cluster, method, path, body, { raw = false } = {}) {
+  const url = new URL(`${cluster.url}/${path}`);
+  const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
+  const headers = { ...(cluster.headers ?? {}) };
+  if (payload !== undefined) headers["Content-Type"] = typeof body === "string" ? "application/x-ndjson" : "application/json";
+  if (cluster.user) headers.Authorization = `Basic ${Buffer.from(`${cluster.user}:${cluster.password}`).toString("base64")}`;
+  const { status, text } = await new Promise((ok, fail) => {
+    const request = (url.protocol === "https:" ? httpsRequest : httpRequest)(
+      url,
+      { method, headers, ...(cluster.caFile ? { ca: readFileSync(cluster.caFile) } : {}) },
+      (response) => {
+        const chunks = [];
+        response.on("data", (c) => chunks.push(c));
+        response.on("end", () => ok({ status: response.statusCode, text: Buffer.concat(chunks).toString() }));
+        response.on("error", fail);
+      },
+    );
+    request.on("error", fail);
+    request.end(payload);
   });
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-  return response.json();
+  const parsed = text ? JSON.parse(text) : null;
+  if (raw) return { status, body: parsed };
+  if (status < 200 || status > 299) throw new Error(`${method} ${path}: ${status} ${text}`);
+  return parsed;
 }

@@ -1,15 +1,15 @@
 // Statistics against Prometheus with a week of backfilled elasticsearch_exporter series.
 import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
-import { newPage, osmem, screenshot, startStack, stopStack } from "./stack.mjs";
+import { newPage, search, screenshot, startStack, stopStack } from "./stack.mjs";
 import { dataPoints, openCluster } from "./helpers.mjs";
 
 let stack;
 beforeAll(async () => {
   stack = await startStack();
   // Shards for the shard distribution: one index with a replica a single node cannot place.
-  await osmem(stack, "PUT", "orders", { settings: { number_of_shards: 2, number_of_replicas: 1 } });
-  await osmem(stack, "PUT", "audit", { settings: { number_of_shards: 1, number_of_replicas: 0 } });
+  await search(stack, "PUT", "orders", { settings: { number_of_shards: 2, number_of_replicas: 1 } });
+  await search(stack, "PUT", "audit", { settings: { number_of_shards: 1, number_of_replicas: 0 } });
 });
 afterAll(async () => {
   await stopStack(stack);

@@ -1,4 +1,4 @@
-// Templates: the real binary in front of osmem (through search-test-server, the stack's `prod`): create
+// Templates: the real binary in front of a real OpenSearch cluster (the stack's `prod`): create
 // an index template from the browser, see a legacy template badged, simulate an index name,
 // and delete the template with its name typed.
 import { afterAll, beforeAll, test } from "vitest";

@@ -2,7 +2,7 @@
 // the allocation lock and the dark theme.
 import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
-import { newPage, osmem, screenshot, startStack, stopStack } from "./stack.mjs";
+import { newPage, search, screenshot, startStack, stopStack } from "./stack.mjs";
 import { openCluster } from "./helpers.mjs";
 
 let stack;
@@ -11,9 +11,9 @@ beforeAll(async () => {
   // 60 indices, some with documents, for paging, sorting and filtering.
   for (let i = 0; i < 60; i++) {
     const name = `${i % 2 ? "metrics" : "logs"}-2026.11.${String(i).padStart(2, "0")}`;
-    await osmem(stack, "PUT", name, { settings: { number_of_replicas: 0 } });
+    await search(stack, "PUT", name, { settings: { number_of_replicas: 0 } });
   }
-  for (let d = 0; d < 7; d++) await osmem(stack, "PUT", `logs-2026.11.00/_doc/${d}?refresh=true`, { n: d });
+  for (let d = 0; d < 7; d++) await search(stack, "PUT", `logs-2026.11.00/_doc/${d}?refresh=true`, { n: d });
 });
 afterAll(async () => {
   await stopStack(stack);
@@ -65,7 +65,7 @@ test("the lock button sets and clears the allocation lock", async () => {
   await page.locator('[role="menuitemradio"]', { hasText: /^Primaries only/ }).click();
   await page.locator('[data-testid="allocation-lock"][data-enable="primaries"]').waitFor();
   assert.equal(await lock.getAttribute("aria-label"), "Allocation locked");
-  const settings = await osmem(stack, "GET", "_cluster/settings");
+  const settings = await search(stack, "GET", "_cluster/settings");
   assert.equal(JSON.stringify(settings.persistent).includes("primaries"), true);
   await screenshot(page, "allocation-locked");
   await lock.click();
