@@ -1,98 +1,210 @@
 //! Tasks: the running tasks with filters, a task's detail and cancelling one through
-//! `/api/clusters/:id/tasks…`, against search-test-server's simulated tasks in both flavors
-//! (osmem has no `_tasks`, and a real node has no long-running cancellable task on a chosen node
-//! on demand); and who may cancel.
+//! `/api/clusters/:id/tasks…`, against real nodes in both flavors, through a recording proxy of
+//! each test's own; and who may cancel. The long-running tasks are real: on OpenSearch (3.8, whose
+//! zip has the reindex module) a `_reindex` throttled to one document a second; on the secured
+//! Elasticsearch 8.19 (no reindex module in its zip) a task listing waiting for a hot threads
+//! task to complete, which Elasticsearch cancels at once (a waiting `_cluster/health` is
+//! cancellable too, but ends only at its timeout). The task neither can cancel is that
+//! `_nodes/hot_threads` sampling for minutes. Each is tagged with an `X-Opaque-Id` of the
+//! test's own, which finds it among the tasks of the tests sharing the node.
 
 use std::time::Duration;
 
-use search_test_server::{Flavor, Options, Recorded, SearchTestServer, TaskSpec};
+use reqwest::Method;
 use serde_json::{Value, json};
-use test_support::{Osmem, TempDir};
+use test_support::{Distribution, SearchCluster, TempDir};
 
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller};
 use crate::app::{TestApp, cluster_yaml, spawn_app};
-use crate::support::{get_json_blocking, wait_until};
+use crate::support::real::{direct, direct_json, proxy_before, sent, shared};
 use crate::templates::{audit_lines, send, trusted_app};
 
 struct Fixture {
     app: TestApp,
-    front: SearchTestServer,
-    _osmem: Osmem,
+    proxy: search_test_server::Proxy,
+    cluster: &'static SearchCluster,
 }
 
-/// osmem behind search-test-server (`options`' osmem_url is filled in), the console in open mode
-/// with one cluster `main`.
-async fn fixture(options: Options) -> Fixture {
-    let osmem = Osmem::start();
-    let front = SearchTestServer::start(Options {
-        osmem_url: osmem.url.clone(),
-        ..options
-    });
-    let app = spawn_app(&format!("clusters:\n{}", cluster_yaml("main", &front.url))).await;
+/// The shared node of `distribution`, a proxy of the test's own before it, the console in open
+/// mode with one cluster `main` at the proxy.
+async fn fixture(distribution: Distribution) -> Fixture {
+    let cluster = shared(distribution).await;
+    let proxy = proxy_before(cluster);
+    let app = spawn_app(&format!("clusters:\n{}", cluster_yaml("main", &proxy.url))).await;
     Fixture {
         app,
-        front,
-        _osmem: osmem,
+        proxy,
+        cluster,
     }
 }
 
-/// The requests the front received whose path starts with `prefix`.
-fn sent(front: &SearchTestServer, prefix: &str) -> Vec<Recorded> {
-    front
-        .requests()
+/// Sends `method path` (with `body`) to `cluster` tagged `X-Opaque-Id: tag`, without waiting
+/// for its answer (it runs until cancelled or for minutes), and answers the id of its task
+/// (`action`, no parent) once the node lists it.
+async fn start_task(
+    cluster: &'static SearchCluster,
+    action: &str,
+    tag: &str,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+) -> String {
+    let mut request = direct(cluster, method, path).header("X-Opaque-Id", tag);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    tokio::spawn(async move {
+        let _ = request.send().await;
+    });
+    let listing = format!("/_tasks?detailed=true&actions={action}");
+    test_support::eventually_with(
+        "the node lists the task",
+        Duration::from_secs(30),
+        async || {
+            let listed = direct_json(cluster, &listing).await;
+            listed["nodes"]
+                .as_object()
+                .into_iter()
+                .flat_map(|nodes| nodes.values())
+                .flat_map(|node| node["tasks"].as_object().into_iter().flatten())
+                .find(|(_, task)| {
+                    task["headers"]["X-Opaque-Id"] == tag && task.get("parent_task_id").is_none()
+                })
+                .map(|(id, _)| id.clone())
+                .ok_or_else(|| format!("no task {tag} in {listed}"))
+        },
+    )
+    .await
+}
+
+/// A task that runs until cancelled, and its kind; on Elasticsearch it waits for a stuck task
+/// (see [`stuck_task`]) tagged `<tag>-stuck`, which it starts.
+async fn cancellable_task(distribution: Distribution, tag: &str) -> (String, &'static str) {
+    let cluster = shared(distribution).await;
+    match distribution {
+        Distribution::OpenSearch3 => {
+            let source = format!("{tag}-orders");
+            let bulk: String = (0..1000)
+                .map(|n| {
+                    format!(
+                        "{{\"index\":{{\"_index\":\"{source}\",\"_id\":\"{n}\"}}}}\n{{\"n\":{n}}}\n"
+                    )
+                })
+                .collect();
+            let seeded = direct(cluster, Method::POST, "/_bulk?refresh=true")
+                .header("content-type", "application/x-ndjson")
+                .body(bulk)
+                .send()
+                .await
+                .unwrap();
+            assert!(seeded.status().is_success(), "{}", seeded.status());
+            let id = start_task(
+                cluster,
+                "indices:data/write/reindex",
+                tag,
+                Method::POST,
+                "/_reindex?wait_for_completion=false&requests_per_second=1",
+                Some(json!({
+                    "source": {"index": source, "size": 10},
+                    "dest": {"index": format!("{tag}-archive")},
+                })),
+            )
+            .await;
+            (id, "reindex")
+        }
+        _ => {
+            stuck_task(cluster, &format!("{tag}-stuck")).await;
+            let id = start_task(
+                cluster,
+                "cluster:monitor/tasks/lists",
+                tag,
+                Method::GET,
+                "/_tasks?wait_for_completion=true&timeout=300s&actions=cluster:monitor/nodes/hot_threads",
+                None,
+            )
+            .await;
+            (id, "wait")
+        }
+    }
+}
+
+/// A task the node cannot cancel: hot threads sampled for two minutes. Started once per tag.
+async fn stuck_task(cluster: &'static SearchCluster, tag: &str) -> String {
+    start_task(
+        cluster,
+        "cluster:monitor/nodes/hot_threads",
+        tag,
+        Method::GET,
+        "/_nodes/hot_threads?interval=120s",
+        None,
+    )
+    .await
+}
+
+/// The task tagged `tag` that `start_task` started before, by its tag.
+async fn tagged_task(cluster: &'static SearchCluster, action: &str, tag: &str) -> Option<String> {
+    let listed = direct_json(cluster, &format!("/_tasks?detailed=true&actions={action}")).await;
+    listed["nodes"]
+        .as_object()
         .into_iter()
-        .filter(|request| request.path.starts_with(prefix))
-        .collect()
+        .flat_map(|nodes| nodes.values())
+        .flat_map(|node| node["tasks"].as_object().into_iter().flatten())
+        .find(|(_, task)| task["headers"]["X-Opaque-Id"] == tag)
+        .map(|(id, _)| id.clone())
 }
 
-fn reindex(node_index: usize) -> TaskSpec {
-    TaskSpec {
-        action: "indices:data/write/reindex".to_owned(),
-        description: "reindex from [orders] to [orders-archive]".to_owned(),
-        cancellable: true,
-        node_index,
-    }
-}
-
-fn bulk(node_index: usize) -> TaskSpec {
-    TaskSpec {
-        action: "indices:data/write/bulk".to_owned(),
-        description: "requests[500], indices[logs]".to_owned(),
-        cancellable: false,
-        node_index,
-    }
+/// Deletes the test's indices (`<tag>-*`) from a node.
+async fn delete_indices(cluster: &'static SearchCluster, tag: &str) {
+    let _ = direct(
+        cluster,
+        Method::DELETE,
+        &format!("/{tag}-orders,{tag}-archive?ignore_unavailable=true"),
+    )
+    .send()
+    .await;
 }
 
 #[tokio::test]
 async fn tasks_are_listed_filtered_detailed_and_cancelled_in_both_flavors() {
-    for flavor in [Flavor::OpenSearch2, Flavor::Elasticsearch8] {
-        let f = fixture(Options {
-            nodes: 3,
-            flavor,
-            ..Options::default()
-        })
-        .await;
-        let reindex_id = f.front.add_task(reindex(0));
-        let bulk_id = f.front.add_task(bulk(2));
+    for distribution in [
+        Distribution::OpenSearch3,
+        Distribution::Elasticsearch8Secured,
+    ] {
+        let f = fixture(distribution).await;
+        let tag = format!("tasks-{}", f.proxy.url.rsplit(':').next().unwrap());
+        let (task_id, kind) = cancellable_task(distribution, &tag).await;
+        let stuck_tag = format!("{tag}-stuck");
+        let stuck_id =
+            match tagged_task(f.cluster, "cluster:monitor/nodes/hot_threads", &stuck_tag).await {
+                Some(id) => id,
+                None => stuck_task(f.cluster, &stuck_tag).await,
+            };
+        let node_id = stuck_id.split(':').next().unwrap().to_owned();
         let url = |tail: &str| f.app.url(&format!("/api/clusters/main/tasks{tail}"));
 
         let (status, list) = send(f.app.client.get(url(""))).await;
-        assert_eq!(status, 200, "{flavor:?}: {list}");
+        assert_eq!(status, 200, "{distribution:?}: {list}");
         let tasks = list["tasks"].as_array().unwrap();
-        let reindex = tasks
+        let task = tasks
             .iter()
-            .find(|t| t["id"] == reindex_id.as_str())
-            .unwrap();
-        assert_eq!(reindex["action"], "indices:data/write/reindex");
-        assert_eq!(
-            reindex["description"],
-            "reindex from [orders] to [orders-archive]"
-        );
-        assert_eq!(reindex["cancellable"], true);
-        assert_eq!(reindex["cancelled"], false);
-        assert_eq!(reindex["nodeName"], f.front.nodes()[0].name.as_str());
-        assert!(reindex["runningTimeNanos"].as_u64().unwrap() > 0);
-        assert!(reindex["status"]["total"].is_u64(), "{reindex}");
+            .find(|t| t["id"] == task_id.as_str())
+            .unwrap_or_else(|| panic!("{task_id} in {list}"));
+        assert_eq!(task["cancellable"], true, "{task}");
+        assert_eq!(task["cancelled"], false);
+        assert!(task["nodeName"].is_string(), "{task}");
+        assert!(task["runningTimeNanos"].as_u64().unwrap() > 0);
+        if kind == "reindex" {
+            assert_eq!(task["action"], "indices:data/write/reindex");
+            assert_eq!(
+                task["description"],
+                format!("reindex from [{tag}-orders] to [{tag}-archive]")
+            );
+            assert_eq!(task["status"]["total"], 1000, "{task}");
+        } else {
+            assert_eq!(task["action"], "cluster:monitor/tasks/lists");
+        }
+        let stuck = tasks.iter().find(|t| t["id"] == stuck_id.as_str()).unwrap();
+        assert_eq!(stuck["cancellable"], false, "{stuck}");
         // The listing's own tasks come as parent and child.
         let children: Vec<&Value> = tasks
             .iter()
@@ -100,19 +212,16 @@ async fn tasks_are_listed_filtered_detailed_and_cancelled_in_both_flavors() {
             .collect();
         assert!(!children.is_empty(), "{list}");
         assert_eq!(list["nodeFailures"], json!([]));
-        let listed = sent(&f.front, "/_tasks");
+        let listed = sent(&f.proxy, "/_tasks");
         assert_eq!(listed[0].method, "GET");
         assert_eq!(listed[0].path, "/_tasks");
         assert_eq!(listed[0].param("detailed").as_deref(), Some("true"));
 
         // Filters: actions and nodes go to the cluster; cancellable and running time apply here.
-        f.front.clear_requests();
-        let node = f.front.nodes()[2].id.clone();
-        let (status, filtered) = send(
-            f.app
-                .client
-                .get(url(&format!("?actions=indices:data/write/*&nodes={node}"))),
-        )
+        f.proxy.clear_requests();
+        let (status, filtered) = send(f.app.client.get(url(&format!(
+            "?actions=cluster:monitor/nodes/hot_threads&nodes={node_id}"
+        ))))
         .await;
         assert_eq!(status, 200, "{filtered}");
         let ids: Vec<&str> = filtered["tasks"]
@@ -121,78 +230,89 @@ async fn tasks_are_listed_filtered_detailed_and_cancelled_in_both_flavors() {
             .iter()
             .map(|t| t["id"].as_str().unwrap())
             .collect();
-        assert_eq!(ids, vec![bulk_id.as_str()]);
-        let request = &sent(&f.front, "/_tasks")[0];
+        assert!(ids.contains(&stuck_id.as_str()), "{filtered}");
+        assert!(!ids.contains(&task_id.as_str()), "{filtered}");
+        let request = &sent(&f.proxy, "/_tasks")[0];
         assert_eq!(
             request.param("actions").as_deref(),
-            Some("indices:data/write/*")
+            Some("cluster:monitor/nodes/hot_threads")
         );
-        assert_eq!(request.param("nodes").as_deref(), Some(node.as_str()));
+        assert_eq!(request.param("nodes").as_deref(), Some(node_id.as_str()));
         let (_, cancellable) = send(f.app.client.get(url("?cancellable=true"))).await;
+        let cancellable = cancellable["tasks"].as_array().unwrap();
         assert!(
-            cancellable["tasks"]
-                .as_array()
-                .unwrap()
+            cancellable
                 .iter()
-                .all(|t| t["cancellable"] == true && t["id"] != bulk_id.as_str()),
-            "{cancellable}"
+                .all(|t| t["cancellable"] == true && t["id"] != stuck_id.as_str()),
+            "{cancellable:?}"
         );
+        assert!(cancellable.iter().any(|t| t["id"] == task_id.as_str()));
         let (_, long) = send(f.app.client.get(url("?minRunningMs=3600000"))).await;
         assert_eq!(long["tasks"], json!([]));
 
-        let (status, detail) = send(f.app.client.get(url(&format!("/{reindex_id}")))).await;
+        let (status, detail) = send(f.app.client.get(url(&format!("/{task_id}")))).await;
         assert_eq!(status, 200, "{detail}");
         assert_eq!(detail["completed"], false);
-        assert_eq!(detail["task"]["id"], reindex_id.as_str());
-        assert_eq!(detail["task"]["headers"], json!({}));
+        assert_eq!(detail["task"]["id"], task_id.as_str());
+        assert_eq!(detail["task"]["headers"], json!({"X-Opaque-Id": tag}));
 
         // Cancelling a task that cannot be cancelled: the cluster's reason, 409.
-        f.front.clear_requests();
-        let (status, refused) = send(f.app.client.post(url(&format!("/{bulk_id}/cancel")))).await;
+        f.proxy.clear_requests();
+        let (status, refused) = send(f.app.client.post(url(&format!("/{stuck_id}/cancel")))).await;
         assert_eq!(status, 409, "{refused}");
         assert_eq!(refused["error"]["code"], "rejected_by_cluster");
-        assert_eq!(
-            refused["error"]["message"],
-            format!(
-                "The cluster did not cancel task {bulk_id}: task [{bulk_id}] doesn't support this operation"
-            )
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!("The cluster did not cancel task {stuck_id}"))
+                && message.contains(&format!("task [{stuck_id}] doesn't support cancellation")),
+            "{refused}"
         );
-        let request = &sent(&f.front, "/_tasks")[0];
+        let request = &sent(&f.proxy, "/_tasks")[0];
         assert_eq!(request.method, "POST");
-        assert_eq!(request.path, format!("/_tasks/{bulk_id}/_cancel"));
+        assert_eq!(request.path, format!("/_tasks/{stuck_id}/_cancel"));
 
-        let (status, cancelled) =
-            send(f.app.client.post(url(&format!("/{reindex_id}/cancel")))).await;
+        let (status, cancelled) = send(f.app.client.post(url(&format!("/{task_id}/cancel")))).await;
         assert_eq!(status, 200, "{cancelled}");
-        assert_eq!(cancelled["cancelled"][0]["id"], reindex_id.as_str());
-        assert_eq!(cancelled["cancelled"][0]["cancelled"], true);
+        assert_eq!(cancelled["cancelled"][0]["id"], task_id.as_str());
+
         // The cancelled task ends: gone from the list (the cluster lists it, cancelled, until then).
-        let list_url = url("");
-        let ended = reindex_id.clone();
-        wait_until(
+        test_support::eventually_with(
             "the cancelled task to end",
-            Duration::from_secs(10),
-            move || {
-                get_json_blocking(&list_url).is_some_and(|list| {
-                    !list["tasks"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .any(|t| t["id"] == ended.as_str())
-                })
+            Duration::from_secs(30),
+            async || {
+                let (_, list) = send(f.app.client.get(url(""))).await;
+                let listed = list["tasks"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|t| t["id"] == task_id.as_str());
+                if listed {
+                    Err(list.to_string())
+                } else {
+                    Ok(())
+                }
             },
         )
         .await;
-        let (status, missing) =
-            send(f.app.client.post(url(&format!("/{reindex_id}/cancel")))).await;
-        assert_eq!(status, 404, "{missing}");
+        // A task that ended: the cluster answers with a node failure (not a 404), which the
+        // console passes on as its refusal.
+        let (status, missing) = send(f.app.client.post(url(&format!("/{task_id}/cancel")))).await;
+        assert_eq!(status, 409, "{missing}");
         assert_eq!(missing["error"]["code"], "rejected_by_cluster");
+        assert!(
+            missing["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("task [{task_id}] is not found")),
+            "{missing}"
+        );
+        delete_indices(f.cluster, &tag).await;
     }
 }
 
 #[tokio::test]
 async fn bad_task_input_is_refused_before_the_cluster_sees_it() {
-    let f = fixture(Options::default()).await;
+    let f = fixture(Distribution::OpenSearch2).await;
     let url = |tail: &str| f.app.url(&format!("/api/clusters/main/tasks{tail}"));
     for (request, expected) in [
         (f.app.client.get(url("/nonsense")), "<node id>:<number>"),
@@ -224,24 +344,25 @@ async fn bad_task_input_is_refused_before_the_cluster_sees_it() {
         assert!(message.contains(expected), "{expected}: {body}");
     }
     assert!(
-        sent(&f.front, "/_tasks").is_empty(),
+        sent(&f.proxy, "/_tasks").is_empty(),
         "{:?}",
-        f.front.requests()
+        f.proxy.requests()
     );
 }
 
 #[tokio::test]
 async fn a_viewer_lists_tasks_an_operator_cancels_them() {
-    let osmem = Osmem::start();
-    let front = SearchTestServer::start(Options {
-        osmem_url: osmem.url.clone(),
-        ..Options::default()
-    });
-    let first = front.add_task(reindex(0));
-    let second = front.add_task(reindex(0));
+    let cluster = shared(Distribution::Elasticsearch8Secured).await;
+    let proxy = proxy_before(cluster);
+    let tag = format!("roles-{}", proxy.url.rsplit(':').next().unwrap());
+    let (first, _) =
+        cancellable_task(Distribution::Elasticsearch8Secured, &format!("{tag}-1")).await;
+    let (second, _) =
+        cancellable_task(Distribution::Elasticsearch8Secured, &format!("{tag}-2")).await;
     let dir = TempDir::new("tasks-roles");
-    let (app, file) = trusted_app(&front.url, &dir).await;
+    let (app, file) = trusted_app(&proxy.url, &dir).await;
     let url = |tail: &str| app.url(&format!("/api/clusters/main/tasks{tail}"));
+
     let (status, _) = send(as_caller(app.client.get(url("")), &VIEWER)).await;
     assert_eq!(status, 200);
     let (status, body) = send(as_caller(
@@ -251,7 +372,7 @@ async fn a_viewer_lists_tasks_an_operator_cancels_them() {
     .await;
     assert_eq!(status, 403, "{body}");
     assert!(
-        sent(&front, "/_tasks")
+        sent(&proxy, "/_tasks")
             .iter()
             .all(|request| request.method == "GET"),
         "the refused cancel reached nothing"
