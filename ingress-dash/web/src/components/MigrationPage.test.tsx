@@ -50,7 +50,18 @@ const REPORT: MigrationReport = {
       invalid: 0,
     },
   ],
-  ingresses: [],
+  ingresses: [
+    {
+      namespace: "team-a",
+      name: "web",
+      ingressClassName: "nginx",
+      controller: "k8s.io/ingress-nginx",
+      annotations: [
+        { key: "nginx.ingress.kubernetes.io/rewrite-target", value: "/", support: "gateway_api", validity: "not_checked", warnings: [] },
+        { key: "nginx.ingress.kubernetes.io/server-snippet", value: "<redacted>", support: "no_equivalent", validity: "not_checked", warnings: ["snippet"] },
+      ],
+    },
+  ],
   errors: [{ namespace: "team-c", code: "kubernetes_forbidden", message: "The service account may not list ingresses in team-c." }],
 };
 
@@ -88,6 +99,15 @@ describe("MigrationPage", () => {
     expect(snippet.textContent).toContain("No equivalent");
     expect(screen.getByTestId("migration-summary").textContent).toContain("3 controller annotations on 2 of 3 ingresses");
     expect(screen.getByRole("alert").textContent).toContain("team-c");
+  });
+
+  it("lists each ingress with its controller annotations, their classification and warnings", async () => {
+    render(<MigrationPage />);
+    const [web] = (await screen.findAllByTestId("migration-ingress-row")) as [HTMLElement];
+    const cells = within(web).getAllByRole("cell").map((cell) => cell.textContent);
+    expect(cells.slice(0, 3)).toEqual(["team-a/web", "nginx", "k8s.io/ingress-nginx"]);
+    expect(cells[3]).toContain("nginx.ingress.kubernetes.io/server-snippet No equivalent (snippet)");
+    expect(screen.queryByTestId("migration-ingresses-more")).toBeNull();
   });
 
   it("offers CSV and JSON exports of the same selection", async () => {

@@ -192,7 +192,58 @@ function Report({ report }: { report: MigrationReport }) {
           </tbody>
         </table>
       )}
+      <h2>By ingress</h2>
+      <IngressRows report={report} />
       <p className="muted explained-version">Catalogue {report.catalogueVersion}</p>
+    </>
+  );
+}
+
+/** Ingresses shown on the page at most; the exports carry every one. */
+export const MAX_INGRESS_ROWS = 500;
+
+function IngressRows({ report }: { report: MigrationReport }) {
+  if (report.ingresses.length === 0) return <p className="muted">No ingress carries controller annotations.</p>;
+  const shown = report.ingresses.slice(0, MAX_INGRESS_ROWS);
+  return (
+    <>
+      <table data-testid="migration-ingresses-table">
+        <thead>
+          <tr>
+            <th>Ingress</th>
+            <th>Class</th>
+            <th>Controller</th>
+            <th>Annotations</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((ingress) => (
+            <tr key={`${ingress.namespace}/${ingress.name}`} data-testid="migration-ingress-row">
+              <td className="mono">
+                {ingress.namespace}/{ingress.name}
+              </td>
+              <td className="mono">{ingress.ingressClassName ?? ""}</td>
+              <td className="mono">{ingress.controller ?? "unknown"}</td>
+              <td>
+                <ul className="migration-uses">
+                  {ingress.annotations.map((a) => (
+                    <li key={a.key}>
+                      <span className="mono">{a.key}</span> <span className={`support-badge support-${a.support}`}>{SUPPORT_LABELS[a.support]}</span>
+                      {a.validity === "invalid" && <span className="validity-bad"> invalid value</span>}
+                      {a.warnings.length > 0 && <span className="muted"> ({a.warnings.join(", ").replaceAll("_", " ")})</span>}
+                    </li>
+                  ))}
+                </ul>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {report.ingresses.length > shown.length && (
+        <p className="muted" data-testid="migration-ingresses-more">
+          {shown.length} of {report.ingresses.length} ingresses shown; the CSV and JSON exports carry every one.
+        </p>
+      )}
     </>
   );
 }
