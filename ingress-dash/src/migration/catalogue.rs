@@ -25,6 +25,10 @@ const FILES: &[(&str, &str)] = &[
         "haproxy.json",
         include_str!("../../data/annotations/haproxy.json"),
     ),
+    (
+        "nginx-inc.json",
+        include_str!("../../data/annotations/nginx-inc.json"),
+    ),
 ];
 
 /// Where an annotation stands for a move to the Gateway API.
@@ -337,6 +341,10 @@ mod tests {
         assert!(matches!(
             catalogue.lookup("traefik.ingress.kubernetes.io/router.tls"),
             Lookup::Known(controller, _) if controller.name == "traefik"
+        ));
+        assert!(matches!(
+            catalogue.lookup("nginx.org/client-max-body-size"),
+            Lookup::Known(controller, _) if controller.name == "f5-nginx-ingress"
         ));
     }
 
