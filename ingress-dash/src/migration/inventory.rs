@@ -26,6 +26,9 @@ pub struct MigrationCounts {
     pub no_equivalent: u64,
     pub unknown: u64,
     pub invalid: u64,
+    /// Annotations of another controller than the one of the Ingress's class: they have no
+    /// effect today (when the class's controller is known).
+    pub ignored: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -132,6 +135,12 @@ impl Inventory {
             } += 1;
             let invalid = explanation.validity == Validity::Invalid;
             counts.invalid += u64::from(invalid);
+            counts.ignored += u64::from(
+                explanation
+                    .warnings
+                    .iter()
+                    .any(|warning| warning.code == WarningCode::OtherController),
+            );
             let (usage, namespaces) =
                 self.usage
                     .entry(explanation.key.clone())
@@ -188,6 +197,7 @@ impl Inventory {
             totals.no_equivalent += counts.no_equivalent;
             totals.unknown += counts.unknown;
             totals.invalid += counts.invalid;
+            totals.ignored += counts.ignored;
         }
         let mut annotations: Vec<AnnotationUsage> = self
             .usage
@@ -352,6 +362,7 @@ mod tests {
                 ("nginx.ingress.kubernetes.io/rewrite-target", "/$1"),
                 ("nginx.ingress.kubernetes.io/proxy-body-size", "lots"),
                 ("cert-manager.io/cluster-issuer", "letsencrypt"),
+                ("traefik.ingress.kubernetes.io/router.tls", "true"),
             ],
         );
         add(
@@ -387,11 +398,16 @@ mod tests {
                 no_equivalent: 1,
                 unknown: 1,
                 invalid: 0,
+                ignored: 0,
             }
         );
         assert_eq!(report.totals.ingresses, 3);
-        assert_eq!(report.totals.annotations, 5);
+        assert_eq!(report.totals.annotations, 6);
         assert_eq!(report.totals.invalid, 1, "proxy-body-size: lots");
+        assert_eq!(
+            report.namespaces[1].counts.ignored, 1,
+            "Traefik's annotation on an ingress-nginx class"
+        );
         let rewrite = &report.annotations[0];
         assert_eq!(rewrite.key, "nginx.ingress.kubernetes.io/rewrite-target");
         assert_eq!((rewrite.ingresses, rewrite.namespaces.len()), (2, 2));
@@ -417,7 +433,7 @@ mod tests {
         );
         assert!(csv.contains(r#""<redacted>""#), "snippets stay hidden");
         assert!(!csv.contains("return 200"));
-        assert_eq!(csv.matches("\r\n").count(), 1 + 5);
+        assert_eq!(csv.matches("\r\n").count(), 1 + 6);
     }
 
     #[test]

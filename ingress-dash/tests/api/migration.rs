@@ -178,6 +178,7 @@ async fn the_inventory_counts_each_namespace_s_controller_annotations_by_support
                 format!("{NGINX}proxy-body-size"): "8m",
                 format!("{NGINX}server-snippet"): "return 200;",
                 "cert-manager.io/cluster-issuer": "letsencrypt",
+                "traefik.ingress.kubernetes.io/router.tls": "true",
             }),
         )
         .await;
@@ -204,17 +205,21 @@ async fn the_inventory_counts_each_namespace_s_controller_annotations_by_support
     let report: Value = response.json().await.unwrap();
     assert_eq!(
         counts_of(&report, a),
-        &json!({"ingresses": 1, "ingressesWithAnnotations": 1, "annotations": 4,
-                "gatewayApi": 2, "implementationSpecific": 1, "noEquivalent": 1,
-                "unknown": 0, "invalid": 1})
+        &json!({"ingresses": 1, "ingressesWithAnnotations": 1, "annotations": 5,
+                "gatewayApi": 3, "implementationSpecific": 1, "noEquivalent": 1,
+                "unknown": 0, "invalid": 1, "ignored": 1})
     );
     assert_eq!(
         counts_of(&report, b),
         &json!({"ingresses": 2, "ingressesWithAnnotations": 1, "annotations": 2,
                 "gatewayApi": 2, "implementationSpecific": 0, "noEquivalent": 0,
-                "unknown": 0, "invalid": 0})
+                "unknown": 0, "invalid": 0, "ignored": 0})
     );
-    assert_eq!(report["totals"]["annotations"], 6);
+    assert_eq!(report["totals"]["annotations"], 7);
+    assert_eq!(
+        report["totals"]["ignored"], 1,
+        "Traefik's annotation on an nginx class"
+    );
     assert_eq!(report["totals"]["ingresses"], 3);
     let top = &report["annotations"][0];
     assert_eq!(top["key"], format!("{NGINX}rewrite-target"));

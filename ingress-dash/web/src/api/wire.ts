@@ -251,7 +251,12 @@ ingressesWithAnnotations: number,
 /**
  * Controller annotations (one per Ingress and key).
  */
-annotations: number, gatewayApi: number, implementationSpecific: number, noEquivalent: number, unknown: number, invalid: number, };
+annotations: number, gatewayApi: number, implementationSpecific: number, noEquivalent: number, unknown: number, invalid: number, 
+/**
+ * Annotations of another controller than the one of the Ingress's class: they have no
+ * effect today (when the class's controller is known).
+ */
+ignored: number, };
 
 export type NamespaceCounts = { namespace: string, counts: MigrationCounts, };
 

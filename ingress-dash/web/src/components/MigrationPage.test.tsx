@@ -16,6 +16,7 @@ function counts(overrides: Partial<MigrationCounts>): MigrationCounts {
     noEquivalent: 0,
     unknown: 0,
     invalid: 0,
+    ignored: 0,
     ...overrides,
   };
 }
@@ -91,8 +92,8 @@ describe("MigrationPage", () => {
     const rows = await screen.findAllByTestId("migration-namespace-row");
     expect(calls).toContain("/api/migration?namespaces=team-a%2Cteam-b");
     expect(rows.map((row) => within(row).getAllByRole("cell").map((cell) => cell.textContent))).toEqual([
-      ["team-a", "2", "1", "2", "1", "0", "1", "0", "0"],
-      ["team-b", "1", "1", "1", "1", "0", "0", "0", "0"],
+      ["team-a", "2", "1", "2", "1", "0", "1", "0", "0", "0"],
+      ["team-b", "1", "1", "1", "1", "0", "0", "0", "0", "0"],
     ]);
     const [rewrite, snippet] = screen.getAllByTestId("migration-annotation-row") as [HTMLElement, HTMLElement];
     expect(within(rewrite).getByRole("link").textContent).toBe("nginx.ingress.kubernetes.io/rewrite-target");

@@ -31,6 +31,7 @@ const COUNT_COLUMNS: readonly [keyof MigrationCounts, string][] = [
   ["noEquivalent", SUPPORT_LABELS.no_equivalent],
   ["unknown", SUPPORT_LABELS.unknown],
   ["invalid", "Invalid values"],
+  ["ignored", "Ignored (another controller's)"],
 ];
 
 /**
@@ -132,7 +133,7 @@ function Report({ report }: { report: MigrationReport }) {
       <p data-testid="migration-summary">
         {totals.annotations} controller annotations on {totals.ingressesWithAnnotations} of {totals.ingresses} ingresses:{" "}
         {totals.gatewayApi} map to a Gateway API field, {totals.implementationSpecific} need an implementation policy, {totals.noEquivalent} have no
-        equivalent, {totals.unknown} are unknown keys; {totals.invalid} invalid values.
+        equivalent, {totals.unknown} are unknown keys; {totals.invalid} invalid values; {totals.ignored} belong to another controller than their ingress's class.
       </p>
       <h2>By namespace</h2>
       <table data-testid="migration-namespaces-table">
