@@ -21,7 +21,7 @@ build:   ## the shipped binaries: release profile, fat LTO
 	cargo build --workspace --release
 
 images:  ## the four images from binaries built here (no Rust or Node image needed): docker build --build-arg BINARIES=prebuilt
-	cargo build --profile $(PROFILE) --locked --bins -p admin-console -p authproxy -p ingress-dash -p kube-test-server -p search-test-server
+	cargo build --profile $(PROFILE) --locked --bins -p admin-console -p authproxy -p ingress-dash -p kube-test-server
 	for web in admin-console/web ingress-dash/web; do (cd $$web && npm run build --silent) || exit 1; done
 	scripts/containers/stage-prebuilt.sh $(PROFILE)
 	for image in admin-console authproxy ingress-dash kube-test-server; do \
@@ -29,7 +29,7 @@ images:  ## the four images from binaries built here (no Rust or Node image need
 	done
 
 containers: ## the container test alone (its own engine; needs the `fast` binaries and the web builds)
-	cargo build --profile fast --locked --bins -p admin-console -p authproxy -p ingress-dash -p kube-test-server -p search-test-server
+	cargo build --profile fast --locked --bins -p admin-console -p authproxy -p ingress-dash -p kube-test-server
 	.venv/bin/python scripts/containers/test.py
 
 wire-types: ## regenerate the web apps' TypeScript wire types (src/api/wire.ts) from the Rust types

@@ -157,7 +157,7 @@ async fn handle(request: HttpRequest, body: web::Bytes, state: web::Data<State>)
     lock(&state.recorder).push(recorded);
     if state.unavailable.load(Ordering::SeqCst) {
         state.refused.fetch_add(1, Ordering::SeqCst);
-        return json_response(503, &not_recovered()).into_response(None, false);
+        return json_response(503, &not_recovered());
     }
     if let Some(user) = user
         && lock(&state.rejected_users).contains(&user)
@@ -166,7 +166,7 @@ async fn handle(request: HttpRequest, body: web::Bytes, state: web::Data<State>)
             "unable to authenticate user [{user}] for REST request [{}]",
             request.path()
         );
-        let mut answer = es_error(401, "security_exception", &reason).into_response(None, false);
+        let mut answer = es_error(401, "security_exception", &reason);
         answer.headers_mut().insert(
             actix_web::http::header::WWW_AUTHENTICATE,
             actix_web::http::header::HeaderValue::from_static(
