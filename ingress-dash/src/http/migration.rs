@@ -6,7 +6,9 @@
 
 use std::collections::HashMap;
 
-use actix_web::http::header::{self, ContentDisposition, DispositionParam, DispositionType};
+use actix_web::http::header::{
+    self, ContentDisposition, ContentType, DispositionParam, DispositionType,
+};
 use actix_web::{HttpResponse, web};
 
 use crate::access::Viewer;
@@ -50,49 +52,51 @@ pub(crate) async fn report(
     let selection = super::selection(&state, &query, &viewer).await?;
     let snapshot = state.snapshot(&selection, None).await?;
     let classes = class_index(&state).await;
-    let catalogue = catalogue();
-    let mut inventory = Inventory::default();
-    for stored in snapshot
-        .items
-        .iter()
-        .filter(|r| r.kind == RecordKind::Ingress)
-    {
-        // The stored JSON is the service's own serialisation of a record.
-        let Ok(record) = serde_json::from_str::<IngressRecord>(&stored.json()) else {
-            continue;
-        };
-        let class = record.ingress_class_name.as_deref();
-        let controller = classes.resolve(class, catalogue);
-        let explained = explain(
-            &record.annotations,
-            &controller,
-            catalogue,
-            &state.redaction,
-        );
-        inventory.add(
-            &record.namespace,
-            &record.name,
-            class,
-            &controller,
-            explained,
-        );
-    }
-    let report = inventory.finish(
-        &catalogue.version,
-        classes.unreadable.clone(),
-        snapshot.errors,
-    );
+    let redaction = state.redaction.clone();
+    // Tens of thousands of records are unpacked, explained and written out: off the
+    // connection's thread.
+    let body = tokio::task::spawn_blocking(move || {
+        let catalogue = catalogue();
+        let mut inventory = Inventory::default();
+        for stored in snapshot
+            .items
+            .iter()
+            .filter(|r| r.kind == RecordKind::Ingress)
+        {
+            // The stored JSON is the service's own serialisation of a record.
+            let Ok(record) = serde_json::from_str::<IngressRecord>(&stored.json()) else {
+                continue;
+            };
+            let class = record.ingress_class_name.as_deref();
+            let controller = classes.resolve(class, catalogue);
+            let explained = explain(&record.annotations, &controller, catalogue, &redaction);
+            inventory.add(
+                &record.namespace,
+                &record.name,
+                class,
+                &controller,
+                explained,
+            );
+        }
+        let report = inventory.finish(&catalogue.version, classes.unreadable, snapshot.errors);
+        match format {
+            Format::Json => serde_json::to_vec(&report).expect("a report serialises"),
+            Format::Csv => report.to_csv().into_bytes(),
+        }
+    })
+    .await
+    .map_err(Error::SnapshotEncoding)?;
     let mut response = HttpResponse::Ok();
     response.insert_header((header::CACHE_CONTROL, "no-store"));
     Ok(match format {
-        Format::Json => response.json(report),
+        Format::Json => response.content_type(ContentType::json()).body(body),
         Format::Csv => response
             .content_type("text/csv; charset=utf-8")
             .insert_header(ContentDisposition {
                 disposition: DispositionType::Attachment,
                 parameters: vec![DispositionParam::Filename(CSV_FILE.to_owned())],
             })
-            .body(report.to_csv()),
+            .body(body),
     })
 }
 
