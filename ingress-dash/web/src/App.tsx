@@ -167,10 +167,10 @@ export function App() {
           <span className="brand-name">ingress-dash</span>
           <span className="brand-sep">/</span>
           <h1>Ingresses</h1>
+          <nav className="topnav" aria-label="Views">
+            <a href="?view=migration">Migration</a>
+          </nav>
         </div>
-        <nav className="topnav" aria-label="Views">
-          <a href="?view=migration">Migration</a>
-        </nav>
         <div className="topbar-right">
           <SignedIn />
           <ConnectionBadge status={status} />
