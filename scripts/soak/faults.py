@@ -254,7 +254,8 @@ class StreamView(threading.Thread):
 
 def kube_state(stack, namespace):
     status, body = http_request(
-        stack.url("kube"), f"/apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses")
+        stack.url("kube"), f"/apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses",
+        headers=stack.kube_headers)
     items = json.loads(body)["items"] if status == 200 else []
     return {i["metadata"]["name"]: i["metadata"]["resourceVersion"] for i in items}
 
@@ -265,12 +266,12 @@ def kube_fault(stack, sse_class, churn_class):
     view.start()
     clients = sse_class("127.0.0.1", stack.ports["dash"], 50, 100)
     clients.start()
-    churn = churn_class(stack.url("kube"), rate=20, namespace_index=1)
+    churn = churn_class(stack.url("kube"), stack.kube_headers, rate=20, namespace_index=1)
     churn.start()
     breaker_states = set()
 
     def inject(body, settle):
-        http_request(stack.url("kube"), "/__test/faults", method="POST", body=json.dumps(body),
+        http_request(stack.kube["controlUrl"], "/__test/faults", method="POST", body=json.dumps(body),
                      headers={"content-type": "application/json"})
         end = time.monotonic() + settle
         while time.monotonic() < end:  # the fault acts for this long, by design

@@ -7,7 +7,8 @@ Environment:
   SOAK_SEGMENT_SECONDS length of one measured segment (default 60: figures per minute)
   SOAK_FAULT_SECONDS   how long each dependency stays down in the fault phase (default 20)
   SOAK_SSE_CLIENTS     SSE clients connecting and leaving (default 1000)
-  SOAK_INGRESSES       ingresses in kube-test-server (default 10000)
+  SOAK_INGRESSES       ingresses in the real kube-apiserver (default 10000; test-support's
+                       kube-cluster behind its fault proxy, kube-test-server's sample written in)
   SOAK_FUZZ_SECONDS    seconds per fuzz target for scripts/fuzz.sh (default 120; 0 skips)
   SOAK_SKIP_BUILD=1    use the binaries already in target/fast
   SOAK_BIN_DIR         take the binaries from this directory instead of target/fast (implies
@@ -27,6 +28,7 @@ Every process it starts is recorded with its PID and stopped at the end, even on
 """
 
 import asyncio
+import concurrent.futures
 import datetime
 import http.client
 import json
@@ -58,6 +60,7 @@ SSE_CLIENTS = int(os.environ.get("SOAK_SSE_CLIENTS", "1000"))
 INGRESSES = int(os.environ.get("SOAK_INGRESSES", "10000"))
 NAMESPACES = 100
 FUZZ_SECONDS = int(os.environ.get("SOAK_FUZZ_SECONDS", "120"))
+KUBE_CACHE = os.path.join(ROOT, ".cache", "kube")
 ALL_SERVICES = ["admin-console", "authproxy", "ingress-dash"]
 SERVICES = [name.strip() for name in os.environ.get("SOAK_SERVICES", ",".join(ALL_SERVICES)).split(",")
             if name.strip()]
@@ -79,7 +82,9 @@ def build():
     if os.environ.get("SOAK_SKIP_BUILD") == "1" or os.environ.get("SOAK_BIN_DIR"):
         log(f"build: skipped; binaries from {BIN}")
         return
-    packages = SERVICES + (["kube-test-server"] if "ingress-dash" in SERVICES else [])
+    # ingress-dash's Kubernetes API: test-support's kube-cluster (a real kube-apiserver and
+    # etcd behind the fault proxy); kube-test-server prints the sample written into it.
+    packages = SERVICES + (["kube-test-server", "test-support"] if "ingress-dash" in SERVICES else [])
     log(f"build: cargo build --profile {PROFILE} ({', '.join(packages)})")
     subprocess.run(
         ["cargo", "build", "--profile", PROFILE, "--bins"]
@@ -110,6 +115,8 @@ class Stack:
             self.ports[internal(name)] = free_port()
 
     def url(self, name):
+        if name == "kube":  # the fault proxy before the API server (plain HTTP, bring the token)
+            return self.kube["proxyUrl"]
         return f"http://127.0.0.1:{self.ports[name]}"
 
     def internal_url(self, name):
@@ -152,10 +159,34 @@ class Stack:
         wait_for("prometheus", 60, lambda: http_request(self.url("prometheus"), "/-/ready")[0] == 200)
 
     def start_kube(self):
-        self.procs.start("kube-test-server", [
-            os.path.join(BIN, "kube-test-server"), "--port", str(self.ports["kube"]),
-            "--sample", str(INGRESSES), "--namespaces", str(NAMESPACES)])
-        wait_for("kube-test-server", 60, lambda: http_request(self.url("kube"), "/api")[0] == 200)
+        """A real kube-apiserver and etcd (test-support's kube-cluster, built from the Go module
+        proxy into .cache/kube by scripts/install-kube.sh) behind its fault proxy, with
+        kube-test-server's sample ingresses written in through the API."""
+        built = os.path.isdir(KUBE_CACHE) and any(
+            name.startswith("kube-apiserver-") for name in os.listdir(KUBE_CACHE))
+        if not built:
+            subprocess.run([os.path.join(ROOT, "scripts", "install-kube.sh")], cwd=ROOT, check=True)
+        self.procs.start("kube-cluster", [
+            os.path.join(BIN, "kube-cluster"), "--fault-proxy", "--until-signal"])
+        line = {}
+
+        def printed():
+            with open(self.procs.log_path("kube-cluster")) as f:
+                found = [text for text in f if text.startswith("{")]
+            if found:
+                line.update(json.loads(found[0]))
+            return bool(found)
+        wait_for("kube-cluster", 240, printed)
+        self.kube = line
+        self.kube_headers = {"authorization": f"Bearer {line['token']}"}
+        printed = subprocess.run(
+            [os.path.join(BIN, "kube-test-server"), "--print-objects", "--only-ingresses",
+             "--sample", str(INGRESSES), "--namespaces", str(NAMESPACES)],
+            check=True, capture_output=True, text=True).stdout
+        objects = [json.loads(text) for text in printed.splitlines() if text.strip()]
+        started = time.monotonic()
+        write_objects(self.url("kube"), self.kube_headers, objects)
+        log(f"kube: {len(objects)} objects written in {time.monotonic() - started:.0f} s")
 
     def start_oidc(self):
         redirects = [f"{self.url(n)}/auth/callback" for n in ["forward", "standalone"]]
@@ -173,6 +204,15 @@ class Stack:
             self.url("oidc"), "/.well-known/openid-configuration")[0] == 200)
 
     # Services -----------------------------------------------------------------------------
+    def kubeconfig(self):
+        """A kubeconfig for ingress-dash: the fault proxy and the admin's token."""
+        return self.write("kubeconfig", "\n".join([
+            "apiVersion: v1", "kind: Config",
+            "clusters:", "- name: soak", "  cluster:", f"    server: {self.url('kube')}",
+            "users:", "- name: soak", "  user:", f"    token: {self.kube['token']}",
+            "contexts:", "- name: soak", "  context:", "    cluster: soak", "    user: soak",
+            "current-context: soak", ""]))
+
     def write(self, name, text):
         path = os.path.join(self.scratch, name)
         with open(path, "w") as f:
@@ -242,7 +282,7 @@ basic_auth:
   static_dir: {ROOT}/ingress-dash/web/dist
 observability: {{log_level: warn, log_format: json, metrics_enabled: true}}
 kubernetes:
-  api_url: "{self.url('kube')}"
+  kubeconfig: "{self.kubeconfig()}"
   watch_grace_period: 10s
 # One address (loopback) stands for 1,000 browsers here: the per-client bucket would refuse
 # them as one client.
@@ -251,6 +291,36 @@ stream: {{max_clients: {max(SSE_CLIENTS * 2, 100)}}}
 """)
         self.procs.start("ingress-dash", [os.path.join(BIN, "ingress-dash"), "--config", config])
         wait_for("ingress-dash", 60, lambda: http_request(self.url("dash"), "/api/live")[0] == 200)
+
+
+def write_objects(base, headers, objects, threads=16):
+    """Server-side apply of every object (namespaces first: one kind after another), `threads`
+    requests at once; raises on the first refusal."""
+    host = base.split("://", 1)[1]
+    local = threading.local()
+
+    def apply(obj):
+        connection = getattr(local, "connection", None) or http.client.HTTPConnection(host, timeout=60)
+        local.connection = connection
+        kind, meta = obj["kind"], obj["metadata"]
+        plural = {"Namespace": "namespaces", "Ingress": "ingresses"}[kind]
+        group = "/api/v1" if obj["apiVersion"] == "v1" else f"/apis/{obj['apiVersion']}"
+        scope = f"/namespaces/{meta['namespace']}" if kind != "Namespace" else ""
+        path = f"{group}{scope}/{plural}/{meta['name']}?fieldManager=soak&force=true"
+        spec = {key: value for key, value in obj.items() if key != "status"}
+        connection.request("PATCH", path, body=json.dumps(spec), headers={
+            **headers, "content-type": "application/apply-patch+yaml"})
+        response = connection.getresponse()
+        text = response.read().decode("utf-8", "replace")
+        if response.status not in (200, 201):
+            raise RuntimeError(f"apply {path}: {response.status} {text[:300]}")
+
+    kinds = list(dict.fromkeys(obj["kind"] for obj in objects))
+    for kind in kinds:
+        batch = [obj for obj in objects if obj["kind"] == kind]
+        with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+            for _ in pool.map(apply, batch):
+                pass
 
 
 def internal(name):
@@ -414,11 +484,12 @@ def dash_mix():
 
 
 class Churn(threading.Thread):
-    """Replaces sample ingresses through kube-test-server's API at `rate` per second."""
+    """Replaces sample ingresses through the Kubernetes API at `rate` per second."""
 
-    def __init__(self, kube_url, rate=20, namespace_index=None):
+    def __init__(self, kube_url, headers, rate=20, namespace_index=None):
         super().__init__(daemon=True)
         self.kube_url, self.rate, self.namespace_index = kube_url, rate, namespace_index
+        self.headers = {**headers, "content-type": "application/json"}
         self.stop_flag = threading.Event()
         self.changes = self.failures = 0
 
@@ -429,15 +500,16 @@ class Churn(threading.Thread):
             if self.namespace_index is not None:  # one namespace's ingresses only
                 index = index // NAMESPACES * NAMESPACES + self.namespace_index
             namespace, name = f"team-{index % NAMESPACES:03}", f"app-{index:05}"
-            body = {"metadata": {"name": name, "labels": {"app": name, "churn": str(tick)}},
+            body = {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
+                    "metadata": {"name": name, "namespace": namespace,
+                                 "labels": {"app": name, "churn": str(tick)}},
                     "spec": {"rules": [{"host": f"{name}.{namespace}.example.com", "http": {
                         "paths": [{"path": "/", "pathType": "Prefix", "backend": {
                             "service": {"name": name, "port": {"number": 80}}}}]}}]}}
             status = http_request(
                 self.kube_url,
                 f"/apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses/{name}",
-                method="PUT", body=json.dumps(body),
-                headers={"content-type": "application/json"})[0]
+                method="PUT", body=json.dumps(body), headers=self.headers)[0]
             if status in (200, 201):
                 self.changes += 1
             else:
@@ -549,7 +621,7 @@ def steady_load(stack, cookies):
         service["segments"] = []
     dash = "ingress-dash" in services
     if dash:
-        churn = Churn(stack.url("kube"))
+        churn = Churn(stack.url("kube"), stack.kube_headers)
         churn.start()
         sse = SseClients("127.0.0.1", stack.ports["dash"], SSE_CLIENTS, NAMESPACES)
         sse.start()
@@ -598,19 +670,33 @@ def steady_load(stack, cookies):
         "clients": SSE_CLIENTS, "sessions": sse.sessions, "events": sse.events,
         "errors": sse.errors, "error_kinds": sse.error_kinds,
         "churn_changes": churn.changes, "churn_failures": churn.failures}
-    # Upstream watches of ingress-dash once every client has left: 0 after the grace period
-    # (and the next heartbeat, at which a closed stream is noticed).
+    # Upstream watches of ingress-dash once every client has left. Its own watchers first: 0
+    # after the grace period (and the next heartbeat, at which a closed stream is noticed).
+    # The fault proxy sees a watch its client closed only at its next write to it (a quiet
+    # watch has none), so then it drops every watch still open: any watch ingress-dash still
+    # wanted would be asked for again; none may be, and none may stay open.
     left = time.monotonic()
     grace_deadline = left + 90
-    watches = None
+    watchers = None
     while time.monotonic() < grace_deadline:
-        status, body = http_request(stack.url("kube"), "/__test/stats")[:2]
-        watches = json.loads(body)["open_watches"] if status == 200 else None
-        if watches == 0:
+        watchers = (dash_metrics(stack.internal_url("dash")) or {}).get("ingress_dash_watchers")
+        if watchers == 0:
             break
         time.sleep(1)
+    idle_after = round(time.monotonic() - left, 1)
+    control = stack.kube["controlUrl"]
+    status, body = http_request(control, "/__test/faults", method="POST",
+                                body=json.dumps({"drop_watches": True}),
+                                headers={"content-type": "application/json"})[:2]
+    asked_before = json.loads(body)["watch_requests"] if status == 200 else None
+    time.sleep(20)  # time for a wanted watch to come back (retries back off from 1 s)
+    status, body = http_request(control, "/__test/stats")[:2]
+    stats = json.loads(body) if status == 200 else {}
+    asked_again = (stats["watch_requests"] - asked_before
+                   if asked_before is not None and "watch_requests" in stats else None)
     services["ingress-dash"]["watches_after"] = {
-        "open_watches": watches, "seconds": round(time.monotonic() - left, 1),
+        "watchers": watchers, "seconds": idle_after,
+        "rewatched_after_drop": asked_again, "open_watches": stats.get("open_watches"),
         "grace_period_s": 10, "heartbeat_s": 15}
     return finish_idle(services)
 
