@@ -11,7 +11,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use search_test_server::{Proxy, Upstream};
 use serde_json::{Value, json};
-use test_support::{Distribution, Prometheus};
+use test_support::{Distribution, Prometheus, eventually};
 
 use crate::app::{TestApp, cluster_yaml, spawn_app};
 use crate::support::real::shared;
@@ -29,14 +29,6 @@ fn epoch_seconds() -> i64 {
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_secs() as i64
-}
-
-async fn wait_for(seconds: u64, what: &str, mut condition: impl AsyncFnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(seconds);
-    while !condition().await {
-        assert!(Instant::now() < deadline, "{what}: not within {seconds} s");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 /// Relay reads and writes and view requests in a loop until `stop`.
@@ -140,50 +132,66 @@ async fn a_cluster_down_and_back_under_load_is_reported_recovers_and_leaves_a_sa
             .count()
     };
     let started = Instant::now();
-    wait_for(30, "traffic and two samples before the fault", async || {
-        ok_count(&answers, started) >= 20 && history(&app).await.len() >= 2
-    })
+    eventually(
+        "traffic and two samples before the fault",
+        Duration::from_secs(30),
+        async || ok_count(&answers, started) >= 20 && history(&app).await.len() >= 2,
+    )
     .await;
 
     drop(proxy);
     // Down is when its port refuses connections: the proxy's server stops on its own thread.
-    wait_for(10, "the cluster's port to refuse connections", async || {
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
-    })
+    eventually(
+        "the cluster's port to refuse connections",
+        Duration::from_secs(10),
+        async || std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+    )
     .await;
     let (down_at, down_epoch) = (Instant::now(), epoch_seconds());
-    wait_for(30, "the list reports the cluster unreachable", async || {
-        let (_, body) = app.get_json("/api/clusters").await;
-        body["clusters"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|c| c["id"] == "direct" && c["reachable"] == false)
-    })
+    eventually(
+        "the list reports the cluster unreachable",
+        Duration::from_secs(30),
+        async || {
+            let (_, body) = app.get_json("/api/clusters").await;
+            body["clusters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["id"] == "direct" && c["reachable"] == false)
+        },
+    )
     .await;
     // Down for at least three sampling intervals, with requests flowing.
-    wait_for(30, "failed requests while down", async || {
-        answers
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|a| a.sent > down_at)
-            .count()
-            >= 20
-            && down_at.elapsed() >= Duration::from_secs(4)
-    })
+    eventually(
+        "failed requests while down",
+        Duration::from_secs(30),
+        async || {
+            answers
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|a| a.sent > down_at)
+                .count()
+                >= 20
+                && down_at.elapsed() >= Duration::from_secs(4)
+        },
+    )
     .await;
 
     let (restarting_at, restarting_epoch) = (Instant::now(), epoch_seconds());
     let proxy = Proxy::start_on(upstream, port);
     let (up_at, up_epoch) = (Instant::now(), epoch_seconds());
-    wait_for(30, "relay and views answer again", async || {
-        let answers = answers.lock().unwrap();
-        let recent: Vec<&Answer> = answers.iter().filter(|a| a.sent > up_at).collect();
-        recent.len() >= 12 && recent.iter().rev().take(8).all(|a| a.status < 300)
-    })
+    eventually(
+        "relay and views answer again",
+        Duration::from_secs(30),
+        async || {
+            let answers = answers.lock().unwrap();
+            let recent: Vec<&Answer> = answers.iter().filter(|a| a.sent > up_at).collect();
+            recent.len() >= 12 && recent.iter().rev().take(8).all(|a| a.status < 300)
+        },
+    )
     .await;
-    wait_for(30, "sampling resumes", async || {
+    eventually("sampling resumes", Duration::from_secs(30), async || {
         history(&app).await.iter().any(|t| *t > up_epoch)
     })
     .await;

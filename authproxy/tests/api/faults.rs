@@ -70,11 +70,7 @@ fn spawn_load(
 }
 
 async fn wait_for(seconds: u64, what: &str, mut condition: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(seconds);
-    while !condition() {
-        assert!(Instant::now() < deadline, "{what}: not within {seconds} s");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    test_support::eventually(what, Duration::from_secs(seconds), async || condition()).await;
 }
 
 fn statuses(answers: &[Answer]) -> BTreeMap<u16, usize> {
