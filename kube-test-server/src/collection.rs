@@ -1,6 +1,5 @@
-//! List and watch of a collection (one kind, in one namespace or all), after the faults and RBAC
-//! checks: resourceVersion semantics, pagination, selectors, bookmarks and the `Table` kubectl
-//! asks for.
+//! List and watch of a collection (one kind, in one namespace or all): resourceVersion
+//! semantics, pagination, selectors, bookmarks and the `Table` kubectl asks for.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -24,7 +23,7 @@ pub fn is_true(query: &Query, name: &str) -> bool {
     matches!(query.get(name).map(String::as_str), Some("true" | "1"))
 }
 
-/// List or watch of a collection, after the faults.
+/// List or watch of a collection, counted.
 pub async fn collection(
     cluster: &Cluster,
     scope: Scope,
@@ -33,14 +32,11 @@ pub async fn collection(
 ) -> HttpResponse {
     let watch = is_true(query, "watch");
     let counter = if watch {
-        &cluster.faults.watch_requests
+        &cluster.counters.watch_requests
     } else {
-        &cluster.faults.list_requests
+        &cluster.counters.list_requests
     };
     counter.fetch_add(1, Ordering::SeqCst);
-    if let Some(response) = cluster.faults.injected().await {
-        return response;
-    }
     let selector = match Selector::parse(
         scope.kind,
         query.get("labelSelector").map(String::as_str),
@@ -225,12 +221,6 @@ fn watch_response(
         ));
     }
     let kind = scope.kind;
-    if cluster.faults.take_expired_watch() {
-        let status = wire::expired(cluster.revision(), "injected");
-        return HttpResponse::Ok()
-            .content_type("application/json")
-            .body(wire::watch_event("ERROR", &status));
-    }
     let (mut first_lines, replay, receiver) = {
         let mut store = cluster.store();
         // Unset or "0": synthetic ADDED events for the current state, then changes from now.
@@ -312,12 +302,6 @@ fn watch_response(
                 message = receiver.recv() => match message {
                     Some(WatchMessage::Change(change)) => {
                         let Some(line) = selected_event(kind, &change, &selector) else { continue };
-                        if cluster.faults.take_cut_event() {
-                            let half = Bytes::from(line[..line.len() / 2].to_owned());
-                            let _ = sender.send(Ok(half)).await;
-                            let _ = sender.send(Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "watch cut mid-event by fault injection"))).await;
-                            return;
-                        }
                         line
                     }
                     Some(WatchMessage::Expired) => {
@@ -325,10 +309,7 @@ fn watch_response(
                         let _ = sender.send(Ok(Bytes::from(wire::watch_event("ERROR", &status)))).await;
                         return;
                     }
-                    Some(WatchMessage::Drop) | None => {
-                        let _ = sender.send(Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "watch dropped by fault injection"))).await;
-                        return;
-                    }
+                    None => return,
                 },
             };
             if sender.send(Ok(Bytes::from(line))).await.is_err() {

@@ -1,13 +1,11 @@
 //! The API paths: discovery, and get, list, watch, create, replace and delete of every kind, at
-//! `/api/v1/...` (core group) and `/apis/<group>/<version>/...`, plus the test-only endpoints.
+//! `/api/v1/...` (core group) and `/apis/<group>/<version>/...`.
 
 use std::net::TcpListener;
-use std::time::Duration;
 
 use actix_web::dev::Server;
 use actix_web::web::{self, Bytes};
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer};
-use serde_json::{Value, json};
 
 use crate::collection::{self, Query};
 use crate::kind::{Kind, Target};
@@ -81,8 +79,6 @@ pub fn server(cluster: Cluster, listener: TcpListener) -> std::io::Result<Server
                 "/apis/{group}/{version}/namespaces/{namespace}/{resource}/{name}",
                 web::delete().to(remove),
             )
-            .route("/__test/faults", web::post().to(inject_faults))
-            .route("/__test/stats", web::get().to(stats))
             .default_service(web::to(|request: HttpRequest| async move {
                 discovery::not_found(request.path())
             }))
@@ -140,9 +136,6 @@ async fn list_or_watch(
 }
 
 async fn read(cluster: web::Data<Cluster>, request: HttpRequest) -> HttpResponse {
-    if let Some(response) = cluster.faults.injected().await {
-        return response;
-    }
     let Target {
         kind,
         namespace,
@@ -188,47 +181,4 @@ async fn remove(cluster: web::Data<Cluster>, request: HttpRequest) -> HttpRespon
         Ok(target) => writes::delete(&cluster, target).await,
         Err(NotServed) => discovery::not_found(request.path()),
     }
-}
-
-/// `POST /__test/faults` (not a Kubernetes path): fault injection for a test or soak run that
-/// drives the binary from outside. Every field is optional: `fail_next` (count) with `status`
-/// (default 503), `latency_ms`, `expire_next_watches`, `cut_next_events`, `drop_watches` and
-/// `compact` (booleans). Answers the stats of `GET /__test/stats`.
-async fn inject_faults(cluster: web::Data<Cluster>, body: web::Json<Value>) -> HttpResponse {
-    let faults = &cluster.faults;
-    let number = |name: &str| body.get(name).and_then(Value::as_u64);
-    if let Some(count) = number("fail_next") {
-        let status = number("status").unwrap_or(503);
-        if !(500..600).contains(&status) {
-            return wire::status_response(wire::bad_request("status: must be a 5xx code"));
-        }
-        faults.fail_next_with(count, status as u16);
-    }
-    if let Some(latency) = number("latency_ms") {
-        faults.set_latency(Duration::from_millis(latency));
-    }
-    if let Some(count) = number("expire_next_watches") {
-        faults.expire_next_watches(count);
-    }
-    if let Some(count) = number("cut_next_events") {
-        faults.cut_next_events(count);
-    }
-    if body.get("drop_watches").and_then(Value::as_bool) == Some(true) {
-        cluster.drop_watches();
-    }
-    if body.get("compact").and_then(Value::as_bool) == Some(true) {
-        cluster.compact();
-    }
-    stats(cluster).await
-}
-
-/// `GET /__test/stats`: open watches, requests served and the current resourceVersion.
-async fn stats(cluster: web::Data<Cluster>) -> HttpResponse {
-    HttpResponse::Ok().json(json!({
-        "open_watches": cluster.open_watches(),
-        "watch_requests": cluster.watch_requests(),
-        "list_requests": cluster.list_requests(),
-        "revision": cluster.revision(),
-        "ingresses": cluster.ingresses().len(),
-    }))
 }

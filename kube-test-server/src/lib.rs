@@ -7,18 +7,17 @@
 //! with `resourceVersion`, `resourceVersionMatch`, `limit`/`continue`; watch
 //! with `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`, `sendInitialEvents`; 410 Gone
 //! for compacted versions; `Status` bodies for errors; discovery and `Table` output so kubectl
-//! works against it; and fault injection (5xx bursts, latency, dropped watch connections, watches
-//! cut mid-event, forced 410 on watch, compaction), reachable over HTTP at `POST /__test/faults`
-//! for the soak run, which drives the binary. Every ingress-dash test uses the real API server
-//! (behind `test_support::kube_cluster::KubeFaultProxy` for faults; RBAC for 403s) instead.
+//! works against it; and request counters (the benchmark's). No fault injection and no RBAC:
+//! ingress-dash's tests and the soak run use the real API server behind
+//! `test_support::kube_cluster::KubeFaultProxy` for that.
 //!
 //! [`sample`] fills a cluster with the sample set `make run` shows, situations included.
 
 mod admission;
 pub mod cert_manager;
 mod collection;
+mod counters;
 mod discovery;
-mod faults;
 pub mod gateway;
 mod http;
 mod kind;
@@ -36,7 +35,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-pub use faults::Faults;
+pub use counters::Counters;
 pub use kind::{Crd, Kind};
 use store::Store;
 
@@ -61,11 +60,11 @@ impl Default for Options {
     }
 }
 
-/// The cluster's state and faults, shared by the HTTP handlers and the test driving them.
+/// The cluster's state and counters, shared by the HTTP handlers and the code driving them.
 #[derive(Clone)]
 pub struct Cluster {
     store: Arc<Mutex<Store>>,
-    pub faults: Arc<Faults>,
+    pub(crate) counters: Arc<Counters>,
     options: Options,
 }
 
@@ -73,7 +72,7 @@ impl Cluster {
     pub fn new(options: Options) -> Self {
         Self {
             store: Arc::new(Mutex::new(Store::new(options.history_limit))),
-            faults: Arc::new(Faults::default()),
+            counters: Arc::new(Counters::default()),
             options,
         }
     }
@@ -160,11 +159,6 @@ impl Cluster {
         self.store().compact();
     }
 
-    /// Breaks every open watch connection without a final event.
-    pub fn drop_watches(&self) {
-        self.store().drop_watches();
-    }
-
     /// Watch connections open now.
     pub fn open_watches(&self) -> usize {
         self.store().open_watches()
@@ -172,12 +166,12 @@ impl Cluster {
 
     /// List requests served (any status) since start, for tests of caching and deduplication.
     pub fn list_requests(&self) -> u64 {
-        self.faults.list_requests.load(Ordering::SeqCst)
+        self.counters.list_requests.load(Ordering::SeqCst)
     }
 
     /// Watch requests received since start.
     pub fn watch_requests(&self) -> u64 {
-        self.faults.watch_requests.load(Ordering::SeqCst)
+        self.counters.watch_requests.load(Ordering::SeqCst)
     }
 }
 

@@ -69,8 +69,6 @@ pub enum WatchMessage {
     Change(Arc<Change>),
     /// The history this watch needs is gone: ERROR 410, then the end of the stream.
     Expired,
-    /// Fault injection: the connection breaks.
-    Drop,
 }
 
 pub(crate) struct Watcher {
@@ -236,13 +234,6 @@ impl Store {
         self.compacted = self.revision;
         for watcher in self.watchers.drain(..) {
             let _ = watcher.sender.send(WatchMessage::Expired);
-        }
-    }
-
-    /// Breaks every open watch connection.
-    pub fn drop_watches(&mut self) {
-        for watcher in self.watchers.drain(..) {
-            let _ = watcher.sender.send(WatchMessage::Drop);
         }
     }
 

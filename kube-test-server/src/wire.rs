@@ -127,15 +127,6 @@ pub fn not_found(kind: Kind, name: &str) -> Value {
     )
 }
 
-pub fn unavailable() -> Value {
-    status(
-        503,
-        "ServiceUnavailable",
-        "the server is currently unable to handle the request",
-        None,
-    )
-}
-
 pub fn bad_request(message: &str) -> Value {
     status(400, "BadRequest", message, None)
 }

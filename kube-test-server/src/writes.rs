@@ -98,9 +98,6 @@ fn content(object: &Value) -> Value {
 
 /// `POST .../namespaces/{namespace}/{resource}`
 pub(crate) async fn create(cluster: &Cluster, target: Target, body: &[u8]) -> HttpResponse {
-    if let Some(response) = cluster.faults.injected().await {
-        return response;
-    }
     let kind = target.kind;
     let namespace = target.namespace.unwrap_or_default();
     let (mut object, name) = match prepare(kind, body, &namespace) {
@@ -140,9 +137,6 @@ pub(crate) async fn create(cluster: &Cluster, target: Target, body: &[u8]) -> Ht
 
 /// `PUT .../namespaces/{namespace}/{resource}/{name}`
 pub(crate) async fn replace(cluster: &Cluster, target: Target, body: &[u8]) -> HttpResponse {
-    if let Some(response) = cluster.faults.injected().await {
-        return response;
-    }
     let kind = target.kind;
     let namespace = target.namespace.unwrap_or_default();
     let name = target.name.unwrap_or_default();
@@ -201,9 +195,6 @@ pub(crate) async fn replace(cluster: &Cluster, target: Target, body: &[u8]) -> H
 /// `DELETE .../namespaces/{namespace}/{resource}/{name}`: answers a `Status` of success naming
 /// the object, as the API server does for objects without finalizers.
 pub(crate) async fn delete(cluster: &Cluster, target: Target) -> HttpResponse {
-    if let Some(response) = cluster.faults.injected().await {
-        return response;
-    }
     let kind = target.kind;
     let namespace = target.namespace.unwrap_or_default();
     let name = target.name.unwrap_or_default();
