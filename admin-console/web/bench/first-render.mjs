@@ -1,7 +1,7 @@
 // Benchmark (not a test): time to first render of the Indices view with 10,000 indices in
 // headless Chromium against the real binary, and the app's bundle size (gzip). The cluster is
-// osmem-server with its `_cat/indices` answer replayed at 10,000 indices (recordedCluster.mjs
-// says why). Run: npm run build && npm run bench   (ADMIN_CONSOLE_BIN as for the e2e tests)
+// the e2e stack's real OpenSearch cluster with its `_cat/indices` answer replayed at 10,000
+// indices (recordedCluster.mjs says why; it was osmem-server until 2026-11-28). Run: npm run build && npm run bench   (ADMIN_CONSOLE_BIN as for the e2e tests)
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -52,7 +52,7 @@ const stack = await startStack({
   extraClusters: `  - id: bench\n    name: Benchmark\n    url: ${cluster.url}\n    metrics_source: internal\n`,
 });
 try {
-  const recording = await cluster.attach(stack.osmemUrl);
+  const recording = await cluster.attach(stack.clusterUrl);
   const page = await stack.context.newPage();
   // Records when the first table row is in the DOM, measured from navigation start.
   await page.addInitScript(() => {
