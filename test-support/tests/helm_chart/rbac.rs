@@ -184,6 +184,7 @@ fn the_default_values_install_and_each_service_account_has_exactly_what_it_needs
     }
     let mut granted = INGRESS_DASH_DEFAULT.to_vec();
     granted.push("namespaces [] [get list watch]");
+    granted.push("ingressclasses.networking.k8s.io [] [list]");
     assert_eq!(
         rules(cluster, namespace, "sp-ingress-dash", elsewhere),
         expected(&bare, &granted)
@@ -198,6 +199,7 @@ fn the_default_values_install_and_each_service_account_has_exactly_what_it_needs
         ("list", "endpointslices.discovery.k8s.io"),
         ("list", "events"),
         ("list", "namespaces"),
+        ("list", "ingressclasses.networking.k8s.io"),
     ] {
         assert!(
             can_i(cluster, &account, verb, resource, None),
@@ -221,6 +223,7 @@ fn the_default_values_install_and_each_service_account_has_exactly_what_it_needs
             "services",
             "events",
             "namespaces",
+            "ingressclasses.networking.k8s.io",
             "roles.rbac.authorization.k8s.io",
         ] {
             assert!(
