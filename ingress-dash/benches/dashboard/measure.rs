@@ -118,8 +118,10 @@ pub struct Service(pub Child, pub bool);
 impl Drop for Service {
     fn drop(&mut self) {
         if self.1 {
+            // `--`: procps' kill reads `-<pgid>` after a signal as an option, signals nothing
+            // and leaves the wait below hanging.
             let _ = Command::new("kill")
-                .arg("-TERM")
+                .args(["-TERM", "--"])
                 .arg(format!("-{}", self.0.id()))
                 .status();
         } else {
