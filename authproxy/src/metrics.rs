@@ -15,6 +15,8 @@ pub const CRED_CACHE_HITS: &str = "proxy_cred_cache_hits_total";
 pub const CRED_CACHE_MISSES: &str = "proxy_cred_cache_misses_total";
 /// Signed-in identities the `authorization` rules refused (labels `rule`, `reason`).
 pub const AUTH_DENIALS: &str = "proxy_auth_denials_total";
+/// Requests refused by `authorization.request_rules` (labels `rule`, `reason`).
+pub const REQUEST_RULE_DENIALS: &str = "proxy_request_rule_denials_total";
 /// forward_auth checks refused because the proxy's original host is not `host[:port]`.
 pub const INVALID_HOSTS: &str = "proxy_invalid_hosts_total";
 
@@ -36,6 +38,13 @@ const ALL: [(&str, &str); 8] = [
 /// `hosts[<index>]` (the configuration's size), `reason` one of two values; never a user name.
 pub fn denied(rule: &str, reason: &'static str) {
     metrics::counter!(AUTH_DENIALS, "rule" => rule.to_owned(), "reason" => reason).increment(1);
+}
+
+/// One refusal by a request rule. Labels stay bounded: `rule` is `request_rules[<index>]`,
+/// `reason` `denied` or `ambiguous_request`; never a path or a user name.
+pub fn request_denied(rule: usize, reason: &'static str) {
+    metrics::counter!(REQUEST_RULE_DENIALS, "rule" => format!("request_rules[{rule}]"), "reason" => reason)
+        .increment(1);
 }
 
 static DENIALS_REGISTERED: OnceLock<()> = OnceLock::new();
@@ -61,6 +70,10 @@ pub fn register() {
     metrics::describe_counter!(
         AUTH_DENIALS,
         "Signed-in identities refused by the authorization rules"
+    );
+    metrics::describe_counter!(
+        REQUEST_RULE_DENIALS,
+        "Requests refused by authorization.request_rules before the cluster saw them"
     );
     // Listed from the start for the global rule (a dashboard's rate() sees the first refusal).
     DENIALS_REGISTERED.get_or_init(|| {

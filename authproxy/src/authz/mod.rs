@@ -24,6 +24,7 @@
 //! OIDC email addresses the provider marks unverified were already dropped (they match no
 //! rule).
 
+pub(crate) mod request_rules;
 pub(crate) mod roles;
 
 use std::collections::HashSet;
@@ -194,6 +195,8 @@ pub struct Authorizer {
     /// The `host` pattern of each host rule, for log records.
     patterns: Vec<String>,
     unmatched: UnmatchedHosts,
+    /// `request_rules`, both modes.
+    request_rules: request_rules::RequestRules,
 }
 
 impl Authorizer {
@@ -242,7 +245,13 @@ impl Authorizer {
             hosts,
             patterns,
             unmatched: settings.unmatched_hosts,
+            request_rules: request_rules::RequestRules::new(&settings.request_rules),
         }
+    }
+
+    /// The methods and paths refused per group or mapped role (`request_rules`).
+    pub fn request_rules(&self) -> &request_rules::RequestRules {
+        &self.request_rules
     }
 
     /// The rule for the original request's host (`None`: not known).

@@ -17,6 +17,7 @@ fn settings(users: &[&str], domains: &[&str], groups: &[&str]) -> AuthorizationS
         allowed_groups: strings(groups),
         hosts: Vec::new(),
         unmatched_hosts: UnmatchedHosts::Refuse,
+        request_rules: Vec::new(),
     }
 }
 

@@ -28,6 +28,9 @@ pub struct AuthorizationSettings {
     /// forward_auth with `hosts`: what a request whose host matches no entry (or whose host is
     /// not known) gets: `refuse` (403), or `global` (the lists above).
     pub unmatched_hosts: UnmatchedHosts,
+    /// Methods and paths refused per group or mapped search role, before the cluster sees
+    /// them (both modes).
+    pub request_rules: Vec<super::request_rules::RequestRule>,
 }
 
 /// `authorization.unmatched_hosts`.
@@ -205,6 +208,7 @@ pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
             problems,
         );
     }
+    super::request_rules::validate(settings, problems);
 }
 
 /// Valid settings that probably do not do what was meant.

@@ -3,6 +3,8 @@
 
 pub(crate) mod authorization;
 pub(crate) mod glob;
+pub(crate) mod path_pattern;
+pub(crate) mod request_rules;
 mod sections;
 mod validate;
 

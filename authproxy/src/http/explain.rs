@@ -1,7 +1,8 @@
 //! `GET /auth/explain`: why the signed-in caller gets what they get, for the person asking
 //! ("why am I refused?", "why am I read-only in the cluster?"): who they are to authproxy (user,
 //! how they signed in, groups), the `authorization` rule of the host they came for and its
-//! decision, and the search-cluster roles that follow with the `role_mappings` behind each.
+//! decision, the search-cluster roles that follow with the `role_mappings` behind each, and the
+//! `request_rules` that apply to them.
 //! Only about the caller: it shows nothing the caller's own requests do not already depend on,
 //! and never a credential.
 
@@ -36,6 +37,9 @@ struct Explanation {
     reason: Option<&'static str>,
     /// The managed search-cluster user's roles; `None` when `user_management` is off.
     search_roles: Option<RolesExplained>,
+    /// The `authorization.request_rules` that apply to the caller (by group or mapped search
+    /// role), each as configured: `request_rules[0]: groups ["viewers"]; deny DELETE; ...`.
+    request_rules: Vec<String>,
 }
 
 pub async fn explain(
@@ -52,6 +56,20 @@ pub async fn explain(
         Decision::Allowed(rule) => (rule, "allowed", None),
         Decision::Denied { rule, reason } => (rule, "denied", Some(reason.as_str())),
     };
+    let search_roles = state
+        .managed
+        .as_ref()
+        .map(|managed| managed.roles().explain(&identity));
+    let roles: Vec<String> = search_roles
+        .as_ref()
+        .map(|explained| explained.roles.iter().map(|r| r.role.clone()).collect())
+        .unwrap_or_default();
+    let rules = state.authorizer.request_rules();
+    let request_rules = rules
+        .applying(&identity, &roles)
+        .into_iter()
+        .map(|index| rules.describe(index))
+        .collect();
     let explanation = Explanation {
         username: identity.username.clone(),
         method: identity.method.as_str(),
@@ -61,10 +79,8 @@ pub async fn explain(
         rule: state.authorizer.describe(rule),
         decision,
         reason,
-        search_roles: state
-            .managed
-            .as_ref()
-            .map(|managed| managed.roles().explain(&identity)),
+        search_roles,
+        request_rules,
     };
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))

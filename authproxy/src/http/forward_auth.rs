@@ -4,7 +4,9 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::error::Error;
-use crate::http::gate::{RequestContext, admit_forward_auth_caller, authenticate, authorize};
+use crate::http::gate::{
+    RequestContext, admit_forward_auth_caller, authenticate, authorize, enforce_request_rules,
+};
 use crate::identity::headers::IdentityHeaders;
 use crate::state::AppState;
 
@@ -21,6 +23,7 @@ pub async fn check(
     let context = RequestContext::of(&state, &request)?;
     let identity = authenticate(&state, &request, &context).await?;
     authorize(&state, &request, &context, &identity)?;
+    enforce_request_rules(&state, &request, &context, &identity)?;
     let mut response = HttpResponse::Ok();
     response.insert_header((header::CACHE_CONTROL, "no-store"));
     let identity_headers = IdentityHeaders::of(&identity);

@@ -12,6 +12,7 @@ use actix_web::http::header;
 use crate::authn::basic::{AuthorizationHeader, BasicRejection, Verified, parse_authorization};
 use crate::authn::session::SessionLookup;
 use crate::authz::Decision;
+use crate::authz::request_rules::{DenialCause, METHOD_OVERRIDE_HEADERS, RuleOutcome, RuleRequest};
 use crate::config::{ForwardAuthCallers, ServerMode};
 use crate::error::Error;
 use crate::identity::{AuthMethod, Identity};
@@ -207,6 +208,78 @@ pub fn authorize(
             })
         }
     }
+}
+
+/// `authorization.request_rules` for an authenticated, admitted identity: the forwarded request
+/// (standalone: its method and raw path, exactly what is sent on) or the original request a
+/// trusted front proxy names (forward_auth). A refusal is 403 `forbidden` (a plain page for
+/// browsers), counted by rule index and logged with the rule, never with the query.
+pub fn enforce_request_rules(
+    state: &AppState,
+    request: &HttpRequest,
+    context: &RequestContext,
+    identity: &Identity,
+) -> Result<(), Error> {
+    let rules = state.authorizer.request_rules();
+    if rules.is_empty() {
+        return Ok(());
+    }
+    let roles = match (&state.managed, rules.uses_roles()) {
+        (Some(managed), true) => managed.roles().roles_for(identity),
+        _ => Vec::new(),
+    };
+    let (method, uri) = match state.mode {
+        ServerMode::Standalone => (Some(request.method().as_str()), Some(request.uri().path())),
+        ServerMode::ForwardAuth => match &context.original {
+            Some(original) => (original.method.as_deref(), original.uri.as_deref()),
+            None => (None, None),
+        },
+    };
+    let method_override = METHOD_OVERRIDE_HEADERS
+        .iter()
+        .any(|name| request.headers().contains_key(*name));
+    let outcome = rules.decide(
+        identity,
+        &roles,
+        RuleRequest {
+            method,
+            uri,
+            method_override,
+        },
+    );
+    let RuleOutcome::Denied { rule, why } = outcome else {
+        return Ok(());
+    };
+    metrics::request_denied(rule, why.reason());
+    let (entry, detail) = match why {
+        DenialCause::Entry(entry) => (format!("deny[{entry}]"), "matches a deny entry"),
+        DenialCause::Ambiguous(detail) => ("-".to_owned(), detail),
+    };
+    let path = uri.map_or("-", crate::request::forwarded::path_of);
+    tracing::warn!(
+        username = %identity.username,
+        method = %identity.method,
+        source_ip = %context.source(),
+        http_method = method.unwrap_or("-"),
+        path = truncated(path, 200),
+        rule = %format!("request_rules[{rule}]"),
+        entry = %entry,
+        reason = why.reason(),
+        detail = detail,
+        "request refused by a request rule"
+    );
+    Err(Error::Forbidden {
+        html: wants_html(request),
+    })
+}
+
+/// At most `max` bytes of `text`, on a character boundary.
+fn truncated(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// The client accepts HTML (a browser navigating).

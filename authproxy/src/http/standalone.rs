@@ -3,7 +3,7 @@
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use crate::error::Error;
-use crate::http::gate::{RequestContext, authenticate, authorize};
+use crate::http::gate::{RequestContext, authenticate, authorize, enforce_request_rules};
 use crate::http::proxy;
 use crate::state::AppState;
 
@@ -15,5 +15,6 @@ pub async fn forward(
     let context = RequestContext::of(&state, &request)?;
     let identity = authenticate(&state, &request, &context).await?;
     authorize(&state, &request, &context, &identity)?;
+    enforce_request_rules(&state, &request, &context, &identity)?;
     proxy::forward(&state, &request, payload, &identity, &context).await
 }
