@@ -14,10 +14,11 @@ use crate::migration::explain::{
 use crate::migration::inventory::{
     AnnotationUsage, AnnotationUse, IngressUsage, MigrationCounts, MigrationReport, NamespaceCounts,
 };
+use crate::records::route_diagnosis::{FindingCode, FindingSeverity};
 use crate::records::{
     Backend, BackendState, BackendStatus, CertificateSource, CertificateStatus, IngressRecord,
     Link, ParentRef, PathRule, RecordKind, ResourceBackend, RouteBackendRef, RouteCondition,
-    RouteDetail, RouteRule, Rule, ServicePort, Tls,
+    RouteDetail, RouteFinding, RouteRule, Rule, ServicePort, Tls,
 };
 
 #[test]
@@ -44,6 +45,9 @@ fn wire_types() {
             RouteCondition::decl,
             RouteRule::decl,
             RouteBackendRef::decl,
+            RouteFinding::decl,
+            FindingSeverity::decl,
+            FindingCode::decl,
             NamespaceError::decl,
             Snapshot::decl,
             Notice::decl,

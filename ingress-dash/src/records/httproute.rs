@@ -9,7 +9,7 @@ use crate::kube::kind_types::{HttpRouteMatch, ParentReference};
 use crate::kube::watched_kinds::HttpRoute;
 use crate::records::{
     Backend, IngressRecord, Link, ParentRef, PathRule, RecordKind, RouteBackendRef, RouteCondition,
-    RouteDetail, RouteRule, Rule, ServicePort,
+    RouteDetail, RouteRule, Rule, ServicePort, route_diagnosis,
 };
 
 const GATEWAY_GROUP: &str = "gateway.networking.k8s.io";
@@ -228,6 +228,7 @@ pub fn record_of(route: &HttpRoute, redaction: &Redaction) -> IngressRecord {
             parent_refs,
             conditions,
             rules,
+            diagnosis: route_diagnosis::diagnose(route, None),
         }),
     }
 }

@@ -14,12 +14,14 @@ pub(crate) mod certificates;
 mod dictionary;
 pub(crate) mod httproute;
 mod packed;
+pub(crate) mod route_diagnosis;
 mod status;
 #[cfg(test)]
 mod wire_tests;
 
 use packed::PackedJson;
 
+pub use route_diagnosis::RouteFinding;
 pub use status::{
     BackendState, BackendStatus, CertificateSource, CertificateStatus, ParentRef, RecordKind,
     RouteBackendRef, RouteCondition, RouteDetail, RouteRule,

@@ -102,6 +102,9 @@ pub struct RouteDetail {
     pub conditions: Vec<RouteCondition>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<RouteRule>,
+    /// Why the route does not work, per parent (empty: nothing found wrong).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diagnosis: Vec<super::RouteFinding>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

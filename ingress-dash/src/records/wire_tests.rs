@@ -79,6 +79,7 @@ fn bare() -> IngressRecord {
                     weight: 1,
                 }],
             }],
+            diagnosis: Vec::new(),
         }),
     }
 }

@@ -172,6 +172,12 @@ impl Joiner {
                 .map(|reference| self.backends.status(reference, services, slices))
                 .collect()
         };
+        if let Some(route) = record.route.as_mut() {
+            crate::records::route_diagnosis::set_missing_services(
+                &mut route.diagnosis,
+                &record.backends,
+            );
+        }
         let secrets = self.availability(WatchedKind::Secrets);
         let managed = self.availability(WatchedKind::Certificates);
         // Rule hosts no TLS entry lists are served over HTTPS with whichever certificate

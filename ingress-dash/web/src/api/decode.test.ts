@@ -94,7 +94,17 @@ describe("decoding records", () => {
         { matches: [], backendRefs: [{ kind: "Service", name: "web", namespace: "shop", weight: 1, port: null }] },
         { matches: [], backendRefs: [] },
       ],
+      diagnosis: [],
     });
+  });
+
+  it("fills a route finding's absent parent", () => {
+    const raw = shortRoute() as { route: Record<string, unknown> };
+    raw.route.diagnosis = [{ severity: "error", code: "service_missing", message: "Service shop/web does not exist" }];
+    const record = decodeRecord(raw);
+    expect(record.route?.diagnosis).toEqual([
+      { parent: null, severity: "error", code: "service_missing", message: "Service shop/web does not exist" },
+    ]);
   });
 
   it("keeps what the server sent, the earlier full shape included", () => {

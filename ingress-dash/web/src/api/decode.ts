@@ -67,7 +67,9 @@ const ROUTE_FIELDS = [
   ["parentRefs", EMPTY_LIST],
   ["conditions", EMPTY_LIST],
   ["rules", EMPTY_LIST],
+  ["diagnosis", EMPTY_LIST],
 ] as const;
+const FINDING_FIELDS = [["parent", NULL]] as const;
 const PARENT_REF_FIELDS = [
   ["sectionName", NULL],
   ["port", NULL],
@@ -107,6 +109,7 @@ export function decodeRecord(raw: unknown): IngressRecord {
       fill(rule, ROUTE_RULE_FIELDS);
       each(rule.backendRefs, (ref) => fill(ref, BACKEND_REF_FIELDS));
     });
+    each(detail.diagnosis, (finding) => fill(finding, FINDING_FIELDS));
   }
   return record as unknown as IngressRecord;
 }

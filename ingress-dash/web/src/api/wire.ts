@@ -75,7 +75,11 @@ missingHosts: Array<string>, error: string | null, };
 
 export type CertificateSource = "secret" | "cert_manager" | "not_read";
 
-export type RouteDetail = { parentRefs: Array<ParentRef>, conditions: Array<RouteCondition>, rules: Array<RouteRule>, };
+export type RouteDetail = { parentRefs: Array<ParentRef>, conditions: Array<RouteCondition>, rules: Array<RouteRule>, 
+/**
+ * Why the route does not work, per parent (empty: nothing found wrong).
+ */
+diagnosis: Array<RouteFinding>, };
 
 export type ParentRef = { group: string, kind: string, namespace: string, name: string, sectionName: string | null, port: number | null, };
 
@@ -92,6 +96,20 @@ export type RouteRule = {
 matches: Array<string>, backendRefs: Array<RouteBackendRef>, };
 
 export type RouteBackendRef = { kind: string, name: string, namespace: string, port: number | null, weight: number, };
+
+export type RouteFinding = { 
+/**
+ * The parent as `namespace/name` (with `/section`); absent: the route as a whole.
+ */
+parent: string | null, severity: FindingSeverity, code: FindingCode, 
+/**
+ * In words, with the controller's reason and message quoted where it gave them.
+ */
+message: string, };
+
+export type FindingSeverity = "error" | "warning";
+
+export type FindingCode = "never_attached" | "not_accepted" | "refs_not_resolved" | "service_missing" | "cross_namespace_without_grant";
 
 export type NamespaceError = { namespace: string, code: string, message: string, 
 /**

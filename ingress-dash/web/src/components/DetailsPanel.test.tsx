@@ -124,6 +124,7 @@ describe("DetailsPanel", () => {
               ],
             },
           ],
+          diagnosis: [],
         },
         backends: [backend({ service: "checkout-v2", namespace: "team-000", port: 8080, state: "missing_service", readyEndpoints: 0, totalEndpoints: 0 })],
       }),
@@ -146,6 +147,48 @@ describe("DetailsPanel", () => {
     // Ingress-only parts are not shown.
     expect(within(panel).queryByTestId("details-certificates")).toBeNull();
     expect(panel.textContent).not.toContain("Address");
+  });
+
+  it("says why an HTTPRoute does not work, as text, and nothing when all is well", () => {
+    const healthy = show(httpRoute({ name: "storefront" }));
+    expect(within(healthy).queryByTestId("details-diagnosis")).toBeNull();
+    cleanup();
+
+    const base = httpRoute({ name: "checkout", namespace: "team-000" });
+    const panel = show({
+      ...base,
+      route: {
+        ...base.route!,
+        diagnosis: [
+          {
+            parent: "gateway-system/public/https",
+            severity: "error",
+            code: "never_attached",
+            message: "Never attached: no controller has reported on this parent.",
+          },
+          {
+            parent: "gateway-system/public",
+            severity: "error",
+            code: "refs_not_resolved",
+            message: "ResolvedRefs: a backend does not exist (reason BackendNotFound). The controller says: <img src=x onerror=alert(1)>",
+          },
+          { parent: null, severity: "warning", code: "not_accepted", message: "Accepted: the controller has not decided yet" },
+        ],
+      },
+    });
+    const section = within(panel).getByTestId("details-diagnosis");
+    expect(within(section).getByRole("heading").textContent).toBe("Why it does not work");
+    const items = [...section.querySelectorAll("li")].map((item) => item as HTMLElement);
+    expect(items).toHaveLength(3);
+    const [first, second, third] = items as [HTMLElement, HTMLElement, HTMLElement];
+    expect(first.getAttribute("data-finding")).toBe("never_attached");
+    expect(first.textContent).toContain("Never attached");
+    expect(first.textContent).toContain("gateway-system/public/https");
+    expect(first.querySelector(".badge-danger")).not.toBeNull();
+    expect(third.querySelector(".badge-warn")).not.toBeNull();
+    // A controller's message is text: no element is made from it.
+    expect(section.querySelector("img")).toBeNull();
+    expect(second.textContent).toContain("<img src=x onerror=alert(1)>");
   });
 
   it("explains an ingress's annotations, and not an HTTPRoute's", async () => {

@@ -70,6 +70,7 @@ export function httpRoute(overrides: Partial<IngressRecord> & { name: string; co
           backendRefs: [{ kind: "Service", name: rest.name, namespace, port: 8080, weight: 1 }],
         },
       ],
+      diagnosis: [],
     },
     ...rest,
   });
