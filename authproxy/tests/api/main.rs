@@ -19,6 +19,7 @@ mod oidc;
 mod real_security;
 mod redis;
 mod request_id;
+mod request_rules;
 mod security;
 mod sign_in_pages;
 mod sign_in_state;
