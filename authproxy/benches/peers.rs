@@ -19,9 +19,10 @@
 //! 5. cold start: the process started until its health endpoint answers 200 (`/healthz`,
 //!    `/ping`), and until its first Basic decision answers 2xx (one bcrypt check), median of 5.
 //!
-//! The load rows alternate the two proxies for `BENCH_ROUNDS` rounds (wrk, `-t2`,
-//! `BENCH_CONNECTIONS` connections, `BENCH_SECONDS` each, `--timeout 10s`); each figure is the
-//! median over the rounds.
+//! The load rows alternate the two proxies (which goes first changes every round) for
+//! `BENCH_ROUNDS` rounds (wrk, `-t2`, `BENCH_CONNECTIONS` connections, `BENCH_SECONDS` each,
+//! `--timeout 10s`); each figure is the median over the rounds. After each run the bench waits
+//! until both proxies are idle.
 //!
 //! `cargo bench -p authproxy --bench peers` (the release build, as shipped; `--profile fast` for
 //! a quicker build). Needs `wrk`, `nginx`, `redis-server`, Node with test-support's
@@ -57,7 +58,7 @@ struct Figures {
 }
 
 /// The two proxies, in the order every row prints them.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum Peer {
     Authproxy,
     Oauth2Proxy,
@@ -157,7 +158,7 @@ fn main() {
             }
         }
     });
-    let pids = peers.each(|running| running.guard.pid());
+    let pids = [peers[0].guard.pid(), peers[1].guard.pid()];
     let idle = pids.map(|pid| status_kib(pid, "VmRSS"));
 
     // Under load: every 100 ms the larger VmRSS of each so far.
@@ -191,13 +192,17 @@ fn main() {
     // [row][peer] -> one figure per round.
     let mut rounds: [[Vec<Figures>; 2]; 3] = Default::default();
     for round in 1..=rounds_count {
-        for (index, running) in peers.iter().enumerate() {
+        // Which of the two goes first changes every round.
+        let order = if round % 2 == 1 { [0, 1] } else { [1, 0] };
+        for index in order {
+            let running = &peers[index];
             rounds[0][index].push(run(running.front_port, "/", &[&running.cookie]));
         }
-        for (index, running) in peers.iter().enumerate() {
-            rounds[1][index].push(run(running.front_port, "/", &[&basic]));
+        for index in order {
+            rounds[1][index].push(run(peers[index].front_port, "/", &[&basic]));
         }
-        for (index, running) in peers.iter().enumerate() {
+        for index in order {
+            let running = &peers[index];
             let mut headers: Vec<&str> = running.check_headers.iter().map(String::as_str).collect();
             headers.push(&running.cookie);
             rounds[2][index].push(load(&running.check_url, &headers));
@@ -315,16 +320,6 @@ impl Peer {
             Peer::Authproxy => "authproxy",
             Peer::Oauth2Proxy => "oauth2-proxy",
         }
-    }
-}
-
-trait Each<T> {
-    fn each<U>(&self, f: impl FnMut(&T) -> U) -> [U; 2];
-}
-
-impl<T> Each<T> for [T; 2] {
-    fn each<U>(&self, mut f: impl FnMut(&T) -> U) -> [U; 2] {
-        [f(&self[0]), f(&self[1])]
     }
 }
 
