@@ -371,6 +371,11 @@ impl BackendIndex {
     }
 
     /// The status of one backend, given whether Services and EndpointSlices can be read.
+    /// Whether any Service or EndpointSlice of `namespace` is known here.
+    pub fn holds_namespace(&self, namespace: &str) -> bool {
+        self.namespaces.contains_key(namespace)
+    }
+
     pub fn status(
         &self,
         reference: &BackendRef,

@@ -15,6 +15,7 @@ mod objects;
 mod properties;
 mod real_kube;
 mod resilience;
+mod route_diagnosis;
 mod secret_logs;
 mod security_headers;
 mod shutdown;

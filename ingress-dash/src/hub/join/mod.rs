@@ -13,7 +13,7 @@ use crate::kube::watched_kinds::{Object, WatchedKind};
 use crate::records::backends::{self, Availability, BackendIndex, ServiceKey};
 use crate::records::certificates::{CertificateIndex, SecretKey, unix_seconds};
 use crate::records::httproute;
-use crate::records::{IngressRecord, RecordKind, StoredRecord};
+use crate::records::{BackendState, IngressRecord, RecordKind, StoredRecord};
 use holders::Holders;
 
 /// A record by kind, namespace and name (the strings its [`StoredRecord`] holds).
@@ -169,7 +169,24 @@ impl Joiner {
         } else {
             backends::references(&record)
                 .iter()
-                .map(|reference| self.backends.status(reference, services, slices))
+                .map(|reference| {
+                    let mut status = self.backends.status(reference, services, slices);
+                    // A Service of another namespace that this scope knows nothing of (an
+                    // HTTPRoute's cross-namespace backendRef, namespace not watched here):
+                    // not known to be missing.
+                    let namespace = reference.0.as_str();
+                    if status.state == BackendState::MissingService
+                        && namespace != record.namespace
+                        && !self.namespaces.contains(namespace)
+                        && !self.backends.holds_namespace(namespace)
+                    {
+                        status.state = BackendState::Unknown;
+                        status.error = Some(format!(
+                            "The Services of namespace {namespace} are not watched with this one."
+                        ));
+                    }
+                    status
+                })
                 .collect()
         };
         if let Some(route) = record.route.as_mut() {
