@@ -289,3 +289,45 @@ async fn behind_nginx_the_check_refuses_the_original_request() {
     assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
     assert!(!answer.contains("uri="), "{answer}");
 }
+
+/// `--validate-config` names every bad pattern and method by key and index (exit 1), and echoes
+/// no secret of the file.
+#[test]
+fn validate_config_names_bad_request_rules() {
+    let binary = test_support::binary::ServiceBinary::new(
+        env!("CARGO_BIN_EXE_authproxy"),
+        "authproxy",
+        "/healthz",
+    );
+    let path = binary.config_file(
+        "bad-request-rules.yaml",
+        "server: {mode: standalone}\nsearch: {admin_password: \"s3cret-admin-pw\"}\n\
+         authorization:\n  request_rules:\n    - groups: [viewers]\n      deny:\n        \
+         - {methods: [DELETE, FETCH]}\n        \
+         - {paths: [\"/_security/**\", \"_cluster/settings\", \"/x/../_security\", \"/%5Fsecurity\"]}\n        \
+         - {}\n",
+    );
+    let output = binary.run(
+        &["--config", path.to_str().unwrap(), "--validate-config"],
+        &[],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    for expected in [
+        "authorization.request_rules[0].deny[0].methods[1]: must be one of GET",
+        "authorization.request_rules[0].deny[1].paths[1]: must start with '/'",
+        "authorization.request_rules[0].deny[1].paths[2]: has a dot segment",
+        "authorization.request_rules[0].deny[1].paths[3]: must not contain '%'",
+        "authorization.request_rules[0].deny[2]: needs methods, paths or both",
+    ] {
+        assert!(
+            stderr.contains(expected),
+            "{expected} missing in:\n{stderr}"
+        );
+    }
+    assert!(!stderr.contains("s3cret-admin-pw"), "{stderr}");
+    assert!(
+        !stderr.contains("/_security/**"),
+        "a good entry is not named: {stderr}"
+    );
+}
