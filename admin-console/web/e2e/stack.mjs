@@ -192,14 +192,15 @@ ${extraClusters.replaceAll("$CLUSTER_URL", clusterUrl)}`,
 }
 
 /**
- * `options`: `clusters` (more real clusters, `{ <id>: "<distribution>[:<nodes>]" }`, started
+ * `options`: `main` (the stack's own cluster, `prod`, `staging` and `nodata`: a three-node
+ * OpenSearch 2.19 cluster, `"opensearch2:3"`, unless a file needs another), `clusters` (more real clusters, `{ <id>: "<distribution>[:<nodes>]" }`, started
  * with the stack's own and configured as the cluster `<id>`; `stack.clusters[<id>]` describes
  * each, the stack's own is `stack.clusters.prod`), `extraClusters` (YAML list entries;
  * `$CLUSTER_URL` stands for the stack's cluster's URL), `extraServer` (keys under `server:`, indented),
  * `extraConfig` (top-level sections such as `access:`), `headers` (sent by the browser with
  * every request, e.g. the identity headers a sign-in proxy would add).
  */
-export async function startStack({ headers, clusters: more = {}, ...options } = {}) {
+export async function startStack({ headers, main = "opensearch2:3", clusters: more = {}, ...options } = {}) {
   if (!existsSync(join(WEB_DIR, "dist/index.html"))) throw new Error("dist/ is missing: run `npm run build` first");
   const children = [];
   const dir = mkdtempSync(join(tmpdir(), "admin-console-e2e-"));
@@ -207,7 +208,7 @@ export async function startStack({ headers, clusters: more = {}, ...options } = 
   try {
     const nowSeconds = Math.floor(Date.now() / 1000);
     const ids = ["prod", ...Object.keys(more)];
-    const started = await startSearchNodes(children, ["opensearch2:3", ...Object.values(more)]);
+    const started = await startSearchNodes(children, [main, ...Object.values(more)]);
     const clusters = Object.fromEntries(ids.map((id, i) => [id, started[i]]));
     for (const cluster of started) await seedCluster(cluster);
     const clusterUrl = clusters.prod.url;
