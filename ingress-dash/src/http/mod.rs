@@ -58,6 +58,10 @@ pub fn configure(config: &mut web::ServiceConfig, static_dir: Option<std::path::
                     "/objects/ingresses/{namespace}/{name}/annotations",
                     web::get().to(objects::object_annotations),
                 )
+                .route(
+                    "/objects/httproutes/{namespace}/{name}/diagnosis",
+                    web::get().to(objects::route_diagnosis),
+                )
                 .route("/migration", web::get().to(migration::report)),
         );
     static_files::configure(config, static_dir);

@@ -107,6 +107,33 @@ pub async fn list_events(
     })
 }
 
+/// ReferenceGrants read per namespace at most (one page).
+const GRANT_PAGE_SIZE: u32 = 250;
+
+/// The gateway.networking.k8s.io/v1beta1 ReferenceGrants of `namespace` (the first
+/// [`GRANT_PAGE_SIZE`]), as JSON.
+pub async fn list_reference_grants(
+    api: &dyn KubeApi,
+    namespace: &str,
+) -> Result<Vec<serde_json::Value>, KubeError> {
+    let timeout = api.request_timeout();
+    let gvk = GroupVersionKind::gvk("gateway.networking.k8s.io", "v1beta1", "ReferenceGrant");
+    let resource = ApiResource::from_gvk_with_plural(&gvk, "referencegrants");
+    let grants: Api<DynamicObject> = Api::namespaced_with(api.kube_client()?, namespace, &resource);
+    let page = timed(
+        timeout,
+        grants.list(&ListParams::default().limit(GRANT_PAGE_SIZE)),
+    )
+    .await?;
+    page.items
+        .into_iter()
+        .map(|grant| {
+            serde_json::to_value(grant)
+                .map_err(|error| KubeError::BadAnswer(std::sync::Arc::new(error)))
+        })
+        .collect()
+}
+
 async fn timed<T>(
     timeout: std::time::Duration,
     call: impl Future<Output = Result<T, kube::Error>>,

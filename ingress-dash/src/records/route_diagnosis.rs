@@ -77,6 +77,14 @@ pub struct ReferenceGrant {
     pub to: Vec<GrantPeer>,
 }
 
+/// The ReferenceGrants of the namespaces that were read (`namespaces`); a backendRef into
+/// another namespace is judged only there.
+#[derive(Debug, Clone, Default)]
+pub struct KnownGrants {
+    pub namespaces: std::collections::BTreeSet<String>,
+    pub grants: Vec<ReferenceGrant>,
+}
+
 impl ReferenceGrant {
     /// Whether this grant lets an HTTPRoute in `from_namespace` refer to `kind` `name` (group
     /// `group`) in the grant's namespace.
@@ -176,10 +184,23 @@ fn with_controller_words(words: &str, condition: &Condition) -> String {
     text
 }
 
+/// The namespaces, other than the route's, that its backendRefs point to.
+pub fn backend_namespaces(route: &HttpRoute) -> std::collections::BTreeSet<String> {
+    let namespace = route.metadata.namespace.as_deref().unwrap_or_default();
+    route
+        .spec
+        .rules
+        .iter()
+        .flat_map(|rule| &rule.backend_refs)
+        .filter_map(|backend| backend.namespace.clone())
+        .filter(|target| target != namespace)
+        .collect()
+}
+
 /// The findings of `route` from its spec and status. `grants`: the ReferenceGrants of the
-/// namespaces its backendRefs point to, when they are read (`None`: not known, no finding about
-/// them from the spec; a parent's `RefNotPermitted` still says so).
-pub fn diagnose(route: &HttpRoute, grants: Option<&[ReferenceGrant]>) -> Vec<RouteFinding> {
+/// namespaces its backendRefs point to, where they were read (`None`: not known, no finding
+/// about them from the spec; a parent's `RefNotPermitted` still says so).
+pub fn diagnose(route: &HttpRoute, grants: Option<&KnownGrants>) -> Vec<RouteFinding> {
     let namespace = route.metadata.namespace.as_deref().unwrap_or_default();
     let statuses = route
         .status
@@ -243,12 +264,12 @@ pub fn diagnose(route: &HttpRoute, grants: Option<&[ReferenceGrant]>) -> Vec<Rou
             let Some(target) = backend.namespace.as_deref() else {
                 continue;
             };
-            if target == namespace {
+            if target == namespace || !grants.namespaces.contains(target) {
                 continue;
             }
             let group = backend.group.as_deref().unwrap_or("");
             let kind = backend.kind.as_deref().unwrap_or("Service");
-            let allowed = grants.iter().any(|grant| {
+            let allowed = grants.grants.iter().any(|grant| {
                 grant.namespace == target && grant.allows(namespace, group, kind, &backend.name)
             });
             let finding = RouteFinding {

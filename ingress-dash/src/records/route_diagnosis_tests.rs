@@ -161,7 +161,14 @@ fn a_cross_namespace_backend_needs_a_reference_grant_when_grants_are_known() {
         vec![],
         "grants not known: no finding"
     );
-    let findings = diagnose(&route, Some(&[]));
+    let known = |grants: Vec<ReferenceGrant>| KnownGrants {
+        namespaces: ["shared".to_owned()].into(),
+        grants,
+    };
+    let unread = KnownGrants::default();
+    assert_eq!(diagnose(&route, Some(&unread)), vec![], "shared not read");
+    assert_eq!(backend_namespaces(&route), ["shared".to_owned()].into());
+    let findings = diagnose(&route, Some(&known(vec![])));
     assert_eq!(codes(&findings), [FindingCode::CrossNamespaceWithoutGrant]);
     assert_eq!(
         findings[0].message,
@@ -169,11 +176,11 @@ fn a_cross_namespace_backend_needs_a_reference_grant_when_grants_are_known() {
          HTTPRoutes from team-a to refer to it"
     );
     for allowing in [grant("team-a", None), grant("team-a", Some("api"))] {
-        assert_eq!(diagnose(&route, Some(&[allowing])), vec![]);
+        assert_eq!(diagnose(&route, Some(&known(vec![allowing]))), vec![]);
     }
     for refusing in [grant("team-b", None), grant("team-a", Some("other"))] {
         assert_eq!(
-            codes(&diagnose(&route, Some(&[refusing]))),
+            codes(&diagnose(&route, Some(&known(vec![refusing])))),
             [FindingCode::CrossNamespaceWithoutGrant]
         );
     }

@@ -277,3 +277,93 @@ async fn a_route_says_why_it_does_not_work_per_parent() {
     .await;
     assert_eq!(codes(&routes["refused"]), ["not_accepted"]);
 }
+
+/// `GET /api/objects/httproutes/{namespace}/{name}/diagnosis` reads the ReferenceGrants of the
+/// namespaces a route's backendRefs point to, when asked: a cross-namespace backendRef without
+/// a grant there is a finding, a grant from another namespace or for another Service does not
+/// allow it, a matching one does.
+#[tokio::test]
+async fn the_diagnosis_endpoint_reads_reference_grants_on_demand() {
+    KubeCluster::shared().install_gateway_api_crds();
+    let app = spawn_shared("", "").await;
+    let kube = &app.kube;
+    let (routes, shared) = ("rd-grant-routes", "rd-grant-shared");
+    kube.namespaces(&[routes, shared]).await;
+    kube.put(SERVICE, service(shared, "api")).await;
+    kube.put(
+        HTTP_ROUTE,
+        json!({
+            "metadata": {"name": "cross", "namespace": routes},
+            "spec": {
+                "parentRefs": [parent_ref()],
+                "rules": [{"backendRefs": [{"name": "api", "namespace": shared, "port": 80}]}],
+            },
+        }),
+    )
+    .await;
+    let path = format!("/api/objects/httproutes/{routes}/cross/diagnosis");
+    let grant = |name: &str, from: &str, service: &str| {
+        json!({
+            "metadata": {"name": name, "namespace": shared},
+            "spec": {
+                "from": [{"group": "gateway.networking.k8s.io", "kind": "HTTPRoute", "namespace": from}],
+                "to": [{"group": "", "kind": "Service", "name": service}],
+            },
+        })
+    };
+    let codes_now = async || {
+        let (status, body) = app.get_json(&path).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["notRead"], json!([]), "{body}");
+        let codes: Vec<String> = body["findings"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{body}"))
+            .iter()
+            .map(|finding| finding["code"].as_str().unwrap_or("").to_owned())
+            .collect();
+        (codes, body)
+    };
+
+    let (codes, body) = codes_now().await;
+    assert_eq!(
+        codes,
+        ["never_attached", "cross_namespace_without_grant"],
+        "{body}"
+    );
+    assert_eq!(
+        body["findings"][1]["message"],
+        "Service rd-grant-shared/api is in another namespace and no ReferenceGrant in \
+         rd-grant-shared allows HTTPRoutes from rd-grant-routes to refer to it"
+    );
+    // Grants that do not fit: from another namespace, to another Service.
+    kube.put(REFERENCE_GRANT, grant("from-elsewhere", "rd-other", "api"))
+        .await;
+    kube.put(REFERENCE_GRANT, grant("to-another", routes, "web"))
+        .await;
+    let (codes, body) = codes_now().await;
+    assert_eq!(
+        codes,
+        ["never_attached", "cross_namespace_without_grant"],
+        "{body}"
+    );
+    // The grant that fits: read at the next request (no cache, no watch).
+    kube.put(REFERENCE_GRANT, grant("routes-to-api", routes, "api"))
+        .await;
+    let (codes, body) = codes_now().await;
+    assert_eq!(codes, ["never_attached"], "{body}");
+
+    // Bad names are the common error body; a missing route is 404.
+    let (status, body) = app
+        .get_json(&format!(
+            "/api/objects/httproutes/{routes}/Bad_Name/diagnosis"
+        ))
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body["error"]["code"].is_string(), "{body}");
+    let (status, _) = app
+        .get_json(&format!(
+            "/api/objects/httproutes/{routes}/absent/diagnosis"
+        ))
+        .await;
+    assert_eq!(status, 404);
+}

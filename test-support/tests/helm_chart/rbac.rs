@@ -103,14 +103,15 @@ fn expected(baseline: &BTreeSet<String>, granted: &[&str]) -> BTreeSet<String> {
 
 /// What ingress-dash's chart grants for its default configuration (templates/rbac.yaml):
 /// reads of ingresses, services, endpointslices, cert-manager Certificates and HTTPRoutes,
-/// list of events; cluster-wide, namespaces too.
-const INGRESS_DASH_DEFAULT: [&str; 6] = [
+/// list of events and ReferenceGrants; cluster-wide, namespaces too.
+const INGRESS_DASH_DEFAULT: [&str; 7] = [
     "ingresses.networking.k8s.io [] [get list watch]",
     "events [] [list]",
     "services [] [get list watch]",
     "endpointslices.discovery.k8s.io [] [get list watch]",
     "certificates.cert-manager.io [] [get list watch]",
     "httproutes.gateway.networking.k8s.io [] [get list watch]",
+    "referencegrants.gateway.networking.k8s.io [] [list]",
 ];
 
 const WRITES: [&str; 6] = [
@@ -195,6 +196,7 @@ fn the_default_values_install_and_each_service_account_has_exactly_what_it_needs
         ("watch", "ingresses.networking.k8s.io"),
         ("list", "httproutes.gateway.networking.k8s.io"),
         ("watch", "httproutes.gateway.networking.k8s.io"),
+        ("list", "referencegrants.gateway.networking.k8s.io"),
         ("watch", "services"),
         ("list", "endpointslices.discovery.k8s.io"),
         ("list", "events"),
@@ -292,7 +294,7 @@ fn all_options_install_and_ingress_dash_may_read_its_two_namespaces_only() {
     let mut granted: Vec<&str> = INGRESS_DASH_DEFAULT
         .iter()
         .copied()
-        .filter(|rule| !rule.starts_with("httproutes"))
+        .filter(|rule| !rule.contains("gateway.networking.k8s.io"))
         .collect();
     granted.push("secrets [] [get list watch]");
     for watched in ["team-a", "team-b"] {

@@ -10,10 +10,12 @@
 //! ([`Resilience::call`]); the routes are under the per-client rate limit like every `/api` path.
 
 mod annotations;
+mod diagnosis;
 mod events;
 mod yaml;
 
 pub(crate) use annotations::object_annotations;
+pub(crate) use diagnosis::route_diagnosis;
 
 use std::collections::HashMap;
 

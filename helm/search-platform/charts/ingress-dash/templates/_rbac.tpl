@@ -33,5 +33,10 @@
   - apiGroups: ["gateway.networking.k8s.io"]
     resources: ["httproutes"]
     verbs: ["get", "list", "watch"]
+  # ReferenceGrants, listed on demand by an HTTPRoute's diagnosis (its cross-namespace
+  # backendRefs), never watched.
+  - apiGroups: ["gateway.networking.k8s.io"]
+    resources: ["referencegrants"]
+    verbs: ["list"]
 {{- end }}
 {{- end -}}

@@ -1,0 +1,119 @@
+//! `GET /api/objects/httproutes/{namespace}/{name}/diagnosis`: why the route does not work, with
+//! the ReferenceGrants of the namespaces its backendRefs point to read on demand (the watchers do
+//! not watch them: a grant lives in the target namespace, which the route's watcher may not
+//! watch). The live route is read as the YAML view reads it (same checks, access rules,
+//! retries and breaker); a target namespace the caller may not see, that a namespace-scoped
+//! install does not watch, or whose grants cannot be listed is named in `notRead`, and its
+//! backendRefs are not judged.
+
+use actix_web::http::header;
+use actix_web::{HttpResponse, web};
+use serde::Serialize;
+
+use super::{Target, check_access, get_object};
+use crate::access::Viewer;
+use crate::error::Error;
+use crate::http::state::AppState;
+use crate::kube::object_reads;
+use crate::kube::watched_kinds::HttpRoute;
+use crate::records::RouteFinding;
+use crate::records::route_diagnosis::{KnownGrants, ReferenceGrant, backend_namespaces, diagnose};
+
+/// Target namespaces read per request at most.
+const MAX_NAMESPACES: usize = 16;
+
+/// The answer.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
+#[serde(rename_all = "camelCase")]
+pub struct RouteDiagnosis {
+    /// From the live route's spec and status, and the grants read (not the backends' state:
+    /// that is the record's `route.diagnosis`).
+    pub findings: Vec<RouteFinding>,
+    /// Target namespaces whose ReferenceGrants were not read, with why.
+    pub not_read: Vec<NotRead>,
+}
+
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
+pub struct NotRead {
+    pub namespace: String,
+    pub reason: String,
+}
+
+/// The handler.
+pub(crate) async fn route_diagnosis(
+    state: web::Data<AppState>,
+    path: web::Path<(String, String)>,
+    viewer: web::ReqData<Viewer>,
+) -> Result<HttpResponse, Error> {
+    let (namespace, name) = path.into_inner();
+    let target = Target::parse("httproutes", &namespace, &name)?;
+    check_access(&state, &target, &viewer)?;
+    let object = get_object(&state, &target).await?;
+    // Hostile input: a route that does not decode is judged as an empty one.
+    let mut route: HttpRoute = serde_json::from_value(object).unwrap_or_default();
+    route.metadata.namespace = Some(namespace.clone());
+    let watched = &state.settings.kubernetes.namespaces;
+    let api = state.api.as_ref();
+    let mut known = KnownGrants::default();
+    let mut not_read = Vec::new();
+    for (index, target_namespace) in backend_namespaces(&route).into_iter().enumerate() {
+        let reason = if index >= MAX_NAMESPACES {
+            Some("more target namespaces than are read at once".to_owned())
+        } else if !viewer.visibility.admits(&target_namespace)
+            || (!watched.is_empty() && !watched.contains(&target_namespace))
+        {
+            Some("not a namespace this dashboard shows you".to_owned())
+        } else {
+            match (state.resilience)
+                .call("list_referencegrants", || {
+                    object_reads::list_reference_grants(api, &target_namespace)
+                })
+                .await
+            {
+                Ok(items) => {
+                    known.grants.extend(items.iter().map(|item| {
+                        let mut grant: ReferenceGrant =
+                            serde_json::from_value(item["spec"].clone()).unwrap_or_default();
+                        grant.namespace = target_namespace.clone();
+                        grant
+                    }));
+                    known.namespaces.insert(target_namespace.clone());
+                    None
+                }
+                Err(error) => Some(format!(
+                    "its ReferenceGrants cannot be listed: {}",
+                    why(&error)
+                )),
+            }
+        };
+        if let Some(reason) = reason {
+            not_read.push(NotRead {
+                namespace: target_namespace,
+                reason,
+            });
+        }
+    }
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .json(RouteDiagnosis {
+            findings: diagnose(&route, Some(&known)),
+            not_read,
+        }))
+}
+
+/// Why a list failed, in words (never the API server's message).
+fn why(error: &crate::kube::resilience::CallError) -> &'static str {
+    use crate::kube::client::KubeError;
+    use crate::kube::resilience::CallError;
+    match error {
+        CallError::Kube(KubeError::Api { status: 403, .. }) => {
+            "the service account may not list referencegrants.gateway.networking.k8s.io there"
+        }
+        CallError::Kube(KubeError::Api { status: 404, .. }) => {
+            "the API server does not serve gateway.networking.k8s.io/v1beta1 referencegrants"
+        }
+        _ => "the Kubernetes API failed",
+    }
+}
