@@ -3,7 +3,10 @@
 //! bcrypt is slow on purpose, so a successful verification is remembered in memory for
 //! `basic_auth.verified_ttl` (keyed by a salted SHA-256 of the `Authorization` value, never the
 //! password itself). An unknown user is checked against a dummy hash of the same cost, so it takes as long
-//! as a wrong password. Failures are limited per (user, source address), and per source address
+//! as a wrong password; that hash is made off the start path, so a start does not wait for one
+//! bcrypt run. Concurrent checks of the same `Authorization` value share one bcrypt run (single
+//! flight): when `verified_ttl` runs out under load, the waiting requests of one credential cost
+//! one run, not one each. Failures are limited per (user, source address), and per source address
 //! for names that are not configured users ([`limiter`]); credentials that verified recently are
 //! accepted before any limit is consulted, so nobody's failures lock out a signed-in user.
 
@@ -11,11 +14,13 @@ mod header;
 mod limiter;
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::net::IpAddr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use moka::sync::Cache;
 use secrecy::ExposeSecret;
+use service_kit::single_flight::SingleFlight;
 use sha2::{Digest, Sha256};
 use tokio::sync::Semaphore;
 
@@ -48,13 +53,19 @@ pub struct Verified {
 
 pub struct BasicAuthenticator {
     users: HashMap<String, crate::config::LocalUser>,
-    dummy_hash: String,
+    /// Made on a thread of its own at start; the first unknown user waits for it if needed.
+    dummy_hash: Arc<OnceLock<String>>,
+    dummy_cost: u32,
     salt: [u8; 32],
     verified: Cache<[u8; 32], Arc<Identity>>,
     limiter: FailureLimiter,
     /// bcrypt runs on the blocking pool; this bounds how many at once, so a flood of wrong
     /// passwords cannot take every core.
     bcrypt_slots: Semaphore,
+    /// One bcrypt run per credential (header fingerprint) at a time, shared by its waiters.
+    checks: SingleFlight<[u8; 32], bool, Infallible>,
+    /// bcrypt runs so far (tests).
+    runs: std::sync::atomic::AtomicU64,
 }
 
 impl BasicAuthenticator {
@@ -70,13 +81,16 @@ impl BasicAuthenticator {
             .map(|parts| parts.get_cost())
             .max()
             .unwrap_or(MIN_COST);
-        let dummy_password: [u8; 16] = rand::random();
-        let dummy_hash =
-            bcrypt::hash(dummy_password, cost).expect("bcrypt costs from valid hashes are valid");
+        let dummy_hash = Arc::new(OnceLock::new());
+        let filling = dummy_hash.clone();
+        std::thread::spawn(move || {
+            filling.get_or_init(|| dummy_hash_of_cost(cost));
+        });
         let parallelism = std::thread::available_parallelism().map_or(2, |n| n.get());
         Self {
             users,
             dummy_hash,
+            dummy_cost: cost,
             salt: rand::random(),
             verified: Cache::builder()
                 .max_capacity(10_000)
@@ -88,6 +102,8 @@ impl BasicAuthenticator {
                 settings.failure_window,
             ),
             bcrypt_slots: Semaphore::new(parallelism),
+            checks: SingleFlight::new(),
+            runs: Default::default(),
         }
     }
 
@@ -124,14 +140,11 @@ impl BasicAuthenticator {
         if let Some(wait) = self.limiter.refused_for(attempt) {
             return Err(BasicRejection::Limited(wait));
         }
-        let hash = user.map_or(self.dummy_hash.clone(), |user| user.password_hash.clone());
-        let password = credentials.password.expose_secret().to_owned();
-        let matched = {
-            let _slot = self.bcrypt_slots.acquire().await;
-            tokio::task::spawn_blocking(move || bcrypt::verify(password, &hash).unwrap_or(false))
-                .await
-                .unwrap_or(false)
-        };
+        let matched = self
+            .checks
+            .run(fingerprint, || self.bcrypt(user, credentials))
+            .await
+            .unwrap_or_else(|never| match never {});
         match user {
             Some(user) if matched => {
                 let identity = Arc::new(Identity::local(
@@ -157,6 +170,29 @@ impl BasicAuthenticator {
         }
     }
 
+    /// One bcrypt run of `credentials` against `user`'s hash, or the dummy hash for an unknown
+    /// user, on the blocking pool within the slots.
+    async fn bcrypt(
+        &self,
+        user: Option<&crate::config::LocalUser>,
+        credentials: &BasicCredentials,
+    ) -> Result<bool, Infallible> {
+        let hash = user.map(|user| user.password_hash.clone());
+        let dummy = (self.dummy_hash.clone(), self.dummy_cost);
+        let password = credentials.password.expose_secret().to_owned();
+        let _slot = self.bcrypt_slots.acquire().await;
+        self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(tokio::task::spawn_blocking(move || {
+            let hash = hash.unwrap_or_else(|| {
+                let (dummy, cost) = dummy;
+                dummy.get_or_init(|| dummy_hash_of_cost(cost)).clone()
+            });
+            bcrypt::verify(password, &hash).unwrap_or(false)
+        })
+        .await
+        .unwrap_or(false))
+    }
+
     /// A salted hash of the whole header value: it decodes to exactly one user and password,
     /// so the value identifies the credentials without being kept.
     fn fingerprint(&self, header_value: &[u8]) -> [u8; 32] {
@@ -165,6 +201,12 @@ impl BasicAuthenticator {
         hasher.update(header_value);
         hasher.finalize().into()
     }
+}
+
+/// A bcrypt hash of a random password nobody knows, at `cost`.
+fn dummy_hash_of_cost(cost: u32) -> String {
+    let password: [u8; 16] = rand::random();
+    bcrypt::hash(password, cost).expect("bcrypt costs from valid hashes are valid")
 }
 
 #[cfg(test)]
@@ -228,6 +270,33 @@ mod tests {
             verify(&authenticator, "ann", "wrong").await.unwrap_err(),
             BasicRejection::Invalid
         );
+    }
+
+    #[tokio::test]
+    async fn concurrent_checks_of_one_credential_share_one_bcrypt_run() {
+        let hash = bcrypt::hash("right", 8).unwrap();
+        let authenticator = BasicAuthenticator::new(&settings(&hash));
+        // join_all polls every check once before any can finish (bcrypt runs on the blocking
+        // pool), so all 16 are waiting at once, as when `verified_ttl` runs out under load.
+        let all = |password: &'static str| {
+            futures_util::future::join_all((0..16).map(|_| verify(&authenticator, "ann", password)))
+        };
+        let runs = || {
+            authenticator
+                .runs
+                .load(std::sync::atomic::Ordering::Relaxed)
+        };
+        let answers = all("right").await;
+        assert!(answers.iter().all(|answer| {
+            answer
+                .as_ref()
+                .is_ok_and(|verified| verified.identity.username == "ann")
+        }));
+        assert_eq!(runs(), 1, "16 waiters of one credential, one bcrypt run");
+        // A wrong password: its waiters share one run too, and each is refused.
+        let answers = all("wrong").await;
+        assert!(answers.iter().all(Result::is_err), "{answers:?}");
+        assert_eq!(runs(), 2);
     }
 
     #[tokio::test]
