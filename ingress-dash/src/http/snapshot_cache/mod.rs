@@ -12,6 +12,9 @@
 //! [`MAX_ENTRIES`] bodies are kept (least recently used out), and a key's stale body is dropped
 //! as soon as a request brings a newer position.
 //!
+//! `service_kit::single_flight` is not used here: its waiters get the value once the load is
+//! done, while the request that starts a build here must get the body as it is compressed.
+//!
 //! The identity body is not cached: it is a plain copy of the stored records, written in chunks,
 //! as cheap to produce as to copy out of a cache, which would hold a whole uncompressed body.
 
