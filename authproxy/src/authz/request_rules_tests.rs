@@ -224,3 +224,58 @@ fn bad_rules_are_named_by_key_and_index() {
         assert!(text.contains(expected), "{expected} missing:\n{text}");
     }
 }
+
+mod property {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// `segments` written with each byte percent-encoded where `encode` says so, in random
+    /// hex case: the same path to the cluster.
+    fn written(segments: &[String], encode: &[bool]) -> String {
+        let mut flags = encode.iter().cycle();
+        let mut out = String::new();
+        for segment in segments {
+            out.push('/');
+            for byte in segment.bytes() {
+                match flags.next() {
+                    Some(true) if byte.is_ascii_alphabetic() => {
+                        out.push_str(&format!("%{byte:02x}"))
+                    }
+                    Some(true) => out.push_str(&format!("%{byte:02X}")),
+                    _ => out.push(byte as char),
+                }
+            }
+        }
+        if out.is_empty() { "/".to_owned() } else { out }
+    }
+
+    proptest! {
+        /// However a path is percent-encoded or cased, the decision is the decision on the
+        /// plain path.
+        #[test]
+        fn encoding_and_case_never_change_the_decision(
+            segments in prop::collection::vec(
+                prop_oneof![
+                    Just("_security".to_owned()),
+                    Just("_plugins".to_owned()),
+                    Just("_cluster".to_owned()),
+                    Just("settings".to_owned()),
+                    "[a-z_]{1,8}",
+                ],
+                0..5,
+            ),
+            encode in prop::collection::vec(any::<bool>(), 1..16),
+            upper in any::<bool>(),
+            method in prop_oneof![Just("GET"), Just("PUT"), Just("DELETE"), Just("POST")],
+        ) {
+            let rules = rules(VIEWERS);
+            let plain = written(&segments, &[false]);
+            let mut tricked = written(&segments, &encode);
+            if upper {
+                tricked = tricked.to_ascii_uppercase();
+            }
+            prop_assert_eq!(decide(&rules, method, &tricked), decide(&rules, method, &plain));
+        }
+    }
+}
