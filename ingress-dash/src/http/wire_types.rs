@@ -4,6 +4,7 @@
 use ts_rs::TS;
 
 use super::NamespaceList;
+use super::objects::diagnosis::{NotRead, RouteDiagnosis};
 use crate::access::WhoAmI;
 use crate::http::health::{Checks, HealthBody, KubernetesCheck, Reached};
 use crate::hub::{NamespaceError, Notice, RecoveredNotice, ResyncNotice, Snapshot};
@@ -48,6 +49,8 @@ fn wire_types() {
             RouteFinding::decl,
             FindingSeverity::decl,
             FindingCode::decl,
+            RouteDiagnosis::decl,
+            NotRead::decl,
             NamespaceError::decl,
             Snapshot::decl,
             Notice::decl,

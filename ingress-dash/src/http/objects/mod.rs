@@ -10,7 +10,7 @@
 //! ([`Resilience::call`]); the routes are under the per-client rate limit like every `/api` path.
 
 mod annotations;
-mod diagnosis;
+pub(crate) mod diagnosis;
 mod events;
 mod yaml;
 

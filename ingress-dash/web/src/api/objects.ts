@@ -2,6 +2,8 @@
 // The two answer types below are written exactly as ts-rs declares the server's types (a Rust
 // test, objects::tests, fails when they differ); do not reformat them.
 
+import type { RouteDiagnosis } from "./wire";
+
 export type ObjectEvents = { 
 /**
  * Newest first, at most 50.
@@ -91,4 +93,17 @@ export async function fetchObjectYaml(ref: ObjectRef, signal?: AbortSignal): Pro
   const response = await fetch(objectPath(ref, "yaml"), { signal, headers: { Accept: "text/yaml" } });
   if (!response.ok) throw await failure(response);
   return response.text();
+}
+
+/** `GET /api/objects/httproutes/{namespace}/{name}/diagnosis`: the route's findings with the
+ * ReferenceGrants of its backendRefs' namespaces read on demand. */
+export async function fetchRouteDiagnosis(namespace: string, name: string, signal?: AbortSignal): Promise<RouteDiagnosis> {
+  const path = `/api/objects/httproutes/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/diagnosis`;
+  const response = await fetch(path, { signal, headers: { Accept: "application/json" } });
+  if (!response.ok) throw await failure(response);
+  const body = (await response.json()) as Partial<RouteDiagnosis>;
+  return {
+    findings: Array.isArray(body.findings) ? body.findings.map((f) => ({ ...f, parent: f.parent ?? null })) : [],
+    notRead: Array.isArray(body.notRead) ? body.notRead : [],
+  };
 }

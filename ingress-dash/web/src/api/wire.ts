@@ -111,6 +111,19 @@ export type FindingSeverity = "error" | "warning";
 
 export type FindingCode = "never_attached" | "not_accepted" | "refs_not_resolved" | "service_missing" | "cross_namespace_without_grant";
 
+export type RouteDiagnosis = { 
+/**
+ * From the live route's spec and status, and the grants read (not the backends' state:
+ * that is the record's `route.diagnosis`).
+ */
+findings: Array<RouteFinding>, 
+/**
+ * Target namespaces whose ReferenceGrants were not read, with why.
+ */
+notRead: Array<NotRead>, };
+
+export type NotRead = { namespace: string, reason: string, };
+
 export type NamespaceError = { namespace: string, code: string, message: string, 
 /**
  * The HTTP status the Kubernetes API answered, when it answered one (403, 503, ...).

@@ -191,6 +191,54 @@ describe("DetailsPanel", () => {
     expect(second.textContent).toContain("<img src=x onerror=alert(1)>");
   });
 
+  it("adds a cross-namespace backendRef without a ReferenceGrant, read when the panel opens", async () => {
+    const fetched: string[] = [];
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (url: string) => {
+        fetched.push(url);
+        if (url.endsWith("/diagnosis")) {
+          return new Response(
+            JSON.stringify({
+              findings: [
+                { severity: "error", code: "cross_namespace_without_grant", message: "Service shared/api is in another namespace and no ReferenceGrant in shared allows HTTPRoutes from team-000 to refer to it" },
+                { parent: "gateway-system/public", severity: "error", code: "never_attached", message: "already in the record" },
+              ],
+              notRead: [{ namespace: "hidden", reason: "not a namespace this dashboard shows you" }],
+            }),
+            { status: 200 },
+          );
+        }
+        return new Response(JSON.stringify({ events: [] }), { status: 404 });
+      }),
+    );
+    const base = httpRoute({ name: "cross", namespace: "team-000" });
+    const panel = show({
+      ...base,
+      route: {
+        ...base.route!,
+        rules: [{ matches: [], backendRefs: [{ kind: "Service", name: "api", namespace: "shared", port: 80, weight: 1 }] }],
+      },
+    });
+    const item = await within(panel).findByText(/no ReferenceGrant in shared/);
+    expect(item.closest("li")?.getAttribute("data-finding")).toBe("cross_namespace_without_grant");
+    expect(fetched).toContain("/api/objects/httproutes/team-000/cross/diagnosis");
+    const section = within(panel).getByTestId("details-diagnosis");
+    // Only the grant findings are taken from the answer: the rest is the record's.
+    expect(section.querySelectorAll("li")).toHaveLength(1);
+    expect(within(section).getByTestId("diagnosis-note").textContent).toBe(
+      "ReferenceGrants of hidden not checked: not a namespace this dashboard shows you",
+    );
+  });
+
+  it("does not ask for ReferenceGrants when every backendRef stays in the route's namespace", () => {
+    const fetchMock = vi.fn(async () => new Response(JSON.stringify({ events: [] }), { status: 404 }));
+    vi.stubGlobal("fetch", fetchMock);
+    show(httpRoute({ name: "local", namespace: "team-000" }));
+    const urls = fetchMock.mock.calls.map((call) => String((call as unknown[])[0]));
+    expect(urls.some((url) => url.endsWith("/diagnosis"))).toBe(false);
+  });
+
   it("explains an ingress's annotations, and not an HTTPRoute's", async () => {
     const panel = show(ingress({ name: "web", namespace: "team-a", annotations: { "nginx.ingress.kubernetes.io/rewrite-target": "/" } }));
     // The stub answers 404: the section says so.

@@ -1,7 +1,8 @@
 // The details panel's sections about what is behind a record: its backend Services, its
 // certificates, and an HTTPRoute's parents, conditions and rules.
 
-import type { BackendState, CertificateStatus, IngressRecord, RouteFinding, Tls } from "../api/wire";
+import type { BackendState, CertificateStatus, IngressRecord, Tls } from "../api/wire";
+import { RouteDiagnosis } from "./RouteDiagnosis";
 import {
   BACKEND_STATE_LABELS,
   CERTIFICATE_SOURCE_LABELS,
@@ -152,7 +153,7 @@ export function RouteSections({ record }: { record: IngressRecord }) {
   const summary = summariseRoute(route.conditions);
   return (
     <>
-      <RouteDiagnosis findings={route.diagnosis} />
+      <RouteDiagnosis record={record} />
       <section data-testid="details-parents">
         <h3>Parent gateways</h3>
         {route.parentRefs.length === 0 ? (
@@ -225,32 +226,5 @@ export function RouteSections({ record }: { record: IngressRecord }) {
         ))}
       </section>
     </>
-  );
-}
-
-const FINDING_LABELS: Record<RouteFinding["code"], string> = {
-  never_attached: "Never attached",
-  not_accepted: "Not accepted",
-  refs_not_resolved: "References not resolved",
-  service_missing: "Service missing",
-  cross_namespace_without_grant: "No ReferenceGrant",
-};
-
-/** "Why it does not work": the server's findings, only when there are any; all text, never HTML. */
-export function RouteDiagnosis({ findings }: { findings: RouteFinding[] }) {
-  if (findings.length === 0) return null;
-  return (
-    <section data-testid="details-diagnosis" aria-labelledby="details-diagnosis-title">
-      <h3 id="details-diagnosis-title">Why it does not work</h3>
-      <ul className="plain-list">
-        {findings.map((f, i) => (
-          <li key={i} data-finding={f.code}>
-            <span className={`badge badge-${f.severity === "error" ? "danger" : "warn"}`}>{FINDING_LABELS[f.code] ?? f.code}</span>{" "}
-            {f.parent && <span className="muted small mono">{f.parent} </span>}
-            <span>{f.message}</span>
-          </li>
-        ))}
-      </ul>
-    </section>
   );
 }
