@@ -391,51 +391,11 @@ fn get_status(port: u16, path: &str, authorization: &str) -> (u16, String) {
 }
 
 fn wrk(port: u16, path: &str, header: Option<&str>, seconds: u64, connections: u64) -> Figures {
-    let mut command = Command::new("wrk");
-    command.args([
-        "-t2",
-        &format!("-c{connections}"),
-        &format!("-d{seconds}s"),
-        "--latency",
-    ]);
-    if let Some(header) = header {
-        command.args(["-H", header]);
-    }
-    command.arg(format!("http://127.0.0.1:{port}{path}"));
-    let output = command.output().expect("running wrk");
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        !text.contains("Non-2xx"),
-        "wrk saw non-2xx answers on port {port}:\n{text}"
-    );
-    let requests_per_second = text
-        .lines()
-        .find_map(|line| line.trim().strip_prefix("Requests/sec:"))
-        .and_then(|value| value.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no Requests/sec in wrk output:\n{text}"));
-    let p99_ms = text
-        .lines()
-        .find_map(|line| line.trim().strip_prefix("99%"))
-        .map(|value| latency_ms(value.trim()))
-        .unwrap_or_else(|| panic!("no 99% latency in wrk output:\n{text}"));
+    let url = format!("http://127.0.0.1:{port}{path}");
+    let report = test_support::wrk::run(&url, header.as_slice(), seconds, connections);
+    assert_eq!(report.non_2xx, 0, "wrk saw non-2xx answers on port {port}");
     Figures {
-        requests_per_second,
-        p99_ms,
-    }
-}
-
-/// wrk's `1.23ms`, `850.00us`, `1.01s`.
-fn latency_ms(value: &str) -> f64 {
-    let split = value
-        .find(|c: char| c.is_ascii_alphabetic())
-        .unwrap_or(value.len());
-    let (number, unit) = value.split_at(split);
-    let number: f64 = number.parse().unwrap_or(f64::NAN);
-    match unit {
-        "us" => number / 1000.0,
-        "ms" => number,
-        "s" => number * 1000.0,
-        "m" => number * 60_000.0,
-        _ => f64::NAN,
+        requests_per_second: report.requests_per_second,
+        p99_ms: report.p99_ms,
     }
 }

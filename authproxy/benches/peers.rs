@@ -833,75 +833,11 @@ fn env_or(name: &str, default: u64) -> u64 {
 }
 
 fn wrk(url: &str, headers: &[&str], seconds: u64, connections: u64) -> Figures {
-    let mut command = Command::new("wrk");
-    command.args([
-        "-t2",
-        &format!("-c{connections}"),
-        &format!("-d{seconds}s"),
-        "--timeout",
-        "10s",
-        "--latency",
-    ]);
-    for header in headers {
-        command.args(["-H", header]);
-    }
-    command.arg(url);
-    let output = command.output().expect("running wrk");
-    let text = String::from_utf8_lossy(&output.stdout);
-    let requests_per_second = text
-        .lines()
-        .find_map(|line| line.trim().strip_prefix("Requests/sec:"))
-        .and_then(|value| value.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no Requests/sec in wrk output:\n{text}"));
-    let percentile = |label: &str| {
-        text.lines()
-            .find_map(|line| line.trim().strip_prefix(label))
-            .map(|value| latency_ms(value.trim()))
-            .unwrap_or_else(|| panic!("no {label} latency in wrk output:\n{text}"))
-    };
-    // "Non-2xx or 3xx responses: N" and "Socket errors: connect A, read B, write C, timeout D".
-    let mut errors = 0;
-    for line in text.lines().map(str::trim) {
-        if let Some(count) = line.strip_prefix("Non-2xx or 3xx responses:") {
-            errors += count.trim().parse::<u64>().unwrap_or(0);
-        }
-        if let Some(list) = line.strip_prefix("Socket errors:") {
-            errors += list
-                .split(',')
-                .filter_map(|part| part.split_whitespace().last()?.parse::<u64>().ok())
-                .sum::<u64>();
-        }
-    }
-    // No request answered: wrk prints zero latencies, which are none.
-    let answered = requests_per_second > 0.0;
+    let report = test_support::wrk::run(url, headers, seconds, connections);
     Figures {
-        requests_per_second,
-        p50_ms: if answered {
-            percentile("50%")
-        } else {
-            f64::NAN
-        },
-        p99_ms: if answered {
-            percentile("99%")
-        } else {
-            f64::NAN
-        },
-        errors,
-    }
-}
-
-/// wrk's `1.23ms`, `850.00us`, `1.01s`.
-fn latency_ms(value: &str) -> f64 {
-    let split = value
-        .find(|c: char| c.is_ascii_alphabetic())
-        .unwrap_or(value.len());
-    let (number, unit) = value.split_at(split);
-    let number: f64 = number.parse().unwrap_or(f64::NAN);
-    match unit {
-        "us" => number / 1000.0,
-        "ms" => number,
-        "s" => number * 1000.0,
-        "m" => number * 60_000.0,
-        _ => f64::NAN,
+        requests_per_second: report.requests_per_second,
+        p50_ms: report.p50_ms,
+        p99_ms: report.p99_ms,
+        errors: report.non_2xx + report.socket_errors,
     }
 }

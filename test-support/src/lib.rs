@@ -22,6 +22,7 @@ mod servers;
 pub mod shutdown;
 mod tls;
 pub mod wire_types;
+pub mod wrk;
 
 pub use auth_front::AuthFront;
 pub use eventually::{eventually, eventually_with};
