@@ -184,6 +184,17 @@ async fn a_viewer_is_refused_before_the_cluster_sees_the_request(flavor: Flavor)
     assert!(denials(&app, "denied").await >= denied_before + 6.0);
     assert!(denials(&app, "ambiguous_request").await >= ambiguous_before + 9.0);
 
+    // The clusters' paths are case-sensitive: upper case reaches no security API even for the
+    // admin (matching ignores case only to refuse more).
+    let (status, body) = node
+        .admin(Method::GET, &who.to_ascii_uppercase(), None)
+        .await;
+    assert_ne!(status, 200, "{body}");
+    // ...and dot segments are not resolved by the clusters (nginx resolves them for itself).
+    let (status, body) = raw(&app, &admin, "GET", &format!("/x/..{who}"), "").await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("no handler found"), "{body}");
+
     // An identity no rule applies to is not judged: the cluster answers.
     let (status, body) = raw(&app, &admin, "GET", who, "").await;
     assert_eq!(status, 200, "{body}");
