@@ -17,7 +17,8 @@ use test_support::eventually_with;
 use test_support::kube_cluster::KubeCluster;
 
 use crate::real_kube::{
-    GATEWAY, HTTP_ROUTE, RealApp, Resource, SERVICE, WAIT, service, spawn_shared,
+    Cluster, GATEWAY, HTTP_ROUTE, RealApp, Resource, SERVICE, WAIT, scoped, service, spawn_real,
+    spawn_shared,
 };
 
 const REFERENCE_GRANT: Resource = Resource {
@@ -351,6 +352,22 @@ async fn the_diagnosis_endpoint_reads_reference_grants_on_demand() {
         .await;
     let (codes, body) = codes_now().await;
     assert_eq!(codes, ["never_attached"], "{body}");
+
+    // A namespace-scoped install that does not watch the target namespace does not read it.
+    let scoped_app = spawn_real(
+        Cluster::Shared(KubeCluster::shared()),
+        None,
+        &scoped(&[routes]),
+        "",
+    )
+    .await;
+    let (status, body) = scoped_app.get_json(&path).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["notRead"],
+        json!([{"namespace": shared, "reason": "not a namespace this dashboard shows you"}])
+    );
+    assert_eq!(body["findings"].as_array().map(Vec::len), Some(1), "{body}");
 
     // Bad names are the common error body; a missing route is 404.
     let (status, body) = app
