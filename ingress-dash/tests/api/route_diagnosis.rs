@@ -17,8 +17,8 @@ use test_support::eventually_with;
 use test_support::kube_cluster::KubeCluster;
 
 use crate::real_kube::{
-    Cluster, GATEWAY, HTTP_ROUTE, RealApp, Resource, SERVICE, WAIT, scoped, service, spawn_real,
-    spawn_shared,
+    Cluster, GATEWAY, HTTP_ROUTE, RealApp, Resource, SERVICE, WAIT, reader_token, scoped, service,
+    spawn_real, spawn_shared,
 };
 
 const REFERENCE_GRANT: Resource = Resource {
@@ -383,4 +383,42 @@ async fn the_diagnosis_endpoint_reads_reference_grants_on_demand() {
         ))
         .await;
     assert_eq!(status, 404);
+}
+
+/// A service account that may not list ReferenceGrants in the target namespace (real RBAC: it
+/// reads everything in the route's namespace only): the route is still diagnosed, the target
+/// namespace is named as not read, with why.
+#[tokio::test]
+async fn grants_the_service_account_may_not_list_are_named_not_read() {
+    KubeCluster::shared().install_gateway_api_crds();
+    let cluster = KubeCluster::shared();
+    let home = "rd-rbac-home";
+    let token = reader_token(cluster, &[home]);
+    let app = spawn_real(Cluster::Shared(cluster), Some(&token), "", "").await;
+    app.kube
+        .put(
+            HTTP_ROUTE,
+            json!({
+                "metadata": {"name": "cross", "namespace": home},
+                "spec": {
+                    "parentRefs": [parent_ref()],
+                    "rules": [{"backendRefs": [{"name": "api", "namespace": "rd-rbac-elsewhere", "port": 80}]}],
+                },
+            }),
+        )
+        .await;
+    let (status, body) = app
+        .get_json(&format!("/api/objects/httproutes/{home}/cross/diagnosis"))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body["notRead"],
+        json!([{"namespace": "rd-rbac-elsewhere",
+                "reason": "its ReferenceGrants cannot be listed: the service account may not list \
+                           referencegrants.gateway.networking.k8s.io there"}])
+    );
+    assert_eq!(
+        codes(&json!({"route": {"diagnosis": body["findings"]}})),
+        ["never_attached"]
+    );
 }
