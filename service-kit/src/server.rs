@@ -266,8 +266,8 @@ fn signals() -> std::io::Result<impl std::future::Future<Output = &'static str>>
 }
 
 /// Ends the process with status 0 at the first SIGTERM or SIGINT, from a thread of its own:
-/// for a binary without this shell whose main thread only sleeps or parks (kube-test-server,
-/// search-test-server). As PID 1 in a container a process has no default action for SIGTERM,
+/// for a binary without this shell whose main thread only sleeps or parks (kube-test-server).
+/// As PID 1 in a container a process has no default action for SIGTERM,
 /// so without this `docker stop` would wait out its whole time-out and kill it.
 ///
 /// # Errors
