@@ -40,6 +40,10 @@ async fn fixture(
     trusted: bool,
 ) -> Fixture {
     let real = real_with(distribution, |clusters| {
+        // A snapshot's delete waits for its abort, and a repository change waits for that
+        // delete: on a loaded machine the console's default 30 s per call is not enough.
+        let clusters = clusters.replace("    url: ", "    timeouts: {request: 120s}\n    url: ");
+        let clusters = clusters.as_str();
         let yaml = if trusted {
             trusted_yaml(clusters)
         } else {
