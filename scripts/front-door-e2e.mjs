@@ -1,6 +1,7 @@
 // The front door end to end in headless Chromium, run by scripts/test.sh after the
-// front ends are built: on free loopback ports, osmem-server (the search cluster),
-// kube-test-server (sample Ingresses in team-000 … team-004), the OpenID provider the tests use
+// front ends are built: on free loopback ports, a real OpenSearch node (test-support's
+// `search-nodes`), a real kube-apiserver (test-support's `kube-cluster`) holding make run's sample
+// (`kube-test-server --print-objects`: Ingresses in team-000 … team-004), the OpenID provider the tests use
 // (test-support/oidc, users with passwords: its sign-in form), authproxy (forward_auth, OIDC),
 // admin-console and ingress-dash (trusted_headers, trusting loopback) and nginx with make run's
 // auth_request snippet (scripts/run-local/authproxy-*.conf). Then, as people in a browser:
@@ -11,7 +12,7 @@
 //   - operator closes the index: 200, the index is closed, and the audit file has the line;
 //   - shop (group shop-team) opens ingress-dash and sees only team-001; asking for team-002 is 403.
 // Exit status 0 when every check passed; every process it started is stopped either way.
-import { spawn } from "node:child_process";
+import { spawn, execFileSync } from "node:child_process";
 import { createServer } from "node:net";
 import { createRequire } from "node:module";
 import { mkdtempSync, writeFileSync, readFileSync, existsSync, rmSync } from "node:fs";
@@ -27,6 +28,8 @@ const { chromium } = createRequire(join(REPO, "admin-console/web/package.json"))
 const PASSWORD = "front-door-e2e-password";
 const CLIENT_SECRET = "front-door-e2e-client-secret";
 const DEADLINE_MS = 30_000;
+/** A real OpenSearch node and etcd + kube-apiserver starting side by side on a busy 2-core machine. */
+const SERVERS_START_MS = 240_000;
 
 const children = [];
 const dir = mkdtempSync(join(tmpdir(), "front-door-e2e-"));
@@ -45,20 +48,43 @@ async function freePort() {
 
 async function waitFor(what, check, child) {
   const deadline = Date.now() + DEADLINE_MS;
+  let last = "no answer yet";
   for (;;) {
     if (child && child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
     try {
       if (await check()) return;
-    } catch {
-      // not up yet
+      last = "not ready";
+    } catch (error) {
+      last = String(error?.cause?.code ?? error?.message ?? error);
     }
-    if (Date.now() > deadline) throw new Error(`${what} did not come up within ${DEADLINE_MS} ms`);
+    if (Date.now() > deadline) throw new Error(`${what} did not come up within ${DEADLINE_MS} ms (last: ${last})`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
-function start(name, command, args, env = {}) {
-  const child = spawn(command, args, { cwd: REPO, env: { PATH: process.env.PATH, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+// The first line a child prints, as JSON: the servers that bind port 0 say where they listen
+// that way, so no port is chosen before it is bound.
+function firstJsonLine(what, child, deadlineMs = DEADLINE_MS) {
+  return new Promise((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`${what} printed nothing within ${deadlineMs} ms`)), deadlineMs);
+    createInterface({ input: child.stdout }).once("line", (line) => {
+      clearTimeout(timer);
+      try {
+        ok(JSON.parse(line));
+      } catch {
+        fail(new Error(`${what} printed ${JSON.stringify(line.slice(0, 200))}, not its JSON line`));
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      fail(new Error(`${what} exited with ${code}`));
+    });
+  });
+}
+
+// `stdin: "pipe"` for the harness's servers, which stop when their standard input closes.
+function start(name, command, args, env = {}, stdin = "ignore") {
+  const child = spawn(command, args, { cwd: REPO, env: { PATH: process.env.PATH, ...env }, stdio: [stdin, "pipe", "pipe"] });
   const output = [];
   child.stdout.on("data", (d) => output.push(d));
   child.stderr.on("data", (d) => output.push(d));
@@ -84,38 +110,41 @@ function binary(name) {
   return path;
 }
 
-function osmemBinary() {
-  const lib = join(REPO, ".venv/lib");
-  const python = ["python3.11", "python3.12", "python3.13"].find((p) => existsSync(join(lib, p, "site-packages/osmem_server/bin/osmem-server")));
-  if (!python) throw new Error("osmem-server is not installed in .venv; run `make deps`");
-  return join(lib, python, "site-packages/osmem_server/bin/osmem-server");
+/** make run's sample objects as one `List`, Namespaces first, for `kubectl apply`. */
+function sampleList() {
+  const printed = execFileSync(binary("kube-test-server"), ["--print-objects", "--sample", "40", "--namespaces", "5"], { encoding: "utf8", maxBuffer: 1 << 28 });
+  const objects = printed.split("\n").filter((line) => line.trim()).map((line) => JSON.parse(line));
+  const first = (object) => (object.kind === "Namespace" ? 0 : 1);
+  return { apiVersion: "v1", kind: "List", items: objects.sort((a, b) => first(a) - first(b)) };
 }
 
 async function startStack() {
   const ports = {};
-  for (const key of ["oidc", "authproxy", "authproxyInternal", "console", "consoleInternal", "dash", "dashInternal", "kube", "frontConsole", "frontDash"]) ports[key] = await freePort();
+  for (const key of ["authproxy", "authproxyInternal", "console", "consoleInternal", "dash", "dashInternal", "frontConsole", "frontDash"]) ports[key] = await freePort();
 
-  const osmem = start("osmem", osmemBinary(), ["-addr", "127.0.0.1:0", "-no-stdin-watch", "-no-ja", "-parent-pid", String(process.pid)]);
-  const osmemUrl = await new Promise((ok, fail) => {
-    createInterface({ input: osmem.stdout }).once("line", (line) => ok(JSON.parse(line).url));
-    osmem.once("exit", (code) => fail(new Error(`osmem-server exited with ${code}`)));
-  });
+  // The real servers, side by side: one OpenSearch node (no security plugin: authproxy manages
+  // no users here) and a Kubernetes control plane with make run's sample written into it.
+  const search = start("search-nodes", binary("search-nodes"), ["opensearch2"], {}, "pipe");
+  const kube = start("kube-cluster", binary("kube-cluster"), [], {}, "pipe");
+  const [searchLine, cluster] = await Promise.all([
+    firstJsonLine("search-nodes opensearch2", search, SERVERS_START_MS),
+    firstJsonLine("kube-cluster", kube, SERVERS_START_MS),
+  ]);
+  const searchUrl = searchLine.clusters[0].url;
+  const sample = join(dir, "sample.json");
+  writeFileSync(sample, JSON.stringify(sampleList()));
+  execFileSync(cluster.kubectl, ["--kubeconfig", cluster.kubeconfig, "apply", "--server-side", "-f", sample], { stdio: ["ignore", "ignore", "pipe"] });
 
-  const kube = start("kube-test-server", binary("kube-test-server"), ["--port", String(ports.kube), "--sample", "40", "--namespaces", "5"]);
-  const kubeUrl = `http://127.0.0.1:${ports.kube}`;
-  await waitFor("kube-test-server", async () => (await fetch(`${kubeUrl}/api`)).ok, kube);
-
-  const issuer = `http://127.0.0.1:${ports.oidc}`;
   const user = (groups) => ({ password: PASSWORD, groups });
   const oidc = start("oidc-provider", "node", [join(REPO, "test-support/oidc/server.js")], {
     OIDC_TEST_CONFIG: JSON.stringify({
-      issuer,
-      listen: `127.0.0.1:${ports.oidc}`,
       clients: [{ client_id: "authproxy", client_secret: CLIENT_SECRET, redirect_uris: [`http://127.0.0.1:${ports.authproxy}/auth/callback`] }],
       users: { viewer: user(["viewers"]), operator: user(["operators"]), shop: user(["shop-team"]) },
     }),
   });
-  await waitFor("the OpenID provider", async () => (await fetch(`${issuer}/.well-known/openid-configuration`)).ok, oidc);
+  // The provider binds port 0 and prints its issuer.
+  const { issuer } = await firstJsonLine("the OpenID provider", oidc);
+  await waitFor("the OpenID provider", async () => (await fetch(`${issuer}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(5000) })).ok, oidc);
 
   writeFileSync(join(dir, "authproxy.yaml"), `server: {host: 127.0.0.1, port: ${ports.authproxy}, internal_port: ${ports.authproxyInternal}, mode: forward_auth, front_proxy: nginx, trusted_proxies: [127.0.0.1]}
 observability: {log_level: warn}
@@ -129,8 +158,8 @@ oidc:
   username_claim: preferred_username
   groups_claim: groups
 session: {secret: front-door-e2e-session-secret-0123456789abcdef}
-search: {url: ${osmemUrl}}
-user_management: {enabled: false}   # osmem has no security API
+search: {url: ${searchUrl}}
+user_management: {enabled: false}   # a node without the security plugin
 basic_auth: {enabled: false}
 `);
   const authproxy = start("authproxy", binary("authproxy"), ["--config", join(dir, "authproxy.yaml")]);
@@ -150,7 +179,7 @@ access:
   roles: [{group: viewers, role: viewer}, {group: operators, role: operator}]
 audit: {file: ${JSON.stringify(audit)}}
 clusters:
-  - {id: local, name: Local, url: ${osmemUrl}, metrics_source: internal}
+  - {id: local, name: Local, url: ${searchUrl}, metrics_source: internal}
 `);
   const console_ = start("admin-console", binary("admin-console"), ["--config", join(dir, "admin-console.yaml")]);
   await waitFor("admin-console", async () => (await fetch(`http://127.0.0.1:${ports.console}/api/live`)).ok, console_);
@@ -165,7 +194,7 @@ observability: {log_level: warn}
 access:
   mode: trusted_headers
   namespaces_by_group: {viewers: ["*"], operators: ["*"], shop-team: [team-001]}
-kubernetes: {api_url: ${kubeUrl}}
+kubernetes: {kubeconfig: ${JSON.stringify(cluster.kubeconfig)}}
 `);
   const dash = start("ingress-dash", binary("ingress-dash"), ["--config", join(dir, "ingress-dash.yaml")]);
   await waitFor("ingress-dash", async () => (await fetch(`http://127.0.0.1:${ports.dash}/api/live`)).ok, dash);
@@ -195,7 +224,7 @@ http { access_log off; client_body_temp_path body; proxy_temp_path proxy; fastcg
     if (metrics !== 404) throw new Error(`the front door on ${port} answered /_metrics with ${metrics}, not 404`);
   }
   return {
-    osmemUrl,
+    searchUrl,
     audit,
     frontConsole: `http://127.0.0.1:${ports.frontConsole}`,
     frontDash: `http://127.0.0.1:${ports.frontDash}`,
@@ -238,8 +267,8 @@ async function call(page, method, path) {
   }, [method, path]);
 }
 
-async function osmem(stack, method, path) {
-  const response = await fetch(`${stack.osmemUrl}/${path}`, { method });
+async function searchCall(stack, method, path) {
+  const response = await fetch(`${stack.searchUrl}/${path}`, { method });
   return response.json();
 }
 
@@ -247,7 +276,7 @@ async function main() {
   let browser;
   try {
     const stack = await startStack();
-    await osmem(stack, "PUT", "e2e-front-door");
+    await searchCall(stack, "PUT", "e2e-front-door");
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_BIN ?? "/usr/bin/chromium",
       headless: true,
@@ -268,7 +297,7 @@ async function main() {
       assert.equal(refused.status, 403, refused.body);
       assert.equal(JSON.parse(refused.body).error.code, "forbidden");
       assert.match(JSON.parse(refused.body).error.message, /operator/);
-      const state = await osmem(stack, "GET", "_cat/indices/e2e-front-door?format=json");
+      const state = await searchCall(stack, "GET", "_cat/indices/e2e-front-door?format=json");
       assert.equal(state[0].status, "open");
     });
     await check("viewer: the Indices view shows who is signed in and disables Close with the reason", async () => {
@@ -284,7 +313,10 @@ async function main() {
       await viewer.page.goto(`${stack.frontDash}/`);
       assert.ok(viewer.page.url().startsWith(stack.frontDash), viewer.page.url());
       const namespaces = JSON.parse((await call(viewer.page, "GET", "/api/namespaces")).body).namespaces;
-      assert.ok(namespaces.length === 5, JSON.stringify(namespaces));
+      // Every namespace of the real cluster (kube-system and the others too), the sample's five among them.
+      const teams = namespaces.filter((namespace) => namespace.startsWith("team-"));
+      assert.deepEqual(teams, ["team-000", "team-001", "team-002", "team-003", "team-004"], JSON.stringify(namespaces));
+      assert.ok(namespaces.includes("kube-system"), JSON.stringify(namespaces));
       // The header names the signed-in user; a group mapped to "*" shows no namespace scope.
       await viewer.page.locator('[data-testid="identity-user"]', { hasText: "viewer" }).waitFor();
       assert.equal(await viewer.page.locator('[data-testid="identity-scope"]').count(), 0);
@@ -293,7 +325,7 @@ async function main() {
       const operator = await signedIn(browser, stack, `${stack.frontConsole}/`, "operator");
       const closed = await call(operator.page, "POST", "/api/clusters/local/proxy/e2e-front-door/_close");
       assert.equal(closed.status, 200, closed.body);
-      const state = await osmem(stack, "GET", "_cat/indices/e2e-front-door?format=json");
+      const state = await searchCall(stack, "GET", "_cat/indices/e2e-front-door?format=json");
       assert.equal(state[0].status, "close");
       // The audit file is written by a background writer after the answer: wait for the line.
       const auditLines = () => readFileSync(stack.audit, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
