@@ -36,6 +36,8 @@ pub enum Error {
     InvalidEventType(String),
     #[error("format must be json or csv, not \"{0}\".")]
     InvalidFormat(String),
+    #[error("flagged must be true or false, not \"{0}\".")]
+    InvalidFlag(String),
     /// Also what a caller gets for a namespace it may not see (`/api/objects/...`).
     #[error("{kind} {namespace}/{name} was not found.")]
     ObjectNotFound {
@@ -92,7 +94,8 @@ impl ResponseError for Error {
             Self::UnknownKind(_)
             | Self::InvalidObjectName(_)
             | Self::InvalidEventType(_)
-            | Self::InvalidFormat(_) => StatusCode::BAD_REQUEST,
+            | Self::InvalidFormat(_)
+            | Self::InvalidFlag(_) => StatusCode::BAD_REQUEST,
             Self::ObjectNotFound { .. } => StatusCode::NOT_FOUND,
             Self::KubernetesForbidden { .. } => StatusCode::FORBIDDEN,
             Self::NamespaceNotWatched(_) | Self::NamespaceNotFound(_) => StatusCode::NOT_FOUND,
@@ -139,7 +142,9 @@ impl ApiError for Error {
             Self::TooManyWatchers { .. } => "too_many_watchers",
             Self::UnknownKind(_) => "invalid_kind",
             Self::InvalidObjectName(_) => "invalid_name",
-            Self::InvalidEventType(_) | Self::InvalidFormat(_) => "invalid_parameter",
+            Self::InvalidEventType(_) | Self::InvalidFormat(_) | Self::InvalidFlag(_) => {
+                "invalid_parameter"
+            }
             Self::ObjectNotFound { .. } => "not_found",
             Self::KubernetesForbidden { .. } => "kubernetes_forbidden",
             Self::Upstream(error) => error.code(),

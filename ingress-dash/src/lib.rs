@@ -14,6 +14,7 @@
 //!   as records, the packed JSON they are kept as).
 //! - [`hub`]: the shared watchers and their state machine, which every client reads.
 //! - `migration`: the annotation catalogue, the explainer and the migration inventory.
+//! - `hosts`: the Hosts view, the records regrouped by hostname with conflicts flagged.
 //! - [`http`]: the routes, the SSE stream, the snapshot bodies and their cache, rate limiting.
 //!
 //! [`alloc`] (the allocator of the kept records) stands beside them.
@@ -27,6 +28,7 @@ pub mod error;
 /// Entry points for the fuzz targets in `fuzz/` (not an API).
 #[doc(hidden)]
 pub mod fuzzing;
+pub(crate) mod hosts;
 pub mod http;
 pub mod hub;
 pub(crate) mod kube;

@@ -17,6 +17,7 @@ use snapshot_body::Layout;
 use state::AppState;
 use stream::StreamOptions;
 pub(crate) mod health;
+pub(crate) mod hosts;
 pub(crate) mod migration;
 pub(crate) mod objects;
 pub(crate) mod rate_limit;
@@ -62,7 +63,8 @@ pub fn configure(config: &mut web::ServiceConfig, static_dir: Option<std::path::
                     "/objects/httproutes/{namespace}/{name}/diagnosis",
                     web::get().to(objects::route_diagnosis),
                 )
-                .route("/migration", web::get().to(migration::report)),
+                .route("/migration", web::get().to(migration::report))
+                .route("/hosts", web::get().to(hosts::report)),
         );
     static_files::configure(config, static_dir);
 }

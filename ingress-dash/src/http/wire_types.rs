@@ -6,6 +6,10 @@ use ts_rs::TS;
 use super::NamespaceList;
 use super::objects::diagnosis::{NotRead, RouteDiagnosis};
 use crate::access::WhoAmI;
+use crate::hosts::{
+    Conflict, Duplicate, HostCounts, HostEntry, HostPath, HostTls, HostsReport, PathBackend,
+    ServingObject,
+};
 use crate::http::health::{Checks, HealthBody, KubernetesCheck, Reached};
 use crate::hub::{NamespaceError, Notice, RecoveredNotice, ResyncNotice, Snapshot};
 use crate::migration::catalogue::Support;
@@ -74,6 +78,15 @@ fn wire_types() {
             AnnotationUsage::decl,
             AnnotationUse::decl,
             IngressUsage::decl,
+            HostsReport::decl,
+            HostCounts::decl,
+            HostEntry::decl,
+            ServingObject::decl,
+            HostPath::decl,
+            PathBackend::decl,
+            HostTls::decl,
+            Conflict::decl,
+            Duplicate::decl,
         ],
     );
 }

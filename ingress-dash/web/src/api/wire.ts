@@ -312,3 +312,95 @@ export type IngressUsage = { namespace: string, name: string, ingressClassName: 
  * `spec.controller` of its class, when known.
  */
 controller: string | null, annotations: Array<AnnotationUse>, };
+
+export type HostsReport = { 
+/**
+ * Sorted by host, at most [`MAX_HOSTS`].
+ */
+hosts: Array<HostEntry>, 
+/**
+ * Counts over every host that matched, also those past the limit.
+ */
+counts: HostCounts, 
+/**
+ * More hosts matched than were sent.
+ */
+truncated: boolean, 
+/**
+ * Namespaces whose records could not be read (left out).
+ */
+errors: Array<NamespaceError>, };
+
+export type HostCounts = { hosts: number, conflicts: number, tlsOverlaps: number, duplicates: number, };
+
+export type HostEntry = { 
+/**
+ * Lower-case; `*` for the rules without a host.
+ */
+host: string, objects: Array<ServingObject>, paths: Array<HostPath>, tls: Array<HostTls>, conflict: boolean, tlsOverlap: boolean, duplicate: boolean, 
+/**
+ * Each match that two or more objects claim, with which.
+ */
+conflicts: Array<Conflict>, 
+/**
+ * Each match one object claims more than once.
+ */
+duplicates: Array<Duplicate>, };
+
+export type ServingObject = { kind: RecordKind, namespace: string, name: string, 
+/**
+ * The web app's key of the record (`namespace/name`, `httproute/namespace/name`).
+ */
+key: string, 
+/**
+ * An HTTPRoute's Gateway listeners: `namespace/gateway` with `/section` when its parentRef
+ * names one (and `:port` when it names a port).
+ */
+listeners: Array<string>, };
+
+export type HostPath = { 
+/**
+ * The match in words, path type first: `PathPrefix /api`, `Exact /login GET`,
+ * `ImplementationSpecific /`, `default backend`.
+ */
+matched: string, 
+/**
+ * The [`ServingObject::key`] of the object that claims it.
+ */
+object: string, backends: Array<PathBackend>, };
+
+export type PathBackend = { 
+/**
+ * `Service`, or the kind of a resource backend.
+ */
+kind: string, namespace: string, name: string, port: ServicePort | null, 
+/**
+ * An HTTPRoute backendRef's weight.
+ */
+weight: number | null, 
+/**
+ * Services only, as the record says (absent while not known).
+ */
+state: BackendState | null, readyEndpoints: number, totalEndpoints: number, };
+
+export type HostTls = { namespace: string, secretName: string, 
+/**
+ * The [`ServingObject::key`] of the object whose TLS entry names it.
+ */
+object: string, source: CertificateSource, 
+/**
+ * The leaf certificate's notAfter (RFC 3339), when known.
+ */
+notAfter: string | null, 
+/**
+ * cert-manager's `Ready` condition, when the certificate is known from its Certificate.
+ */
+certManagerReady: boolean | null, error: string | null, };
+
+export type Conflict = { matched: string, 
+/**
+ * The keys of the objects that claim it.
+ */
+objects: Array<string>, };
+
+export type Duplicate = { matched: string, object: string, times: number, };

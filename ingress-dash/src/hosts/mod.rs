@@ -1,0 +1,179 @@
+//! The Hosts view (`GET /api/hosts`): the records a caller may see regrouped by hostname, one
+//! entry per host (case-folded; a wildcard is a host of its own; a rule without a host, an
+//! HTTPRoute without hostnames and an Ingress's default backend are under `*`), with every
+//! object that serves it, each path with its backends and their ready/total endpoints, the TLS
+//! Secrets that cover it with their leaf certificate's expiry and cert-manager's Ready status,
+//! and three flags: `conflict` (two objects claim the same host and match), `tls_overlap` (two
+//! different Secrets for the host) and `duplicate` (one object claims the same match twice).
+//!
+//! Computed on request from the hub's records (nothing kept between requests): plain types and
+//! functions, called by `http::hosts` and by the unit tests.
+
+mod build;
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+use crate::hub::NamespaceError;
+use crate::records::{BackendState, CertificateSource, RecordKind, ServicePort};
+
+pub(crate) use build::{HostIndex, HostQuery};
+
+/// At most this many hosts in one answer (then `truncated`); a search narrows the rest.
+pub(crate) const MAX_HOSTS: usize = 2_000;
+
+/// The host a rule without one (and an Ingress's default backend) serves: every host.
+pub(crate) const ANY_HOST: &str = "*";
+
+/// The body of `GET /api/hosts`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct HostsReport {
+    /// Sorted by host, at most [`MAX_HOSTS`].
+    pub hosts: Vec<HostEntry>,
+    /// Counts over every host that matched, also those past the limit.
+    pub counts: HostCounts,
+    /// More hosts matched than were sent.
+    pub truncated: bool,
+    /// Namespaces whose records could not be read (left out).
+    pub errors: Vec<NamespaceError>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct HostCounts {
+    pub hosts: u64,
+    pub conflicts: u64,
+    pub tls_overlaps: u64,
+    pub duplicates: u64,
+}
+
+/// One hostname and everything that serves it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct HostEntry {
+    /// Lower-case; `*` for the rules without a host.
+    pub host: String,
+    pub objects: Vec<ServingObject>,
+    pub paths: Vec<HostPath>,
+    pub tls: Vec<HostTls>,
+    pub conflict: bool,
+    pub tls_overlap: bool,
+    pub duplicate: bool,
+    /// Each match that two or more objects claim, with which.
+    pub conflicts: Vec<Conflict>,
+    /// Each match one object claims more than once.
+    pub duplicates: Vec<Duplicate>,
+}
+
+/// An Ingress or HTTPRoute that serves the host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ServingObject {
+    pub kind: RecordKind,
+    pub namespace: String,
+    pub name: String,
+    /// The web app's key of the record (`namespace/name`, `httproute/namespace/name`).
+    pub key: String,
+    /// An HTTPRoute's Gateway listeners: `namespace/gateway` with `/section` when its parentRef
+    /// names one (and `:port` when it names a port).
+    pub listeners: Vec<String>,
+}
+
+/// One match of one object on the host and where it sends traffic.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct HostPath {
+    /// The match in words, path type first: `PathPrefix /api`, `Exact /login GET`,
+    /// `ImplementationSpecific /`, `default backend`.
+    pub matched: String,
+    /// The [`ServingObject::key`] of the object that claims it.
+    pub object: String,
+    pub backends: Vec<PathBackend>,
+}
+
+/// A backend of one path: a Service with its state and endpoint counts, or a resource.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
+#[serde(rename_all = "camelCase")]
+pub struct PathBackend {
+    /// `Service`, or the kind of a resource backend.
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<ServicePort>,
+    /// An HTTPRoute backendRef's weight.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weight: Option<i32>,
+    /// Services only, as the record says (absent while not known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<BackendState>,
+    pub ready_endpoints: u32,
+    pub total_endpoints: u32,
+}
+
+/// A TLS Secret that covers the host (an Ingress's TLS entry listing it).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
+#[serde(rename_all = "camelCase")]
+pub struct HostTls {
+    pub namespace: String,
+    pub secret_name: String,
+    /// The [`ServingObject::key`] of the object whose TLS entry names it.
+    pub object: String,
+    pub source: CertificateSource,
+    /// The leaf certificate's notAfter (RFC 3339), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_after: Option<String>,
+    /// cert-manager's `Ready` condition, when the certificate is known from its Certificate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cert_manager_ready: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// A match claimed by two or more objects.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Conflict {
+    pub matched: String,
+    /// The keys of the objects that claim it.
+    pub objects: Vec<String>,
+}
+
+/// A match one object claims more than once on the host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Duplicate {
+    pub matched: String,
+    pub object: String,
+    pub times: u32,
+}
+
+impl HostEntry {
+    /// Whether `term` (lower-case) occurs in the host, an object's name or namespace, or a
+    /// backend's name.
+    pub(crate) fn matches(&self, term: &str) -> bool {
+        self.host.contains(term)
+            || self
+                .objects
+                .iter()
+                .any(|object| object.name.contains(term) || object.namespace.contains(term))
+            || self
+                .paths
+                .iter()
+                .flat_map(|path| &path.backends)
+                .any(|backend| backend.name.to_lowercase().contains(term))
+    }
+
+    pub(crate) fn flagged(&self) -> bool {
+        self.conflict || self.tls_overlap || self.duplicate
+    }
+}

@@ -1,0 +1,74 @@
+//! `GET /api/hosts?namespaces=…&search=…&flagged=true`: the Hosts view of the records the
+//! caller may see (the same selection, access rules and watchers as `GET /api/ingresses`),
+//! computed from the hub's records on each request and bounded (`hosts::MAX_HOSTS`).
+
+use std::collections::HashMap;
+
+use actix_web::http::header::{self, ContentType};
+use actix_web::{HttpResponse, web};
+
+use crate::access::Viewer;
+use crate::error::Error;
+use crate::hosts::{HostIndex, HostQuery};
+use crate::http::state::AppState;
+use crate::records::IngressRecord;
+
+fn flagged(value: Option<&str>) -> Result<bool, Error> {
+    match value {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(other) => Err(Error::InvalidFlag(other.chars().take(64).collect())),
+    }
+}
+
+/// `GET /api/hosts`.
+pub(crate) async fn report(
+    state: web::Data<AppState>,
+    query: web::Query<HashMap<String, String>>,
+    viewer: web::ReqData<Viewer>,
+) -> Result<HttpResponse, Error> {
+    let host_query = HostQuery {
+        search: query
+            .get("search")
+            .map(|term| term.trim().to_lowercase())
+            .filter(|term| !term.is_empty()),
+        flagged_only: flagged(query.get("flagged").map(String::as_str))?,
+    };
+    let selection = super::selection(&state, &query, &viewer).await?;
+    // Every record of the selection: a conflict with a record the search leaves out is one.
+    let snapshot = state.snapshot(&selection, None).await?;
+    // Tens of thousands of records are unpacked and regrouped: off the connection's thread.
+    let body = tokio::task::spawn_blocking(move || {
+        let mut index = HostIndex::default();
+        for stored in &snapshot.items {
+            // The stored JSON is the service's own serialisation of a record.
+            if let Ok(record) = serde_json::from_str::<IngressRecord>(&stored.json()) {
+                index.add(&record);
+            }
+        }
+        let report = index.finish(&host_query, snapshot.errors);
+        serde_json::to_vec(&report).expect("a report serialises")
+    })
+    .await
+    .map_err(Error::SnapshotEncoding)?;
+    Ok(HttpResponse::Ok()
+        .content_type(ContentType::json())
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flagged_is_true_or_false() {
+        assert!(!flagged(None).unwrap());
+        assert!(flagged(Some("true")).unwrap());
+        assert!(!flagged(Some("false")).unwrap());
+        let Err(Error::InvalidFlag(echo)) = flagged(Some(&"y".repeat(500))) else {
+            panic!()
+        };
+        assert_eq!(echo.len(), 64);
+    }
+}
