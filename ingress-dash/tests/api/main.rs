@@ -9,6 +9,7 @@ mod cold_start;
 mod faults;
 mod health;
 mod helm_rbac;
+mod hosts;
 mod listeners;
 mod migration;
 mod objects;

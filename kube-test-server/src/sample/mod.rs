@@ -4,6 +4,7 @@
 //! newcomer must see ([`situations`]); [`populate_everything`] does all of it, as `make run`.
 
 mod backends;
+pub mod hosts;
 pub mod situations;
 
 use serde_json::{Value, json};
@@ -12,6 +13,7 @@ pub use backends::{
     SERVICE_NAME_LABEL, backend_services, endpoint_slice, populate_backends,
     put_service_with_endpoints, service,
 };
+pub use hosts::populate_hosts;
 pub use situations::{event, populate_broken_backends, populate_routes, populate_tls};
 
 use crate::tls::CertificateAuthority;
@@ -93,7 +95,8 @@ pub fn populate(cluster: &Cluster, ingresses: usize, namespaces: usize) {
 /// The whole sample set `make run` shows: [`populate`], then a Service with ready endpoints for
 /// every backend, TLS Secrets with real certificates (signed by a CA made now), and the
 /// situations of [`situations`] (broken backends with Warning events, a certificate expiring in
-/// 5 days that misses a host, its cert-manager Certificate, two HTTPRoutes, one unresolved).
+/// 5 days that misses a host, its cert-manager Certificate, two HTTPRoutes, one unresolved)
+/// and of [`hosts`] (an HTTPRoute beside an Ingress on one host, two Secrets for one wildcard).
 /// The ingresses and namespaces are exactly those of [`populate`].
 pub fn populate_everything(
     cluster: &Cluster,
@@ -106,6 +109,7 @@ pub fn populate_everything(
     populate_tls(cluster, &ca, ingresses, namespaces)?;
     populate_broken_backends(cluster, ingresses, namespaces);
     populate_routes(cluster);
+    populate_hosts(cluster, &ca, ingresses, namespaces)?;
     Ok(())
 }
 

@@ -186,3 +186,47 @@ fn the_sample_set_shows_every_situation_and_keeps_the_ingresses() {
     );
     assert_eq!(ready("team-000", "storefront"), Some(true));
 }
+
+#[test]
+fn the_sample_set_shows_the_hosts_view_situations() {
+    let cluster = kube_test_server::Cluster::new(Options::default());
+    sample::populate_everything(&cluster, 40, 10).unwrap();
+    assert_eq!(cluster.ingresses().len(), 40);
+    // An HTTPRoute beside Ingress app-00020 on its host, claiming its /api, and /v2 twice.
+    let route = cluster
+        .get(Kind::HttpRoute, Some("team-000"), "app-00020-gateway")
+        .expect("the route");
+    assert_eq!(
+        route["spec"]["hostnames"][0],
+        "app-00020.team-000.example.com"
+    );
+    let paths: Vec<&str> = route["spec"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|rule| rule["matches"][0]["path"]["value"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["/api", "/v2", "/v2"]);
+    let ingress = cluster
+        .get(Kind::Ingress, Some("team-000"), "app-00020")
+        .unwrap();
+    assert_eq!(
+        ingress["spec"]["rules"][0]["http"]["paths"][1]["path"],
+        "/api"
+    );
+    // Two Secrets for the wildcard host of team-000, each with a certificate for it.
+    for (name, secret) in [
+        ("app-00010", "wildcard-tls"),
+        ("app-00030", "wildcard-old-tls"),
+    ] {
+        let ingress = cluster.get(Kind::Ingress, Some("team-000"), name).unwrap();
+        let tls = ingress["spec"]["tls"].as_array().unwrap();
+        assert_eq!(tls.len(), 2, "{ingress}");
+        assert_eq!(tls[1]["hosts"][0], "*.team-000.example.com");
+        assert_eq!(tls[1]["secretName"], secret);
+        let stored = cluster.get(Kind::Secret, Some("team-000"), secret).unwrap();
+        let pem = decode_base64(stored["data"]["tls.crt"].as_str().unwrap());
+        let (_, names) = inspect(&pem);
+        assert_eq!(names, ["*.team-000.example.com"]);
+    }
+}

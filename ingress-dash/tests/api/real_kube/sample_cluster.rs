@@ -1,7 +1,8 @@
 //! `make run`'s sample situations (kube-test-server's `sample::populate_everything`: 40 ingresses
 //! over team-000 to team-009, Services and EndpointSlices, TLS Secrets with real certificates,
 //! broken backends with their Warning events, a certificate expiring in 5 days with its
-//! cert-manager Certificate, two HTTPRoutes, one unresolved) written into a real API server of
+//! cert-manager Certificate, two HTTPRoutes, one unresolved; for the Hosts view an HTTPRoute in
+//! conflict with an Ingress and two Secrets for one wildcard host) written into a real API server of
 //! their own: the Gateway API CRDs and the shape of cert-manager's Certificate CRD installed,
 //! every object written with server-side apply and its status by the `status` subresource.
 //! Started once for the test process and only read by the tests that use it (a test that writes
