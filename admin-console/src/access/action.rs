@@ -68,11 +68,11 @@ impl RelayCall<'_> {
 /// - reading (`GET`, `HEAD`) and the read-only `POST`s (a template simulation) are viewer;
 /// - what an operator does to keep a cluster running and which loses no data is operator: the
 ///   allocation lock, open/close/refresh/flush/force merge/clear cache of indices, moving a
-///   shard and retrying failed allocations, cancelling a task, verifying a snapshot repository
-///   and taking a snapshot;
-/// - everything else (create/delete indices, write blocks, settings, aliases, templates,
-///   repositories, restore and delete snapshots, cluster settings) and any route not listed is
-///   admin.
+///   shard and retrying failed allocations, cancelling a task, verifying a snapshot repository,
+///   taking a snapshot and rolling a data stream over;
+/// - everything else (create/delete indices and data streams, write blocks, settings, aliases,
+///   templates, repositories, restore and delete snapshots, cluster settings) and any route not
+///   listed is admin.
 pub(crate) fn view_needs(method: &Method, path_in_cluster: &str) -> Role {
     if matches!(*method, Method::GET | Method::HEAD) {
         return Role::Viewer;
@@ -89,7 +89,8 @@ pub(crate) fn view_needs(method: &Method, path_in_cluster: &str) -> Role {
         | (&Method::POST, ["shards", "move" | "retry"])
         | (&Method::POST, ["tasks", _, "cancel"])
         | (&Method::POST, ["repositories", _, "verify"])
-        | (&Method::POST, ["repositories", _, "snapshots"]) => Role::Operator,
+        | (&Method::POST, ["repositories", _, "snapshots"])
+        | (&Method::POST, ["data_streams", _, "_rollover"]) => Role::Operator,
         (&Method::POST, ["indices", "_actions", action])
             if OPERATOR_INDEX_ACTIONS.contains(action) =>
         {
@@ -401,6 +402,11 @@ mod tests {
             (Method::PUT, "/settings", Role::Admin),
             (Method::POST, "/aliases", Role::Admin),
             (Method::PUT, "/templates/index/t", Role::Admin),
+            (Method::GET, "/data_streams", Role::Viewer),
+            (Method::POST, "/data_streams/logs/_rollover", Role::Operator),
+            (Method::PUT, "/data_streams/logs", Role::Admin),
+            (Method::DELETE, "/data_streams/logs", Role::Admin),
+            (Method::POST, "/data_streams/logs/_rollover/x", Role::Admin),
             (Method::PATCH, "/unknown", Role::Admin),
         ] {
             assert_eq!(view_needs(&method, path), role, "{method} {path}");

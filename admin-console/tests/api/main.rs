@@ -8,6 +8,7 @@ mod cluster_settings;
 mod clusters;
 mod config;
 mod console;
+mod data_streams;
 mod faults;
 mod front_door;
 mod indices_manage;

@@ -1,6 +1,6 @@
-//! Index and alias names from the browser, parsed by the documented rules before any of them
-//! reaches a cluster path or body ([`IndexName::segment`] encodes an index as one path segment;
-//! aliases only reach bodies).
+//! Index, alias and data stream names from the browser, parsed by the documented rules before
+//! any of them reaches a cluster path or body ([`IndexName::segment`] and
+//! [`DataStreamName::segment`] encode one as one path segment; aliases only reach bodies).
 //!
 //! The rules (Elasticsearch 8 "Create index API", OpenSearch 2 "Create index"): lowercase
 //! (indices only; aliases may have capitals), none of `\ / * ? " < > | , #`, no space, no `:`
@@ -60,11 +60,37 @@ impl AliasName {
     }
 }
 
+/// One data stream, named exactly: the index rules, and not `.ds-…` (its backing indices' prefix).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DataStreamName(String);
+
+impl DataStreamName {
+    pub(crate) fn parse(text: &str) -> Result<Self, Error> {
+        check(text, NameKind::DataStream)?;
+        if text.starts_with(".ds-") {
+            return Err(Error::BadRequest(format!(
+                "The data stream name \"{text}\" must not start with .ds- (the prefix of backing indices)."
+            )));
+        }
+        Ok(Self(text.to_owned()))
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The name percent-encoded as one path segment.
+    pub(crate) fn segment(&self) -> String {
+        segment(&self.0)
+    }
+}
+
 /// What a name names, for the rules and the messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum NameKind {
     Index,
     Alias,
+    DataStream,
 }
 
 impl NameKind {
@@ -72,6 +98,7 @@ impl NameKind {
         match self {
             Self::Index => "index",
             Self::Alias => "alias",
+            Self::DataStream => "data stream",
         }
     }
 }
@@ -120,7 +147,7 @@ fn check(name: &str, kind: NameKind) -> Result<(), Error> {
     if name.chars().any(char::is_control) {
         return bad("contains a control character".to_owned());
     }
-    if kind == NameKind::Index && name.chars().any(char::is_uppercase) {
+    if kind != NameKind::Alias && name.chars().any(char::is_uppercase) {
         return bad("must be lowercase".to_owned());
     }
     Ok(())
@@ -178,6 +205,21 @@ mod tests {
         let long = "é".repeat(128);
         assert!(message(&long, NameKind::Index).contains("is 256 bytes long"));
         assert!(message("_x", NameKind::Alias).starts_with("The alias name"));
+    }
+
+    #[test]
+    fn data_stream_names_are_index_names_that_are_not_backing_indices() {
+        DataStreamName::parse("logs-app-default").unwrap();
+        for (name, rule) in [
+            ("Logs", "must be lowercase"),
+            ("logs-*", "contains \"*\""),
+            ("_all", "must not start with"),
+            (".ds-logs-000001", "must not start with .ds-"),
+        ] {
+            let text = DataStreamName::parse(name).unwrap_err().to_string();
+            assert!(text.starts_with("The data stream name"), "{text}");
+            assert!(text.contains(rule), "{name:?}: {text}");
+        }
     }
 
     #[test]

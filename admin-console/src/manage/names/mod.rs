@@ -1,8 +1,8 @@
-//! The names a caller gives (indices, aliases, templates, tasks, nodes, repositories,
-//! snapshots, setting keys), parsed by the rules of their kind before any of them reaches a
-//! cluster path or body: "parse, don't validate". Each kind is a type whose only constructor is
-//! its `parse`, with the exact rules and messages of the cluster it talks to; its `segment()` is
-//! the only way to its path form, so a `String` from the browser cannot reach a
+//! The names a caller gives (indices, aliases, data streams, templates, tasks, nodes,
+//! repositories, snapshots, setting keys), parsed by the rules of their kind before any of them
+//! reaches a cluster path or body: "parse, don't validate". Each kind is a type whose only
+//! constructor is its `parse`, with the exact rules and messages of the cluster it talks to; its
+//! `segment()` is the only way to its path form, so a `String` from the browser cannot reach a
 //! `format!("{}/…")` unchecked. The types deliberately have no `Display`: a name goes into a
 //! message through `as_str()` and into a path through `segment()`.
 //!
@@ -18,7 +18,7 @@ mod template;
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
-pub(crate) use index::{AliasName, IndexName};
+pub(crate) use index::{AliasName, DataStreamName, IndexName};
 pub(crate) use node::{NodeId, TaskId};
 pub(crate) use setting::SettingKey;
 pub(crate) use snapshot::{RepositoryName, SnapshotName, index_patterns};

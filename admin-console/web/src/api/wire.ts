@@ -165,6 +165,47 @@ export type AliasesApplied = { acknowledged: boolean,
  */
 applied: number, };
 
+export type BackingIndex = { name: string, uuid: string | null, 
+/**
+ * The index lifecycle policy of this index (Elasticsearch), when it has one.
+ */
+ilmPolicy: string | null, };
+
+export type DataStreamRow = { name: string, 
+/**
+ * How many times it was created or rolled over (the newest backing index's number).
+ */
+generation: number | null, backingIndices: Array<BackingIndex>, 
+/**
+ * The index template it was created from.
+ */
+template: string | null, 
+/**
+ * `green`, `yellow` or `red`: the worst health of its backing indices.
+ */
+health: string | null, timestampField: string | null, 
+/**
+ * The lifecycle policy the cluster reports for the stream (Elasticsearch's `ilm_policy`;
+ * OpenSearch attaches ISM policies to indices and reports none here).
+ */
+ilmPolicy: string | null, hidden: boolean, 
+/**
+ * From `_data_stream/_stats`; `null` when the cluster did not give them.
+ */
+storeSizeBytes: number | null, 
+/**
+ * The newest `@timestamp` indexed, in milliseconds since the epoch (`null`: none yet).
+ */
+maximumTimestamp: number | null, };
+
+export type DataStreamList = { dataStreams: Array<DataStreamRow>, };
+
+export type DataStreamCreated = { name: string, acknowledged: boolean, };
+
+export type RolledOver = { name: string, oldIndex: string | null, newIndex: string | null, rolledOver: boolean, };
+
+export type DataStreamDeleted = { name: string, acknowledged: boolean, };
+
 export type TemplateKind = "index" | "component" | "legacy";
 
 export type IndexTemplateRow = { name: string, indexPatterns: Array<string>, priority: number | null, composedOf: Array<string>, version: number | null, 
