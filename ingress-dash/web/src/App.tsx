@@ -168,6 +168,7 @@ export function App() {
           <span className="brand-sep">/</span>
           <h1>Ingresses</h1>
           <nav className="topnav" aria-label="Views">
+            <a href="?view=hosts">Hosts</a>
             <a href="?view=migration">Migration</a>
           </nav>
         </div>

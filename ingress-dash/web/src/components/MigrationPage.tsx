@@ -82,6 +82,7 @@ export function MigrationPage() {
         </div>
         <nav className="topnav" aria-label="Views">
           <a href="./">Ingresses</a>
+          <a href="?view=hosts">Hosts</a>
           <a href={formatMigrationQuery(namespaces)} aria-current="page">
             Migration
           </a>
