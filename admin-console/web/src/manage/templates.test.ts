@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TemplateList } from "../api/wire";
-import { checkDefinition, filterTemplates, templateNameProblem, templateRows } from "./templates";
+import { checkDefinition, filterTemplates, hasDataStream, templateNameProblem, templateRows, withDataStream } from "./templates";
 
 const list: TemplateList = {
   index: [{ name: "logs", indexPatterns: ["logs-*"], priority: 200, composedOf: ["base"], version: 3, dataStream: true }],
@@ -54,5 +54,24 @@ describe("checkDefinition", () => {
     expect(error("index", "{}")).toContain("index_patterns");
     expect(error("index", '{"index_patterns": []}')).toContain("index_patterns");
     expect(error("component", '{"settings": {}}')).toContain('"template"');
+  });
+});
+
+describe("the data stream option of an index template", () => {
+  it("is read from the definition", () => {
+    expect(hasDataStream('{"index_patterns": ["logs-*"], "data_stream": {}}')).toBe(true);
+    expect(hasDataStream('{"index_patterns": ["logs-*"]}')).toBe(false);
+    expect(hasDataStream('{"data_stream": true}')).toBe(false);
+    expect(hasDataStream("[1]")).toBeNull();
+    expect(hasDataStream("{")).toBeNull();
+  });
+
+  it("is switched on and off, the rest and its own settings kept", () => {
+    const on = withDataStream('{"index_patterns": ["logs-*"], "priority": 5}', true);
+    expect(JSON.parse(on ?? "")).toEqual({ index_patterns: ["logs-*"], priority: 5, data_stream: {} });
+    const kept = withDataStream('{"index_patterns": ["a"], "data_stream": {"hidden": true}}', true);
+    expect(JSON.parse(kept ?? "")).toEqual({ index_patterns: ["a"], data_stream: { hidden: true } });
+    expect(JSON.parse(withDataStream(on ?? "", false) ?? "")).toEqual({ index_patterns: ["logs-*"], priority: 5 });
+    expect(withDataStream("not json", true)).toBeNull();
   });
 });

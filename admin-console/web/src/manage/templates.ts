@@ -85,3 +85,31 @@ export function checkDefinition(kind: TemplateKind, text: string): { ok: true; v
   }
   return { ok: true, value: object };
 }
+
+/** Whether an index template's JSON text has `data_stream` (matching names become data
+ * streams); null when the text is not a JSON object. */
+export function hasDataStream(text: string): boolean | null {
+  const object = jsonObject(text);
+  if (object === null) return null;
+  const dataStream = object.data_stream;
+  return typeof dataStream === "object" && dataStream !== null && !Array.isArray(dataStream);
+}
+
+function jsonObject(text: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The JSON text with `data_stream: {}` added (`on`) or removed, the rest kept; null when the
+ * text is not a JSON object. */
+export function withDataStream(text: string, on: boolean): string | null {
+  const object = jsonObject(text);
+  if (object === null) return null;
+  const { data_stream: existing, ...rest } = object;
+  const next = on ? { ...rest, data_stream: hasDataStream(text) ? existing : {} } : rest;
+  return JSON.stringify(next, null, 2);
+}

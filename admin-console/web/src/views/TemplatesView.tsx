@@ -10,7 +10,7 @@ import { useTitle } from "../lib/router";
 import { ACTION_ROLES } from "../lib/access";
 import { useClusterAccess } from "../lib/whoami";
 import { Card, EmptyState, ErrorState, Loading } from "../components/common";
-import { checkDefinition, filterTemplates, KIND_LABELS, SKELETONS, templateNameProblem, templateRows, type TemplateRow } from "../manage/templates";
+import { checkDefinition, filterTemplates, hasDataStream, KIND_LABELS, SKELETONS, templateNameProblem, templateRows, withDataStream, type TemplateRow } from "../manage/templates";
 import { useVirtualRows } from "../components/useVirtualRows";
 import { SpacerRow } from "../components/SpacerRow";
 import { ConfirmDialog } from "../components/ConfirmDialog";
@@ -275,6 +275,21 @@ function TemplateEditor({
         )}
         {existing && editing.kind === "legacy" && (
           <div className="hint hint-warn">Legacy templates (_template) are deprecated: they apply only when no composable index template matches. Prefer an index template.</div>
+        )}
+        {kind === "index" && (!existing || loaded.data) && (
+          <label className="ops-check" title="data_stream: matching names become data streams (append-only, @timestamp, backing indices .ds-…)">
+            <input
+              type="checkbox"
+              checked={hasDataStream(shown) === true}
+              disabled={denied !== null || hasDataStream(shown) === null}
+              onChange={(e) => {
+                const next = withDataStream(shown, e.target.checked);
+                if (next !== null) setText(next);
+              }}
+              data-testid="template-data-stream"
+            />{" "}
+            Data stream: matching names become data streams
+          </label>
         )}
         {existing && !loaded.data && loaded.error ? (
           <ErrorState error={loaded.error} />
