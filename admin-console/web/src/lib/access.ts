@@ -34,6 +34,10 @@ export const ACTION_ROLES = {
   indexWriteBlock: "admin",
   editIndexSettings: "admin",
   changeAliases: "admin",
+  createDataStream: "admin",
+  /** A new write index; nothing is lost. */
+  rolloverDataStream: "operator",
+  deleteDataStream: "admin",
   allocationLock: "operator",
   registerRepository: "admin",
   deleteRepository: "admin",

@@ -39,6 +39,7 @@ export type ClusterView =
   | "indices"
   | "shards"
   | "aliases"
+  | "data_streams"
   | "templates"
   | "tasks"
   | "snapshots"
@@ -50,6 +51,7 @@ export const CLUSTER_VIEWS: ReadonlyArray<{ id: ClusterView; label: string }> = 
   { id: "indices", label: "Indices" },
   { id: "shards", label: "Shards" },
   { id: "aliases", label: "Aliases" },
+  { id: "data_streams", label: "Data streams" },
   { id: "templates", label: "Templates" },
   { id: "tasks", label: "Tasks" },
   { id: "snapshots", label: "Snapshots" },

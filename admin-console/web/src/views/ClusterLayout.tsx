@@ -17,6 +17,7 @@ import { IndexDetail } from "./IndexDetail";
 import { NodeDetail } from "./NodeDetail";
 import { ShardsView } from "./ShardsView";
 import { AliasesView } from "./AliasesView";
+import { DataStreamsView } from "./DataStreamsView";
 import { TemplatesView } from "./TemplatesView";
 import { TasksView } from "./TasksView";
 import { SnapshotsView } from "./SnapshotsView";
@@ -108,6 +109,7 @@ export function ClusterLayout({ clusterId, view, item, search, consoleOpen, onTo
               (item === undefined ? <IndicesView clusterId={clusterId} search={search} /> : <IndexDetail clusterId={clusterId} index={item} />)}
             {view === "shards" && <ShardsView clusterId={clusterId} search={search} />}
             {view === "aliases" && <AliasesView clusterId={clusterId} />}
+            {view === "data_streams" && <DataStreamsView clusterId={clusterId} />}
             {view === "templates" && <TemplatesView clusterId={clusterId} />}
             {view === "tasks" && <TasksView clusterId={clusterId} search={search} />}
             {view === "snapshots" && <SnapshotsView clusterId={clusterId} />}
