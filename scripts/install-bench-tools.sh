@@ -5,15 +5,8 @@
 # (no test needs them): `cargo bench -p authproxy --bench peers` runs it first.
 #   oauth2-proxy (MIT): authproxy's anchor in bench/authproxy/results.md.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck source=../versions.env
-. ./versions.env
-
-log() { printf '==> %s\n' "$*"; }
-cache=$PWD/.cache/bench
-mkdir -p "$cache"
-export GOFLAGS="-trimpath -buildvcs=false -mod=readonly"
-export CGO_ENABLED=0
+# shellcheck source=lib/go-build.sh
+. "$(dirname "$0")/lib/go-build.sh" bench
 
 # install TOOL VERSION PACKAGE LDFLAGS: `go install PACKAGE@vVERSION` into
 # .cache/bench/TOOL-VERSION.

@@ -10,15 +10,8 @@
 # GOMODCACHE; a cold build of all four took 15 min on 2 cores (kube-apiserver 8.5 of them), adding
 # about 1.6 GB to the module cache and a few GB to the Go build cache; .cache/kube is 245 MB.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck source=../versions.env
-. ./versions.env
-
-log() { printf '==> %s\n' "$*"; }
-cache=$PWD/.cache/kube
-mkdir -p "$cache"
-export GOFLAGS="-trimpath -buildvcs=false -mod=readonly"
-export CGO_ENABLED=0
+# shellcheck source=lib/go-build.sh
+. "$(dirname "$0")/lib/go-build.sh" kube
 
 # build TOOL VERSION REQUIREMENT PACKAGE LDFLAGS: `go build PACKAGE` inside
 # scripts/kube-tools/TOOL, whose go.mod must hold REQUIREMENT ("MODULE vX.Y.Z"), so that a version

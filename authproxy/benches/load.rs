@@ -26,6 +26,7 @@ use base64::engine::general_purpose::STANDARD;
 use service_kit::client_tls::{ClientTls, ClientTlsSettings};
 use service_kit::config::ConfigLoader;
 use service_kit::relay_client::{RelayClient, collect_body, empty_body};
+use test_support::nginx::{self, Workers};
 use test_support::{ChildGuard, TempDir, free_port, wait_until};
 
 const PASSWORD: &str = "bench-password";
@@ -319,30 +320,19 @@ impl Nginx {
         let dir = TempDir::new("bench-nginx");
         let port = free_port();
         let prefix = dir.path().display().to_string();
-        let config = format!(
-            "worker_processes auto;\n\
-             pid {prefix}/nginx.pid;\n\
-             error_log {prefix}/error.log warn;\n\
-             events {{ worker_connections 4096; }}\n\
-             http {{\n\
-               access_log off;\n\
-               client_body_temp_path {prefix}/body;\n\
-               proxy_temp_path {prefix}/proxy;\n\
-               fastcgi_temp_path {prefix}/fastcgi;\n\
-               uwsgi_temp_path {prefix}/uwsgi;\n\
-               scgi_temp_path {prefix}/scgi;\n\
-               upstream search {{ server 127.0.0.1:{upstream_port}; keepalive 64; }}\n\
-               server {{\n\
-                 listen 127.0.0.1:{port};\n\
-                 location / {{\n\
-                   proxy_pass http://search;\n\
-                   proxy_http_version 1.1;\n\
-                   proxy_set_header Connection \"\";\n\
-                   proxy_set_header Authorization \"Basic YmVuY2g6YmVuY2g=\";\n\
-                 }}\n\
+        let servers = format!(
+            "upstream search {{ server 127.0.0.1:{upstream_port}; keepalive 64; }}\n\
+             server {{\n\
+               listen 127.0.0.1:{port};\n\
+               location / {{\n\
+                 proxy_pass http://search;\n\
+                 proxy_http_version 1.1;\n\
+                 proxy_set_header Connection \"\";\n\
+                 proxy_set_header Authorization \"Basic YmVuY2g6YmVuY2g=\";\n\
                }}\n\
              }}\n"
         );
+        let config = nginx::config(dir.path(), Workers::PerCore, &servers);
         let path = dir.path().join("nginx.conf");
         std::fs::write(&path, config).unwrap();
         let mut guard = ChildGuard::spawn(

@@ -13,7 +13,7 @@ pub mod fuzz;
 mod gate_front;
 mod hosts_front;
 pub mod kube_cluster;
-mod nginx;
+pub mod nginx;
 mod oidc;
 mod otlp;
 mod process;

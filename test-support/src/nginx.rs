@@ -1,11 +1,51 @@
 //! One nginx process for the test fronts (TLS termination, the forward-auth front door): the
 //! scratch directory with its pid file, error log and temp paths, the start, the wait for its
-//! ports and the stop. Each front writes only its own `http { ... }` servers.
+//! ports and the stop. Each front writes only its own `http { ... }` servers. The configuration
+//! around them ([`config`]) is public: authproxy's benches start their own nginx with it.
 
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::process::{ChildGuard, TempDir, wait_until};
+
+/// nginx's worker processes and the connections each may hold.
+#[derive(Clone, Copy, Debug)]
+pub enum Workers {
+    /// One worker of 256 connections: a test front.
+    One,
+    /// One worker per core (`auto`) of 4096 connections each: a front under load (the benches).
+    PerCore,
+}
+
+/// An `nginx.conf` that keeps its pid file, error log and temp paths in `dir`, runs `workers`
+/// and logs no access, with `servers` as the rest of its `http` block (upstreams, servers).
+pub fn config(dir: &Path, workers: Workers, servers: &str) -> String {
+    let (processes, connections) = match workers {
+        Workers::One => ("1", 256),
+        Workers::PerCore => ("auto", 4096),
+    };
+    let temp = |file: &str| dir.join(file).display().to_string();
+    format!(
+        "worker_processes {processes};\n\
+         pid {pid};\n\
+         error_log {error_log} warn;\n\
+         events {{ worker_connections {connections}; }}\n\
+         http {{\n\
+           access_log off;\n\
+           client_body_temp_path {body}; proxy_temp_path {proxy};\n\
+           fastcgi_temp_path {fastcgi}; uwsgi_temp_path {uwsgi}; scgi_temp_path {scgi};\n\
+         {servers}\n\
+         }}\n",
+        pid = temp("nginx.pid"),
+        error_log = temp("error.log"),
+        body = temp("body"),
+        proxy = temp("proxy"),
+        fastcgi = temp("fastcgi"),
+        uwsgi = temp("uwsgi"),
+        scgi = temp("scgi"),
+    )
+}
 
 pub(crate) struct Nginx {
     guard: ChildGuard,
@@ -14,30 +54,11 @@ pub(crate) struct Nginx {
 
 impl Nginx {
     /// Starts nginx in a new scratch directory named after `name`, with `servers` (the inside
-    /// of its `http` block) after the common settings, and waits until every one of `ports`
-    /// accepts connections.
+    /// of its `http` block) after the common settings ([`config`], one worker), and waits until
+    /// every one of `ports` accepts connections.
     pub(crate) fn start(name: &str, servers: &str, ports: &[u16]) -> Self {
         let dir = TempDir::new(name);
-        let temp = |file: &str| dir.path().join(file).display().to_string();
-        let config = format!(
-            "worker_processes 1;\n\
-             pid {pid};\n\
-             error_log {error_log} warn;\n\
-             events {{ worker_connections 256; }}\n\
-             http {{\n\
-               access_log off;\n\
-               client_body_temp_path {body}; proxy_temp_path {proxy};\n\
-               fastcgi_temp_path {fastcgi}; uwsgi_temp_path {uwsgi}; scgi_temp_path {scgi};\n\
-             {servers}\n\
-             }}\n",
-            pid = temp("nginx.pid"),
-            error_log = temp("error.log"),
-            body = temp("body"),
-            proxy = temp("proxy"),
-            fastcgi = temp("fastcgi"),
-            uwsgi = temp("uwsgi"),
-            scgi = temp("scgi"),
-        );
+        let config = config(dir.path(), Workers::One, servers);
         let config_path = dir.path().join("nginx.conf");
         std::fs::write(&config_path, config).expect("writing nginx.conf");
         let mut guard = ChildGuard::spawn(

@@ -183,46 +183,42 @@ fn explain_describes_the_rule_as_configured() {
     );
 }
 
+/// Asserts that loading `yaml` fails with each of `expected` among its `key: message` problems.
+fn assert_problems(yaml: &str, expected: &[&str]) {
+    let text: Vec<String> = ConfigLoader::new("AUTHPROXY_TEST")
+        .load_str::<Settings>(yaml)
+        .unwrap_err()
+        .iter()
+        .map(|p| format!("{}: {}", p.key, p.message))
+        .collect();
+    let text = text.join("\n");
+    for expected in expected {
+        assert!(text.contains(expected), "{expected} missing:\n{text}");
+    }
+}
+
 #[test]
 fn bad_rules_are_named_by_key_and_index() {
-    let problems = ConfigLoader::new("AUTHPROXY_TEST")
-        .load_str::<Settings>(
-            "user_management: {enabled: false}\nauthorization:\n  request_rules:\n    \
-             - groups: [viewers]\n      deny:\n        - {methods: [DELETE, FETCH]}\n        \
-             - {paths: [\"/ok/**\", \"_security/**\", \"/a/../b\"]}\n        - {}\n    \
-             - search_roles: [viewer]\n      deny: []\n",
-        )
-        .unwrap_err();
-    let text: Vec<String> = problems
-        .iter()
-        .map(|p| format!("{}: {}", p.key, p.message))
-        .collect();
-    let text = text.join("\n");
-    for expected in [
-        "authorization.request_rules[0].deny[0].methods[1]: must be one of GET",
-        "authorization.request_rules[0].deny[1].paths[1]: must start with '/'",
-        "authorization.request_rules[0].deny[1].paths[2]: has a dot segment",
-    ] {
-        assert!(text.contains(expected), "{expected} missing:\n{text}");
-    }
-    let problems = ConfigLoader::new("AUTHPROXY_TEST")
-        .load_str::<Settings>(
-            "user_management: {enabled: false}\nauthorization:\n  request_rules:\n    \
-             - groups: [viewers]\n      deny: [{}]\n    - search_roles: [viewer]\n      deny: []\n",
-        )
-        .unwrap_err();
-    let text: Vec<String> = problems
-        .iter()
-        .map(|p| format!("{}: {}", p.key, p.message))
-        .collect();
-    let text = text.join("\n");
-    for expected in [
-        "authorization.request_rules[0].deny[0]: needs methods, paths or both",
-        "authorization.request_rules[1].search_roles: needs user_management.enabled",
-        "authorization.request_rules[1].deny: must list at least one entry",
-    ] {
-        assert!(text.contains(expected), "{expected} missing:\n{text}");
-    }
+    assert_problems(
+        "user_management: {enabled: false}\nauthorization:\n  request_rules:\n    \
+         - groups: [viewers]\n      deny:\n        - {methods: [DELETE, FETCH]}\n        \
+         - {paths: [\"/ok/**\", \"_security/**\", \"/a/../b\"]}\n        - {}\n    \
+         - search_roles: [viewer]\n      deny: []\n",
+        &[
+            "authorization.request_rules[0].deny[0].methods[1]: must be one of GET",
+            "authorization.request_rules[0].deny[1].paths[1]: must start with '/'",
+            "authorization.request_rules[0].deny[1].paths[2]: has a dot segment",
+        ],
+    );
+    assert_problems(
+        "user_management: {enabled: false}\nauthorization:\n  request_rules:\n    \
+         - groups: [viewers]\n      deny: [{}]\n    - search_roles: [viewer]\n      deny: []\n",
+        &[
+            "authorization.request_rules[0].deny[0]: needs methods, paths or both",
+            "authorization.request_rules[1].search_roles: needs user_management.enabled",
+            "authorization.request_rules[1].deny: must list at least one entry",
+        ],
+    );
 }
 
 mod property {

@@ -127,17 +127,21 @@ impl TestApp {
         (status, response.json().await.unwrap_or_default())
     }
 
-    /// The value of one counter (without labels) on `/_metrics`.
-    pub async fn counter(&self, name: &str) -> f64 {
-        let text = self
-            .client
+    /// The text of `/_metrics`.
+    pub async fn metrics_text(&self) -> String {
+        self.client
             .get(self.url("/_metrics"))
             .send()
             .await
             .unwrap()
             .text()
             .await
-            .unwrap();
+            .unwrap()
+    }
+
+    /// The value of one counter (without labels) on `/_metrics`.
+    pub async fn counter(&self, name: &str) -> f64 {
+        let text = self.metrics_text().await;
         text.lines()
             .find_map(|line| {
                 let (metric, value) = line.rsplit_once(' ')?;

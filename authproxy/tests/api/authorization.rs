@@ -45,15 +45,7 @@ async fn check(
 
 /// `proxy_auth_denials_total{reason=..,rule=..}` on `/_metrics`, 0 when not there yet.
 pub async fn denials(app: &TestApp, rule: &str, reason: &str) -> f64 {
-    let text = app
-        .client
-        .get(app.url("/_metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = app.metrics_text().await;
     text.lines()
         .filter(|line| line.starts_with("proxy_auth_denials_total{"))
         .filter(|line| {

@@ -49,15 +49,7 @@ async fn unhealthy_with_an_explanation_when_the_cluster_is_down() {
 #[tokio::test]
 async fn metrics_list_the_seven_counters_and_the_duration_histogram() {
     let app = spawn_app("").await;
-    let text = app
-        .client
-        .get(app.url("/_metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = app.metrics_text().await;
     for name in [
         "proxy_auth_attempts_total",
         "proxy_auth_successes_total",
@@ -74,15 +66,7 @@ async fn metrics_list_the_seven_counters_and_the_duration_histogram() {
         );
     }
     // The histogram appears once a request has been recorded.
-    let again = app
-        .client
-        .get(app.url("/_metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let again = app.metrics_text().await;
     assert!(
         again.contains("http_request_duration_seconds_bucket"),
         "{again}"

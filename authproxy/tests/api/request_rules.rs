@@ -89,15 +89,7 @@ fn assert_refused_by_proxy(answer: &(u16, String), what: &str) {
 
 /// `proxy_request_rule_denials_total{rule="request_rules[0]",reason}` on `/_metrics`.
 async fn denials(app: &TestApp, reason: &str) -> f64 {
-    let text = app
-        .client
-        .get(app.url("/_metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = app.metrics_text().await;
     text.lines()
         .filter(|line| line.starts_with("proxy_request_rule_denials_total{"))
         .filter(|line| {

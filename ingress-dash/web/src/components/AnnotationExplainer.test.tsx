@@ -3,6 +3,7 @@
 import { cleanup, render, screen, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AnnotationExplanation, IngressAnnotations } from "../api/wire";
+import { jsonResponse, stubFetch } from "../test/fetch";
 import { AnnotationExplainer } from "./AnnotationExplainer";
 
 function explained(overrides: Partial<AnnotationExplanation> & { key: string }): AnnotationExplanation {
@@ -59,17 +60,12 @@ const ANSWER: IngressAnnotations = {
 let calls: string[];
 
 beforeEach(() => {
-  calls = [];
-  vi.stubGlobal(
-    "fetch",
-    vi.fn(async (url: string) => {
-      calls.push(url);
-      if (url.includes("/gone/")) {
-        return new Response(JSON.stringify({ error: { code: "not_found", message: "Ingress team-a/gone was not found." } }), { status: 404 });
-      }
-      return new Response(JSON.stringify(ANSWER), { status: 200, headers: { "Content-Type": "application/json" } });
-    }),
-  );
+  calls = stubFetch((url) => {
+    if (url.includes("/gone/")) {
+      return new Response(JSON.stringify({ error: { code: "not_found", message: "Ingress team-a/gone was not found." } }), { status: 404 });
+    }
+    return jsonResponse(ANSWER);
+  });
 });
 
 afterEach(() => {

@@ -4,6 +4,7 @@ import { cleanup, render, screen, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { migrationUrl } from "../api/migration";
 import type { MigrationCounts, MigrationReport } from "../api/wire";
+import { jsonResponse, stubFetch } from "../test/fetch";
 import { MigrationPage, parseMigrationNamespaces } from "./MigrationPage";
 
 function counts(overrides: Partial<MigrationCounts>): MigrationCounts {
@@ -69,15 +70,7 @@ const REPORT: MigrationReport = {
 let calls: string[];
 
 beforeEach(() => {
-  calls = [];
-  vi.stubGlobal(
-    "fetch",
-    vi.fn(async (url: string) => {
-      calls.push(url);
-      const body = url.startsWith("/api/namespaces") ? { namespaces: ["team-a", "team-b"] } : REPORT;
-      return new Response(JSON.stringify(body), { status: 200, headers: { "Content-Type": "application/json" } });
-    }),
-  );
+  calls = stubFetch((url) => jsonResponse(url.startsWith("/api/namespaces") ? { namespaces: ["team-a", "team-b"] } : REPORT));
   window.history.replaceState(null, "", "/?view=migration&namespaces=team-a,team-b,Bad_Name");
 });
 

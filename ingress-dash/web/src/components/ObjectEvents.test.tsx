@@ -3,6 +3,7 @@
 import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ObjectEvent } from "../api/objects";
+import { jsonResponse, stubFetch } from "../test/fetch";
 import { ObjectEvents } from "./ObjectEvents";
 
 const NOW = Date.parse("2026-01-02T00:00:00Z");
@@ -28,19 +29,8 @@ const ALL = [...WARNINGS, event({ type: "Normal", reason: "Sync", lastTimestamp:
 
 let calls: string[];
 
-function answer(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
-}
-
 beforeEach(() => {
-  calls = [];
-  vi.stubGlobal(
-    "fetch",
-    vi.fn(async (url: string) => {
-      calls.push(url);
-      return answer(200, { events: url.endsWith("?type=all") ? ALL : WARNINGS });
-    }),
-  );
+  calls = stubFetch((url) => jsonResponse({ events: url.endsWith("?type=all") ? ALL : WARNINGS }));
 });
 
 afterEach(() => {
@@ -73,17 +63,17 @@ describe("ObjectEvents", () => {
   });
 
   it("says so when there are no warning events", async () => {
-    vi.stubGlobal("fetch", vi.fn(async () => answer(200, { events: [] })));
+    vi.stubGlobal("fetch", vi.fn(async () => jsonResponse({ events: [] })));
     render(<ObjectEvents target={{ kind: "httproutes", namespace: "team-000", name: "storefront" }} now={NOW} />);
     expect(await screen.findByText("No warning events")).toBeTruthy();
   });
 
   it("shows the server's message when the read fails, and reloads on request", async () => {
     const message = "The service account may not list events in team-001: grant it with a Role and RoleBinding in team-001.";
-    vi.stubGlobal("fetch", vi.fn(async () => answer(403, { error: { code: "kubernetes_forbidden", message } })));
+    vi.stubGlobal("fetch", vi.fn(async () => jsonResponse({ error: { code: "kubernetes_forbidden", message } }, 403)));
     render(<ObjectEvents target={TARGET} now={NOW} />);
     expect((await screen.findByRole("alert")).textContent).toBe(message);
-    vi.stubGlobal("fetch", vi.fn(async () => answer(200, { events: WARNINGS })));
+    vi.stubGlobal("fetch", vi.fn(async () => jsonResponse({ events: WARNINGS })));
     fireEvent.click(screen.getByRole("button", { name: "Reload" }));
     expect(await screen.findAllByTestId("object-event")).toHaveLength(2);
   });
@@ -95,13 +85,13 @@ describe("ObjectEvents", () => {
       vi.fn((url: string) => {
         calls.push(url);
         if (url.includes("/slow/")) return new Promise<Response>((resolve) => (release = resolve));
-        return Promise.resolve(answer(200, { events: [] }));
+        return Promise.resolve(jsonResponse({ events: [] }));
       }),
     );
     const { rerender } = render(<ObjectEvents target={{ ...TARGET, name: "slow" }} now={NOW} />);
     rerender(<ObjectEvents target={TARGET} now={NOW} />);
     expect(await screen.findByText("No warning events")).toBeTruthy();
-    await act(async () => release(answer(200, { events: WARNINGS })));
+    await act(async () => release(jsonResponse({ events: WARNINGS })));
     expect(screen.queryAllByTestId("object-event")).toHaveLength(0);
   });
 

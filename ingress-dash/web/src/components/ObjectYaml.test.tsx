@@ -2,6 +2,7 @@
 // The YAML section against a stubbed fetch and clipboard.
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { stubFetch } from "../test/fetch";
 import { COPIED_FOR_MS, ObjectYaml, copyToClipboard } from "./ObjectYaml";
 
 const TARGET = { kind: "ingresses", namespace: "team-000", name: "web" } as const;
@@ -10,14 +11,7 @@ const YAML = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  anno
 let calls: string[];
 
 beforeEach(() => {
-  calls = [];
-  vi.stubGlobal(
-    "fetch",
-    vi.fn(async (url: string) => {
-      calls.push(url);
-      return new Response(YAML, { status: 200, headers: { "Content-Type": "text/yaml; charset=utf-8" } });
-    }),
-  );
+  calls = stubFetch(() => new Response(YAML, { status: 200, headers: { "Content-Type": "text/yaml; charset=utf-8" } }));
 });
 
 afterEach(() => {
