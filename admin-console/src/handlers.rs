@@ -15,9 +15,10 @@ use service_kit::identity::{AccessMode, Identity};
 
 use crate::access::guard::{AccessGuard, Call};
 use crate::audit::{Outcome, url_for_audit};
+use crate::cluster::allocation::{self, AllocationEnable};
 use crate::cluster::indices::{IndexQuery, IndexQueryParams, page_of};
+use crate::cluster::views;
 use crate::cluster::views::Node;
-use crate::cluster::views::{self, AllocationEnable};
 use crate::config::Role;
 use crate::error::Error;
 use crate::metrics::time_range::{RangeParams, TimeRange, now};
@@ -188,7 +189,7 @@ pub async fn indices(
 }
 
 pub async fn get_allocation(cluster: RequestedCluster) -> Result<HttpResponse, Error> {
-    Ok(fresh(&views::allocation(cluster.api()).await?))
+    Ok(fresh(&allocation::allocation(cluster.api()).await?))
 }
 
 #[derive(serde::Deserialize)]
@@ -203,7 +204,7 @@ pub async fn put_allocation(
     body: web::Json<AllocationBody>,
 ) -> Result<HttpResponse, Error> {
     Ok(fresh(
-        &views::set_allocation(cluster.api(), body.enable).await?,
+        &allocation::set_allocation(cluster.api(), body.enable).await?,
     ))
 }
 
@@ -279,9 +280,10 @@ pub async fn validate_metrics_server(
 mod wire_types {
     use ts_rs::TS;
 
+    use crate::cluster::allocation::{Allocation, AllocationEnable, Exclusions};
     use crate::cluster::dialect::{Dialect, Distribution};
     use crate::cluster::indices::{IndexPage, IndexRow, Order, SortKey};
-    use crate::cluster::views::{Allocation, AllocationEnable, Health, Node, Overview};
+    use crate::cluster::views::{Health, Node, Overview};
     use crate::metrics::history::History;
     use crate::metrics::validate::{ValidationRequest, ValidationResponse, ValidationStatus};
     use crate::metrics::{Measurement, Snapshot};
@@ -303,6 +305,7 @@ mod wire_types {
             Order::decl,
             IndexPage::decl,
             AllocationEnable::decl,
+            Exclusions::decl,
             Allocation::decl,
             super::AllocationBody::decl,
             Measurement::decl,

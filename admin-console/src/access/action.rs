@@ -67,7 +67,8 @@ impl RelayCall<'_> {
 ///
 /// - reading (`GET`, `HEAD`) and the read-only `POST`s (a template simulation) are viewer;
 /// - what an operator does to keep a cluster running and which loses no data is operator: the
-///   allocation lock, open/close/refresh/flush/force merge/clear cache of indices, moving a
+///   allocation lock, draining a node (and undoing it), open/close/refresh/flush/force
+///   merge/clear cache of indices, moving a
 ///   shard and retrying failed allocations, cancelling a task, verifying a snapshot repository,
 ///   taking a snapshot and rolling a data stream over;
 /// - everything else (create/delete indices and data streams, write blocks, settings, aliases,
@@ -86,6 +87,7 @@ pub(crate) fn view_needs(method: &Method, path_in_cluster: &str) -> Role {
     match (method, parts.as_slice()) {
         (&Method::POST, ["templates", "simulate"]) => Role::Viewer,
         (&Method::PUT, ["allocation"])
+        | (&Method::PUT | &Method::DELETE, ["nodes", _, "drain"])
         | (&Method::POST, ["shards", "move" | "retry"])
         | (&Method::POST, ["tasks", _, "cancel"])
         | (&Method::POST, ["repositories", _, "verify"])
@@ -369,6 +371,12 @@ mod tests {
     fn views() {
         assert_eq!(view_needs(&Method::GET, "/overview"), Role::Viewer);
         assert_eq!(view_needs(&Method::PUT, "/allocation"), Role::Operator);
+        assert_eq!(view_needs(&Method::PUT, "/nodes/n1/drain"), Role::Operator);
+        assert_eq!(
+            view_needs(&Method::DELETE, "/nodes/n1/drain"),
+            Role::Operator
+        );
+        assert_eq!(view_needs(&Method::POST, "/nodes/n1/drain"), Role::Admin);
         assert_eq!(view_needs(&Method::POST, "/allocation"), Role::Admin);
         assert_eq!(view_needs(&Method::DELETE, "/indices/x"), Role::Admin);
         for (method, path, role) in [

@@ -2,6 +2,7 @@
 //! credentials, the dialect it speaks, the views built from a few light calls, and the index
 //! list.
 
+pub mod allocation;
 pub mod client;
 pub mod dialect;
 pub mod indices;

@@ -1,9 +1,9 @@
-//! The cluster views of the web app (summary, overview, nodes, allocation lock), built from a
+//! The cluster views of the web app (summary, overview, nodes), built from a
 //! few light cluster calls made concurrently. Elasticsearch 8 and OpenSearch 2 answer these
 //! calls in the same documented shapes.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::client::ClusterApi;
 use crate::error::Error;
@@ -197,73 +197,4 @@ pub async fn nodes(cluster: &impl ClusterApi) -> Result<Vec<Node>, Error> {
         .collect();
     nodes.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(nodes)
-}
-
-/// The values of `cluster.routing.allocation.enable`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub enum AllocationEnable {
-    All,
-    Primaries,
-    NewPrimaries,
-    None,
-}
-
-impl AllocationEnable {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::All => "all",
-            Self::Primaries => "primaries",
-            Self::NewPrimaries => "new_primaries",
-            Self::None => "none",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub struct Allocation {
-    pub enable: AllocationEnable,
-    /// Whether shard allocation is restricted (`enable` is not `all`).
-    pub locked: bool,
-}
-
-impl Allocation {
-    fn new(enable: AllocationEnable) -> Self {
-        Self {
-            enable,
-            locked: enable != AllocationEnable::All,
-        }
-    }
-}
-
-const ALLOCATION_SETTING: &str = "cluster.routing.allocation.enable";
-
-/// The effective setting: transient wins over persistent, the default is `all`.
-pub async fn allocation(cluster: &impl ClusterApi) -> Result<Allocation, Error> {
-    let settings = cluster
-        .get_json("_cluster/settings?flat_settings=true")
-        .await?;
-    let value = settings["transient"][ALLOCATION_SETTING]
-        .as_str()
-        .or_else(|| settings["persistent"][ALLOCATION_SETTING].as_str())
-        .unwrap_or("all");
-    let enable = serde_json::from_value(Value::String(value.to_owned())).map_err(|_| {
-        Error::upstream(format!(
-            "The cluster reports {ALLOCATION_SETTING} = \"{value}\", which is not a known value."
-        ))
-    })?;
-    Ok(Allocation::new(enable))
-}
-
-/// Sets the persistent setting, then reads back the effective value (a transient setting
-/// would still override it, and the answer must say so).
-pub async fn set_allocation(
-    cluster: &impl ClusterApi,
-    enable: AllocationEnable,
-) -> Result<Allocation, Error> {
-    let body = json!({ "persistent": { ALLOCATION_SETTING: enable.as_str() } });
-    cluster.put_json("_cluster/settings", &body).await?;
-    allocation(cluster).await
 }

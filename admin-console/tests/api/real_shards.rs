@@ -1,8 +1,8 @@
 //! The shard views and routes against a real three-node cluster (OpenSearch 2.19, OpenSearch 3
 //! and Elasticsearch 7.10, pinned in versions.env), where copies have somewhere to go: the grid
 //! spreads primaries and replicas over the nodes, a replica that fits nowhere is explained with
-//! the cluster's own reasons, a move really moves, and excluding a node by name through the
-//! settings route drains it. One cluster per distribution is shared by the tests of this module;
+//! the cluster's own reasons, a move really moves, and draining a node through its route
+//! (its name in the allocation filter) empties it until the drain is undone. One cluster per distribution is shared by the tests of this module;
 //! they take turns (the drain changes where every copy may go) and keep to index names of their
 //! own.
 
@@ -103,16 +103,6 @@ impl Fixture {
             );
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
-    }
-
-    /// Sets (or with `null` resets) one transient cluster setting through the console.
-    async fn cluster_setting(&self, key: &str, value: Value) {
-        self.send(
-            reqwest::Method::PUT,
-            "/settings",
-            json!({"scope": "transient", "key": key, "value": value}),
-        )
-        .await;
     }
 }
 
@@ -373,7 +363,7 @@ async fn a_shard_moved_through_the_console_lands_on_the_target_node() {
 }
 
 #[tokio::test]
-async fn excluding_a_node_by_name_drains_it() {
+async fn draining_a_node_empties_it_until_the_drain_is_undone() {
     for distribution in DISTRIBUTIONS {
         let fixture = fixture(distribution).await;
         fixture.create_index("drained", 3, 0, json!({})).await;
@@ -392,9 +382,19 @@ async fn excluding_a_node_by_name_drains_it() {
             .find(|name| on(&grid, name) > 0)
             .unwrap();
         let key = "cluster.routing.allocation.exclude._name";
-        fixture.cluster_setting(key, json!(victim)).await;
+        let drain = format!("/nodes/{}/drain", node_id(&grid, victim));
+        let answer = fixture.send(reqwest::Method::PUT, &drain, json!({})).await;
+        assert_eq!(answer["excluded"]["names"], json!([victim]), "{answer}");
+        // Draining twice changes nothing; the header's read says the same.
+        fixture.send(reqwest::Method::PUT, &drain, json!({})).await;
+        let allocation = fixture.get("/allocation").await;
+        assert_eq!(
+            allocation["excluded"]["names"],
+            json!([victim]),
+            "{allocation}"
+        );
         let settings = fixture.get("/settings").await;
-        assert_eq!(settings["transient"][key], victim, "{settings}");
+        assert_eq!(settings["persistent"][key], victim, "{settings}");
         let drained = fixture
             .grid_until("every copy off the excluded node", |grid| {
                 on(grid, victim) == 0 && all_started(grid, "drained", 3)
@@ -432,9 +432,21 @@ async fn excluding_a_node_by_name_drains_it() {
             "{refusal}"
         );
 
-        fixture.cluster_setting(key, Value::Null).await;
+        let undone = fixture
+            .send(reqwest::Method::DELETE, &drain, json!({}))
+            .await;
+        assert_eq!(undone["excluded"]["names"], json!([]), "{undone}");
         let settings = fixture.get("/settings").await;
-        assert!(settings["transient"].get(key).is_none(), "{settings}");
+        assert!(settings["persistent"].get(key).is_none(), "{settings}");
+        // A node the cluster does not have is 404, and nothing is written.
+        let (status, body) = send(
+            fixture
+                .app
+                .client
+                .put(fixture.api("/nodes/no-such-node/drain")),
+        )
+        .await;
+        assert_eq!(status, 404, "{body}");
         fixture.delete_index("drained").await;
         // The next test starts from a settled cluster.
         fixture

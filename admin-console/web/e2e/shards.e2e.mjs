@@ -2,7 +2,8 @@
 // an Elasticsearch 7.10 cluster of this file's own: the harness runs no secured Elasticsearch 8
 // on several nodes). Move a shard in the grid (pick the primary, move it to the node that holds
 // no copy, see it relocating, then started on the target); an unassigned replica explained in
-// the cluster's words; a node's page from the grid and from the Nodes view.
+// the cluster's words; a node's page from the grid and from the Nodes view; draining a node from
+// its page (the header lists it, its page counts the shards left) and undoing it.
 import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
 import { clusterCall, newPage, screenshot, startStack, stopStack } from "./stack.mjs";
@@ -129,6 +130,36 @@ for (const [id, managerRole] of [
     await page.locator('[data-testid="node-link"]', { hasText: name }).click();
     await detail.locator('[data-testid="node-title"]', { hasText: name }).waitFor();
     assert.match(page.url(), /\/nodes\/[^/]+$/);
+    await page.close();
+  });
+
+  test(`${id}: drain a node from its page, see it in the header, then undo`, async () => {
+    const page = await newPage(stack);
+    await openCluster(page, id, "nodes");
+    const link = page.locator('[data-testid="node-link"]').first();
+    const name = (await link.textContent()).trim();
+    await link.click();
+    const detail = page.locator('[data-testid="node-detail"]');
+    await detail.locator('[data-testid="node-title"]', { hasText: name }).waitFor();
+    await detail.locator('[data-testid="node-drain"]').click();
+    const dialog = page.locator('[data-testid="node-drain-dialog"]');
+    assert.match(await dialog.textContent(), /cluster\.routing\.allocation\.exclude\._name/);
+    await dialog.getByRole("button", { name: "Drain", exact: true }).click();
+    await detail.locator('[data-testid="node-undo-drain"]').waitFor();
+    // Its page says what is left (crowded's copy has nowhere else to go on three nodes).
+    assert.match(await detail.locator('[data-testid="node-drain-state"]').textContent(), /^Draining: \d+ shards? still on this node$|^Drained/);
+    // The header lists it, as a link to its page; the cluster holds the filter.
+    await page.locator('[data-testid="drain-badge"]', { hasText: name }).waitFor();
+    const settings = await clusterCall(stack.clusters[id], "GET", "_cluster/settings?flat_settings=true");
+    assert.equal(settings.persistent["cluster.routing.allocation.exclude._name"], name);
+    await screenshot(page, `node-${id}-draining`);
+
+    await detail.locator('[data-testid="node-undo-drain"]').click();
+    await page.locator('[data-testid="node-drain-dialog"]').getByRole("button", { name: "Undo drain" }).click();
+    await detail.locator('[data-testid="node-drain"]').waitFor();
+    await page.locator('[data-testid="drain-badge"]').waitFor({ state: "detached" });
+    const after = await clusterCall(stack.clusters[id], "GET", "_cluster/settings?flat_settings=true");
+    assert.equal(after.persistent["cluster.routing.allocation.exclude._name"], undefined);
     await page.close();
   });
 }

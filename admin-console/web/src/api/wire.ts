@@ -39,11 +39,29 @@ export type IndexPage = { total: number, page: number, size: number, sort: SortK
 
 export type AllocationEnable = "all" | "primaries" | "new_primaries" | "none";
 
+export type Exclusions = { 
+/**
+ * `cluster.routing.allocation.exclude._name`: node names (the console's drains).
+ */
+names: Array<string>, 
+/**
+ * `cluster.routing.allocation.exclude._ip`.
+ */
+ips: Array<string>, 
+/**
+ * `cluster.routing.allocation.exclude._host`.
+ */
+hosts: Array<string>, };
+
 export type Allocation = { enable: AllocationEnable, 
 /**
  * Whether shard allocation is restricted (`enable` is not `all`).
  */
-locked: boolean, };
+locked: boolean, 
+/**
+ * The nodes being drained or kept empty by an allocation filter.
+ */
+excluded: Exclusions, };
 
 export type AllocationBody = { enable: AllocationEnable, };
 

@@ -39,6 +39,8 @@ export const ACTION_ROLES = {
   rolloverDataStream: "operator",
   deleteDataStream: "admin",
   allocationLock: "operator",
+  /** Draining a node and undoing it (the allocation filter on its name). */
+  drainNode: "operator",
   registerRepository: "admin",
   deleteRepository: "admin",
   verifyRepository: "operator",

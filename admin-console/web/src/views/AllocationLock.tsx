@@ -1,4 +1,5 @@
-// The lock button: shard allocation (`cluster.routing.allocation.enable`, persistent).
+// The lock button: shard allocation (`cluster.routing.allocation.enable`, persistent), and
+// the nodes an allocation filter drains (`cluster.routing.allocation.exclude.*`), each a link.
 import { useEffect, useRef, useState } from "react";
 import { api } from "../api/client";
 import type { Allocation, AllocationEnable } from "../api/wire";
@@ -7,6 +8,8 @@ import { ACTION_ROLES } from "../lib/access";
 import { useClusterAccess } from "../lib/whoami";
 import { onSettingsChanged } from "../lib/settingsChanged";
 import { LockIcon, UnlockIcon } from "../components/icons";
+import { Link } from "../components/Link";
+import { clusterPath } from "../lib/router";
 
 const OPTIONS: ReadonlyArray<{ value: AllocationEnable; label: string; help: string }> = [
   { value: "all", label: "All shards", help: "Unlocked: every shard can be allocated" },
@@ -74,9 +77,23 @@ export function AllocationLock({ clusterId }: { clusterId: string }) {
       : "Loading the allocation setting…";
   const title = denied ? `${state}. ${denied}` : state;
 
+  const excluded = allocation?.excluded;
+  const filters = excluded ? [...excluded.ips.map((ip) => `ip ${ip}`), ...excluded.hosts.map((host) => `host ${host}`)] : [];
   return (
     // Disabled buttons show no tooltip in every browser: the wrapper carries it too.
     <div className="lock" ref={box} title={denied ? title : undefined}>
+      {excluded && (excluded.names.length > 0 || filters.length > 0) && (
+        <span className="drain-badge" data-testid="drain-badge" title="Nodes kept empty by cluster.routing.allocation.exclude">
+          Draining:{" "}
+          {excluded.names.map((name, i) => (
+            <span key={name}>
+              {i > 0 && ", "}
+              <Link to={clusterPath(clusterId, "nodes", name)}>{name}</Link>
+            </span>
+          ))}
+          {filters.length > 0 && `${excluded.names.length ? ", " : ""}${filters.join(", ")}`}
+        </span>
+      )}
       <button
         className={`btn btn-icon lock-button ${locked ? "locked" : ""}`}
         aria-label={locked ? "Allocation locked" : "Allocation unlocked"}

@@ -9,6 +9,7 @@ import { Link } from "../components/Link";
 import { formatBytes, formatCount } from "../lib/format";
 import { clusterPath, useTitle } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
+import { NodeDrain } from "./NodeDrain";
 import { visibleFixed } from "./shardGridModel";
 import "../styles/shards.css";
 
@@ -28,6 +29,7 @@ export function NodeDetail({ clusterId, nodeId }: { clusterId: string; nodeId: s
         {data && <span className="muted small mono">{data.id}</span>}
         <span className="spacer" />
         {detail.loading && data && <span className="spinner" aria-label="Loading" />}
+        {data && <NodeDrain clusterId={clusterId} node={data} />}
       </div>
       {detail.error && <ErrorState error={detail.error} onRetry={detail.reload} />}
       {!data && !detail.error && <Loading what="the node" />}

@@ -11,6 +11,7 @@ import { WhoAmIProvider } from "../lib/whoami";
 import { SignedIn } from "../components/SignedIn";
 import { IndicesView } from "./IndicesView";
 import { AllocationLock } from "./AllocationLock";
+import { drainState } from "./NodeDrain";
 import { ConsolePanel } from "../console/ConsolePanel";
 import { HistoryStore } from "../console/history";
 import { memoryStorage } from "../lib/storage";
@@ -135,7 +136,7 @@ describe("index operations", () => {
 });
 
 describe("the allocation lock", () => {
-  const ALLOCATION: Allocation = { enable: "all", locked: false };
+  const ALLOCATION: Allocation = { enable: "all", locked: false, excluded: { names: [], ips: [], hosts: [] } };
 
   it("is disabled for a viewer with the reason, and enabled for an operator", async () => {
     fetchMock.mockImplementation(async () => json(200, ALLOCATION));
@@ -148,6 +149,25 @@ describe("the allocation lock", () => {
     const enabled = (await screen.findByTestId("allocation-lock")) as HTMLButtonElement;
     await waitFor(() => expect(enabled.disabled).toBe(false));
     expect(enabled.title).toBe("Shard allocation: all");
+    expect(screen.queryByTestId("drain-badge")).toBeNull();
+  });
+
+  it("lists the drained nodes, each a link to its page, and the other filters", async () => {
+    const drained: Allocation = { ...ALLOCATION, excluded: { names: ["node-1", "node-2"], ips: ["10.0.0.9"], hosts: [] } };
+    fetchMock.mockImplementation(async () => json(200, drained));
+    withRole(who("viewer"), <AllocationLock clusterId="prod" />);
+    const badge = await screen.findByTestId("drain-badge");
+    expect(badge.textContent).toBe("Draining: node-1, node-2, ip 10.0.0.9");
+    const links = [...badge.querySelectorAll("a")].map((a) => a.getAttribute("href"));
+    expect(links).toEqual(["/clusters/prod/nodes/node-1", "/clusters/prod/nodes/node-2"]);
+  });
+});
+
+describe("draining a node", () => {
+  it("says how many shards are left", () => {
+    expect(drainState(2)).toBe("Draining: 2 shards still on this node");
+    expect(drainState(1)).toBe("Draining: 1 shard still on this node");
+    expect(drainState(0)).toBe("Drained: no shard left on this node");
   });
 });
 
