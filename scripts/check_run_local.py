@@ -30,6 +30,7 @@ ENDPOINTS = ["http://127.0.0.1:8080/api/live", "http://127.0.0.1:9000/healthz", 
              "http://127.0.0.1:6443/api", "http://127.0.0.1:9200/", "http://127.0.0.1:9090/-/ready",
              # The search cluster seeded (its snapshot is the seed's last step).
              "http://127.0.0.1:9200/_snapshot/backups/orders-nightly",
+             "http://127.0.0.1:9200/_data_stream/events-checkout",
              "http://127.0.0.1:5556/.well-known/openid-configuration",
              # The services' internal listeners: metrics (and authproxy's check) for Prometheus and nginx.
              "http://127.0.0.1:8081/_metrics", "http://127.0.0.1:9001/_metrics", "http://127.0.0.1:3001/_metrics"]

@@ -2,8 +2,9 @@
 # Seeds `make run`'s search cluster (three OpenSearch nodes) with something to manage: indices
 # whose copies spread over the nodes (one with more replicas than nodes, so there is an unassigned
 # shard to explain), aliases (`logs` with a write index, `orders-current`), a composable template
-# with a component template, and a snapshot in the fs repository `backups` at LOCATION (a folder
-# under the nodes' path.repo). Usage: seed-search.sh URL LOCATION
+# with a component template, a data stream (`events-checkout`, rolled over once, from the
+# `events-template` index template with `data_stream`), and a snapshot in the fs repository
+# `backups` at LOCATION (a folder under the nodes' path.repo). Usage: seed-search.sh URL LOCATION
 set -euo pipefail
 url=${1:?usage: seed-search.sh URL LOCATION}
 location=${2:?usage: seed-search.sh URL LOCATION}
@@ -26,6 +27,12 @@ call PUT /_index_template/logs-template '{
   "index_patterns": ["logs-*"], "composed_of": ["logs-mappings"], "priority": 100,
   "template": {"settings": {"number_of_shards": 2, "number_of_replicas": 1}},
   "_meta": {"description": "daily application logs"}}'
+call PUT /_index_template/events-template '{
+  "index_patterns": ["events-*"], "data_stream": {}, "priority": 100,
+  "template": {"settings": {"number_of_shards": 1, "number_of_replicas": 1},
+    "mappings": {"properties": {"@timestamp": {"type": "date"}, "kind": {"type": "keyword"}}}},
+  "_meta": {"description": "checkout events, a data stream"}}'
+call PUT /_data_stream/events-checkout
 
 call PUT /logs-2026.11.23 '{}'
 call PUT /logs-2026.11.24 '{}'
@@ -56,7 +63,13 @@ for i in $(seq 1 10); do
   bulk+="{\"index\":{\"_index\":\"orders-archive\",\"_id\":\"a-$i\"}}"$'\n'
   bulk+="{\"customer\":\"c-$i\",\"total\":$((i * 3)).0}"$'\n'
 done
+for i in $(seq 1 12); do
+  bulk+="{\"create\":{\"_index\":\"events-checkout\"}}"$'\n'
+  bulk+="{\"@timestamp\":\"2026-11-24T1$((i % 10)):00:00Z\",\"kind\":\"$([ $((i % 3)) = 0 ] && echo refund || echo payment)\"}"$'\n'
+done
 curl -fsS -o /dev/null -X POST "$url/_bulk?refresh=true" -H 'Content-Type: application/x-ndjson' --data-binary "$bulk"
+# The second generation: the documents above stay in the first backing index.
+call POST /events-checkout/_rollover
 
 call PUT /_snapshot/backups "{\"type\": \"fs\", \"settings\": {\"location\": \"$location\"}}"
 call PUT "/_snapshot/backups/orders-nightly?wait_for_completion=true" \
