@@ -73,6 +73,10 @@ describe("DataStreamsView", () => {
     expect(button("data-stream-new").disabled).toBe(disabled.create);
     expect(button("data-stream-rollover").disabled).toBe(disabled.rollover);
     expect(button("data-stream-delete").disabled).toBe(disabled.remove);
-    if (disabled.remove) expect(button("data-stream-delete").dataset.denied).toBe(`Needs the admin role; you have ${role}.`);
+    if (disabled.remove) {
+      expect(button("data-stream-delete").dataset.denied).toBe(`Needs the admin role; you have ${role}.`);
+      // The hover text sits on the wrapper: a disabled button gets no pointer events.
+      expect(button("data-stream-delete").parentElement?.title).toBe(`Needs the admin role; you have ${role}.`);
+    }
   });
 });

@@ -13,6 +13,7 @@ import { useClusterAccess } from "../lib/whoami";
 import { formatBytes, formatLocalTime } from "../lib/format";
 import { EmptyState, ErrorState, HealthBadge, Loading } from "../components/common";
 import { ConfirmDialog } from "../components/ConfirmDialog";
+import { GuardedButton } from "../components/GuardedButton";
 import { Link } from "../components/Link";
 import { dataStreamNameProblem, filterDataStreams, rolloverSummary, writeIndex } from "../manage/dataStreams";
 import "../styles/cluster-ops.css";
@@ -52,20 +53,17 @@ export function DataStreamsView({ clusterId }: { clusterId: string }) {
         />
         <span className="spacer" />
         <span className="muted">{list.data ? `${rows.length} of ${all.length}` : ""}</span>
-        <span title={createDenied ?? undefined}>
-          <button
-            className="btn btn-primary btn-small"
-            disabled={createDenied !== null}
-            data-denied={createDenied ?? undefined}
-            onClick={() => {
-              setNewName("");
-              setPending({ action: "create" });
-            }}
-            data-testid="data-stream-new"
-          >
-            New data stream
-          </button>
-        </span>
+        <GuardedButton
+          className="btn btn-primary btn-small"
+          denied={createDenied}
+          onClick={() => {
+            setNewName("");
+            setPending({ action: "create" });
+          }}
+          testId="data-stream-new"
+        >
+          New data stream
+        </GuardedButton>
       </div>
       {notice && (
         <div className="banner banner-ok" role="status" data-testid="data-streams-notice" onClick={() => setNotice(null)}>
@@ -129,28 +127,12 @@ export function DataStreamsView({ clusterId }: { clusterId: string }) {
                   <td className="num">{row.storeSizeBytes === null ? "" : formatBytes(row.storeSizeBytes)}</td>
                   <td>{row.maximumTimestamp === null ? "" : formatLocalTime(row.maximumTimestamp)}</td>
                   <td className="row-actions">
-                    <span title={rolloverDenied ?? undefined}>
-                      <button
-                        className="btn btn-small"
-                        disabled={rolloverDenied !== null}
-                        data-denied={rolloverDenied ?? undefined}
-                        onClick={() => setPending({ action: "rollover", row })}
-                        data-testid="data-stream-rollover"
-                      >
-                        Roll over
-                      </button>
-                    </span>{" "}
-                    <span title={deleteDenied ?? undefined}>
-                      <button
-                        className="btn btn-small btn-danger"
-                        disabled={deleteDenied !== null}
-                        data-denied={deleteDenied ?? undefined}
-                        onClick={() => setPending({ action: "delete", row })}
-                        data-testid="data-stream-delete"
-                      >
-                        Delete
-                      </button>
-                    </span>
+                    <GuardedButton className="btn btn-small" denied={rolloverDenied} onClick={() => setPending({ action: "rollover", row })} testId="data-stream-rollover">
+                      Roll over
+                    </GuardedButton>{" "}
+                    <GuardedButton className="btn btn-small btn-danger" denied={deleteDenied} onClick={() => setPending({ action: "delete", row })} testId="data-stream-delete">
+                      Delete
+                    </GuardedButton>
                   </td>
                 </tr>
               ))}
