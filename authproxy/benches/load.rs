@@ -16,7 +16,7 @@
 //! CPU per request.
 
 use std::net::TcpListener;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use actix_web::{App, HttpResponse, HttpServer, web};
@@ -26,8 +26,8 @@ use base64::engine::general_purpose::STANDARD;
 use service_kit::client_tls::{ClientTls, ClientTlsSettings};
 use service_kit::config::ConfigLoader;
 use service_kit::relay_client::{RelayClient, collect_body, empty_body};
+use test_support::free_port;
 use test_support::nginx::{self, Workers};
-use test_support::{ChildGuard, TempDir, free_port, wait_until};
 
 const PASSWORD: &str = "bench-password";
 /// What the upstream answers: the size of a typical `_cluster/health` body.
@@ -311,15 +311,12 @@ async fn start_authproxy(mode: &str, upstream_port: u16) -> u16 {
 
 struct Nginx {
     port: u16,
-    guard: ChildGuard,
-    _dir: TempDir,
+    _nginx: nginx::Nginx,
 }
 
 impl Nginx {
     fn start(upstream_port: u16) -> Self {
-        let dir = TempDir::new("bench-nginx");
         let port = free_port();
-        let prefix = dir.path().display().to_string();
         let servers = format!(
             "upstream search {{ server 127.0.0.1:{upstream_port}; keepalive 64; }}\n\
              server {{\n\
@@ -332,33 +329,11 @@ impl Nginx {
                }}\n\
              }}\n"
         );
-        let config = nginx::config(dir.path(), Workers::PerCore, &servers);
-        let path = dir.path().join("nginx.conf");
-        std::fs::write(&path, config).unwrap();
-        let mut guard = ChildGuard::spawn(
-            "nginx",
-            Command::new("nginx")
-                .args(["-p", &prefix, "-c", &path.display().to_string()])
-                .args(["-g", "daemon off;"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null()),
-        );
-        wait_until("nginx", Duration::from_secs(10), || {
-            guard.assert_running();
-            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-        });
+        let nginx = nginx::Nginx::start_with("bench-nginx", Workers::PerCore, &servers, &[port]);
         Self {
             port,
-            guard,
-            _dir: dir,
+            _nginx: nginx,
         }
-    }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        // Its workers go with the master only on SIGTERM.
-        let _ = self.guard.terminate(Duration::from_secs(5));
     }
 }
 

@@ -1,7 +1,7 @@
 //! One nginx process for the test fronts (TLS termination, the forward-auth front door): the
 //! scratch directory with its pid file, error log and temp paths, the start, the wait for its
-//! ports and the stop. Each front writes only its own `http { ... }` servers. The configuration
-//! around them ([`config`]) is public: authproxy's benches start their own nginx with it.
+//! ports and the stop. Each front writes only its own `http { ... }` servers. Public: authproxy's
+//! benches start their nginx with it too ([`Nginx::start_with`], a worker per core).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -47,7 +47,7 @@ pub fn config(dir: &Path, workers: Workers, servers: &str) -> String {
     )
 }
 
-pub(crate) struct Nginx {
+pub struct Nginx {
     guard: ChildGuard,
     dir: TempDir,
 }
@@ -56,9 +56,14 @@ impl Nginx {
     /// Starts nginx in a new scratch directory named after `name`, with `servers` (the inside
     /// of its `http` block) after the common settings ([`config`], one worker), and waits until
     /// every one of `ports` accepts connections.
-    pub(crate) fn start(name: &str, servers: &str, ports: &[u16]) -> Self {
+    pub fn start(name: &str, servers: &str, ports: &[u16]) -> Self {
+        Self::start_with(name, Workers::One, servers, ports)
+    }
+
+    /// [`Nginx::start`] with `workers`.
+    pub fn start_with(name: &str, workers: Workers, servers: &str, ports: &[u16]) -> Self {
         let dir = TempDir::new(name);
-        let config = config(dir.path(), Workers::One, servers);
+        let config = config(dir.path(), workers, servers);
         let config_path = dir.path().join("nginx.conf");
         std::fs::write(&config_path, config).expect("writing nginx.conf");
         let mut guard = ChildGuard::spawn(
@@ -81,7 +86,7 @@ impl Nginx {
     }
 
     /// nginx's error log (why a handshake failed, "auth request unexpected status", ...).
-    pub(crate) fn error_log(&self) -> String {
+    pub fn error_log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("error.log")).unwrap_or_default()
     }
 }

@@ -1,14 +1,10 @@
 //! The one nginx in front of both proxies.
 
-use std::process::{Command, Stdio};
-use std::time::Duration;
-
+use test_support::free_port;
 use test_support::nginx::{self, Workers};
-use test_support::{ChildGuard, TempDir, free_port, wait_until};
 
 pub struct Nginx {
-    guard: ChildGuard,
-    _dir: TempDir,
+    _nginx: nginx::Nginx,
 }
 
 impl Nginx {
@@ -17,8 +13,6 @@ impl Nginx {
     /// `auth_request` location; behind both the same application (nginx answering 200).
     /// Keep-alive to every upstream, alike for both.
     pub fn start(front_ap: u16, ap_check: u16, front_o2: u16, o2_port: u16) -> Self {
-        let dir = TempDir::new("bench-peers-nginx");
-        let prefix = dir.path().display().to_string();
         let app_port = free_port();
         let guarded = |check: &str| {
             format!(
@@ -77,30 +71,12 @@ impl Nginx {
             ap = guarded("/_authproxy"),
             o2 = guarded("/oauth2/auth"),
         );
-        let config = nginx::config(dir.path(), Workers::PerCore, &servers);
-        let path = dir.path().join("nginx.conf");
-        std::fs::write(&path, config).unwrap();
-        let mut guard = ChildGuard::spawn(
-            "nginx",
-            Command::new("nginx")
-                .args(["-p", &prefix, "-c", &path.display().to_string()])
-                .args(["-g", "daemon off;"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null()),
+        let nginx = nginx::Nginx::start_with(
+            "bench-peers-nginx",
+            Workers::PerCore,
+            &servers,
+            &[front_ap, front_o2, app_port],
         );
-        wait_until("nginx", Duration::from_secs(10), || {
-            guard.assert_running();
-            [front_ap, front_o2, app_port]
-                .iter()
-                .all(|port| std::net::TcpStream::connect(("127.0.0.1", *port)).is_ok())
-        });
-        Self { guard, _dir: dir }
-    }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        // Its workers go with the master only on SIGTERM.
-        let _ = self.guard.terminate(Duration::from_secs(5));
+        Self { _nginx: nginx }
     }
 }
