@@ -16,13 +16,19 @@
 // test's Dex stand-in (docker/test/dex) runs this file that way. Without them the provider
 // listens on a free loopback port and is its own issuer.
 //
+// Client credentials (API clients): a client with `grant_types: ["client_credentials"]` (and
+// `response_types: [], redirect_uris: []`) gets a JWT access token (RS256, typ at+jwt, 10 min) for
+// one of the optional `resource_servers` (a list of audiences, e.g. "urn:authproxy:search"): the
+// one named by the token request's `resource` parameter, else the first.
+//
 // Signing key: an RSA key made at start (kid `test-rsa`), published at /jwks. The provider also
 // advertises HS256 for ID tokens, as Keycloak does, so relying parties are tested against a
 // provider that lists a symmetric algorithm.
 //
-// Test-only hook for forged ID tokens: `POST /__test/forge-next-id-token` with
-// `{"kind": "<kind>"}` makes the NEXT token response carry, in place of the genuine ID token, a
-// forgery built from it (same claims, nonce included, unless the kind changes them):
+// Test-only hook for forged tokens: `POST /__test/forge-next-id-token` with
+// `{"kind": "<kind>"}` makes the NEXT token response carry, in place of the genuine ID token (or,
+// in a response without one, the JWT access token), a forgery built from it (same claims, nonce
+// included, unless the kind changes them):
 //   resign             the genuine claims, signed again with the provider's key (a control)
 //   wrong_aud          `aud` is another audience             (signed with the provider's key)
 //   wrong_iss          `iss` is another issuer               (signed with the provider's key)
@@ -34,12 +40,16 @@
 //   hs256_public_key   HS256 with the provider's public key (PEM) as the HMAC secret
 //   hs256_client_secret HS256 with the client's own secret (valid per OIDC Core, refused by policy)
 //   foreign_key        RS256 by a key the provider never published, under the provider's kid
+//   unknown_kid        RS256 by a key the provider never published, under a kid it never used
+//   tampered           the genuine header and signature over claims with another `sub`
+//   not_yet_valid      `nbf` an hour ahead                   (signed with the provider's key)
 import crypto from 'node:crypto';
 import http from 'node:http';
-import Provider from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 
 const config = JSON.parse(process.env.OIDC_TEST_CONFIG || '{}');
 const users = config.users || {};
+const resourceServers = config.resource_servers || [];
 const clients = (config.clients || []).map((client) => ({
   grant_types: ['authorization_code'],
   response_types: ['code'],
@@ -86,6 +96,12 @@ function forge(genuine, kind, clientId) {
     case 'hs256_client_secret':
       return jws({ alg: 'HS256', typ: 'JWT' }, claims, hs256(client?.client_secret ?? ''));
     case 'foreign_key': return jws(rsHeader, claims, rs256(foreignKey.privateKey));
+    case 'unknown_kid': return jws({ ...rsHeader, kid: 'never-published' }, claims, rs256(foreignKey.privateKey));
+    case 'tampered': {
+      const [header, , signature] = genuine.split('.');
+      return `${header}.${b64url(JSON.stringify({ ...claims, sub: 'admin' }))}.${signature}`;
+    }
+    case 'not_yet_valid': return signed({ ...claims, nbf: now + 3600 });
     default: throw new Error(`unknown forgery ${kind}`);
   }
 }
@@ -119,6 +135,25 @@ server.listen(Number(listenPort), listenHost, () => {
     features: {
       devInteractions: { enabled: false },
       rpInitiatedLogout: { enabled: true },
+      clientCredentials: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        async defaultResource(ctx, client, oneOf) {
+          if (oneOf) return oneOf;
+          return ctx.oidc.params?.grant_type === 'client_credentials' ? resourceServers[0] : undefined;
+        },
+        async useGrantedResource() { return false; },
+        async getResourceServerInfo(ctx, indicator) {
+          if (!resourceServers.includes(indicator)) throw new errors.InvalidTarget();
+          return {
+            scope: 'search',
+            audience: indicator,
+            accessTokenTTL: 600,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
     },
     interactions: { url: (ctx, interaction) => `${prefix}/interaction/${interaction.uid}` },
     async findAccount(ctx, accountId) {
@@ -142,10 +177,16 @@ server.listen(Number(listenPort), listenHost, () => {
   provider.proxy = false;
   provider.use(async (ctx, next) => {
     await next();
-    if (nextForgery && ctx.path === '/token' && ctx.status === 200 && ctx.body?.id_token) {
+    if (nextForgery && ctx.path === '/token' && ctx.status === 200) {
       const kind = nextForgery;
-      nextForgery = null;
-      ctx.body = { ...ctx.body, id_token: forge(ctx.body.id_token, kind, ctx.oidc?.client?.clientId) };
+      const clientId = ctx.oidc?.client?.clientId;
+      if (ctx.body?.id_token) {
+        nextForgery = null;
+        ctx.body = { ...ctx.body, id_token: forge(ctx.body.id_token, kind, clientId) };
+      } else if (ctx.body?.access_token?.split('.').length === 3) {
+        nextForgery = null;
+        ctx.body = { ...ctx.body, access_token: forge(ctx.body.access_token, kind, clientId) };
+      }
     }
   });
 

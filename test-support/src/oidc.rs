@@ -95,11 +95,47 @@ impl OidcProvider {
         self.guard.pid()
     }
 
-    /// Makes the provider's next token response carry a forged ID token in place of the genuine
-    /// one (built from it, nonce included). `kind` is one of those `test-support/oidc/server.js`
-    /// lists: `resign` (a control, validly signed), `wrong_aud`, `wrong_iss`, `expired`,
-    /// `other_client`, `other_azp`, `extra_audience`, `alg_none`, `hs256_public_key`,
-    /// `hs256_client_secret`, `foreign_key`.
+    /// A client-credentials access token (a JWT, RS256, `typ: at+jwt`) for `client_id` (a client
+    /// with `grant_types: ["client_credentials"]`), for the resource server `resource` (one of the
+    /// config's `resource_servers`; `None`: the first).
+    pub async fn client_credentials_token(
+        &self,
+        client_id: &str,
+        client_secret: &str,
+        resource: Option<&str>,
+    ) -> String {
+        let mut form = "grant_type=client_credentials".to_owned();
+        if let Some(resource) = resource {
+            form.push_str("&resource=");
+            for byte in resource.bytes() {
+                if byte.is_ascii_alphanumeric() {
+                    form.push(char::from(byte));
+                } else {
+                    form.push_str(&format!("%{byte:02X}"));
+                }
+            }
+        }
+        let response = crate::http_client()
+            .post(format!("{}/token", self.issuer))
+            .basic_auth(client_id, Some(client_secret))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(form)
+            .send()
+            .await
+            .expect("the provider answers");
+        let body: serde_json::Value = response.json().await.expect("a JSON token response");
+        body["access_token"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no access token: {body}"))
+            .to_owned()
+    }
+
+    /// Makes the provider's next token response carry a forged ID token (or, in a response
+    /// without one, a forged JWT access token) in place of the genuine one (built from it, nonce
+    /// included). `kind` is one of those `test-support/oidc/server.js` lists: `resign` (a
+    /// control, validly signed), `wrong_aud`, `wrong_iss`, `expired`, `other_client`,
+    /// `other_azp`, `extra_audience`, `alg_none`, `hs256_public_key`, `hs256_client_secret`,
+    /// `foreign_key`, `unknown_kid`, `tampered`, `not_yet_valid`.
     pub async fn forge_next_id_token(&self, kind: &str) {
         let response = crate::http_client()
             .post(format!("{}/__test/forge-next-id-token", self.issuer))
