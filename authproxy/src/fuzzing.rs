@@ -41,6 +41,11 @@ pub fn basic(data: &[u8]) {
             );
             round_trip(&credentials.username, password);
         }
+        AuthorizationHeader::Bearer(token) => {
+            let scheme = data.trim_ascii().get(..6).expect("a scheme");
+            assert!(scheme.eq_ignore_ascii_case(b"bearer"), "{data:?}");
+            assert_eq!(token, token.trim(), "the token is passed on trimmed");
+        }
         AuthorizationHeader::OtherScheme => {
             let text = std::str::from_utf8(data)
                 .expect("other schemes are UTF-8")

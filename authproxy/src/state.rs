@@ -8,6 +8,7 @@ use service_kit::client_tls::ClientTls;
 use service_kit::relay_client::RelayClient;
 
 use crate::authn::basic::BasicAuthenticator;
+use crate::authn::bearer::BearerTokens;
 use crate::authn::cookies::CookieSigner;
 use crate::authn::oidc::OidcProvider;
 use crate::authn::oidc::sign_in::SignInFlow;
@@ -57,12 +58,14 @@ pub struct AppState {
 }
 
 /// What OIDC brings, all or nothing: the provider's issuer (for its health check), the sign-in
-/// flow and the browser sessions it creates.
+/// flow and the browser sessions it creates, and API clients' bearer tokens when
+/// `oidc.bearer.enabled`.
 pub struct Oidc {
     /// `oidc.issuer_url` without a trailing `/`.
     pub(crate) issuer: String,
     pub sign_in: SignInFlow,
     pub(crate) sessions: Sessions,
+    pub(crate) bearer: Option<BearerTokens>,
 }
 
 /// The outbound client settings every reqwest client of this service shares.
@@ -128,6 +131,11 @@ impl AppState {
                 issuer: settings.oidc.issuer_url.trim_end_matches('/').to_owned(),
                 sign_in,
                 sessions,
+                bearer: settings
+                    .oidc
+                    .bearer
+                    .enabled
+                    .then(|| BearerTokens::new(&settings.oidc)),
             })
         } else {
             None

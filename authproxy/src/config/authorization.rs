@@ -55,7 +55,7 @@ pub(crate) struct UserEntry<'a> {
 impl<'a> UserEntry<'a> {
     pub(crate) fn parse(entry: &'a str) -> Self {
         let entry = entry.trim();
-        for source in [AuthMethod::Basic, AuthMethod::Oidc] {
+        for source in [AuthMethod::Basic, AuthMethod::Oidc, AuthMethod::Bearer] {
             if let Some(name) = entry
                 .strip_prefix(source.as_str())
                 .and_then(|rest| rest.strip_prefix(':'))
@@ -82,6 +82,9 @@ impl Settings {
         }
         if self.oidc.enabled {
             sources.push(AuthMethod::Oidc);
+        }
+        if self.oidc.enabled && self.oidc.bearer.enabled {
+            sources.push(AuthMethod::Bearer);
         }
         sources
     }
@@ -144,16 +147,16 @@ fn validate_lists(
         if entry.name.is_empty() || user.chars().any(char::is_control) {
             problems.push(
                 key,
-                "must be basic:<name> or oidc:<name> (a user name or an email address; not \
-                 empty, no control characters)",
+                "must be basic:<name>, oidc:<name> or bearer:<name> (a user name or an email \
+                 address; not empty, no control characters)",
             );
         } else if entry.source.is_none() && sources.len() > 1 {
             problems.push(
                 key,
                 format!(
-                    "names no source, and both local Basic users and OIDC are configured: \
-                     write basic:{name} or oidc:{name} (a bare name would let an \
-                     identity-provider user in under a local user's entry, or the reverse)",
+                    "names no source, and several are configured (local Basic users, OIDC, \
+                     bearer tokens): write basic:{name}, oidc:{name} or bearer:{name} (a bare \
+                     name would let an identity of one source in under another's entry)",
                     name = entry.name
                 ),
             );

@@ -2,6 +2,7 @@
 //! specification leaves open), its defaults, the section 8 environment variables and validation.
 
 pub(crate) mod authorization;
+pub(crate) mod bearer;
 pub(crate) mod glob;
 pub(crate) mod path_pattern;
 pub(crate) mod request_rules;

@@ -75,6 +75,8 @@ pub struct OidcSettings {
     /// Where the provider sends the browser after logout (must be registered there); empty:
     /// the root of the `redirect_url` host.
     pub post_logout_redirect_url: String,
+    /// API clients with JWT access tokens from this provider (off by default).
+    pub bearer: super::bearer::BearerSettings,
 }
 
 impl Default for OidcSettings {
@@ -93,6 +95,7 @@ impl Default for OidcSettings {
             username_claim: "preferred_username".to_owned(),
             groups_claim: "groups".to_owned(),
             post_logout_redirect_url: String::new(),
+            bearer: super::bearer::BearerSettings::default(),
         }
     }
 }

@@ -22,6 +22,7 @@ const MAX_HEALTH_CACHE_TTL: Duration = Duration::from_secs(300);
 pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
     validate_server(settings, problems);
     validate_oidc(settings, problems);
+    super::bearer::validate(settings, problems);
     validate_session(settings, problems);
     validate_cache(settings, problems);
     validate_user_management(settings, problems);

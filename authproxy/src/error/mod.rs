@@ -134,6 +134,10 @@ pub enum Error {
     Search(#[source] ClusterError),
     #[error("The request body could not be read: {0}.")]
     InvalidBody(#[source] BodyError),
+    /// An `Authorization: Bearer` token that did not verify (the reason): 401 with an RFC 6750
+    /// `invalid_token` challenge, never a redirect.
+    #[error("The bearer token was refused: {0}.")]
+    InvalidToken(&'static str),
     /// An OIDC callback that does not complete a sign-in this browser started.
     #[error("Sign-in failed ({0}); start again from the application.")]
     SignInFailed(&'static str),
@@ -160,6 +164,9 @@ pub enum Error {
 /// The Basic challenge every 401 carries.
 pub const BASIC_CHALLENGE: &str = "Basic realm=\"authproxy\", charset=\"UTF-8\"";
 
+/// The challenge of a refused bearer token (RFC 6750 §3.1); the reason is in the body.
+pub const BEARER_INVALID_TOKEN: &str = "Bearer realm=\"authproxy\", error=\"invalid_token\"";
+
 impl ResponseError for Error {
     fn status_code(&self) -> StatusCode {
         match self {
@@ -181,7 +188,7 @@ impl ResponseError for Error {
                 | ClusterError::AdminRejected => StatusCode::BAD_GATEWAY,
             },
             Self::InvalidBody(_) => StatusCode::BAD_REQUEST,
-            Self::SignInFailed(_) => StatusCode::UNAUTHORIZED,
+            Self::SignInFailed(_) | Self::InvalidToken(_) => StatusCode::UNAUTHORIZED,
             Self::ProviderUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::UntrustedCaller | Self::Forbidden { .. } => StatusCode::FORBIDDEN,
             Self::SignInByProxy => StatusCode::UNAUTHORIZED,
@@ -210,6 +217,12 @@ impl ResponseError for Error {
                 headers.insert(
                     header::WWW_AUTHENTICATE,
                     header::HeaderValue::from_static(BASIC_CHALLENGE),
+                );
+            }
+            Self::InvalidToken(_) => {
+                headers.insert(
+                    header::WWW_AUTHENTICATE,
+                    header::HeaderValue::from_static(BEARER_INVALID_TOKEN),
                 );
             }
             Self::SignInRequired { location } => {
@@ -244,6 +257,7 @@ impl ApiError for Error {
             },
             Self::InvalidBody(_) => "invalid_body",
             Self::SignInFailed(_) => "sign_in_failed",
+            Self::InvalidToken(_) => "invalid_token",
             Self::ProviderUnavailable(_) => "oidc_provider_unavailable",
             Self::UntrustedCaller => "untrusted_caller",
             Self::Forbidden { .. } => "forbidden",

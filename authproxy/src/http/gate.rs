@@ -1,7 +1,8 @@
-//! Authenticating one request, whatever the mode: Basic credentials, else the OIDC session
-//! cookie, the counters and log records of every attempt, and the answer to a request without
-//! credentials (302 toward sign-in for browsers and the root, or the 401 nginx turns into that
-//! redirect; 401 with a Basic challenge otherwise); then the `authorization` rules (403).
+//! Authenticating one request, whatever the mode: Basic credentials or a Bearer token, else the
+//! OIDC session cookie, the counters and log records of every attempt, and the answer to a
+//! request without credentials (302 toward sign-in for browsers and the root, or the 401 nginx
+//! turns into that redirect; 401 with a Basic challenge otherwise, and always for API clients:
+//! a Bearer token or `Accept: application/json`); then the `authorization` rules (403).
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -130,21 +131,19 @@ pub async fn authenticate(
         return Ok(succeeded(identity, true, source_ip));
     }
     let (credentials, basic) = match (parse_authorization(value.as_bytes()), &state.basic) {
+        (AuthorizationHeader::Bearer(token), _) => {
+            return bearer_identity(state, &token, source_ip).await;
+        }
         (AuthorizationHeader::Basic(credentials), Some(basic)) => (credentials, basic),
         (parsed, _) => {
             let reason = match parsed {
                 AuthorizationHeader::Basic(_) => "basic credentials are disabled",
-                AuthorizationHeader::OtherScheme => "unsupported authorization scheme",
+                AuthorizationHeader::Bearer(_) | AuthorizationHeader::OtherScheme => {
+                    "unsupported authorization scheme"
+                }
                 AuthorizationHeader::Malformed => "malformed basic credentials",
             };
-            metrics::increment(metrics::AUTH_FAILURES);
-            tracing::warn!(
-                username = "-",
-                method = %AuthMethod::Basic,
-                source_ip = %source_ip,
-                reason = %reason,
-                "authentication failed"
-            );
+            failed(AuthMethod::Basic, "-", source_ip, reason);
             return Err(Error::Unauthenticated);
         }
     };
@@ -157,7 +156,6 @@ pub async fn authenticate(
             from_cache,
         }) => Ok(succeeded(identity, from_cache, source_ip)),
         Err(rejection) => {
-            metrics::increment(metrics::AUTH_FAILURES);
             let (reason, error) = match rejection {
                 BasicRejection::Invalid => ("invalid credentials", Error::Unauthenticated),
                 BasicRejection::Limited(retry_after_secs) => (
@@ -165,13 +163,36 @@ pub async fn authenticate(
                     Error::TooManyFailures { retry_after_secs },
                 ),
             };
-            tracing::warn!(
-                username = %credentials.username,
-                method = %AuthMethod::Basic,
-                source_ip = %source_ip,
-                reason = %reason,
-                "authentication failed"
-            );
+            failed(AuthMethod::Basic, &credentials.username, source_ip, reason);
+            Err(error)
+        }
+    }
+}
+
+/// A Bearer token (`oidc.bearer`): verified with the provider's keys, or refused with 401
+/// `invalid_token` and the reason logged. Without `oidc.bearer` the scheme is not accepted.
+async fn bearer_identity(
+    state: &AppState,
+    token: &str,
+    source_ip: SourceIp,
+) -> Result<Arc<Identity>, Error> {
+    let enabled = state
+        .oidc
+        .as_ref()
+        .and_then(|oidc| Some((oidc.bearer.as_ref()?, &oidc.sign_in.provider)));
+    let outcome = match enabled {
+        Some((bearer, provider)) => bearer.verify(provider, token).await,
+        None => Err(Error::Unauthenticated),
+    };
+    match outcome {
+        Ok(verified) => Ok(succeeded(verified.identity, verified.from_cache, source_ip)),
+        Err(error) => {
+            let reason = match &error {
+                Error::InvalidToken(reason) => reason,
+                Error::Unauthenticated => "bearer tokens are not enabled (oidc.bearer)",
+                _ => "the identity provider's keys could not be fetched",
+            };
+            failed(AuthMethod::Bearer, "-", source_ip, reason);
             Err(error)
         }
     }
@@ -282,16 +303,51 @@ fn truncated(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-/// The client accepts HTML (a browser navigating).
+/// The client accepts HTML (a browser navigating) and is not an API client.
 pub fn wants_html(request: &HttpRequest) -> bool {
-    request
-        .headers()
-        .get(header::ACCEPT)
-        .and_then(|accept| accept.to_str().ok())
-        .is_some_and(|accept| accept.contains("text/html"))
+    !is_api_client(request) && accepts(request, "text/html")
 }
 
-/// Counts and logs a successful Basic authentication.
+/// An API client, which gets the JSON error body and never a redirect: it sent a Bearer token
+/// or asks for `application/json`.
+pub fn is_api_client(request: &HttpRequest) -> bool {
+    let bearer = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.as_bytes().trim_ascii_start().get(..7))
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case(b"bearer "));
+    bearer || accepts(request, "application/json")
+}
+
+/// The `Accept` header names `media_type` (any parameters, any case).
+fn accepts(request: &HttpRequest, media_type: &str) -> bool {
+    request
+        .headers()
+        .get_all(header::ACCEPT)
+        .filter_map(|accept| accept.to_str().ok())
+        .flat_map(|accept| accept.split(','))
+        .any(|range| {
+            range
+                .split(';')
+                .next()
+                .is_some_and(|name| name.trim().eq_ignore_ascii_case(media_type))
+        })
+}
+
+/// Counts and logs a failed authentication (never a credential: `username` is what the caller
+/// claimed, or `-`).
+fn failed(method: AuthMethod, username: &str, source_ip: SourceIp, reason: &str) {
+    metrics::increment(metrics::AUTH_FAILURES);
+    tracing::warn!(
+        username = %username,
+        method = %method,
+        source_ip = %source_ip,
+        reason = %reason,
+        "authentication failed"
+    );
+}
+
+/// Counts and logs a successful Basic or Bearer authentication.
 fn succeeded(identity: Arc<Identity>, from_cache: bool, source_ip: SourceIp) -> Arc<Identity> {
     metrics::increment(metrics::AUTH_SUCCESSES);
     // A sign-in (bcrypt ran) is an event worth a line; the same credentials again within
@@ -299,14 +355,14 @@ fn succeeded(identity: Arc<Identity>, from_cache: bool, source_ip: SourceIp) -> 
     if from_cache {
         tracing::debug!(
             username = %identity.username,
-            method = %AuthMethod::Basic,
+            method = %identity.method,
             source_ip = %source_ip,
             "authentication succeeded"
         );
     } else {
         tracing::info!(
             username = %identity.username,
-            method = %AuthMethod::Basic,
+            method = %identity.method,
             source_ip = %source_ip,
             "authentication succeeded"
         );
@@ -332,13 +388,11 @@ async fn session_identity(
         SessionLookup::Ended => Err(challenge(state, request, context)),
         SessionLookup::BadSignature => {
             metrics::increment(metrics::AUTH_ATTEMPTS);
-            metrics::increment(metrics::AUTH_FAILURES);
-            tracing::warn!(
-                username = "-",
-                method = %AuthMethod::Oidc,
-                source_ip = %context.source(),
-                reason = "the session cookie's signature does not verify",
-                "authentication failed"
+            failed(
+                AuthMethod::Oidc,
+                "-",
+                context.source(),
+                "the session cookie's signature does not verify",
             );
             Err(challenge(state, request, context))
         }
@@ -357,7 +411,7 @@ fn challenge(state: &AppState, request: &HttpRequest, context: &RequestContext) 
         .and_then(|original| original.uri.clone())
         .unwrap_or_else(|| request.uri().to_string());
     let path = crate::request::forwarded::path_of(&uri);
-    if path != "/" && !wants_html(request) {
+    if is_api_client(request) || (path != "/" && !wants_html(request)) {
         return Error::Unauthenticated;
     }
     // nginx cannot pass a redirect from its auth_request on: 401 without a Basic challenge,

@@ -11,6 +11,8 @@ use serde_json::{Map, Value};
 pub enum AuthMethod {
     Basic,
     Oidc,
+    /// An API client's JWT access token from the OIDC provider (`oidc.bearer`).
+    Bearer,
 }
 
 impl AuthMethod {
@@ -18,6 +20,7 @@ impl AuthMethod {
         match self {
             Self::Basic => "basic",
             Self::Oidc => "oidc",
+            Self::Bearer => "bearer",
         }
     }
 }
@@ -72,8 +75,8 @@ pub fn email_unverified(claims: &Map<String, Value>) -> bool {
     }
 }
 
-/// The search-cluster user managed for one identity. Local Basic users and OIDC users are
-/// separate name spaces: the source is part of the credential cache key and is recorded on the
+/// The search-cluster user managed for one identity. Local Basic users, OIDC users and bearer
+/// token clients are separate name spaces: the source is part of the credential cache key and is recorded on the
 /// cluster user (`managed_source`), so an identity-provider user named like a local user never
 /// receives the local user's cached credential or cluster user (the cluster user belongs to the
 /// source that created it; the other gets 409 `search_user_conflict`). Built only from an

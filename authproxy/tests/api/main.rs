@@ -3,6 +3,7 @@
 mod app;
 mod attacks;
 mod authorization;
+mod bearer_tokens;
 mod explain;
 mod faults;
 mod forward_auth;

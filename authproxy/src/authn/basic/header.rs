@@ -1,4 +1,5 @@
-//! Parsing `Authorization: Basic <base64(user:password)>` (RFC 7617) without ever panicking.
+//! Parsing `Authorization: Basic <base64(user:password)>` (RFC 7617) without ever panicking,
+//! and telling a `Bearer` token (RFC 6750) apart.
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -22,7 +23,9 @@ impl std::fmt::Debug for BasicCredentials {
 #[derive(Debug)]
 pub enum AuthorizationHeader {
     Basic(BasicCredentials),
-    /// Another scheme (e.g. `Bearer`), which this proxy does not accept.
+    /// `Bearer <token>`: the token as sent (verified by `authn::bearer`, which bounds its size).
+    Bearer(String),
+    /// Another scheme, which this proxy does not accept.
     OtherScheme,
     /// `Basic` with a value that is not base64 of UTF-8 `user:password`.
     Malformed,
@@ -33,6 +36,16 @@ pub enum AuthorizationHeader {
 const MAX_HEADER_LEN: usize = 4096;
 
 pub fn parse_authorization(value: &[u8]) -> AuthorizationHeader {
+    let trimmed = value.trim_ascii();
+    let scheme = trimmed.split(|b| *b == b' ').next().unwrap_or_default();
+    if scheme.eq_ignore_ascii_case(b"bearer") {
+        // The token is judged (and its size bounded) by the bearer verifier, which answers
+        // with an RFC 6750 challenge; only text is passed on.
+        return match std::str::from_utf8(&trimmed[scheme.len()..]) {
+            Ok(token) => AuthorizationHeader::Bearer(token.trim().to_owned()),
+            Err(_) => AuthorizationHeader::Bearer(String::new()),
+        };
+    }
     if value.len() > MAX_HEADER_LEN {
         return AuthorizationHeader::Malformed;
     }
@@ -89,7 +102,19 @@ mod tests {
             AuthorizationHeader::Basic(_)
         ));
         assert!(matches!(
-            parse_authorization(b"Bearer abc"),
+            parse_authorization(b" bEaReR  a.b.c "),
+            AuthorizationHeader::Bearer(token) if token == "a.b.c"
+        ));
+        assert!(matches!(
+            parse_authorization(b"Bearer"),
+            AuthorizationHeader::Bearer(token) if token.is_empty()
+        ));
+        assert!(matches!(
+            parse_authorization(b"Bearerx abc"),
+            AuthorizationHeader::OtherScheme
+        ));
+        assert!(matches!(
+            parse_authorization(b"Digest abc"),
             AuthorizationHeader::OtherScheme
         ));
         for bad in [

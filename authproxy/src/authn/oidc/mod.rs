@@ -1,11 +1,12 @@
 //! OpenID Connect with the `openidconnect` crate: discovery from `oidc.issuer_url` (lazily, so
 //! the service starts while the provider is down, and again, at most once per
-//! [`KEY_REFETCH_INTERVAL`], when an ID token names a key id the cached key set lacks or its
-//! signature does not verify under a cached key: a provider restarted with a new key under the
-//! same key id), the authorization request (code flow, PKCE S256, `state`, `nonce`,
-//! optional `login_hint`), the code exchange, ID token verification, userinfo, and the
-//! RP-initiated logout URL.
+//! [`KEY_REFETCH_INTERVAL`], when an ID token or a bearer access token names a key id the cached
+//! key set lacks or its signature does not verify under a cached key: a provider restarted with
+//! a new key under the same key id), the authorization request (code flow, PKCE S256, `state`,
+//! `nonce`, optional `login_hint`), the code exchange, ID token verification, userinfo, the
+//! RP-initiated logout URL, and JWT access tokens under the same keys ([`access_token`]).
 
+mod access_token;
 mod claims;
 mod http;
 pub mod sign_in;
@@ -27,6 +28,7 @@ use openidconnect::{
 use secrecy::ExposeSecret;
 use serde_json::{Map, Value};
 
+pub(crate) use access_token::AccessTokenRules;
 pub use claims::identity_from_claims;
 pub use http::ProviderHttp;
 
@@ -215,6 +217,33 @@ impl OidcProvider {
         Ok(Some(discovered))
     }
 
+    /// Runs `check` under the keys of `discovered`; when no key matches or the signature does
+    /// not verify, fetches the keys again (within [`KEY_REFETCH_INTERVAL`]'s limit) and runs it
+    /// once more. The outer error is the provider's (unreachable), the inner the token's.
+    async fn with_current_keys<T>(
+        &self,
+        discovered: Arc<Discovered>,
+        check: impl Fn(&Discovered) -> Result<T, ClaimsVerificationError>,
+    ) -> Result<Result<T, ClaimsVerificationError>, Error> {
+        match check(&discovered) {
+            Err(
+                error @ ClaimsVerificationError::SignatureVerification(
+                    SignatureVerificationError::NoMatchingKey
+                    | SignatureVerificationError::CryptoError(_),
+                ),
+            ) => {
+                // The provider rotated its keys since they were fetched (a new key id), or was
+                // restarted with a new key under the same key id. A forgery lands here too:
+                // hence the rate limit in `discover`.
+                Ok(match self.discover(Some(&discovered)).await? {
+                    Some(fresh) => check(&fresh),
+                    None => Err(error),
+                })
+            }
+            other => Ok(other),
+        }
+    }
+
     /// How many times the provider's metadata and keys were fetched. For tests of the refetch.
     #[doc(hidden)]
     pub fn key_fetches(&self) -> u64 {
@@ -328,26 +357,14 @@ impl OidcProvider {
             .id_token()
             .ok_or(Error::SignInFailed("the provider sent no ID token"))?;
         let nonce = Nonce::new(nonce.to_owned());
-        let authorized_party = match id_token.claims(&discovered.id_token_verifier(), &nonce) {
-            Err(
-                error @ ClaimsVerificationError::SignatureVerification(
-                    SignatureVerificationError::NoMatchingKey
-                    | SignatureVerificationError::CryptoError(_),
-                ),
-            ) => {
-                // The provider rotated its keys since they were fetched (a new key id), or was
-                // restarted with a new key under the same key id. A forgery lands here too:
-                // hence the rate limit in `discover`.
-                match self.discover(Some(&discovered)).await? {
-                    Some(fresh) => id_token
-                        .claims(&fresh.id_token_verifier(), &nonce)
-                        .map(|claims| claims.authorized_party().cloned()),
-                    None => Err(error),
-                }
-            }
-            other => other.map(|claims| claims.authorized_party().cloned()),
-        }
-        .map_err(|error| Error::SignInFailed(refusal(&error)))?;
+        let authorized_party = self
+            .with_current_keys(discovered.clone(), |keys| {
+                id_token
+                    .claims(&keys.id_token_verifier(), &nonce)
+                    .map(|claims| claims.authorized_party().cloned())
+            })
+            .await?
+            .map_err(|error| Error::SignInFailed(refusal(&error)))?;
         // OIDC Core 3.1.3.7 (5): a token that names another authorized party was issued to
         // that client, even when this one is among its audiences.
         if authorized_party.is_some_and(|party| party != self.client_id) {

@@ -246,7 +246,7 @@ impl ManagedUsers {
         let password = SecretString::from(generate_password(self.password_length));
         let adopt_unmarked = match user.source() {
             AuthMethod::Basic => true,
-            AuthMethod::Oidc => !self.local_names.contains(user.name()),
+            AuthMethod::Oidc | AuthMethod::Bearer => !self.local_names.contains(user.name()),
         };
         self.cluster
             .upsert_user(UserSpec {
