@@ -196,6 +196,9 @@ cat <<MSG
     admin     group demo-admins     admin-console admin,    ingress-dash every namespace
     shop      group shop-team       admin-console viewer,   ingress-dash namespace team-001 only
     demo      (HTTP Basic, for curl) as admin: curl -u demo:demo-password http://127.0.0.1:8880/api/whoami
+    demo-service (Bearer token, client credentials) as viewer:
+              TOKEN=\$(curl -s -u demo-service:demo-service-secret -d grant_type=client_credentials http://127.0.0.1:5556/token | jq -r .access_token)
+              curl -H "Authorization: Bearer \$TOKEN" http://127.0.0.1:8880/api/whoami
 
   The services themselves (trusted_headers: from this machine, name the identity yourself):
   admin-console     http://127.0.0.1:8080            metrics http://127.0.0.1:8081/_metrics
