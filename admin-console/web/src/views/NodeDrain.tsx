@@ -7,6 +7,7 @@ import { api } from "../api/client";
 import { nodesApi } from "../api/nodes";
 import type { Allocation, NodeDetail } from "../api/wire";
 import { ConfirmDialog } from "../components/ConfirmDialog";
+import { GuardedButton } from "../components/GuardedButton";
 import { ACTION_ROLES } from "../lib/access";
 import { announceSettingsChanged, onSettingsChanged } from "../lib/settingsChanged";
 import { useAsync } from "../lib/useAsync";
@@ -45,17 +46,15 @@ export function NodeDrain({ clusterId, node }: { clusterId: string; node: NodeDe
           {drainState(node.shards.length)}
         </span>
       )}
-      <span title={denied ?? undefined}>
-        <button
-          className="btn btn-small"
-          data-testid={draining ? "node-undo-drain" : "node-drain"}
-          disabled={denied !== null}
-          title={denied ?? (draining ? "Let shards back onto this node" : "Move every shard off this node")}
-          onClick={() => setConfirming(draining ? "undo" : "drain")}
-        >
-          {draining ? "Undo drain" : "Drain node"}
-        </button>
-      </span>
+      <GuardedButton
+        className="btn btn-small"
+        denied={denied}
+        testId={draining ? "node-undo-drain" : "node-drain"}
+        title={denied ?? (draining ? "Let shards back onto this node" : "Move every shard off this node")}
+        onClick={() => setConfirming(draining ? "undo" : "drain")}
+      >
+        {draining ? "Undo drain" : "Drain node"}
+      </GuardedButton>
       {confirming && (
         <ConfirmDialog
           title={confirming === "drain" ? `Drain ${node.name}?` : `Let shards back onto ${node.name}?`}
