@@ -195,6 +195,52 @@ async fn the_forward_auth_check_answers_a_bearer_client_with_its_managed_credent
 }
 
 #[tokio::test]
+async fn behind_nginx_a_bearer_client_gets_through_and_a_bad_token_is_never_redirected() {
+    let stack = spawn_bearer_stack("forward_auth, front_proxy: nginx").await;
+    let app = &stack.app;
+    let front = test_support::AuthFront::start(&app.url("/auth/check"), &app.address);
+    let page = format!("{}/logs/_search", front.url);
+    let token = token(&stack).await;
+    let through = app
+        .client
+        .get(&page)
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        through.status(),
+        200,
+        "nginx error log:\n{}",
+        front.error_log()
+    );
+    let body = through.text().await.unwrap();
+    assert!(
+        body.contains(&format!("user={}\n", stack.service)),
+        "{body}"
+    );
+    assert!(
+        body.contains("authorization=Basic "),
+        "the managed credential: {body}"
+    );
+
+    // A bad token, even from a client that takes HTML: nginx keeps the 401 and the Bearer
+    // challenge it copied from the check, and sends nobody to sign-in.
+    let refused = app
+        .client
+        .get(&page)
+        .bearer_auth("x.y.z")
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+    assert!(refused.headers().get("location").is_none());
+    let challenge = refused.headers()["www-authenticate"].to_str().unwrap();
+    assert!(challenge.contains("error=\"invalid_token\""), "{challenge}");
+}
+
+#[tokio::test]
 async fn forged_expired_and_foreign_tokens_are_refused_with_json_401() {
     let stack = spawn_bearer_stack("standalone").await;
     // The control: the genuine claims signed again with the provider's key pass, so each refusal

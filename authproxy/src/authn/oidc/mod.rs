@@ -193,8 +193,8 @@ impl OidcProvider {
             let mut last = self.last_refetch.lock().unwrap_or_else(|e| e.into_inner());
             if last.is_some_and(|at| at.elapsed() < KEY_REFETCH_INTERVAL) {
                 tracing::warn!(
-                    "an ID token did not verify under the cached keys, which were fetched again \
-                     less than {}s ago; not fetched again",
+                    "a token (ID or access token) did not verify under the cached keys, which \
+                     were fetched again less than {}s ago; not fetched again",
                     KEY_REFETCH_INTERVAL.as_secs()
                 );
                 return Ok(None);
@@ -202,8 +202,8 @@ impl OidcProvider {
             // Counted before the fetch, so a provider that fails also waits the interval.
             *last = Some(Instant::now());
             tracing::info!(
-                "an ID token did not verify under the cached keys; fetching the identity \
-                 provider's keys again"
+                "a token (ID or access token) did not verify under the cached keys; fetching \
+                 the identity provider's keys again"
             );
         }
         let metadata = ProviderMetadataWithLogout::discover_async(self.issuer.clone(), &self.http)
