@@ -31,7 +31,9 @@ pub use hosts_front::{FrontAnswer, HostsFront};
 pub use oidc::OidcProvider;
 pub use otlp::{OtlpReceiver, ReceivedSpan};
 pub use process::{ChildGuard, TempDir, free_port, http_get, repo_root, wait_until};
-pub use search_cluster::{Distribution, SearchCluster, SearchNode, SearchNodes, Security, pinned};
+pub use search_cluster::{
+    Distribution, SearchCluster, SearchNode, SearchNodes, Security, TIERED_ROLES, pinned,
+};
 pub use servers::{Osmem, Prometheus, RedisServer};
 pub use tls::{TestCertificates, TlsFront};
 

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::client::ClusterApi;
+use super::tiers::{DataRoles, Tier, roles_of};
 use crate::error::Error;
 use crate::numbers::{disk_used_percent, percent_of};
 
@@ -142,6 +143,10 @@ pub struct Node {
     pub ip: Option<String>,
     pub version: Option<String>,
     pub roles: Vec<String>,
+    /// Its data tier roles, in the order hot, warm, cold, frozen, content.
+    pub tiers: Vec<Tier>,
+    /// Holds shards: the role `data` or any `data_*` (tier) role.
+    pub data_node: bool,
     pub is_master: bool,
     pub heap_percent: Option<f64>,
     pub disk_used_percent: Option<f64>,
@@ -168,6 +173,8 @@ pub async fn nodes(cluster: &impl ClusterApi) -> Result<Vec<Node>, Error> {
         .iter()
         .map(|(id, node)| {
             let stat = &stats["nodes"][id];
+            let roles = roles_of(node);
+            let data = DataRoles::of(roles.as_deref());
             Node {
                 id: id.clone(),
                 name: node["name"].as_str().unwrap_or(id).to_owned(),
@@ -176,15 +183,9 @@ pub async fn nodes(cluster: &impl ClusterApi) -> Result<Vec<Node>, Error> {
                     .or_else(|| node["host"].as_str())
                     .map(str::to_owned),
                 version: node["version"].as_str().map(str::to_owned),
-                roles: node["roles"]
-                    .as_array()
-                    .map(|roles| {
-                        roles
-                            .iter()
-                            .filter_map(|role| role.as_str().map(str::to_owned))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
+                roles: roles.unwrap_or_default(),
+                tiers: data.tiers,
+                data_node: data.data_node,
                 is_master: master_id.as_deref() == Some(id.as_str()),
                 heap_percent: percent_of(
                     &stat["jvm"]["mem"]["heap_used_in_bytes"],

@@ -20,6 +20,7 @@ mod production;
 mod real_clusters;
 mod real_prometheus;
 mod real_shards;
+mod real_tiers;
 mod relay;
 mod security;
 mod shards;

@@ -89,9 +89,9 @@ async fn the_views_show_the_real_version_health_and_node() {
             Distribution::OpenSearch2
             | Distribution::OpenSearch2Secured
             | Distribution::OpenSearch3 => ("opensearch", "cluster_manager"),
-            Distribution::Elasticsearch7 | Distribution::Elasticsearch8Secured => {
-                ("elasticsearch", "master")
-            }
+            Distribution::Elasticsearch7
+            | Distribution::Elasticsearch8Secured
+            | Distribution::Elasticsearch8 => ("elasticsearch", "master"),
         };
         assert_eq!(summary["distribution"], expected.0, "{summary}");
         assert!(

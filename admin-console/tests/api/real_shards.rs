@@ -172,7 +172,7 @@ async fn primaries_and_replicas_spread_over_three_nodes_with_their_stats() {
         let mut names: Vec<&str> = nodes.iter().map(|n| n["name"].as_str().unwrap()).collect();
         names.sort_unstable();
         assert_eq!(names, ["node-0", "node-1", "node-2"], "{grid}");
-        assert!(nodes.iter().all(|node| node["data"] == true), "{grid}");
+        assert!(nodes.iter().all(|node| node["dataNode"] == true), "{grid}");
         assert_eq!(
             nodes.iter().filter(|node| node["elected"] == true).count(),
             1,

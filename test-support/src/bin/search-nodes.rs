@@ -8,11 +8,18 @@
 //! `{"clusters":[{"distribution":"opensearch2","version":"2.19.6","url":"http://127.0.0.1:…",
 //! "nodes":[{"name":"node-0","url":…}…],"repo":"/tmp/…/repo"},{…,"user":"elastic",
 //! "password":"…","caFile":"/tmp/…/ca.pem"}]}`.
+//!
+//! `elasticsearch8-tiered` is Elasticsearch 8 without security on three nodes with data tier
+//! roles (`SearchNodes::start_tiered`: `node-0` hot and content, `node-1` warm, `node-2` cold);
+//! its nodes are described with their `roles`.
 
 use std::io::Read;
 
 use serde_json::{Value, json};
-use test_support::{Distribution, SearchCluster, SearchNodes};
+use test_support::{Distribution, SearchCluster, SearchNodes, TIERED_ROLES};
+
+/// The name of the tiered Elasticsearch 8 cluster.
+const TIERED: &str = "elasticsearch8-tiered";
 
 /// A started cluster, kept until the end (dropping it stops its nodes).
 enum Started {
@@ -23,13 +30,22 @@ enum Started {
 impl Started {
     fn describe(&self, name: &str) -> Value {
         match self {
-            Self::Nodes(nodes) => json!({
-                "distribution": name,
-                "version": nodes.version(),
-                "url": nodes.url(),
-                "nodes": nodes.nodes.iter().map(|n| json!({"name": n.name, "url": n.url})).collect::<Vec<_>>(),
-                "repo": nodes.repo_path(),
-            }),
+            Self::Nodes(nodes) => {
+                let tiered = name == TIERED;
+                json!({
+                    "distribution": name,
+                    "version": nodes.version(),
+                    "url": nodes.url(),
+                    "nodes": nodes.nodes.iter().zip(0..).map(|(n, i)| {
+                        let mut node = json!({"name": n.name, "url": n.url});
+                        if tiered {
+                            node["roles"] = json!(TIERED_ROLES.get(i).copied());
+                        }
+                        node
+                    }).collect::<Vec<_>>(),
+                    "repo": nodes.repo_path(),
+                })
+            }
             Self::Single(node) => {
                 let mut described = json!({
                     "distribution": name,
@@ -56,10 +72,11 @@ fn distribution(name: &str) -> Distribution {
         "elasticsearch7" => Distribution::Elasticsearch7,
         "opensearch2-secured" => Distribution::OpenSearch2Secured,
         "elasticsearch8-secured" => Distribution::Elasticsearch8Secured,
+        TIERED => Distribution::Elasticsearch8,
         other => {
             eprintln!(
                 "unknown distribution {other}: opensearch2, opensearch3, elasticsearch7, \
-                 opensearch2-secured or elasticsearch8-secured"
+                 opensearch2-secured, elasticsearch8-secured or {TIERED}"
             );
             std::process::exit(2);
         }
@@ -86,10 +103,13 @@ fn main() {
     let started: Vec<Started> = std::thread::scope(|scope| {
         let starts: Vec<_> = wanted
             .iter()
-            .map(|(_, distribution, count)| {
+            .map(|(name, distribution, count)| {
                 let (distribution, count) = (*distribution, *count);
+                let tiered = name == TIERED;
                 scope.spawn(move || {
-                    if count > 1 {
+                    if tiered {
+                        Started::Nodes(SearchNodes::start_tiered())
+                    } else if count > 1 {
                         Started::Nodes(SearchNodes::start(distribution, count))
                     } else {
                         Started::Single(SearchCluster::start(distribution))

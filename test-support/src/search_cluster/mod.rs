@@ -29,7 +29,7 @@ use std::time::Duration;
 
 use crate::process::{self, ChildGuard, free_port, http_get, repo_root};
 
-pub use nodes::{SearchNode, SearchNodes};
+pub use nodes::{SearchNode, SearchNodes, TIERED_ROLES};
 pub use secured::Security;
 
 /// How long a node may take to answer its first request (a cold JVM on a busy 2-core machine).
@@ -55,6 +55,11 @@ pub enum Distribution {
     Elasticsearch8Secured,
     /// OpenSearch 3 (`OPENSEARCH_3_*`), on Temurin 25 (3.x needs Java 21 or newer).
     OpenSearch3,
+    /// Elasticsearch 8.19 without security: the secured distribution's copy (its `root-info`
+    /// plugin answers `GET /`) with x-pack security switched off, plain HTTP, so several nodes
+    /// can form a cluster. The Elasticsearch with data tier roles (`data_hot`…): the 7.10 zip
+    /// has no x-pack and so no tier roles. See [`SearchNodes::tiered`].
+    Elasticsearch8,
 }
 
 impl Distribution {
@@ -69,6 +74,25 @@ impl Distribution {
             }
             Self::OpenSearch2Secured => ("OPENSEARCH_2_SECURED", "opensearch", "-security"),
             Self::OpenSearch3 => ("OPENSEARCH_3", "opensearch", ""),
+            Self::Elasticsearch8 => ("ELASTICSEARCH_8_SECURED", "elasticsearch", "-security"),
+        }
+    }
+
+    /// Runs with its security plugin: HTTPS with certificates made for one node.
+    fn secured(self) -> bool {
+        matches!(self, Self::OpenSearch2Secured | Self::Elasticsearch8Secured)
+    }
+
+    /// Makes the copy of the distribution in `home` ready to start: for
+    /// [`Self::Elasticsearch8`], a configuration that switches security off (every other setting
+    /// is given on the command line).
+    fn prepare_home(self, home: &Path) {
+        if self == Self::Elasticsearch8 {
+            std::fs::write(
+                home.join("config/elasticsearch.yml"),
+                "xpack.security.enabled: false\n",
+            )
+            .expect("writing elasticsearch.yml");
         }
     }
 
@@ -79,7 +103,9 @@ impl Distribution {
             Self::OpenSearch2 | Self::OpenSearch2Secured | Self::OpenSearch3 => {
                 ("opensearch", "OPENSEARCH")
             }
-            Self::Elasticsearch7 | Self::Elasticsearch8Secured => ("elasticsearch", "ES"),
+            Self::Elasticsearch7 | Self::Elasticsearch8Secured | Self::Elasticsearch8 => {
+                ("elasticsearch", "ES")
+            }
         }
     }
 
@@ -166,6 +192,7 @@ impl SearchCluster {
         let dir = scratch_dir(distribution);
         let home = dir.join("home");
         copy_tree(&distribution.install_dir(), &home);
+        distribution.prepare_home(&home);
         let security = match distribution {
             Distribution::OpenSearch2Secured => Some(Security::of_home(&home)),
             Distribution::Elasticsearch8Secured => {

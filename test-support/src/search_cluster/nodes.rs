@@ -3,7 +3,8 @@
 //! others as seed hosts and all of them as the first cluster-manager (master) candidates, one
 //! `path.repo` folder shared by all (for file system snapshot repositories). Waited
 //! for until the cluster is green with every node in it; every node is killed and the scratch
-//! folder removed on drop.
+//! folder removed on drop. [`SearchNodes::tiered`] is an Elasticsearch 8 cluster whose nodes
+//! have data tier roles ([`TIERED_ROLES`]).
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -11,6 +12,15 @@ use std::time::{Duration, Instant};
 
 use super::{Distribution, START_DEADLINE, Shared, copy_tree, launch, scratch_dir, shared_entry};
 use crate::process::{ChildGuard, free_port, http_get, tail};
+
+/// The `node.roles` of [`SearchNodes::tiered`]'s nodes, in order: a hot node (which also holds
+/// the content tier, where indices without a tier preference go), a warm and a cold node; each
+/// may be elected master.
+pub const TIERED_ROLES: [&str; 3] = [
+    "master,data_hot,data_content,ingest",
+    "master,data_warm",
+    "master,data_cold",
+];
 
 /// One node of a [`SearchNodes`] cluster.
 pub struct SearchNode {
@@ -40,8 +50,27 @@ impl SearchNodes {
     /// `count` nodes of `distribution` (plain HTTP, without the security plugin), started
     /// together and waited for until the cluster is green with `count` nodes.
     pub fn start(distribution: Distribution, count: usize) -> Self {
+        Self::start_nodes(distribution, &vec![None; count])
+    }
+
+    /// Three Elasticsearch 8 nodes (without security) with the tier roles of [`TIERED_ROLES`]:
+    /// `node-0` hot and content, `node-1` warm, `node-2` cold.
+    pub fn start_tiered() -> Self {
+        Self::start_nodes(Distribution::Elasticsearch8, &TIERED_ROLES.map(Some))
+    }
+
+    /// The tiered cluster of [`Self::start_tiered`] for the whole test process, started on
+    /// first use (the same rules as [`Self::shared`]).
+    pub fn tiered() -> &'static Self {
+        static SHARED: Shared<(), SearchNodes> = OnceLock::new();
+        shared_entry(&SHARED, (), Self::start_tiered)
+    }
+
+    /// One node per entry of `roles`: its `node.roles`, or the distribution's default roles.
+    fn start_nodes(distribution: Distribution, roles: &[Option<&str>]) -> Self {
+        let count = roles.len();
         assert!(
-            distribution.keys().2.is_empty(),
+            !distribution.secured(),
             "{distribution:?}: a secured distribution's certificates are made for one node"
         );
         let dir = scratch_dir(distribution);
@@ -53,7 +82,9 @@ impl SearchNodes {
             .collect::<Vec<_>>()
             .join(",");
         let initial = match distribution {
-            Distribution::Elasticsearch7 => "cluster.initial_master_nodes",
+            Distribution::Elasticsearch7 | Distribution::Elasticsearch8 => {
+                "cluster.initial_master_nodes"
+            }
             _ => "cluster.initial_cluster_manager_nodes",
         };
         let cluster_name = format!("test-{}", ports[0].0);
@@ -62,25 +93,24 @@ impl SearchNodes {
         for home in &homes {
             std::fs::create_dir_all(home).expect("creating the node's scratch folder");
             copy_tree(&distribution.install_dir(), &home.join("home"));
+            distribution.prepare_home(&home.join("home"));
         }
         let mut nodes: Vec<SearchNode> = names
             .iter()
             .zip(&ports)
             .zip(homes)
-            .map(|((name, (http, transport)), node_dir)| {
-                let child = launch(
-                    distribution,
-                    &node_dir,
-                    &dir.join("repo"),
-                    vec![
-                        format!("http.port={http}"),
-                        format!("transport.port={transport}"),
-                        format!("cluster.name={cluster_name}"),
-                        format!("node.name={name}"),
-                        format!("discovery.seed_hosts={seeds}"),
-                        format!("{initial}={}", names.join(",")),
-                    ],
-                );
+            .zip(roles)
+            .map(|(((name, (http, transport)), node_dir), roles)| {
+                let mut settings = vec![
+                    format!("http.port={http}"),
+                    format!("transport.port={transport}"),
+                    format!("cluster.name={cluster_name}"),
+                    format!("node.name={name}"),
+                    format!("discovery.seed_hosts={seeds}"),
+                    format!("{initial}={}", names.join(",")),
+                ];
+                settings.extend(roles.map(|roles| format!("node.roles={roles}")));
+                let child = launch(distribution, &node_dir, &dir.join("repo"), settings);
                 SearchNode {
                     name: name.clone(),
                     url: format!("http://127.0.0.1:{http}"),

@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::cluster::dialect::Dialect;
+use crate::cluster::tiers::{DataRoles, Tier, roles_of};
 use crate::error::Error;
 use crate::manage::names::NodeId;
 use crate::manage::shards::grid::{ShardGrid, ShardState};
@@ -116,6 +117,10 @@ pub struct NodeDetail {
     pub ip: Option<String>,
     pub transport_address: Option<String>,
     pub roles: Vec<String>,
+    /// Its data tier roles, in the order hot, warm, cold, frozen, content.
+    pub tiers: Vec<Tier>,
+    /// Holds shards: the role `data` or any `data_*` (tier) role.
+    pub data_node: bool,
     /// The manager role's name in this cluster's dialect (`master` or `cluster_manager`).
     pub manager_role: String,
     pub manager_eligible: bool,
@@ -308,12 +313,9 @@ impl NodeDetail {
                 message: format!("The cluster has no node \"{id}\"."),
             })?;
         let text = |key: &str| node[key].as_str().map(str::to_owned);
-        let roles: Vec<String> = node["roles"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|role| role.as_str().map(str::to_owned))
-            .collect();
+        let roles = roles_of(node);
+        let data = DataRoles::of(roles.as_deref());
+        let roles = roles.unwrap_or_default();
         let manager_role = dialect.manager_word();
         Ok(Self {
             id: node_id.clone(),
@@ -324,6 +326,8 @@ impl NodeDetail {
             manager_eligible: roles.iter().any(|role| role == manager_role),
             manager_role: manager_role.to_owned(),
             roles,
+            tiers: data.tiers,
+            data_node: data.data_node,
             jvm: jvm_of(&node["jvm"]),
             os: os_of(&node["os"]),
             file_systems: file_systems_of(&node["fs"]),
@@ -457,6 +461,8 @@ mod tests {
         let detail = NodeDetail::build("n2", &es_stats, &grid(), es8).unwrap();
         assert_eq!(detail.manager_role, "master");
         assert!(detail.manager_eligible);
+        assert!(detail.data_node, "a node with only data_hot holds shards");
+        assert_eq!(detail.tiers, [Tier::Hot]);
         assert!(detail.jvm.is_some() && NodeDetail::build("n2", &json!({}), &grid(), es8).is_err());
     }
 }

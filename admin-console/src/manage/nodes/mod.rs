@@ -95,6 +95,7 @@ async fn node_name(cluster: &impl ClusterApi, node: &NodeId) -> Result<String, E
 pub(crate) const WIRE: &[test_support::wire_types::Declaration] = {
     use ts_rs::TS;
     &[
+        crate::cluster::tiers::Tier::decl,
         detail::GcCollector::decl,
         detail::JvmStats::decl,
         detail::OsStats::decl,

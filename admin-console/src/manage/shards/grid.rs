@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::cluster::client::ClusterApi;
 use crate::cluster::dialect::Dialect;
+use crate::cluster::tiers::{DataRoles, Tier, roles_of};
 use crate::error::Error;
 
 /// The metrics read for the grid (never `metadata`).
@@ -119,8 +120,10 @@ pub struct GridNode {
     /// Empty when the cluster does not list roles in its state (then every node counts as a
     /// data node).
     pub roles: Vec<String>,
-    /// Holds shards: a `data*` role, or no roles listed.
-    pub data: bool,
+    /// Its data tier roles, in the order hot, warm, cold, frozen, content.
+    pub tiers: Vec<Tier>,
+    /// Holds shards: the role `data` or any `data_*` (tier) role, or no roles listed.
+    pub data_node: bool,
     /// The elected master / cluster manager.
     pub elected: bool,
 }
@@ -131,7 +134,8 @@ pub struct GridNode {
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ShardGrid {
     pub cluster_name: String,
-    /// Data nodes first, then by name.
+    /// Data nodes first; among them by first tier (hot, warm, cold, frozen, content, none);
+    /// then by name.
     pub nodes: Vec<GridNode>,
     /// By name.
     pub indices: Vec<GridIndex>,
@@ -158,22 +162,25 @@ impl ShardGrid {
             .into_iter()
             .flatten()
             .map(|(id, node)| {
-                let roles: Vec<String> = node["roles"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|role| role.as_str().map(str::to_owned))
-                    .collect();
+                let roles = roles_of(node);
+                let data = DataRoles::of(roles.as_deref());
                 GridNode {
-                    data: roles.is_empty() || roles.iter().any(|role| role.starts_with("data")),
+                    data_node: data.data_node,
+                    tiers: data.tiers,
                     name: node["name"].as_str().unwrap_or(id).to_owned(),
                     elected: elected == Some(id.as_str()),
                     id: id.clone(),
-                    roles,
+                    roles: roles.unwrap_or_default(),
                 }
             })
             .collect();
-        nodes.sort_by(|a, b| b.data.cmp(&a.data).then_with(|| a.name.cmp(&b.name)));
+        nodes.sort_by(|a, b| {
+            let key = |node: &GridNode| {
+                let tier = node.tiers.first().copied();
+                (!node.data_node, tier.is_none(), tier)
+            };
+            key(a).cmp(&key(b)).then_with(|| a.name.cmp(&b.name))
+        });
         let mut positions = Positions::of(nodes);
 
         let blocks = &state["blocks"]["indices"];
@@ -269,7 +276,8 @@ impl Positions {
             id: id.to_owned(),
             name: id.to_owned(),
             roles: Vec::new(),
-            data: true,
+            tiers: Vec::new(),
+            data_node: true,
             elected: false,
         });
         self.by_id.insert(id.to_owned(), position);
@@ -436,7 +444,7 @@ mod tests {
         let nodes: Vec<(&str, bool, bool)> = grid
             .nodes
             .iter()
-            .map(|n| (n.name.as_str(), n.data, n.elected))
+            .map(|n| (n.name.as_str(), n.data_node, n.elected))
             .collect();
         assert_eq!(
             nodes,
@@ -473,6 +481,57 @@ mod tests {
         assert_eq!(grid.indices[3].shards[0].node, Some(3));
     }
 
+    /// A tiered Elasticsearch cluster: one node per tier, each with only tier roles, and an
+    /// index whose `index.routing.allocation.include._tier_preference` is `data_warm`.
+    fn tiered_state() -> Value {
+        json!({
+            "cluster_name": "tiered",
+            "master_node": "h",
+            "nodes": {
+                "c": {"name": "es-cold", "roles": ["data_cold", "master"]},
+                "w": {"name": "es-warm", "roles": ["data_warm", "master"]},
+                "h": {"name": "es-hot", "roles": ["data_content", "data_hot", "master"]},
+                "f": {"name": "es-frozen", "roles": ["data_frozen"]},
+                "d": {"name": "es-any", "roles": ["data"]},
+                "v": {"name": "voter", "roles": ["master"]},
+                "k": {"name": "coordinating", "roles": []}
+            },
+            "routing_table": {"indices": {
+                "logs-warm": {"shards": {"0": [
+                    {"state": "STARTED", "primary": true, "node": "w", "relocating_node": null, "shard": 0}
+                ]}}
+            }}
+        })
+    }
+
+    #[test]
+    fn a_node_with_only_tier_roles_is_a_data_row_grouped_by_its_first_tier() {
+        let grid = ShardGrid::from_state(&tiered_state(), ES8).unwrap();
+        let rows: Vec<(&str, bool, &[Tier])> = grid
+            .nodes
+            .iter()
+            .map(|n| (n.name.as_str(), n.data_node, n.tiers.as_slice()))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("es-hot", true, &[Tier::Hot, Tier::Content][..]),
+                ("es-warm", true, &[Tier::Warm][..]),
+                ("es-cold", true, &[Tier::Cold][..]),
+                ("es-frozen", true, &[Tier::Frozen][..]),
+                ("es-any", true, &[][..]),
+                ("coordinating", false, &[][..]),
+                ("voter", false, &[][..]),
+            ]
+        );
+        // The index that prefers the warm tier lands in the warm node's row.
+        let copy = &grid.indices[0].shards[0];
+        assert_eq!(grid.nodes[copy.node.unwrap() as usize].name, "es-warm");
+        let answer = serde_json::to_value(&grid).unwrap();
+        assert_eq!(answer["nodes"][0]["tiers"], json!(["hot", "content"]));
+        assert_eq!(answer["nodes"][1]["dataNode"], true);
+    }
+
     #[test]
     fn a_state_without_roles_counts_every_node_as_a_data_node() {
         let grid = ShardGrid::from_state(
@@ -480,7 +539,7 @@ mod tests {
             OS2,
         )
         .unwrap();
-        assert!(grid.nodes[0].data);
+        assert!(grid.nodes[0].data_node);
         assert!(grid.indices.is_empty());
     }
 

@@ -25,7 +25,15 @@ export type ClusterList = { clusters: Array<ClusterSummary>, };
 
 export type Overview = { clusterId: string, name: string, clusterName: string, health: Health, version: string | null, distribution: "elasticsearch" | "opensearch" | null, nodeCount: number, dataNodeCount: number, indexCount: number, shardCount: number, primaryShardCount: number, replicaShardCount: number, unassignedShards: number, relocatingShards: number, initializingShards: number, documentCount: number, storeSizeBytes: number, };
 
-export type ClusterNode = { id: string, name: string, ip: string | null, version: string | null, roles: Array<string>, isMaster: boolean, heapPercent: number | null, diskUsedPercent: number | null, cpuPercent: number | null, };
+export type ClusterNode = { id: string, name: string, ip: string | null, version: string | null, roles: Array<string>, 
+/**
+ * Its data tier roles, in the order hot, warm, cold, frozen, content.
+ */
+tiers: Array<DataTier>, 
+/**
+ * Holds shards: the role `data` or any `data_*` (tier) role.
+ */
+dataNode: boolean, isMaster: boolean, heapPercent: number | null, diskUsedPercent: number | null, cpuPercent: number | null, };
 
 export type NodeList = { nodes: Array<ClusterNode>, };
 
@@ -314,9 +322,13 @@ export type GridNode = { id: string, name: string,
  */
 roles: Array<string>, 
 /**
- * Holds shards: a `data*` role, or no roles listed.
+ * Its data tier roles, in the order hot, warm, cold, frozen, content.
  */
-data: boolean, 
+tiers: Array<DataTier>, 
+/**
+ * Holds shards: the role `data` or any `data_*` (tier) role, or no roles listed.
+ */
+dataNode: boolean, 
 /**
  * The elected master / cluster manager.
  */
@@ -324,7 +336,8 @@ elected: boolean, };
 
 export type ShardGrid = { clusterName: string, 
 /**
- * Data nodes first, then by name.
+ * Data nodes first; among them by first tier (hot, warm, cold, frozen, content, none);
+ * then by name.
  */
 nodes: Array<GridNode>, 
 /**
@@ -388,6 +401,8 @@ shard: number, fromNode: string, toNode: string, };
 
 export type Rerouted = { acknowledged: boolean, };
 
+export type DataTier = "hot" | "warm" | "cold" | "frozen" | "content";
+
 export type GcCollector = { name: string, count: number, timeMs: number, };
 
 export type JvmStats = { heapUsedBytes: number, heapMaxBytes: number, heapUsedPercent: number | null, nonHeapUsedBytes: number | null, threads: number | null, uptimeMs: number | null, gc: Array<GcCollector>, };
@@ -415,6 +430,14 @@ relocatingTo: string | null,
 relocatingFrom: string | null, };
 
 export type NodeDetail = { id: string, name: string, host: string | null, ip: string | null, transportAddress: string | null, roles: Array<string>, 
+/**
+ * Its data tier roles, in the order hot, warm, cold, frozen, content.
+ */
+tiers: Array<DataTier>, 
+/**
+ * Holds shards: the role `data` or any `data_*` (tier) role.
+ */
+dataNode: boolean, 
 /**
  * The manager role's name in this cluster's dialect (`master` or `cluster_manager`).
  */

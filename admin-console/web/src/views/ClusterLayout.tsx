@@ -104,7 +104,7 @@ export function ClusterLayout({ clusterId, view, item, search, consoleOpen, onTo
         ) : (
           <>
             {view === "overview" && <OverviewView clusterId={clusterId} />}
-            {view === "nodes" && (item === undefined ? <NodesView clusterId={clusterId} /> : <NodeDetail clusterId={clusterId} nodeId={item} />)}
+            {view === "nodes" && (item === undefined ? <NodesView clusterId={clusterId} search={search} /> : <NodeDetail clusterId={clusterId} nodeId={item} />)}
             {view === "indices" &&
               (item === undefined ? <IndicesView clusterId={clusterId} search={search} /> : <IndexDetail clusterId={clusterId} index={item} />)}
             {view === "shards" && <ShardsView clusterId={clusterId} search={search} />}

@@ -1,4 +1,5 @@
-// The shard grid itself: rows (an "unassigned" row, then the nodes) × columns (indices), with
+// The shard grid itself: rows (an "unassigned" row, then the nodes, under a header per data tier
+// when the cluster has tiers) × columns (indices), with
 // only the window in view in the DOM, in both directions, so 2,000 indices × 30 nodes renders
 // as a few hundred cells. The column headers and the row headers stay in place while scrolling.
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
@@ -156,6 +157,19 @@ interface RowProps {
 
 const GridRow = memo(function GridRow({ clusterId, row, rowIndex, top, height, width, columns, layout, selected, onSelect, nodeName }: RowProps) {
   const byColumn = layout.cells.get(row.key);
+  if (row.kind === "tier")
+    return (
+      <div className="shard-grid-row shard-grid-tier" role="row" aria-rowindex={rowIndex + 2} style={{ top, height, width }} data-tier={row.tier ?? "none"} data-testid="tier-group">
+        <div className="shard-grid-rowhead" role="rowheader" style={{ width: SIZES.rowHeader, height }}>
+          <span>
+            <span className={`tier tier-${row.tier ?? "none"}`}>{row.label}</span>{" "}
+            <span className="muted small">
+              {row.nodes} {row.nodes === 1 ? "node" : "nodes"}
+            </span>
+          </span>
+        </div>
+      </div>
+    );
   return (
     <div
       className={`shard-grid-row${row.kind === "unassigned" ? " is-unassigned" : ""}`}
@@ -175,7 +189,10 @@ const GridRow = memo(function GridRow({ clusterId, row, rowIndex, top, height, w
               )}
               {row.node.name}
             </Link>
-            <span className="muted small mono">{row.node.id}</span>
+            <span className="muted small mono" title={row.node.tiers.length ? `tiers: ${row.node.tiers.join(", ")}` : undefined}>
+              {row.node.tiers.length > 1 ? `${row.node.tiers.join("+")} · ` : ""}
+              {row.node.id}
+            </span>
           </>
         ) : (
           <strong className="unassigned-label">Unassigned</strong>

@@ -106,6 +106,7 @@ export function ShardPanel({ clusterId, grid, selected, onClose, onMoved }: Prop
               {targets.map((t) => (
                 <option key={t.id} value={t.id}>
                   {t.name}
+                  {t.tiers.length ? ` (${t.tiers.join(", ")})` : ""}
                 </option>
               ))}
             </select>

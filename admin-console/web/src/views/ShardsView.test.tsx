@@ -34,7 +34,7 @@ const started = (shard: number, primary: boolean, node: number): GridCopy => ({ 
 function bigGrid(indices: number, nodes: number): ShardGrid {
   return {
     clusterName: "big",
-    nodes: Array.from({ length: nodes }, (_, n) => ({ id: `n${n}`, name: `node-${n}`, roles: ["data"], data: true, elected: n === 0 })),
+    nodes: Array.from({ length: nodes }, (_, n) => ({ id: `n${n}`, name: `node-${n}`, roles: ["data"], tiers: [], dataNode: true, elected: n === 0 })),
     indices: Array.from({ length: indices }, (_, i) => ({
       name: `index-${String(i).padStart(4, "0")}`,
       closed: false,

@@ -11,7 +11,8 @@ import { useClusterAccess } from "../lib/whoami";
 import { EmptyState, ErrorState, Loading } from "../components/common";
 import { ShardGrid, type SelectedCopy } from "./ShardGrid";
 import { ShardPanel } from "./ShardPanel";
-import { failedCount, inMotion, layoutGrid, readShardFilters, writeShardFilters, type GridFilters, type StateFilter } from "./shardGridModel";
+import type { DataTier } from "../api/wire";
+import { TIERS, failedCount, hasTiers, inMotion, layoutGrid, readShardFilters, readTier, tierLabel, writeShardFilters, type GridFilters, type StateFilter } from "./shardGridModel";
 import "../styles/shards.css";
 
 const STATES: ReadonlyArray<{ value: StateFilter; label: string }> = [
@@ -75,6 +76,16 @@ export function ShardsView({ clusterId, search }: { clusterId: string; search: s
             </option>
           ))}
         </select>
+        {data && (hasTiers(data.nodes) || filters.tier !== null) && (
+          <select aria-label="Data tier" value={filters.tier ?? ""} onChange={(e) => set({ tier: readTier(e.target.value) })}>
+            <option value="">All tiers</option>
+            {TIERS.filter((tier: DataTier) => tier === filters.tier || data.nodes.some((n) => n.tiers.includes(tier))).map((tier) => (
+              <option key={tier} value={tier}>
+                {tierLabel(tier)} tier
+              </option>
+            ))}
+          </select>
+        )}
         <label className="check">
           <input type="checkbox" checked={filters.hideClosed} onChange={(e) => set({ hideClosed: e.target.checked })} /> Hide closed
         </label>

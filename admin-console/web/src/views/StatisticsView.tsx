@@ -281,10 +281,9 @@ function Dist<T>({ state, render }: { state: { data?: T; error?: Error; reload: 
   return <Loading what="data" />;
 }
 
-const isData = (role: string) => role === "data" || role.startsWith("data_");
-
 function nodeTypes(nodes: ClusterNode[]) {
-  const data = nodes.filter((n) => n.roles.some(isData)).length;
+  // `dataNode`: the role `data` or any data tier role (`data_hot`…), as the API decides.
+  const data = nodes.filter((n) => n.dataNode).length;
   return [
     { label: "Data nodes", value: data, className: "fill-blue" },
     { label: "Other nodes", value: nodes.length - data, className: "fill-violet" },

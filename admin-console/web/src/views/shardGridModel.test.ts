@@ -16,6 +16,7 @@ import {
   visibleRange,
   writeShardFilters,
 } from "./shardGridModel";
+import type { DataTier, GridNode } from "../api/wire";
 
 /** Node ids to their positions in `grid.nodes` (copies name nodes by position). */
 const AT: Record<string, number> = { n1: 0, n2: 1, n3: 2, m: 3 };
@@ -34,10 +35,10 @@ const copy = (shard: number, primary: boolean, state: GridCopy["state"], node: s
 const grid: ShardGrid = {
   clusterName: "prod",
   nodes: [
-    { id: "n1", name: "es-1", roles: ["data"], data: true, elected: true },
-    { id: "n2", name: "es-2", roles: ["data"], data: true, elected: false },
-    { id: "n3", name: "es-3", roles: ["data"], data: true, elected: false },
-    { id: "m", name: "manager", roles: ["master"], data: false, elected: false },
+    { id: "n1", name: "es-1", roles: ["data"], tiers: [], dataNode: true, elected: true },
+    { id: "n2", name: "es-2", roles: ["data"], tiers: [], dataNode: true, elected: false },
+    { id: "n3", name: "es-3", roles: ["data"], tiers: [], dataNode: true, elected: false },
+    { id: "m", name: "manager", roles: ["master"], tiers: [], dataNode: false, elected: false },
   ],
   indices: [
     { name: ".kibana", closed: false, system: true, shards: [copy(0, true, "started", "n1")] },
@@ -129,11 +130,47 @@ describe("describeCopy", () => {
 
 describe("filters in the URL", () => {
   it("round-trips, leaves defaults out and ignores what it does not know", () => {
-    const filters = { index: "logs", node: "", state: "unassigned" as const, hideClosed: true, hideSystem: false };
+    const filters = { index: "logs", node: "", state: "unassigned" as const, hideClosed: true, hideSystem: false, tier: "warm" as const };
     const search = writeShardFilters("?other=x", filters);
-    expect(search).toBe("?other=x&index=logs&state=unassigned&hideClosed=1");
+    expect(search).toBe("?other=x&index=logs&state=unassigned&hideClosed=1&tier=warm");
     expect(readShardFilters(search)).toEqual(filters);
     expect(writeShardFilters("", NO_FILTERS)).toBe("");
-    expect(readShardFilters("?state=bogus&hideClosed=yes")).toEqual(NO_FILTERS);
+    expect(readShardFilters("?state=bogus&hideClosed=yes&tier=lukewarm")).toEqual(NO_FILTERS);
+  });
+});
+
+describe("data tiers", () => {
+  const node = (id: string, tiers: DataTier[], dataNode = true): GridNode => ({
+    id,
+    name: id,
+    roles: tiers.map((t) => `data_${t}`),
+    tiers,
+    dataNode,
+    elected: false,
+  });
+  // As the API orders them: data nodes by first tier (none last), then by name.
+  const tiered: ShardGrid = {
+    ...grid,
+    nodes: [node("hot-1", ["hot", "content"]), node("warm-1", ["warm"]), node("warm-2", ["warm"]), node("cold-1", ["cold"]), node("plain", []), node("voter", [], false)],
+    indices: [{ name: "logs", closed: false, system: false, shards: [{ shard: 0, primary: true, state: "started", node: 1 }, { shard: 0, primary: false, state: "unassigned" }] }],
+  };
+  const shape = (filters = NO_FILTERS) => layoutGrid(tiered, filters).rows.map((row) => (row.kind === "tier" ? `# ${row.label} (${row.nodes})` : row.label));
+
+  it("groups the rows under a header per tier, in tier order, nodes without a tier last", () => {
+    expect(shape()).toEqual(["Unassigned", "# Hot (1)", "hot-1", "# Warm (2)", "warm-1", "warm-2", "# Cold (1)", "cold-1", "# No tier (1)", "plain"]);
+    // A tier-only data node is a data node: it is a move target.
+    expect(moveTargets(tiered, "logs", tiered.indices[0].shards[0]).map((n) => n.id)).toEqual(["hot-1", "warm-2", "cold-1", "plain"]);
+  });
+
+  it("filters to one tier, a node with several tiers under the one asked for", () => {
+    expect(shape({ ...NO_FILTERS, tier: "warm" })).toEqual(["# Warm (2)", "warm-1", "warm-2"]);
+    expect(shape({ ...NO_FILTERS, tier: "content" })).toEqual(["# Content (1)", "hot-1"]);
+    expect(shape({ ...NO_FILTERS, tier: "frozen" })).toEqual([]);
+  });
+
+  it("gives a group header a fixed height and leaves a cluster without tiers ungrouped", () => {
+    const layout = layoutGrid(tiered, NO_FILTERS);
+    expect(rowHeights(layout)[1]).toBe(SIZES.tierHeader);
+    expect(layoutGrid(grid, NO_FILTERS).rows.every((row) => row.kind !== "tier")).toBe(true);
   });
 });

@@ -1,7 +1,8 @@
 // The shard grid's plain logic (no React): filters, the rows (an "unassigned" row, then one per
-// node) × columns (indices) layout with each cell's copies, the row heights, the visible window
-// of a virtualised axis, and the nodes a copy may move to.
-import type { GridCopy, GridIndex, GridNode, ShardGrid } from "../api/wire";
+// node, grouped under a header per data tier when the cluster has tiers) × columns (indices)
+// layout with each cell's copies, the row heights, the visible window of a virtualised axis, and
+// the nodes a copy may move to.
+import type { DataTier, GridCopy, GridIndex, GridNode, ShardGrid } from "../api/wire";
 
 export type StateFilter = "all" | "unassigned" | "relocating" | "initializing";
 
@@ -13,9 +14,31 @@ export interface GridFilters {
   state: StateFilter;
   hideClosed: boolean;
   hideSystem: boolean;
+  /** Only the nodes with this data tier role (`?tier=hot`); null for every node. */
+  tier: DataTier | null;
 }
 
-export const NO_FILTERS: GridFilters = { index: "", node: "", state: "all", hideClosed: false, hideSystem: false };
+export const NO_FILTERS: GridFilters = { index: "", node: "", state: "all", hideClosed: false, hideSystem: false, tier: null };
+
+/** The data tiers in their order (hot, warm, cold, frozen, content). */
+export const TIERS: readonly DataTier[] = ["hot", "warm", "cold", "frozen", "content"];
+
+/** A tier as a label: "Hot", or "No tier" for nodes without one. */
+export function tierLabel(tier: DataTier | null): string {
+  return tier === null ? "No tier" : tier[0].toUpperCase() + tier.slice(1);
+}
+
+/** Whether any node of the grid has a data tier role (then rows are grouped by tier). */
+export function hasTiers(nodes: readonly { tiers: readonly DataTier[] }[]): boolean {
+  return nodes.some((node) => node.tiers.length > 0);
+}
+
+/** The tier a node is grouped under: the filtered tier if it has it, else its first tier (hot
+ * before warm… before content), null without tier roles. */
+export function groupTier(node: { tiers: readonly DataTier[] }, filter: DataTier | null): DataTier | null {
+  if (filter !== null && node.tiers.includes(filter)) return filter;
+  return node.tiers[0] ?? null;
+}
 
 /** One chip in a cell. An "incoming" chip is the target side of a relocation: the copy being
  * built on the node it moves to (the routing table lists it only on its source). */
@@ -27,7 +50,11 @@ export interface CellCopy {
   nodeId: string | null;
 }
 
-export type Row = { kind: "unassigned"; key: string; label: string } | { kind: "node"; key: string; label: string; node: GridNode };
+export type Row =
+  | { kind: "unassigned"; key: string; label: string }
+  | { kind: "node"; key: string; label: string; node: GridNode }
+  /** A data tier's group header (no cells): its nodes follow until the next header. */
+  | { kind: "tier"; key: string; label: string; tier: DataTier | null; nodes: number };
 
 export const UNASSIGNED_KEY = "\u0000unassigned";
 
@@ -68,9 +95,10 @@ export function layoutGrid(grid: ShardGrid, filters: GridFilters): GridLayout {
   const indexText = filters.index.trim().toLowerCase();
   const nodeText = filters.node.trim().toLowerCase();
   const nodeShown = (node: GridNode) =>
-    nodeText === "" || node.name.toLowerCase().includes(nodeText) || node.id.toLowerCase().includes(nodeText);
+    (filters.tier === null || node.tiers.includes(filters.tier)) &&
+    (nodeText === "" || node.name.toLowerCase().includes(nodeText) || node.id.toLowerCase().includes(nodeText));
   const shownNodes = grid.nodes.map(nodeShown);
-  const showUnassigned = nodeText === "" || "unassigned".includes(nodeText);
+  const showUnassigned = filters.tier === null && (nodeText === "" || "unassigned".includes(nodeText));
 
   const cells = new Map<string, Map<number, CellCopy[]>>();
   const columns: GridIndex[] = [];
@@ -112,14 +140,36 @@ export function layoutGrid(grid: ShardGrid, filters: GridFilters): GridLayout {
   }
   const rows: Row[] = [];
   if (cells.get(UNASSIGNED_KEY)?.size) rows.push({ kind: "unassigned", key: UNASSIGNED_KEY, label: "Unassigned" });
+  const nodeRows: Extract<Row, { kind: "node" }>[] = [];
   grid.nodes.forEach((node, position) => {
     if (!shownNodes[position]) return;
     // With a state filter, nodes without matching copies are left out; data nodes stay otherwise.
     if (filters.state !== "all" && !cells.get(node.id)?.size) return;
-    if (filters.state === "all" && !node.data && !cells.get(node.id)?.size) return;
-    rows.push({ kind: "node", key: node.id, label: node.name, node });
+    if (filters.state === "all" && !node.dataNode && !cells.get(node.id)?.size) return;
+    nodeRows.push({ kind: "node", key: node.id, label: node.name, node });
   });
+  if (hasTiers(grid.nodes)) rows.push(...groupByTier(nodeRows, filters.tier));
+  else rows.push(...nodeRows);
   return { rows, columns, cells, shown };
+}
+
+/** `rows` under a header per tier, in tier order, nodes without a tier last; within a group in
+ * the order given (the API's: by name). */
+function groupByTier(rows: Extract<Row, { kind: "node" }>[], filter: DataTier | null): Row[] {
+  const groups = new Map<DataTier | null, Row[]>();
+  for (const row of rows) {
+    const tier = groupTier(row.node, filter);
+    const group = groups.get(tier);
+    if (group) group.push(row);
+    else groups.set(tier, [row]);
+  }
+  const grouped: Row[] = [];
+  for (const tier of [...TIERS, null]) {
+    const group = groups.get(tier);
+    if (!group) continue;
+    grouped.push({ kind: "tier", key: `\u0000tier:${tier ?? "none"}`, label: tierLabel(tier), tier, nodes: group.length }, ...group);
+  }
+  return grouped;
 }
 
 /** Sizes of the grid's pieces, in pixels (the CSS uses the same numbers). */
@@ -131,11 +181,13 @@ export const SIZES = {
   chipsPerLine: 4,
   line: 24,
   cellPadding: 12,
+  tierHeader: 28,
 } as const;
 
 /** Each row's height: as many chip lines as its fullest cell needs (one at least). */
 export function rowHeights(layout: GridLayout): number[] {
   return layout.rows.map((row) => {
+    if (row.kind === "tier") return SIZES.tierHeader;
     let most = 0;
     for (const chips of layout.cells.get(row.key)?.values() ?? []) most = Math.max(most, chips.length);
     const lines = Math.max(1, Math.ceil(most / SIZES.chipsPerLine));
@@ -187,7 +239,7 @@ export function moveTargets(grid: ShardGrid, index: string, copy: GridCopy): Gri
     if (other.node !== undefined) taken.add(other.node);
     if (other.relocatingNode !== undefined) taken.add(other.relocatingNode);
   }
-  return grid.nodes.filter((node, position) => node.data && !taken.has(position));
+  return grid.nodes.filter((node, position) => node.dataNode && !taken.has(position));
 }
 
 /** A node's name by its position in the grid's node list. */
@@ -226,12 +278,18 @@ export function failedCount(grid: ShardGrid): number {
 
 const STATE_VALUES: readonly StateFilter[] = ["all", "unassigned", "relocating", "initializing"];
 
-/** The filters kept in the URL (`?index=&node=&state=&hideClosed=1&hideSystem=1`), so a view
- * such as "unassigned only" can be bookmarked or shared; anything unknown is the default. */
+/** A tier named in a URL, or null for anything else. */
+export function readTier(value: string | null): DataTier | null {
+  return TIERS.find((tier) => tier === value) ?? null;
+}
+
+/** The filters kept in the URL (`?index=&node=&state=&hideClosed=1&hideSystem=1&tier=hot`), so
+ * a view such as "unassigned only" can be bookmarked or shared; anything unknown is the default. */
 export function readShardFilters(search: string): GridFilters {
   const params = new URLSearchParams(search);
   const state = params.get("state") as StateFilter | null;
   return {
+    tier: readTier(params.get("tier")),
     index: params.get("index") ?? "",
     node: params.get("node") ?? "",
     state: state && STATE_VALUES.includes(state) ? state : "all",
@@ -249,6 +307,7 @@ export function writeShardFilters(search: string, filters: GridFilters): string 
   set("state", filters.state, filters.state === "all");
   set("hideClosed", "1", !filters.hideClosed);
   set("hideSystem", "1", !filters.hideSystem);
+  set("tier", filters.tier ?? "", filters.tier === null);
   const text = params.toString();
   return text ? `?${text}` : "";
 }
