@@ -1,22 +1,22 @@
-//! [`HostIndex`]: records in, [`HostsReport`] out. Each record adds its claims (host, match,
-//! backends) and TLS entries; [`HostIndex::finish`] flags each host, filters and bounds.
+//! What a record claims ([`visit`]: each host it serves, each match with its backends, each
+//! TLS entry), and [`HostIndex`], the full entries of the hosts an answer holds, flagged.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{
-    ANY_HOST, Conflict, Duplicate, HostCounts, HostEntry, HostPath, HostTls, HostsReport,
-    MAX_HOSTS, PathBackend, ServingObject,
+    ANY_HOST, Conflict, Duplicate, HostEntry, HostPath, HostTls, PathBackend, ServingObject,
 };
-use crate::hub::NamespaceError;
 use crate::records::{
     Backend, BackendStatus, CertificateSource, IngressRecord, RecordKind, RouteBackendRef,
     ServicePort,
 };
 
-/// Hosts being gathered from records.
-#[derive(Debug, Default)]
-pub(crate) struct HostIndex {
+/// The full entries of the chosen hosts, gathered from the records that serve them.
+#[derive(Debug)]
+pub(super) struct HostIndex {
     hosts: BTreeMap<String, Gathered>,
+    /// The object of the record being added.
+    object: Option<ServingObject>,
 }
 
 #[derive(Debug, Default)]
@@ -24,13 +24,6 @@ struct Gathered {
     objects: Vec<ServingObject>,
     paths: Vec<HostPath>,
     tls: Vec<HostTls>,
-}
-
-/// What to answer: a lower-case search term, and whether only flagged hosts.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct HostQuery {
-    pub search: Option<String>,
-    pub flagged_only: bool,
 }
 
 /// The web app's key of a record (web/src/state/describe.ts `recordKey`).
@@ -42,7 +35,7 @@ pub(crate) fn record_key(kind: RecordKind, namespace: &str, name: &str) -> Strin
 }
 
 /// A host as the view groups it: trimmed, lower-case, without a trailing dot.
-fn fold_host(host: &str) -> String {
+pub(super) fn fold_host(host: &str) -> String {
     let host = host.trim().trim_end_matches('.');
     if host.is_empty() {
         ANY_HOST.to_owned()
@@ -153,106 +146,91 @@ fn route_backend(record: &IngressRecord, backend: &RouteBackendRef) -> PathBacke
     }
 }
 
-impl HostIndex {
-    /// The host's entry, with `object` listed once.
-    fn host(&mut self, host: &str, object: &ServingObject) -> &mut Gathered {
-        let gathered = self.hosts.entry(fold_host(host)).or_default();
-        if gathered
-            .objects
-            .last()
-            .is_none_or(|last| last.key != object.key)
-        {
-            gathered.objects.push(object.clone());
-        }
-        gathered
-    }
+/// Where [`visit`] tells what a record claims, host by host (hosts as written: the sink folds).
+pub(super) trait Claims {
+    /// The record serves `host`.
+    fn serves(&mut self, host: &str);
+    /// The record claims `matched` on `host`; `backends` builds its backends when wanted.
+    fn path(&mut self, host: &str, matched: String, backends: &dyn Fn() -> Vec<PathBackend>);
+    /// A TLS entry of the record lists `host` with a Secret of the record's namespace.
+    fn tls(&mut self, host: &str, secret_name: &str, tls: &dyn Fn() -> HostTls);
+}
 
-    fn claim(
-        &mut self,
-        host: &str,
-        object: &ServingObject,
-        matched: String,
-        backends: Vec<PathBackend>,
-    ) {
-        self.host(host, object).paths.push(HostPath {
-            matched,
-            object: object.key.clone(),
-            backends,
-        });
-    }
-
-    /// Adds what `record` serves.
-    pub(crate) fn add(&mut self, record: &IngressRecord) {
-        let key = record_key(record.kind, &record.namespace, &record.name);
-        let listeners = record
-            .route
-            .iter()
-            .flat_map(|route| &route.parent_refs)
-            .filter(|parent| parent.kind == "Gateway")
-            .map(|parent| {
-                let mut label = format!("{}/{}", parent.namespace, parent.name);
-                if let Some(section) = &parent.section_name {
-                    label = format!("{label}/{section}");
-                }
-                if let Some(port) = parent.port {
-                    label = format!("{label}:{port}");
-                }
-                label
-            })
-            .collect();
-        let object = ServingObject {
-            kind: record.kind,
-            namespace: record.namespace.clone(),
-            name: record.name.clone(),
-            key,
-            listeners,
-        };
-        match &record.route {
-            Some(route) => {
-                let any = [ANY_HOST.to_owned()];
-                let hosts = if record.hosts.is_empty() {
-                    &any[..]
-                } else {
-                    &record.hosts[..]
-                };
-                for host in hosts {
-                    self.host(host, &object);
-                    for rule in &route.rules {
-                        let backends: Vec<PathBackend> = rule
-                            .backend_refs
-                            .iter()
-                            .map(|backend| route_backend(record, backend))
-                            .collect();
-                        for matched in &rule.matches {
-                            let matched = normalise_route_match(matched);
-                            self.claim(host, &object, matched, backends.clone());
-                        }
-                    }
-                }
+/// The record's object as a host lists it.
+pub(super) fn serving_object(record: &IngressRecord) -> ServingObject {
+    let listeners = record
+        .route
+        .iter()
+        .flat_map(|route| &route.parent_refs)
+        .filter(|parent| parent.kind == "Gateway")
+        .map(|parent| {
+            let mut label = format!("{}/{}", parent.namespace, parent.name);
+            if let Some(section) = &parent.section_name {
+                label = format!("{label}/{section}");
             }
-            None => self.add_ingress(record, &object),
-        }
-    }
-
-    fn add_ingress(&mut self, record: &IngressRecord, object: &ServingObject) {
-        for rule in &record.rules {
-            let host = rule.host.as_deref().unwrap_or(ANY_HOST);
-            self.host(host, object);
-            for path in &rule.paths {
-                let matched =
-                    normalise_match(&path.path_type, path.path.as_deref().unwrap_or("/"), "");
-                let backends = vec![ingress_backend(record, &path.backend)];
-                self.claim(host, object, matched, backends);
+            if let Some(port) = parent.port {
+                label = format!("{label}:{port}");
             }
-        }
-        if let Some(backend) = &record.default_backend {
-            let backends = vec![ingress_backend(record, backend)];
-            self.claim(ANY_HOST, object, "default backend".to_owned(), backends);
-        }
-        for entry in &record.tls {
-            let Some(secret_name) = &entry.secret_name else {
-                continue;
+            label
+        })
+        .collect();
+    ServingObject {
+        kind: record.kind,
+        namespace: record.namespace.clone(),
+        name: record.name.clone(),
+        key: record_key(record.kind, &record.namespace, &record.name),
+        listeners,
+    }
+}
+
+/// Tells `sink` everything `record` claims.
+pub(super) fn visit(record: &IngressRecord, sink: &mut impl Claims) {
+    let Some(route) = &record.route else {
+        return visit_ingress(record, sink);
+    };
+    let any = [ANY_HOST.to_owned()];
+    let hosts = if record.hosts.is_empty() {
+        &any[..]
+    } else {
+        &record.hosts[..]
+    };
+    for host in hosts {
+        sink.serves(host);
+        for rule in &route.rules {
+            let backends = || {
+                rule.backend_refs
+                    .iter()
+                    .map(|backend| route_backend(record, backend))
+                    .collect()
             };
+            for matched in &rule.matches {
+                sink.path(host, normalise_route_match(matched), &backends);
+            }
+        }
+    }
+}
+
+fn visit_ingress(record: &IngressRecord, sink: &mut impl Claims) {
+    for rule in &record.rules {
+        let host = rule.host.as_deref().unwrap_or(ANY_HOST);
+        sink.serves(host);
+        for path in &rule.paths {
+            let matched = normalise_match(&path.path_type, path.path.as_deref().unwrap_or("/"), "");
+            sink.path(host, matched, &|| {
+                vec![ingress_backend(record, &path.backend)]
+            });
+        }
+    }
+    if let Some(backend) = &record.default_backend {
+        sink.serves(ANY_HOST);
+        let backends = || vec![ingress_backend(record, backend)];
+        sink.path(ANY_HOST, "default backend".to_owned(), &backends);
+    }
+    for entry in &record.tls {
+        let Some(secret_name) = &entry.secret_name else {
+            continue;
+        };
+        let tls = || {
             let certificate = record
                 .certificates
                 .iter()
@@ -263,10 +241,10 @@ impl HostIndex {
                         .iter()
                         .find(|c| &c.secret_name == secret_name)
                 });
-            let tls = HostTls {
+            HostTls {
                 namespace: record.namespace.clone(),
                 secret_name: secret_name.clone(),
-                object: object.key.clone(),
+                object: record_key(record.kind, &record.namespace, &record.name),
                 source: certificate.map_or(CertificateSource::NotRead, |c| c.source),
                 not_after: certificate.and_then(|c| c.not_after.clone()),
                 // The record knows cert-manager's Ready only where the certificate came from
@@ -275,43 +253,77 @@ impl HostIndex {
                     .filter(|c| c.source == CertificateSource::CertManager)
                     .map(|c| c.error.is_none()),
                 error: certificate.and_then(|c| c.error.clone()),
-            };
-            for host in &entry.hosts {
-                self.host(host, object).tls.push(tls.clone());
             }
+        };
+        for host in &entry.hosts {
+            sink.serves(host);
+            sink.tls(host, secret_name, &tls);
+        }
+    }
+}
+
+impl HostIndex {
+    /// An index of `hosts` (folded) only.
+    pub(super) fn of(hosts: impl IntoIterator<Item = String>) -> Self {
+        Self {
+            hosts: hosts
+                .into_iter()
+                .map(|host| (host, Gathered::default()))
+                .collect(),
+            object: None,
         }
     }
 
-    /// The answer: each host flagged, those matching `query`, at most [`MAX_HOSTS`].
-    pub(crate) fn finish(self, query: &HostQuery, errors: Vec<NamespaceError>) -> HostsReport {
-        let mut counts = HostCounts::default();
-        let mut hosts = Vec::new();
-        let mut truncated = false;
-        for (host, gathered) in self.hosts {
-            let entry = flag(host, gathered);
-            if query.flagged_only && !entry.flagged() {
-                continue;
-            }
-            if let Some(term) = &query.search
-                && !entry.matches(term)
-            {
-                continue;
-            }
-            counts.hosts += 1;
-            counts.conflicts += u64::from(entry.conflict);
-            counts.tls_overlaps += u64::from(entry.tls_overlap);
-            counts.duplicates += u64::from(entry.duplicate);
-            if hosts.len() < MAX_HOSTS {
-                hosts.push(entry);
-            } else {
-                truncated = true;
-            }
+    /// Adds what `record` serves on the index's hosts.
+    pub(super) fn add(&mut self, record: &IngressRecord) {
+        self.object = Some(serving_object(record));
+        visit(record, self);
+    }
+
+    /// The entries, sorted by host, each flagged.
+    pub(super) fn entries(self) -> Vec<HostEntry> {
+        self.hosts
+            .into_iter()
+            .map(|(host, gathered)| flag(host, gathered))
+            .collect()
+    }
+
+    fn gathered(&mut self, host: &str) -> Option<&mut Gathered> {
+        self.hosts.get_mut(&fold_host(host))
+    }
+}
+
+impl Claims for HostIndex {
+    fn serves(&mut self, host: &str) {
+        let Some(object) = self.object.clone() else {
+            return;
+        };
+        if let Some(gathered) = self.gathered(host)
+            && gathered
+                .objects
+                .last()
+                .is_none_or(|last| last.key != object.key)
+        {
+            gathered.objects.push(object);
         }
-        HostsReport {
-            hosts,
-            counts,
-            truncated,
-            errors,
+    }
+
+    fn path(&mut self, host: &str, matched: String, backends: &dyn Fn() -> Vec<PathBackend>) {
+        let Some(key) = self.object.as_ref().map(|object| object.key.clone()) else {
+            return;
+        };
+        if let Some(gathered) = self.gathered(host) {
+            gathered.paths.push(HostPath {
+                matched,
+                object: key,
+                backends: backends(),
+            });
+        }
+    }
+
+    fn tls(&mut self, host: &str, _secret_name: &str, tls: &dyn Fn() -> HostTls) {
+        if let Some(gathered) = self.gathered(host) {
+            gathered.tls.push(tls());
         }
     }
 }

@@ -10,15 +10,17 @@
 //! functions, called by `http::hosts` and by the unit tests.
 
 mod build;
+mod scan;
 #[cfg(test)]
 mod tests;
 
 use serde::Serialize;
 
 use crate::hub::NamespaceError;
-use crate::records::{BackendState, CertificateSource, RecordKind, ServicePort};
+use crate::records::{BackendState, CertificateSource, IngressRecord, RecordKind, ServicePort};
 
-pub(crate) use build::{HostIndex, HostQuery};
+use build::HostIndex;
+use scan::HostScan;
 
 /// At most this many hosts in one answer (then `truncated`); a search narrows the rest.
 pub(crate) const MAX_HOSTS: usize = 2_000;
@@ -157,23 +159,38 @@ pub struct Duplicate {
     pub times: u32,
 }
 
-impl HostEntry {
-    /// Whether `term` (lower-case) occurs in the host, an object's name or namespace, or a
-    /// backend's name.
-    pub(crate) fn matches(&self, term: &str) -> bool {
-        self.host.contains(term)
-            || self
-                .objects
-                .iter()
-                .any(|object| object.name.contains(term) || object.namespace.contains(term))
-            || self
-                .paths
-                .iter()
-                .flat_map(|path| &path.backends)
-                .any(|backend| backend.name.to_lowercase().contains(term))
-    }
+/// What to answer: a lower-case search term, and whether only flagged hosts.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct HostQuery {
+    pub search: Option<String>,
+    pub flagged_only: bool,
+}
 
-    pub(crate) fn flagged(&self) -> bool {
-        self.conflict || self.tls_overlap || self.duplicate
+/// The answer for `query` over `items`, each read into its record by `read` (twice for the
+/// records that serve a host the answer holds, once for the others).
+pub(crate) fn report<T>(
+    items: &[T],
+    read: impl Fn(&T) -> Option<IngressRecord>,
+    query: &HostQuery,
+    errors: Vec<NamespaceError>,
+) -> HostsReport {
+    let mut scan = HostScan::new(query.search.clone());
+    for (number, item) in items.iter().enumerate() {
+        if let (Ok(number), Some(record)) = (u32::try_from(number), read(item)) {
+            scan.add(number, &record);
+        }
+    }
+    let chosen = scan.choose(query.flagged_only);
+    let mut index = HostIndex::of(chosen.hosts);
+    for number in chosen.records {
+        if let Some(record) = items.get(number as usize).and_then(&read) {
+            index.add(&record);
+        }
+    }
+    HostsReport {
+        hosts: index.entries(),
+        counts: chosen.counts,
+        truncated: chosen.truncated,
+        errors,
     }
 }

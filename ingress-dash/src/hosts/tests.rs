@@ -34,11 +34,23 @@ fn route(namespace: &str, name: &str, hostnames: Value, rules: Value) -> Value {
 }
 
 fn report(records: &[Value], query: &HostQuery) -> HostsReport {
-    let mut index = HostIndex::default();
-    for value in records {
-        index.add(&record(value.clone()));
+    let report = super::report(
+        records,
+        |value| Some(record(value.clone())),
+        query,
+        Vec::new(),
+    );
+    // Every entry as the scan chose and counted it.
+    let flagged = report.hosts.iter().filter(|entry| entry.conflict).count() as u64;
+    if !report.truncated {
+        assert_eq!(report.counts.conflicts, flagged, "{report:#?}");
+        assert_eq!(report.counts.hosts, report.hosts.len() as u64);
     }
-    index.finish(query, Vec::new())
+    report
+}
+
+fn flagged(entry: &HostEntry) -> bool {
+    entry.conflict || entry.tls_overlap || entry.duplicate
 }
 
 fn all(records: &[Value]) -> HostsReport {
@@ -73,7 +85,7 @@ fn one_entry_per_host_case_folded_with_wildcards_and_hostless_rules_apart() {
     assert_eq!(shop.objects[0].key, "shop/web");
     let matches: Vec<&str> = shop.paths.iter().map(|p| p.matched.as_str()).collect();
     assert_eq!(matches, ["PathPrefix /", "PathPrefix /api"]);
-    assert!(!shop.flagged());
+    assert!(!flagged(shop));
     assert_eq!(report.counts.hosts, 3);
 }
 
@@ -136,7 +148,7 @@ fn a_different_match_or_path_type_is_no_conflict() {
     ]);
     let entry = host(&report, "x.example.com");
     assert_eq!(entry.objects.len(), 3);
-    assert!(!entry.flagged(), "{entry:#?}");
+    assert!(!flagged(entry), "{entry:#?}");
 }
 
 #[test]
@@ -281,4 +293,40 @@ fn search_and_flagged_filter_hosts_and_the_answer_is_bounded() {
     );
     assert_eq!(searched.hosts.len(), 1);
     assert!(!searched.truncated);
+}
+
+#[test]
+fn search_finds_a_host_by_a_backend_of_a_path_on_it() {
+    let records = [
+        ingress(
+            "a",
+            "web",
+            json!([
+                {"host": "one.example.com", "paths": [prefix("/", "payments")]},
+                {"host": "two.example.com", "paths": [prefix("/", "web")]},
+            ]),
+            json!([]),
+        ),
+        ingress(
+            "b",
+            "other",
+            json!([{"host": "three.example.com"}]),
+            json!([]),
+        ),
+    ];
+    let search = |term: &str| -> Vec<String> {
+        let query = HostQuery {
+            search: Some(term.to_owned()),
+            flagged_only: false,
+        };
+        report(&records, &query)
+            .hosts
+            .into_iter()
+            .map(|entry| entry.host)
+            .collect()
+    };
+    assert_eq!(search("paym"), ["one.example.com"]);
+    assert_eq!(search("web"), ["one.example.com", "two.example.com"]);
+    assert_eq!(search("three"), ["three.example.com"]);
+    assert!(search("nothing").is_empty());
 }

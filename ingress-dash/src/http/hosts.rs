@@ -9,7 +9,7 @@ use actix_web::{HttpResponse, web};
 
 use crate::access::Viewer;
 use crate::error::Error;
-use crate::hosts::{HostIndex, HostQuery};
+use crate::hosts::HostQuery;
 use crate::http::state::AppState;
 use crate::records::IngressRecord;
 
@@ -39,15 +39,16 @@ pub(crate) async fn report(
     let snapshot = state.snapshot(&selection, None).await?;
     // Tens of thousands of records are unpacked and regrouped: off the connection's thread.
     let body = tokio::task::spawn_blocking(move || {
-        let mut index = HostIndex::default();
-        for stored in &snapshot.items {
-            // The stored JSON is the service's own serialisation of a record.
-            if let Ok(record) = serde_json::from_str::<IngressRecord>(&stored.json()) {
-                index.add(&record);
-            }
-        }
-        let report = index.finish(&host_query, snapshot.errors);
-        serde_json::to_vec(&report).expect("a report serialises")
+        // The stored JSON is the service's own serialisation of a record.
+        let read = |stored: &std::sync::Arc<crate::records::StoredRecord>| {
+            serde_json::from_str::<IngressRecord>(&stored.json()).ok()
+        };
+        let report = crate::hosts::report(&snapshot.items, read, &host_query, snapshot.errors);
+        let body = serde_json::to_vec(&report).expect("a report serialises");
+        drop(report);
+        // The regrouping's temporaries are gone: their pages go back to the system.
+        crate::alloc::give_back_memory();
+        body
     })
     .await
     .map_err(Error::SnapshotEncoding)?;
