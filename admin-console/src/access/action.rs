@@ -65,7 +65,8 @@ impl RelayCall<'_> {
 /// The role a request to a view or a management route (`/api/clusters/{id}/…` other than the
 /// relay) needs, from its method and path segments (docs/access-control.md, "Roles"):
 ///
-/// - reading (`GET`, `HEAD`) and the read-only `POST`s (a template simulation) are viewer;
+/// - reading (`GET`, `HEAD`) and the read-only `POST`s (a template simulation, an `_analyze`
+///   test) are viewer;
 /// - what an operator does to keep a cluster running and which loses no data is operator: the
 ///   allocation lock, draining a node (and undoing it), open/close/refresh/flush/force
 ///   merge/clear cache of indices, moving a
@@ -85,7 +86,7 @@ pub(crate) fn view_needs(method: &Method, path_in_cluster: &str) -> Role {
         trimmed.split('/').collect()
     };
     match (method, parts.as_slice()) {
-        (&Method::POST, ["templates", "simulate"]) => Role::Viewer,
+        (&Method::POST, ["templates", "simulate"] | ["analyze"]) => Role::Viewer,
         (&Method::PUT, ["allocation"])
         | (&Method::PUT | &Method::DELETE, ["nodes", _, "drain"])
         | (&Method::POST, ["shards", "move" | "retry"])

@@ -35,6 +35,11 @@ pub trait ClusterApi: Send + Sync {
         path: &str,
         body: Option<&Value>,
     ) -> impl Future<Output = Result<Value, Error>> + Send;
+    /// `GET` a path whose answer is text (`_cat` lists and help); a 4xx as for [`Self::call`].
+    fn get_text(&self, path: &str) -> impl Future<Output = Result<String, Error>> + Send {
+        let _ = path;
+        async { Err(Error::upstream("This client reads no text.".to_owned())) }
+    }
 }
 
 const USER_AGENT: &str = concat!("admin-console/", env!("CARGO_PKG_VERSION"));
@@ -143,6 +148,19 @@ impl ClusterClient {
         self.json_of(response).await
     }
 
+    /// A 4xx answer: the cluster refused what was asked, with its status and reason.
+    fn refused(&self, status: reqwest::StatusCode, body: &[u8]) -> Error {
+        Error::RejectedByCluster {
+            status: actix_web::http::StatusCode::from_u16(status.as_u16())
+                .unwrap_or(actix_web::http::StatusCode::BAD_REQUEST),
+            message: format!(
+                "The {} refused the call ({status}): {}",
+                self.label,
+                error_reason(body)
+            ),
+        }
+    }
+
     async fn json_of(&self, response: reqwest::Response) -> Result<Value, Error> {
         let status = response.status();
         let body = response
@@ -199,17 +217,34 @@ impl ClusterApi for ClusterClient {
                 .bytes()
                 .await
                 .map_err(|error| Error::from_reqwest(&self.label, error))?;
-            return Err(Error::RejectedByCluster {
-                status: actix_web::http::StatusCode::from_u16(status.as_u16())
-                    .unwrap_or(actix_web::http::StatusCode::BAD_REQUEST),
-                message: format!(
-                    "The {} refused the call ({status}): {}",
-                    self.label,
-                    error_reason(&body)
-                ),
-            });
+            return Err(self.refused(status, &body));
         }
         self.json_of(response).await
+    }
+
+    async fn get_text(&self, path: &str) -> Result<String, Error> {
+        let response = self
+            .request(Method::GET, path)
+            .timeout(self.timeouts.request)
+            .send()
+            .await
+            .map_err(|error| Error::from_reqwest(&self.label, error))?;
+        let status = response.status();
+        let body = response
+            .bytes()
+            .await
+            .map_err(|error| Error::from_reqwest(&self.label, error))?;
+        if status.is_client_error() {
+            return Err(self.refused(status, &body));
+        }
+        if !status.is_success() {
+            return Err(Error::upstream(format!(
+                "The {} answered {status}: {}",
+                self.label,
+                error_reason(&body)
+            )));
+        }
+        Ok(String::from_utf8_lossy(&body).into_owned())
     }
 }
 

@@ -5,6 +5,7 @@
 //! `access::action::view_needs` and audits every call above viewer.
 
 pub(crate) mod aliases;
+pub(crate) mod analysis;
 pub(crate) mod data_streams;
 pub(crate) mod indices;
 pub(crate) mod names;
@@ -22,6 +23,7 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
     indices::routes(config);
     aliases::routes(config);
     data_streams::routes(config);
+    analysis::routes(config);
     templates::routes(config);
     shards::routes(config);
     nodes::routes(config);
@@ -37,6 +39,7 @@ pub(crate) fn wire_declarations() -> Vec<test_support::wire_types::Declaration> 
         indices::WIRE,
         aliases::WIRE,
         data_streams::WIRE,
+        analysis::WIRE,
         templates::WIRE,
         shards::WIRE,
         nodes::WIRE,

@@ -2,6 +2,7 @@
 
 mod access;
 mod aliases;
+mod analysis;
 mod app;
 mod audit;
 mod cluster_settings;

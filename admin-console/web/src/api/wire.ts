@@ -232,6 +232,65 @@ export type RolledOver = { name: string, oldIndex: string | null, newIndex: stri
 
 export type DataStreamDeleted = { name: string, acknowledged: boolean, };
 
+export type AnalyzedToken = { token: string, startOffset: number | null, endOffset: number | null, position: number | null, type: string | null, };
+
+export type AnalysisStep = { 
+/**
+ * `charFilter`, `tokenizer`, `tokenFilter` or `analyzer` (a built-in analyzer, whose
+ * inner steps the cluster does not show).
+ */
+kind: "charFilter" | "tokenizer" | "tokenFilter" | "analyzer", name: string, 
+/**
+ * A char filter's output text (empty for the other steps).
+ */
+filteredText: Array<string>, tokens: Array<AnalyzedToken>, };
+
+export type AnalyzeResult = { 
+/**
+ * The final tokens (with `explain`, the last step's).
+ */
+tokens: Array<AnalyzedToken>, 
+/**
+ * With `explain`: every step; else empty.
+ */
+steps: Array<AnalysisStep>, };
+
+export type CatApi = { name: string, 
+/**
+ * It needs a repository (`snapshots`).
+ */
+needsRepository: boolean, };
+
+export type CatApiList = { apis: Array<CatApi>, };
+
+export type CatColumn = { name: string, 
+/**
+ * The short names the cluster also takes in `h=`.
+ */
+aliases: Array<string>, 
+/**
+ * `""` when the help does not list the column.
+ */
+description: string, };
+
+export type CatTable = { api: string, 
+/**
+ * The columns the rows have, in the help's order.
+ */
+columns: Array<CatColumn>, 
+/**
+ * One value per column; `null` where the cluster gave none.
+ */
+rows: Array<Array<string | null>>, 
+/**
+ * How many rows the cluster gave.
+ */
+totalRows: number, 
+/**
+ * How many of them were left out (more than [`MAX_ROWS`]).
+ */
+cutRows: number, };
+
 export type TemplateKind = "index" | "component" | "legacy";
 
 export type IndexTemplateRow = { name: string, indexPatterns: Array<string>, priority: number | null, composedOf: Array<string>, version: number | null, 
