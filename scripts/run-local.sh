@@ -190,6 +190,7 @@ cat <<MSG
   admin-console     http://127.0.0.1:8880
   ingress-dash      http://127.0.0.1:8881
   sign out          http://127.0.0.1:9000/auth/logout
+  personal tokens   http://127.0.0.1:9000/auth/tokens  (signed in; then curl -u <user>:apt_... http://127.0.0.1:8880/api/whoami)
   Demo users (password demo-password for each):
     viewer    group demo-viewers    admin-console viewer,   ingress-dash every namespace
     operator  group demo-operators  admin-console operator, ingress-dash every namespace

@@ -13,6 +13,7 @@ use crate::authn::cookies::CookieSigner;
 use crate::authn::oidc::OidcProvider;
 use crate::authn::oidc::sign_in::SignInFlow;
 use crate::authn::session::Sessions;
+use crate::authn::tokens::PersonalTokens;
 use crate::authz::Authorizer;
 use crate::authz::roles::RoleMapper;
 use crate::config::{CacheBackend, ForwardAuthCallers, ServerMode, Settings};
@@ -66,6 +67,8 @@ pub struct Oidc {
     pub sign_in: SignInFlow,
     pub(crate) sessions: Sessions,
     pub(crate) bearer: Option<BearerTokens>,
+    /// Personal access tokens, when `personal_tokens.enabled`.
+    pub(crate) tokens: Option<PersonalTokens>,
 }
 
 /// The outbound client settings every reqwest client of this service shares.
@@ -127,6 +130,9 @@ impl AppState {
                 settings.session.ttl,
             );
             let sign_in = SignInFlow::new(provider, signer, &settings.session.cookie_name);
+            let tokens = settings.personal_tokens.enabled.then(|| {
+                PersonalTokens::new(store.clone(), cipher.clone(), &settings.personal_tokens)
+            });
             Some(Oidc {
                 issuer: settings.oidc.issuer_url.trim_end_matches('/').to_owned(),
                 sign_in,
@@ -136,6 +142,7 @@ impl AppState {
                     .bearer
                     .enabled
                     .then(|| BearerTokens::new(&settings.oidc)),
+                tokens,
             })
         } else {
             None

@@ -8,3 +8,4 @@ pub(crate) mod bearer;
 pub mod cookies;
 pub(crate) mod oidc;
 pub(crate) mod session;
+pub(crate) mod tokens;

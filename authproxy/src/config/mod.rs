@@ -5,6 +5,7 @@ pub(crate) mod authorization;
 pub(crate) mod bearer;
 pub(crate) mod glob;
 pub(crate) mod path_pattern;
+mod personal_tokens;
 pub(crate) mod request_rules;
 mod sections;
 mod validate;
@@ -13,6 +14,7 @@ use secrecy::SecretString;
 use serde::Deserialize;
 use service_kit::config::{ConfigProblems, Validate, VariableSource};
 
+pub use personal_tokens::PersonalTokensSettings;
 pub use sections::{
     BasicAuthSettings, CacheBackend, CacheSettings, ForwardAuthCallers, LocalUser,
     ObservabilitySettings, OidcSettings, RoleMapping, SearchFlavor, SearchSettings, ServerMode,
@@ -33,6 +35,8 @@ pub struct Settings {
     pub basic_auth: BasicAuthSettings,
     pub observability: ObservabilitySettings,
     pub authorization: authorization::AuthorizationSettings,
+    /// Tokens users create for CLIs (off by default).
+    pub personal_tokens: PersonalTokensSettings,
 }
 
 /// Fills `slot` from the environment variable `name` when the file left it empty.

@@ -23,6 +23,7 @@ pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
     validate_server(settings, problems);
     validate_oidc(settings, problems);
     super::bearer::validate(settings, problems);
+    super::personal_tokens::validate(settings, problems);
     validate_session(settings, problems);
     validate_cache(settings, problems);
     validate_user_management(settings, problems);

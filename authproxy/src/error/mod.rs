@@ -138,6 +138,15 @@ pub enum Error {
     /// `invalid_token` challenge, never a redirect.
     #[error("The bearer token was refused: {0}.")]
     InvalidToken(&'static str),
+    /// A personal access token request with a bad field (the reason).
+    #[error("The token request is not valid: {0}.")]
+    InvalidTokenRequest(&'static str),
+    /// A state-changing request from another site's page.
+    #[error("This request must come from this service's own pages.")]
+    CrossSiteRequest,
+    /// A personal access token (or the tokens page) that does not exist here.
+    #[error("Not found.")]
+    NotFound,
     /// An OIDC callback that does not complete a sign-in this browser started.
     #[error("Sign-in failed ({0}); start again from the application.")]
     SignInFailed(&'static str),
@@ -187,7 +196,9 @@ impl ResponseError for Error {
                 | ClusterError::BadResponse(_)
                 | ClusterError::AdminRejected => StatusCode::BAD_GATEWAY,
             },
-            Self::InvalidBody(_) => StatusCode::BAD_REQUEST,
+            Self::InvalidBody(_) | Self::InvalidTokenRequest(_) => StatusCode::BAD_REQUEST,
+            Self::CrossSiteRequest => StatusCode::FORBIDDEN,
+            Self::NotFound => StatusCode::NOT_FOUND,
             Self::SignInFailed(_) | Self::InvalidToken(_) => StatusCode::UNAUTHORIZED,
             Self::ProviderUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::UntrustedCaller | Self::Forbidden { .. } => StatusCode::FORBIDDEN,
@@ -256,6 +267,9 @@ impl ApiError for Error {
                 ClusterError::AdminRejected => "search_admin_rejected",
             },
             Self::InvalidBody(_) => "invalid_body",
+            Self::InvalidTokenRequest(_) => "invalid_request",
+            Self::CrossSiteRequest => "cross_site_request",
+            Self::NotFound => "not_found",
             Self::SignInFailed(_) => "sign_in_failed",
             Self::InvalidToken(_) => "invalid_token",
             Self::ProviderUnavailable(_) => "oidc_provider_unavailable",

@@ -10,8 +10,11 @@ use std::sync::Arc;
 use actix_web::HttpRequest;
 use actix_web::http::header;
 
-use crate::authn::basic::{AuthorizationHeader, BasicRejection, Verified, parse_authorization};
+use crate::authn::basic::{
+    AuthorizationHeader, BasicCredentials, BasicRejection, Verified, parse_authorization,
+};
 use crate::authn::session::SessionLookup;
+use crate::authn::tokens::{PersonalTokens, TOKEN_PREFIX};
 use crate::authz::Decision;
 use crate::authz::request_rules::{DenialCause, METHOD_OVERRIDE_HEADERS, RuleOutcome, RuleRequest};
 use crate::config::{ForwardAuthCallers, ServerMode};
@@ -130,7 +133,14 @@ pub async fn authenticate(
     {
         return Ok(succeeded(identity, true, source_ip));
     }
-    let (credentials, basic) = match (parse_authorization(value.as_bytes()), &state.basic) {
+    let parsed = parse_authorization(value.as_bytes());
+    if let AuthorizationHeader::Basic(credentials) = &parsed
+        && let Some(tokens) = state.oidc.as_ref().and_then(|oidc| oidc.tokens.as_ref())
+        && secrecy::ExposeSecret::expose_secret(&credentials.password).starts_with(TOKEN_PREFIX)
+    {
+        return personal_token_identity(tokens, credentials, source_ip).await;
+    }
+    let (credentials, basic) = match (parsed, &state.basic) {
         (AuthorizationHeader::Bearer(token), _) => {
             return bearer_identity(state, &token, source_ip).await;
         }
@@ -165,6 +175,29 @@ pub async fn authenticate(
             };
             failed(AuthMethod::Basic, &credentials.username, source_ip, reason);
             Err(error)
+        }
+    }
+}
+
+/// A personal access token as the Basic password (`personal_tokens`): the identity its owner
+/// had when creating it (so the same managed user), or 401.
+async fn personal_token_identity(
+    tokens: &PersonalTokens,
+    credentials: &BasicCredentials,
+    source_ip: SourceIp,
+) -> Result<Arc<Identity>, Error> {
+    let token = secrecy::ExposeSecret::expose_secret(&credentials.password);
+    match tokens.verify(&credentials.username, token).await? {
+        // Routine at request rate, like a remembered Basic credential: a debug record.
+        Some(identity) => Ok(succeeded(Arc::new(identity), true, source_ip)),
+        None => {
+            failed(
+                AuthMethod::Oidc,
+                &credentials.username,
+                source_ip,
+                "unknown, revoked, expired or another user's personal access token",
+            );
+            Err(Error::Unauthenticated)
         }
     }
 }

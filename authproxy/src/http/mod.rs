@@ -10,6 +10,7 @@ pub(crate) mod health;
 pub(crate) mod proxy;
 mod sign_in;
 mod standalone;
+mod tokens;
 
 use actix_web::web;
 
@@ -28,7 +29,13 @@ pub fn configure(mode: ServerMode, callback_path: Option<&str>, config: &mut web
         config
             .route(path, web::get().to(sign_in::callback))
             .route(LOGOUT_PATH, web::get().to(sign_in::logout))
-            .route(LOGOUT_PATH, web::post().to(sign_in::logout));
+            .route(LOGOUT_PATH, web::post().to(sign_in::logout))
+            .route(tokens::TOKENS_PATH, web::get().to(tokens::list))
+            .route(tokens::TOKENS_PATH, web::post().to(tokens::create))
+            .route(
+                &format!("{}/{{id}}/revoke", tokens::TOKENS_PATH),
+                web::post().to(tokens::revoke),
+            );
     }
     if mode == ServerMode::Standalone {
         config.default_service(web::to(standalone::forward));

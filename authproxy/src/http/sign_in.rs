@@ -63,7 +63,7 @@ pub async fn start(
 
 /// The host (and port) the browser addressed: `Host`, or the authority of an HTTP/2 request.
 /// Never a forwarded header: the browser that follows the redirect is at this host.
-fn request_host(request: &HttpRequest) -> Option<&str> {
+pub(crate) fn request_host(request: &HttpRequest) -> Option<&str> {
     request
         .headers()
         .get(header::HOST)

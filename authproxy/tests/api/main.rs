@@ -17,6 +17,7 @@ mod logs;
 mod malformed_input;
 mod nginx_front;
 mod oidc;
+mod personal_tokens;
 mod real_security;
 mod redis;
 mod request_id;
