@@ -4,7 +4,10 @@
 // document, `_cluster/health`, `_cluster/settings` for the header, and the routing-table read of
 // `GET /api/clusters/:id/shards`), already filtered as its `filter_path` asks. A few copies are
 // relocating, initialising and unassigned so that every chip kind is drawn. Every request is
-// counted by path, so the benchmark can say how many cluster calls one grid load costs.
+// counted by path, so the benchmark can say how many cluster calls one grid load costs. With
+// BENCH_TIERS=spread the nodes are spread over three data tiers (a third hot and content, a
+// third warm, a third cold), so the grid is grouped under three tier headers; otherwise every
+// node is hot and content.
 //
 // It also renders the same routing as `_cat/shards?format=json` (+ `_cat/nodes` for the names of
 // nodes without shards), the alternative read, to compare the answers' sizes.
@@ -40,12 +43,17 @@ export function syntheticRouting({ indexCount, nodeCount, shardsPerIndex = 3, re
   return { nodes, indices };
 }
 
+const SPREAD = [["data_content", "data_hot", "ingest", "master"], ["data_warm", "master"], ["data_cold"]];
+
+/** A node's roles: hot and content, or (BENCH_TIERS=spread) one of three tiers by position. */
+const rolesOf = (position) => (process.env.BENCH_TIERS === "spread" ? SPREAD[position % 3] : SPREAD[0]);
+
 /** `_cluster/state/routing_table,nodes,blocks,master_node` as the console's filter_path keeps it. */
 export function clusterStateAnswer({ nodes, indices }) {
   return {
     cluster_name: "bench",
     master_node: nodes[0].id,
-    nodes: Object.fromEntries(nodes.map((n) => [n.id, { name: n.name, roles: ["data_content", "data_hot", "ingest", "master"] }])),
+    nodes: Object.fromEntries(nodes.map((n, position) => [n.id, { name: n.name, roles: rolesOf(position) }])),
     routing_table: { indices: Object.fromEntries(indices.map((i) => [i.name, { shards: i.shards }])) },
     blocks: { indices: { [indices[indices.length - 1].name]: { 4: { description: "index closed", retryable: false, levels: ["read", "write"] } } } },
   };
