@@ -19,6 +19,21 @@ async fn signed_in(stack: &OidcStack) -> Browser {
     browser
 }
 
+/// A request to `path` carrying the browser's session cookie.
+fn with_session(
+    stack: &OidcStack,
+    browser: &Browser,
+    method: reqwest::Method,
+    path: &str,
+) -> reqwest::RequestBuilder {
+    let cookie = format!("{COOKIE}={}", browser.cookie(COOKIE).unwrap());
+    stack
+        .app
+        .client
+        .request(method, stack.app.url(path))
+        .header("cookie", cookie)
+}
+
 /// A POST of `form` to `path` with the browser's session, as a script (no `Origin`) asking
 /// for JSON, plus `headers`.
 async fn post(
@@ -28,14 +43,7 @@ async fn post(
     form: &str,
     headers: &[(&str, &str)],
 ) -> reqwest::Response {
-    let mut request = stack
-        .app
-        .client
-        .post(stack.app.url(path))
-        .header(
-            "cookie",
-            format!("{COOKIE}={}", browser.cookie(COOKIE).unwrap()),
-        )
+    let mut request = with_session(stack, browser, reqwest::Method::POST, path)
         .header("accept", "application/json")
         .header("content-type", "application/x-www-form-urlencoded")
         .body(form.to_owned());
@@ -94,14 +102,7 @@ async fn a_cli_with_a_token_reaches_the_cluster_as_the_same_managed_user_until_r
     assert_eq!(as_basic(&stack, &stack.alice, &changed).await.status(), 401);
 
     // Listed by name and dates, never with the secret.
-    let listed = stack
-        .app
-        .client
-        .get(stack.app.url("/auth/tokens"))
-        .header(
-            "cookie",
-            format!("{COOKIE}={}", browser.cookie(COOKIE).unwrap()),
-        )
+    let listed = with_session(&stack, &browser, reqwest::Method::GET, "/auth/tokens")
         .header("accept", "application/json")
         .send()
         .await
@@ -192,14 +193,7 @@ async fn a_token_expires_and_only_the_owners_own_pages_manage_tokens() {
     );
     assert!(html.contains(">cli<") && !html.contains(&token), "{html}");
     let origin = stack.app.url("");
-    let created = stack
-        .app
-        .client
-        .post(stack.app.url("/auth/tokens"))
-        .header(
-            "cookie",
-            format!("{COOKIE}={}", browser.cookie(COOKIE).unwrap()),
-        )
+    let created = with_session(&stack, &browser, reqwest::Method::POST, "/auth/tokens")
         .header("accept", "text/html")
         .header("origin", origin.trim_end_matches('/'))
         .header("sec-fetch-site", "same-origin")
