@@ -3,7 +3,8 @@
 // elasticsearch8-tiered`: node-0 hot and content, node-1 warm, node-2 cold). The shard grid
 // groups its rows under a header per tier (hot, warm, cold), an index that prefers a tier sits in
 // that tier's row, and the tier filter (kept in the URL as `?tier=`) keeps one tier; the Nodes
-// view shows each node's tiers and filters by tier the same way.
+// view shows each node's tiers and filters by tier the same way. An OpenSearch 2 node (`plain`),
+// which has no tier roles, gets neither headers nor a tier filter nor a Tiers column.
 import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
 import { clusterCall, newPage, screenshot, startStack, stopStack } from "./stack.mjs";
@@ -11,7 +12,7 @@ import { openCluster } from "./helpers.mjs";
 
 let stack;
 beforeAll(async () => {
-  stack = await startStack({ main: "elasticsearch8-tiered" });
+  stack = await startStack({ main: "elasticsearch8-tiered", clusters: { plain: "opensearch2" } });
   const cluster = stack.clusters.prod;
   for (const [index, preference] of [
     ["tier-warm-logs", "data_warm"],
@@ -79,5 +80,21 @@ test("the nodes view shows each node's tiers and filters by tier", async () => {
   await page.waitForFunction(() => new URLSearchParams(location.search).get("tier") === "cold");
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="nodes"] tbody tr').length === 1);
   assert.deepEqual(await tiers(), ["node-2: cold"]);
+  await page.close();
+});
+
+test("a cluster without tiers (OpenSearch) has no tier headers, filter or column", async () => {
+  const page = await newPage(stack);
+  await clusterCall(stack.clusters.plain, "PUT", "plain-logs", { settings: { number_of_shards: 1, number_of_replicas: 0 } });
+  await openCluster(page, "plain", "shards");
+  await page.locator('[data-testid="shard-chip"][data-index="plain-logs"]').waitFor();
+  assert.deepEqual(await gridRows(page), [await rowOfIndex(page, "plain-logs")]);
+  assert.equal(await page.getByLabel("Data tier").count(), 0);
+
+  await openCluster(page, "plain", "nodes");
+  await page.locator('[data-testid="node-link"]').first().waitFor();
+  assert.equal(await page.locator('[data-testid="node-tiers"]').count(), 0);
+  assert.equal(await page.getByLabel("Data tier").count(), 0);
+  assert.ok(!(await page.locator('[data-testid="nodes"] thead').textContent()).includes("Tiers"));
   await page.close();
 });
