@@ -329,6 +329,59 @@ async fn cat_apis_are_listed_and_read_as_tables_on_both_dialects() {
             "{distribution:?}: {table}"
         );
 
+        // Snapshots of a repository: the columns in the help's order (asked without the
+        // repository, which the cluster refuses beside `?help`).
+        let location = f.cluster.repo_path().join("h6an-repo");
+        let (status, body) = send(direct(f.cluster, Method::PUT, "/_snapshot/h6an-repo").json(
+            &json!({"type": "fs", "settings": {"location": location.display().to_string()}}),
+        ))
+        .await;
+        assert_eq!(status, 200, "{body}");
+        let (status, body) = send(
+            direct(
+                f.cluster,
+                Method::PUT,
+                "/_snapshot/h6an-repo/h6an-snap?wait_for_completion=true",
+            )
+            .json(&json!({"indices": "h6an-cat", "include_global_state": false})),
+        )
+        .await;
+        assert!(
+            status == 200 || body.to_string().contains("already exists"),
+            "{status} {body}"
+        );
+        let (status, table) = f
+            .app
+            .get_json("/api/clusters/main/cat/snapshots?repository=h6an-repo")
+            .await;
+        assert_eq!(status, 200, "{distribution:?}: {table}");
+        let names: Vec<&str> = table["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|column| column["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names.first(), Some(&"id"), "{distribution:?}: {names:?}");
+        assert!(
+            table["columns"][0]["description"]
+                .as_str()
+                .unwrap()
+                .contains("snapshot"),
+            "{table}"
+        );
+        let sent: Vec<(String, String)> = f
+            .sent("/_cat/snapshots")
+            .into_iter()
+            .map(|r| (r.path, r.query))
+            .collect();
+        assert!(
+            sent.contains(&(
+                "/_cat/snapshots/h6an-repo".to_owned(),
+                "format=json&v".to_owned()
+            )) && sent.contains(&("/_cat/snapshots".to_owned(), "help".to_owned())),
+            "{sent:?}"
+        );
+
         // A repository that does not exist: the cluster's 404 with its reason.
         let (status, body) = f
             .app
@@ -343,7 +396,8 @@ async fn cat_apis_are_listed_and_read_as_tables_on_both_dialects() {
                 .contains("h6an-none"),
             "{body}"
         );
-        assert!(f.writes().is_empty(), "{:?}", f.writes());
+        let writes = f.writes();
+        assert!(writes.is_empty(), "{writes:?}");
     }
 }
 

@@ -4,7 +4,8 @@
 //!
 //! Cluster calls: `POST /_analyze` or `POST /<index>/_analyze` with the checked body
 //! ([`analyze`]); `GET /_cat` (text), `GET /_cat/<api>?format=json&v` and `GET /_cat/<api>?help`
-//! (text, read concurrently; a help refusal leaves the descriptions empty), `<api>` one of
+//! (text, read concurrently; a help refusal leaves the descriptions empty and the columns in the
+//! rows' order), `<api>` one of
 //! [`CAT_APIS`], `_cat/snapshots/<repository>` with a checked repository name ([`cat`]).
 
 mod analyze;
@@ -79,7 +80,12 @@ pub(crate) async fn read_cat(
         }
         None => format!("_cat/{}", api.as_str()),
     };
-    let (rows_path, help_path) = (format!("{path}?format=json&v"), format!("{path}?help"));
+    // The help is asked without the repository: the cluster refuses `?help` with a path
+    // parameter it does not consume (400 `unrecognized parameter: [repository]`).
+    let (rows_path, help_path) = (
+        format!("{path}?format=json&v"),
+        format!("_cat/{}?help", api.as_str()),
+    );
     let (answer, help) = futures_util::join!(
         cluster.call(Method::GET, &rows_path, None),
         cluster.get_text(&help_path),
