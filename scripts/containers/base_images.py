@@ -4,7 +4,8 @@
   (libc6, libgcc-s1, libssl3, CA certificates, tzdata, netbase, base-files), unpacked with
   dpkg-deb, plus the passwd/group entries of its non-root user 65532. No shell, no package manager.
 - search-platform-test/debian:bookworm, a Debian root file system made by mmdebstrap with the
-  third-party servers' Debian packages, the base of docker/test/standins.Dockerfile.
+  third-party servers' Debian packages (and the JRE OpenSearch runs on), the base of
+  docker/test/standins.Dockerfile.
 
 Each root file system is cached as a tar under .cache/containers/, keyed by the package list
 and the candidate versions apt sees, so a second run on the same machine only imports it.
@@ -22,13 +23,14 @@ from engine import Engine, die_with_parent
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".cache" / "containers"
-RECIPE = "2"  # bump when the way a root file system is made changes
+RECIPE = "3"  # bump when the way a root file system is made changes
 
 RUNTIME_TAG = "gcr.io/distroless/cc-debian12:nonroot"
 RUNTIME_PACKAGES = ["base-files", "netbase", "tzdata", "ca-certificates", "libc6", "libgcc-s1", "libssl3"]
 DEBIAN_TAG = "search-platform-test/debian:bookworm"
 DEBIAN_PACKAGES = ["redis-server", "redis-tools", "prometheus", "prometheus-elasticsearch-exporter", "nginx", "curl",
-                   "ca-certificates", "tzdata", "libstdc++6", "python3-minimal", "python3-yaml"]
+                   "ca-certificates", "tzdata", "libstdc++6", "python3-minimal", "python3-yaml",
+                   "openjdk-17-jre-headless"]
 STANDINS = ["opensearch", "redis", "dex", "elasticsearch-exporter", "prometheus", "nginx"]
 
 PASSWD = """root:x:0:0:root:/root:/sbin/nologin
@@ -98,7 +100,9 @@ def make_debian(tar: Path) -> None:
     command = [
         "mmdebstrap", "--variant=apt", "--include=" + ",".join(DEBIAN_PACKAGES),
         "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-exclude=/usr/share/man/*",
-        "--dpkgopt=path-exclude=/usr/share/locale/*", "--format=tar", "bookworm", str(tar),
+        "--dpkgopt=path-exclude=/usr/share/locale/*",
+        # update-alternatives (the JRE's java) links a manual page there and fails without the folder.
+        '--setup-hook=mkdir -p "$1/usr/share/man/man1"', "--format=tar", "bookworm", str(tar),
     ]
     done = subprocess.run(command, start_new_session=True, preexec_fn=die_with_parent,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -123,16 +127,44 @@ def import_base_images(engine: Engine) -> None:
                "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", str(debian), DEBIAN_TAG)
 
 
+def pinned(name: str) -> str:
+    """A version pinned in versions.env (what scripts/install-servers.sh fetches)."""
+    for line in (ROOT / "versions.env").read_text().splitlines():
+        if line.startswith(f"{name}="):
+            return line.split("=", 1)[1].strip()
+    raise RuntimeError(f"{name} is not in versions.env")
+
+
+def opensearch_sources() -> tuple[Path, Path]:
+    """The secured OpenSearch's ingredients that scripts/install-servers.sh fetched: the unpacked
+    integ-test distribution (.cache/servers/opensearch-<version>, untouched: the secured copy
+    beside it has the host's demo configuration) and the security plugin's zip, from Maven's
+    local repository or, when it is not there, fetched into it as the script does."""
+    home = ROOT / ".cache" / "servers" / f"opensearch-{pinned('OPENSEARCH_2_SECURED_VERSION')}"
+    group, artifact = pinned("OPENSEARCH_SECURITY_PLUGIN_ARTIFACT").split(":")
+    version = pinned("OPENSEARCH_SECURITY_PLUGIN_VERSION")
+    plugin = (Path.home() / ".m2/repository" / group.replace(".", "/") / artifact / version
+              / f"{artifact}-{version}.zip")
+    if not plugin.exists():
+        subprocess.run(["mvn", "--batch-mode", "--quiet", "dependency:get", f"-Dartifact={group}:{artifact}:{version}:zip"],
+                       check=True, stdout=subprocess.DEVNULL)
+    if not (home / "bin/opensearch").exists():
+        raise RuntimeError(f"{home} is missing: scripts/install-servers.sh fetches it")
+    return home, plugin
+
+
 def build_standins(engine: Engine) -> None:
     """The third-party servers' stand-ins, one target each of docker/test/standins.Dockerfile."""
-    osmem = next(iter(glob.glob(str(ROOT / ".venv/lib/python3*/site-packages/osmem_server/bin/osmem-server"))))
     node = shutil.which("node")
+    home, plugin = opensearch_sources()
     with tempfile.TemporaryDirectory(prefix="standins.") as context:
         context = Path(context)
         (context / "bin").mkdir()
-        for source in [osmem, node, ROOT / "docker/test/dex", ROOT / "docker/test/redis-entrypoint",
-                       ROOT / "docker/test/opensearch-standin"]:
+        for source in [node, ROOT / "docker/test/dex", ROOT / "docker/test/redis-entrypoint",
+                       ROOT / "docker/test/opensearch-entrypoint"]:
             shutil.copy2(source, context / "bin")
+        shutil.copytree(home, context / "opensearch", symlinks=True, ignore=shutil.ignore_patterns("data", "logs"))
+        shutil.copy2(plugin, context / "opensearch-security.zip")
         shutil.copytree(ROOT / "test-support/oidc/node_modules", context / "oidc/node_modules", symlinks=True)
         # .mjs: an ES module without the package.json that marks server.js as one.
         shutil.copy2(ROOT / "test-support/oidc/server.js", context / "oidc/server.mjs")

@@ -8,13 +8,14 @@
    BINARIES=prebuilt` and the binaries of target/$CONTAINER_PROFILE (default `fast`) staged by
    stage-prebuilt.sh; prints each image's size and holds the services to a budget.
 3. Runs each service image as a container on an internal network with its dependency as a
-   container (admin-console -> OpenSearch stand-in, authproxy -> Redis and OpenSearch,
+   container (admin-console -> OpenSearch, authproxy -> Redis and OpenSearch,
    ingress-dash -> kube-test-server) and checks it from outside: non-root uid, read-only root
    file system, HEALTHCHECK healthy, liveness and /_metrics, the dependency reached, the web app
    served, `docker stop` exits 0 within the shutdown time.
 4. Brings docker/compose.yaml up with docker/test/compose.test.yaml (third-party images swapped
-   for the stand-ins) and goes through the front door: an OIDC sign-in at authproxy and a search
-   request relayed with the session; the nginx front door sending a browser without a session to
+   for the stand-ins; OpenSearch is the real one, secured) and goes through the front door: an
+   OIDC sign-in at authproxy and a search request relayed with the session as the managed user
+   authproxy made through the security API; the nginx front door sending a browser without a session to
    sign-in, then admin-console and ingress-dash seeing the signed-in user's role and namespaces;
    a console call relayed by admin-console, Ingresses listed by ingress-dash, Prometheus
    scraping the services.
@@ -111,7 +112,11 @@ def healthy(engine: Engine, name: str) -> bool:
 
 def check_containers(engine: Engine, scratch: Path) -> None:
     engine.run("network", "create", "--internal", "sp-test")
-    run_container(engine, "opensearch", "search-platform-test/opensearch")
+    # The real OpenSearch (docker/test/standins.Dockerfile) without its security plugin here: the
+    # images' example configurations carry no cluster credential. The compose step runs it secured.
+    run_container(engine, "opensearch", "search-platform-test/opensearch", options=(
+        "-e", "discovery.type=single-node", "-e", "DISABLE_SECURITY_PLUGIN=true",
+        "-e", "OPENSEARCH_JAVA_OPTS=-Xms512m -Xmx512m"))
     run_container(engine, "redis", "search-platform-test/redis", "redis-server", "--save", "", "--appendonly", "no")
     # kube-test-server has no SIGTERM handler, and PID 1 gets no default signal action: an init
     # process (as compose.yaml's `init: true`) passes TERM on so `docker stop` ends it at once.
@@ -120,6 +125,8 @@ def check_containers(engine: Engine, scratch: Path) -> None:
     authproxy_config.write_text(f"""server: {{host: 0.0.0.0, port: 9000, mode: standalone}}
 search: {{url: "http://opensearch:9200", flavor: opensearch}}
 cache: {{backend: redis, redis_url: "redis://redis:6379/0", encryption_key: "{CACHE_KEY}"}}
+# The cluster here has no security plugin (no user API): managed users are checked in compose.
+user_management: {{enabled: false}}
 basic_auth:
   users:
     - {{username: admin, password_hash: "{ADMIN_HASH}", email: admin@example.com, groups: [admins]}}
@@ -167,6 +174,13 @@ basic_auth:
                   page.status == 200 and "text/html" in (page.header("content-type") or "")
                   and asset is not None and asset.status == 200, f"{page.status} {page.text[:300]}")
 
+    search = container_ip(engine, "opensearch")
+    try:
+        wait_until("OpenSearch to answer _cluster/health", 180,
+                   lambda: answers(search, 9200, "/_cluster/health") or (healthy(engine, "opensearch") and False))
+    except (TimeoutError, RuntimeError) as error:
+        logs = engine.run("logs", "opensearch", check=False)
+        raise RuntimeError(f"{error}:\n{(logs.stdout + logs.stderr)[-3000:]}") from error
     console = container_ip(engine, "admin-console")
     # The console relay answers only its own page or a caller that says so (scripts, curl).
     health = request(console, 8080, "GET", "/api/clusters/local/proxy/_cluster/health",
@@ -248,6 +262,12 @@ def check_compose(engine: Engine) -> None:
               session is not None, f"{landing.status} {landing.url} {landing.text[:300]}")
         check("compose: after sign-in the search request is relayed to the cluster with the session",
               landing.status == 200 and '"cluster_name"' in landing.text, f"{landing.status} {landing.text[:300]}")
+        # As whom the cluster saw it: the user authproxy made through the security plugin's API.
+        who = browser.get("http://localhost:9000/_plugins/_security/authinfo")
+        seen = who.json() if who.status == 200 else {}
+        check("compose: the cluster saw authproxy's managed user admin@example.com with all_access (authinfo)",
+              seen.get("user_name") == "admin@example.com" and "all_access" in seen.get("roles", []),
+              f"{who.status} {who.text[:300]}")
         anonymous = request(local, int(ports["AUTHPROXY_PORT"]), "GET", "/_cluster/health")
         check("compose: without a session authproxy does not relay", anonymous.status in (302, 303, 401),
               f"{anonymous.status}")
