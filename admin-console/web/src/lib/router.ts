@@ -44,6 +44,8 @@ export type ClusterView =
   | "tasks"
   | "snapshots"
   | "settings"
+  | "analyze"
+  | "cat"
   | "statistics";
 export const CLUSTER_VIEWS: ReadonlyArray<{ id: ClusterView; label: string }> = [
   { id: "overview", label: "Overview" },
@@ -56,6 +58,8 @@ export const CLUSTER_VIEWS: ReadonlyArray<{ id: ClusterView; label: string }> = 
   { id: "tasks", label: "Tasks" },
   { id: "snapshots", label: "Snapshots" },
   { id: "settings", label: "Settings" },
+  { id: "analyze", label: "Analyze" },
+  { id: "cat", label: "Cat APIs" },
   { id: "statistics", label: "Statistics" },
 ];
 

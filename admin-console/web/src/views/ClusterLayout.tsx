@@ -22,6 +22,8 @@ import { TemplatesView } from "./TemplatesView";
 import { TasksView } from "./TasksView";
 import { SnapshotsView } from "./SnapshotsView";
 import { SettingsView } from "./SettingsView";
+import { AnalyzeView } from "./AnalyzeView";
+import { CatView } from "./CatView";
 import { ProductionBadge } from "../components/ChangeReason";
 import { noteEnvironment, ProductionContext } from "../lib/changeReason";
 
@@ -114,6 +116,8 @@ export function ClusterLayout({ clusterId, view, item, search, consoleOpen, onTo
             {view === "tasks" && <TasksView clusterId={clusterId} search={search} />}
             {view === "snapshots" && <SnapshotsView clusterId={clusterId} />}
             {view === "settings" && <SettingsView clusterId={clusterId} />}
+            {view === "analyze" && <AnalyzeView clusterId={clusterId} />}
+            {view === "cat" && <CatView clusterId={clusterId} api={item} search={search} />}
             {view === "statistics" && (
               <Suspense fallback={<Loading what="statistics" />}>
                 <StatisticsView clusterId={clusterId} search={search} theme={theme} metricsSource={cluster?.metricsSource} />
