@@ -268,6 +268,14 @@ def check_compose(engine: Engine) -> None:
         check("compose: the cluster saw authproxy's managed user admin@example.com with all_access (authinfo)",
               seen.get("user_name") == "admin@example.com" and "all_access" in seen.get("roles", []),
               f"{who.status} {who.text[:300]}")
+        # curl -u ops:password: the local Basic user, as its own managed user (never the
+        # plugin's reserved admin).
+        basic_ops = "Basic " + base64.b64encode(b"ops:password").decode()
+        as_ops = request(local, int(ports["AUTHPROXY_PORT"]), "GET", "/_plugins/_security/authinfo", {"Authorization": basic_ops})
+        seen_ops = as_ops.json() if as_ops.status == 200 else {}
+        check("compose: a Basic user is relayed as authproxy's managed user ops with all_access (authinfo)",
+              seen_ops.get("user_name") == "ops" and "all_access" in seen_ops.get("roles", []),
+              f"{as_ops.status} {as_ops.text[:300]}")
         anonymous = request(local, int(ports["AUTHPROXY_PORT"]), "GET", "/_cluster/health")
         check("compose: without a session authproxy does not relay", anonymous.status in (302, 303, 401),
               f"{anonymous.status}")
