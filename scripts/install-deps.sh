@@ -4,7 +4,7 @@
 #                    chromium (browser tests), nginx (benchmarks; TLS front in tests), openssl
 #                    (test certificates), docker.io (the engine the container test starts itself),
 #                    docker-compose (Debian's, 1.29) and mmdebstrap (the test's stand-in base images)
-#   Python venv      .venv with osmem-server (an in-memory OpenSearch-compatible server) and
+#   Python venv      .venv with osmem-server (an in-memory OpenSearch, for make soak only) and
 #                    the packaging checks' tools (scripts/requirements-test.txt)
 #   npm              `npm ci` in every web/ folder and test-support/oidc (package-lock.json)
 # The real servers only the tests need (search servers from Maven, the Kubernetes tools built
@@ -22,7 +22,7 @@ declare -A packages=(
   [prometheus-elasticsearch-exporter]=prometheus-elasticsearch-exporter
   [chromium]=chromium
   [wrk]=wrk                  # benchmarks (bench/, benches/)
-  [nginx-light]=nginx        # the benchmarks' reverse-proxy baseline; TLS in front of osmem in tests
+  [nginx-light]=nginx        # the benchmarks' reverse-proxy baseline; TLS in front of the search cluster in tests
   [openssl]=openssl          # a private CA and certificates for the TLS tests
   [docker.io]=dockerd        # the container test starts its own engine (scripts/containers/)
   [docker-compose]=docker-compose
