@@ -151,15 +151,7 @@ fn validate_lists(
                  address; not empty, no control characters)",
             );
         } else if entry.source.is_none() && sources.len() > 1 {
-            problems.push(
-                key,
-                format!(
-                    "names no source, and several are configured (local Basic users, OIDC, \
-                     bearer tokens): write basic:{name}, oidc:{name} or bearer:{name} (a bare \
-                     name would let an identity of one source in under another's entry)",
-                    name = entry.name
-                ),
-            );
+            problems.push(key, ambiguous_entry(entry.name, sources));
         }
     }
     for (index, domain) in domains.iter().enumerate() {
@@ -174,6 +166,24 @@ fn validate_lists(
             "must be a group name (not empty, no control characters)",
         );
     }
+}
+
+/// The problem of a bare `allowed_users` entry when two or more sources are configured.
+fn ambiguous_entry(name: &str, sources: &[AuthMethod]) -> String {
+    let spelled: Vec<String> = sources
+        .iter()
+        .map(|source| format!("{source}:{name}"))
+        .collect();
+    let choices = match spelled.split_last() {
+        Some((last, others)) if !others.is_empty() => format!("{} or {last}", others.join(", ")),
+        _ => spelled.concat(),
+    };
+    let names: Vec<&str> = sources.iter().map(|source| source.as_str()).collect();
+    format!(
+        "names no source, and {} are configured: write {choices} (a bare name would let an \
+         identity of one source in under another's entry)",
+        names.join(", ")
+    )
 }
 
 pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {

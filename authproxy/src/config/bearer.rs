@@ -134,6 +134,28 @@ mod tests {
     }
 
     #[test]
+    fn with_bearer_tokens_a_bare_allowed_user_must_name_its_source() {
+        let problems = ConfigLoader::new("AUTHPROXY_BEARER_TEST")
+            .load_str::<Settings>(
+                "oidc: {enabled: true, issuer_url: 'http://127.0.0.1:1', client_id: proxy, \
+                 client_secret: s, redirect_url: 'http://127.0.0.1:9000/auth/callback', \
+                 bearer: {enabled: true, audiences: [api]}}\n\
+                 session: {secret: 0123456789abcdef0123456789abcdef}\n\
+                 authorization: {allowed_users: [svc, 'bearer:svc']}\n",
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(
+            problems.contains(
+                "authorization.allowed_users[0]: names no source, and oidc, bearer are \
+                 configured: write oidc:svc or bearer:svc"
+            ),
+            "{problems}"
+        );
+        assert!(!problems.contains("allowed_users[1]"), "{problems}");
+    }
+
+    #[test]
     fn off_by_default_and_nothing_to_check_then() {
         assert!(bearer_problems("oidc: {bearer: {audiences: []}}").is_empty());
         let settings = BearerSettings::default();
