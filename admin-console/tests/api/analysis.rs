@@ -6,11 +6,14 @@
 
 use reqwest::Method;
 use serde_json::{Value, json};
-use test_support::Distribution;
+use test_support::{Distribution, TempDir};
 
 use crate::access::{VIEWER, as_caller, trusted_yaml};
+use crate::app::{cluster_yaml, spawn_app};
 use crate::indices_manage::send;
-use crate::support::real::{REAL, Real, direct, direct_json, real, real_with};
+use crate::support::real::{
+    REAL, Real, direct, direct_json, proxy_before, real, real_with, shared,
+};
 
 /// An index `name` with a `title` field analysed by `whitespace` and an analyzer `h6_lower` of
 /// its own (standard tokenizer, lowercase filter); made directly on the node, kept if it is
@@ -444,4 +447,30 @@ async fn viewers_analyse_and_browse_cat_apis() {
         let (status, body) = send(as_caller(f.app.client.get(f.url(tail)), &VIEWER)).await;
         assert_eq!(status, 200, "{tail}: {body}");
     }
+}
+
+#[tokio::test]
+async fn on_a_production_cluster_analysing_needs_no_reason_and_is_not_audited() {
+    let cluster = shared(Distribution::OpenSearch2).await;
+    let proxy = proxy_before(cluster);
+    let dir = TempDir::new("analysis-production");
+    let audit = dir.path().join("audit.log");
+    let app = spawn_app(&format!(
+        "audit:\n  file: {}\nclusters:\n{}    environment: production\n",
+        audit.display(),
+        cluster_yaml("main", &proxy.url)
+    ))
+    .await;
+    let (status, body) = send(
+        app.client
+            .post(app.url("/api/clusters/main/analyze"))
+            .json(&json!({"text": "Hello", "analyzer": "standard"})),
+    )
+    .await;
+    assert_eq!(status, 200, "a read needs no reason: {body}");
+    assert_eq!(tokens(&body), ["hello"]);
+    let (status, body) = send(app.client.get(app.url("/api/clusters/main/cat/health"))).await;
+    assert_eq!(status, 200, "{body}");
+    let audited = std::fs::read_to_string(&audit).unwrap_or_default();
+    assert!(!audited.contains("analyze"), "{audited}");
 }
