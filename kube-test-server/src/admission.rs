@@ -3,6 +3,8 @@
 //! types of [`crate::gateway`] and [`crate::cert_manager`] for custom resources), the
 //! validation a client most often trips on, and the defaults the API server fills in.
 
+use std::sync::Arc;
+
 use k8s_openapi::ByteString;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -107,7 +109,7 @@ pub(crate) fn validate(kind: Kind, object: &Value, name: &str) -> Result<(), Val
         ));
     }
     match kind {
-        Kind::Namespace | Kind::Ingress => Ok(()),
+        Kind::Namespace | Kind::Ingress | Kind::IngressClass => Ok(()),
         Kind::Service => decode::<v1::Service>(kind, object),
         Kind::EndpointSlice => decode::<discovery::EndpointSlice>(kind, object),
         Kind::HttpRoute => decode_custom::<gateway::HttpRoute>(kind, object, name),
@@ -302,6 +304,37 @@ pub(crate) fn default_on_create(kind: Kind, object: &mut Value, namespace: &str,
     }
 }
 
+/// Marks the class an Ingress without one gets.
+const DEFAULT_CLASS: &str = "ingressclass.kubernetes.io/is-default-class";
+
+/// The `DefaultIngressClass` admission plugin, on create: an Ingress with neither
+/// `spec.ingressClassName` nor the legacy `kubernetes.io/ingress.class` annotation gets the
+/// class marked as the default; with several, the newest (then the first by name).
+pub(crate) fn default_ingress_class(ingress: &mut Value, classes: &[Arc<Value>]) {
+    if !ingress["spec"]["ingressClassName"].is_null()
+        || !ingress["metadata"]["annotations"]["kubernetes.io/ingress.class"].is_null()
+    {
+        return;
+    }
+    let text = |class: &Value, field: &str| class["metadata"][field].as_str().map(str::to_owned);
+    let newest = classes
+        .iter()
+        .filter(|class| class["metadata"]["annotations"][DEFAULT_CLASS] == "true")
+        .max_by(|one, other| {
+            text(one, "creationTimestamp")
+                .cmp(&text(other, "creationTimestamp"))
+                .then_with(|| text(other, "name").cmp(&text(one, "name")))
+        });
+    if let Some(name) = newest.and_then(|class| text(class, "name"))
+        && let Some(spec) = ingress
+            .as_object_mut()
+            .map(|fields| fields.entry("spec").or_insert_with(|| json!({})))
+        && let Some(spec) = spec.as_object_mut()
+    {
+        spec.insert("ingressClassName".into(), json!(name));
+    }
+}
+
 fn merge_string_data(object: &mut Value) {
     let Some(string_data) = object
         .as_object_mut()
@@ -370,4 +403,56 @@ pub(crate) fn carry_over(
         _ => {}
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn class(name: &str, created: &str, default: bool) -> Arc<Value> {
+        let annotations = match default {
+            true => json!({DEFAULT_CLASS: "true"}),
+            false => json!({}),
+        };
+        Arc::new(
+            json!({"metadata": {"name": name, "creationTimestamp": created,
+            "annotations": annotations}, "spec": {"controller": "k8s.io/ingress-nginx"}}),
+        )
+    }
+
+    fn defaulted(ingress: Value, classes: &[Arc<Value>]) -> Value {
+        let mut ingress = ingress;
+        default_ingress_class(&mut ingress, classes);
+        ingress["spec"]["ingressClassName"].clone()
+    }
+
+    #[test]
+    fn an_ingress_without_a_class_gets_the_newest_default() {
+        let classes = [
+            class("old", "2026-01-01T00:00:00Z", true),
+            class("new", "2026-02-01T00:00:00Z", true),
+            class("newest", "2026-03-01T00:00:00Z", false),
+            class("b", "2026-02-01T00:00:00Z", true),
+        ];
+        assert_eq!(defaulted(json!({"metadata": {}}), &classes), "b");
+        assert_eq!(defaulted(json!({"metadata": {}}), &classes[..2]), "new");
+        assert_eq!(
+            defaulted(json!({"spec": {"rules": []}}), &classes[..1]),
+            "old"
+        );
+        assert_eq!(
+            defaulted(json!({"metadata": {}}), &classes[2..3]),
+            Value::Null
+        );
+    }
+
+    #[test]
+    fn a_class_by_field_or_annotation_is_kept() {
+        let classes = [class("nginx", "2026-01-01T00:00:00Z", true)];
+        let named = json!({"spec": {"ingressClassName": "traefik"}});
+        assert_eq!(defaulted(named, &classes), "traefik");
+        let legacy =
+            json!({"metadata": {"annotations": {"kubernetes.io/ingress.class": "traefik"}}});
+        assert_eq!(defaulted(legacy, &classes), Value::Null);
+    }
 }

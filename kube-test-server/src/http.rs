@@ -31,12 +31,16 @@ pub fn server(cluster: Cluster, listener: TcpListener) -> std::io::Result<Server
                 web::get().to(discovery::group_resources),
             )
             // Collections across namespaces (or of cluster-scoped kinds), and cluster-scoped
-            // objects (namespaces).
+            // objects (namespaces, IngressClasses).
             .route("/api/v1/{resource}", web::get().to(list_or_watch))
             .route("/api/v1/{resource}/{name}", web::get().to(read))
             .route(
                 "/apis/{group}/{version}/{resource}",
                 web::get().to(list_or_watch),
+            )
+            .route(
+                "/apis/{group}/{version}/{resource}/{name}",
+                web::get().to(read),
             )
             // Namespaced collections and objects.
             .route(

@@ -7,6 +7,8 @@
 pub enum Kind {
     /// core/v1 `Namespace` (cluster-scoped).
     Namespace,
+    /// networking.k8s.io/v1 `IngressClass` (cluster-scoped): which controller an Ingress is for.
+    IngressClass,
     /// networking.k8s.io/v1 `Ingress`.
     Ingress,
     /// core/v1 `Service`.
@@ -33,13 +35,16 @@ pub enum Crd {
 }
 
 impl Kind {
-    /// Every kind, in the order discovery lists them.
-    pub const ALL: [Kind; 8] = [
+    /// Every kind, in the order discovery lists them and `sample::api_objects` gives them to be
+    /// written: namespaces first, IngressClasses after the Ingresses (written before them, a
+    /// default class would be set on every Ingress without a class).
+    pub const ALL: [Kind; 9] = [
         Kind::Namespace,
         Kind::Service,
         Kind::Secret,
         Kind::Event,
         Kind::Ingress,
+        Kind::IngressClass,
         Kind::EndpointSlice,
         Kind::HttpRoute,
         Kind::Certificate,
@@ -49,7 +54,7 @@ impl Kind {
     pub fn api_version(self) -> &'static str {
         match self {
             Kind::Namespace | Kind::Service | Kind::Secret | Kind::Event => "v1",
-            Kind::Ingress => "networking.k8s.io/v1",
+            Kind::Ingress | Kind::IngressClass => "networking.k8s.io/v1",
             Kind::EndpointSlice => "discovery.k8s.io/v1",
             Kind::HttpRoute => "gateway.networking.k8s.io/v1",
             Kind::Certificate => "cert-manager.io/v1",
@@ -61,6 +66,7 @@ impl Kind {
         match self {
             Kind::Namespace => "Namespace",
             Kind::Ingress => "Ingress",
+            Kind::IngressClass => "IngressClass",
             Kind::Service => "Service",
             Kind::Secret => "Secret",
             Kind::Event => "Event",
@@ -99,6 +105,7 @@ impl Kind {
         match self {
             Kind::Namespace => "namespaces",
             Kind::Ingress => "ingresses",
+            Kind::IngressClass => "ingressclasses",
             Kind::Service => "services",
             Kind::Secret => "secrets",
             Kind::Event => "events",
@@ -113,6 +120,7 @@ impl Kind {
         match self {
             Kind::Namespace => "namespace",
             Kind::Ingress => "ingress",
+            Kind::IngressClass => "ingressclass",
             Kind::Service => "service",
             Kind::Secret => "secret",
             Kind::Event => "event",
@@ -130,7 +138,7 @@ impl Kind {
             Kind::Service => &["svc"],
             Kind::Event => &["ev"],
             Kind::Certificate => &["cert", "certs"],
-            Kind::Secret | Kind::EndpointSlice | Kind::HttpRoute => &[],
+            Kind::Secret | Kind::EndpointSlice | Kind::HttpRoute | Kind::IngressClass => &[],
         }
     }
 
@@ -145,7 +153,7 @@ impl Kind {
     }
 
     pub fn namespaced(self) -> bool {
-        self != Kind::Namespace
+        !matches!(self, Kind::Namespace | Kind::IngressClass)
     }
 
     /// The CRD that serves this kind, for custom resources.
@@ -202,6 +210,11 @@ mod tests {
         );
         assert_eq!(Kind::from_path("", "v1", "events"), Some(Kind::Event));
         assert_eq!(Kind::from_path("", "v1", "ingresses"), None);
+        assert_eq!(
+            Kind::from_path("networking.k8s.io", "v1", "ingressclasses"),
+            Some(Kind::IngressClass)
+        );
+        assert!(!Kind::IngressClass.namespaced());
         assert_eq!(Kind::EndpointSlice.group(), "discovery.k8s.io");
         assert_eq!(Kind::Secret.group(), "");
         assert_eq!(Kind::Secret.version(), "v1");

@@ -242,6 +242,13 @@ impl Store {
         self.watchers.len()
     }
 
+    /// Every object of `kind` now, by key.
+    pub fn all(&self, kind: Kind) -> Vec<Arc<Value>> {
+        self.keys_with_prefix(kind, "")
+            .map(|(object, _)| object.clone())
+            .collect()
+    }
+
     /// The objects of `scope` at `revision` (`None`: now).
     pub fn snapshot(&self, scope: &Scope, revision: Option<u64>) -> Result<Snapshot, Expired> {
         let page = self.page(scope, revision, None, |_| true, None)?;

@@ -31,6 +31,18 @@ fn columns(kind: Kind) -> Vec<Value> {
     let age = text("Age", AGE);
     match kind {
         Kind::Namespace => vec![name, text("Status", "The status of the namespace"), age],
+        Kind::IngressClass => vec![
+            name,
+            text(
+                "Controller",
+                "Controller that is responsible for handling this class",
+            ),
+            text(
+                "Parameters",
+                "A reference to a resource with additional parameters",
+            ),
+            age,
+        ],
         Kind::Ingress => vec![
             name,
             text("Class", "The name of the IngressClass resource."),
@@ -183,6 +195,26 @@ fn cells(kind: Kind, item: &Value, age: String) -> Value {
             item["status"]["phase"].as_str().unwrap_or("Active"),
             age
         ]),
+        Kind::IngressClass => {
+            let parameters = &item["spec"]["parameters"];
+            // As kubectl prints it: `<kind>[.<apiGroup>]/<name>`.
+            let parameters = match parameters["name"].as_str() {
+                Some(parameter) => {
+                    let kind = parameters["kind"].as_str().unwrap_or_default();
+                    match parameters["apiGroup"].as_str() {
+                        Some(group) => format!("{kind}.{group}/{parameter}"),
+                        None => format!("{kind}/{parameter}"),
+                    }
+                }
+                None => "<none>".to_owned(),
+            };
+            json!([
+                name,
+                item["spec"]["controller"].as_str().unwrap_or_default(),
+                parameters,
+                age
+            ])
+        }
         Kind::Ingress => ingress_cells(item, age),
         Kind::Service => service_cells(item, age),
         Kind::Secret => {

@@ -128,6 +128,9 @@ pub(crate) async fn create(cluster: &Cluster, target: Target, body: &[u8]) -> Ht
             let message = format!("{} \"{name}\" already exists", kind.qualified_resource());
             return wire::status_response(conflict(kind, "AlreadyExists", message, &name));
         }
+        if kind == Kind::Ingress {
+            admission::default_ingress_class(&mut object, &store.all(Kind::IngressClass));
+        }
         store.put(kind, object)
     };
     let mut response = wire::object_response(kind, &created);

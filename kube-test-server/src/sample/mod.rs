@@ -79,6 +79,35 @@ pub fn ingress(namespace: &str, name: &str, index: usize) -> Value {
     })
 }
 
+/// The sample's IngressClasses (name, `spec.controller`): the classes [`ingress`] names, by
+/// `spec.ingressClassName` (nginx, haproxy) or the legacy annotation (traefik); `nginx` is the
+/// default class, which the Ingresses naming none get.
+pub const INGRESS_CLASSES: [(&str, &str); 3] = [
+    ("nginx", "k8s.io/ingress-nginx"),
+    ("traefik", "traefik.io/ingress-controller"),
+    ("haproxy", "haproxy.org/ingress-controller/haproxy"),
+];
+
+/// An IngressClass `name` of `controller`, marked as the default class when `default`.
+pub fn ingress_class(name: &str, controller: &str, default: bool) -> Value {
+    let mut class = json!({"metadata": {"name": name}, "spec": {"controller": controller}});
+    if default {
+        class["metadata"]["annotations"] =
+            json!({"ingressclass.kubernetes.io/is-default-class": "true"});
+    }
+    class
+}
+
+/// Adds [`INGRESS_CLASSES`], the first the default.
+pub fn populate_ingress_classes(cluster: &Cluster) {
+    for (index, (name, controller)) in INGRESS_CLASSES.into_iter().enumerate() {
+        cluster.put(
+            Kind::IngressClass,
+            ingress_class(name, controller, index == 0),
+        );
+    }
+}
+
 /// Adds `namespaces` namespaces and `ingresses` ingresses spread evenly over them.
 pub fn populate(cluster: &Cluster, ingresses: usize, namespaces: usize) {
     let namespaces = namespaces.max(1);
@@ -92,7 +121,8 @@ pub fn populate(cluster: &Cluster, ingresses: usize, namespaces: usize) {
     }
 }
 
-/// The whole sample set `make run` shows: [`populate`], then a Service with ready endpoints for
+/// The whole sample set `make run` shows: [`populate`], the IngressClasses the ingresses name
+/// ([`populate_ingress_classes`]), then a Service with ready endpoints for
 /// every backend, TLS Secrets with real certificates (signed by a CA made now), and the
 /// situations of [`situations`] (broken backends with Warning events, a certificate expiring in
 /// 5 days that misses a host, its cert-manager Certificate, two HTTPRoutes, one unresolved)
@@ -104,6 +134,7 @@ pub fn populate_everything(
     namespaces: usize,
 ) -> Result<(), rcgen::Error> {
     populate(cluster, ingresses, namespaces);
+    populate_ingress_classes(cluster);
     populate_backends(cluster, ingresses, namespaces);
     let ca = CertificateAuthority::new("kube-test-server sample CA")?;
     populate_tls(cluster, &ca, ingresses, namespaces)?;
@@ -113,7 +144,9 @@ pub fn populate_everything(
     Ok(())
 }
 
-/// Every object of `cluster`, namespaces first (in [`Kind::ALL`]'s order), each with its
+/// Every object of `cluster`, namespaces first (in [`Kind::ALL`]'s order: IngressClasses after
+/// the Ingresses, so that a real API server's `DefaultIngressClass` admission leaves the
+/// Ingresses without a class as they are), each with its
 /// `apiVersion` and `kind`, without what an API server sets itself (uid, resourceVersion,
 /// creationTimestamp, generation, managedFields, a Service's cluster IPs): the sample as one
 /// would write it into a real API server (`--print-objects`, ingress-dash's tests). The status

@@ -4,6 +4,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use serde_json::{Value, json};
 use test_support::ChildGuard;
 
 /// Starts the binary on a free port and waits for its "listening" line.
@@ -38,7 +39,7 @@ fn print_objects_writes_the_sample_as_an_api_server_would_take_it() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");
-    let objects: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+    let objects: Vec<Value> = String::from_utf8(output.stdout)
         .unwrap()
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
@@ -49,6 +50,28 @@ fn print_objects_writes_the_sample_as_an_api_server_would_take_it() {
         .collect();
     // Namespaces first, every kind of the sample, nothing the API server sets itself.
     assert_eq!(&kinds[..2], ["Namespace", "Namespace"]);
+    // The IngressClasses after the Ingresses: a real API server would otherwise give the
+    // default class to the Ingresses that name none.
+    let last_ingress = kinds.iter().rposition(|kind| *kind == "Ingress");
+    let first_class = kinds.iter().position(|kind| *kind == "IngressClass");
+    assert!(last_ingress < first_class, "{kinds:?}");
+    let classes: Vec<(&Value, &Value)> = objects
+        .iter()
+        .filter(|object| object["kind"] == "IngressClass")
+        .map(|object| {
+            let metadata = &object["metadata"];
+            let default = &metadata["annotations"]["ingressclass.kubernetes.io/is-default-class"];
+            (&metadata["name"], default)
+        })
+        .collect();
+    assert_eq!(
+        classes,
+        [
+            (&json!("haproxy"), &Value::Null),
+            (&json!("nginx"), &json!("true")),
+            (&json!("traefik"), &Value::Null),
+        ]
+    );
     for kind in [
         "Ingress",
         "Service",
@@ -56,6 +79,7 @@ fn print_objects_writes_the_sample_as_an_api_server_would_take_it() {
         "Secret",
         "Event",
         "HTTPRoute",
+        "IngressClass",
     ] {
         assert!(kinds.contains(&kind), "{kind} in {kinds:?}");
     }

@@ -1,6 +1,6 @@
 //! The stand-in against the real thing: one script of requests, the kinds ingress-dash reads and
-//! `make run` serves (namespaces, Ingresses, Services, EndpointSlices, TLS Secrets, Events,
-//! HTTPRoutes on the real Gateway API CRDs), run against kube-test-server and against a real
+//! `make run` serves (namespaces, IngressClasses, Ingresses, Services, EndpointSlices, TLS
+//! Secrets, Events, HTTPRoutes on the real Gateway API CRDs), run against kube-test-server and against a real
 //! kube-apiserver (the version pinned in versions.env, `test_support::KubeCluster`), and the
 //! answers compared: status codes, Status bodies (reason, code, details) and objects with the
 //! server's defaults, after setting aside what each server picks for itself (uids, timestamps,
@@ -10,7 +10,7 @@
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use kube_test_server::{KubeTestServer, Options};
+use kube_test_server::{Kind, KubeTestServer, Options};
 use reqwest::Method;
 use serde_json::{Value, json};
 use test_support::kube_cluster::KubeCluster;
@@ -232,6 +232,51 @@ async fn the_stand_in_answers_the_script_as_the_real_api_server_does() {
             "read the namespace",
             Method::GET,
             &format!("/api/v1/namespaces/{ns}"),
+            None,
+        )
+        .await;
+
+    // IngressClasses (cluster-scoped, made by the owner as namespaces are): read, list, absent.
+    let class = json!({
+        "apiVersion": "networking.k8s.io/v1", "kind": "IngressClass",
+        "metadata": {"name": "conformance-nginx",
+            "annotations": {"ingressclass.kubernetes.io/is-default-class": "true"}},
+        "spec": {"controller": "k8s.io/ingress-nginx"}
+    });
+    stand_in_server
+        .cluster
+        .put(Kind::IngressClass, class.clone());
+    let (status, body) = script
+        .real
+        .send(
+            Method::POST,
+            "/apis/networking.k8s.io/v1/ingressclasses",
+            Some(&class),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let classes = "/apis/networking.k8s.io/v1/ingressclasses";
+    script
+        .step(
+            "read an IngressClass",
+            Method::GET,
+            &format!("{classes}/conformance-nginx"),
+            None,
+        )
+        .await;
+    script
+        .step(
+            "read an IngressClass that does not exist",
+            Method::GET,
+            &format!("{classes}/absent"),
+            None,
+        )
+        .await;
+    script
+        .step(
+            "list the IngressClasses",
+            Method::GET,
+            &format!("{classes}?fieldSelector=metadata.name%3Dconformance-nginx"),
             None,
         )
         .await;
@@ -557,7 +602,10 @@ async fn the_stand_in_answers_the_script_as_the_real_api_server_does() {
             "/api/v1",
             &["namespaces", "services", "secrets", "events"][..],
         ),
-        ("/apis/networking.k8s.io/v1", &["ingresses"][..]),
+        (
+            "/apis/networking.k8s.io/v1",
+            &["ingresses", "ingressclasses"][..],
+        ),
         ("/apis/discovery.k8s.io/v1", &["endpointslices"][..]),
         ("/apis/gateway.networking.k8s.io/v1", &["httproutes"][..]),
     ] {

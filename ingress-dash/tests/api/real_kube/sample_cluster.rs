@@ -112,6 +112,7 @@ fn object_url(base: &str, object: &Value) -> String {
         "Secret" => "secrets",
         "Event" => "events",
         "Ingress" => "ingresses",
+        "IngressClass" => "ingressclasses",
         "EndpointSlice" => "endpointslices",
         "HTTPRoute" => "httproutes",
         "Certificate" => "certificates",

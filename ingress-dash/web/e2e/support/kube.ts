@@ -54,6 +54,7 @@ const PLURALS: Record<string, string> = {
   Secret: "secrets",
   Event: "events",
   Ingress: "ingresses",
+  IngressClass: "ingressclasses",
   EndpointSlice: "endpointslices",
   HTTPRoute: "httproutes",
   Certificate: "certificates",
