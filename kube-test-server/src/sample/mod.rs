@@ -108,6 +108,38 @@ pub fn populate_ingress_classes(cluster: &Cluster) {
     }
 }
 
+/// The ingress that shows the annotation explainer's other cases: `app-00004` (class `nginx`).
+const LEGACY_INGRESS: usize = 4;
+
+/// Gives `app-00004` (if the sample has it) ingress-nginx annotations of the classifications
+/// `proxy-body-size` (every ingress's, `implementation_specific`) does not show:
+/// `rewrite-target` (`gateway_api`), `configuration-snippet` (`no_equivalent`, a snippet) and
+/// `proxy-body-sise` (`unknown`: a typo of `proxy-body-size`).
+pub fn populate_migration(cluster: &Cluster, ingresses: usize, namespaces: usize) {
+    if ingresses <= LEGACY_INGRESS {
+        return;
+    }
+    let namespace = namespace_name(LEGACY_INGRESS % namespaces.max(1));
+    let name = format!("app-{LEGACY_INGRESS:05}");
+    let Some(stored) = cluster.get(Kind::Ingress, Some(&namespace), &name) else {
+        return;
+    };
+    let mut ingress = (*stored).clone();
+    if let Some(annotations) = ingress["metadata"]["annotations"].as_object_mut() {
+        for (key, value) in [
+            ("rewrite-target", "/"),
+            (
+                "configuration-snippet",
+                "more_set_headers \"X-Frame-Options: DENY\";",
+            ),
+            ("proxy-body-sise", "8m"),
+        ] {
+            annotations.insert(format!("nginx.ingress.kubernetes.io/{key}"), json!(value));
+        }
+    }
+    cluster.put_ingress(ingress);
+}
+
 /// Adds `namespaces` namespaces and `ingresses` ingresses spread evenly over them.
 pub fn populate(cluster: &Cluster, ingresses: usize, namespaces: usize) {
     let namespaces = namespaces.max(1);
@@ -122,7 +154,7 @@ pub fn populate(cluster: &Cluster, ingresses: usize, namespaces: usize) {
 }
 
 /// The whole sample set `make run` shows: [`populate`], the IngressClasses the ingresses name
-/// ([`populate_ingress_classes`]), then a Service with ready endpoints for
+/// ([`populate_ingress_classes`]) and `app-00004`'s annotations ([`populate_migration`]), then a Service with ready endpoints for
 /// every backend, TLS Secrets with real certificates (signed by a CA made now), and the
 /// situations of [`situations`] (broken backends with Warning events, a certificate expiring in
 /// 5 days that misses a host, its cert-manager Certificate, two HTTPRoutes, one unresolved)
@@ -135,6 +167,7 @@ pub fn populate_everything(
 ) -> Result<(), rcgen::Error> {
     populate(cluster, ingresses, namespaces);
     populate_ingress_classes(cluster);
+    populate_migration(cluster, ingresses, namespaces);
     populate_backends(cluster, ingresses, namespaces);
     let ca = CertificateAuthority::new("kube-test-server sample CA")?;
     populate_tls(cluster, &ca, ingresses, namespaces)?;

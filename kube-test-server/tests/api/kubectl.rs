@@ -80,6 +80,37 @@ fn kubectl_get_namespaces_prints_the_server_table() {
     );
 }
 
+#[test]
+fn kubectl_get_ingressclasses_prints_the_server_table() {
+    let server = KubeTestServer::start(Options::default()).unwrap();
+    sample::populate_ingress_classes(&server.cluster);
+    let output = kubectl(&server, &["get", "ingressclass"]);
+    let lines = rows(&output);
+    assert_eq!(
+        lines[0],
+        ["NAME", "CONTROLLER", "PARAMETERS", "AGE"],
+        "{output}"
+    );
+    let rows: Vec<&[&str]> = lines[1..].iter().map(|row| &row[..3]).collect();
+    assert_eq!(
+        rows,
+        [
+            &[
+                "haproxy",
+                "haproxy.org/ingress-controller/haproxy",
+                "<none>"
+            ][..],
+            &["nginx", "k8s.io/ingress-nginx", "<none>"][..],
+            &["traefik", "traefik.io/ingress-controller", "<none>"][..],
+        ],
+        "{output}"
+    );
+    let one = kubectl(&server, &["get", "ingressclass", "nginx", "-o", "json"]);
+    let one: serde_json::Value = serde_json::from_str(&one).unwrap();
+    assert_eq!(one["kind"], "IngressClass");
+    assert_eq!(one["spec"]["controller"], "k8s.io/ingress-nginx");
+}
+
 /// Splits kubectl's table output into rows of cells (cells never hold spaces here except in
 /// the events' messages, which are the last column).
 fn rows(output: &str) -> Vec<Vec<&str>> {

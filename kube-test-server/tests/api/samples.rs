@@ -230,3 +230,74 @@ fn the_sample_set_shows_the_hosts_view_situations() {
         assert_eq!(names, ["*.team-000.example.com"]);
     }
 }
+
+#[tokio::test]
+async fn the_sample_set_serves_the_ingress_classes_its_ingresses_name() {
+    let server = KubeTestServer::start(Options::default()).unwrap();
+    sample::populate_everything(&server.cluster, 12, 3).unwrap();
+    let get = |path: &str| {
+        let url = format!("{}{path}", server.url());
+        async move {
+            reqwest::get(url)
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        }
+    };
+    let classes = get("/apis/networking.k8s.io/v1/ingressclasses").await;
+    assert_eq!(classes["kind"], "IngressClassList");
+    let controllers: Vec<(&str, &str)> = classes["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|class| {
+            let name = class["metadata"]["name"].as_str().unwrap();
+            (name, class["spec"]["controller"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        controllers,
+        [
+            ("haproxy", "haproxy.org/ingress-controller/haproxy"),
+            ("nginx", "k8s.io/ingress-nginx"),
+            ("traefik", "traefik.io/ingress-controller"),
+        ]
+    );
+    let nginx = get("/apis/networking.k8s.io/v1/ingressclasses/nginx").await;
+    assert_eq!(
+        nginx["metadata"]["annotations"]["ingressclass.kubernetes.io/is-default-class"],
+        "true"
+    );
+    // Every class an ingress names exists.
+    for ingress in server.cluster.ingresses() {
+        let class = ingress["spec"]["ingressClassName"]
+            .as_str()
+            .or(ingress["metadata"]["annotations"]["kubernetes.io/ingress.class"].as_str());
+        if let Some(class) = class {
+            assert!(
+                controllers.iter().any(|(name, _)| *name == class),
+                "{class}"
+            );
+        }
+    }
+    // app-00004 (team-001 of 3) carries the explainer's other classifications.
+    let legacy = server
+        .cluster
+        .get(Kind::Ingress, Some("team-001"), "app-00004")
+        .unwrap();
+    let annotations = &legacy["metadata"]["annotations"];
+    assert_eq!(legacy["spec"]["ingressClassName"], "nginx");
+    for key in [
+        "rewrite-target",
+        "configuration-snippet",
+        "proxy-body-sise",
+        "proxy-body-size",
+    ] {
+        assert!(
+            annotations[format!("nginx.ingress.kubernetes.io/{key}")].is_string(),
+            "{key} in {annotations}"
+        );
+    }
+}
