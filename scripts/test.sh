@@ -32,7 +32,8 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test"
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
-cargo test --workspace --locked 2>&1 | tee "$results"
+# --no-fail-fast: one run shows every failing test binary, not only the first.
+cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$results"
 rust_passed=$(awk '/^test result:/ {sum += $4} END {print sum + 0}' "$results")
 
 # The browser tests and the packaging checks start the debug binaries; cargo test does not

@@ -169,7 +169,7 @@ async fn the_allocation_lock_reads_what_the_settings_editor_writes() {
         let (_, lock) = send(f.app.client.get(&allocation)).await;
         assert_eq!(
             lock,
-            json!({"enable": "primaries", "locked": true}),
+            json!({"enable": "primaries", "locked": true, "excluded": {"names": [], "ips": [], "hosts": []}}),
             "{distribution:?}"
         );
         // The lock writes the same persistent key the editor shows.
@@ -191,14 +191,20 @@ async fn the_allocation_lock_reads_what_the_settings_editor_writes() {
             "{settings}"
         );
         let (_, lock) = send(f.app.client.get(&allocation)).await;
-        assert_eq!(lock, json!({"enable": "all", "locked": false}));
+        assert_eq!(
+            lock,
+            json!({"enable": "all", "locked": false, "excluded": {"names": [], "ips": [], "hosts": []}})
+        );
         let (status, _) = send(f.app.client.put(&url).json(&json!({
             "scope": "persistent", "key": "cluster.routing.allocation.enable", "value": null
         })))
         .await;
         assert_eq!(status, 200);
         let (_, lock) = send(f.app.client.get(&allocation)).await;
-        assert_eq!(lock, json!({"enable": "all", "locked": false}));
+        assert_eq!(
+            lock,
+            json!({"enable": "all", "locked": false, "excluded": {"names": [], "ips": [], "hosts": []}})
+        );
     }
 }
 

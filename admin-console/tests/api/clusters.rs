@@ -253,7 +253,10 @@ async fn the_allocation_lock_is_read_and_set_persistently() {
     .await;
     let (status, body) = app.get_json("/api/clusters/main/allocation").await;
     assert_eq!(status, 200);
-    assert_eq!(body, json!({"enable": "all", "locked": false}));
+    assert_eq!(
+        body,
+        json!({"enable": "all", "locked": false, "excluded": {"names": [], "ips": [], "hosts": []}})
+    );
 
     let response = app
         .client
@@ -265,7 +268,7 @@ async fn the_allocation_lock_is_read_and_set_persistently() {
     assert_eq!(response.status(), 200);
     assert_eq!(
         response.json::<serde_json::Value>().await.unwrap(),
-        json!({"enable": "primaries", "locked": true})
+        json!({"enable": "primaries", "locked": true, "excluded": {"names": [], "ips": [], "hosts": []}})
     );
     let settings: serde_json::Value = app
         .client

@@ -468,7 +468,10 @@ async fn the_allocation_lock_keeps_new_replicas_unassigned_until_it_is_lifted() 
                 json!({"enable": "primaries"}),
             )
             .await;
-        assert_eq!(locked, json!({"enable": "primaries", "locked": true}));
+        assert_eq!(
+            locked,
+            json!({"enable": "primaries", "locked": true, "excluded": {"names": [], "ips": [], "hosts": []}})
+        );
         fixture.create_index("locked", 1, 1, json!({})).await;
         let grid = fixture
             .grid_until("locked's primary started", |grid| {
@@ -518,7 +521,10 @@ async fn the_allocation_lock_keeps_new_replicas_unassigned_until_it_is_lifted() 
                 json!({"enable": "all"}),
             )
             .await;
-        assert_eq!(lifted, json!({"enable": "all", "locked": false}));
+        assert_eq!(
+            lifted,
+            json!({"enable": "all", "locked": false, "excluded": {"names": [], "ips": [], "hosts": []}})
+        );
         let grid = fixture
             .grid_until("locked's replica started once the lock is lifted", |grid| {
                 all_started(grid, "locked", 2)
