@@ -2,7 +2,7 @@
 // The REST console panel as the browser renders it (CodeMirror included); only `fetch`, the
 // boundary to the admin console, is replaced.
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import { EditorView } from "@codemirror/view";
 import { ConsolePanel } from "./ConsolePanel";
 import { HistoryStore } from "./history";
@@ -90,6 +90,18 @@ function editorText(testId: string): string {
   return EditorView.findFromDOM(host.querySelector(".cm-editor") as HTMLElement)!.state.doc.toString();
 }
 
+/** The response editor's text once it is mounted (it mounts after the status line, which a
+ * loaded machine shows first). */
+async function responseText(): Promise<string> {
+  let text = "";
+  await waitFor(() => {
+    const editor = screen.getByTestId("response-body").querySelector(".cm-editor");
+    expect(editor).not.toBeNull();
+    text = EditorView.findFromDOM(editor as HTMLElement)!.state.doc.toString();
+  });
+  return text;
+}
+
 function headersOf(init: RequestInit | undefined): Headers {
   return new Headers(init?.headers);
 }
@@ -116,7 +128,7 @@ describe("ConsolePanel", () => {
     expect(headers.get("X-Console-Method")).toBeNull();
     expect(screen.getByTestId("response-request").textContent).toBe("POST /logs-*/_search?size=5");
     // The answer, pretty-printed, in the read-only editor; the cluster's own time in the title.
-    expect(editorText("response-body")).toBe(JSON.stringify({ took: 3, hits: { total: { value: 2 } } }, null, 2));
+    expect(await responseText()).toBe(JSON.stringify({ took: 3, hits: { total: { value: 2 } } }, null, 2));
     expect(screen.getByTestId("response-duration").getAttribute("title")).toBe("cluster: 13 ms");
     expect(screen.queryByTestId("console-error")).toBeNull();
     // The request went into the cluster's history with its status.
@@ -197,7 +209,7 @@ describe("ConsolePanel", () => {
     expect((await screen.findByTestId("response-status")).textContent).toBe("403 Forbidden");
     expect(screen.getByTestId("console-error").textContent).toBe(refusal.error.message);
     // The raw body stays visible too.
-    expect(editorText("response-body")).toContain('"code": "forbidden_path"');
+    expect(await responseText()).toContain('"code": "forbidden_path"');
   });
 
   it("shows a cluster's own error answer as it came, without the console's alert", async () => {
@@ -208,7 +220,7 @@ describe("ConsolePanel", () => {
 
     expect((await screen.findByTestId("response-status")).textContent).toBe("404 Not Found");
     expect(screen.queryByRole("alert")).toBeNull();
-    expect(editorText("response-body")).toContain("index_not_found_exception");
+    expect(await responseText()).toContain("index_not_found_exception");
   });
 
   it("says so when the admin console does not answer at all", async () => {
