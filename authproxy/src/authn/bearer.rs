@@ -70,7 +70,10 @@ impl BearerTokens {
     /// From validated settings with `oidc.bearer.enabled`.
     pub fn new(settings: &OidcSettings) -> Self {
         Self {
-            rules: settings.bearer.rules(),
+            rules: AccessTokenRules {
+                audiences: settings.bearer.audiences.clone(),
+                clock_skew: settings.bearer.clock_skew,
+            },
             username_claim: settings.bearer.username_claim.clone(),
             groups_claim: settings.groups_claim.clone(),
             salt: rand::random(),

@@ -7,7 +7,6 @@ use serde::Deserialize;
 use service_kit::config::ConfigProblems;
 
 use super::Settings;
-use crate::authn::oidc::AccessTokenRules;
 
 /// Largest clock skew accepted: more would keep expired tokens alive for long.
 const MAX_CLOCK_SKEW: Duration = Duration::from_secs(300);
@@ -36,16 +35,6 @@ impl Default for BearerSettings {
             audiences: Vec::new(),
             clock_skew: Duration::from_secs(60),
             username_claim: "sub".to_owned(),
-        }
-    }
-}
-
-impl BearerSettings {
-    /// The rules a token must satisfy, from validated settings.
-    pub(crate) fn rules(&self) -> AccessTokenRules {
-        AccessTokenRules {
-            audiences: self.audiences.clone(),
-            clock_skew: self.clock_skew,
         }
     }
 }
