@@ -8,11 +8,13 @@
 # prometheus-operator's ServiceMonitor CRD of its module into
 # .cache/kube/prometheus-operator-crds-<version>/servicemonitors.yaml. Uses the default
 # GOMODCACHE; a cold build of all four took 15 min on 2 cores (kube-apiserver 8.5 of them), adding
-# about 1.6 GB to the module cache and a few GB to the Go build cache; .cache/kube is 245 MB.
+# about 1.6 GB to the module cache and a few GB to the Go build cache (emptied after a build when
+# CI is set); .cache/kube is 245 MB.
 set -euo pipefail
 # shellcheck source=lib/go-build.sh
 . "$(dirname "$0")/lib/go-build.sh" kube
 
+built=no
 # build TOOL VERSION REQUIREMENT PACKAGE LDFLAGS: `go build PACKAGE` inside
 # scripts/kube-tools/TOOL, whose go.mod must hold REQUIREMENT ("MODULE vX.Y.Z"), so that a version
 # changed in versions.env alone fails here instead of building the old one under the new name.
@@ -30,6 +32,7 @@ build() {
   local started=$SECONDS
   (cd "$dir" && go build -ldflags "-s -w $ldflags" -o "$target.tmp" "$package")
   mv "$target.tmp" "$target"
+  built=yes
   log "$tool $version built in $((SECONDS - started)) s ($(du -h "$target" | cut -f1))"
 }
 
@@ -105,3 +108,10 @@ copy_crds traefik-crds "$TRAEFIK_VERSION" github.com/traefik/traefik/v3 crds.yam
 copy_crds prometheus-operator-crds "$PROMETHEUS_OPERATOR_VERSION" \
   github.com/prometheus-operator/prometheus-operator servicemonitors.yaml \
   example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml
+
+# CI builds once on a clean machine and the tools are kept in .cache/kube: Go's build cache (3-4 GB
+# after kube-apiserver) would only take the disk the Rust build needs next, so CI empties it.
+if [ -n "${CI:-}" ] && [ "$built" = yes ]; then
+  log "CI: emptying Go's build cache ($(du -sh "$(go env GOCACHE)" 2>/dev/null | cut -f1))"
+  go clean -cache
+fi

@@ -3,17 +3,26 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
-step() { printf '\n==> %s (%ss)\n' "$*" "$(( $(date +%s) - started ))"; }
 # A cold run writes about 17 GiB (target/ 9-10, Go's module and build caches 4.5, .cache/ 1.5 and
 # /tmp the rest); a full disk shows up
 # late and far from its cause (a failed link, a tar that cannot be written), so say it first.
 free_gib() { df -P -BG "$1" | awk 'NR == 2 {sub("G", "", $4); print $4}'; }
+# Each step names the free space left, so a run that dies of a full disk shows where it went.
+step() {
+  printf '\n==> %s (%ss, %s GiB free)\n' "$*" "$(( $(date +%s) - started ))" "$(free_gib .)"
+}
 for folder in . "${TMPDIR:-/tmp}"; do
   free=$(free_gib "$folder")
   if [ "$free" -lt 17 ]; then
     echo "warning: only ${free} GiB free on the disk of $(cd "$folder" && pwd); a cold make test writes about 17 GiB" >&2
   fi
 done
+
+# CI builds a clean clone once: incremental compilation's caches (3 GiB in target/debug alone)
+# would never be read again, so CI goes without them. Local runs keep them.
+if [ -n "${CI:-}" ]; then
+  export CARGO_INCREMENTAL=0
+fi
 
 step "dependencies"
 scripts/install-deps.sh
