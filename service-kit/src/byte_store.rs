@@ -39,6 +39,14 @@ pub trait ByteStore: Send + Sync + 'static {
         value: Vec<u8>,
         ttl: Duration,
     ) -> BoxFuture<'a, Result<(), ByteStoreError>>;
+    /// Stores `value` only when `key` holds nothing (Redis `SET NX PX`): `true` when this call
+    /// stored it. A short lease that one caller among replicas takes.
+    fn set_if_absent<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, ByteStoreError>>;
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), ByteStoreError>>;
     /// Whether the store answers (for health checks).
     fn ping(&self) -> BoxFuture<'_, Result<(), ByteStoreError>>;
@@ -113,6 +121,19 @@ impl ByteStore for MemoryStore {
         };
         self.entries.insert(key.to_owned(), entry);
         ready(Ok(())).boxed()
+    }
+
+    fn set_if_absent<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, ByteStoreError>> {
+        let entry = self.entries.entry(key.to_owned()).or_insert(Entry {
+            value: Arc::new(value),
+            ttl,
+        });
+        ready(Ok(entry.is_fresh())).boxed()
     }
 
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), ByteStoreError>> {
@@ -200,6 +221,27 @@ impl ByteStore for RedisStore {
                 .arg(millis)
                 .query_async::<()>(&mut connection)
                 .await
+        })
+        .boxed()
+    }
+
+    fn set_if_absent<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, ByteStoreError>> {
+        let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+        self.run(move |mut connection| async move {
+            let stored: Option<String> = deadpool_redis::redis::cmd("SET")
+                .arg(key)
+                .arg(value)
+                .arg("NX")
+                .arg("PX")
+                .arg(millis)
+                .query_async(&mut connection)
+                .await?;
+            Ok(stored.is_some())
         })
         .boxed()
     }

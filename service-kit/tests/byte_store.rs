@@ -39,6 +39,33 @@ async fn stores_expire_each_key_by_its_own_ttl(store: &dyn ByteStore) {
     );
     store.delete("long").await.unwrap();
     assert_eq!(store.get("long").await.unwrap(), None);
+    // A lease: the first caller takes it, the next does not, until it expires.
+    assert!(
+        store
+            .set_if_absent("lease", b"1".to_vec(), Duration::from_millis(100))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .set_if_absent("lease", b"2".to_vec(), Duration::from_secs(60))
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.get("lease").await.unwrap().as_deref(),
+        Some(&b"1".to_vec())
+    );
+    test_support::eventually("the lease to expire", DEADLINE, async || {
+        store.get("lease").await.unwrap().is_none()
+    })
+    .await;
+    assert!(
+        store
+            .set_if_absent("lease", b"3".to_vec(), Duration::from_secs(60))
+            .await
+            .unwrap()
+    );
     store.ping().await.unwrap();
 }
 
