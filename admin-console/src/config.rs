@@ -2,6 +2,7 @@
 
 mod access;
 mod cluster;
+mod saved_queries;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -16,6 +17,7 @@ pub(crate) use access::compile_glob;
 pub use access::{AccessSettings, AuditSettings, ClusterAccess, DEFAULT_ROLE, Role, RoleRule};
 pub use cluster::{ClusterAuth, ClusterSettings, ClusterTimeouts, Environment, MetricsSource};
 pub(crate) use cluster::{MetricsServerSettings, check_http_url};
+pub use saved_queries::{SavedQueriesRedis, SavedQueriesSettings, SavedQueryStoreKind};
 
 /// The default `server.port`.
 const DEFAULT_PORT: u16 = 8080;
@@ -33,6 +35,8 @@ pub struct Settings {
     pub access: AccessSettings,
     /// The audit log of state-changing calls.
     pub audit: AuditSettings,
+    /// Where the console's saved queries are kept (embedded file or Redis).
+    pub saved_queries: SavedQueriesSettings,
 }
 
 service_kit::server_settings! {
@@ -121,6 +125,7 @@ impl Validate for Settings {
         );
         self.access.validate(problems);
         self.audit.validate(problems);
+        self.saved_queries.validate(problems);
         for (index, cluster) in self.clusters.iter().enumerate() {
             cluster.validate(&format!("clusters[{index}]"), problems);
         }

@@ -94,6 +94,24 @@ pub enum Error {
     /// missing one, a setting it does not accept): the same status, the cluster's reason.
     #[error("{message}")]
     RejectedByCluster { status: StatusCode, message: String },
+    /// A body or a field above its cap (a saved query's text).
+    #[error("{0}")]
+    TooLarge(String),
+    /// No such thing, or one the caller may not see (a saved query).
+    #[error("{0}")]
+    NotFound(String),
+    /// An edit that started from a version which is no longer the stored one; the answer
+    /// carries the current one (`current`) so the caller can merge.
+    #[error(
+        "The saved query was changed by someone else since you loaded it (now version {version})."
+    )]
+    VersionConflict {
+        version: u64,
+        current: serde_json::Value,
+    },
+    /// The saved-query store cannot be used (file, Redis).
+    #[error("{0}")]
+    StoreUnavailable(String),
 }
 
 impl Error {
@@ -172,10 +190,24 @@ impl ResponseError for Error {
             Self::Unreachable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Self::Timeout { .. } => StatusCode::GATEWAY_TIMEOUT,
             Self::RejectedByCluster { status, .. } => *status,
+            Self::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::VersionConflict { .. } => StatusCode::CONFLICT,
+            Self::StoreUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
     fn error_response(&self) -> HttpResponse {
+        if let Self::VersionConflict { current, .. } = self {
+            // The common body plus the query as it is now.
+            let body = serde_json::json!({
+                "error": {"code": self.code(), "message": self.to_string()},
+                "current": current,
+            });
+            return HttpResponse::Conflict()
+                .insert_header((actix_web::http::header::CACHE_CONTROL, "no-store"))
+                .json(body);
+        }
         error_response(self)
     }
 }
@@ -196,6 +228,10 @@ impl ApiError for Error {
             Self::ChangeReasonRequired(_) => "change_reason_required",
             Self::InvalidChangeReason(_) => "invalid_change_reason",
             Self::RejectedByCluster { .. } => "rejected_by_cluster",
+            Self::TooLarge(_) => "too_large",
+            Self::NotFound(_) => "not_found",
+            Self::VersionConflict { .. } => "version_conflict",
+            Self::StoreUnavailable(_) => "store_unavailable",
         }
     }
 }

@@ -20,6 +20,7 @@ mod promql;
 mod registry;
 pub(crate) mod relay;
 pub(crate) mod same_origin;
+pub(crate) mod saved;
 pub(crate) mod web_app;
 
 use std::sync::Arc;
@@ -92,6 +93,10 @@ impl Service for AdminConsole {
                 "the web app is not built; the API works, / answers 404"
             );
         }
+        let saved = web::Data::new(saved::api::SavedStore {
+            store: saved::store::configured(&settings.saved_queries)?,
+            limits: saved::Limits::DEFAULT,
+        });
         let web_app = web::Data::new(web_app::WebApp::new(settings.server.static_dir.clone()));
         let hosts = Arc::new(settings.server.allowed_hosts.clone());
         if hosts.is_enabled() {
@@ -102,6 +107,7 @@ impl Service for AdminConsole {
                 config,
                 state.clone(),
                 web_app.clone(),
+                saved.clone(),
                 hosts.clone(),
                 guard.clone(),
             )
@@ -123,6 +129,7 @@ fn routes(
     config: &mut web::ServiceConfig,
     state: web::Data<AppState>,
     site: web::Data<web_app::WebApp>,
+    saved: web::Data<saved::api::SavedStore>,
     hosts: Arc<AllowedHosts>,
     guard: Arc<AccessGuard>,
 ) {
@@ -187,7 +194,9 @@ fn routes(
             .wrap(from_fn(security_headers))
             .app_data(state)
             .app_data(site)
+            .app_data(saved)
             .service(cluster_routes)
+            .configure(saved::api::routes)
             .route("/api/clusters", web::get().to(list_clusters))
             .route("/api/whoami", web::get().to(whoami))
             .route(

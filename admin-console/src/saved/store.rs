@@ -1,0 +1,162 @@
+//! Where saved queries live: one trait, [`SavedQueries`], with an embedded store (redb, one
+//! file, for one replica) and a Redis store (several replicas). Every write names the version it
+//! started from and is refused, with the current query, when that is no longer the stored one:
+//! the last writer gets a conflict, never a silent overwrite.
+
+mod embedded;
+mod redis;
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+
+pub(crate) use embedded::EmbeddedStore;
+pub(crate) use redis::RedisStore;
+
+use super::SavedQuery;
+use crate::config::{SavedQueriesSettings, SavedQueryStoreKind};
+
+/// Why the store could not be used (the message names the store, never a secret).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct StoreError(pub(crate) String);
+
+/// What a write expects to find.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Expected {
+    /// A new id: nothing stored under it.
+    Absent,
+    /// The stored query's version.
+    Version(u64),
+}
+
+impl Expected {
+    fn holds_for(self, stored: Option<&SavedQuery>) -> bool {
+        match (self, stored) {
+            (Self::Absent, None) => true,
+            (Self::Version(version), Some(stored)) => stored.version == version,
+            _ => false,
+        }
+    }
+
+    /// The number the Redis script compares with (0: absent).
+    fn as_number(self) -> u64 {
+        match self {
+            Self::Absent => 0,
+            Self::Version(version) => version,
+        }
+    }
+}
+
+/// The outcome of a write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Written {
+    Done,
+    /// Not written: what is stored now (`None`: nothing, it was deleted).
+    Conflict(Option<Box<SavedQuery>>),
+}
+
+/// The saved queries of every user, by id.
+pub(crate) trait SavedQueries: Send + Sync + 'static {
+    fn all(&self) -> BoxFuture<'_, Result<Vec<SavedQuery>, StoreError>>;
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<SavedQuery>, StoreError>>;
+    /// Stores `query` under its id if `expected` holds.
+    fn put(
+        &self,
+        query: SavedQuery,
+        expected: Expected,
+    ) -> BoxFuture<'_, Result<Written, StoreError>>;
+    /// Removes the query if it is at `version`.
+    fn delete<'a>(
+        &'a self,
+        id: &'a str,
+        version: u64,
+    ) -> BoxFuture<'a, Result<Written, StoreError>>;
+}
+
+/// The configured store. Neither opens anything yet: the embedded file is opened at the first
+/// use, Redis connects at the first operation.
+pub(crate) fn configured(settings: &SavedQueriesSettings) -> anyhow::Result<Arc<dyn SavedQueries>> {
+    Ok(match settings.store {
+        SavedQueryStoreKind::Embedded => Arc::new(EmbeddedStore::new(settings.path.clone())),
+        SavedQueryStoreKind::Redis => Arc::new(RedisStore::new(&settings.redis.url)?),
+    })
+}
+
+fn encode(query: &SavedQuery) -> Result<Vec<u8>, StoreError> {
+    serde_json::to_vec(query).map_err(|error| StoreError(format!("cannot encode a query: {error}")))
+}
+
+fn decode(bytes: &[u8]) -> Result<SavedQuery, StoreError> {
+    serde_json::from_slice(bytes)
+        .map_err(|error| StoreError(format!("a stored query cannot be read: {error}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::saved::Visibility;
+
+    pub(super) fn sample(id: &str, version: u64) -> SavedQuery {
+        SavedQuery {
+            id: id.to_owned(),
+            name: "Health".to_owned(),
+            tags: vec![],
+            text: "GET _cluster/health".to_owned(),
+            cluster: "all".to_owned(),
+            visibility: Visibility::Private,
+            owner: "vera".to_owned(),
+            version,
+            updated_at: "2026-11-28T12:00:00Z".to_owned(),
+        }
+    }
+
+    #[test]
+    fn expectations_hold_only_for_the_state_they_name() {
+        let stored = sample("a", 2);
+        assert!(Expected::Absent.holds_for(None));
+        assert!(!Expected::Absent.holds_for(Some(&stored)));
+        assert!(Expected::Version(2).holds_for(Some(&stored)));
+        assert!(!Expected::Version(1).holds_for(Some(&stored)));
+        assert!(!Expected::Version(2).holds_for(None));
+    }
+
+    #[tokio::test]
+    async fn the_embedded_store_refuses_a_stale_version_and_keeps_data_across_reopening() {
+        let dir = std::env::temp_dir().join(format!("saved-queries-unit-{}", std::process::id()));
+        let path = dir.join("q.redb");
+        let _ = std::fs::remove_file(&path);
+        {
+            let store = EmbeddedStore::new(path.clone());
+            assert_eq!(
+                store.put(sample("a", 1), Expected::Absent).await.unwrap(),
+                Written::Done
+            );
+            assert_eq!(
+                store
+                    .put(sample("a", 2), Expected::Version(1))
+                    .await
+                    .unwrap(),
+                Written::Done
+            );
+            let stale = store
+                .put(sample("a", 2), Expected::Version(1))
+                .await
+                .unwrap();
+            assert_eq!(stale, Written::Conflict(Some(Box::new(sample("a", 2)))));
+            assert!(matches!(
+                store.put(sample("a", 1), Expected::Absent).await.unwrap(),
+                Written::Conflict(Some(_))
+            ));
+        }
+        let reopened = EmbeddedStore::new(path.clone());
+        assert_eq!(reopened.get("a").await.unwrap(), Some(sample("a", 2)));
+        assert_eq!(
+            reopened.delete("a", 1).await.unwrap(),
+            Written::Conflict(Some(Box::new(sample("a", 2))))
+        );
+        assert_eq!(reopened.delete("a", 2).await.unwrap(), Written::Done);
+        assert_eq!(reopened.all().await.unwrap(), vec![]);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
