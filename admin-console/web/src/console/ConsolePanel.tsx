@@ -1,7 +1,8 @@
 // The REST console itself, Kibana Dev Tools style: several requests in one editor
 // (`GET /path` and a JSON or NDJSON body below), Ctrl/Cmd+Enter or the gutter's ▶ runs the
 // request under the cursor, the response pane shows its status, time and body; the History tab
-// lists what ran, and exports and imports it as a JSON file.
+// lists what ran, and exports and imports it as a JSON file; the Saved tab keeps named queries
+// on the server (SavedPanel).
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { autocompletion } from "@codemirror/autocomplete";
 import { EditorView } from "@codemirror/view";
@@ -31,6 +32,7 @@ import { sessionLoader } from "./completion/names";
 import { formatDuration, formatLocalTime } from "../lib/format";
 import { CONSOLE_HEADERS, isErrorBody } from "../api/client";
 import { CodeEditor } from "./CodeEditor";
+import { SavedPanel } from "./SavedPanel";
 import { relayNeeds } from "../lib/access";
 import { useClusterAccess } from "../lib/whoami";
 import { askReason, reasonHeaders, useIsProduction } from "../lib/changeReason";
@@ -75,7 +77,7 @@ export function ConsolePanel({ clusterId, clusterName = clusterId, store }: Prop
   const [result, setResult] = useState<ConsoleResult | null>(saved?.result ?? null);
   const [failure, setFailure] = useState<string | null>(null);
   const [running, setRunning] = useState(false);
-  const [tab, setTab] = useState<"request" | "history">("request");
+  const [tab, setTab] = useState<"request" | "history" | "saved">("request");
   const [entries, setEntries] = useState<HistoryEntry[]>(() => store.list(clusterId));
   const [notice, setNotice] = useState<string | null>(null);
   const [importProblem, setImportProblem] = useState<string | null>(null);
@@ -329,6 +331,9 @@ export function ConsolePanel({ clusterId, clusterName = clusterId, store }: Prop
         <button role="tab" aria-selected={tab === "history"} onClick={() => setTab("history")}>
           History <span className="count">{entries.length}</span>
         </button>
+        <button role="tab" aria-selected={tab === "saved"} data-testid="saved-tab" onClick={() => setTab("saved")}>
+          Saved
+        </button>
         <span className="spacer" />
         {notice && (
           <span className="notice" role="status">
@@ -428,6 +433,17 @@ export function ConsolePanel({ clusterId, clusterName = clusterId, store }: Prop
             )}
           </div>
         </div>
+      ) : tab === "saved" ? (
+        <SavedPanel
+          clusterId={clusterId}
+          text={text}
+          defaultText={DEFAULT_TEXT}
+          replaceText={(next) => {
+            pendingCursor.current = 0;
+            setText(next);
+            setTab("request");
+          }}
+        />
       ) : (
         <HistoryList
           entries={entries}
