@@ -31,6 +31,8 @@ pub(crate) fn record_key(kind: RecordKind, namespace: &str, name: &str) -> Strin
     match kind {
         RecordKind::Ingress => format!("{namespace}/{name}"),
         RecordKind::HttpRoute => format!("httproute/{namespace}/{name}"),
+        RecordKind::GrpcRoute => format!("grpcroute/{namespace}/{name}"),
+        RecordKind::TlsRoute => format!("tlsroute/{namespace}/{name}"),
     }
 }
 
@@ -204,7 +206,14 @@ pub(super) fn visit(record: &IngressRecord, sink: &mut impl Claims) {
                     .collect()
             };
             for matched in &rule.matches {
-                sink.path(host, normalise_route_match(matched), &backends);
+                // Only an HTTPRoute's paths are the words an Ingress's are compared in; a
+                // GRPCRoute's method and a TLSRoute's SNI match stay as they are.
+                let matched = if record.kind == RecordKind::HttpRoute {
+                    normalise_route_match(matched)
+                } else {
+                    matched.clone()
+                };
+                sink.path(host, matched, &backends);
             }
         }
     }

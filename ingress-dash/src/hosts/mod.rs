@@ -1,6 +1,6 @@
 //! The Hosts view (`GET /api/hosts`): the records a caller may see regrouped by hostname, one
 //! entry per host (case-folded; a wildcard is a host of its own; a rule without a host, an
-//! HTTPRoute without hostnames and an Ingress's default backend are under `*`), with every
+//! Gateway API route without hostnames and an Ingress's default backend are under `*`), with every
 //! object that serves it, each path with its backends and their ready/total endpoints, the TLS
 //! Secrets that cover it with their leaf certificate's expiry and cert-manager's Ready status,
 //! and three flags: `conflict` (two objects claim the same host and match), `tls_overlap` (two
@@ -72,7 +72,7 @@ pub struct HostEntry {
     pub duplicates: Vec<Duplicate>,
 }
 
-/// An Ingress or HTTPRoute that serves the host.
+/// An Ingress, HTTPRoute, GRPCRoute or TLSRoute that serves the host.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
@@ -80,9 +80,10 @@ pub struct ServingObject {
     pub kind: RecordKind,
     pub namespace: String,
     pub name: String,
-    /// The web app's key of the record (`namespace/name`, `httproute/namespace/name`).
+    /// The web app's key of the record (`namespace/name`, `httproute/namespace/name`,
+    /// `grpcroute/…`, `tlsroute/…`).
     pub key: String,
-    /// An HTTPRoute's Gateway listeners: `namespace/gateway` with `/section` when its parentRef
+    /// A route's Gateway listeners: `namespace/gateway` with `/section` when its parentRef
     /// names one (and `:port` when it names a port).
     pub listeners: Vec<String>,
 }

@@ -330,3 +330,113 @@ fn search_finds_a_host_by_a_backend_of_a_path_on_it() {
     assert_eq!(search("three"), ["three.example.com"]);
     assert!(search("nothing").is_empty());
 }
+
+/// The record the service builds of a GRPCRoute or TLSRoute (`kind`) written as the API has it.
+fn gateway_route(kind: &str, namespace: &str, name: &str, spec: Value) -> Value {
+    use crate::records::gateway_routes::{grpc_record_of, tls_record_of};
+    let object = json!({"metadata": {"name": name, "namespace": namespace}, "spec": spec});
+    let redaction = crate::access::redaction::Redaction::none();
+    let record = match kind {
+        "GRPCRoute" => grpc_record_of(&serde_json::from_value(object).unwrap(), &redaction),
+        _ => tls_record_of(&serde_json::from_value(object).unwrap(), &redaction),
+    };
+    serde_json::to_value(record).unwrap()
+}
+
+#[test]
+fn grpc_and_tls_routes_serve_their_hosts_with_their_listeners() {
+    let grpc = gateway_route(
+        "GRPCRoute",
+        "shop",
+        "cart",
+        json!({"parentRefs": [{"name": "public", "namespace": "infra", "sectionName": "grpc"}],
+               "hostnames": ["api.example.com"],
+               "rules": [{"matches": [{"method": {"service": "shop.Cart", "method": "Add"}}],
+                          "backendRefs": [{"name": "cart", "port": 9000}]}]}),
+    );
+    let tls = gateway_route(
+        "TLSRoute",
+        "data",
+        "db",
+        json!({"parentRefs": [{"name": "edge", "namespace": "infra", "port": 443}],
+               "hostnames": ["DB.example.com"],
+               "rules": [{"backendRefs": [{"name": "postgres", "port": 5432}]}]}),
+    );
+    let http = route(
+        "shop",
+        "cart",
+        json!(["api.example.com"]),
+        json!([{"matches": ["PathPrefix /"], "backendRefs": []}]),
+    );
+    let report = all(&[grpc, tls, http]);
+    let api = host(&report, "api.example.com");
+    let keys: Vec<&str> = api.objects.iter().map(|o| o.key.as_str()).collect();
+    assert_eq!(keys, ["grpcroute/shop/cart", "httproute/shop/cart"]);
+    assert_eq!(api.objects[0].listeners, ["infra/public/grpc"]);
+    assert_eq!(api.paths[0].matched, "gRPC shop.Cart/Add");
+    assert_eq!(api.paths[0].backends[0].name, "cart");
+    assert!(
+        !api.conflict,
+        "a gRPC method and an HTTP path do not conflict"
+    );
+    let db = host(&report, "db.example.com");
+    assert_eq!(db.objects[0].key, "tlsroute/data/db");
+    assert_eq!(db.objects[0].listeners, ["infra/edge:443"]);
+    assert_eq!(db.paths[0].matched, "SNI");
+    assert_eq!(
+        db.paths[0].backends[0].port,
+        Some(ServicePort::Number(5432))
+    );
+}
+
+#[test]
+fn two_tls_routes_on_one_sni_host_and_two_grpc_routes_on_one_method_conflict() {
+    let tls = |name: &str| {
+        gateway_route(
+            "TLSRoute",
+            "data",
+            name,
+            json!({"parentRefs": [{"name": "edge"}], "hostnames": ["db.example.com"],
+                   "rules": [{"backendRefs": [{"name": name, "port": 5432}]}]}),
+        )
+    };
+    let grpc = |name: &str, method: &str| {
+        gateway_route(
+            "GRPCRoute",
+            "shop",
+            name,
+            json!({"parentRefs": [{"name": "public"}], "hostnames": ["api.example.com"],
+                   "rules": [{"matches": [{"method": {"service": "shop.Cart", "method": method}}],
+                              "backendRefs": [{"name": name, "port": 9000}]}]}),
+        )
+    };
+    let report = all(&[
+        tls("primary"),
+        tls("replica"),
+        grpc("cart", "Add"),
+        grpc("cart-v2", "Add"),
+        grpc("cart-v3", "Remove"),
+    ]);
+    let db = host(&report, "db.example.com");
+    assert_eq!(
+        db.conflicts,
+        [Conflict {
+            matched: "SNI".to_owned(),
+            objects: vec![
+                "tlsroute/data/primary".into(),
+                "tlsroute/data/replica".into()
+            ],
+        }]
+    );
+    let api = host(&report, "api.example.com");
+    assert_eq!(
+        api.conflicts,
+        [Conflict {
+            matched: "gRPC shop.Cart/Add".to_owned(),
+            objects: vec![
+                "grpcroute/shop/cart".into(),
+                "grpcroute/shop/cart-v2".into()
+            ],
+        }]
+    );
+}

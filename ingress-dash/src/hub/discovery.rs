@@ -1,5 +1,7 @@
-//! Which optional CRDs the API server serves: gateway.networking.k8s.io/v1 `httproutes` (when
-//! `gateway_api.enabled`) and cert-manager.io/v1 `certificates`. Asked at start-up through the
+//! Which optional CRDs the API server serves: gateway.networking.k8s.io/v1 `httproutes`,
+//! `grpcroutes` and `tlsroutes` (one ask, when `gateway_api.enabled`; TLSRoute is served at v1
+//! by the standard channel since Gateway API 1.5, a cluster without it just shows none) and
+//! cert-manager.io/v1 `certificates`. Asked at start-up through the
 //! retry policy's breaker, and again every `kubernetes.permanent_error_retry` (sooner after a
 //! failed ask), so a CRD installed or removed later is picked up. An absent Gateway API is
 //! told once: one log line and a notice in every snapshot, never a namespace error.
@@ -17,7 +19,12 @@ pub const GATEWAY_API_NOTICE: &str = "gateway_api_not_installed";
 /// What discovery found; `None`: not known (not asked yet, the ask failed, or switched off).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Discovered {
+    /// HTTPRoutes are served.
     pub gateway_api: Option<bool>,
+    /// GRPCRoutes are served (v1).
+    pub grpc_routes: Option<bool>,
+    /// TLSRoutes are served (v1).
+    pub tls_routes: Option<bool>,
     pub cert_manager: Option<bool>,
     /// Discovery has been asked once (whatever it answered): watchers start after it, so the
     /// first snapshot already knows which kinds exist.
@@ -43,11 +50,12 @@ pub(super) async fn run(hub: Weak<Hub>) {
         let ask_cert_manager = strong.settings.features.cert_manager;
         let previous = strong.discovered.borrow().clone();
         drop(strong);
-        let ask = |group_version: &'static str, resource: &'static str| {
+        // The resources served in a group/version; `None`: the ask failed.
+        let ask = |group_version: &'static str| {
             let (api, resilience) = (api.clone(), resilience.clone());
             async move {
                 let answer = resilience
-                    .attempt(|| kind_calls::serves(&*api, group_version, resource))
+                    .attempt(|| kind_calls::served(&*api, group_version))
                     .await;
                 match answer {
                     Ok(served) => Some(served),
@@ -63,13 +71,19 @@ pub(super) async fn run(hub: Weak<Hub>) {
                 }
             }
         };
-        let gateway_api = if ask_gateway {
-            ask(GATEWAY_API_VERSION, "httproutes").await
+        let serves = |served: &Option<Vec<String>>, resource: &str| {
+            served
+                .as_ref()
+                .map(|served| served.iter().any(|name| name == resource))
+        };
+        let gateway_kinds = if ask_gateway {
+            ask(GATEWAY_API_VERSION).await
         } else {
             None
         };
+        let gateway_api = serves(&gateway_kinds, "httproutes");
         let cert_manager = if ask_cert_manager {
-            ask(CERT_MANAGER_VERSION, "certificates").await
+            serves(&ask(CERT_MANAGER_VERSION).await, "certificates")
         } else {
             None
         };
@@ -78,6 +92,8 @@ pub(super) async fn run(hub: Weak<Hub>) {
         // A failed ask keeps what was known.
         let now = Discovered {
             gateway_api: gateway_api.or(previous.gateway_api),
+            grpc_routes: serves(&gateway_kinds, "grpcroutes").or(previous.grpc_routes),
+            tls_routes: serves(&gateway_kinds, "tlsroutes").or(previous.tls_routes),
             cert_manager: cert_manager.or(previous.cert_manager),
             asked: true,
         };
@@ -104,6 +120,9 @@ pub(super) async fn run(hub: Weak<Hub>) {
                 }
                 // Through the machine: a change of the notices moves the snapshots' position.
                 state.machine.set_notices(notices);
+            }
+            if (now.grpc_routes, now.tls_routes) != (previous.grpc_routes, previous.tls_routes) {
+                tracing::info!(grpc_routes = ?now.grpc_routes, tls_routes = ?now.tls_routes, "Gateway API GRPCRoutes and TLSRoutes");
             }
             if now.cert_manager != previous.cert_manager {
                 tracing::info!(installed = ?now.cert_manager, "cert-manager Certificates");

@@ -1,5 +1,5 @@
 //! One scope's watcher task: runs a [`WatchLoop`] per watched kind (ingresses; Services and
-//! EndpointSlices; TLS Secrets when enabled; cert-manager Certificates and HTTPRoutes while
+//! EndpointSlices; TLS Secrets when enabled; cert-manager Certificates and HTTP/GRPC/TLSRoutes while
 //! their CRD is installed), all under the same retry policy and breaker, and joins what they
 //! report ([`Joiner`]) into the hub's [`Input`]s; the hub's [`super::machine`] decides the rest.
 //!
@@ -48,6 +48,14 @@ pub(super) struct Plan {
     pub expiry: Arc<ExpiryGauges>,
 }
 
+/// The kinds watched only while their CRD is installed.
+const CRD_KINDS: [WatchedKind; 4] = [
+    WatchedKind::Certificates,
+    WatchedKind::HttpRoutes,
+    WatchedKind::GrpcRoutes,
+    WatchedKind::TlsRoutes,
+];
+
 /// The CRD kinds to watch given what discovery found.
 fn crd_kinds(plan: &Plan, discovered: &Discovered) -> Vec<WatchedKind> {
     let mut kinds = Vec::new();
@@ -56,6 +64,12 @@ fn crd_kinds(plan: &Plan, discovered: &Discovered) -> Vec<WatchedKind> {
     }
     if plan.gateway_api && discovered.gateway_api == Some(true) {
         kinds.push(WatchedKind::HttpRoutes);
+    }
+    if plan.gateway_api && discovered.grpc_routes == Some(true) {
+        kinds.push(WatchedKind::GrpcRoutes);
+    }
+    if plan.gateway_api && discovered.tls_routes == Some(true) {
+        kinds.push(WatchedKind::TlsRoutes);
     }
     kinds
 }
@@ -132,6 +146,8 @@ impl Task {
             WatchedKind::Secrets,
             WatchedKind::Certificates,
             WatchedKind::HttpRoutes,
+            WatchedKind::GrpcRoutes,
+            WatchedKind::TlsRoutes,
         ]
         .iter()
         .filter(|kind| self.joiner.is_watched(**kind))
@@ -341,7 +357,7 @@ pub(super) async fn run(hub: Weak<Hub>, scope: Scope, mut plan: Plan) {
                 }
                 let discovered = plan.discovered.borrow_and_update().clone();
                 let wanted = crd_kinds(&plan, &discovered);
-                for kind in [WatchedKind::Certificates, WatchedKind::HttpRoutes] {
+                for kind in CRD_KINDS {
                     let want = wanted.contains(&kind);
                     match (want, running.contains_key(&kind)) {
                         (true, false) => {
@@ -353,7 +369,8 @@ pub(super) async fn run(hub: Weak<Hub>, scope: Scope, mut plan: Plan) {
                                 handle.abort();
                             }
                             task.settled.remove(&kind);
-                            if kind == WatchedKind::HttpRoutes {
+                            if kind != WatchedKind::Certificates {
+                                // A route kind: its records go with it.
                                 let changes = task.joiner.listed(kind, &[]);
                                 if !task.publish(changes) {
                                     return;

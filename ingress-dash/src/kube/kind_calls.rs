@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 
 use crate::kube::client::{self, Events, KubeApi, KubeError, ListPage, api_in};
 use crate::kube::watched_kinds::{
-    CertManagerCertificate, HttpRoute, Object, TlsSecret, WatchedKind,
+    CertManagerCertificate, GrpcRoute, HttpRoute, Object, TlsRoute, TlsSecret, WatchedKind,
 };
 
 /// Only TLS Secrets are read (an opaque Secret holds nothing the dashboard shows).
@@ -102,6 +102,12 @@ fn certificate(object: CertManagerCertificate) -> Object {
 fn http_route(object: HttpRoute) -> Object {
     Object::HttpRoute(Box::new(object))
 }
+fn grpc_route(object: GrpcRoute) -> Object {
+    Object::GrpcRoute(Box::new(object))
+}
+fn tls_route(object: TlsRoute) -> Object {
+    Object::TlsRoute(Box::new(object))
+}
 
 /// One page of `kind` in `namespace` (`None`: every namespace).
 pub async fn list_page<A: KubeApi + ?Sized>(
@@ -131,6 +137,10 @@ pub async fn list_page<A: KubeApi + ?Sized>(
         WatchedKind::HttpRoutes => {
             page_of(source, namespace, continue_token, None, http_route).await
         }
+        WatchedKind::GrpcRoutes => {
+            page_of(source, namespace, continue_token, None, grpc_route).await
+        }
+        WatchedKind::TlsRoutes => page_of(source, namespace, continue_token, None, tls_route).await,
     }
 }
 
@@ -157,16 +167,18 @@ pub async fn watch<A: KubeApi + ?Sized>(
         }
         WatchedKind::Certificates => watch_of(source, namespace_ref, from, None, certificate).await,
         WatchedKind::HttpRoutes => watch_of(source, namespace_ref, from, None, http_route).await,
+        WatchedKind::GrpcRoutes => watch_of(source, namespace_ref, from, None, grpc_route).await,
+        WatchedKind::TlsRoutes => watch_of(source, namespace_ref, from, None, tls_route).await,
     }
 }
 
-/// Whether the API server serves `resource` (a plural) in `group_version`: `Ok(false)` when
-/// discovery answers 404 (the CRD is not installed), an error when it could not be asked.
-pub async fn serves<A: KubeApi + ?Sized>(
+/// The resources (plurals, subresources left out) the API server serves in `group_version`:
+/// none when discovery answers 404 (no CRD of the group installed), an error when it could not
+/// be asked.
+pub async fn served<A: KubeApi + ?Sized>(
     source: &A,
     group_version: &str,
-    resource: &str,
-) -> Result<bool, KubeError> {
+) -> Result<Vec<String>, KubeError> {
     let client = source.kube_client()?;
     match client::timed(
         source.request_timeout(),
@@ -174,8 +186,13 @@ pub async fn serves<A: KubeApi + ?Sized>(
     )
     .await
     {
-        Ok(list) => Ok(list.resources.iter().any(|entry| entry.name == resource)),
-        Err(KubeError::Api { status: 404, .. }) => Ok(false),
+        Ok(list) => Ok(list
+            .resources
+            .into_iter()
+            .filter(|entry| !entry.name.contains('/'))
+            .map(|entry| entry.name)
+            .collect()),
+        Err(KubeError::Api { status: 404, .. }) => Ok(Vec::new()),
         Err(error) => Err(error),
     }
 }

@@ -235,6 +235,130 @@ pub struct RouteParentStatus {
     pub conditions: Vec<Condition>,
 }
 
+/// A Gateway API route of another kind than HTTPRoute (GRPCRoute, TLSRoute): the fields the
+/// kinds share, with the kind's own rules.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct GatewayRoute<R> {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default = "GatewayRouteSpec::default")]
+    pub spec: GatewayRouteSpec<R>,
+    #[serde(default)]
+    pub status: Option<HttpRouteStatus>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct GatewayRouteSpec<R> {
+    pub parent_refs: Vec<ParentReference>,
+    pub hostnames: Vec<String>,
+    pub rules: Vec<R>,
+}
+
+impl<R> Default for GatewayRouteSpec<R> {
+    fn default() -> Self {
+        Self {
+            parent_refs: Vec::new(),
+            hostnames: Vec::new(),
+            rules: Vec::new(),
+        }
+    }
+}
+
+/// A rule's backendRefs, whatever else the kind's rule holds.
+pub trait RouteRuleBackends {
+    fn backend_refs(&self) -> &[HttpBackendRef];
+}
+
+impl<R: RouteRuleBackends> GatewayRoute<R> {
+    /// Its parents, hostnames, rules' backendRefs and status in HTTPRoute's shape (no
+    /// matches): what [`crate::records::httproute`] builds the shared part of a record from.
+    pub fn shared_shape(&self) -> HttpRoute {
+        HttpRoute {
+            metadata: self.metadata.clone(),
+            spec: HttpRouteSpec {
+                parent_refs: self.spec.parent_refs.clone(),
+                hostnames: self.spec.hostnames.clone(),
+                rules: self
+                    .spec
+                    .rules
+                    .iter()
+                    .map(|rule| HttpRouteRule {
+                        matches: Vec::new(),
+                        backend_refs: rule.backend_refs().to_vec(),
+                    })
+                    .collect(),
+            },
+            status: self.status.clone(),
+        }
+    }
+}
+
+/// gateway.networking.k8s.io/v1 `GRPCRoute`: rules of method and header matches.
+pub type GrpcRoute = GatewayRoute<GrpcRouteRule>;
+
+namespaced_resource!(
+    GrpcRoute,
+    "GRPCRoute",
+    "gateway.networking.k8s.io",
+    "v1",
+    "grpcroutes"
+);
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct GrpcRouteRule {
+    pub matches: Vec<GrpcRouteMatch>,
+    pub backend_refs: Vec<HttpBackendRef>,
+}
+
+impl RouteRuleBackends for GrpcRouteRule {
+    fn backend_refs(&self) -> &[HttpBackendRef] {
+        &self.backend_refs
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GrpcRouteMatch {
+    pub method: Option<GrpcMethodMatch>,
+    pub headers: Vec<HttpValueMatch>,
+}
+
+/// `type` defaults to `Exact`; either `service` or `method` may be left out (any).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GrpcMethodMatch {
+    #[serde(rename = "type")]
+    pub type_: Option<String>,
+    pub service: Option<String>,
+    pub method: Option<String>,
+}
+
+/// gateway.networking.k8s.io/v1 `TLSRoute` (served at v1 by the standard channel since Gateway
+/// API 1.5): SNI hostnames and backendRefs, no matches.
+pub type TlsRoute = GatewayRoute<TlsRouteRule>;
+
+namespaced_resource!(
+    TlsRoute,
+    "TLSRoute",
+    "gateway.networking.k8s.io",
+    "v1",
+    "tlsroutes"
+);
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TlsRouteRule {
+    pub backend_refs: Vec<HttpBackendRef>,
+}
+
+impl RouteRuleBackends for TlsRouteRule {
+    fn backend_refs(&self) -> &[HttpBackendRef] {
+        &self.backend_refs
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

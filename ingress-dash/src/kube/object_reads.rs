@@ -14,14 +14,19 @@ use crate::kube::client::{KubeApi, KubeError};
 pub enum ObjectKind {
     Ingress,
     HttpRoute,
+    GrpcRoute,
+    TlsRoute,
 }
 
 impl ObjectKind {
-    /// The path segment (`ingresses`, `httproutes`); anything else is no kind of ours.
+    /// The path segment (`ingresses`, `httproutes`, `grpcroutes`, `tlsroutes`); anything else
+    /// is no kind of ours.
     pub fn from_plural(plural: &str) -> Option<Self> {
         match plural {
             "ingresses" => Some(Self::Ingress),
             "httproutes" => Some(Self::HttpRoute),
+            "grpcroutes" => Some(Self::GrpcRoute),
+            "tlsroutes" => Some(Self::TlsRoute),
             _ => None,
         }
     }
@@ -30,6 +35,8 @@ impl ObjectKind {
         match self {
             Self::Ingress => "ingresses",
             Self::HttpRoute => "httproutes",
+            Self::GrpcRoute => "grpcroutes",
+            Self::TlsRoute => "tlsroutes",
         }
     }
 
@@ -38,6 +45,8 @@ impl ObjectKind {
         match self {
             Self::Ingress => "Ingress",
             Self::HttpRoute => "HTTPRoute",
+            Self::GrpcRoute => "GRPCRoute",
+            Self::TlsRoute => "TLSRoute",
         }
     }
 
@@ -46,14 +55,16 @@ impl ObjectKind {
         match self {
             Self::Ingress => "ingresses.networking.k8s.io",
             Self::HttpRoute => "httproutes.gateway.networking.k8s.io",
+            Self::GrpcRoute => "grpcroutes.gateway.networking.k8s.io",
+            Self::TlsRoute => "tlsroutes.gateway.networking.k8s.io",
         }
     }
 
     fn api_resource(self) -> ApiResource {
         let gvk = match self {
             Self::Ingress => GroupVersionKind::gvk("networking.k8s.io", "v1", "Ingress"),
-            Self::HttpRoute => {
-                GroupVersionKind::gvk("gateway.networking.k8s.io", "v1", "HTTPRoute")
+            Self::HttpRoute | Self::GrpcRoute | Self::TlsRoute => {
+                GroupVersionKind::gvk("gateway.networking.k8s.io", "v1", self.name())
             }
         };
         ApiResource::from_gvk_with_plural(&gvk, self.plural())

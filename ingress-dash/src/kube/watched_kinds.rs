@@ -1,5 +1,5 @@
 //! The kinds a namespace's watcher lists and watches beside its ingresses (Services,
-//! EndpointSlices, TLS Secrets, cert-manager Certificates, Gateway API HTTPRoutes), as one
+//! EndpointSlices, TLS Secrets, cert-manager Certificates, Gateway API HTTP/GRPC/TLSRoutes), as one
 //! [`Object`] type the list+watch loop carries, and what to tell people when a kind cannot be
 //! read.
 
@@ -8,7 +8,7 @@ use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::networking::v1::Ingress;
 use kube::core::Resource;
 
-pub use super::kind_types::{CertManagerCertificate, HttpRoute, TlsSecret};
+pub use super::kind_types::{CertManagerCertificate, GrpcRoute, HttpRoute, TlsRoute, TlsSecret};
 
 use crate::kube::resilience::CallError;
 
@@ -29,6 +29,10 @@ pub enum WatchedKind {
     Certificates,
     /// gateway.networking.k8s.io/v1 HTTPRoutes.
     HttpRoutes,
+    /// gateway.networking.k8s.io/v1 GRPCRoutes.
+    GrpcRoutes,
+    /// gateway.networking.k8s.io/v1 TLSRoutes (only while the API server serves them).
+    TlsRoutes,
 }
 
 impl WatchedKind {
@@ -41,6 +45,8 @@ impl WatchedKind {
             WatchedKind::Secrets => "secrets",
             WatchedKind::Certificates => "certificates.cert-manager.io",
             WatchedKind::HttpRoutes => "httproutes.gateway.networking.k8s.io",
+            WatchedKind::GrpcRoutes => "grpcroutes.gateway.networking.k8s.io",
+            WatchedKind::TlsRoutes => "tlsroutes.gateway.networking.k8s.io",
         }
     }
 
@@ -53,6 +59,8 @@ impl WatchedKind {
             WatchedKind::Secrets => "list_secrets",
             WatchedKind::Certificates => "list_certificates",
             WatchedKind::HttpRoutes => "list_httproutes",
+            WatchedKind::GrpcRoutes => "list_grpcroutes",
+            WatchedKind::TlsRoutes => "list_tlsroutes",
         }
     }
 
@@ -65,6 +73,8 @@ impl WatchedKind {
             WatchedKind::Secrets => "watch_secrets",
             WatchedKind::Certificates => "watch_certificates",
             WatchedKind::HttpRoutes => "watch_httproutes",
+            WatchedKind::GrpcRoutes => "watch_grpcroutes",
+            WatchedKind::TlsRoutes => "watch_tlsroutes",
         }
     }
 
@@ -96,6 +106,8 @@ pub enum Object {
     Secret(Box<TlsSecret>),
     Certificate(Box<CertManagerCertificate>),
     HttpRoute(Box<HttpRoute>),
+    GrpcRoute(Box<GrpcRoute>),
+    TlsRoute(Box<TlsRoute>),
 }
 
 impl Object {
@@ -108,6 +120,8 @@ impl Object {
             Object::Secret(object) => &object.metadata.name,
             Object::Certificate(object) => &object.metadata.name,
             Object::HttpRoute(object) => &object.metadata.name,
+            Object::GrpcRoute(object) => &object.metadata.name,
+            Object::TlsRoute(object) => &object.metadata.name,
         };
         name.as_deref().unwrap_or_default()
     }
@@ -120,6 +134,8 @@ impl Object {
             Object::Secret(object) => object.metadata.resource_version.as_deref(),
             Object::Certificate(object) => object.metadata.resource_version.as_deref(),
             Object::HttpRoute(object) => object.metadata.resource_version.as_deref(),
+            Object::GrpcRoute(object) => object.metadata.resource_version.as_deref(),
+            Object::TlsRoute(object) => object.metadata.resource_version.as_deref(),
         }
     }
 }

@@ -74,7 +74,7 @@ fn describe_match(matched: &HttpRouteMatch, redaction: &Redaction) -> String {
     words.join(" ")
 }
 
-fn shown_value<'a>(name: &str, value: &'a str, redaction: &Redaction) -> &'a str {
+pub(crate) fn shown_value<'a>(name: &str, value: &'a str, redaction: &Redaction) -> &'a str {
     if redaction.is_secret_name(name) {
         REDACTED
     } else {

@@ -12,6 +12,7 @@ use crate::access::redaction::Redaction;
 pub(crate) mod backends;
 pub(crate) mod certificates;
 mod dictionary;
+pub(crate) mod gateway_routes;
 pub(crate) mod httproute;
 mod packed;
 pub(crate) mod route_diagnosis;
@@ -72,7 +73,7 @@ pub struct IngressRecord {
     /// One per TLS entry that names a Secret (ingresses only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub certificates: Vec<CertificateStatus>,
-    /// HTTPRoutes only.
+    /// Gateway API routes (HTTPRoute, GRPCRoute, TLSRoute) only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub route: Option<RouteDetail>,
 }

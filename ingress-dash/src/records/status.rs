@@ -16,6 +16,10 @@ pub enum RecordKind {
     Ingress,
     #[serde(rename = "HTTPRoute")]
     HttpRoute,
+    #[serde(rename = "GRPCRoute")]
+    GrpcRoute,
+    #[serde(rename = "TLSRoute")]
+    TlsRoute,
 }
 
 /// One distinct (service namespace, service name, port) a record routes to.

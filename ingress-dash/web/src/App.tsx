@@ -16,6 +16,7 @@ import { formatClock, recordKey } from "./state/describe";
 import { compileFilter, distinctClasses, emptyFilters, filterAndSort, nextSort, type Filters, type SortKey } from "./state/filters";
 import { DEFAULT_EXPIRY_WARNING_DAYS } from "./state/health";
 import { ingressReducer, initialIngressState, knownNamespaces } from "./state/ingressStore";
+import { isRouteKind } from "./state/kinds";
 
 /** Namespace picks are debounced so ticking three boxes opens one stream, not three. */
 const RESCOPE_DELAY_MS = 300;
@@ -88,7 +89,7 @@ export function App() {
   // The counts in the toolbar and the footer follow the records at once (one cheap pass)...
   const routeCount = useMemo(() => {
     let routes = 0;
-    for (const record of state.items.values()) if (record.kind === "HTTPRoute") routes++;
+    for (const record of state.items.values()) if (isRouteKind(record.kind)) routes++;
     return routes;
   }, [state.items]);
   // ...the drop-downs' options (classes, namespaces with their counts) a render later: React

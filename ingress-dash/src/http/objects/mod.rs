@@ -225,6 +225,14 @@ mod tests {
             Target::parse("httproutes", "team-a", "shop").unwrap().kind,
             ObjectKind::HttpRoute
         );
+        assert_eq!(
+            Target::parse("grpcroutes", "team-a", "cart").unwrap().kind,
+            ObjectKind::GrpcRoute
+        );
+        assert_eq!(
+            Target::parse("tlsroutes", "team-a", "db").unwrap().kind,
+            ObjectKind::TlsRoute
+        );
         for kind in ["pods", "Ingresses", "ingress", "secrets", ""] {
             assert!(
                 matches!(

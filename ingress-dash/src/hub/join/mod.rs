@@ -12,8 +12,8 @@ use crate::access::redaction::Redaction;
 use crate::kube::watched_kinds::{Object, WatchedKind};
 use crate::records::backends::{self, Availability, BackendIndex, ServiceKey};
 use crate::records::certificates::{CertificateIndex, SecretKey, unix_seconds};
-use crate::records::httproute;
 use crate::records::{BackendState, IngressRecord, RecordKind, StoredRecord};
+use crate::records::{gateway_routes, httproute};
 use holders::Holders;
 
 /// A record by kind, namespace and name (the strings its [`StoredRecord`] holds).
@@ -80,6 +80,8 @@ fn record_kind(kind: WatchedKind) -> Option<RecordKind> {
     match kind {
         WatchedKind::Ingresses => Some(RecordKind::Ingress),
         WatchedKind::HttpRoutes => Some(RecordKind::HttpRoute),
+        WatchedKind::GrpcRoutes => Some(RecordKind::GrpcRoute),
+        WatchedKind::TlsRoutes => Some(RecordKind::TlsRoute),
         _ => None,
     }
 }
@@ -342,6 +344,10 @@ impl Joiner {
         match object {
             Object::Ingress(ingress) => Some(IngressRecord::from_ingress(ingress, &self.redaction)),
             Object::HttpRoute(route) => Some(httproute::record_of(route, &self.redaction)),
+            Object::GrpcRoute(route) => {
+                Some(gateway_routes::grpc_record_of(route, &self.redaction))
+            }
+            Object::TlsRoute(route) => Some(gateway_routes::tls_record_of(route, &self.redaction)),
             _ => None,
         }
     }
@@ -474,7 +480,10 @@ impl Joiner {
     pub fn changed(&mut self, object: &Object, deleted: bool) -> Changes {
         let mut changes = Changes::default();
         match object {
-            Object::Ingress(_) | Object::HttpRoute(_) => {
+            Object::Ingress(_)
+            | Object::HttpRoute(_)
+            | Object::GrpcRoute(_)
+            | Object::TlsRoute(_) => {
                 let Some(record) = self.record_of(object) else {
                     return changes;
                 };
@@ -574,10 +583,15 @@ impl Joiner {
     /// in progress stay marked until it completes, so nothing of an unfinished list is sent.
     pub fn flush(&mut self) -> Changes {
         let mut changes = Changes::default();
-        let held: Vec<RecordKind> = [RecordKind::Ingress, RecordKind::HttpRoute]
-            .into_iter()
-            .filter(|kind| self.relisting(*kind))
-            .collect();
+        let held: Vec<RecordKind> = [
+            RecordKind::Ingress,
+            RecordKind::HttpRoute,
+            RecordKind::GrpcRoute,
+            RecordKind::TlsRoute,
+        ]
+        .into_iter()
+        .filter(|kind| self.relisting(*kind))
+        .collect();
         for key in std::mem::take(&mut self.dirty) {
             if held.contains(&key.0) {
                 self.dirty.insert(key);

@@ -37,11 +37,20 @@ lastTimestamp: string | null,
 source: string | null, };
 
 /** The path segment of a record's kind ("Ingress" → ingresses, "HTTPRoute" → httproutes). */
-export type ObjectKindPath = "ingresses" | "httproutes";
+export type ObjectKindPath = "ingresses" | "httproutes" | "grpcroutes" | "tlsroutes";
 
 /** Records before the wire types carried `kind` are ingresses. */
 export function kindPath(kind: string | undefined | null): ObjectKindPath {
-  return kind === "HTTPRoute" ? "httproutes" : "ingresses";
+  switch (kind) {
+    case "HTTPRoute":
+      return "httproutes";
+    case "GRPCRoute":
+      return "grpcroutes";
+    case "TLSRoute":
+      return "tlsroutes";
+    default:
+      return "ingresses";
+  }
 }
 
 /** A failed read, with the message of the server's common error body when it sent one. */

@@ -23,7 +23,7 @@ backends: Array<BackendStatus>,
  */
 certificates: Array<CertificateStatus>, 
 /**
- * HTTPRoutes only.
+ * Gateway API routes (HTTPRoute, GRPCRoute, TLSRoute) only.
  */
 route: RouteDetail | null, };
 
@@ -41,7 +41,7 @@ export type Tls = { hosts: Array<string>, secretName: string | null, };
 
 export type Link = { host: string, url: string, };
 
-export type RecordKind = "Ingress" | "HTTPRoute";
+export type RecordKind = "Ingress" | "HTTPRoute" | "GRPCRoute" | "TLSRoute";
 
 export type BackendStatus = { service: string, namespace: string, port: ServicePort | null, state: BackendState, readyEndpoints: number, totalEndpoints: number, 
 /**
@@ -349,11 +349,12 @@ duplicates: Array<Duplicate>, };
 
 export type ServingObject = { kind: RecordKind, namespace: string, name: string, 
 /**
- * The web app's key of the record (`namespace/name`, `httproute/namespace/name`).
+ * The web app's key of the record (`namespace/name`, `httproute/namespace/name`,
+ * `grpcroute/…`, `tlsroute/…`).
  */
 key: string, 
 /**
- * An HTTPRoute's Gateway listeners: `namespace/gateway` with `/section` when its parentRef
+ * A route's Gateway listeners: `namespace/gateway` with `/section` when its parentRef
  * names one (and `:port` when it names a port).
  */
 listeners: Array<string>, };

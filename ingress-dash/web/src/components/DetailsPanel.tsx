@@ -6,6 +6,7 @@ import { kindPath } from "../api/objects";
 import { ObjectEvents } from "./ObjectEvents";
 import { ObjectYaml } from "./ObjectYaml";
 import { AnnotationExplainer } from "./AnnotationExplainer";
+import { isRouteKind } from "../state/kinds";
 
 interface Props {
   record: IngressRecord;
@@ -22,7 +23,7 @@ interface Props {
  * and backend refs), backend Services, TLS and certificates, addresses, labels and annotations.
  */
 export function DetailsPanel({ record, deletedAt, now, warningDays, onClose }: Props) {
-  const isRoute = record.kind === "HTTPRoute";
+  const isRoute = isRouteKind(record.kind);
   const urls = new Map(record.links.map((l) => [l.host, l.url]));
   const labels = Object.entries(record.labels).sort(([a], [b]) => a.localeCompare(b));
   const annotations = Object.entries(record.annotations).sort(([a], [b]) => a.localeCompare(b));
@@ -46,7 +47,7 @@ export function DetailsPanel({ record, deletedAt, now, warningDays, onClose }: P
         </div>
       )}
       <div className="details-body">
-        <CopyCommand command={`kubectl -n ${record.namespace} get ${isRoute ? "httproute" : "ingress"} ${record.name} -o yaml`} />
+        <CopyCommand command={`kubectl -n ${record.namespace} get ${record.kind.toLowerCase()} ${record.name} -o yaml`} />
 
         <dl className="facts">
           {isRoute ? (

@@ -197,7 +197,7 @@ function HostRows({ entry, expanded, onToggle, now }: { entry: HostEntry; expand
         <td className="mono host-name">{entry.host}</td>
         <td>
           {entry.objects.length} {entry.objects.length === 1 ? "object" : "objects"}
-          {kinds.includes("Ingress") && kinds.includes("HTTPRoute") && <span className="muted"> (Ingress and HTTPRoute)</span>}
+          {new Set(kinds).size > 1 && <span className="muted"> ({[...new Set(kinds)].join(" and ")})</span>}
         </td>
         <td data-testid="host-flags">
           {hostFlags(entry).map((flag) => (

@@ -6,6 +6,7 @@ import { recordHealth } from "../state/health";
 import type { SortKey, SortOrder } from "../state/filters";
 import { HIGHLIGHT_MS, type RecentChange } from "../state/ingressStore";
 import { HostLinks } from "./HostLinks";
+import { isRouteKind } from "../state/kinds";
 
 export const ROW_HEIGHT = 34;
 /** The sticky header's height, kept clear when scrolling a row into view. */
@@ -162,7 +163,7 @@ const Row = memo(function Row({ record, index, top, selected, change, onSelect, 
   const routes = routesSummary(record);
   const tlsHosts = tlsHostCount(record);
   const secrets = record.tls.map((t) => t.secretName ?? "(default certificate)").join(", ");
-  const isRoute = record.kind === "HTTPRoute";
+  const isRoute = isRouteKind(record.kind);
   const parents = isRoute ? parentsSummary(record) : "";
   const badges = rowBadges(record, now, warningDays);
   const expiry = recordHealth(record).certificates.earliestExpiry;

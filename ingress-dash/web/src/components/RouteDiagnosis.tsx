@@ -24,7 +24,8 @@ function crossesNamespaces(record: IngressRecord): boolean {
  */
 export function RouteDiagnosis({ record }: { record: IngressRecord }) {
   const [grants, setGrants] = useState<Grants>(null);
-  const crosses = crossesNamespaces(record);
+  // The grants are read on demand for HTTPRoutes only.
+  const crosses = record.kind === "HTTPRoute" && crossesNamespaces(record);
   const { namespace, name } = record;
 
   useEffect(() => {

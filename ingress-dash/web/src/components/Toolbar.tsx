@@ -65,6 +65,8 @@ export const Toolbar = forwardRef<HTMLInputElement, Props>(function Toolbar(
           <option value="any">Any</option>
           <option value="Ingress">Ingress</option>
           <option value="HTTPRoute">HTTPRoute</option>
+          <option value="GRPCRoute">GRPCRoute</option>
+          <option value="TLSRoute">TLSRoute</option>
         </select>
       </label>
       <MultiSelect

@@ -54,4 +54,12 @@ describe("view state in the URL", () => {
     expect(parseViewState("?route=team-000/checkout")).toEqual(route);
     expect(parseViewState("?ingress=team-000/checkout").selected).toBe("team-000/checkout");
   });
+
+  it("a GRPCRoute or TLSRoute in the details panel is route= its whole key", () => {
+    for (const selected of ["grpcroute/team-000/cart", "tlsroute/team-000/db"]) {
+      const view = { filters: emptyFilters, sort: defaultSort, selected };
+      expect(formatViewState(view)).toBe(`?route=${selected}`);
+      expect(parseViewState(`?route=${selected}`)).toEqual(view);
+    }
+  });
 });

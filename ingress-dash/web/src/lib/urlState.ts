@@ -13,7 +13,7 @@ import {
   type SortOrder,
   type TlsFilter,
 } from "../state/filters";
-import { ROUTE_KEY_PREFIX } from "../state/describe";
+import { OTHER_ROUTE_PREFIXES, ROUTE_KEY_PREFIX } from "../state/describe";
 
 export interface ViewState {
   filters: Filters;
@@ -60,9 +60,15 @@ export function parseViewState(search: string): ViewState {
       expiresWithinDays: days(q.get("expires")),
     },
     sort: SORT_KEYS.includes(key) ? { key, descending } : defaultSort,
-    // `ingress=ns/name` or `route=ns/name` (an HTTPRoute may share an ingress's name).
-    selected: q.get("ingress") ?? (q.has("route") ? `${ROUTE_KEY_PREFIX}${q.get("route") ?? ""}` : null),
+    // `ingress=ns/name` or `route=ns/name` (an HTTPRoute may share an ingress's name);
+    // `route=grpcroute/ns/name`, `route=tlsroute/ns/name` for the other route kinds.
+    selected: q.get("ingress") ?? (q.has("route") ? routeKey(q.get("route") ?? "") : null),
   };
+}
+
+/** The record key of a `route=` value: an HTTPRoute's `ns/name`, or another kind's whole key. */
+function routeKey(value: string): string {
+  return OTHER_ROUTE_PREFIXES.some(([prefix]) => value.startsWith(prefix)) ? value : `${ROUTE_KEY_PREFIX}${value}`;
 }
 
 export function formatViewState(view: ViewState): string {
@@ -79,6 +85,7 @@ export function formatViewState(view: ViewState): string {
   if (sort.key !== defaultSort.key || sort.descending !== defaultSort.descending)
     q.set("sort", `${sort.descending ? "-" : ""}${sort.key}`);
   if (view.selected?.startsWith(ROUTE_KEY_PREFIX)) q.set("route", view.selected.slice(ROUTE_KEY_PREFIX.length));
+  else if (view.selected && OTHER_ROUTE_PREFIXES.some(([prefix]) => view.selected?.startsWith(prefix))) q.set("route", view.selected);
   else if (view.selected) q.set("ingress", view.selected);
   const text = q.toString().replace(/%2C/g, ",").replace(/%2F/g, "/");
   return text ? `?${text}` : "";

@@ -152,6 +152,8 @@ describe("keys and relative times", () => {
   it("an HTTPRoute's key differs from an ingress's of the same name", () => {
     expect(recordKey(ingress({ name: "checkout", namespace: "team-000" }))).toBe("team-000/checkout");
     expect(recordKey(httpRoute({ name: "checkout", namespace: "team-000" }))).toBe("httproute/team-000/checkout");
+    expect(recordKey(httpRoute({ kind: "GRPCRoute", name: "checkout", namespace: "team-000" }))).toBe("grpcroute/team-000/checkout");
+    expect(recordKey(httpRoute({ kind: "TLSRoute", name: "checkout", namespace: "team-000" }))).toBe("tlsroute/team-000/checkout");
   });
 
   it("formats times relative to now", () => {

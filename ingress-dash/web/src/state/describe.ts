@@ -1,16 +1,30 @@
 // Plain-text descriptions of record parts, shared by the table, the details panel and sorting.
 
-import type { Backend, BackendState, BackendStatus, CertificateSource, IngressRecord, ParentRef, RouteBackendRef } from "../api/wire";
+import type { Backend, BackendState, BackendStatus, CertificateSource, IngressRecord, ParentRef, RecordKind, RouteBackendRef } from "../api/wire";
 import { DAY_MS, recordHealth } from "./health";
 
 export const ROUTE_KEY_PREFIX = "httproute/";
 
+/** The key prefix of each kind (an ingress has none): the kinds may share a name. */
+const KEY_PREFIXES: Record<RecordKind, string> = {
+  Ingress: "",
+  HTTPRoute: ROUTE_KEY_PREFIX,
+  GRPCRoute: "grpcroute/",
+  TLSRoute: "tlsroute/",
+};
+
+/** The key prefixes of the route kinds other than HTTPRoute, with their kind. */
+export const OTHER_ROUTE_PREFIXES: readonly (readonly [string, RecordKind])[] = [
+  ["grpcroute/", "GRPCRoute"],
+  ["tlsroute/", "TLSRoute"],
+];
+
 /**
  * A record's key in the URL and the table: `namespace/name` for an ingress,
- * `httproute/namespace/name` for an HTTPRoute (the two kinds may share a name).
+ * `httproute/namespace/name` for an HTTPRoute, `grpcroute/…` and `tlsroute/…` for the others.
  */
 export function recordKey(record: Pick<IngressRecord, "kind" | "namespace" | "name">): string {
-  return `${record.kind === "HTTPRoute" ? ROUTE_KEY_PREFIX : ""}${record.namespace}/${record.name}`;
+  return `${KEY_PREFIXES[record.kind] ?? ""}${record.namespace}/${record.name}`;
 }
 
 export function describeBackend(backend: Backend): string {

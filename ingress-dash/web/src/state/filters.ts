@@ -6,13 +6,14 @@ import { collator, compareSimple, compareText, isSimple } from "./collate";
 import { parentsSummary, routes, tlsHostCount } from "./describe";
 import { expiresWithin, recordHealth } from "./health";
 import { matchesSelector, parseLabelSelector, type Requirement } from "./labelSelector";
+import { isRouteKind } from "./kinds";
 
 /** The class filter's value for ingresses without a class. */
 export const NO_CLASS = "";
 
 export type TlsFilter = "any" | "tls" | "plain";
 export type KindFilter = "any" | RecordKind;
-export const KIND_FILTERS: readonly KindFilter[] = ["any", "Ingress", "HTTPRoute"];
+export const KIND_FILTERS: readonly KindFilter[] = ["any", "Ingress", "HTTPRoute", "GRPCRoute", "TLSRoute"];
 /**
  * `no_ready_endpoints`: a backend has no ready endpoint, a missing Service included;
  * `not_fully_ready`: degraded backends (some endpoints not ready) too.
@@ -136,7 +137,7 @@ function sortValue(record: IngressRecord, key: SortKey): SortValue {
     case "kind":
       return record.kind;
     case "class":
-      return record.kind === "HTTPRoute" ? parentsSummary(record) : (record.ingressClassName ?? "");
+      return isRouteKind(record.kind) ? parentsSummary(record) : (record.ingressClassName ?? "");
     case "hosts":
       return record.hosts[0] ?? "";
     case "paths":
@@ -186,7 +187,7 @@ export function filterAndSort(items: Iterable<IngressRecord>, filter: CompiledFi
 /** Distinct ingress classes present, sorted, NO_CLASS last (HTTPRoutes have gateways, not classes). */
 export function distinctClasses(items: Iterable<IngressRecord>): string[] {
   const seen = new Set<string>();
-  for (const record of items) if (record.kind !== "HTTPRoute") seen.add(record.ingressClassName ?? NO_CLASS);
+  for (const record of items) if (!isRouteKind(record.kind)) seen.add(record.ingressClassName ?? NO_CLASS);
   const named = [...seen].filter((c) => c !== NO_CLASS).sort(collator.compare);
   return seen.has(NO_CLASS) ? [...named, NO_CLASS] : named;
 }

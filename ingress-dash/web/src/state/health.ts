@@ -3,6 +3,7 @@
 // lists. Records are replaced, never mutated, so a WeakMap follows their lifetime.
 
 import type { BackendState, BackendStatus, CertificateStatus, IngressRecord, RouteCondition } from "../api/wire";
+import { isRouteKind } from "./kinds";
 
 export const DAY_MS = 86_400_000;
 /** The "expires within N days" default when the server does not say (`certificates.expiry_warning_days`). */
@@ -70,7 +71,7 @@ export function recordHealth(record: IngressRecord): RecordHealth {
 function computeHealth(record: IngressRecord): RecordHealth {
   const backends = summariseBackends(record.backends ?? []);
   const certificates = summariseCertificates(record.certificates ?? []);
-  const route = record.kind === "HTTPRoute" ? summariseRoute(record.route?.conditions ?? []) : null;
+  const route = isRouteKind(record.kind) ? summariseRoute(record.route?.conditions ?? []) : null;
   const severity = Math.max(
     backends.worst ? BACKEND_RANK[backends.worst] : 0,
     route?.state === "problem" ? 2 : 0,

@@ -53,6 +53,13 @@ describe("a host in words", () => {
     expect(objectLabel("shop/web")).toBe("shop/web");
   });
 
+  it("links a GRPCRoute and a TLSRoute by their whole key and labels them with their kind", () => {
+    expect(objectHref({ kind: "GRPCRoute", namespace: "shop", name: "cart" })).toBe("./?namespaces=shop&route=grpcroute/shop/cart");
+    expect(objectHref({ kind: "TLSRoute", namespace: "data", name: "db" })).toBe("./?namespaces=data&route=tlsroute/data/db");
+    expect(objectLabel("grpcroute/shop/cart")).toBe("shop/cart (GRPCRoute)");
+    expect(objectLabel("tlsroute/data/db")).toBe("data/db (TLSRoute)");
+  });
+
   it("says each backend's endpoints or why they are unknown", () => {
     expect(describePathBackend(service({}))).toBe("web:80 2/2 ready");
     expect(describePathBackend(service({ state: "degraded", readyEndpoints: 1, totalEndpoints: 3, weight: 90 }))).toBe("web:80 weight 90 1/3 ready");

@@ -4,7 +4,7 @@
 
 import type { HostsQuery } from "../api/hosts";
 import type { HostEntry, PathBackend, ServingObject } from "../api/wire";
-import { ROUTE_KEY_PREFIX } from "./describe";
+import { OTHER_ROUTE_PREFIXES, ROUTE_KEY_PREFIX, recordKey } from "./describe";
 
 /** Namespace names are DNS-1123 labels; anything else in a pasted URL is dropped. */
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -50,15 +50,19 @@ export function hostFlags(entry: HostEntry): HostFlag[] {
   return flags;
 }
 
-/** `shop/web` for an Ingress, `shop/web (HTTPRoute)` for a route. */
+/** `shop/web` for an Ingress, `shop/web (HTTPRoute)`, `shop/cart (GRPCRoute)` for a route. */
 export function objectLabel(key: string): string {
-  return key.startsWith(ROUTE_KEY_PREFIX) ? `${key.slice(ROUTE_KEY_PREFIX.length)} (HTTPRoute)` : key;
+  if (key.startsWith(ROUTE_KEY_PREFIX)) return `${key.slice(ROUTE_KEY_PREFIX.length)} (HTTPRoute)`;
+  const other = OTHER_ROUTE_PREFIXES.find(([prefix]) => key.startsWith(prefix));
+  return other ? `${key.slice(other[0].length)} (${other[1]})` : key;
 }
 
 /** The table's page with the object's details panel open, limited to its namespace. */
 export function objectHref(object: Pick<ServingObject, "kind" | "namespace" | "name">): string {
   const q = new URLSearchParams({ namespaces: object.namespace });
-  q.set(object.kind === "HTTPRoute" ? "route" : "ingress", `${object.namespace}/${object.name}`);
+  const key = recordKey(object);
+  if (object.kind === "Ingress") q.set("ingress", key);
+  else q.set("route", object.kind === "HTTPRoute" ? key.slice(ROUTE_KEY_PREFIX.length) : key);
   return `./?${q.toString().replace(/%2F/g, "/")}`;
 }
 

@@ -28,10 +28,10 @@
     verbs: ["get", "list", "watch"]
 {{- end }}
 {{- if dig "gateway_api" "enabled" true $config }}
-  # Gateway API HTTPRoutes (gateway_api.enabled), where the Gateway API is installed; the
-  # details panel reads their events and YAML too.
+  # Gateway API HTTPRoutes, GRPCRoutes and TLSRoutes (gateway_api.enabled), where the Gateway
+  # API serves them; the details panel reads their events and YAML too.
   - apiGroups: ["gateway.networking.k8s.io"]
-    resources: ["httproutes"]
+    resources: ["httproutes", "grpcroutes", "tlsroutes"]
     verbs: ["get", "list", "watch"]
   # ReferenceGrants, listed on demand by an HTTPRoute's diagnosis (its cross-namespace
   # backendRefs), never watched.
