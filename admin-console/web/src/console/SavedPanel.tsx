@@ -244,12 +244,14 @@ export function SavedPanel({ clusterId, text, defaultText, replaceText }: Props)
         {queries.map((query) => (
           <li key={query.id} className="saved-entry" data-testid="saved-entry" data-name={query.name}>
             <button className="history-entry" title="Load into the editor" onClick={() => load(query)}>
-              <span className="history-path">{query.name}</span>
-              {query.tags.map((tag) => (
-                <span key={tag} className="method-tag">
-                  {tag}
-                </span>
-              ))}
+              <span className="history-path">
+                {query.name}
+                {query.tags.map((tag) => (
+                  <span key={tag} className="saved-tag muted">
+                    #{tag}
+                  </span>
+                ))}
+              </span>
               <span className="history-body muted">{query.text.replace(/\s+/g, " ").slice(0, 80)}</span>
               <span className="history-meta muted">
                 {query.visibility === "private" ? "only me" : query.visibility.slice("group:".length)} ·{" "}
