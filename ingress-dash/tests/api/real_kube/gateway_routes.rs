@@ -1,0 +1,161 @@
+//! GRPCRoutes and TLSRoutes through the real Gateway API 1.6.3 CRDs (standard channel: both
+//! served at v1): records of their own in the stream, with their parents' conditions in words,
+//! and rows of the Hosts view with the listener each attaches to, a GRPCRoute beside an
+//! HTTPRoute on one host, and two TLSRoutes claiming one SNI hostname flagged as a conflict.
+
+use serde_json::{Value, json};
+use test_support::eventually_with;
+use test_support::kube_cluster::KubeCluster;
+
+use super::{
+    ENDPOINT_SLICE, HTTP_ROUTE, RealApp, Resource, SERVICE, WAIT, endpoint_slice, record, service,
+    spawn_shared,
+};
+
+const GRPC_ROUTE: Resource = Resource {
+    api_version: "gateway.networking.k8s.io/v1",
+    kind: "GRPCRoute",
+    plural: "grpcroutes",
+    namespaced: true,
+};
+const TLS_ROUTE: Resource = Resource {
+    api_version: "gateway.networking.k8s.io/v1",
+    kind: "TLSRoute",
+    plural: "tlsroutes",
+    namespaced: true,
+};
+
+const NS: &str = "rk-grpc-tls";
+
+fn parent(section: &str) -> Value {
+    json!({"name": "public", "namespace": "rk-grpc-tls-infra", "sectionName": section})
+}
+
+fn tls_route(name: &str, backend: &str) -> Value {
+    json!({
+        "metadata": {"name": name, "namespace": NS},
+        "spec": {"parentRefs": [parent("tls")], "hostnames": ["db.rk-grpc-tls.example"],
+                 "rules": [{"backendRefs": [{"name": backend, "port": 5432}]}]},
+    })
+}
+
+/// `/api/hosts?namespaces=NS` once it holds `host` with `objects` objects.
+async fn hosts_with(app: &RealApp, host: &str, objects: usize) -> Value {
+    eventually_with("the routes in the Hosts view", WAIT, async || {
+        let (status, body) = app.get_json(&format!("/api/hosts?namespaces={NS}")).await;
+        let found = body["hosts"].as_array().and_then(|hosts| {
+            hosts
+                .iter()
+                .find(|entry| entry["host"] == host)
+                .filter(|entry| entry["objects"].as_array().map(Vec::len) == Some(objects))
+        });
+        match found {
+            Some(entry) if status == 200 => Ok(entry.clone()),
+            _ => Err(format!("{status} {body}")),
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn grpc_and_tls_routes_are_records_and_rows_of_the_hosts_view() {
+    KubeCluster::shared().install_gateway_api_crds();
+    let app = spawn_shared("", "").await;
+    let kube = &app.kube;
+    kube.namespaces(&[NS, "rk-grpc-tls-infra"]).await;
+    kube.put(SERVICE, service(NS, "cart")).await;
+    kube.put(ENDPOINT_SLICE, endpoint_slice(NS, "cart", 2, true))
+        .await;
+    kube.put(
+        GRPC_ROUTE,
+        json!({
+            "metadata": {"name": "cart", "namespace": NS},
+            "spec": {"parentRefs": [parent("grpc")], "hostnames": ["api.rk-grpc-tls.example"],
+                     "rules": [{"matches": [{"method": {"service": "shop.Cart", "method": "Add"}}],
+                                "backendRefs": [{"name": "cart", "port": 9000}]}]},
+        }),
+    )
+    .await;
+    kube.put_status(
+        GRPC_ROUTE,
+        json!({
+            "metadata": {"name": "cart", "namespace": NS},
+            "status": {"parents": [{
+                "parentRef": parent("grpc"),
+                "controllerName": "example.com/gateway-controller",
+                "conditions": [{"type": "Accepted", "status": "False", "reason": "NotAllowedByListeners",
+                    "message": "listener grpc allows HTTPRoutes only",
+                    "lastTransitionTime": "2026-11-28T10:00:00Z", "observedGeneration": 1}],
+            }]},
+        }),
+    )
+    .await;
+    kube.put(
+        HTTP_ROUTE,
+        json!({
+            "metadata": {"name": "web", "namespace": NS},
+            "spec": {"parentRefs": [parent("https")], "hostnames": ["api.rk-grpc-tls.example"],
+                     "rules": [{"backendRefs": [{"name": "cart", "port": 80}]}]},
+        }),
+    )
+    .await;
+    kube.put(TLS_ROUTE, tls_route("db", "postgres")).await;
+    kube.put(TLS_ROUTE, tls_route("db-old", "postgres-old"))
+        .await;
+
+    let mut stream = app.stream(&format!("?namespaces={NS}"), None).await;
+    let first = stream.next_event(WAIT).await.expect("a snapshot");
+    assert_eq!(first.data["errors"], json!([]), "{}", first.data);
+    let grpc = record(&first.data, "GRPCRoute", "cart");
+    assert_eq!(
+        grpc["route"]["rules"][0]["matches"],
+        json!(["gRPC shop.Cart/Add"])
+    );
+    assert_eq!(
+        grpc["route"]["diagnosis"][0]["code"], "not_accepted",
+        "{grpc}"
+    );
+    assert!(
+        grpc["route"]["diagnosis"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no listener of the Gateway allows this route"),
+        "{grpc}"
+    );
+    let tls = record(&first.data, "TLSRoute", "db");
+    assert_eq!(tls["hosts"], json!(["db.rk-grpc-tls.example"]));
+    assert_eq!(
+        tls["route"]["diagnosis"][0]["code"], "never_attached",
+        "no controller wrote its status: {tls}"
+    );
+
+    let api = hosts_with(&app, "api.rk-grpc-tls.example", 2).await;
+    let kinds: Vec<&Value> = api["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|object| &object["kind"])
+        .collect();
+    assert_eq!(kinds, [&json!("GRPCRoute"), &json!("HTTPRoute")]);
+    assert_eq!(
+        api["objects"][0]["listeners"],
+        json!(["rk-grpc-tls-infra/public/grpc"])
+    );
+    assert_eq!(api["conflict"], false, "a method and a path differ: {api}");
+    let method = api["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|path| path["matched"] == "gRPC shop.Cart/Add")
+        .unwrap_or_else(|| panic!("{api}"));
+    assert_eq!(method["object"], "grpcroute/rk-grpc-tls/cart");
+    assert_eq!(method["backends"][0]["state"], "ready");
+
+    let db = hosts_with(&app, "db.rk-grpc-tls.example", 2).await;
+    assert_eq!(db["conflict"], true);
+    assert_eq!(
+        db["conflicts"],
+        json!([{"matched": "SNI", "objects": ["tlsroute/rk-grpc-tls/db", "tlsroute/rk-grpc-tls/db-old"]}])
+    );
+    assert_eq!(db["paths"][0]["backends"][0]["state"], "missing_service");
+}
