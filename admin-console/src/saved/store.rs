@@ -121,42 +121,77 @@ mod tests {
         assert!(!Expected::Version(2).holds_for(None));
     }
 
-    #[tokio::test]
-    async fn the_embedded_store_refuses_a_stale_version_and_keeps_data_across_reopening() {
-        let dir = std::env::temp_dir().join(format!("saved-queries-unit-{}", std::process::id()));
-        let path = dir.join("q.redb");
-        let _ = std::fs::remove_file(&path);
-        {
-            let store = EmbeddedStore::new(path.clone());
-            assert_eq!(
-                store.put(sample("a", 1), Expected::Absent).await.unwrap(),
-                Written::Done
-            );
-            assert_eq!(
-                store
-                    .put(sample("a", 2), Expected::Version(1))
-                    .await
-                    .unwrap(),
-                Written::Done
-            );
-            let stale = store
+    /// What both stores must do: refuse a stale or absent version with what is stored, and let
+    /// exactly one of several concurrent writes from the same version through.
+    async fn keeps_the_contract(store: &dyn SavedQueries) {
+        assert_eq!(
+            store.put(sample("a", 1), Expected::Absent).await.unwrap(),
+            Written::Done
+        );
+        assert!(matches!(
+            store.put(sample("a", 1), Expected::Absent).await.unwrap(),
+            Written::Conflict(Some(_))
+        ));
+        assert_eq!(
+            store
                 .put(sample("a", 2), Expected::Version(1))
                 .await
-                .unwrap();
-            assert_eq!(stale, Written::Conflict(Some(Box::new(sample("a", 2)))));
-            assert!(matches!(
-                store.put(sample("a", 1), Expected::Absent).await.unwrap(),
-                Written::Conflict(Some(_))
-            ));
-        }
-        let reopened = EmbeddedStore::new(path.clone());
-        assert_eq!(reopened.get("a").await.unwrap(), Some(sample("a", 2)));
+                .unwrap(),
+            Written::Done
+        );
         assert_eq!(
-            reopened.delete("a", 1).await.unwrap(),
+            store
+                .put(sample("a", 2), Expected::Version(1))
+                .await
+                .unwrap(),
             Written::Conflict(Some(Box::new(sample("a", 2))))
         );
-        assert_eq!(reopened.delete("a", 2).await.unwrap(), Written::Done);
-        assert_eq!(reopened.all().await.unwrap(), vec![]);
-        let _ = std::fs::remove_dir_all(dir);
+        assert_eq!(
+            store
+                .put(sample("gone", 2), Expected::Version(1))
+                .await
+                .unwrap(),
+            Written::Conflict(None)
+        );
+        let racing = (0..8).map(|n| {
+            let mut edit = sample("a", 3);
+            edit.text = format!("GET _cat/indices?n={n}");
+            store.put(edit, Expected::Version(2))
+        });
+        let outcomes = futures_util::future::join_all(racing).await;
+        let done = outcomes
+            .iter()
+            .filter(|outcome| matches!(outcome, Ok(Written::Done)))
+            .count();
+        assert_eq!(done, 1, "{outcomes:?}");
+        assert!(matches!(
+            store.delete("a", 2).await.unwrap(),
+            Written::Conflict(Some(_))
+        ));
+        assert_eq!(store.delete("a", 3).await.unwrap(), Written::Done);
+        assert_eq!(store.get("a").await.unwrap(), None);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_embedded_store_keeps_the_contract_and_its_data_across_reopening() {
+        let dir = test_support::TempDir::new("saved-queries-unit");
+        let path = dir.path().join("q.redb");
+        {
+            let store = EmbeddedStore::new(path.clone());
+            keeps_the_contract(&store).await;
+            store
+                .put(sample("kept", 1), Expected::Absent)
+                .await
+                .unwrap();
+        }
+        let reopened = EmbeddedStore::new(path);
+        assert_eq!(reopened.all().await.unwrap(), vec![sample("kept", 1)]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_redis_store_keeps_the_contract_on_a_real_redis() {
+        let redis = test_support::RedisServer::start();
+        let store = RedisStore::new(&redis.url()).unwrap();
+        keeps_the_contract(&store).await;
     }
 }
