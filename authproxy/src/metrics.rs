@@ -17,6 +17,10 @@ pub const CRED_CACHE_MISSES: &str = "proxy_cred_cache_misses_total";
 pub const AUTH_DENIALS: &str = "proxy_auth_denials_total";
 /// Requests refused by `authorization.request_rules` (labels `rule`, `reason`).
 pub const REQUEST_RULE_DENIALS: &str = "proxy_request_rule_denials_total";
+/// Session refreshes by `outcome`: `refreshed`, `shared` (another request or replica renewed
+/// it), `rejected` (the provider refused: sign in again), `unavailable` (unreachable after a
+/// retry: sign in again).
+pub const SESSION_REFRESHES: &str = "proxy_session_refreshes_total";
 /// forward_auth checks refused because the proxy's original host is not `host[:port]`.
 pub const INVALID_HOSTS: &str = "proxy_invalid_hosts_total";
 
@@ -47,6 +51,13 @@ pub fn request_denied(rule: usize, reason: &'static str) {
         .increment(1);
 }
 
+/// One session refresh (or the failure of one); `outcome` is one of the four above.
+pub fn refreshed(outcome: &'static str) {
+    metrics::counter!(SESSION_REFRESHES, "outcome" => outcome).increment(1);
+}
+
+const REFRESH_OUTCOMES: [&str; 4] = ["refreshed", "shared", "rejected", "unavailable"];
+
 static DENIALS_REGISTERED: OnceLock<()> = OnceLock::new();
 
 /// Handles resolved once: a `counter!` look-up per event would hash the name on every request
@@ -75,10 +86,17 @@ pub fn register() {
         REQUEST_RULE_DENIALS,
         "Requests refused by authorization.request_rules before the cluster saw them"
     );
+    metrics::describe_counter!(
+        SESSION_REFRESHES,
+        "Session refreshes with the refresh token, by outcome"
+    );
     // Listed from the start for the global rule (a dashboard's rate() sees the first refusal).
     DENIALS_REGISTERED.get_or_init(|| {
         for reason in ["user_not_allowed", "group_not_allowed"] {
             metrics::counter!(AUTH_DENIALS, "rule" => "global", "reason" => reason).increment(0);
+        }
+        for outcome in REFRESH_OUTCOMES {
+            metrics::counter!(SESSION_REFRESHES, "outcome" => outcome).increment(0);
         }
     });
 }

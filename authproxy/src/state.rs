@@ -12,6 +12,7 @@ use crate::authn::bearer::BearerTokens;
 use crate::authn::cookies::CookieSigner;
 use crate::authn::oidc::OidcProvider;
 use crate::authn::oidc::sign_in::SignInFlow;
+use crate::authn::refresh::SessionRefresher;
 use crate::authn::session::Sessions;
 use crate::authn::tokens::PersonalTokens;
 use crate::authz::Authorizer;
@@ -66,6 +67,8 @@ pub struct Oidc {
     pub(crate) issuer: String,
     pub sign_in: SignInFlow,
     pub(crate) sessions: Sessions,
+    /// Renews sessions before their access token expires; `None` when `oidc.refresh` is off.
+    pub(crate) refresher: Option<SessionRefresher>,
     pub(crate) bearer: Option<BearerTokens>,
     /// Personal access tokens, when `personal_tokens.enabled`.
     pub(crate) tokens: Option<PersonalTokens>,
@@ -137,6 +140,8 @@ impl AppState {
                 issuer: settings.oidc.issuer_url.trim_end_matches('/').to_owned(),
                 sign_in,
                 sessions,
+                refresher: (settings.oidc.refresh.enabled)
+                    .then(|| SessionRefresher::new(settings.oidc.refresh.before_expiry)),
                 bearer: settings
                     .oidc
                     .bearer

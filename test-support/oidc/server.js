@@ -21,6 +21,13 @@
 // one of the optional `resource_servers` (a list of audiences, e.g. "urn:authproxy:search"): the
 // one named by the token request's `resource` parameter, else the first.
 //
+// Refresh tokens: every client may use the refresh_token grant (its `grant_types` may say
+// otherwise); each code exchange gets a refresh token, rotated at each use (a reused one is
+// refused). `access_token_ttl` (seconds, default 3600) is the access tokens' lifetime. Test-only
+// hooks: `POST /__test/set-groups` `{"login", "groups": [...]}` changes a user's groups (the next
+// token shows them), `POST /__test/revoke-refresh-tokens` revokes every refresh token issued, and
+// `GET /__test/refresh-grants` answers `{"ok": n, "failed": m}`, refresh grants by outcome.
+//
 // Signing key: an RSA key made at start (kid `test-rsa`), published at /jwks. The provider also
 // advertises HS256 for ID tokens, as Keycloak does, so relying parties are tested against a
 // provider that lists a symmetric algorithm.
@@ -51,7 +58,7 @@ const config = JSON.parse(process.env.OIDC_TEST_CONFIG || '{}');
 const users = config.users || {};
 const resourceServers = config.resource_servers || [];
 const clients = (config.clients || []).map((client) => ({
-  grant_types: ['authorization_code'],
+  grant_types: ['authorization_code', 'refresh_token'],
   response_types: ['code'],
   token_endpoint_auth_method: 'client_secret_basic',
   ...client,
@@ -62,6 +69,9 @@ const signingKey = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
 const foreignKey = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
 const privateJwk = { ...signingKey.privateKey.export({ format: 'jwk' }), kid: KID, alg: 'RS256', use: 'sig' };
 let nextForgery = null;
+// Refresh tokens issued (for the revocation hook) and refresh-grant answers by outcome.
+const issuedRefreshTokens = [];
+const refreshGrants = { ok: 0, failed: 0 };
 
 const b64url = (data) => Buffer.from(data).toString('base64url');
 
@@ -132,6 +142,21 @@ server.listen(Number(listenPort), listenHost, () => {
     scopes: ['openid', 'offline_access', 'email', 'profile', 'groups'],
     // Put the claims in the ID token too, as many providers (Dex, Keycloak) do.
     conformIdTokenClaims: false,
+    // Refresh tokens for every client allowed the grant (as Keycloak does; no offline_access
+    // with prompt=consent needed), rotated at each use: a spent one is refused (invalid_grant)
+    // and its grant revoked, so a relying party that spends one twice is caught.
+    issueRefreshToken: async (ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: config.access_token_ttl ?? 3600,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      RefreshToken: 14 * 24 * 3600,
+      Grant: 14 * 24 * 3600,
+      Session: 14 * 24 * 3600,
+      Interaction: 3600,
+      ClientCredentials: 600,
+    },
     features: {
       devInteractions: { enabled: false },
       rpInitiatedLogout: { enabled: true },
@@ -177,6 +202,12 @@ server.listen(Number(listenPort), listenHost, () => {
   provider.proxy = false;
   provider.use(async (ctx, next) => {
     await next();
+    if (ctx.path === '/token') {
+      if (ctx.oidc?.params?.grant_type === 'refresh_token') {
+        refreshGrants[ctx.status === 200 ? 'ok' : 'failed'] += 1;
+      }
+      if (ctx.status === 200 && ctx.body?.refresh_token) issuedRefreshTokens.push(ctx.body.refresh_token);
+    }
     if (nextForgery && ctx.path === '/token' && ctx.status === 200) {
       const kind = nextForgery;
       const clientId = ctx.oidc?.client?.clientId;
@@ -212,6 +243,32 @@ server.listen(Number(listenPort), listenHost, () => {
         res.statusCode = 400;
         res.end(error.message);
       }
+      return;
+    }
+    if (req.url === '/__test/set-groups' && req.method === 'POST') {
+      const { login, groups } = await readJson(req);
+      if (!users[login]) {
+        res.statusCode = 404;
+        res.end(`no user ${login}`);
+        return;
+      }
+      users[login].groups = groups;
+      res.statusCode = 204;
+      res.end();
+      return;
+    }
+    if (req.url === '/__test/revoke-refresh-tokens' && req.method === 'POST') {
+      for (const value of issuedRefreshTokens.splice(0)) {
+        const token = await provider.RefreshToken.find(value);
+        if (token) await token.destroy();
+      }
+      res.statusCode = 204;
+      res.end();
+      return;
+    }
+    if (req.url === '/__test/refresh-grants' && req.method === 'GET') {
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify(refreshGrants));
       return;
     }
     if (req.url.startsWith('/interaction/')) {

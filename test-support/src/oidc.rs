@@ -137,16 +137,52 @@ impl OidcProvider {
     /// `other_azp`, `extra_audience`, `alg_none`, `hs256_public_key`, `hs256_client_secret`,
     /// `foreign_key`, `unknown_kid`, `tampered`, `not_yet_valid`.
     pub async fn forge_next_id_token(&self, kind: &str) {
+        self.test_hook("forge-next-id-token", serde_json::json!({ "kind": kind }))
+            .await;
+    }
+
+    /// Changes `login`'s groups at the provider: the next token (a refresh's too) shows them.
+    pub async fn set_groups(&self, login: &str, groups: &[&str]) {
+        self.test_hook(
+            "set-groups",
+            serde_json::json!({ "login": login, "groups": groups }),
+        )
+        .await;
+    }
+
+    /// Revokes every refresh token the provider issued so far (as an administrator would).
+    pub async fn revoke_refresh_tokens(&self) {
+        self.test_hook("revoke-refresh-tokens", serde_json::json!({}))
+            .await;
+    }
+
+    /// Refresh-token grants answered so far: (accepted, refused).
+    pub async fn refresh_grants(&self) -> (u64, u64) {
+        let body: serde_json::Value = crate::http_client()
+            .get(format!("{}/__test/refresh-grants", self.issuer))
+            .send()
+            .await
+            .expect("the provider answers")
+            .json()
+            .await
+            .expect("JSON counts");
+        (
+            body["ok"].as_u64().unwrap_or_default(),
+            body["failed"].as_u64().unwrap_or_default(),
+        )
+    }
+
+    async fn test_hook(&self, name: &str, body: serde_json::Value) {
         let response = crate::http_client()
-            .post(format!("{}/__test/forge-next-id-token", self.issuer))
-            .json(&serde_json::json!({ "kind": kind }))
+            .post(format!("{}/__test/{name}", self.issuer))
+            .json(&body)
             .send()
             .await
             .expect("the provider answers");
         assert_eq!(
             response.status().as_u16(),
             204,
-            "forgery {kind} refused: {:?}",
+            "{name} refused: {:?}",
             response.text().await
         );
     }

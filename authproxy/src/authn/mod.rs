@@ -7,5 +7,6 @@ pub(crate) mod basic;
 pub(crate) mod bearer;
 pub mod cookies;
 pub(crate) mod oidc;
+pub(crate) mod refresh;
 pub(crate) mod session;
 pub(crate) mod tokens;

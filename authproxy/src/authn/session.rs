@@ -18,10 +18,10 @@ use crate::crypto::CredentialCipher;
 use crate::error::Error;
 use crate::identity::{AuthMethod, Identity};
 use crate::metrics;
-use crate::store::KeyValueStore;
+use crate::store::{KeyValueStore, StoreError};
 
 /// What is stored per session (encrypted).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 pub struct SessionRecord {
     pub username: String,
     pub email: String,
@@ -32,6 +32,30 @@ pub struct SessionRecord {
     pub id_token: Option<String>,
     /// Unix seconds; checked as well as the store's TTL.
     pub expires_at: u64,
+    /// For renewing the session (`oidc.refresh`); never logged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+    /// When the provider's access token expires (Unix seconds), when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_expires_at: Option<u64>,
+}
+
+impl std::fmt::Debug for SessionRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionRecord")
+            .field("username", &self.username)
+            .field("groups", &self.groups)
+            .field("expires_at", &self.expires_at)
+            .field("access_expires_at", &self.access_expires_at)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The provider's tokens a new session keeps besides the ID token.
+#[derive(Default)]
+pub struct SessionTokens {
+    pub refresh_token: Option<String>,
+    pub access_expires_at: Option<u64>,
 }
 
 impl SessionRecord {
@@ -91,6 +115,7 @@ impl Sessions {
         &self,
         identity: &Identity,
         id_token: Option<String>,
+        tokens: SessionTokens,
     ) -> Result<Cookie<'static>, Error> {
         let id = URL_SAFE_NO_PAD.encode(rand::random::<[u8; 32]>());
         let record = SessionRecord {
@@ -101,13 +126,57 @@ impl Sessions {
             claims: identity.claims.clone(),
             id_token,
             expires_at: unix_now() + self.ttl.as_secs(),
+            refresh_token: tokens.refresh_token,
+            access_expires_at: tokens.access_expires_at,
         };
         let key = store_key(&id);
-        let plaintext = serde_json::to_vec(&record).expect("a session serializes");
-        let sealed = self.cipher.seal(&key, &plaintext);
-        self.store.set(&key, sealed, self.ttl).await?;
+        self.write(&key, &record).await?;
         metrics::increment(metrics::SESSION_CREATES);
         Ok(self.signer.signed(&self.cookie_name, &id, self.ttl))
+    }
+
+    /// Stores `record` under `key` (encrypted) for the rest of its life; an expired one is
+    /// removed instead.
+    pub(crate) async fn write(&self, key: &str, record: &SessionRecord) -> Result<(), StoreError> {
+        let left = record.expires_at.saturating_sub(unix_now());
+        if left == 0 {
+            self.store.delete(key).await?;
+            return Ok(());
+        }
+        let plaintext = serde_json::to_vec(record).expect("a session serializes");
+        let sealed = self.cipher.seal(key, &plaintext);
+        self.store
+            .set(key, sealed, Duration::from_secs(left).min(self.ttl))
+            .await?;
+        Ok(())
+    }
+
+    /// The store key of the session a cookie value names, when its signature verifies.
+    pub(crate) fn key_of(&self, raw_cookie: &str) -> Option<String> {
+        self.signer
+            .verify(&self.cookie_name, raw_cookie)
+            .map(|id| store_key(&id))
+    }
+
+    /// The unexpired record under a store key.
+    pub(crate) async fn read(&self, key: &str) -> Result<Option<SessionRecord>, StoreError> {
+        let Some(sealed) = self.store.get(key).await? else {
+            return Ok(None);
+        };
+        let record = self
+            .cipher
+            .open(key, &sealed)
+            .and_then(|plaintext| serde_json::from_slice::<SessionRecord>(&plaintext).ok());
+        Ok(record.filter(|record| record.expires_at > unix_now()))
+    }
+
+    /// Ends the session under a store key.
+    pub(crate) async fn delete(&self, key: &str) -> Result<(), StoreError> {
+        self.store.delete(key).await
+    }
+
+    pub(crate) fn store(&self) -> &Arc<dyn KeyValueStore> {
+        &self.store
     }
 
     /// The session a cookie value names. A store failure is an error (fail closed).
@@ -115,19 +184,9 @@ impl Sessions {
         let Some(id) = self.signer.verify(&self.cookie_name, raw_cookie) else {
             return Ok(SessionLookup::BadSignature);
         };
-        let key = store_key(&id);
-        let Some(sealed) = self.store.get(&key).await? else {
-            return Ok(SessionLookup::Ended);
-        };
-        let record = self
-            .cipher
-            .open(&key, &sealed)
-            .and_then(|plaintext| serde_json::from_slice::<SessionRecord>(&plaintext).ok());
-        Ok(match record {
-            Some(record) if record.expires_at > unix_now() => {
-                SessionLookup::Valid(Box::new(record))
-            }
-            _ => SessionLookup::Ended,
+        Ok(match self.read(&store_key(&id)).await? {
+            Some(record) => SessionLookup::Valid(Box::new(record)),
+            None => SessionLookup::Ended,
         })
     }
 

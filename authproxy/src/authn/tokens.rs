@@ -181,6 +181,8 @@ impl PersonalTokens {
                 claims: owner.claims.clone(),
                 id_token: None,
                 expires_at: now + ttl.as_secs(),
+                refresh_token: None,
+                access_expires_at: None,
             },
             created_at: now,
             expires_at: now + ttl.as_secs(),

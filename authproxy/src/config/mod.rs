@@ -6,6 +6,7 @@ pub(crate) mod bearer;
 pub(crate) mod glob;
 pub(crate) mod path_pattern;
 mod personal_tokens;
+pub(crate) mod refresh;
 pub(crate) mod request_rules;
 mod sections;
 mod validate;

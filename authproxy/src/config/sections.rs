@@ -77,6 +77,8 @@ pub struct OidcSettings {
     pub post_logout_redirect_url: String,
     /// API clients with JWT access tokens from this provider (off by default).
     pub bearer: super::bearer::BearerSettings,
+    /// Renewing sessions with their refresh token before the access token expires.
+    pub refresh: super::refresh::RefreshSettings,
 }
 
 impl Default for OidcSettings {
@@ -96,6 +98,7 @@ impl Default for OidcSettings {
             groups_claim: "groups".to_owned(),
             post_logout_redirect_url: String::new(),
             bearer: super::bearer::BearerSettings::default(),
+            refresh: super::refresh::RefreshSettings::default(),
         }
     }
 }

@@ -23,6 +23,7 @@ pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
     validate_server(settings, problems);
     validate_oidc(settings, problems);
     super::bearer::validate(settings, problems);
+    super::refresh::validate(settings, problems);
     super::personal_tokens::validate(settings, problems);
     validate_session(settings, problems);
     validate_cache(settings, problems);
@@ -36,6 +37,7 @@ pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
 /// Valid settings that are probably a mistake; `--validate-config` prints them as warnings.
 pub(super) fn warnings(settings: &Settings, warnings: &mut ConfigProblems) {
     super::authorization::warnings(settings, warnings);
+    super::refresh::warnings(settings, warnings);
     let server = &settings.server;
     if server.mode == ServerMode::ForwardAuth && server.trusted_proxies.is_empty() {
         let message = match server.forward_auth_callers {

@@ -13,7 +13,8 @@ use actix_web::http::header;
 use crate::authn::basic::{
     AuthorizationHeader, BasicCredentials, BasicRejection, Verified, parse_authorization,
 };
-use crate::authn::session::SessionLookup;
+use crate::authn::refresh::Renewal;
+use crate::authn::session::{SessionLookup, unix_now};
 use crate::authn::tokens::{PersonalTokens, TOKEN_PREFIX};
 use crate::authz::Decision;
 use crate::authz::request_rules::{DenialCause, METHOD_OVERRIDE_HEADERS, RuleOutcome, RuleRequest};
@@ -410,14 +411,29 @@ async fn session_identity(
     request: &HttpRequest,
     context: &RequestContext,
 ) -> Result<Arc<Identity>, Error> {
-    let Some(sessions) = state.oidc.as_ref().map(|oidc| &oidc.sessions) else {
+    let Some(oidc) = state.oidc.as_ref() else {
         return Err(challenge(state, request, context));
     };
+    let sessions = &oidc.sessions;
     let Some(cookie) = request.cookie(sessions.cookie_name()) else {
         return Err(challenge(state, request, context));
     };
     match sessions.lookup(cookie.value()).await? {
-        SessionLookup::Valid(record) => Ok(Arc::new(record.identity())),
+        SessionLookup::Valid(record) => match &oidc.refresher {
+            Some(refresher) if refresher.is_due(&record, unix_now()) => {
+                let Some(key) = sessions.key_of(cookie.value()) else {
+                    return Err(challenge(state, request, context));
+                };
+                match refresher
+                    .renew(sessions, &oidc.sign_in.provider, &key)
+                    .await?
+                {
+                    Renewal::Current(record) => Ok(Arc::new(record.identity())),
+                    Renewal::Ended => Err(challenge(state, request, context)),
+                }
+            }
+            _ => Ok(Arc::new(record.identity())),
+        },
         SessionLookup::Ended => Err(challenge(state, request, context)),
         SessionLookup::BadSignature => {
             metrics::increment(metrics::AUTH_ATTEMPTS);

@@ -122,7 +122,7 @@ pub async fn callback(
         }
     };
     let session_cookie = match sessions
-        .create(&finished.identity, Some(finished.id_token))
+        .create(&finished.identity, Some(finished.id_token), finished.tokens)
         .await
     {
         Ok(cookie) => cookie,

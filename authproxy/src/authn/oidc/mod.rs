@@ -9,6 +9,7 @@
 mod access_token;
 mod claims;
 mod http;
+mod refresh;
 pub mod sign_in;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,6 +32,7 @@ use serde_json::{Map, Value};
 pub(crate) use access_token::AccessTokenRules;
 pub use claims::identity_from_claims;
 pub use http::ProviderHttp;
+pub(crate) use refresh::{RefreshFailure, Refreshed};
 
 use crate::config::OidcSettings;
 use crate::error::{Error, ProviderFailure};
@@ -100,6 +102,10 @@ pub struct AuthorizationStart {
 pub struct SignedIn {
     pub claims: Map<String, Value>,
     pub id_token: String,
+    /// For renewing the session (`oidc.refresh`), when the provider issued one.
+    pub refresh_token: Option<String>,
+    /// When the access token expires (Unix seconds), when the provider said.
+    pub access_expires_at: Option<u64>,
 }
 
 pub struct OidcProvider {
@@ -382,6 +388,10 @@ impl OidcProvider {
         Ok(SignedIn {
             claims,
             id_token: raw,
+            refresh_token: token.refresh_token().map(|token| token.secret().clone()),
+            access_expires_at: token.expires_in().map(|lifetime| {
+                crate::authn::session::unix_now().saturating_add(lifetime.as_secs())
+            }),
         })
     }
 

@@ -15,7 +15,7 @@ use subtle::ConstantTimeEq;
 
 use super::{OidcProvider, identity_from_claims};
 use crate::authn::cookies::CookieSigner;
-use crate::authn::session::unix_now;
+use crate::authn::session::{SessionTokens, unix_now};
 use crate::error::Error;
 use crate::identity::Identity;
 use crate::request::redirect::SafeTarget;
@@ -64,6 +64,7 @@ pub struct Started {
 pub struct Finished {
     pub identity: Identity,
     pub id_token: String,
+    pub tokens: SessionTokens,
     pub return_to: SafeTarget,
 }
 
@@ -182,6 +183,10 @@ impl SignInFlow {
         Ok(Finished {
             identity,
             id_token: signed_in.id_token,
+            tokens: SessionTokens {
+                refresh_token: signed_in.refresh_token,
+                access_expires_at: signed_in.access_expires_at,
+            },
             return_to,
         })
     }

@@ -3,6 +3,7 @@
 //! [`sessions`]. The cluster is the real secured Elasticsearch 8 node behind the recording proxy
 //! ([`crate::app::Cluster`]); the provider's users have names of their own per stack.
 
+mod refresh;
 mod sessions;
 
 use reqwest::Url;
@@ -29,6 +30,9 @@ pub struct OidcStack {
     /// The proxy's local users.
     pub users: Users,
     pub cluster: Cluster,
+    /// The proxy's configuration (for a second replica, [`OidcStack::replica`]).
+    pub yaml: String,
+    pub port: u16,
 }
 
 impl std::ops::Deref for OidcStack {
@@ -40,6 +44,13 @@ impl std::ops::Deref for OidcStack {
 }
 
 impl OidcStack {
+    /// Another proxy with this one's configuration (its store, provider client and cluster) on
+    /// a port of its own: a second replica.
+    pub async fn replica(&self) -> TestApp {
+        let port = self.port;
+        spawn_app(&self.yaml.replacen(&format!("port: {port},"), "port: 0,", 1)).await
+    }
+
     /// `/auth/start` for `user`, as a user's bookmark or a login link would carry it.
     pub fn start_url(&self, rd: &str, user: &str) -> String {
         let mut url = Url::parse(&self.app.url("/auth/start")).unwrap();
@@ -81,8 +92,18 @@ impl OidcStack {
 /// The real provider with this suite's client, for a proxy on `port`, and `users` (login →
 /// `email`, `name`, `groups`, `email_verified`).
 pub fn start_provider(port: u16, users: serde_json::Value) -> test_support::OidcProvider {
+    start_provider_with(port, users, 3600)
+}
+
+/// [`start_provider`] whose access tokens live `access_token_ttl` seconds.
+pub fn start_provider_with(
+    port: u16,
+    users: serde_json::Value,
+    access_token_ttl: u64,
+) -> test_support::OidcProvider {
     let base = format!("http://127.0.0.1:{port}");
     test_support::OidcProvider::start(&json!({
+        "access_token_ttl": access_token_ttl,
         "clients": [{
             "client_id": CLIENT_ID,
             "client_secret": CLIENT_SECRET,
@@ -115,6 +136,17 @@ pub async fn spawn_oidc_stack_with(session_extra: &str, extra_yaml: &str) -> Oid
 }
 
 pub async fn spawn_oidc_stack_in(mode: &str, session_extra: &str, extra_yaml: &str) -> OidcStack {
+    spawn_oidc_stack_ttl(mode, session_extra, extra_yaml, ("", 3600)).await
+}
+
+/// [`spawn_oidc_stack_in`] with `oidc_extra` lines inside the `oidc:` section (indented by two
+/// spaces) and the provider's access tokens living `access_token_ttl` seconds.
+pub async fn spawn_oidc_stack_ttl(
+    mode: &str,
+    session_extra: &str,
+    extra_yaml: &str,
+    (oidc_extra, access_token_ttl): (&str, u64),
+) -> OidcStack {
     let cluster = Cluster::of(Flavor::Elasticsearch).await;
     let (alice, bob) = (unique("alice"), unique("bob"));
     // The local bob is the provider's bob: the same name from two sources.
@@ -127,16 +159,17 @@ pub async fn spawn_oidc_stack_in(mode: &str, session_extra: &str, extra_yaml: &s
         .replace("{bob}", &bob)
         .replace("{ann}", &users.ann);
     let port = test_support::free_port();
-    let provider = start_provider(
+    let provider = start_provider_with(
         port,
         json!({
             alice.as_str(): {"email": "alice@example.com", "name": "Alice Example", "groups": ["admins", "staff"]},
             bob.as_str(): {"email": "bob@example.org", "name": "Bob", "groups": []},
         }),
+        access_token_ttl,
     );
     let yaml = format!(
         "server: {{host: 127.0.0.1, port: {port}, mode: {mode}, trusted_proxies: [127.0.0.1]}}\n\
-         {oidc}session: {{secret: {SESSION_SECRET}{session_extra}}}\n{users}{extra_yaml}",
+         {oidc}{oidc_extra}session: {{secret: {SESSION_SECRET}{session_extra}}}\n{users}{extra_yaml}",
         oidc = oidc_yaml(&provider, port),
         users = cluster.search_yaml(&users),
     );
@@ -148,6 +181,8 @@ pub async fn spawn_oidc_stack_in(mode: &str, session_extra: &str, extra_yaml: &s
         bob,
         users,
         cluster,
+        yaml,
+        port,
     }
 }
 

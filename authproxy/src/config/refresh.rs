@@ -1,0 +1,102 @@
+//! `oidc.refresh:` — renewing a browser session's tokens with its refresh token shortly before
+//! the access token expires, and its validation.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use service_kit::config::ConfigProblems;
+
+use super::Settings;
+
+/// Longest `before_expiry`: more would refresh on nearly every request with common token
+/// lifetimes (5 min to 1 h).
+const MAX_BEFORE_EXPIRY: Duration = Duration::from_secs(30 * 60);
+
+/// `oidc.refresh`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RefreshSettings {
+    /// Refresh sessions that hold a refresh token (the provider issues one, often only for the
+    /// `offline_access` scope). Off: a session lasts `session.ttl` with its sign-in's groups.
+    pub enabled: bool,
+    /// A request of a session whose access token expires within this margin refreshes it.
+    #[serde(with = "humantime_serde")]
+    pub before_expiry: Duration,
+}
+
+impl Default for RefreshSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            before_expiry: Duration::from_secs(60),
+        }
+    }
+}
+
+pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
+    let refresh = &settings.oidc.refresh;
+    if !settings.oidc.enabled || !refresh.enabled {
+        return;
+    }
+    problems.check(
+        !refresh.before_expiry.is_zero() && refresh.before_expiry <= MAX_BEFORE_EXPIRY,
+        "oidc.refresh.before_expiry",
+        format!(
+            "must be longer than 0s and at most {}s",
+            MAX_BEFORE_EXPIRY.as_secs()
+        ),
+    );
+}
+
+/// Refresh is on, but the provider may issue no refresh token without `offline_access`.
+pub(super) fn warnings(settings: &Settings, warnings: &mut ConfigProblems) {
+    let oidc = &settings.oidc;
+    if oidc.enabled && oidc.refresh.enabled && !oidc.scopes.iter().any(|s| s == "offline_access") {
+        warnings.push(
+            "oidc.scopes",
+            "has no offline_access: many providers (Dex, Okta, Auth0) then issue no refresh \
+             token, and sessions keep their sign-in's groups for session.ttl",
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use service_kit::config::ConfigLoader;
+
+    use super::*;
+
+    fn refresh_problems(refresh: &str) -> Vec<String> {
+        let yaml = format!(
+            "oidc: {{enabled: true, issuer_url: \"http://idp\", client_id: c, client_secret: s, \
+             redirect_url: \"http://a/cb\", refresh: {refresh}}}\n\
+             session: {{secret: 0123456789abcdef0123456789abcdef, ttl: 2s}}\n"
+        );
+        match ConfigLoader::new("AUTHPROXY_REFRESH_TEST").load_str::<Settings>(&yaml) {
+            Ok(_) => Vec::new(),
+            Err(problems) => problems
+                .iter()
+                .map(|problem| problem.key.clone())
+                .filter(|key| key.starts_with("oidc.refresh"))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_margin_is_positive_and_bounded() {
+        assert!(refresh_problems("{before_expiry: 2m}").is_empty());
+        assert!(refresh_problems("{enabled: false, before_expiry: 0s}").is_empty());
+        for bad in ["0s", "31m", "2h"] {
+            assert_eq!(
+                refresh_problems(&format!("{{before_expiry: {bad}}}"))
+                    .first()
+                    .map(String::as_str),
+                Some("oidc.refresh.before_expiry"),
+                "{bad}"
+            );
+        }
+        let defaults = RefreshSettings::default();
+        assert!(defaults.enabled);
+        assert_eq!(defaults.before_expiry, Duration::from_secs(60));
+    }
+}
