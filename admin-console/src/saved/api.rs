@@ -56,13 +56,23 @@ const IMPORT_BYTES: usize = 4 * 1024 * 1024;
 
 /// The routes, registered in the authenticated scope (same-origin checked for writes).
 pub(crate) fn routes(config: &mut web::ServiceConfig) {
+    // The body limit for these resources only (an import may be larger than actix's default);
+    // each handler checks its own cap and answers 413 in the common body.
+    let limit = || web::PayloadConfig::new(IMPORT_BYTES + 1);
     config
-        .app_data(web::PayloadConfig::new(IMPORT_BYTES + 1))
-        .route("/api/saved-queries", web::get().to(list))
-        .route("/api/saved-queries", web::post().to(create_or_import))
-        .route("/api/saved-queries/{id}", web::get().to(get))
-        .route("/api/saved-queries/{id}", web::put().to(edit))
-        .route("/api/saved-queries/{id}", web::delete().to(delete));
+        .service(
+            web::resource("/api/saved-queries")
+                .app_data(limit())
+                .route(web::get().to(list))
+                .route(web::post().to(create_or_import)),
+        )
+        .service(
+            web::resource("/api/saved-queries/{id}")
+                .app_data(limit())
+                .route(web::get().to(get))
+                .route(web::put().to(edit))
+                .route(web::delete().to(delete)),
+        );
 }
 
 fn store_failed(error: super::store::StoreError) -> Error {

@@ -259,6 +259,18 @@ async fn names_tags_and_text_are_capped_with_the_common_error_body() {
         assert!(answer["error"]["message"].is_string(), "{answer}");
     }
     assert!(names(&get(&app, &VIEWER, "/api/saved-queries").await.1).is_empty());
+    // An import body above 4 MiB.
+    let huge = format!("[{}]", " ".repeat(4 * 1024 * 1024 - 1));
+    let request = app
+        .client
+        .post(app.url("/api/saved-queries"))
+        .header("content-type", "application/json")
+        .body(huge);
+    let (status, answer) = answer(as_caller(request, &VIEWER)).await;
+    assert_eq!(
+        (status, answer["error"]["code"].as_str()),
+        (413, Some("too_large"))
+    );
 }
 
 #[tokio::test]
