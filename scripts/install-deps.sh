@@ -4,8 +4,8 @@
 #                    chromium (browser tests), nginx (benchmarks; TLS front in tests), openssl
 #                    (test certificates), docker.io (the engine the container test starts itself),
 #                    docker-compose (Debian's, 1.29) and mmdebstrap (the test's stand-in base images)
-#   Python venv      .venv with osmem-server (an in-memory OpenSearch, for make soak only) and
-#                    the packaging checks' tools (scripts/requirements-test.txt)
+#   Python venv      .venv with the packaging checks' tools and the tracing tests' OTLP receiver
+#                    (scripts/requirements-test.txt)
 #   npm              `npm ci` in every web/ folder and test-support/oidc (package-lock.json)
 # The real servers only the tests need (search servers from Maven, the Kubernetes tools built
 # from the Go module proxy) are installed by scripts/install-servers.sh, which `make test` calls

@@ -76,10 +76,13 @@ class Procs:
         os.makedirs(log_dir, exist_ok=True)
         self.running = {}
 
-    def start(self, name, argv, env=None):
+    def start(self, name, argv, env=None, keep_stdin=False):
+        """Starts `argv` with its output in logs/<name>.log; `keep_stdin` gives it a pipe that
+        stays open until it is stopped (or this process ends), for a child that stops when its
+        standard input closes."""
         out = open(os.path.join(self.log_dir, f"{name}.log"), "ab")
         process = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env,
-                                   stdin=subprocess.DEVNULL)
+                                   stdin=subprocess.PIPE if keep_stdin else subprocess.DEVNULL)
         self.running[name] = process
         return process
 

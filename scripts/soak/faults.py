@@ -114,7 +114,7 @@ def idp_fault(stack, cookies, seconds):
     during_session = probes.window("session", down + 0.5, restarting)
     during_sign_in = probes.window("sign-in", down + 0.5, restarting)
     # A whole new sign-in after the provider is back.
-    from run import sign_in  # noqa: PLC0415 - the flow lives with the steady load
+    from load import sign_in  # noqa: PLC0415 - the flow lives with the steady load
     try:
         sign_in(base)
         new_sign_in = "ok"
@@ -145,7 +145,7 @@ def cluster_fault(stack, seconds):
         ("console overview", console, "/api/clusters/main/overview", {}),
     ])
     before, down, restarting, up = outage(
-        stack, probes, lambda: stack.procs.stop("osmem", sig=9), stack.start_osmem, seconds)
+        stack, probes, lambda: stack.procs.stop("search-relay", sig=9), stack.start_search_relay, seconds)
     wait_for("the relay answers again", 60,
              lambda: probes.recovered_after("console relay", up) is not None and time.monotonic() > up + 5)
     probes.stop()
@@ -154,7 +154,8 @@ def cluster_fault(stack, seconds):
     recovery = {label: probes.recovered_after(label, up)
                 for label in ["standalone", "console relay", "console overview"]}
     return {
-        "name": f"search cluster (osmem) killed, {seconds} s down, restarted on its port",
+        "name": f"search cluster unreachable {seconds} s (its relay killed: connections reset, "
+                "the port refused), then back on its port",
         "before": probes.window("standalone", before - 3, before),
         "during": during,
         "recovery_s": recovery,

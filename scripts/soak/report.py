@@ -120,7 +120,7 @@ def markdown(results):
       f"{results['sse_clients']} SSE clients, {results['ingresses']} ingresses.")
     binaries = f"from {results['bin_dir']}" if results.get("bin_dir") else "`cargo build --profile fast`"
     w(f"- Binaries: {binaries}; dependencies started by scripts/soak/run.py on free ports "
-      "(osmem-server, redis-server with AOF, prometheus + prometheus-elasticsearch-exporter, a real "
+      "(a real OpenSearch 2 node through a TCP relay, redis-server with AOF, prometheus + prometheus-elasticsearch-exporter, a real "
       "kube-apiserver and etcd behind test-support's fault proxy (kube-cluster), "
       "the OpenID provider of test-support), stopped at the end.")
     w(f"- All goals met: **{'yes' if all_goals_met(results) else 'no'}** (details below)\n")

@@ -1,6 +1,6 @@
 //! Real dependencies for tests, each on a free loopback port, stopped when dropped: Redis,
-//! osmem-server (an in-memory OpenSearch), Prometheus, an OpenID provider and nginx as a TLS
-//! front with certificates from a private CA.
+//! OpenSearch and Elasticsearch nodes, a kube-apiserver, Prometheus, an OpenID provider and nginx
+//! as a TLS front with certificates from a private CA.
 //!
 //! Every server is a child process whose PID is recorded in its [`ChildGuard`]; dropping the
 //! guard kills and reaps it, so a failing test never leaves a server behind. Nothing here
@@ -34,7 +34,7 @@ pub use process::{ChildGuard, TempDir, free_port, http_get, repo_root, wait_unti
 pub use search_cluster::{
     Distribution, SearchCluster, SearchNode, SearchNodes, Security, TIERED_ROLES, pinned,
 };
-pub use servers::{Osmem, Prometheus, RedisServer};
+pub use servers::{Prometheus, RedisServer};
 pub use tls::{TestCertificates, TlsFront};
 
 /// Re-exported for the macros, so a test crate need not depend on it.

@@ -1,4 +1,4 @@
-//! The real servers: Redis, osmem-server (an in-memory OpenSearch) and Prometheus.
+//! The real servers: Redis and Prometheus.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::process::{ChildGuard, TempDir, free_port, http_get, repo_root, wait_until};
+use crate::process::{ChildGuard, TempDir, free_port, http_get, wait_until};
 
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -71,82 +71,6 @@ fn redis_ping(port: u16) -> bool {
     stream.write_all(b"PING\r\n").is_ok()
         && stream.read_exact(&mut reply).is_ok()
         && &reply == b"+PONG\r\n"
-}
-
-/// `osmem-server`, an in-memory OpenSearch-compatible server from PyPI, installed by
-/// `make test` into the repository's `.venv`. It binds port 0 itself and prints its URL.
-pub struct Osmem {
-    pub url: String,
-    guard: ChildGuard,
-}
-
-impl Osmem {
-    pub fn start() -> Self {
-        Self::start_at("127.0.0.1:0")
-    }
-
-    /// A fresh (empty) server on a given port: a test drops an `Osmem` to take a cluster down
-    /// and starts one on the same port to bring it back.
-    pub fn start_on(port: u16) -> Self {
-        Self::start_at(&format!("127.0.0.1:{port}"))
-    }
-
-    /// The port it listens on.
-    pub fn port(&self) -> u16 {
-        self.url
-            .rsplit(':')
-            .next()
-            .and_then(|port| port.trim_end_matches('/').parse().ok())
-            .expect("osmem announces http://host:port")
-    }
-
-    fn start_at(address: &str) -> Self {
-        let binary = osmem_binary();
-        let mut guard = ChildGuard::spawn(
-            "osmem-server",
-            Command::new(&binary)
-                .args(["-addr", address, "-no-stdin-watch", "-no-ja"])
-                .args(["-parent-pid", &std::process::id().to_string()])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null()),
-        );
-        let url = guard.announced("url");
-        let host_port = url.trim_start_matches("http://").to_owned();
-        wait_until("osmem-server", START_TIMEOUT, || {
-            guard.assert_running();
-            matches!(http_get(&host_port, "/_cluster/health"), Some((200, _)))
-        });
-        Self { url, guard }
-    }
-
-    pub fn pid(&self) -> u32 {
-        self.guard.pid()
-    }
-}
-
-/// `OSMEM_SERVER_BIN`, else the binary inside the repository's venv.
-fn osmem_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("OSMEM_SERVER_BIN") {
-        return PathBuf::from(path);
-    }
-    let site_packages = repo_root().join(".venv/lib");
-    std::fs::read_dir(&site_packages)
-        .ok()
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|python| {
-            python
-                .path()
-                .join("site-packages/osmem_server/bin/osmem-server")
-        })
-        .find(|candidate| candidate.exists())
-        .unwrap_or_else(|| {
-            panic!(
-                "osmem-server is not installed in {}; run `make test` (or `make deps`)",
-                site_packages.display()
-            )
-        })
 }
 
 /// A Prometheus server with the given scrape configuration and its own storage directory.

@@ -1,7 +1,7 @@
 //! TLS in front of a test server: a private certificate authority made with the `openssl`
 //! command, and nginx terminating TLS (optionally demanding a client certificate) and passing
 //! the plain requests on. Search clusters in production speak HTTPS with certificates from a
-//! private CA, often with mutual TLS; osmem-server speaks plain HTTP only.
+//! private CA, often with mutual TLS; the test servers behind it speak plain HTTP.
 
 use std::path::PathBuf;
 use std::process::Command;

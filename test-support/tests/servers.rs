@@ -5,7 +5,7 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::time::Duration;
 
-use test_support::{OidcProvider, Osmem, Prometheus, RedisServer, http_client, wait_until};
+use test_support::{OidcProvider, Prometheus, RedisServer, http_client, wait_until};
 
 fn process_exists(pid: u32) -> bool {
     // A reaped process has no /proc entry; a zombie would still have one, so this also proves
@@ -56,41 +56,6 @@ fn redis_starts_answers_and_stops() {
     assert!(
         !process_exists(pid),
         "redis-server {pid} still runs after drop"
-    );
-}
-
-#[tokio::test]
-async fn osmem_starts_indexes_and_stops() {
-    let osmem = Osmem::start();
-    let pid = osmem.pid();
-    let client = http_client();
-    let created = client
-        .put(format!("{}/logs-1", osmem.url))
-        .json(&serde_json::json!({"settings": {"number_of_shards": 1}}))
-        .send()
-        .await
-        .unwrap();
-    assert!(created.status().is_success(), "{:?}", created.text().await);
-    let indexed = client
-        .post(format!("{}/logs-1/_doc?refresh=true", osmem.url))
-        .json(&serde_json::json!({"message": "hello"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(indexed.status(), 201);
-    let count: serde_json::Value = client
-        .get(format!("{}/logs-1/_count", osmem.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(count["count"], 1);
-    drop(osmem);
-    assert!(
-        !process_exists(pid),
-        "osmem-server {pid} still runs after drop"
     );
 }
 

@@ -1,26 +1,26 @@
-// A cluster for the 10,000-index benchmark: osmem-server for everything, except that its
-// `_cat/indices` answer is replayed at benchmark scale.
+// A cluster for the 10,000-index benchmark: the stack's real OpenSearch node for everything,
+// except that its `_cat/indices` answer is replayed at benchmark scale.
 //
-// Why: osmem answers `_cat/indices` in about 3 ms per index (3 s for 1,000 indices measured
-// here), so at 10,000 indices the view would time out before the browser had anything to
-// render. The replayed answer is osmem's own `_cat/indices` answer for a few real indices (same
-// query string as admin-console sends, so the same columns and value types), repeated under
-// 10,000 names; every other request goes to osmem unchanged.
+// Why: a node takes at most 1,000 shards by default (`cluster.max_shards_per_node`), and 10,000
+// real indices in a 512 MB test node would take many minutes to create and most of its heap. The replayed answer is the node's own
+// `_cat/indices` answer for a few real indices (same query string as admin-console sends, so the
+// same columns and value types), repeated under 10,000 names; every other request goes to the
+// node unchanged.
 import { createServer, request as httpRequest } from "node:http";
 
 const TEMPLATE_INDICES = ["logs-app", "logs-web", "metrics-node", "orders", "users", "audit"];
 
-/** Creates a few real indices in osmem (some with documents) and records its answer. */
-async function recordCatIndices(osmemUrl, catPathAndQuery) {
+/** Creates a few real indices in the node (some with documents) and records its answer. */
+async function recordCatIndices(nodeUrl, catPathAndQuery) {
   for (const [position, name] of TEMPLATE_INDICES.entries()) {
-    const created = await fetch(`${osmemUrl}/${name}`, { method: "PUT" });
+    const created = await fetch(`${nodeUrl}/${name}`, { method: "PUT" });
     if (!created.ok && created.status !== 400) throw new Error(`PUT ${name}: ${created.status}`);
     const lines = [];
     for (let doc = 0; doc < position * 3; doc++) {
       lines.push(JSON.stringify({ index: { _index: name } }), JSON.stringify({ n: doc, text: `document ${doc}` }));
     }
     if (lines.length > 0) {
-      const bulk = await fetch(`${osmemUrl}/_bulk?refresh=true`, {
+      const bulk = await fetch(`${nodeUrl}/_bulk?refresh=true`, {
         method: "POST",
         headers: { "content-type": "application/x-ndjson" },
         body: `${lines.join("\n")}\n`,
@@ -28,10 +28,10 @@ async function recordCatIndices(osmemUrl, catPathAndQuery) {
       if (!bulk.ok) throw new Error(`_bulk into ${name}: ${bulk.status}`);
     }
   }
-  const response = await fetch(`${osmemUrl}${catPathAndQuery}`);
+  const response = await fetch(`${nodeUrl}${catPathAndQuery}`);
   if (!response.ok) throw new Error(`recording ${catPathAndQuery}: ${response.status}`);
   const rows = (await response.json()).filter((row) => TEMPLATE_INDICES.includes(row.index));
-  if (rows.length === 0) throw new Error("osmem's _cat/indices answer has none of the template indices");
+  if (rows.length === 0) throw new Error("the node's _cat/indices answer has none of the template indices");
   return rows;
 }
 
@@ -44,7 +44,7 @@ function scaleUp(recorded, count) {
 }
 
 /**
- * Starts the replaying cluster on a free port. `attach(osmemUrl)` records the answer and starts
+ * Starts the replaying cluster on a free port. `attach(nodeUrl)` records the answer and starts
  * forwarding; until then every request gets 503.
  */
 export async function startRecordedCluster({ indexCount, catPathAndQuery }) {
@@ -71,10 +71,10 @@ export async function startRecordedCluster({ indexCount, catPathAndQuery }) {
   await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
   return {
     url: `http://127.0.0.1:${server.address().port}`,
-    async attach(osmemUrl) {
-      const recorded = await recordCatIndices(osmemUrl, catPathAndQuery);
+    async attach(nodeUrl) {
+      const recorded = await recordCatIndices(nodeUrl, catPathAndQuery);
       catBody = Buffer.from(JSON.stringify(scaleUp(recorded, indexCount)));
-      upstream = osmemUrl;
+      upstream = nodeUrl;
       return { recordedRows: recorded.length, bytes: catBody.length };
     },
     close: () => new Promise((ok) => server.close(ok)),
