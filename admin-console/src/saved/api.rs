@@ -253,11 +253,7 @@ async fn create_or_import(
         .matching(|query| query.owner == rights.owner)
         .await?
         .len();
-    if owned >= saved.limits.per_owner {
-        return Err(Error::BadRequest(format!(
-            "You have {owned} saved queries, the most one user may keep; delete some first."
-        )));
-    }
+    saved.limits.room_for_one_more(owned)?;
     let query = new_query(draft, &rights.owner);
     match saved
         .store
@@ -347,11 +343,8 @@ async fn import(
                 .push(skip("you already have this query".to_owned()));
             continue;
         }
-        if owned.len() >= limits.per_owner {
-            report.skipped.push(skip(format!(
-                "you have {} saved queries, the most one user may keep",
-                owned.len()
-            )));
+        if let Err(full) = limits.room_for_one_more(owned.len()) {
+            report.skipped.push(skip(full.to_string()));
             continue;
         }
         let query = new_query(draft, &rights.owner);

@@ -28,6 +28,16 @@ impl Limits {
         per_owner: 500,
         import_entries: 500,
     };
+
+    /// Whether an owner who has `owned` queries may save one more (400 otherwise).
+    pub(crate) fn room_for_one_more(&self, owned: usize) -> Result<(), Error> {
+        if owned >= self.per_owner {
+            return Err(Error::BadRequest(format!(
+                "You have {owned} saved queries, the most one user may keep; delete some first."
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// The fields a caller sends to create or edit a query (`version` only on an edit).
@@ -155,6 +165,14 @@ mod tests {
     fn status(result: Result<Draft, Error>) -> u16 {
         use actix_web::ResponseError;
         result.map_or_else(|error| error.status_code().as_u16(), |_| 200)
+    }
+
+    #[test]
+    fn an_owner_keeps_at_most_the_cap() {
+        let limits = Limits::DEFAULT;
+        assert!(limits.room_for_one_more(limits.per_owner - 1).is_ok());
+        let refused = limits.room_for_one_more(limits.per_owner).unwrap_err();
+        assert_eq!(status(Err(refused)), 400);
     }
 
     #[test]

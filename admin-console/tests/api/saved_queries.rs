@@ -259,6 +259,15 @@ async fn names_tags_and_text_are_capped_with_the_common_error_body() {
         assert!(answer["error"]["message"].is_string(), "{answer}");
     }
     assert!(names(&get(&app, &VIEWER, "/api/saved-queries").await.1).is_empty());
+    // More entries than one import takes.
+    let many: Vec<Value> = (0..501)
+        .map(|n| json!({"name": format!("q{n}"), "text": "GET /"}))
+        .collect();
+    let (status, body) = create(&app, &VIEWER, Value::Array(many)).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (413, Some("too_large"))
+    );
     // An import body above 4 MiB.
     let huge = format!("[{}]", " ".repeat(4 * 1024 * 1024 - 1));
     let request = app
