@@ -10,6 +10,7 @@ pub(crate) mod data_streams;
 pub(crate) mod indices;
 pub(crate) mod names;
 pub(crate) mod nodes;
+pub(crate) mod operations;
 pub(crate) mod settings;
 pub(crate) mod shards;
 pub(crate) mod snapshots;
@@ -21,6 +22,7 @@ use actix_web::web;
 /// Adds every management route to the cluster scope (`scope.configure(manage::routes)`).
 pub(crate) fn routes(config: &mut web::ServiceConfig) {
     indices::routes(config);
+    operations::routes(config);
     aliases::routes(config);
     data_streams::routes(config);
     analysis::routes(config);
@@ -37,6 +39,7 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
 pub(crate) fn wire_declarations() -> Vec<test_support::wire_types::Declaration> {
     [
         indices::WIRE,
+        operations::WIRE,
         aliases::WIRE,
         data_streams::WIRE,
         analysis::WIRE,

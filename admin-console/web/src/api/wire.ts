@@ -169,6 +169,37 @@ settings: Record<string, string | number | boolean | null>, };
 
 export type SettingsChanged = { index: string, acknowledged: boolean, };
 
+export type Operation = "shrink" | "split" | "clone" | "forcemerge" | "reindex";
+
+export type ResizeRequest = { 
+/**
+ * The new index.
+ */
+target: string, 
+/**
+ * Primary shards of the target: a factor of the source's (shrink), a multiple (split);
+ * not given for a clone (it keeps the source's).
+ */
+shards?: number, 
+/**
+ * Replicas of the target (the source's when not given).
+ */
+replicas?: number, };
+
+export type ForcemergeRequest = { maxNumSegments?: number, onlyExpungeDeletes?: boolean, };
+
+export type ReindexRequest = { source: string, dest: string, 
+/**
+ * Documents a second (the cluster's `requests_per_second`); unthrottled when left out.
+ */
+requestsPerSecond?: number, 
+/**
+ * Refused whatever it holds: reindex from a remote cluster is off in the console.
+ */
+remote?: unknown, };
+
+export type Started = { operation: Operation, source: string, target: string | null, taskId: string | null, };
+
 export type AliasRow = { index: string, alias: string, filter: Record<string, unknown> | null, indexRouting: string | null, searchRouting: string | null, isWriteIndex: boolean | null, isHidden: boolean | null, };
 
 export type AliasList = { aliases: Array<AliasRow>, };
