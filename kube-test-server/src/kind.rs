@@ -1,8 +1,8 @@
 //! The object kinds this server holds, named as the API and its discovery documents name them.
 
-/// The kinds this server holds: built-in kinds of Kubernetes 1.33 and two custom resources
-/// (Gateway API `HTTPRoute`, cert-manager `Certificate`), each served only while its CRD is
-/// installed (see [`crate::Options`]).
+/// The kinds this server holds: built-in kinds of Kubernetes 1.33 and custom resources
+/// (Gateway API `HTTPRoute`, `GRPCRoute` and `TLSRoute`, cert-manager `Certificate`), each
+/// served only while its CRD is installed (see [`crate::Options`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
     /// core/v1 `Namespace` (cluster-scoped).
@@ -21,6 +21,11 @@ pub enum Kind {
     EndpointSlice,
     /// gateway.networking.k8s.io/v1 `HTTPRoute` (custom resource).
     HttpRoute,
+    /// gateway.networking.k8s.io/v1 `GRPCRoute` (custom resource).
+    GrpcRoute,
+    /// gateway.networking.k8s.io/v1 `TLSRoute` (custom resource; v1 in the standard channel
+    /// since Gateway API 1.5).
+    TlsRoute,
     /// cert-manager.io/v1 `Certificate` (custom resource).
     Certificate,
 }
@@ -38,7 +43,7 @@ impl Kind {
     /// Every kind, in the order discovery lists them and `sample::api_objects` gives them to be
     /// written: namespaces first, IngressClasses after the Ingresses (written before them, a
     /// default class would be set on every Ingress without a class).
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 11] = [
         Kind::Namespace,
         Kind::Service,
         Kind::Secret,
@@ -47,6 +52,8 @@ impl Kind {
         Kind::IngressClass,
         Kind::EndpointSlice,
         Kind::HttpRoute,
+        Kind::GrpcRoute,
+        Kind::TlsRoute,
         Kind::Certificate,
     ];
 
@@ -56,7 +63,7 @@ impl Kind {
             Kind::Namespace | Kind::Service | Kind::Secret | Kind::Event => "v1",
             Kind::Ingress | Kind::IngressClass => "networking.k8s.io/v1",
             Kind::EndpointSlice => "discovery.k8s.io/v1",
-            Kind::HttpRoute => "gateway.networking.k8s.io/v1",
+            Kind::HttpRoute | Kind::GrpcRoute | Kind::TlsRoute => "gateway.networking.k8s.io/v1",
             Kind::Certificate => "cert-manager.io/v1",
         }
     }
@@ -72,6 +79,8 @@ impl Kind {
             Kind::Event => "Event",
             Kind::EndpointSlice => "EndpointSlice",
             Kind::HttpRoute => "HTTPRoute",
+            Kind::GrpcRoute => "GRPCRoute",
+            Kind::TlsRoute => "TLSRoute",
             Kind::Certificate => "Certificate",
         }
     }
@@ -111,6 +120,8 @@ impl Kind {
             Kind::Event => "events",
             Kind::EndpointSlice => "endpointslices",
             Kind::HttpRoute => "httproutes",
+            Kind::GrpcRoute => "grpcroutes",
+            Kind::TlsRoute => "tlsroutes",
             Kind::Certificate => "certificates",
         }
     }
@@ -126,6 +137,8 @@ impl Kind {
             Kind::Event => "event",
             Kind::EndpointSlice => "endpointslice",
             Kind::HttpRoute => "httproute",
+            Kind::GrpcRoute => "grpcroute",
+            Kind::TlsRoute => "tlsroute",
             Kind::Certificate => "certificate",
         }
     }
@@ -138,7 +151,12 @@ impl Kind {
             Kind::Service => &["svc"],
             Kind::Event => &["ev"],
             Kind::Certificate => &["cert", "certs"],
-            Kind::Secret | Kind::EndpointSlice | Kind::HttpRoute | Kind::IngressClass => &[],
+            Kind::Secret
+            | Kind::EndpointSlice
+            | Kind::HttpRoute
+            | Kind::GrpcRoute
+            | Kind::TlsRoute
+            | Kind::IngressClass => &[],
         }
     }
 
@@ -146,7 +164,7 @@ impl Kind {
     pub fn categories(self) -> &'static [&'static str] {
         match self {
             Kind::Service => &["all"],
-            Kind::HttpRoute => &["gateway-api"],
+            Kind::HttpRoute | Kind::GrpcRoute | Kind::TlsRoute => &["gateway-api"],
             Kind::Certificate => &["cert-manager"],
             _ => &[],
         }
@@ -159,7 +177,7 @@ impl Kind {
     /// The CRD that serves this kind, for custom resources.
     pub fn crd(self) -> Option<Crd> {
         match self {
-            Kind::HttpRoute => Some(Crd::GatewayApi),
+            Kind::HttpRoute | Kind::GrpcRoute | Kind::TlsRoute => Some(Crd::GatewayApi),
             Kind::Certificate => Some(Crd::CertManager),
             _ => None,
         }
@@ -170,7 +188,13 @@ impl Kind {
     pub(crate) fn has_status(self) -> bool {
         matches!(
             self,
-            Kind::Namespace | Kind::Ingress | Kind::Service | Kind::HttpRoute | Kind::Certificate
+            Kind::Namespace
+                | Kind::Ingress
+                | Kind::Service
+                | Kind::HttpRoute
+                | Kind::GrpcRoute
+                | Kind::TlsRoute
+                | Kind::Certificate
         )
     }
 

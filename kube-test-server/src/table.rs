@@ -130,7 +130,8 @@ fn columns(kind: Kind) -> Vec<Value> {
             ),
             age,
         ],
-        Kind::HttpRoute => vec![
+        Kind::TlsRoute => vec![name, column("Age", "date", "", "", 0)],
+        Kind::HttpRoute | Kind::GrpcRoute => vec![
             name,
             text("Hostnames", ""),
             column("Age", "date", "", "", 0),
@@ -249,7 +250,8 @@ fn cells(kind: Kind, item: &Value, age: String) -> Value {
                 age
             ])
         }
-        Kind::HttpRoute => {
+        Kind::TlsRoute => json!([name, age]),
+        Kind::HttpRoute | Kind::GrpcRoute => {
             let hostnames = &item["spec"]["hostnames"];
             let hostnames = if hostnames.is_array() {
                 json!(hostnames.to_string())

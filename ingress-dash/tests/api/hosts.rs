@@ -68,7 +68,11 @@ async fn the_sample_shows_an_ingress_and_an_httproute_in_conflict_on_one_host() 
     let shared = host(&report, "app-00020.team-000.example.com");
     assert_eq!(
         keys(shared),
-        ["httproute/team-000/app-00020-gateway", "team-000/app-00020"]
+        [
+            "grpcroute/team-000/app-00020-grpc",
+            "httproute/team-000/app-00020-gateway",
+            "team-000/app-00020"
+        ]
     );
     let route = shared["objects"]
         .as_array()
@@ -102,6 +106,44 @@ async fn the_sample_shows_an_ingress_and_an_httproute_in_conflict_on_one_host() 
     assert!(backend["totalEndpoints"].as_u64().unwrap() > 0);
     assert_eq!(backend["readyEndpoints"], backend["totalEndpoints"]);
     assert_eq!(shared["tlsOverlap"], false);
+}
+
+#[tokio::test]
+async fn the_sample_shows_a_grpc_route_and_two_tls_routes_on_one_sni_host() {
+    let app = spawn_real(Cluster::Shared(sample_cluster()), None, "", "").await;
+    let report = hosts_when_joined(&app, "?namespaces=team-000").await;
+    let shared = host(&report, "app-00020.team-000.example.com");
+    let grpc = shared["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|object| object["kind"] == "GRPCRoute")
+        .unwrap_or_else(|| panic!("{shared}"));
+    assert_eq!(grpc["listeners"], json!(["gateway-system/public/grpc"]));
+    let method = shared["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|path| path["object"] == "grpcroute/team-000/app-00020-grpc")
+        .unwrap_or_else(|| panic!("{shared}"));
+    assert_eq!(method["matched"], "gRPC shop.Cart/AddItem");
+    assert_eq!(method["backends"][0]["state"], "ready");
+    let db = host(&report, "db.team-000.example.com");
+    assert_eq!(
+        keys(db),
+        ["tlsroute/team-000/db", "tlsroute/team-000/db-replica"]
+    );
+    assert_eq!(
+        db["conflicts"],
+        json!([{"matched": "SNI", "objects": ["tlsroute/team-000/db", "tlsroute/team-000/db-replica"]}])
+    );
+    let states: Vec<&Value> = db["paths"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|path| &path["backends"][0]["state"])
+        .collect();
+    assert_eq!(states, [&json!("ready"), &json!("missing_service")]);
 }
 
 #[tokio::test]

@@ -1,10 +1,16 @@
 //! The situations of ingress-dash's Hosts view, set up around the existing sample ingresses
-//! (none added, so the counts of ingresses stay; one HTTPRoute and two Secrets are added):
+//! (none added, so the counts of ingresses stay; one HTTPRoute, one GRPCRoute, two TLSRoutes
+//! and two Secrets are added):
 //!
 //! - a host served by an Ingress and an HTTPRoute, with a conflict between them: HTTPRoute
 //!   `app-00020-gateway` (Gateway `gateway-system/public`, listener `https`) takes
 //!   `app-00020.<ns>.example.com` `PathPrefix /api`, which Ingress `app-00020` still routes
-//!   (a migration half done), and adds `/v2`, twice (a duplicate rule).
+//!   (a migration half done), and adds `/v2`, twice (a duplicate rule). GRPCRoute
+//!   `app-00020-grpc` serves method `shop.Cart/AddItem` on the same host through listener
+//!   `grpc`, which does not allow it (`Accepted: False`, `NotAllowedByListeners`).
+//! - two TLSRoutes claiming one SNI hostname, `db.<ns>.example.com` (a conflict), through
+//!   listener `tls`: `db` to Service `app-00020`, `db-replica` to Service `db-replica`, which
+//!   does not exist; no controller has reported on either (never attached).
 //! - a TLS overlap: Ingresses `app-00010` and `app-00030` both list the wildcard host
 //!   `*.<ns>.example.com` in a TLS entry, with two different Secrets (`wildcard-tls`, valid 60
 //!   days, and `wildcard-old-tls`, 12 days).
@@ -42,6 +48,10 @@ pub fn populate_hosts(
     }
     let (name, namespace) = sample(20, namespaces);
     cluster.put(Kind::HttpRoute, gateway_route(&namespace, &name));
+    cluster.put(Kind::GrpcRoute, grpc_route(&namespace, &name));
+    for (route, service) in [("db", name.as_str()), ("db-replica", "db-replica")] {
+        cluster.put(Kind::TlsRoute, tls_route(&namespace, route, service));
+    }
     let (first, namespace) = sample(10, namespaces);
     let (second, second_namespace) = sample(30, namespaces);
     if namespace != second_namespace {
@@ -115,5 +125,57 @@ fn gateway_route(namespace: &str, name: &str) -> Value {
                 condition("ResolvedRefs", "ResolvedRefs", "Resolved all the Object references for the Route"),
             ],
         }]},
+    })
+}
+
+/// A parentRef to listener `section` of Gateway `gateway-system/public`.
+fn public_listener(section: &str) -> Value {
+    json!({
+        "group": "gateway.networking.k8s.io", "kind": "Gateway",
+        "namespace": "gateway-system", "name": "public", "sectionName": section,
+    })
+}
+
+/// The GRPCRoute on Ingress `name`'s host that its listener does not allow.
+fn grpc_route(namespace: &str, name: &str) -> Value {
+    let parent = public_listener("grpc");
+    json!({
+        "metadata": {
+            "name": format!("{name}-grpc"),
+            "namespace": namespace,
+            "labels": {"app.kubernetes.io/name": name},
+        },
+        "spec": {
+            "parentRefs": [parent],
+            "hostnames": [format!("{name}.{namespace}.example.com")],
+            "rules": [{
+                "matches": [{"method": {"type": "Exact", "service": "shop.Cart", "method": "AddItem"}}],
+                "backendRefs": [{"group": "", "kind": "Service", "name": name, "port": 80, "weight": 1}],
+            }],
+        },
+        "status": {"parents": [{
+            "parentRef": parent,
+            "controllerName": GATEWAY_CONTROLLER,
+            "conditions": [{
+                "type": "Accepted", "status": "False", "reason": "NotAllowedByListeners",
+                "message": "listener grpc allows kinds HTTPRoute only",
+                "observedGeneration": 1, "lastTransitionTime": "2026-01-01T00:00:00Z",
+            }],
+        }]},
+    })
+}
+
+/// A TLSRoute `name` for SNI hostname `db.<namespace>.example.com` to `service`:80, without
+/// status (no controller has reported on it).
+fn tls_route(namespace: &str, name: &str, service: &str) -> Value {
+    json!({
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "parentRefs": [public_listener("tls")],
+            "hostnames": [format!("db.{namespace}.example.com")],
+            "rules": [{
+                "backendRefs": [{"group": "", "kind": "Service", "name": service, "port": 80, "weight": 1}],
+            }],
+        },
     })
 }

@@ -158,7 +158,8 @@ pub fn populate(cluster: &Cluster, ingresses: usize, namespaces: usize) {
 /// every backend, TLS Secrets with real certificates (signed by a CA made now), and the
 /// situations of [`situations`] (broken backends with Warning events, a certificate expiring in
 /// 5 days that misses a host, its cert-manager Certificate, two HTTPRoutes, one unresolved)
-/// and of [`hosts`] (an HTTPRoute beside an Ingress on one host, two Secrets for one wildcard).
+/// and of [`hosts`] (an HTTPRoute and a GRPCRoute beside an Ingress on one host, two TLSRoutes
+/// on one SNI hostname, two Secrets for one wildcard).
 /// The ingresses and namespaces are exactly those of [`populate`].
 pub fn populate_everything(
     cluster: &Cluster,

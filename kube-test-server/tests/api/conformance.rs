@@ -607,7 +607,10 @@ async fn the_stand_in_answers_the_script_as_the_real_api_server_does() {
             &["ingresses", "ingressclasses"][..],
         ),
         ("/apis/discovery.k8s.io/v1", &["endpointslices"][..]),
-        ("/apis/gateway.networking.k8s.io/v1", &["httproutes"][..]),
+        (
+            "/apis/gateway.networking.k8s.io/v1",
+            &["httproutes", "grpcroutes", "tlsroutes"][..],
+        ),
     ] {
         let (_, ours) = script.stand_in.send(Method::GET, group, None).await;
         let (_, theirs) = script.real.send(Method::GET, group, None).await;

@@ -2,7 +2,8 @@
 //! over team-000 to team-009, Services and EndpointSlices, TLS Secrets with real certificates,
 //! broken backends with their Warning events, a certificate expiring in 5 days with its
 //! cert-manager Certificate, two HTTPRoutes, one unresolved; for the Hosts view an HTTPRoute in
-//! conflict with an Ingress and two Secrets for one wildcard host) written into a real API server of
+//! conflict with an Ingress, a GRPCRoute its listener does not allow, two TLSRoutes on one SNI
+//! hostname and two Secrets for one wildcard host) written into a real API server of
 //! their own: the Gateway API CRDs and the shape of cert-manager's Certificate CRD installed,
 //! every object written with server-side apply and its status by the `status` subresource.
 //! Started once for the test process and only read by the tests that use it (a test that writes
@@ -73,7 +74,14 @@ async fn apply(client: &reqwest::Client, base: &str, object: &Value) {
     patch(client, &url, &spec).await;
     let kind = object["kind"].as_str().expect("a kind");
     if let Some(status) = status
-        && ["Ingress", "HTTPRoute", "Certificate"].contains(&kind)
+        && [
+            "Ingress",
+            "HTTPRoute",
+            "GRPCRoute",
+            "TLSRoute",
+            "Certificate",
+        ]
+        .contains(&kind)
     {
         let metadata = &object["metadata"];
         let body = json!({
@@ -106,18 +114,11 @@ async fn patch(client: &reqwest::Client, url: &str, body: &Value) {
 fn object_url(base: &str, object: &Value) -> String {
     let api_version = object["apiVersion"].as_str().expect("an apiVersion");
     let kind = object["kind"].as_str().expect("a kind");
-    let plural = match kind {
-        "Namespace" => "namespaces",
-        "Service" => "services",
-        "Secret" => "secrets",
-        "Event" => "events",
-        "Ingress" => "ingresses",
-        "IngressClass" => "ingressclasses",
-        "EndpointSlice" => "endpointslices",
-        "HTTPRoute" => "httproutes",
-        "Certificate" => "certificates",
-        other => panic!("no plural known for {other}"),
-    };
+    let plural = kube_test_server::Kind::ALL
+        .into_iter()
+        .find(|known| known.name() == kind)
+        .unwrap_or_else(|| panic!("no plural known for {kind}"))
+        .plural();
     let group = if api_version.contains('/') {
         format!("/apis/{api_version}")
     } else {
