@@ -119,7 +119,11 @@ impl SessionRefresher {
         if matches!(result, Err(RefreshFailure::Unavailable(_))) {
             result = provider.refresh(&refresh_token, &record.claims).await;
         }
-        let failure = match result.and_then(|refreshed| apply(&mut record, refreshed, provider)) {
+        let claims = (
+            provider.username_claim.as_str(),
+            provider.groups_claim.as_str(),
+        );
+        let failure = match result.and_then(|refreshed| apply(&mut record, refreshed, claims)) {
             Ok(()) => {
                 sessions.write(key, &record).await?;
                 metrics::refreshed("refreshed");
@@ -151,14 +155,10 @@ impl SessionRefresher {
 fn apply(
     record: &mut SessionRecord,
     refreshed: Refreshed,
-    provider: &OidcProvider,
+    (username_claim, groups_claim): (&str, &str),
 ) -> Result<(), RefreshFailure> {
-    let identity = identity_from_claims(
-        refreshed.claims,
-        &provider.username_claim,
-        &provider.groups_claim,
-    )
-    .ok_or_else(|| RefreshFailure::Rejected("the new claims name no usable user".into()))?;
+    let identity = identity_from_claims(refreshed.claims, username_claim, groups_claim)
+        .ok_or_else(|| RefreshFailure::Rejected("the new claims name no usable user".into()))?;
     if identity.username != record.username {
         return Err(RefreshFailure::Rejected(
             "the new claims name another user".into(),
@@ -219,6 +219,48 @@ mod tests {
             !refresher.is_due(&record(Some("r"), None), now),
             "no expiry"
         );
+    }
+
+    fn refreshed(claims: serde_json::Value, refresh_token: Option<&str>) -> Refreshed {
+        Refreshed {
+            claims: claims.as_object().cloned().unwrap_or_default(),
+            id_token: Some("new-id-token".to_owned()),
+            refresh_token: refresh_token.map(str::to_owned),
+            access_expires_at: Some(2_000),
+        }
+    }
+
+    const CLAIMS: (&str, &str) = ("preferred_username", "groups");
+
+    #[test]
+    fn a_refresh_brings_new_groups_and_keeps_an_unrotated_token() {
+        let mut session = record(Some("old-refresh"), Some(1_000));
+        let new =
+            serde_json::json!({"sub": "1", "preferred_username": "alice", "groups": ["staff"]});
+        apply(&mut session, refreshed(new.clone(), None), CLAIMS).unwrap();
+        assert_eq!(session.groups, ["staff"]);
+        assert_eq!(session.refresh_token.as_deref(), Some("old-refresh"));
+        assert_eq!(session.id_token.as_deref(), Some("new-id-token"));
+        assert_eq!(session.access_expires_at, Some(2_000));
+        apply(&mut session, refreshed(new, Some("rotated")), CLAIMS).unwrap();
+        assert_eq!(session.refresh_token.as_deref(), Some("rotated"));
+    }
+
+    #[test]
+    fn a_refresh_naming_another_user_or_none_is_refused() {
+        let mut session = record(Some("r"), Some(1_000));
+        let other = serde_json::json!({"sub": "1", "preferred_username": "mallory"});
+        assert!(matches!(
+            apply(&mut session, refreshed(other, None), CLAIMS),
+            Err(RefreshFailure::Rejected(_))
+        ));
+        let nobody = serde_json::json!({"groups": ["admins"]});
+        assert!(matches!(
+            apply(&mut session, refreshed(nobody, None), CLAIMS),
+            Err(RefreshFailure::Rejected(_))
+        ));
+        assert_eq!(session.username, "alice");
+        assert!(session.groups.is_empty(), "unchanged");
     }
 
     #[test]

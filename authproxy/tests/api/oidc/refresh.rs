@@ -148,3 +148,37 @@ async fn a_revoked_refresh_token_ends_the_session_and_sign_in_starts_again() {
     stack.sign_in(&browser, "/", &stack.alice).await;
     assert_eq!(browser.get(&app.url("/_cat/indices")).await.status(), 200);
 }
+
+#[tokio::test]
+async fn a_provider_down_past_a_retry_ends_the_session_cleanly() {
+    let stack = stack(2, 30, "").await;
+    let app = &stack.app;
+    let browser = Browser::new();
+    stack.sign_in(&browser, "/", &stack.alice).await;
+    let unavailable = app
+        .counter("proxy_session_refreshes_total{outcome=\"unavailable\"}")
+        .await;
+    drop(stack.provider);
+
+    // The refresh cannot reach the provider, twice: sign in again, not a 500 or a 503.
+    let response = browser.get(&app.url("/_cat/indices")).await;
+    assert_eq!(response.status(), 302);
+    assert_eq!(
+        response.headers()["location"],
+        "/auth/start?rd=%2F_cat%2Findices"
+    );
+    assert!(
+        app.counter("proxy_session_refreshes_total{outcome=\"unavailable\"}")
+            .await
+            >= unavailable + 1.0
+    );
+    // The session is gone, not retried at every request.
+    let response = browser
+        .request(
+            reqwest::Method::GET,
+            &app.url("/_cat/indices"),
+            &[("accept", "application/json")],
+        )
+        .await;
+    assert_eq!(response.status(), 401);
+}
