@@ -2,8 +2,8 @@
 // (the dynamic ones editable by an admin, the static ones read-only), mappings, shards and
 // aliases, from one `GET /api/clusters/:id/indices/:index`.
 import { useState } from "react";
-import type { IndexDetail as Detail, SettingRow } from "../api/wire";
-import { indicesApi } from "../api/indices";
+import type { IndexDetail as Detail, SettingRow, Started } from "../api/wire";
+import { dialect as readDialect, indicesApi } from "../api/indices";
 import { Card, EmptyState, ErrorState, HealthBadge, Loading } from "../components/common";
 import { Link } from "../components/Link";
 import { ACTION_ROLES } from "../lib/access";
@@ -14,6 +14,8 @@ import { useClusterAccess } from "../lib/whoami";
 import { ActionResults, useIndexActionFlow } from "./IndexActionFlow";
 import { INDEX_ACTIONS } from "./indexForms";
 import { settingsEdit, showValue } from "./indexSettings";
+import { OperationsMenu } from "./OperationsMenu";
+import { sourceFacts } from "../manage/operations";
 import "../styles/indices.css";
 
 export function IndexDetail({ clusterId, index }: { clusterId: string; index: string }) {
@@ -25,6 +27,8 @@ export function IndexDetail({ clusterId, index }: { clusterId: string; index: st
     else detail.reload();
   });
   const data = detail.data;
+  const flavor = useAsync((signal) => readDialect(clusterId, signal), [clusterId]);
+  const [started, setStarted] = useState<Started | null>(null);
 
   return (
     <div data-testid="index-detail" className="index-detail">
@@ -64,8 +68,17 @@ export function IndexDetail({ clusterId, index }: { clusterId: string; index: st
               </span>
             );
           })}
+          {data.status !== "close" && (
+            <OperationsMenu
+              clusterId={clusterId}
+              source={sourceFacts(data)}
+              opensearch={flavor.data?.distribution === "opensearch"}
+              onStarted={setStarted}
+            />
+          )}
         </div>
       )}
+      {started && <StartedNotice clusterId={clusterId} started={started} onClose={() => setStarted(null)} />}
       {flow.answer && <ActionResults answer={flow.answer} onClose={flow.clear} />}
       {flow.dialog}
       {detail.error && <ErrorState error={detail.error} onRetry={detail.reload} />}
@@ -279,5 +292,31 @@ function SettingsCard({ clusterId, data, onSaved }: { clusterId: string; data: D
         </div>
       )}
     </Card>
+  );
+}
+
+/** What an operation started: a link to the Tasks view following its task, or (a resize on
+ * Elasticsearch, which runs no task) to the target index, whose health shows the copy. */
+function StartedNotice({ clusterId, started, onClose }: { clusterId: string; started: Started; onClose: () => void }) {
+  return (
+    <div className="banner banner-ok" role="status" data-testid="operation-started">
+      {started.taskId ? (
+        <>
+          Started {started.operation} of {started.source}
+          {started.target ? ` into ${started.target}` : ""} as task <span className="mono">{started.taskId}</span>.{" "}
+          <Link to={`${clusterPath(clusterId, "tasks")}?watch=${encodeURIComponent(started.taskId)}`} data-testid="operation-task-link">
+            Follow it in Tasks
+          </Link>
+        </>
+      ) : (
+        <>
+          {started.target} was created by the {started.operation}; its shards copy in the background.{" "}
+          {started.target && <Link to={clusterPath(clusterId, "indices", started.target)}>Open {started.target}</Link>}
+        </>
+      )}{" "}
+      <button type="button" className="btn btn-ghost btn-small" onClick={onClose} aria-label="Dismiss">
+        ×
+      </button>
+    </div>
   );
 }

@@ -15,6 +15,8 @@ import { formatRunning, nodeGroupRows, parseMinRunning, readTaskUrl, shortAction
 import { useVirtualRows } from "../components/useVirtualRows";
 import { SpacerRow } from "../components/SpacerRow";
 import { ConfirmDialog } from "../components/ConfirmDialog";
+import { taskProgress } from "../manage/operations";
+import { WatchedTask } from "./WatchedTask";
 import "../styles/cluster-ops.css";
 
 const REFRESH_MS = 3000;
@@ -40,6 +42,7 @@ export function TasksView({ clusterId, search }: { clusterId: string; search: st
   const [selected, setSelected] = useState<string | null>(null);
   const [cancelling, setCancelling] = useState<Task | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [watched, setWatched] = useState(() => new URLSearchParams(search).get("watch"));
   const minRunning = parseMinRunning(draft.minRunning);
   const denied = useClusterAccess(clusterId).denied(ACTION_ROLES.cancelTask);
 
@@ -151,6 +154,19 @@ export function TasksView({ clusterId, search }: { clusterId: string; search: st
         <div className="banner banner-warn" role="alert">
           {minRunning.error}
         </div>
+      )}
+      {watched && (
+        <WatchedTask
+          clusterId={clusterId}
+          taskId={watched}
+          onClose={() => {
+            setWatched(null);
+            const params = new URLSearchParams(window.location.search);
+            params.delete("watch");
+            const rest = params.toString();
+            navigate(window.location.pathname + (rest ? `?${rest}` : ""), { replace: true });
+          }}
+        />
       )}
       {notice && (
         <div className="banner banner-ok" role="status" data-testid="tasks-notice" onClick={() => setNotice(null)}>
@@ -394,6 +410,7 @@ function TaskRowView({
   onToggle: () => void;
   onCancel: () => void;
 }) {
+  const progress = taskProgress(task);
   return (
     <tr className={`ops-row ${selected ? "active" : ""}`} onClick={onSelect} data-testid="task-row" data-task-id={task.id}>
       <td title={task.action}>
@@ -421,6 +438,11 @@ function TaskRowView({
       <td>{task.nodeName ?? task.node}</td>
       <td className="num">{formatRunning(task.runningTimeNanos)}</td>
       <td className="ops-ellipsis muted" title={task.description ?? undefined}>
+        {progress && (
+          <span className="pill" data-testid="task-progress">
+            {progress.text}
+          </span>
+        )}{" "}
         {task.description ?? ""}
       </td>
       <td className="row-actions" title={denied ?? undefined}>

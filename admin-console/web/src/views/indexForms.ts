@@ -37,7 +37,8 @@ export const EMPTY_CREATE_FORM: CreateForm = { name: "", shards: "1", replicas: 
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; errors: string[] };
 
-function whole(text: string, field: string, min: number, max: number, errors: string[]): number | undefined {
+/** A whole number field in [min, max]; empty is undefined; out of range adds its problem. */
+export function whole(text: string, field: string, min: number, max: number, errors: string[]): number | undefined {
   if (text.trim() === "") return undefined;
   const value = Number(text);
   if (!Number.isInteger(value) || value < min || value > max) {
