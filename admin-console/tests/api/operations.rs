@@ -513,3 +513,25 @@ async fn an_operator_force_merges_only_an_admin_resizes_or_reindexes_audited() {
         .send()
         .await;
 }
+
+#[tokio::test]
+async fn a_reindex_on_a_cluster_without_the_reindex_module_says_so() {
+    // The OpenSearch 2.19 integ-test zip (make run's cluster) has no reindex module.
+    let cluster = shared(Distribution::OpenSearch2).await;
+    let proxy = proxy_before(cluster);
+    let app = spawn_app(&format!("clusters:\n{}", cluster_yaml("main", &proxy.url))).await;
+    let c = Console { app, proxy };
+    let (status, body) = c
+        .post(
+            "/reindex",
+            json!({"source": "ops-nomodule", "dest": "ops-nomodule-2"}),
+        )
+        .await;
+    assert_eq!(status, 405, "{body}");
+    assert_eq!(body["error"]["code"], "rejected_by_cluster");
+    assert!(
+        message(&body).starts_with("This cluster has no reindex API"),
+        "{body}"
+    );
+    assert_eq!(sent(&c.proxy, "/_reindex").len(), 1);
+}

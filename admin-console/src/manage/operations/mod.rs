@@ -155,6 +155,6 @@ async fn reindex(
         operation: Operation::Reindex,
         source: plan.source.as_str().to_owned(),
         target: Some(plan.dest.as_str().to_owned()),
-        task_id: Some(task_of(&answer?)?),
+        task_id: Some(task_of(&answer.map_err(reindex_refused)?)?),
     }))
 }

@@ -370,6 +370,24 @@ impl Reindex {
     }
 }
 
+/// A cluster without the reindex module answers `POST /_reindex` 405 ("Incorrect HTTP method",
+/// the index-named routes answering instead): said in words, the cluster's text kept.
+pub(crate) fn reindex_refused(error: Error) -> Error {
+    match error {
+        Error::RejectedByCluster { status, message }
+            if status == StatusCode::METHOD_NOT_ALLOWED =>
+        {
+            Error::RejectedByCluster {
+                status,
+                message: format!(
+                    "This cluster has no reindex API (its reindex module is not installed). {message}"
+                ),
+            }
+        }
+        other => other,
+    }
+}
+
 /// The answer of a started operation (202): the task to follow in the Tasks view, or none when
 /// the cluster ran it without one (an Elasticsearch resize: follow the target's health).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -262,3 +262,20 @@ fn the_task_id_comes_from_the_answer_checked() {
         assert!(task_of(&answer).is_err(), "{answer}");
     }
 }
+
+#[test]
+fn a_cluster_without_the_reindex_module_is_named_as_such() {
+    let refused = reindex_refused(Error::RejectedByCluster {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        message: "Incorrect HTTP method for uri [/_reindex]".to_owned(),
+    });
+    assert!(
+        matches!(&refused, Error::RejectedByCluster { status, message }
+            if *status == StatusCode::METHOD_NOT_ALLOWED
+                && message.starts_with("This cluster has no reindex API")
+                && message.ends_with("Incorrect HTTP method for uri [/_reindex]")),
+        "{refused:?}"
+    );
+    let other = reindex_refused(Error::BadRequest("x".to_owned()));
+    assert!(matches!(other, Error::BadRequest(_)));
+}
