@@ -128,16 +128,7 @@ async fn a_revoked_refresh_token_ends_the_session_and_sign_in_starts_again() {
         "/auth/start?rd=%2F_cat%2Findices%3Fv"
     );
     // An API client gets the JSON 401.
-    let response = script
-        .request(
-            reqwest::Method::GET,
-            &app.url("/_cat/indices"),
-            &[("accept", "application/json")],
-        )
-        .await;
-    assert_eq!(response.status(), 401);
-    let body: serde_json::Value = response.json().await.unwrap();
-    assert_eq!(body["error"]["code"], "unauthenticated", "{body}");
+    assert_api_401(&script, &app.url("/_cat/indices")).await;
     assert_eq!(stack.provider.refresh_grants().await, (0, 2));
     assert!(app.counter(REJECTED).await >= rejected + 2.0);
 
@@ -173,12 +164,15 @@ async fn a_provider_down_past_a_retry_ends_the_session_cleanly() {
             >= unavailable + 1.0
     );
     // The session is gone, not retried at every request.
+    assert_api_401(&browser, &app.url("/_cat/indices")).await;
+}
+
+/// `url` as an API client with `browser`'s cookies: the JSON 401.
+async fn assert_api_401(browser: &Browser, url: &str) {
     let response = browser
-        .request(
-            reqwest::Method::GET,
-            &app.url("/_cat/indices"),
-            &[("accept", "application/json")],
-        )
+        .request(reqwest::Method::GET, url, &[("accept", "application/json")])
         .await;
     assert_eq!(response.status(), 401);
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "unauthenticated", "{body}");
 }
