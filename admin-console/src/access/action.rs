@@ -71,7 +71,8 @@ impl RelayCall<'_> {
 ///   allocation lock, draining a node (and undoing it), open/close/refresh/flush/force
 ///   merge/clear cache of indices, moving a
 ///   shard and retrying failed allocations, cancelling a task, verifying a snapshot repository,
-///   taking a snapshot, rolling a data stream over and a force merge started as a task;
+///   taking a snapshot, rolling a data stream or an alias over and a force merge started as a
+///   task;
 /// - everything else (create/delete indices and data streams, write blocks, settings, aliases,
 ///   shrink, split, clone and reindex (they create indices and copy data),
 ///   templates, repositories, restore and delete snapshots, cluster settings) and any route not
@@ -95,7 +96,8 @@ pub(crate) fn view_needs(method: &Method, path_in_cluster: &str) -> Role {
         | (&Method::POST, ["repositories", _, "verify"])
         | (&Method::POST, ["repositories", _, "snapshots"])
         | (&Method::POST, ["data_streams", _, "_rollover"])
-        | (&Method::POST, ["indices", _, "forcemerge"]) => Role::Operator,
+        | (&Method::POST, ["indices", _, "forcemerge"])
+        | (&Method::POST, ["aliases", _, "rollover"]) => Role::Operator,
         (&Method::POST, ["indices", "_actions", action])
             if OPERATOR_INDEX_ACTIONS.contains(action) =>
         {
@@ -397,6 +399,7 @@ mod tests {
             (Method::POST, "/indices/x/split", Role::Admin),
             (Method::POST, "/indices/x/clone", Role::Admin),
             (Method::POST, "/reindex", Role::Admin),
+            (Method::POST, "/aliases/logs/rollover", Role::Operator),
             (Method::POST, "/shards/move", Role::Operator),
             (Method::POST, "/shards/retry", Role::Operator),
             (Method::POST, "/shards/move/x", Role::Admin),

@@ -535,3 +535,59 @@ async fn a_reindex_on_a_cluster_without_the_reindex_module_says_so() {
     );
     assert_eq!(sent(&c.proxy, "/_reindex").len(), 1);
 }
+
+#[tokio::test]
+async fn an_alias_rolls_over_to_a_new_write_index() {
+    let cluster = shared(Distribution::OpenSearch2).await;
+    let proxy = proxy_before(cluster);
+    let app = spawn_app(&format!("clusters:\n{}", cluster_yaml("main", &proxy.url))).await;
+    let c = Console { app, proxy };
+    let tag = format!("ops-ro-{}", c.proxy.url.rsplit(':').next().unwrap());
+    let first = format!("{tag}-000001");
+    let made = direct(cluster, Method::PUT, &format!("/{first}"))
+        .json(&json!({"aliases": {tag.clone(): {"is_write_index": true}},
+                      "settings": {"number_of_shards": 1, "number_of_replicas": 0}}))
+        .send()
+        .await
+        .unwrap();
+    assert!(made.status().is_success());
+
+    let (status, rolled) = c
+        .post(&format!("/aliases/{tag}/rollover"), json!(null))
+        .await;
+    assert_eq!(status, 200, "{rolled}");
+    let second = format!("{tag}-000002");
+    assert_eq!(
+        rolled,
+        json!({"name": tag, "oldIndex": first, "newIndex": second, "rolledOver": true})
+    );
+    let aliases: Value = direct(cluster, Method::GET, &format!("/_alias/{tag}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        aliases[&second]["aliases"][&tag]["is_write_index"], true,
+        "{aliases}"
+    );
+    assert_eq!(
+        aliases[&first]["aliases"][&tag]["is_write_index"], false,
+        "{aliases}"
+    );
+
+    // No such alias: 404 in words, nothing rolled.
+    c.proxy.clear_requests();
+    let (status, body) = c
+        .post(&format!("/aliases/{tag}-none/rollover"), json!(null))
+        .await;
+    assert_eq!(status, 404, "{body}");
+    assert!(message(&body).starts_with("No alias is named"), "{body}");
+    assert!(sent(&c.proxy, &format!("/{tag}-none/_rollover")).is_empty());
+    let (status, body) = c.post("/aliases/a*/rollover", json!(null)).await;
+    assert_eq!(status, 400, "{body}");
+    let _ = direct(cluster, Method::DELETE, &format!("/{first},{second}"))
+        .send()
+        .await;
+}

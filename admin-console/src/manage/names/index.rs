@@ -1,6 +1,7 @@
 //! Index, alias and data stream names from the browser, parsed by the documented rules before
 //! any of them reaches a cluster path or body ([`IndexName::segment`] and
-//! [`DataStreamName::segment`] encode one as one path segment; aliases only reach bodies).
+//! [`DataStreamName::segment`] encode one as one path segment; aliases reach bodies, and a
+//! rollover's path through [`AliasName::segment`]).
 //!
 //! The rules (Elasticsearch 8 "Create index API", OpenSearch 2 "Create index"): lowercase
 //! (indices only; aliases may have capitals), none of `\ / * ? " < > | , #`, no space, no `:`
@@ -57,6 +58,11 @@ impl AliasName {
 
     pub(crate) fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// The name percent-encoded as one path segment (a rollover's path).
+    pub(crate) fn segment(&self) -> String {
+        segment(&self.0)
     }
 }
 

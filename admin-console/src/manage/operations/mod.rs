@@ -3,7 +3,8 @@
 //! answered 202 with the task to follow in the Tasks view (`manage::tasks`). Routes under
 //! `/api/clusters/{cluster_id}`; the scope's guard authorises and audits every call
 //! (`access::action::view_needs`: a force merge is operator, what creates or copies data admin)
-//! and asks for a reason on a production cluster.
+//! and asks for a reason on a production cluster. Rolling an alias over (`POST
+//! /aliases/{alias}/rollover`, operator) is here too, though the cluster has no task mode for it.
 //!
 //! Cluster calls: `GET <source>/_settings?flat_settings=true` and the same of the target before
 //! a resize (its preconditions: the target must not exist), `POST <source>/_{shrink,split,clone}/<target>`,
@@ -19,7 +20,8 @@ use crate::cluster::client::ClusterApi;
 use crate::cluster::dialect::Dialect;
 use crate::error::Error;
 use crate::handlers::RequestedCluster;
-use crate::manage::names::IndexName;
+use crate::manage::data_streams::{RolledOver, rolled_over};
+use crate::manage::names::{AliasName, IndexName};
 pub(crate) use model::*;
 
 /// This capability's routes, added to the cluster scope (paths relative to it).
@@ -29,7 +31,8 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         .route("/indices/{index}/split", web::post().to(split))
         .route("/indices/{index}/clone", web::post().to(clone))
         .route("/indices/{index}/forcemerge", web::post().to(forcemerge))
-        .route("/reindex", web::post().to(reindex));
+        .route("/reindex", web::post().to(reindex))
+        .route("/aliases/{alias}/rollover", web::post().to(rollover_alias));
 }
 
 /// The wire types of this capability, for `web/src/api/wire.ts`.
@@ -157,4 +160,47 @@ async fn reindex(
         target: Some(plan.dest.as_str().to_owned()),
         task_id: Some(task_of(&answer.map_err(reindex_refused)?)?),
     }))
+}
+
+/// Rolls the alias over now: a new write index (named by the cluster from the old one's
+/// `-000001` suffix). 404 unless an alias of that name exists (a data stream rolls over on its
+/// own route); the cluster's refusal as it is otherwise (no write index, a name without the
+/// number suffix). There is no task mode for a rollover: it returns once the index exists.
+pub(crate) async fn roll_alias_over(
+    cluster: &impl ClusterApi,
+    alias: &AliasName,
+) -> Result<RolledOver, Error> {
+    cluster
+        .call(Method::GET, &format!("_alias/{}", alias.segment()), None)
+        .await
+        .map_err(|error| match error {
+            Error::RejectedByCluster { status, .. } if status == StatusCode::NOT_FOUND => {
+                Error::RejectedByCluster {
+                    status,
+                    message: format!(
+                        "No alias is named \"{}\" (a data stream rolls over in Data streams).",
+                        alias.as_str()
+                    ),
+                }
+            }
+            other => other,
+        })?;
+    let answer = cluster
+        .call(
+            Method::POST,
+            &format!("{}/_rollover", alias.segment()),
+            None,
+        )
+        .await?;
+    Ok(rolled_over(alias.as_str(), &answer))
+}
+
+async fn rollover_alias(
+    cluster: RequestedCluster,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, Error> {
+    let alias = AliasName::parse(&path.1)?;
+    let rolled = roll_alias_over(cluster.api(), &alias).await;
+    cluster.indices_changed();
+    Ok(crate::handlers::fresh(&rolled?))
 }
