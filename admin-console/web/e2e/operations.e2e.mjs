@@ -1,7 +1,8 @@
 // Long operations from an index's page on a real cluster: the Operations menu's dialogs check
 // what is typed, a reindex starts as a task (`wait_for_completion=false`), the notice links to
 // the Tasks view, which shows the task's progress and then a notice when it has ended; the
-// page stays usable all along. The stack's cluster is a single OpenSearch 3.8 node (the 2.19
+// page stays usable all along. An alias whose write index the page shows rolls over from the
+// same menu. The stack's cluster is a single OpenSearch 3.8 node (the 2.19
 // zip has no reindex module).
 import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
@@ -13,6 +14,7 @@ beforeAll(async () => {
   stack = await startStack({ main: "opensearch3" });
   const bulk = Array.from({ length: 3000 }, (_, n) => `{"index":{"_index":"orders","_id":"${n}"}}\n{"n":${n}}\n`).join("");
   await clusterCall(stack.clusters.prod, "POST", "_bulk?refresh=true", bulk);
+  await clusterCall(stack.clusters.prod, "PUT", "events-000001", { aliases: { events: { is_write_index: true } } });
 });
 afterAll(async () => {
   await stopStack(stack);
@@ -57,5 +59,21 @@ test("a reindex started from the index page is followed in Tasks until it ends",
   await screenshot(page, "operations-ended");
   const count = await clusterCall(stack.clusters.prod, "GET", "orders-v2/_count");
   assert.equal(count.count, 3000);
+  await page.close();
+});
+
+test("the write index's page rolls its alias over", async () => {
+  const page = await newPage(stack);
+  await openCluster(page, "prod", "indices/events-000001");
+  await page.locator('[data-testid="operations-menu"]').click();
+  await page.locator('[data-testid="operation-rollover"][data-alias="events"]').click();
+  const dialog = page.locator('[data-testid="rollover-dialog"]');
+  await dialog.locator('[data-testid="confirm-button"]').click();
+  await dialog.waitFor({ state: "detached" });
+  const notice = page.locator('[data-testid="rolled-over"]');
+  await notice.waitFor();
+  assert.match(await notice.textContent(), /events rolled over: new write index events-000002/);
+  const aliases = await clusterCall(stack.clusters.prod, "GET", "_alias/events");
+  assert.equal(aliases["events-000002"].aliases.events.is_write_index, true);
   await page.close();
 });

@@ -2,7 +2,7 @@
 // (the dynamic ones editable by an admin, the static ones read-only), mappings, shards and
 // aliases, from one `GET /api/clusters/:id/indices/:index`.
 import { useState } from "react";
-import type { IndexDetail as Detail, SettingRow, Started } from "../api/wire";
+import type { IndexDetail as Detail, RolledOver, SettingRow, Started } from "../api/wire";
 import { dialect as readDialect, indicesApi } from "../api/indices";
 import { Card, EmptyState, ErrorState, HealthBadge, Loading } from "../components/common";
 import { Link } from "../components/Link";
@@ -29,6 +29,7 @@ export function IndexDetail({ clusterId, index }: { clusterId: string; index: st
   const data = detail.data;
   const flavor = useAsync((signal) => readDialect(clusterId, signal), [clusterId]);
   const [started, setStarted] = useState<Started | null>(null);
+  const [rolled, setRolled] = useState<RolledOver | null>(null);
 
   return (
     <div data-testid="index-detail" className="index-detail">
@@ -73,9 +74,23 @@ export function IndexDetail({ clusterId, index }: { clusterId: string; index: st
               clusterId={clusterId}
               source={sourceFacts(data)}
               opensearch={flavor.data?.distribution === "opensearch"}
+              writeAliases={data.aliases.filter((a) => a.isWriteIndex === true).map((a) => a.alias)}
               onStarted={setStarted}
+              onRolledOver={(r) => {
+                setRolled(r);
+                detail.reload();
+              }}
             />
           )}
+        </div>
+      )}
+      {rolled && (
+        <div className="banner banner-ok" role="status" data-testid="rolled-over">
+          {rolled.name} rolled over: new write index{" "}
+          {rolled.newIndex ? <Link to={clusterPath(clusterId, "indices", rolled.newIndex)}>{rolled.newIndex}</Link> : "(not named)"}.{" "}
+          <button type="button" className="btn btn-ghost btn-small" onClick={() => setRolled(null)} aria-label="Dismiss">
+            ×
+          </button>
         </div>
       )}
       {started && <StartedNotice clusterId={clusterId} started={started} onClose={() => setStarted(null)} />}

@@ -4,7 +4,7 @@
 // linking to the Tasks view, which follows the task until it ends; nothing here waits for it.
 import { useEffect, useRef, useState } from "react";
 import { operationsApi } from "../api/operations";
-import type { Started } from "../api/wire";
+import type { RolledOver, Started } from "../api/wire";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { useClusterAccess } from "../lib/whoami";
 import {
@@ -22,13 +22,18 @@ interface Props {
   clusterId: string;
   source: SourceFacts;
   opensearch: boolean;
+  /** The aliases this index is the write index of: each can be rolled over from here. */
+  writeAliases: string[];
   onStarted: (started: Started) => void;
+  onRolledOver: (rolled: RolledOver) => void;
 }
 
-export function OperationsMenu({ clusterId, source, opensearch, onStarted }: Props) {
+export function OperationsMenu({ clusterId, source, opensearch, writeAliases, onStarted, onRolledOver }: Props) {
   const access = useClusterAccess(clusterId);
   const [menu, setMenu] = useState(false);
   const [open, setOpen] = useState<OperationInfo | null>(null);
+  const [rolling, setRolling] = useState<string | null>(null);
+  const rolloverDenied = access.denied("operator");
   const anchor = useRef<HTMLSpanElement>(null);
 
   useEffect(() => {
@@ -75,7 +80,43 @@ export function OperationsMenu({ clusterId, source, opensearch, onStarted }: Pro
               </button>
             );
           })}
+          {writeAliases.map((alias) => (
+            <button
+              key={alias}
+              type="button"
+              role="menuitem"
+              className="menu-item"
+              disabled={rolloverDenied !== null}
+              title={rolloverDenied ?? `Roll over ${alias}: a new write index now`}
+              data-testid="operation-rollover"
+              data-alias={alias}
+              onClick={() => {
+                setMenu(false);
+                setRolling(alias);
+              }}
+            >
+              Roll over {alias}…<small className="muted">{rolloverDenied ?? "a new write index for the alias"}</small>
+            </button>
+          ))}
         </div>
+      )}
+      {rolling && (
+        <ConfirmDialog
+          title={`Roll over ${rolling}?`}
+          confirmLabel="Roll over"
+          testId="rollover-dialog"
+          onCancel={() => setRolling(null)}
+          onConfirm={async () => {
+            const rolled = await operationsApi.rolloverAlias(clusterId, rolling);
+            setRolling(null);
+            onRolledOver(rolled);
+          }}
+        >
+          <p>
+            The cluster makes a new index (the next number after {source.name}) and points {rolling}'s writes at it; {source.name} keeps
+            its documents and stays searchable through the alias.
+          </p>
+        </ConfirmDialog>
       )}
       {open && (
         <OperationDialog
