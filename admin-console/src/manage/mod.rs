@@ -6,6 +6,7 @@
 
 pub(crate) mod aliases;
 pub(crate) mod analysis;
+pub(crate) mod compare;
 pub(crate) mod data_streams;
 pub(crate) mod indices;
 pub(crate) mod names;
@@ -32,6 +33,7 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
     tasks::routes(config);
     snapshots::routes(config);
     settings::routes(config);
+    compare::routes(config);
 }
 
 /// Every management wire type, for `web/src/api/wire.ts`.
@@ -49,6 +51,7 @@ pub(crate) fn wire_declarations() -> Vec<test_support::wire_types::Declaration> 
         tasks::WIRE,
         snapshots::WIRE,
         settings::WIRE,
+        compare::WIRE,
     ]
     .concat()
 }

@@ -7,6 +7,7 @@ mod app;
 mod audit;
 mod cluster_settings;
 mod clusters;
+mod compare;
 mod config;
 mod console;
 mod data_streams;

@@ -665,3 +665,13 @@ defaults: Record<string, unknown> | null, };
 export type SettingScope = "persistent" | "transient";
 
 export type PutSettingBody = { scope: SettingScope, key: string, value: string | number | boolean | null | Array<string | number | boolean>, };
+
+export type Comparison = { left: string, right: string, sections: Array<CompareSection>, };
+
+export type CompareSection = { kind: CompareSectionKind, leftError: string | null, rightError: string | null, differences: number, entries: Array<CompareEntry>, };
+
+export type CompareSectionKind = "persistentSettings" | "transientSettings" | "indexTemplates" | "componentTemplates" | "legacyTemplates" | "lifecyclePolicies";
+
+export type CompareEntry = { name: string, state: CompareState, left: unknown, right: unknown, };
+
+export type CompareState = "onlyLeft" | "onlyRight" | "different" | "same";
