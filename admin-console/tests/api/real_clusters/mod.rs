@@ -7,9 +7,9 @@
 //! superuser's password as its basic-auth credential; its `GET /` comes from the small
 //! `root-info` plugin the install script adds (the integ-test zip has no `rest-root` module).
 
-mod views;
 mod operations;
 mod secured;
+mod views;
 
 use serde_json::{Value, json};
 use test_support::{Distribution, SearchCluster};
