@@ -314,10 +314,7 @@ mod tests {
         let ism = json!({"policies": [{"_id": "rollover", "_seq_no": 4, "policy": {
             "policy_id": "rollover", "last_updated_time": 17, "schema_version": 21,
             "description": "d", "states": []}}]});
-        assert_eq!(
-            ism_policies(&ism)["rollover"],
-            json!({"description": "d"})
-        );
+        assert_eq!(ism_policies(&ism)["rollover"], json!({"description": "d"}));
         let (persistent, transient) = settings(&json!({"persistent": {"a.b": "1"}}));
         assert_eq!(persistent["a.b"], json!("1"));
         assert!(transient.is_empty());
