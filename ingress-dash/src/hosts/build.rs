@@ -160,11 +160,15 @@ pub(super) trait Claims {
 
 /// The record's object as a host lists it.
 pub(super) fn serving_object(record: &IngressRecord) -> ServingObject {
-    let listeners = record
-        .route
-        .iter()
-        .flat_map(|route| &route.parent_refs)
-        .filter(|parent| parent.kind == "Gateway")
+    let gateways = || {
+        record
+            .route
+            .iter()
+            .flat_map(|route| &route.parent_refs)
+            .filter(|parent| parent.kind == "Gateway")
+    };
+    let attachments = gateways().map(super::listeners::attachment).collect();
+    let listeners = gateways()
         .map(|parent| {
             let mut label = format!("{}/{}", parent.namespace, parent.name);
             if let Some(section) = &parent.section_name {
@@ -182,6 +186,7 @@ pub(super) fn serving_object(record: &IngressRecord) -> ServingObject {
         name: record.name.clone(),
         key: record_key(record.kind, &record.namespace, &record.name),
         listeners,
+        attachments,
     }
 }
 

@@ -10,6 +10,7 @@
 //! functions, called by `http::hosts` and by the unit tests.
 
 mod build;
+pub(crate) mod listeners;
 mod scan;
 #[cfg(test)]
 mod tests;
@@ -20,6 +21,7 @@ use crate::hub::NamespaceError;
 use crate::records::{BackendState, CertificateSource, IngressRecord, RecordKind, ServicePort};
 
 use build::HostIndex;
+use listeners::Attachment;
 use scan::HostScan;
 
 /// At most this many hosts in one answer (then `truncated`); a search narrows the rest.
@@ -86,6 +88,9 @@ pub struct ServingObject {
     /// A route's Gateway listeners: `namespace/gateway` with `/section` when its parentRef
     /// names one (and `:port` when it names a port).
     pub listeners: Vec<String>,
+    /// Each Gateway parentRef of a route with the listeners it attaches to (read from the
+    /// Gateways for each answer), or why none.
+    pub attachments: Vec<Attachment>,
 }
 
 /// One match of one object on the host and where it sends traffic.

@@ -10,7 +10,10 @@ use actix_web::{HttpResponse, web};
 use crate::access::Viewer;
 use crate::error::Error;
 use crate::hosts::HostQuery;
+use crate::hosts::listeners::{self, KnownGateways};
 use crate::http::state::AppState;
+use crate::kube::kind_types::Gateway;
+use crate::kube::object_reads;
 use crate::records::IngressRecord;
 
 fn flagged(value: Option<&str>) -> Result<bool, Error> {
@@ -38,12 +41,18 @@ pub(crate) async fn report(
     // Every record of the selection: a conflict with a record the search leaves out is one.
     let snapshot = state.snapshot(&selection, None).await?;
     // Tens of thousands of records are unpacked and regrouped: off the connection's thread.
-    let body = tokio::task::spawn_blocking(move || {
+    let mut report = tokio::task::spawn_blocking(move || {
         // The stored JSON is the service's own serialisation of a record.
         let read = |stored: &std::sync::Arc<crate::records::StoredRecord>| {
             serde_json::from_str::<IngressRecord>(&stored.json()).ok()
         };
-        let report = crate::hosts::report(&snapshot.items, read, &host_query, snapshot.errors);
+        crate::hosts::report(&snapshot.items, read, &host_query, snapshot.errors)
+    })
+    .await
+    .map_err(Error::SnapshotEncoding)?;
+    let gateways = read_gateways(&state, &viewer, listeners::gateway_namespaces(&report)).await;
+    listeners::attach(&mut report, &gateways);
+    let body = tokio::task::spawn_blocking(move || {
         let body = serde_json::to_vec(&report).expect("a report serialises");
         drop(report);
         // The regrouping's temporaries are gone: their pages go back to the system.
@@ -56,6 +65,50 @@ pub(crate) async fn report(
         .content_type(ContentType::json())
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .body(body))
+}
+
+/// Gateway namespaces read per answer at most.
+const MAX_GATEWAY_NAMESPACES: usize = 16;
+
+/// The Gateways of `namespaces` (those the caller may see and the dashboard watches, at most
+/// [`MAX_GATEWAY_NAMESPACES`]), or why a namespace's were not read, through the retries and
+/// breaker. A Gateway that does not decode (hostile input) is left out.
+async fn read_gateways(
+    state: &AppState,
+    viewer: &Viewer,
+    namespaces: std::collections::BTreeSet<String>,
+) -> KnownGateways {
+    let mut known = KnownGateways::default();
+    let api = state.api.as_ref();
+    for (index, namespace) in namespaces.into_iter().enumerate() {
+        let read = if index >= MAX_GATEWAY_NAMESPACES {
+            Err("more Gateway namespaces than are read at once".to_owned())
+        } else if let Some(reason) = super::objects::unreadable_namespace(state, viewer, &namespace)
+        {
+            Err(reason.to_owned())
+        } else {
+            (state.resilience)
+                .call("list_gateways", || {
+                    object_reads::list_gateways(api, &namespace)
+                })
+                .await
+                .map(|items| {
+                    items
+                        .into_iter()
+                        .filter_map(|item| serde_json::from_value::<Gateway>(item).ok())
+                        .collect()
+                })
+                .map_err(|error| {
+                    super::objects::list_failure(
+                        &error,
+                        "gateways.gateway.networking.k8s.io",
+                        "gateway.networking.k8s.io/v1 gateways",
+                    )
+                })
+        };
+        known.namespaces.insert(namespace, read);
+    }
+    known
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use ts_rs::TS;
 use super::NamespaceList;
 use super::objects::diagnosis::{NotRead, RouteDiagnosis};
 use crate::access::WhoAmI;
+use crate::hosts::listeners::{AttachedListener, Attachment};
 use crate::hosts::{
     Conflict, Duplicate, HostCounts, HostEntry, HostPath, HostTls, HostsReport, PathBackend,
     ServingObject,
@@ -82,6 +83,8 @@ fn wire_types() {
             HostCounts::decl,
             HostEntry::decl,
             ServingObject::decl,
+            Attachment::decl,
+            AttachedListener::decl,
             HostPath::decl,
             PathBackend::decl,
             HostTls::decl,

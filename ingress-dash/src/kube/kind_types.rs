@@ -359,6 +359,48 @@ impl RouteRuleBackends for TlsRouteRule {
     }
 }
 
+/// gateway.networking.k8s.io/v1 `Gateway`, reduced to its listeners: read on demand by the Hosts
+/// view to join each route's parentRefs to the listeners they attach to.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Gateway {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default)]
+    pub spec: GatewaySpec,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GatewaySpec {
+    pub listeners: Vec<GatewayListener>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GatewayListener {
+    pub name: String,
+    pub hostname: Option<String>,
+    pub port: i32,
+    pub protocol: String,
+    pub tls: Option<ListenerTls>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ListenerTls {
+    /// `Terminate` (the default) or `Passthrough`.
+    pub mode: Option<String>,
+    pub certificate_refs: Vec<SecretObjectReference>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SecretObjectReference {
+    pub kind: Option<String>,
+    pub name: String,
+    pub namespace: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -118,7 +118,7 @@ pub async fn list_events(
     })
 }
 
-/// ReferenceGrants read per namespace at most (one page).
+/// ReferenceGrants (and Gateways) read per namespace at most (one page).
 const GRANT_PAGE_SIZE: u32 = 250;
 
 /// The gateway.networking.k8s.io/v1beta1 ReferenceGrants of `namespace` (the first
@@ -127,19 +127,40 @@ pub async fn list_reference_grants(
     api: &dyn KubeApi,
     namespace: &str,
 ) -> Result<Vec<serde_json::Value>, KubeError> {
-    let timeout = api.request_timeout();
     let gvk = GroupVersionKind::gvk("gateway.networking.k8s.io", "v1beta1", "ReferenceGrant");
-    let resource = ApiResource::from_gvk_with_plural(&gvk, "referencegrants");
-    let grants: Api<DynamicObject> = Api::namespaced_with(api.kube_client()?, namespace, &resource);
+    list_page_of(api, namespace, &gvk, "referencegrants").await
+}
+
+/// The gateway.networking.k8s.io/v1 Gateways of `namespace` (the first [`GRANT_PAGE_SIZE`]),
+/// as JSON.
+pub async fn list_gateways(
+    api: &dyn KubeApi,
+    namespace: &str,
+) -> Result<Vec<serde_json::Value>, KubeError> {
+    let gvk = GroupVersionKind::gvk("gateway.networking.k8s.io", "v1", "Gateway");
+    list_page_of(api, namespace, &gvk, "gateways").await
+}
+
+/// One page ([`GRANT_PAGE_SIZE`]) of the objects of `gvk` in `namespace`, as JSON.
+async fn list_page_of(
+    api: &dyn KubeApi,
+    namespace: &str,
+    gvk: &GroupVersionKind,
+    plural: &str,
+) -> Result<Vec<serde_json::Value>, KubeError> {
+    let timeout = api.request_timeout();
+    let resource = ApiResource::from_gvk_with_plural(gvk, plural);
+    let objects: Api<DynamicObject> =
+        Api::namespaced_with(api.kube_client()?, namespace, &resource);
     let page = timed(
         timeout,
-        grants.list(&ListParams::default().limit(GRANT_PAGE_SIZE)),
+        objects.list(&ListParams::default().limit(GRANT_PAGE_SIZE)),
     )
     .await?;
     page.items
         .into_iter()
-        .map(|grant| {
-            serde_json::to_value(grant)
+        .map(|object| {
+            serde_json::to_value(object)
                 .map_err(|error| KubeError::BadAnswer(std::sync::Arc::new(error)))
         })
         .collect()

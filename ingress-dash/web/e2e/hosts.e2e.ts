@@ -1,7 +1,8 @@
 // The Hosts page in the browser, against the real API server holding `make run`'s sample (40
 // ingresses over 10 namespaces, the size that carries the Hosts situations): HTTPRoute
 // app-00020-gateway in conflict with Ingress app-00020 on its host and with a duplicate rule,
-// two Secrets for team-000's wildcard host; a row expands and its links open the table's
+// GRPCRoute app-00020-grpc beside them, two TLSRoutes on one SNI hostname, two Secrets for
+// team-000's wildcard host; a row expands and its links open the table's
 // details panel; search and "Flagged only" narrow the rows.
 
 import type { Page } from "playwright-core";
@@ -11,6 +12,7 @@ import { startStack, type Stack } from "./support/stack";
 
 const SHARED = "app-00020.team-000.example.com";
 const WILDCARD = "*.team-000.example.com";
+const SNI = "db.team-000.example.com";
 
 function hostRow(page: Page, host: string) {
   return page.locator(`[data-testid="host-row"][data-host="${host}"]`);
@@ -40,7 +42,9 @@ describe("the Hosts page", () => {
     await hostRow(page, SHARED).waitFor({ timeout: 60_000 });
     expect(await flags(page, SHARED)).toEqual(["conflict", "duplicate"]);
     expect(await flags(page, WILDCARD)).toEqual(["conflict", "tls_overlap"]);
-    expect(await hostRow(page, SHARED).textContent()).toContain("(Ingress and HTTPRoute)");
+    expect(await flags(page, SNI)).toEqual(["conflict"]);
+    expect(await hostRow(page, SNI).textContent()).toContain("2 objects");
+    expect(await hostRow(page, SHARED).textContent()).toContain("(Ingress, HTTPRoute and GRPCRoute)");
     expect(await flags(page, "storefront.team-000.example.com")).toEqual([]);
     await browser.screenshot("hosts-page");
 
@@ -86,6 +90,7 @@ describe("the Hosts page", () => {
     await expect.poll(() => page.getByTestId("host-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-host")))).toEqual([
       WILDCARD,
       SHARED,
+      SNI,
     ]);
     await browser.screenshot("hosts-flagged");
     expect(browser.pageErrors).toEqual([]);

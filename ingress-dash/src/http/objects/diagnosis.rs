@@ -54,17 +54,15 @@ pub(crate) async fn route_diagnosis(
     // Hostile input: a route that does not decode is judged as an empty one.
     let mut route: HttpRoute = serde_json::from_value(object).unwrap_or_default();
     route.metadata.namespace = Some(namespace.clone());
-    let watched = &state.settings.kubernetes.namespaces;
     let api = state.api.as_ref();
     let mut known = KnownGrants::default();
     let mut not_read = Vec::new();
     for (index, target_namespace) in backend_namespaces(&route).into_iter().enumerate() {
         let reason = if index >= MAX_NAMESPACES {
             Some("more target namespaces than are read at once".to_owned())
-        } else if !viewer.visibility.admits(&target_namespace)
-            || (!watched.is_empty() && !watched.contains(&target_namespace))
+        } else if let Some(reason) = super::unreadable_namespace(&state, &viewer, &target_namespace)
         {
-            Some("not a namespace this dashboard shows you".to_owned())
+            Some(reason.to_owned())
         } else {
             match (state.resilience)
                 .call("list_referencegrants", || {
@@ -84,7 +82,11 @@ pub(crate) async fn route_diagnosis(
                 }
                 Err(error) => Some(format!(
                     "its ReferenceGrants cannot be listed: {}",
-                    why(&error)
+                    super::list_failure(
+                        &error,
+                        "referencegrants.gateway.networking.k8s.io",
+                        "gateway.networking.k8s.io/v1beta1 referencegrants"
+                    )
                 )),
             }
         };
@@ -101,19 +103,4 @@ pub(crate) async fn route_diagnosis(
             findings: diagnose(&route, Some(&known)),
             not_read,
         }))
-}
-
-/// Why a list failed, in words (never the API server's message).
-fn why(error: &crate::kube::resilience::CallError) -> &'static str {
-    use crate::kube::client::KubeError;
-    use crate::kube::resilience::CallError;
-    match error {
-        CallError::Kube(KubeError::Api { status: 403, .. }) => {
-            "the service account may not list referencegrants.gateway.networking.k8s.io there"
-        }
-        CallError::Kube(KubeError::Api { status: 404, .. }) => {
-            "the API server does not serve gateway.networking.k8s.io/v1beta1 referencegrants"
-        }
-        _ => "the Kubernetes API failed",
-    }
 }

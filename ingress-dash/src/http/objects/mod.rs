@@ -137,6 +137,39 @@ pub(crate) async fn object_yaml(
 
 /// A namespace the caller may not see, or one a namespace-scoped install does not watch, is
 /// answered as a missing object.
+/// Why the objects of `namespace` are not read for `viewer`, beside an object of theirs (a
+/// route's backend namespace, a Gateway's): not a namespace they may see, or not one a
+/// namespace-scoped install watches.
+pub(crate) fn unreadable_namespace(
+    state: &AppState,
+    viewer: &Viewer,
+    namespace: &str,
+) -> Option<&'static str> {
+    let watched = &state.settings.kubernetes.namespaces;
+    if !viewer.visibility.admits(namespace)
+        || (!watched.is_empty() && !watched.iter().any(|name| name == namespace))
+    {
+        Some("not a namespace this dashboard shows you")
+    } else {
+        None
+    }
+}
+
+/// Why a list of `resource` (`plural.group`; `served`: its group/version and plural) failed,
+/// in words (never the API server's message).
+pub(crate) fn list_failure(error: &CallError, resource: &str, served: &str) -> String {
+    use crate::kube::client::KubeError;
+    match error {
+        CallError::Kube(KubeError::Api { status: 403, .. }) => {
+            format!("the service account may not list {resource} there")
+        }
+        CallError::Kube(KubeError::Api { status: 404, .. }) => {
+            format!("the API server does not serve {served}")
+        }
+        _ => "the Kubernetes API failed".to_owned(),
+    }
+}
+
 fn check_access(state: &AppState, target: &Target, viewer: &Viewer) -> Result<(), Error> {
     if !viewer.visibility.admits(&target.namespace) {
         metrics::counter!("ingress_dash_access_denials_total", "reason" => "namespace_not_visible")

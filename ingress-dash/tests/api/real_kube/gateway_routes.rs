@@ -1,15 +1,17 @@
 //! GRPCRoutes and TLSRoutes through the real Gateway API 1.6.3 CRDs (standard channel: both
 //! served at v1): records of their own in the stream, with their parents' conditions in words,
 //! and rows of the Hosts view with the listener each attaches to, a GRPCRoute beside an
-//! HTTPRoute on one host, and two TLSRoutes claiming one SNI hostname flagged as a conflict.
+//! HTTPRoute on one host, and two TLSRoutes claiming one SNI hostname flagged as a conflict;
+//! each route's parentRef joined to the listeners of the real Gateway it names, or "no such
+//! listener" / "no such Gateway".
 
 use serde_json::{Value, json};
 use test_support::eventually_with;
 use test_support::kube_cluster::KubeCluster;
 
 use super::{
-    ENDPOINT_SLICE, HTTP_ROUTE, RealApp, Resource, SERVICE, WAIT, endpoint_slice, record, service,
-    spawn_shared,
+    ENDPOINT_SLICE, GATEWAY, HTTP_ROUTE, RealApp, Resource, SERVICE, WAIT, endpoint_slice, record,
+    service, spawn_shared,
 };
 
 const GRPC_ROUTE: Resource = Resource {
@@ -63,6 +65,17 @@ async fn grpc_and_tls_routes_are_records_and_rows_of_the_hosts_view() {
     let app = spawn_shared("", "").await;
     let kube = &app.kube;
     kube.namespaces(&[NS, "rk-grpc-tls-infra"]).await;
+    kube.put(
+        GATEWAY,
+        json!({
+            "metadata": {"name": "public", "namespace": "rk-grpc-tls-infra"},
+            "spec": {"gatewayClassName": "example", "listeners": [
+                {"name": "grpc", "port": 80, "protocol": "HTTP", "hostname": "*.rk-grpc-tls.example"},
+                {"name": "tls", "port": 8443, "protocol": "TLS", "tls": {"mode": "Passthrough"}},
+            ]},
+        }),
+    )
+    .await;
     kube.put(SERVICE, service(NS, "cart")).await;
     kube.put(ENDPOINT_SLICE, endpoint_slice(NS, "cart", 2, true))
         .await;
@@ -94,7 +107,8 @@ async fn grpc_and_tls_routes_are_records_and_rows_of_the_hosts_view() {
         HTTP_ROUTE,
         json!({
             "metadata": {"name": "web", "namespace": NS},
-            "spec": {"parentRefs": [parent("https")], "hostnames": ["api.rk-grpc-tls.example"],
+            "spec": {"parentRefs": [parent("https"), {"name": "private", "namespace": "rk-grpc-tls-infra"}],
+                     "hostnames": ["api.rk-grpc-tls.example"],
                      "rules": [{"backendRefs": [{"name": "cart", "port": 80}]}]},
         }),
     )
@@ -141,6 +155,27 @@ async fn grpc_and_tls_routes_are_records_and_rows_of_the_hosts_view() {
         api["objects"][0]["listeners"],
         json!(["rk-grpc-tls-infra/public/grpc"])
     );
+    assert_eq!(
+        api["objects"][0]["attachments"],
+        json!([{"gatewayNamespace": "rk-grpc-tls-infra", "gateway": "public", "sectionName": "grpc",
+                "listeners": [{"name": "grpc", "hostname": "*.rk-grpc-tls.example", "port": 80,
+                               "protocol": "HTTP", "certificateRefs": []}]}])
+    );
+    let problems: Vec<&Value> = api["objects"][1]["attachments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|attachment| &attachment["problem"])
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            &json!(
+                "no such listener: Gateway rk-grpc-tls-infra/public has no listener named https"
+            ),
+            &json!("no such Gateway: rk-grpc-tls-infra/private does not exist"),
+        ]
+    );
     assert_eq!(api["conflict"], false, "a method and a path differ: {api}");
     let method = api["paths"]
         .as_array()
@@ -158,4 +193,8 @@ async fn grpc_and_tls_routes_are_records_and_rows_of_the_hosts_view() {
         json!([{"matched": "SNI", "objects": ["tlsroute/rk-grpc-tls/db", "tlsroute/rk-grpc-tls/db-old"]}])
     );
     assert_eq!(db["paths"][0]["backends"][0]["state"], "missing_service");
+    assert_eq!(
+        db["objects"][0]["attachments"][0]["listeners"][0]["tlsMode"],
+        "Passthrough"
+    );
 }

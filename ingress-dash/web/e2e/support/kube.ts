@@ -57,6 +57,8 @@ const PLURALS: Record<string, string> = {
   IngressClass: "ingressclasses",
   EndpointSlice: "endpointslices",
   HTTPRoute: "httproutes",
+  GRPCRoute: "grpcroutes",
+  TLSRoute: "tlsroutes",
   Certificate: "certificates",
   ServiceAccount: "serviceaccounts",
   Role: "roles",
@@ -64,7 +66,7 @@ const PLURALS: Record<string, string> = {
 };
 
 /** Kinds whose `status` is a subresource: written by a second request, as a controller would. */
-const STATUS_SUBRESOURCE = new Set(["Ingress", "HTTPRoute", "Certificate"]);
+const STATUS_SUBRESOURCE = new Set(["Ingress", "HTTPRoute", "GRPCRoute", "TLSRoute", "Certificate"]);
 
 export class KubeApi {
   private readonly agent: Agent;

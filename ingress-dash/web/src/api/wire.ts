@@ -357,7 +357,33 @@ key: string,
  * A route's Gateway listeners: `namespace/gateway` with `/section` when its parentRef
  * names one (and `:port` when it names a port).
  */
-listeners: Array<string>, };
+listeners: Array<string>, 
+/**
+ * Each Gateway parentRef of a route with the listeners it attaches to (read from the
+ * Gateways for each answer), or why none.
+ */
+attachments: Array<Attachment>, };
+
+export type Attachment = { gatewayNamespace: string, gateway: string, sectionName: string | null, port: number | null, 
+/**
+ * The listeners the parentRef selects (empty: see `problem`, or the Gateways not read).
+ */
+listeners: Array<AttachedListener>, 
+/**
+ * Why no listener: `no such Gateway`, `no such listener`, or why the Gateways of its
+ * namespace were not read.
+ */
+problem: string | null, };
+
+export type AttachedListener = { name: string, hostname: string | null, port: number, protocol: string, 
+/**
+ * `Terminate` or `Passthrough` (HTTPS and TLS listeners).
+ */
+tlsMode: string | null, 
+/**
+ * The Secrets (or other objects) its TLS certificates come from, `namespace/name`.
+ */
+certificateRefs: Array<string>, };
 
 export type HostPath = { 
 /**

@@ -11,8 +11,25 @@ const REPORT: HostsReport = {
     {
       host: "shop.example.com",
       objects: [
-        { kind: "Ingress", namespace: "shop", name: "web", key: "shop/web", listeners: [] },
-        { kind: "HTTPRoute", namespace: "shop", name: "web-v2", key: "httproute/shop/web-v2", listeners: ["gateway-system/public/https"] },
+        { kind: "Ingress", namespace: "shop", name: "web", key: "shop/web", listeners: [], attachments: [] },
+        {
+          kind: "HTTPRoute",
+          namespace: "shop",
+          name: "web-v2",
+          key: "httproute/shop/web-v2",
+          listeners: ["gateway-system/public/https", "gateway-system/private"],
+          attachments: [
+            {
+              gatewayNamespace: "gateway-system",
+              gateway: "public",
+              sectionName: "https",
+              port: null,
+              listeners: [{ name: "https", hostname: "*.example.com", port: 443, protocol: "HTTPS", tlsMode: "Terminate", certificateRefs: ["gateway-system/wildcard-tls"] }],
+              problem: null,
+            },
+            { gatewayNamespace: "gateway-system", gateway: "private", sectionName: null, port: null, listeners: [], problem: "no such Gateway: gateway-system/private does not exist" },
+          ],
+        },
       ],
       paths: [
         { matched: "PathPrefix /api", object: "shop/web", backends: [{ kind: "Service", namespace: "shop", name: "api", port: 80, weight: null, state: "degraded", readyEndpoints: 1, totalEndpoints: 3 }] },
@@ -27,7 +44,7 @@ const REPORT: HostsReport = {
     },
     {
       host: "quiet.example.com",
-      objects: [{ kind: "Ingress", namespace: "shop", name: "quiet", key: "shop/quiet", listeners: [] }],
+      objects: [{ kind: "Ingress", namespace: "shop", name: "quiet", key: "shop/quiet", listeners: [], attachments: [] }],
       paths: [],
       tls: [],
       conflict: false,
@@ -68,7 +85,12 @@ describe("HostsPage", () => {
     expect(within(detail).getByTestId("host-conflicts").textContent).toContain("claimed by shop/web-v2 (HTTPRoute), shop/web");
     const route = within(detail).getByRole("link", { name: "shop/web-v2" });
     expect(route.getAttribute("href")).toBe("./?namespaces=shop&route=shop/web-v2");
-    expect(within(detail).getByTestId("host-objects").textContent).toContain("via listener gateway-system/public/https");
+    const attachments = within(detail).getAllByTestId("host-attachments")[0]!.querySelectorAll("li");
+    expect([...attachments].map((li) => li.textContent)).toEqual([
+      "via listener gateway-system/public/https: https HTTPS :443 *.example.com TLS Terminate (gateway-system/wildcard-tls)",
+      "via listener gateway-system/private: no such Gateway: gateway-system/private does not exist",
+    ]);
+    expect(attachments[1]!.className).toBe("explained-warning");
     expect(within(detail).getByTestId("host-paths").textContent).toContain("api:80 1/3 ready");
     expect(within(detail).getByTestId("host-tls").textContent).toContain("cert-manager Ready");
     expect(window.location.search).toContain("host=shop.example.com");

@@ -2,18 +2,7 @@ import { useEffect, useMemo, useState } from "react";
 import { fetchHosts } from "../api/hosts";
 import type { HostEntry, HostsReport } from "../api/wire";
 import { useListedNamespaces } from "../lib/hooks";
-import {
-  daysLeft,
-  describePathBackend,
-  FLAG_LABELS,
-  formatHostsView,
-  hostFlags,
-  objectHref,
-  objectLabel,
-  parseHostsView,
-  soonestExpiry,
-  type HostsView,
-} from "../state/hosts";
+import { daysLeft, describeAttachment, describePathBackend, FLAG_LABELS, formatHostsView, hostFlags, kindsLabel, objectHref, objectLabel, parseHostsView, soonestExpiry, type HostsView } from "../state/hosts";
 import { MultiSelect } from "./MultiSelect";
 import "../styles/migration.css";
 import "../styles/hosts.css";
@@ -177,7 +166,7 @@ function expiryText(days: number | null): { text: string; className: string } {
 
 function HostRows({ entry, expanded, onToggle, now }: { entry: HostEntry; expanded: boolean; onToggle: () => void; now: number }) {
   const expiry = expiryText(soonestExpiry(entry, now));
-  const kinds = entry.objects.map((o) => o.kind);
+  const kinds = kindsLabel(entry.objects);
   return (
     <>
       <tr
@@ -197,7 +186,7 @@ function HostRows({ entry, expanded, onToggle, now }: { entry: HostEntry; expand
         <td className="mono host-name">{entry.host}</td>
         <td>
           {entry.objects.length} {entry.objects.length === 1 ? "object" : "objects"}
-          {new Set(kinds).size > 1 && <span className="muted"> ({[...new Set(kinds)].join(" and ")})</span>}
+          {kinds && <span className="muted"> ({kinds})</span>}
         </td>
         <td data-testid="host-flags">
           {hostFlags(entry).map((flag) => (
@@ -245,7 +234,16 @@ function HostDetail({ entry, now }: { entry: HostEntry; now: number }) {
             <a href={objectHref(o)} className="mono" data-key={o.key}>
               {o.namespace}/{o.name}
             </a>
-            {o.listeners.length > 0 && <span className="muted"> via listener {o.listeners.join(", ")}</span>}
+            {o.attachments.length === 0 && o.listeners.length > 0 && <span className="muted"> via listener {o.listeners.join(", ")}</span>}
+            {o.attachments.length > 0 && (
+              <ul className="plain-list" data-testid="host-attachments">
+                {o.attachments.map((a, i) => (
+                  <li key={i} className={a.problem ? "explained-warning" : "muted"}>
+                    {describeAttachment(a)}
+                  </li>
+                ))}
+              </ul>
+            )}
           </li>
         ))}
       </ul>

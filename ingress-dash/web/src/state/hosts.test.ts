@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hostsUrl } from "../api/hosts";
 import type { HostEntry, PathBackend } from "../api/wire";
-import { daysLeft, describePathBackend, formatHostsView, hostFlags, objectHref, objectLabel, parseHostsView, soonestExpiry } from "./hosts";
+import { daysLeft, describePathBackend, formatHostsView, hostFlags, kindsLabel, objectHref, objectLabel, parseHostsView, soonestExpiry } from "./hosts";
 
 function entry(overrides: Partial<HostEntry>): HostEntry {
   return {
@@ -58,6 +58,12 @@ describe("a host in words", () => {
     expect(objectHref({ kind: "TLSRoute", namespace: "data", name: "db" })).toBe("./?namespaces=data&route=tlsroute/data/db");
     expect(objectLabel("grpcroute/shop/cart")).toBe("shop/cart (GRPCRoute)");
     expect(objectLabel("tlsroute/data/db")).toBe("data/db (TLSRoute)");
+  });
+
+  it("names the kinds of a host's objects in a fixed order when there are several", () => {
+    expect(kindsLabel([{ kind: "Ingress" }, { kind: "Ingress" }])).toBeNull();
+    expect(kindsLabel([{ kind: "GRPCRoute" }, { kind: "HTTPRoute" }, { kind: "Ingress" }])).toBe("Ingress, HTTPRoute and GRPCRoute");
+    expect(kindsLabel([{ kind: "TLSRoute" }, { kind: "Ingress" }])).toBe("Ingress and TLSRoute");
   });
 
   it("says each backend's endpoints or why they are unknown", () => {

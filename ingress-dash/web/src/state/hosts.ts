@@ -1,9 +1,9 @@
 // The Hosts page's logic: its URL (`?view=hosts&namespaces=…&q=…&flagged=1&host=…`), the
-// words of a host's flags and backends, and the deep link of an object into the table's details
+// words of a host's flags, backends and Gateway listeners, and the deep link of an object into the table's details
 // panel.
 
 import type { HostsQuery } from "../api/hosts";
-import type { HostEntry, PathBackend, ServingObject } from "../api/wire";
+import type { AttachedListener, Attachment, HostEntry, PathBackend, RecordKind, ServingObject } from "../api/wire";
 import { OTHER_ROUTE_PREFIXES, ROUTE_KEY_PREFIX, recordKey } from "./describe";
 
 /** Namespace names are DNS-1123 labels; anything else in a pasted URL is dropped. */
@@ -95,4 +95,31 @@ export function daysLeft(notAfter: string | null | undefined, now: number): numb
 export function soonestExpiry(entry: HostEntry, now: number): number | null {
   const days = entry.tls.map((tls) => daysLeft(tls.notAfter, now)).filter((d): d is number => d !== null);
   return days.length ? Math.min(...days) : null;
+}
+
+/** `listener`'s words: `https HTTPS :443 *.example.com TLS Terminate (infra/wildcard-tls)`. */
+function describeListener(listener: AttachedListener): string {
+  const words = [listener.name, listener.protocol, `:${listener.port}`];
+  if (listener.hostname) words.push(listener.hostname);
+  if (listener.tlsMode) words.push(`TLS ${listener.tlsMode}`);
+  if (listener.certificateRefs.length) words.push(`(${listener.certificateRefs.join(", ")})`);
+  return words.join(" ");
+}
+
+/** A route's parentRef and the listeners it attaches to, or why none, in words: `via listener
+ * infra/public/https: https HTTPS :443 …`. */
+export function describeAttachment(attachment: Attachment): string {
+  const parent = `${attachment.gatewayNamespace}/${attachment.gateway}${attachment.sectionName ? `/${attachment.sectionName}` : ""}${attachment.port != null ? `:${attachment.port}` : ""}`;
+  if (attachment.problem) return `via listener ${parent}: ${attachment.problem}`;
+  if (!attachment.listeners.length) return `via listener ${parent}`;
+  return `via listener ${parent}: ${attachment.listeners.map(describeListener).join("; ")}`;
+}
+
+const KIND_ORDER: readonly RecordKind[] = ["Ingress", "HTTPRoute", "GRPCRoute", "TLSRoute"];
+
+/** The distinct kinds of a host's objects in words, when more than one: `Ingress, HTTPRoute and GRPCRoute`. */
+export function kindsLabel(objects: readonly Pick<ServingObject, "kind">[]): string | null {
+  const kinds = KIND_ORDER.filter((kind) => objects.some((o) => o.kind === kind));
+  if (kinds.length < 2) return null;
+  return `${kinds.slice(0, -1).join(", ")} and ${kinds[kinds.length - 1]}`;
 }

@@ -34,9 +34,10 @@
     resources: ["httproutes", "grpcroutes", "tlsroutes"]
     verbs: ["get", "list", "watch"]
   # ReferenceGrants, listed on demand by an HTTPRoute's diagnosis (its cross-namespace
-  # backendRefs), never watched.
+  # backendRefs), and Gateways, listed on demand by the Hosts view (the listeners each route
+  # attaches to); never watched.
   - apiGroups: ["gateway.networking.k8s.io"]
-    resources: ["referencegrants"]
+    resources: ["referencegrants", "gateways"]
     verbs: ["list"]
 {{- end }}
 {{- end -}}
