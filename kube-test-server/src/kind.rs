@@ -1,7 +1,7 @@
 //! The object kinds this server holds, named as the API and its discovery documents name them.
 
 /// The kinds this server holds: built-in kinds of Kubernetes 1.33 and custom resources
-/// (Gateway API `HTTPRoute`, `GRPCRoute` and `TLSRoute`, cert-manager `Certificate`), each
+/// (Gateway API `Gateway`, `HTTPRoute`, `GRPCRoute` and `TLSRoute`, cert-manager `Certificate`), each
 /// served only while its CRD is installed (see [`crate::Options`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
@@ -21,6 +21,8 @@ pub enum Kind {
     EndpointSlice,
     /// gateway.networking.k8s.io/v1 `HTTPRoute` (custom resource).
     HttpRoute,
+    /// gateway.networking.k8s.io/v1 `Gateway` (custom resource): the listeners routes attach to.
+    Gateway,
     /// gateway.networking.k8s.io/v1 `GRPCRoute` (custom resource).
     GrpcRoute,
     /// gateway.networking.k8s.io/v1 `TLSRoute` (custom resource; v1 in the standard channel
@@ -43,7 +45,7 @@ impl Kind {
     /// Every kind, in the order discovery lists them and `sample::api_objects` gives them to be
     /// written: namespaces first, IngressClasses after the Ingresses (written before them, a
     /// default class would be set on every Ingress without a class).
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 12] = [
         Kind::Namespace,
         Kind::Service,
         Kind::Secret,
@@ -51,6 +53,7 @@ impl Kind {
         Kind::Ingress,
         Kind::IngressClass,
         Kind::EndpointSlice,
+        Kind::Gateway,
         Kind::HttpRoute,
         Kind::GrpcRoute,
         Kind::TlsRoute,
@@ -63,7 +66,9 @@ impl Kind {
             Kind::Namespace | Kind::Service | Kind::Secret | Kind::Event => "v1",
             Kind::Ingress | Kind::IngressClass => "networking.k8s.io/v1",
             Kind::EndpointSlice => "discovery.k8s.io/v1",
-            Kind::HttpRoute | Kind::GrpcRoute | Kind::TlsRoute => "gateway.networking.k8s.io/v1",
+            Kind::Gateway | Kind::HttpRoute | Kind::GrpcRoute | Kind::TlsRoute => {
+                "gateway.networking.k8s.io/v1"
+            }
             Kind::Certificate => "cert-manager.io/v1",
         }
     }
@@ -78,6 +83,7 @@ impl Kind {
             Kind::Secret => "Secret",
             Kind::Event => "Event",
             Kind::EndpointSlice => "EndpointSlice",
+            Kind::Gateway => "Gateway",
             Kind::HttpRoute => "HTTPRoute",
             Kind::GrpcRoute => "GRPCRoute",
             Kind::TlsRoute => "TLSRoute",
@@ -119,6 +125,7 @@ impl Kind {
             Kind::Secret => "secrets",
             Kind::Event => "events",
             Kind::EndpointSlice => "endpointslices",
+            Kind::Gateway => "gateways",
             Kind::HttpRoute => "httproutes",
             Kind::GrpcRoute => "grpcroutes",
             Kind::TlsRoute => "tlsroutes",
@@ -136,6 +143,7 @@ impl Kind {
             Kind::Secret => "secret",
             Kind::Event => "event",
             Kind::EndpointSlice => "endpointslice",
+            Kind::Gateway => "gateway",
             Kind::HttpRoute => "httproute",
             Kind::GrpcRoute => "grpcroute",
             Kind::TlsRoute => "tlsroute",
@@ -151,6 +159,7 @@ impl Kind {
             Kind::Service => &["svc"],
             Kind::Event => &["ev"],
             Kind::Certificate => &["cert", "certs"],
+            Kind::Gateway => &["gtw"],
             Kind::Secret
             | Kind::EndpointSlice
             | Kind::HttpRoute
@@ -164,7 +173,7 @@ impl Kind {
     pub fn categories(self) -> &'static [&'static str] {
         match self {
             Kind::Service => &["all"],
-            Kind::HttpRoute | Kind::GrpcRoute | Kind::TlsRoute => &["gateway-api"],
+            Kind::Gateway | Kind::HttpRoute | Kind::GrpcRoute | Kind::TlsRoute => &["gateway-api"],
             Kind::Certificate => &["cert-manager"],
             _ => &[],
         }
@@ -177,7 +186,9 @@ impl Kind {
     /// The CRD that serves this kind, for custom resources.
     pub fn crd(self) -> Option<Crd> {
         match self {
-            Kind::HttpRoute | Kind::GrpcRoute | Kind::TlsRoute => Some(Crd::GatewayApi),
+            Kind::Gateway | Kind::HttpRoute | Kind::GrpcRoute | Kind::TlsRoute => {
+                Some(Crd::GatewayApi)
+            }
             Kind::Certificate => Some(Crd::CertManager),
             _ => None,
         }
@@ -191,6 +202,7 @@ impl Kind {
             Kind::Namespace
                 | Kind::Ingress
                 | Kind::Service
+                | Kind::Gateway
                 | Kind::HttpRoute
                 | Kind::GrpcRoute
                 | Kind::TlsRoute

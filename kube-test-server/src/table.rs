@@ -131,6 +131,13 @@ fn columns(kind: Kind) -> Vec<Value> {
             age,
         ],
         Kind::TlsRoute => vec![name, column("Age", "date", "", "", 0)],
+        Kind::Gateway => vec![
+            name,
+            text("Class", ""),
+            text("Address", ""),
+            text("Programmed", ""),
+            column("Age", "date", "", "", 0),
+        ],
         Kind::HttpRoute | Kind::GrpcRoute => vec![
             name,
             text("Hostnames", ""),
@@ -251,6 +258,32 @@ fn cells(kind: Kind, item: &Value, age: String) -> Value {
             ])
         }
         Kind::TlsRoute => json!([name, age]),
+        Kind::Gateway => {
+            let addresses: Vec<&str> = item["status"]["addresses"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|address| address["value"].as_str())
+                .collect();
+            let programmed = item["status"]["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|condition| condition["type"] == "Programmed")
+                .map_or(Value::Null, |condition| condition["status"].clone());
+            let address = if addresses.is_empty() {
+                Value::Null
+            } else {
+                json!(addresses.join(" "))
+            };
+            json!([
+                name,
+                item["spec"]["gatewayClassName"],
+                address,
+                programmed,
+                age
+            ])
+        }
         Kind::HttpRoute | Kind::GrpcRoute => {
             let hostnames = &item["spec"]["hostnames"];
             let hostnames = if hostnames.is_array() {

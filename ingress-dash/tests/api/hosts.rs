@@ -120,6 +120,11 @@ async fn the_sample_shows_a_grpc_route_and_two_tls_routes_on_one_sni_host() {
         .find(|object| object["kind"] == "GRPCRoute")
         .unwrap_or_else(|| panic!("{shared}"));
     assert_eq!(grpc["listeners"], json!(["gateway-system/public/grpc"]));
+    // Gateway gateway-system/public of the sample, read for the answer.
+    assert_eq!(
+        grpc["attachments"][0]["listeners"],
+        json!([{"name": "grpc", "port": 80, "protocol": "HTTP", "certificateRefs": []}])
+    );
     let method = shared["paths"]
         .as_array()
         .unwrap()
@@ -144,6 +149,10 @@ async fn the_sample_shows_a_grpc_route_and_two_tls_routes_on_one_sni_host() {
         .map(|path| &path["backends"][0]["state"])
         .collect();
     assert_eq!(states, [&json!("ready"), &json!("missing_service")]);
+    assert_eq!(
+        db["objects"][0]["attachments"][0]["problem"],
+        "no such listener: Gateway gateway-system/public has no listener named tls"
+    );
 }
 
 #[tokio::test]

@@ -65,7 +65,9 @@ describe("the Hosts page", () => {
     expect(await detail.getByTestId("host-conflicts").textContent()).toContain(
       "Conflict on PathPrefix /api: claimed by team-000/app-00020-gateway (HTTPRoute), team-000/app-00020",
     );
-    expect(await detail.getByTestId("host-objects").textContent()).toContain("via listener gateway-system/public/https");
+    const objects = await detail.getByTestId("host-objects").textContent();
+    expect(objects).toContain("via listener gateway-system/public/https: https HTTPS :443 TLS Terminate (gateway-system/public-tls)");
+    expect(objects).toContain("via listener gateway-system/public/grpc: grpc HTTP :80");
     expect(await detail.getByTestId("host-paths").textContent()).toMatch(/app-00020:80 \d+\/\d+ ready/);
     await browser.screenshot("hosts-expanded");
 

@@ -1,7 +1,10 @@
 //! The situations of ingress-dash's Hosts view, set up around the existing sample ingresses
-//! (none added, so the counts of ingresses stay; one HTTPRoute, one GRPCRoute, two TLSRoutes
-//! and two Secrets are added):
+//! (none added, so the counts of ingresses stay; namespace `gateway-system` with Gateway
+//! `public`, one HTTPRoute, one GRPCRoute, two TLSRoutes and two Secrets are added):
 //!
+//! - Gateway `gateway-system/public`, the parent of the sample's routes: listeners `https`
+//!   (HTTPS 443, certificate `public-tls`, routes from every namespace) and `grpc` (HTTP 80,
+//!   HTTPRoutes only); no `tls` listener.
 //! - a host served by an Ingress and an HTTPRoute, with a conflict between them: HTTPRoute
 //!   `app-00020-gateway` (Gateway `gateway-system/public`, listener `https`) takes
 //!   `app-00020.<ns>.example.com` `PathPrefix /api`, which Ingress `app-00020` still routes
@@ -9,8 +12,9 @@
 //!   `app-00020-grpc` serves method `shop.Cart/AddItem` on the same host through listener
 //!   `grpc`, which does not allow it (`Accepted: False`, `NotAllowedByListeners`).
 //! - two TLSRoutes claiming one SNI hostname, `db.<ns>.example.com` (a conflict), through
-//!   listener `tls`: `db` to Service `app-00020`, `db-replica` to Service `db-replica`, which
-//!   does not exist; no controller has reported on either (never attached).
+//!   listener `tls`, which Gateway `public` does not have (no such listener): `db` to Service
+//!   `app-00020`, `db-replica` to Service `db-replica`, which does not exist; no controller has
+//!   reported on either (never attached).
 //! - a TLS overlap: Ingresses `app-00010` and `app-00030` both list the wildcard host
 //!   `*.<ns>.example.com` in a TLS entry, with two different Secrets (`wildcard-tls`, valid 60
 //!   days, and `wildcard-old-tls`, 12 days).
@@ -46,6 +50,8 @@ pub fn populate_hosts(
     if ingresses <= 30 {
         return Ok(());
     }
+    cluster.add_namespace("gateway-system");
+    cluster.put(Kind::Gateway, public_gateway());
     let (name, namespace) = sample(20, namespaces);
     cluster.put(Kind::HttpRoute, gateway_route(&namespace, &name));
     cluster.put(Kind::GrpcRoute, grpc_route(&namespace, &name));
@@ -176,6 +182,24 @@ fn tls_route(namespace: &str, name: &str, service: &str) -> Value {
             "rules": [{
                 "backendRefs": [{"group": "", "kind": "Service", "name": service, "port": 80, "weight": 1}],
             }],
+        },
+    })
+}
+
+/// Gateway `gateway-system/public`: listeners `https` (routes from every namespace) and `grpc`
+/// (HTTPRoutes only).
+fn public_gateway() -> Value {
+    let from_all = json!({"namespaces": {"from": "All"}});
+    json!({
+        "metadata": {"name": "public", "namespace": "gateway-system"},
+        "spec": {
+            "gatewayClassName": "example",
+            "listeners": [
+                {"name": "https", "port": 443, "protocol": "HTTPS", "allowedRoutes": from_all,
+                 "tls": {"mode": "Terminate", "certificateRefs": [{"kind": "Secret", "name": "public-tls"}]}},
+                {"name": "grpc", "port": 80, "protocol": "HTTP",
+                 "allowedRoutes": {"namespaces": {"from": "All"}, "kinds": [{"kind": "HTTPRoute"}]}},
+            ],
         },
     })
 }

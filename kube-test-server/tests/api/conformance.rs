@@ -609,7 +609,7 @@ async fn the_stand_in_answers_the_script_as_the_real_api_server_does() {
         ("/apis/discovery.k8s.io/v1", &["endpointslices"][..]),
         (
             "/apis/gateway.networking.k8s.io/v1",
-            &["httproutes", "grpcroutes", "tlsroutes"][..],
+            &["gateways", "httproutes", "grpcroutes", "tlsroutes"][..],
         ),
     ] {
         let (_, ours) = script.stand_in.send(Method::GET, group, None).await;

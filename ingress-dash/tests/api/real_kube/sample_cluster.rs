@@ -3,7 +3,8 @@
 //! broken backends with their Warning events, a certificate expiring in 5 days with its
 //! cert-manager Certificate, two HTTPRoutes, one unresolved; for the Hosts view an HTTPRoute in
 //! conflict with an Ingress, a GRPCRoute its listener does not allow, two TLSRoutes on one SNI
-//! hostname and two Secrets for one wildcard host) written into a real API server of
+//! hostname naming a listener Gateway `gateway-system/public` does not have, and two Secrets for
+//! one wildcard host) written into a real API server of
 //! their own: the Gateway API CRDs and the shape of cert-manager's Certificate CRD installed,
 //! every object written with server-side apply and its status by the `status` subresource.
 //! Started once for the test process and only read by the tests that use it (a test that writes

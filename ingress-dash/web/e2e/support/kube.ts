@@ -57,6 +57,7 @@ const PLURALS: Record<string, string> = {
   IngressClass: "ingressclasses",
   EndpointSlice: "endpointslices",
   HTTPRoute: "httproutes",
+  Gateway: "gateways",
   GRPCRoute: "grpcroutes",
   TLSRoute: "tlsroutes",
   Certificate: "certificates",
