@@ -1,14 +1,15 @@
 // Templates: the real binary in front of a real OpenSearch cluster (the stack's `prod`): create
 // an index template from the browser, see a legacy template badged, simulate an index name,
-// and delete the template with its name typed.
+// and delete the template with its name typed; then compare `prod` with a secured Elasticsearch 8
+// (`tpl-es`) side by side.
 import { afterAll, beforeAll, test } from "vitest";
 import assert from "node:assert/strict";
-import { newPage, screenshot, startStack, stopStack } from "./stack.mjs";
+import { clusterCall, newPage, screenshot, startStack, stopStack } from "./stack.mjs";
 import { openCluster } from "./helpers.mjs";
 
 let stack;
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ clusters: { "tpl-es": "elasticsearch8-secured" } });
   // A legacy template made the old way, to be listed with its badge.
   const response = await fetch(`${stack.clusterUrl}/_template/e2e-legacy`, {
     method: "PUT",
@@ -73,5 +74,36 @@ test("create an index template, simulate an index name, delete the template", as
   await row.waitFor({ state: "detached" });
   const gone = await fetch(`${stack.clusterUrl}/_index_template/e2e-logs`);
   assert.equal(gone.status, 404);
+  await page.close();
+});
+
+test("compare two clusters: a template only here, one that differs, differences first", async () => {
+  const template = (priority) => ({ index_patterns: [`cmp-${priority}-*`], priority });
+  await clusterCall(stack.clusters.prod, "PUT", "_index_template/cmp-e2e-here", template(401));
+  await clusterCall(stack.clusters.prod, "PUT", "_index_template/cmp-e2e-both", template(402));
+  await clusterCall(stack.clusters["tpl-es"], "PUT", "_index_template/cmp-e2e-both", template(403));
+  const page = await newPage(stack);
+  await openCluster(page, "prod", "compare");
+  await page.getByText("Choose a cluster to compare with").waitFor();
+  await page.locator('[data-testid="compare-other"]').selectOption("tpl-es");
+  await page.waitForURL(/\/clusters\/prod\/compare\/tpl-es$/);
+  const templates = page.locator('[data-testid="compare-section"][data-kind="indexTemplates"]');
+  const here = templates.locator('[data-testid="compare-entry"][data-name="cmp-e2e-here"]');
+  await here.waitFor();
+  assert.equal(await here.getAttribute("data-state"), "onlyLeft");
+  assert.match(await here.textContent(), /only here.*"priority": 401/s);
+  const both = templates.locator('[data-testid="compare-entry"][data-name="cmp-e2e-both"]');
+  assert.equal(await both.getAttribute("data-state"), "different");
+  assert.match(await both.textContent(), /402.*403/s);
+  // Differences only (the default): nothing that is the same is listed; the filter narrows.
+  assert.equal(await page.locator('[data-testid="compare-entry"][data-state="same"]').count(), 0);
+  await page.locator('[data-testid="compare-filter"]').fill("cmp-e2e");
+  await templates.locator('[data-testid="compare-entry"]').nth(2).waitFor({ state: "detached" });
+  assert.equal(await templates.locator('[data-testid="compare-entry"]').count(), 2);
+  assert.match(await page.locator('[data-testid="compare-summary"]').textContent(), /\d+ differences?/);
+  await screenshot(page, "compare-clusters");
+  // The same cluster twice under two names: no differences at all.
+  await page.locator('[data-testid="compare-other"]').selectOption("staging");
+  await page.locator('[data-testid="compare-summary"]', { hasText: "No differences" }).waitFor();
   await page.close();
 });

@@ -46,6 +46,7 @@ export type ClusterView =
   | "settings"
   | "analyze"
   | "cat"
+  | "compare"
   | "statistics";
 export const CLUSTER_VIEWS: ReadonlyArray<{ id: ClusterView; label: string }> = [
   { id: "overview", label: "Overview" },
@@ -60,6 +61,7 @@ export const CLUSTER_VIEWS: ReadonlyArray<{ id: ClusterView; label: string }> = 
   { id: "settings", label: "Settings" },
   { id: "analyze", label: "Analyze" },
   { id: "cat", label: "Cat APIs" },
+  { id: "compare", label: "Compare" },
   { id: "statistics", label: "Statistics" },
 ];
 

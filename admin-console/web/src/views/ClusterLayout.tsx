@@ -24,6 +24,7 @@ import { SnapshotsView } from "./SnapshotsView";
 import { SettingsView } from "./SettingsView";
 import { AnalyzeView } from "./AnalyzeView";
 import { CatView } from "./CatView";
+import { CompareView } from "./CompareView";
 import { ProductionBadge } from "../components/ChangeReason";
 import { noteEnvironment, ProductionContext } from "../lib/changeReason";
 
@@ -118,6 +119,7 @@ export function ClusterLayout({ clusterId, view, item, search, consoleOpen, onTo
             {view === "settings" && <SettingsView clusterId={clusterId} />}
             {view === "analyze" && <AnalyzeView clusterId={clusterId} />}
             {view === "cat" && <CatView clusterId={clusterId} api={item} search={search} />}
+            {view === "compare" && <CompareView clusterId={clusterId} other={item} />}
             {view === "statistics" && (
               <Suspense fallback={<Loading what="statistics" />}>
                 <StatisticsView clusterId={clusterId} search={search} theme={theme} metricsSource={cluster?.metricsSource} />
