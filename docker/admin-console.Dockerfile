@@ -19,7 +19,7 @@ COPY . .
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
     cargo build --release --locked -p admin-console \
-    && mkdir -p /out/bin && cp target/release/admin-console /out/bin/admin-console
+    && mkdir -p /out/bin /out/data && cp target/release/admin-console /out/bin/admin-console
 
 FROM ${NODE_IMAGE} AS web
 WORKDIR /web
@@ -28,7 +28,8 @@ RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 COPY admin-console/web/ ./
 RUN npm run build && mkdir -p /out && cp -r dist /out/web
 
-# The two sources of the artifacts, both laid out as /out/bin/<binary> and /out/web/.
+# The two sources of the artifacts, both laid out as /out/bin/<binary>, /out/web/ and /out/data/
+# (empty: the data directory, copied below owned by the runtime user; distroless has no mkdir).
 FROM scratch AS source
 COPY --from=build /out/ /out/
 COPY --from=web /out/ /out/
@@ -48,9 +49,16 @@ LABEL org.opencontainers.image.title="admin-console" \
 COPY --from=artifacts /out/bin/admin-console /usr/local/bin/admin-console
 COPY --from=artifacts /out/web /usr/share/admin-console/web
 COPY examples/admin-console.yaml /etc/admin-console/config.yaml
+# The data directory: saved queries' embedded file (saved_queries.path). Owned by the runtime
+# user, so a named volume mounted here starts writable (the engine copies the ownership in);
+# in Kubernetes the chart mounts an emptyDir or a PersistentVolumeClaim here.
+COPY --from=artifacts --chown=65532:65532 /out/data/ /var/lib/admin-console/
+VOLUME ["/var/lib/admin-console"]
 # The example configuration listens on ${HOST:-127.0.0.1}; in a container it must be reachable.
+# It takes saved_queries.path from CONSOLE_SAVED_QUERIES_PATH: the file goes on the volume.
 ENV HOST=0.0.0.0 \
-    CONSOLE_STATIC_DIR=/usr/share/admin-console/web
+    CONSOLE_STATIC_DIR=/usr/share/admin-console/web \
+    CONSOLE_SAVED_QUERIES_PATH=/var/lib/admin-console/saved-queries.redb
 # distroless "nonroot" is uid 65532; stated numerically so Kubernetes can verify runAsNonRoot.
 USER 65532:65532
 EXPOSE 8080

@@ -32,7 +32,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from packaging_chart import check_chart, check_chart_refusals, check_config_checksums  # noqa: E402
-from packaging_common import BINARIES, CHART, ROOT, VENV_BIN, check, results, run, validate_service_config  # noqa: E402
+from packaging_common import BINARIES, CHART, CONSOLE_DATA_DIR, ROOT, VENV_BIN, check, results, run, validate_service_config  # noqa: E402
 from packaging_trust import check_compose_trust  # noqa: E402
 
 
@@ -66,6 +66,14 @@ def check_dockerfiles() -> None:
         text = dockerfile.read_text()
         missing = [word for word in ("HEALTHCHECK", "USER 65532", "org.opencontainers.image.title") if word not in text]
         check(f"{dockerfile.name} has a health check, a non-root user and OCI labels", f"missing {missing}" if missing else None)
+    # admin-console's data directory (saved queries): owned by the runtime user, a volume, and
+    # the default configuration's saved_queries.path inside it.
+    text = (ROOT / "docker" / "admin-console.Dockerfile").read_text()
+    wanted = ["--chown=65532:65532 /out/data/ " + CONSOLE_DATA_DIR + "/", f'VOLUME ["{CONSOLE_DATA_DIR}"]',
+              f"CONSOLE_SAVED_QUERIES_PATH={CONSOLE_DATA_DIR}/"]
+    missing = [word for word in wanted if word not in text]
+    check(f"admin-console.Dockerfile: {CONSOLE_DATA_DIR} owned by 65532, a VOLUME, saved_queries.path in it",
+          f"missing {missing}" if missing else None)
 
 
 def compose_interpolate(text: str) -> str:
@@ -118,9 +126,28 @@ def check_compose() -> None:
             path.write_text(path.read_text().replace("http://authproxy-front:", "http://127.0.0.1:"))
         code, output = run(["nginx", "-t", "-q", "-e", "stderr", "-p", prefix + "/", "-c", str(conf)])
         check("compose nginx: nginx -t docker/config/nginx.conf", None if code == 0 else output)
+    check_compose_saved_queries(compose, compose_file.parent / "config" / "admin-console.yaml")
     check_compose_trust(check, compose, compose_file.parent / "config",
                         {"admin-console": "admin-console", "authproxy": "authproxy",
                          "authproxy-front": "authproxy", "ingress-dash": "ingress-dash"})
+
+
+def check_compose_saved_queries(compose: dict, config_file: Path) -> None:
+    """admin-console's saved queries survive `docker compose down`/`up`: a named volume (declared
+    at the top level) mounted at the directory of saved_queries.path, the root file system still
+    read-only."""
+    service = compose["services"]["admin-console"]
+    path = (yaml.safe_load(config_file.read_text()).get("saved_queries") or {}).get("path", "")
+    mounts = {v.split(":")[1]: v.split(":")[0] for v in service.get("volumes", []) if isinstance(v, str)}
+    source = mounts.get(str(Path(path).parent))
+    problems = []
+    if not path.startswith(CONSOLE_DATA_DIR + "/"):
+        problems.append(f"saved_queries.path {path!r} is not in {CONSOLE_DATA_DIR}")
+    if source is None or source.startswith((".", "/")) or source not in (compose.get("volumes") or {}):
+        problems.append(f"no named volume at {Path(path).parent} (mounts: {mounts})")
+    if service.get("read_only") is not True:
+        problems.append("read_only is not true")
+    check("compose admin-console: saved queries on a named volume, root file system read-only", "; ".join(problems) or None)
 
 
 def main() -> int:

@@ -12,6 +12,8 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV_BIN = ROOT / ".venv" / "bin"
 BINARIES = {name: ROOT / "target" / "debug" / name for name in ("admin-console", "authproxy", "ingress-dash")}
 CHART = ROOT / "helm" / "search-platform"
+# admin-console's data directory (saved queries) in its image, compose and the chart.
+CONSOLE_DATA_DIR = "/var/lib/admin-console"
 
 results: list[tuple[str, str | None]] = []
 
