@@ -5,6 +5,7 @@ import { browserStorage } from "./lib/storage";
 import { Prefs } from "./lib/prefs";
 import { useTheme } from "./lib/theme";
 import { HistoryStore } from "./console/history";
+import { OPEN_EVENT } from "./console/tabs";
 import { ClusterList } from "./views/ClusterList";
 import { ClusterLayout } from "./views/ClusterLayout";
 import { Link } from "./components/Link";
@@ -37,6 +38,14 @@ export function App() {
   // Leaving the cluster closes its console; coming back does not reopen it by surprise.
   useEffect(() => {
     setConsoleFor((open) => (open === clusterId ? open : null));
+  }, [clusterId]);
+
+  // "Open in console" from a view opens this cluster's console; the console adds the tab.
+  useEffect(() => {
+    if (!clusterId) return;
+    const open = () => setConsoleFor(clusterId);
+    window.addEventListener(OPEN_EVENT, open);
+    return () => window.removeEventListener(OPEN_EVENT, open);
   }, [clusterId]);
 
   const closeConsole = useCallback(() => setConsoleFor(null), []);

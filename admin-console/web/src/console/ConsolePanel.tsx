@@ -33,6 +33,19 @@ import { formatDuration, formatLocalTime } from "../lib/format";
 import { CONSOLE_HEADERS, isErrorBody } from "../api/client";
 import { CodeEditor } from "./CodeEditor";
 import { SavedPanel } from "./SavedPanel";
+import { ConsoleTabStrip } from "./ConsoleTabStrip";
+import {
+  OPEN_EVENT,
+  activeTab,
+  initialTabs,
+  loadTabs,
+  setActiveText,
+  storeTabs,
+  takePending,
+  withRequests,
+  type ConsoleTabs,
+} from "./tabs";
+import { browserStorage, type KeyValueStorage } from "../lib/storage";
 import { relayNeeds } from "../lib/access";
 import { useClusterAccess } from "../lib/whoami";
 import { askReason, reasonHeaders, useIsProduction } from "../lib/changeReason";
@@ -53,9 +66,9 @@ interface ConsoleResult {
   consoleError: string | null;
 }
 
-// The editor's text and the last response per cluster, kept while the page lives so that
-// closing the console or switching views loses nothing.
-const drafts = new Map<string, { text: string; result: ConsoleResult | null }>();
+// The last response per cluster, kept while the page lives so that closing the console or
+// switching views loses nothing (the texts are in the tabs, kept in the browser's storage).
+const drafts = new Map<string, { result: ConsoleResult | null }>();
 export const DEFAULT_TEXT = "# Ctrl+Enter (Cmd+Enter) runs the request under the cursor\nGET /_cluster/health\n";
 
 interface Props {
@@ -63,6 +76,8 @@ interface Props {
   /** For the reason prompt of a production cluster. */
   clusterName?: string;
   store: HistoryStore;
+  /** Where the tabs are kept (default: the browser's localStorage). */
+  tabStorage?: KeyValueStorage;
 }
 
 /** A request that changes something: not a read (`GET`, `HEAD`) nor one of the read-only calls. */
@@ -70,10 +85,13 @@ export function isWrite(method: string, path: string, body: string): boolean {
   return !["GET", "HEAD"].includes(method.toUpperCase()) && relayNeeds(method, path, body) !== "viewer";
 }
 
-export function ConsolePanel({ clusterId, clusterName = clusterId, store }: Props) {
+export function ConsolePanel({ clusterId, clusterName = clusterId, store, tabStorage }: Props) {
   const production = useIsProduction(clusterId);
   const saved = drafts.get(clusterId);
-  const [text, setText] = useState<string>(saved?.text ?? DEFAULT_TEXT);
+  const tabsStorage = useMemo(() => tabStorage ?? browserStorage(), [tabStorage]);
+  const [tabs, setTabs] = useState<ConsoleTabs>(() => loadTabs(tabsStorage, clusterId) ?? initialTabs(DEFAULT_TEXT));
+  const text = activeTab(tabs).text;
+  const setText = useCallback((next: string) => setTabs((state) => setActiveText(state, next)), []);
   const [result, setResult] = useState<ConsoleResult | null>(saved?.result ?? null);
   const [failure, setFailure] = useState<string | null>(null);
   const [running, setRunning] = useState(false);
@@ -101,8 +119,28 @@ export function ConsolePanel({ clusterId, clusterName = clusterId, store }: Prop
   }, [loader]);
 
   useEffect(() => {
-    drafts.set(clusterId, { text, result });
-  }, [clusterId, text, result]);
+    drafts.set(clusterId, { result });
+  }, [clusterId, result]);
+
+  const [tabsNotice, setTabsNotice] = useState<string | null>(null);
+  useEffect(() => {
+    setTabsNotice(
+      storeTabs(tabsStorage, clusterId, tabs) ? null : "The browser refused to keep the tabs; they last until this page closes.",
+    );
+  }, [tabsStorage, clusterId, tabs]);
+
+  // "Open in console" from a view: each waiting request in a new tab, now and while mounted.
+  useEffect(() => {
+    const drain = () => {
+      const requests = takePending();
+      if (requests.length === 0) return;
+      setTabs((state) => withRequests(state, requests));
+      setTab("request");
+    };
+    drain();
+    window.addEventListener(OPEN_EVENT, drain);
+    return () => window.removeEventListener(OPEN_EVENT, drain);
+  }, []);
 
   useEffect(() => () => inFlight.current?.abort(), []);
 
@@ -372,6 +410,8 @@ export function ConsolePanel({ clusterId, clusterName = clusterId, store }: Prop
 
       {tab === "request" ? (
         <div className="request-pane">
+          <ConsoleTabStrip tabs={tabs} onChange={setTabs} defaultText={DEFAULT_TEXT} />
+          {tabsNotice && <div className="hint hint-warn" role="note">{tabsNotice}</div>}
           <div className="body-editor">
             <CodeEditor
               ariaLabel="Console requests"

@@ -2,6 +2,8 @@
 // (the dynamic ones editable by an admin, the static ones read-only), mappings, shards and
 // aliases, from one `GET /api/clusters/:id/indices/:index`.
 import { useState } from "react";
+import { OpenInConsole } from "../components/OpenInConsole";
+import { pathOf } from "../console/tabs";
 import type { IndexDetail as Detail, RolledOver, SettingRow, Started } from "../api/wire";
 import { dialect as readDialect, indicesApi } from "../api/indices";
 import { Card, EmptyState, ErrorState, HealthBadge, Loading } from "../components/common";
@@ -47,6 +49,9 @@ export function IndexDetail({ clusterId, index }: { clusterId: string; index: st
           </span>
         )}
         <span className="spacer" />
+        <OpenInConsole
+          request={["_settings", "_mapping", "_stats"].map((api) => ({ method: "GET", path: pathOf(index, api) }))}
+        />
         {detail.loading && data && <span className="spinner" aria-label="Loading" />}
       </div>
       {data && (
