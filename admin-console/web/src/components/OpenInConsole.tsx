@@ -15,7 +15,10 @@ export function OpenInConsole({ request, label = "Open in console" }: Props) {
       className="btn btn-ghost btn-small"
       data-testid="open-in-console"
       title="Open the request in a new console tab"
-      onClick={() => openInConsole(request)}
+      onClick={(e) => {
+        e.stopPropagation();
+        openInConsole(request);
+      }}
     >
       <TerminalIcon /> {label}
     </button>

@@ -2,6 +2,8 @@
 // one by one then applied together: one `_aliases` call, which the cluster applies atomically
 // (all of them or none). Changing aliases needs the admin role.
 import { useMemo, useRef, useState } from "react";
+import { OpenInConsole } from "../components/OpenInConsole";
+import { pathOf } from "../console/tabs";
 import type { AliasAction, AliasRow } from "../api/wire";
 import { aliasesApi } from "../api/aliases";
 import { api } from "../api/client";
@@ -210,6 +212,7 @@ function AliasLine({
       <td className="mono">{row.searchRouting ?? "–"}</td>
       <td>{row.isWriteIndex === true ? <span className="pill">write index</span> : row.isWriteIndex === false ? "no" : "–"}</td>
       <td className="row-actions">
+        <OpenInConsole label="Console" request={{ method: "GET", path: pathOf("_alias", row.alias) }} />
         <span className="denied-wrap" title={denied ?? undefined}>
           <button
             type="button"

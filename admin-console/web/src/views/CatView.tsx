@@ -3,6 +3,8 @@
 // its header's tooltip, and a refresh. The chosen API is the path's last segment
 // (`/clusters/prod/cat/indices`), the repository of `snapshots` its `?repository=`. Viewer.
 import { useMemo, useState } from "react";
+import { OpenInConsole } from "../components/OpenInConsole";
+import { pathOf } from "../console/tabs";
 import { analysisApi } from "../api/analysis";
 import type { CatTable } from "../api/wire";
 import { useAsync } from "../lib/useAsync";
@@ -125,6 +127,14 @@ export function CatView({ clusterId, api, search }: Props) {
           </form>
         )}
         <span className="spacer" />
+        {api && ready && (
+          <OpenInConsole
+            request={{
+              method: "GET",
+              path: (chosen?.needsRepository ? pathOf("_cat", api, repository ?? "") : pathOf("_cat", api)) + "?v",
+            }}
+          />
+        )}
         {api && (
           <button className="btn btn-small" onClick={table.reload} disabled={!ready} data-testid="cat-refresh">
             Refresh

@@ -2,6 +2,8 @@
 // systems per path, thread pools (rejections highlighted), circuit breakers and the node's
 // shards, from `GET /api/clusters/:id/nodes/:nodeId` (refreshed every 10 s).
 import { useMemo, useRef, useState } from "react";
+import { OpenInConsole } from "../components/OpenInConsole";
+import { pathOf } from "../console/tabs";
 import type { NodeDetail as Detail, NodeShard } from "../api/wire";
 import { nodesApi } from "../api/nodes";
 import { Card, ErrorState, Loading, Meter } from "../components/common";
@@ -28,6 +30,7 @@ export function NodeDetail({ clusterId, nodeId }: { clusterId: string; nodeId: s
         </h2>
         {data && <span className="muted small mono">{data.id}</span>}
         <span className="spacer" />
+        <OpenInConsole request={{ method: "GET", path: pathOf("_nodes", data?.id ?? nodeId, "stats") }} />
         {detail.loading && data && <span className="spinner" aria-label="Loading" />}
         {data && <NodeDrain clusterId={clusterId} node={data} />}
       </div>

@@ -2,6 +2,7 @@
 // (`GET /shards/explain`), and the "move to node" action (`POST /shards/move`, operator) with
 // the nodes that hold no copy of the shard as targets.
 import { useEffect, useState } from "react";
+import { OpenInConsole } from "../components/OpenInConsole";
 import type { GridCopy, NodeDecision, ShardExplanation, ShardGrid } from "../api/wire";
 import { shardsApi } from "../api/shards";
 import { ACTION_ROLES } from "../lib/access";
@@ -72,6 +73,14 @@ export function ShardPanel({ clusterId, grid, selected, onClose, onMoved }: Prop
         <h3>
           <span className="mono">{selected.index}</span> · shard {selected.shard} · {selected.primary ? "primary" : "replica"}
         </h3>
+        <OpenInConsole
+          label="Explain in console"
+          request={{
+            method: "POST",
+            path: "/_cluster/allocation/explain",
+            body: { index: selected.index, shard: selected.shard, primary: selected.primary },
+          }}
+        />
         <button className="btn btn-ghost btn-icon btn-small" onClick={onClose} aria-label="Close the shard detail">
           ×
         </button>

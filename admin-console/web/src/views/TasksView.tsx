@@ -2,6 +2,8 @@
 // filters (action patterns, nodes, cancellable only, running longer than), refreshed every few
 // seconds while the tab is visible; a task's detail; cancelling one (operator).
 import { useEffect, useMemo, useRef, useState } from "react";
+import { OpenInConsole } from "../components/OpenInConsole";
+import { pathOf } from "../console/tabs";
 import { ApiError } from "../api/client";
 import { tasksApi, type TaskFilters } from "../api/tasks";
 import type { Task } from "../api/wire";
@@ -446,6 +448,7 @@ function TaskRowView({
         {task.description ?? ""}
       </td>
       <td className="row-actions" title={denied ?? undefined}>
+        <OpenInConsole label="Console" request={{ method: "GET", path: pathOf("_tasks", task.id) }} />
         <button
           className="btn btn-small"
           disabled={denied !== null || task.cancelled}

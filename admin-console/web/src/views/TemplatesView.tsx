@@ -3,6 +3,8 @@
 // typing and again by the server), create, delete (the name typed), and simulate which settings,
 // mappings and aliases an index name would get.
 import { useMemo, useRef, useState } from "react";
+import { OpenInConsole } from "../components/OpenInConsole";
+import { pathOf } from "../console/tabs";
 import { templatesApi } from "../api/templates";
 import type { Simulation, TemplateKind } from "../api/wire";
 import { useAsync } from "../lib/useAsync";
@@ -23,6 +25,9 @@ const KINDS: ReadonlyArray<{ id: TemplateKind | "all"; label: string }> = [
   { id: "component", label: "Component" },
   { id: "legacy", label: "Legacy" },
 ];
+
+/** The cluster's API of each kind, for "Open in console". */
+const TEMPLATE_API: Record<TemplateKind, string> = { index: "_index_template", component: "_component_template", legacy: "_template" };
 
 type Editing = { mode: "new"; kind: TemplateKind } | { mode: "existing"; kind: TemplateKind; name: string };
 
@@ -148,6 +153,7 @@ export function TemplatesView({ clusterId }: { clusterId: string }) {
                   <td className="mono ops-ellipsis">{row.kind === "component" ? (row.usedBy.length ? `used by ${row.usedBy.join(", ")}` : "unused") : row.composedOf.join(", ")}</td>
                   <td className="num">{row.version ?? ""}</td>
                   <td className="row-actions" title={deleteDenied ?? undefined}>
+                    <OpenInConsole label="Console" request={{ method: "GET", path: pathOf(TEMPLATE_API[row.kind], row.name) }} />
                     <button
                       className="btn btn-small btn-danger"
                       disabled={deleteDenied !== null}
