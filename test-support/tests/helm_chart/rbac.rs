@@ -102,16 +102,19 @@ fn expected(baseline: &BTreeSet<String>, granted: &[&str]) -> BTreeSet<String> {
 }
 
 /// What ingress-dash's chart grants for its default configuration (templates/rbac.yaml):
-/// reads of ingresses, services, endpointslices, cert-manager Certificates and HTTPRoutes,
-/// list of events and ReferenceGrants; cluster-wide, namespaces too.
-const INGRESS_DASH_DEFAULT: [&str; 7] = [
+/// reads of ingresses, services, endpointslices, cert-manager Certificates and HTTP, GRPC and
+/// TLS routes, list of events, ReferenceGrants and Gateways; cluster-wide, namespaces too.
+const INGRESS_DASH_DEFAULT: [&str; 10] = [
     "ingresses.networking.k8s.io [] [get list watch]",
     "events [] [list]",
     "services [] [get list watch]",
     "endpointslices.discovery.k8s.io [] [get list watch]",
     "certificates.cert-manager.io [] [get list watch]",
     "httproutes.gateway.networking.k8s.io [] [get list watch]",
+    "grpcroutes.gateway.networking.k8s.io [] [get list watch]",
+    "tlsroutes.gateway.networking.k8s.io [] [get list watch]",
     "referencegrants.gateway.networking.k8s.io [] [list]",
+    "gateways.gateway.networking.k8s.io [] [list]",
 ];
 
 const WRITES: [&str; 6] = [
@@ -197,6 +200,9 @@ fn the_default_values_install_and_each_service_account_has_exactly_what_it_needs
         ("list", "httproutes.gateway.networking.k8s.io"),
         ("watch", "httproutes.gateway.networking.k8s.io"),
         ("list", "referencegrants.gateway.networking.k8s.io"),
+        ("watch", "grpcroutes.gateway.networking.k8s.io"),
+        ("watch", "tlsroutes.gateway.networking.k8s.io"),
+        ("list", "gateways.gateway.networking.k8s.io"),
         ("watch", "services"),
         ("list", "endpointslices.discovery.k8s.io"),
         ("list", "events"),
