@@ -12,6 +12,7 @@ import kubernetes_validate
 import yaml
 
 from packaging_common import CHART, check, validate_service_config
+from packaging_saved_queries import REFUSED_SAVED_QUERIES, check_saved_queries, check_saved_queries_secret
 from packaging_trust import check_chart_trust, trusts_network
 
 KUBERNETES_VERSION = "1.33.0"
@@ -252,6 +253,7 @@ def check_chart(values_file: Path | None) -> None:
     check_ingress_dash_rbac(label, values, documents)
     check_network_policies(label, values, documents)
     check_chart_trust(check, label, documents)
+    check_saved_queries(label, chart_values("admin-console", values), documents, notes)
 
 
 def chart_values(app: str, values: dict | None) -> dict:
@@ -449,6 +451,7 @@ REFUSED_VALUES = [
         {"global": {"frontDoor": {"trustedProxies": ["ingress-nginx.example.com"]}}},
         ["trustedProxies"],
     ),
+    *REFUSED_SAVED_QUERIES,
 ]
 
 
@@ -463,3 +466,4 @@ def check_chart_refusals() -> None:
             check(f"helm refuses {name}", f"message lacks {missing}: {error}" if missing else None)
         else:
             check(f"helm refuses {name}", "rendered without an error")
+    check_saved_queries_secret(lambda values: helm.Chart.load(str(CHART)).render(values, name="sp", namespace="search", is_install=True))

@@ -287,6 +287,38 @@ fn network_policies_install() {
     );
 }
 
+/// admin-console's saved queries on the chart's PersistentVolumeClaim: the claim as the values
+/// ask, mounted at the data directory, the Deployment rolling with Recreate.
+#[test]
+fn saved_queries_persistence_installs_its_claim() {
+    let cluster = KubeCluster::shared();
+    let installed = install(
+        cluster,
+        "chart-saved-queries-pvc",
+        "sp",
+        Some("saved-queries-pvc-values.yaml"),
+        &[],
+    );
+    let claim = "persistentvolumeclaim/sp-admin-console-saved-queries";
+    assert!(installed.has(claim), "{:?}", installed.objects);
+    let spec = installed.jsonpath(
+        cluster,
+        claim,
+        "{.spec.storageClassName} {.spec.accessModes} {.spec.resources.requests.storage}",
+    );
+    assert_eq!(spec, r#"standard ["ReadWriteOnce"] 2Gi"#);
+    let deployment = "deployment.apps/sp-admin-console";
+    let pod = installed.jsonpath(
+        cluster,
+        deployment,
+        "{.spec.strategy.type} {.spec.template.spec.volumes[?(@.name==\"saved-queries\")].persistentVolumeClaim.claimName} {.spec.template.spec.containers[0].volumeMounts[?(@.name==\"saved-queries\")].mountPath}",
+    );
+    assert_eq!(
+        pod,
+        "Recreate sp-admin-console-saved-queries /var/lib/admin-console"
+    );
+}
+
 /// One release upgraded through the value sets and back (`helm upgrade`, server-side): each
 /// step's changes are accepted by the API server (no immutable field changed, such as a
 /// Deployment's selector), and the objects a step drops are deleted.
@@ -301,6 +333,7 @@ fn one_release_upgrades_through_the_value_sets_and_back() {
         Some("front-door-traefik-values.yaml"),
         Some("network-policy-values.yaml"),
         Some("access-open-values.yaml"),
+        Some("saved-queries-pvc-values.yaml"),
         None,
     ];
     for values in steps {
@@ -322,8 +355,8 @@ fn one_release_upgrades_through_the_value_sets_and_back() {
         "helm history",
     );
     let history: serde_json::Value = serde_json::from_str(&history).unwrap();
-    assert_eq!(history.as_array().unwrap().len(), 6, "{history}");
-    assert_eq!(history[5]["status"], "deployed", "{history}");
+    assert_eq!(history.as_array().unwrap().len(), 7, "{history}");
+    assert_eq!(history[6]["status"], "deployed", "{history}");
     // Back at the defaults: the front door's Middleware and Ingresses are gone again.
     let left = ok(
         &cluster.kubectl(&[
@@ -337,5 +370,15 @@ fn one_release_upgrades_through_the_value_sets_and_back() {
         "kubectl get",
     );
     assert_eq!(left.trim(), "", "{left}");
+    // The saved queries' claim outlives the step that made it (the ci set annotates it
+    // helm.sh/resource-policy: keep).
+    let claims = ok(
+        &cluster.kubectl(&["get", "pvc", "--namespace", namespace, "-o", "name"]),
+        "kubectl get pvc",
+    );
+    assert_eq!(
+        claims.trim(),
+        "persistentvolumeclaim/sp-admin-console-saved-queries"
+    );
     assert!(installed.has("deployment.apps/sp-ingress-dash"));
 }

@@ -22,12 +22,13 @@ use test_support::repo_root;
 
 /// The value sets in helm/search-platform/ci/ these tests install; a file added there must be
 /// added here (the lint test checks the list).
-pub const CI_FILES: [&str; 5] = [
+pub const CI_FILES: [&str; 6] = [
     "access-open-values.yaml",
     "all-options-values.yaml",
     "front-door-nginx-values.yaml",
     "front-door-traefik-values.yaml",
     "network-policy-values.yaml",
+    "saved-queries-pvc-values.yaml",
 ];
 
 pub fn chart() -> PathBuf {

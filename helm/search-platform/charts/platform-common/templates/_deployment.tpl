@@ -7,6 +7,10 @@ metadata:
     {{- include "svc.labels" . | nindent 4 }}
 spec:
   replicas: {{ .Values.replicaCount }}
+  {{- with .Values.strategy }}
+  strategy:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
   selector:
     matchLabels:
       {{- include "svc.selectorLabels" . | nindent 6 }}
