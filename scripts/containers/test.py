@@ -335,6 +335,30 @@ def check_compose(engine: Engine) -> None:
               created.status in (200, 201) and (hits.get("value") if isinstance(hits, dict) else hits) == 1,
               f"{created.status} {created.text[:200]} / {found.status} {found.text[:300]}")
 
+        # Saved queries are on the named volume admin-console-data: a new admin-console container
+        # (as after `down`/`up` without -v) still has them. nginx is restarted to resolve the new
+        # container's address.
+        saved = request(local, console, "POST", "/api/saved-queries", headers,
+                        b'{"name": "compose-kept", "text": "GET _cluster/health", "cluster": "local"}')
+        run("rm", "-s", "-f", "admin-console", timeout=300)
+        run("up", "-d", "--no-deps", "admin-console", timeout=300)
+        run("restart", "nginx", timeout=300)
+
+        def kept() -> bool:
+            try:
+                response = request(local, console, "GET", "/api/saved-queries", headers)
+            except OSError:
+                return False
+            return response.status == 200 and "compose-kept" in [q.get("name") for q in response.json().get("queries", [])]
+
+        try:
+            wait_until("the recreated admin-console to list the saved query", 120, kept)
+            check("compose: a saved query survives a new admin-console container (volume admin-console-data)",
+                  saved.status == 201, f"{saved.status} {saved.text[:200]}")
+        except TimeoutError as error:
+            check("compose: a saved query survives a new admin-console container (volume admin-console-data)", False,
+                  f"{error}; saved: {saved.status} {saved.text[:200]}")
+
         def listed() -> bool:
             response = request(local, front_dash, "GET", "/api/ingresses", {"Authorization": basic, "Host": f"localhost:{front_dash}"})
             return response.status == 200 and len(response.json().get("items", [])) > 0
