@@ -102,10 +102,10 @@ pub enum Error {
     NotFound(String),
     /// An edit that started from a version which is no longer the stored one; the answer
     /// carries the current one (`current`) so the caller can merge.
-    #[error(
-        "The saved query was changed by someone else since you loaded it (now version {version})."
-    )]
+    #[error("The {what} was changed elsewhere since you loaded it (now version {version}).")]
     VersionConflict {
+        /// What changed: `saved query`, `console tabs`.
+        what: &'static str,
         version: u64,
         current: serde_json::Value,
     },

@@ -94,8 +94,12 @@ impl Service for AdminConsole {
             );
         }
         let saved = web::Data::new(saved::api::SavedStore {
-            store: saved::store::configured(&settings.saved_queries)?,
+            store: saved::store::configured(&settings.saved_queries, saved::store::SAVED_QUERIES)?,
             limits: saved::Limits::DEFAULT,
+        });
+        let tabs = web::Data::new(saved::tabs_api::TabStore {
+            store: saved::store::configured(&settings.saved_queries, saved::tabs::CONSOLE_TABS)?,
+            limits: saved::tabs::TabLimits::DEFAULT,
         });
         let web_app = web::Data::new(web_app::WebApp::new(settings.server.static_dir.clone()));
         let hosts = Arc::new(settings.server.allowed_hosts.clone());
@@ -107,7 +111,7 @@ impl Service for AdminConsole {
                 config,
                 state.clone(),
                 web_app.clone(),
-                saved.clone(),
+                (saved.clone(), tabs.clone()),
                 hosts.clone(),
                 guard.clone(),
             )
@@ -129,7 +133,10 @@ fn routes(
     config: &mut web::ServiceConfig,
     state: web::Data<AppState>,
     site: web::Data<web_app::WebApp>,
-    saved: web::Data<saved::api::SavedStore>,
+    (saved, tabs): (
+        web::Data<saved::api::SavedStore>,
+        web::Data<saved::tabs_api::TabStore>,
+    ),
     hosts: Arc<AllowedHosts>,
     guard: Arc<AccessGuard>,
 ) {
@@ -195,8 +202,10 @@ fn routes(
             .app_data(state)
             .app_data(site)
             .app_data(saved)
+            .app_data(tabs)
             .service(cluster_routes)
             .configure(saved::api::routes)
+            .configure(saved::tabs_api::routes)
             .route("/api/clusters", web::get().to(list_clusters))
             .route("/api/whoami", web::get().to(whoami))
             .route(

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use service_kit::identity::Identity;
 
 use super::draft::DraftBody;
-use super::store::{Expected, SavedQueries, Written};
+use super::store::{Expected, RecordStore, Written};
 use super::{ALL_CLUSTERS, Draft, Limits, Rights, SavedQuery, Search};
 use crate::audit::rfc3339_now;
 use crate::config::Role;
@@ -18,7 +18,7 @@ use crate::handlers::{AppState, fresh};
 
 /// The store and its caps, shared by the handlers.
 pub(crate) struct SavedStore {
-    pub(crate) store: Arc<dyn SavedQueries>,
+    pub(crate) store: Arc<dyn RecordStore<SavedQuery>>,
     pub(crate) limits: Limits,
 }
 
@@ -37,7 +37,7 @@ impl SavedStore {
 }
 
 /// 413 for a body above `limit` bytes.
-fn capped(body: &[u8], limit: usize) -> Result<(), Error> {
+pub(crate) fn capped(body: &[u8], limit: usize) -> Result<(), Error> {
     if body.len() > limit {
         return Err(Error::TooLarge(format!(
             "The body is larger than {limit} bytes."
@@ -75,7 +75,7 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
         );
 }
 
-fn store_failed(error: super::store::StoreError) -> Error {
+pub(crate) fn store_failed(error: super::store::StoreError) -> Error {
     tracing::error!("{error}");
     Error::StoreUnavailable("Saved queries cannot be read or written right now.".to_owned())
 }
@@ -86,6 +86,7 @@ fn not_found(id: &str) -> Error {
 
 fn conflict(current: SavedQuery) -> Error {
     Error::VersionConflict {
+        what: "saved query",
         version: current.version,
         current: serde_json::to_value(&current).unwrap_or_default(),
     }
@@ -217,7 +218,7 @@ fn new_query(draft: Draft, owner: &str) -> SavedQuery {
     }
 }
 
-fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Error> {
+pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Error> {
     serde_json::from_slice(body)
         .map_err(|error| Error::BadRequest(format!("The request body is not valid: {error}.")))
 }

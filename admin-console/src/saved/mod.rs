@@ -1,10 +1,13 @@
 //! Saved console queries a team shares (issue 34): the parsed query ([`SavedQuery`]), who may
 //! read and edit one ([`Rights`]), the search, and the stores that keep them ([`store`]:
-//! embedded or Redis) behind one trait with a version check on every write.
+//! embedded or Redis) behind one trait with a version check on every write; the console's tabs
+//! per user ([`tabs`]) in the same stores.
 
 pub(crate) mod api;
 mod draft;
 pub(crate) mod store;
+pub(crate) mod tabs;
+pub(crate) mod tabs_api;
 
 use serde::{Deserialize, Serialize};
 use service_kit::identity::Identity;

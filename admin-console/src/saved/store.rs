@@ -1,5 +1,6 @@
-//! Where saved queries live: one trait, [`SavedQueries`], with an embedded store (redb, one
-//! file, for one replica) and a Redis store (several replicas). Every write names the version it
+//! Where saved queries (and the console's tabs) live: one trait, [`RecordStore`], with an
+//! embedded store (redb, one file, for one replica) and a Redis store (several replicas), each
+//! record kind in its own table or hash ([`Place`]). Every write names the version it
 //! started from and is refused, with the current query, when that is no longer the stored one:
 //! the last writer gets a conflict, never a silent overwrite.
 
@@ -9,6 +10,8 @@ mod redis;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 pub(crate) use embedded::EmbeddedStore;
 pub(crate) use redis::RedisStore;
@@ -21,6 +24,34 @@ use crate::config::{SavedQueriesSettings, SavedQueryStoreKind};
 #[error("{0}")]
 pub(crate) struct StoreError(pub(crate) String);
 
+/// A stored record: found by its id, written only over the version it names.
+pub(crate) trait Record: Serialize + DeserializeOwned + Send + Sync + 'static {
+    fn id(&self) -> &str;
+    fn version(&self) -> u64;
+}
+
+impl Record for SavedQuery {
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn version(&self) -> u64 {
+        self.version
+    }
+}
+
+/// Where one kind of record is kept: a redb table, a Redis hash.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Place {
+    pub(crate) table: &'static str,
+    pub(crate) redis_key: &'static str,
+}
+
+/// The saved queries' place.
+pub(crate) const SAVED_QUERIES: Place = Place {
+    table: "saved_queries",
+    redis_key: "admin-console:saved-queries",
+};
+
 /// What a write expects to find.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Expected {
@@ -31,10 +62,10 @@ pub(crate) enum Expected {
 }
 
 impl Expected {
-    fn holds_for(self, stored: Option<&SavedQuery>) -> bool {
+    fn holds_for<T: Record>(self, stored: Option<&T>) -> bool {
         match (self, stored) {
             (Self::Absent, None) => true,
-            (Self::Version(version), Some(stored)) => stored.version == version,
+            (Self::Version(version), Some(stored)) => stored.version() == version,
             _ => false,
         }
     }
@@ -50,46 +81,50 @@ impl Expected {
 
 /// The outcome of a write.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Written {
+pub(crate) enum Written<T = SavedQuery> {
     Done,
     /// Not written: what is stored now (`None`: nothing, it was deleted).
-    Conflict(Option<Box<SavedQuery>>),
+    Conflict(Option<Box<T>>),
 }
 
-/// The saved queries of every user, by id.
-pub(crate) trait SavedQueries: Send + Sync + 'static {
-    fn all(&self) -> BoxFuture<'_, Result<Vec<SavedQuery>, StoreError>>;
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<SavedQuery>, StoreError>>;
-    /// Stores `query` under its id if `expected` holds.
-    fn put(
-        &self,
-        query: SavedQuery,
-        expected: Expected,
-    ) -> BoxFuture<'_, Result<Written, StoreError>>;
-    /// Removes the query if it is at `version`.
+/// The records of one kind (saved queries of every user, tabs of every user), by id.
+pub(crate) trait RecordStore<T: Record>: Send + Sync + 'static {
+    fn all(&self) -> BoxFuture<'_, Result<Vec<T>, StoreError>>;
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<T>, StoreError>>;
+    /// Stores `record` under its id if `expected` holds.
+    fn put(&self, record: T, expected: Expected) -> BoxFuture<'_, Result<Written<T>, StoreError>>;
+    /// Removes the record if it is at `version`.
     fn delete<'a>(
         &'a self,
         id: &'a str,
         version: u64,
-    ) -> BoxFuture<'a, Result<Written, StoreError>>;
+    ) -> BoxFuture<'a, Result<Written<T>, StoreError>>;
 }
 
 /// The configured store. Neither opens anything yet: the embedded file is opened at the first
 /// use, Redis connects at the first operation.
-pub(crate) fn configured(settings: &SavedQueriesSettings) -> anyhow::Result<Arc<dyn SavedQueries>> {
+pub(crate) fn configured<T: Record>(
+    settings: &SavedQueriesSettings,
+    place: Place,
+) -> anyhow::Result<Arc<dyn RecordStore<T>>> {
     Ok(match settings.store {
-        SavedQueryStoreKind::Embedded => Arc::new(EmbeddedStore::new(settings.path.clone())),
-        SavedQueryStoreKind::Redis => Arc::new(RedisStore::new(&settings.redis.url)?),
+        SavedQueryStoreKind::Embedded => {
+            Arc::new(EmbeddedStore::new(settings.path.clone(), place.table))
+        }
+        SavedQueryStoreKind::Redis => {
+            Arc::new(RedisStore::new(&settings.redis.url, place.redis_key)?)
+        }
     })
 }
 
-fn encode(query: &SavedQuery) -> Result<Vec<u8>, StoreError> {
-    serde_json::to_vec(query).map_err(|error| StoreError(format!("cannot encode a query: {error}")))
+fn encode<T: Record>(record: &T) -> Result<Vec<u8>, StoreError> {
+    serde_json::to_vec(record)
+        .map_err(|error| StoreError(format!("cannot encode a record: {error}")))
 }
 
-fn decode(bytes: &[u8]) -> Result<SavedQuery, StoreError> {
+fn decode<T: Record>(bytes: &[u8]) -> Result<T, StoreError> {
     serde_json::from_slice(bytes)
-        .map_err(|error| StoreError(format!("a stored query cannot be read: {error}")))
+        .map_err(|error| StoreError(format!("a stored record cannot be read: {error}")))
 }
 
 #[cfg(test)]
@@ -114,16 +149,16 @@ mod tests {
     #[test]
     fn expectations_hold_only_for_the_state_they_name() {
         let stored = sample("a", 2);
-        assert!(Expected::Absent.holds_for(None));
+        assert!(Expected::Absent.holds_for::<SavedQuery>(None));
         assert!(!Expected::Absent.holds_for(Some(&stored)));
         assert!(Expected::Version(2).holds_for(Some(&stored)));
         assert!(!Expected::Version(1).holds_for(Some(&stored)));
-        assert!(!Expected::Version(2).holds_for(None));
+        assert!(!Expected::Version(2).holds_for::<SavedQuery>(None));
     }
 
     /// What both stores must do: refuse a stale or absent version with what is stored, and let
     /// exactly one of several concurrent writes from the same version through.
-    async fn keeps_the_contract(store: &dyn SavedQueries) {
+    async fn keeps_the_contract(store: &dyn RecordStore<SavedQuery>) {
         assert_eq!(
             store.put(sample("a", 1), Expected::Absent).await.unwrap(),
             Written::Done
@@ -177,21 +212,22 @@ mod tests {
         let dir = test_support::TempDir::new("saved-queries-unit");
         let path = dir.path().join("q.redb");
         {
-            let store = EmbeddedStore::new(path.clone());
+            let store = EmbeddedStore::new(path.clone(), SAVED_QUERIES.table);
             keeps_the_contract(&store).await;
             store
                 .put(sample("kept", 1), Expected::Absent)
                 .await
                 .unwrap();
         }
-        let reopened = EmbeddedStore::new(path);
-        assert_eq!(reopened.all().await.unwrap(), vec![sample("kept", 1)]);
+        let reopened = EmbeddedStore::new(path, SAVED_QUERIES.table);
+        let all: Vec<SavedQuery> = reopened.all().await.unwrap();
+        assert_eq!(all, vec![sample("kept", 1)]);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_redis_store_keeps_the_contract_on_a_real_redis() {
         let redis = test_support::RedisServer::start();
-        let store = RedisStore::new(&redis.url()).unwrap();
+        let store = RedisStore::new(&redis.url(), SAVED_QUERIES.redis_key).unwrap();
         keeps_the_contract(&store).await;
     }
 }

@@ -10,6 +10,7 @@ mod clusters;
 mod compare;
 mod config;
 mod console;
+mod console_tabs;
 mod data_streams;
 mod faults;
 mod front_door;

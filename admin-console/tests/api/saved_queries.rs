@@ -19,15 +19,20 @@ const OUTSIDER: Caller = Caller {
     groups: "sre-other",
 };
 
-fn store_yaml(dir: &TempDir) -> String {
+pub(crate) fn store_yaml(dir: &TempDir) -> String {
     format!(
         "saved_queries:\n  path: {}\n",
         dir.path().join("saved.redb").display()
     )
 }
 
+/// The store on the Redis at `url`.
+pub(crate) fn redis_yaml(url: &str) -> String {
+    format!("saved_queries:\n  store: redis\n  redis: {{url: '{url}'}}\n")
+}
+
 /// trusted_headers with two clusters nothing listens on and an embedded store of its own.
-async fn app_with(store: &str) -> TestApp {
+pub(crate) async fn app_with(store: &str) -> TestApp {
     let clusters = format!(
         "{}{}",
         cluster_yaml("prod", "http://127.0.0.1:9"),
@@ -36,7 +41,7 @@ async fn app_with(store: &str) -> TestApp {
     spawn_app(&format!("{}{store}", trusted_yaml(&clusters))).await
 }
 
-async fn answer(request: RequestBuilder) -> (u16, Value) {
+pub(crate) async fn answer(request: RequestBuilder) -> (u16, Value) {
     let response = request.send().await.unwrap();
     let status = response.status().as_u16();
     (status, response.json().await.unwrap_or(Value::Null))
@@ -386,10 +391,7 @@ fn a_killed_console_keeps_every_saved_query_on_its_next_start() {
 #[tokio::test]
 async fn two_replicas_on_redis_share_queries_and_refuse_a_stale_edit() {
     let redis = test_support::RedisServer::start();
-    let store = format!(
-        "saved_queries:\n  store: redis\n  redis: {{url: '{}'}}\n",
-        redis.url()
-    );
+    let store = redis_yaml(&redis.url());
     let (one, two) = (app_with(&store).await, app_with(&store).await);
     let query = created(&one, &OPERATOR, health("group:staff")).await;
     let id = query["id"].as_str().unwrap();

@@ -13,13 +13,14 @@ use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
-use super::{Expected, SavedQueries, StoreError, Written, decode, encode};
-use crate::saved::SavedQuery;
+use super::{Expected, Record, RecordStore, StoreError, Written, decode, encode};
 
-const QUERIES: TableDefinition<&str, &[u8]> = TableDefinition::new("saved_queries");
+type Table = TableDefinition<'static, &'static str, &'static [u8]>;
 
+/// One table (one kind of record) of the file; several stores share the open file.
 pub(crate) struct EmbeddedStore {
     path: PathBuf,
+    table: Table,
     database: OnceLock<Arc<Database>>,
 }
 
@@ -37,9 +38,10 @@ fn failed(path: &std::path::Path, error: impl std::fmt::Display) -> StoreError {
 }
 
 impl EmbeddedStore {
-    pub(crate) fn new(path: PathBuf) -> Self {
+    pub(crate) fn new(path: PathBuf, table: &'static str) -> Self {
         Self {
             path,
+            table: TableDefinition::new(table),
             database: OnceLock::new(),
         }
     }
@@ -59,19 +61,21 @@ impl EmbeddedStore {
                     std::fs::create_dir_all(parent).map_err(|e| failed(&self.path, e))?;
                 }
                 let database = Database::create(&self.path).map_err(|e| failed(&self.path, e))?;
-                let create = database
-                    .begin_write()
-                    .map_err(redb::Error::from)
-                    .and_then(|txn| {
-                        txn.open_table(QUERIES)?;
-                        Ok(txn.commit()?)
-                    });
-                create.map_err(|e| failed(&self.path, e))?;
                 let database = Arc::new(database);
                 open.insert(self.path.clone(), Arc::downgrade(&database));
                 database
             }
         };
+        // This store's table exists from here on (reads need it).
+        let table = self.table;
+        let create = database
+            .begin_write()
+            .map_err(redb::Error::from)
+            .and_then(|txn| {
+                txn.open_table(table)?;
+                Ok(txn.commit()?)
+            });
+        create.map_err(|e| failed(&self.path, e))?;
         Ok(self.database.get_or_init(|| database).clone())
     }
 
@@ -95,10 +99,10 @@ impl EmbeddedStore {
     }
 }
 
-fn stored(
+fn stored<T: Record>(
     table: &impl ReadableTable<&'static str, &'static [u8]>,
     id: &str,
-) -> Result<Option<SavedQuery>, redb::Error> {
+) -> Result<Option<T>, redb::Error> {
     match table.get(id)? {
         Some(bytes) => Ok(Some(decode(bytes.value()).map_err(as_redb)?)),
         None => Ok(None),
@@ -110,16 +114,17 @@ fn as_redb(error: StoreError) -> redb::Error {
 }
 
 /// The version check and the change in one write transaction (`None`: delete).
-fn check_and_set(
+fn check_and_set<T: Record>(
     database: &Database,
+    table: Table,
     id: &str,
     expected: Expected,
     value: Option<Vec<u8>>,
-) -> Result<Written, redb::Error> {
+) -> Result<Written<T>, redb::Error> {
     let txn = database.begin_write()?;
     let outcome = {
-        let mut table = txn.open_table(QUERIES)?;
-        let current = stored(&table, id)?;
+        let mut table = txn.open_table(table)?;
+        let current: Option<T> = stored(&table, id)?;
         if !expected.holds_for(current.as_ref()) {
             return Ok(Written::Conflict(current.map(Box::new)));
         }
@@ -133,11 +138,12 @@ fn check_and_set(
     Ok(outcome)
 }
 
-impl SavedQueries for EmbeddedStore {
-    fn all(&self) -> BoxFuture<'_, Result<Vec<SavedQuery>, StoreError>> {
-        self.run(|database| {
+impl<T: Record> RecordStore<T> for EmbeddedStore {
+    fn all(&self) -> BoxFuture<'_, Result<Vec<T>, StoreError>> {
+        let table = self.table;
+        self.run(move |database| {
             let txn = database.begin_read()?;
-            let table = txn.open_table(QUERIES)?;
+            let table = txn.open_table(table)?;
             let mut queries = Vec::new();
             for entry in table.iter()? {
                 let (_, bytes) = entry?;
@@ -147,32 +153,31 @@ impl SavedQueries for EmbeddedStore {
         })
     }
 
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<SavedQuery>, StoreError>> {
-        let id = id.to_owned();
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<T>, StoreError>> {
+        let (id, table) = (id.to_owned(), self.table);
         self.run(move |database| {
             let txn = database.begin_read()?;
-            stored(&txn.open_table(QUERIES)?, &id)
+            stored(&txn.open_table(table)?, &id)
         })
     }
 
-    fn put(
-        &self,
-        query: SavedQuery,
-        expected: Expected,
-    ) -> BoxFuture<'_, Result<Written, StoreError>> {
-        let bytes = match encode(&query) {
+    fn put(&self, record: T, expected: Expected) -> BoxFuture<'_, Result<Written<T>, StoreError>> {
+        let bytes = match encode(&record) {
             Ok(bytes) => bytes,
             Err(error) => return futures_util::future::ready(Err(error)).boxed(),
         };
-        self.run(move |database| check_and_set(database, &query.id, expected, Some(bytes)))
+        let table = self.table;
+        self.run(move |database| check_and_set(database, table, record.id(), expected, Some(bytes)))
     }
 
     fn delete<'a>(
         &'a self,
         id: &'a str,
         version: u64,
-    ) -> BoxFuture<'a, Result<Written, StoreError>> {
-        let id = id.to_owned();
-        self.run(move |database| check_and_set(database, &id, Expected::Version(version), None))
+    ) -> BoxFuture<'a, Result<Written<T>, StoreError>> {
+        let (id, table) = (id.to_owned(), self.table);
+        self.run(move |database| {
+            check_and_set(database, table, &id, Expected::Version(version), None)
+        })
     }
 }

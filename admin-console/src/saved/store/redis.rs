@@ -1,4 +1,5 @@
-//! The Redis store, for several replicas: one hash (`admin-console:saved-queries`, id → JSON).
+//! The Redis store, for several replicas: one hash per kind of record (`admin-console:saved-queries`,
+//! `admin-console:console-tabs`; id → JSON).
 //! Each write is a Lua script that compares the stored version with the expected one and writes
 //! only when they match, atomically in Redis. Every operation is bounded in time. The connection
 //! pool is deadpool-redis's, as in service-kit's byte store.
@@ -10,10 +11,7 @@ use deadpool_redis::{Config, Pool, PoolConfig, Runtime, Timeouts};
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 
-use super::{Expected, SavedQueries, StoreError, Written, decode, encode};
-use crate::saved::SavedQuery;
-
-const KEY: &str = "admin-console:saved-queries";
+use super::{Expected, Record, RecordStore, StoreError, Written, decode, encode};
 
 /// Longest one operation (a connection included) may take.
 const OPERATION_TIMEOUT: Duration = Duration::from_secs(2);
@@ -37,13 +35,15 @@ end
 return {'ok'}
 ";
 
+/// One hash (one kind of record).
 pub(crate) struct RedisStore {
     pool: Pool,
+    key: &'static str,
 }
 
 impl RedisStore {
     /// Builds the pool; nothing connects before the first operation.
-    pub(crate) fn new(url: &str) -> anyhow::Result<Self> {
+    pub(crate) fn new(url: &str, key: &'static str) -> anyhow::Result<Self> {
         let mut config = Config::from_url(url);
         let mut pool = PoolConfig::new(POOL_SIZE);
         pool.timeouts = Timeouts {
@@ -54,6 +54,7 @@ impl RedisStore {
         config.pool = Some(pool);
         Ok(Self {
             pool: config.create_pool(Some(Runtime::Tokio1))?,
+            key,
         })
     }
 
@@ -73,19 +74,19 @@ impl RedisStore {
             .map_err(|_| StoreError("Redis did not answer in time.".to_owned()))?
     }
 
-    async fn check_and_set(
+    async fn check_and_set<T: Record>(
         &self,
         id: &str,
         expected: Expected,
         value: Vec<u8>,
-    ) -> Result<Written, StoreError> {
+    ) -> Result<Written<T>, StoreError> {
         self.bounded(async {
             let mut connection = self.connection().await?;
             // EVAL with the script's text (a few hundred bytes): no script cache to manage.
             let answer: Vec<String> = cmd("EVAL")
                 .arg(CHECK_AND_SET)
                 .arg(1)
-                .arg(KEY)
+                .arg(self.key)
                 .arg(id)
                 .arg(expected.as_number())
                 .arg(value)
@@ -108,33 +109,30 @@ fn redis_failed(error: deadpool_redis::redis::RedisError) -> StoreError {
     StoreError(format!("Redis refused a saved-query operation: {error}"))
 }
 
-impl SavedQueries for RedisStore {
-    fn all(&self) -> BoxFuture<'_, Result<Vec<SavedQuery>, StoreError>> {
+impl<T: Record> RecordStore<T> for RedisStore {
+    fn all(&self) -> BoxFuture<'_, Result<Vec<T>, StoreError>> {
         self.bounded(async {
             let mut connection = self.connection().await?;
-            let values: Vec<Vec<u8>> = connection.hvals(KEY).await.map_err(redis_failed)?;
+            let values: Vec<Vec<u8>> = connection.hvals(self.key).await.map_err(redis_failed)?;
             values.iter().map(|bytes| decode(bytes)).collect()
         })
         .boxed()
     }
 
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<SavedQuery>, StoreError>> {
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<T>, StoreError>> {
         self.bounded(async move {
             let mut connection = self.connection().await?;
-            let value: Option<Vec<u8>> = connection.hget(KEY, id).await.map_err(redis_failed)?;
+            let value: Option<Vec<u8>> =
+                connection.hget(self.key, id).await.map_err(redis_failed)?;
             value.as_deref().map(decode).transpose()
         })
         .boxed()
     }
 
-    fn put(
-        &self,
-        query: SavedQuery,
-        expected: Expected,
-    ) -> BoxFuture<'_, Result<Written, StoreError>> {
+    fn put(&self, record: T, expected: Expected) -> BoxFuture<'_, Result<Written<T>, StoreError>> {
         async move {
-            let bytes = encode(&query)?;
-            self.check_and_set(&query.id, expected, bytes).await
+            let bytes = encode(&record)?;
+            self.check_and_set(record.id(), expected, bytes).await
         }
         .boxed()
     }
@@ -143,7 +141,7 @@ impl SavedQueries for RedisStore {
         &'a self,
         id: &'a str,
         version: u64,
-    ) -> BoxFuture<'a, Result<Written, StoreError>> {
+    ) -> BoxFuture<'a, Result<Written<T>, StoreError>> {
         self.check_and_set(id, Expected::Version(version), Vec::new())
             .boxed()
     }
