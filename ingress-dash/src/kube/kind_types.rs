@@ -272,7 +272,7 @@ pub trait RouteRuleBackends {
 
 impl<R: RouteRuleBackends> GatewayRoute<R> {
     /// Its parents, hostnames, rules' backendRefs and status in HTTPRoute's shape (no
-    /// matches): what [`crate::records::httproute`] builds the shared part of a record from.
+    /// matches): what `records::httproute` builds the shared part of a record from.
     pub fn shared_shape(&self) -> HttpRoute {
         HttpRoute {
             metadata: self.metadata.clone(),
