@@ -12,6 +12,7 @@ use test_support::Distribution;
 
 use crate::app::{TestApp, cluster_yaml, spawn_app};
 use crate::support::real::{proxy_before, sent, shared};
+use crate::support::send;
 
 /// A caller as authproxy's forward_auth describes it.
 pub(crate) struct Caller {
@@ -56,12 +57,6 @@ clusters:
     )
 }
 
-async fn status_and_body(request: RequestBuilder) -> (u16, Value) {
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
-}
-
 fn proxy(app: &TestApp, cluster: &str, tail: &str) -> String {
     app.url(&format!("/api/clusters/{cluster}/proxy{tail}"))
 }
@@ -97,12 +92,11 @@ clusters:
         "/api/clusters/prod/proxy/_cluster/health",
         "/",
     ] {
-        let (status, body) =
-            status_and_body(as_caller(app.client.get(app.url(path)), &ADMIN)).await;
+        let (status, body) = send(as_caller(app.client.get(app.url(path)), &ADMIN)).await;
         assert_eq!(status, 401, "{path}");
         assert_eq!(body["error"]["code"], "unauthenticated", "{path}");
     }
-    let (status, _) = status_and_body(as_caller(
+    let (status, _) = send(as_caller(
         app.client
             .put(app.url("/api/clusters/prod/allocation"))
             .json(&json!({"enable": "primaries"})),
@@ -135,7 +129,7 @@ clusters:
 async fn a_trusted_proxy_must_name_a_user() {
     let recorder = node().await;
     let app = spawn_app(&trusted_yaml(&cluster_yaml("prod", &recorder.url))).await;
-    let (status, body) = status_and_body(
+    let (status, body) = send(
         app.client
             .get(app.url("/api/whoami"))
             .header("x-auth-request-groups", "dba"),
@@ -143,7 +137,7 @@ async fn a_trusted_proxy_must_name_a_user() {
     .await;
     assert_eq!(status, 401);
     assert_eq!(body["error"]["code"], "unauthenticated");
-    let (status, _) = status_and_body(
+    let (status, _) = send(
         app.client
             .get(app.url("/api/whoami"))
             .header("x-auth-request-user", "ada")
@@ -165,7 +159,7 @@ async fn groups_map_to_roles_per_cluster_and_read_only_caps_them() {
     let app = spawn_app(&trusted_yaml(&clusters)).await;
     let whoami = |caller: &'static Caller| {
         let request = as_caller(app.client.get(app.url("/api/whoami")), caller);
-        async move { status_and_body(request).await }
+        async move { send(request).await }
     };
     let (status, body) = whoami(&VIEWER).await;
     assert_eq!(status, 200);
@@ -192,8 +186,7 @@ async fn groups_map_to_roles_per_cluster_and_read_only_caps_them() {
     );
 
     // A cluster the caller may not see is hidden: not listed, and 404 like an unknown id.
-    let (_, list) =
-        status_and_body(as_caller(app.client.get(app.url("/api/clusters")), &ADMIN)).await;
+    let (_, list) = send(as_caller(app.client.get(app.url("/api/clusters")), &ADMIN)).await;
     let ids: Vec<&str> = list["clusters"]
         .as_array()
         .unwrap()
@@ -205,12 +198,11 @@ async fn groups_map_to_roles_per_cluster_and_read_only_caps_them() {
         "/api/clusters/team",
         "/api/clusters/team/proxy/_cluster/health",
     ] {
-        let (status, body) =
-            status_and_body(as_caller(app.client.get(app.url(path)), &ADMIN)).await;
+        let (status, body) = send(as_caller(app.client.get(app.url(path)), &ADMIN)).await;
         assert_eq!(status, 404, "{path}");
         assert_eq!(body["error"]["code"], "unknown_cluster");
     }
-    let (status, _) = status_and_body(as_caller(
+    let (status, _) = send(as_caller(
         app.client
             .get(app.url("/api/clusters/team/proxy/_cluster/health")),
         &TEAM,
@@ -219,7 +211,7 @@ async fn groups_map_to_roles_per_cluster_and_read_only_caps_them() {
     assert_eq!(status, 200);
 
     // Read-only: even dba is a viewer on archive.
-    let (status, body) = status_and_body(as_caller(
+    let (status, body) = send(as_caller(
         app.client.put(proxy(&app, "archive", "/new-index")),
         &ADMIN,
     ))
@@ -286,7 +278,7 @@ async fn a_viewer_may_use_every_read_only_endpoint_but_not_close_an_index() {
         .unwrap();
         assert_eq!(response.status(), 200, "{tail}");
     }
-    let (status, body) = status_and_body(as_caller(
+    let (status, body) = send(as_caller(
         app.client
             .post(proxy(&app, "prod", "/access-books-0000/_search"))
             .json(&search),
@@ -300,7 +292,7 @@ async fn a_viewer_may_use_every_read_only_endpoint_but_not_close_an_index() {
         "the refused close never reached the node"
     );
 
-    let (status, body) = status_and_body(as_caller(
+    let (status, body) = send(as_caller(
         app.client
             .post(proxy(&app, "prod", "/access-books-0000/_close")),
         &VIEWER,
@@ -314,7 +306,7 @@ async fn a_viewer_may_use_every_read_only_endpoint_but_not_close_an_index() {
     );
     // Index writes and deletions are admin's.
     for (caller, expected) in [(&VIEWER, 403), (&OPERATOR, 403)] {
-        let (status, body) = status_and_body(as_caller(
+        let (status, body) = send(as_caller(
             app.client.delete(proxy(&app, "prod", "/access-books-0000")),
             caller,
         ))
@@ -327,14 +319,14 @@ async fn a_viewer_may_use_every_read_only_endpoint_but_not_close_an_index() {
                 .starts_with("This needs the admin role on cluster prod")
         );
     }
-    let (status, _) = status_and_body(as_caller(
+    let (status, _) = send(as_caller(
         app.client
             .post(proxy(&app, "prod", "/access-books-0000/_close")),
         &OPERATOR,
     ))
     .await;
     assert_eq!(status, 200, "an operator closes the index");
-    let (status, _) = status_and_body(as_caller(
+    let (status, _) = send(as_caller(
         app.client
             .post(proxy(&app, "prod", "/access-books-0000/_open")),
         &OPERATOR,
@@ -350,7 +342,7 @@ async fn sql_is_read_only_for_a_select_and_its_body_reaches_the_cluster_whole() 
     let select =
         json!({"query": "SELECT * FROM logs WHERE a = 'x;y' LIMIT 5", "fetch_size": 5}).to_string();
     for tail in ["/_sql?format=json", "/_plugins/_sql", "/_opendistro/_sql"] {
-        let (status, body) = status_and_body(as_caller(
+        let (status, body) = send(as_caller(
             app.client
                 .post(proxy(&app, "prod", tail))
                 .header("content-type", "application/json")
@@ -367,7 +359,7 @@ async fn sql_is_read_only_for_a_select_and_its_body_reaches_the_cluster_whole() 
     );
     let select = json!({"query": "SELECT * FROM logs LIMIT 5", "fetch_size": 5}).to_string();
     for tail in ["/_sql?format=json", "/_plugins/_sql", "/_opendistro/_sql"] {
-        let (status, body) = status_and_body(as_caller(
+        let (status, body) = send(as_caller(
             app.client
                 .post(proxy(&app, "prod", tail))
                 .header("content-type", "application/json")
@@ -394,7 +386,7 @@ async fn sql_is_read_only_for_a_select_and_its_body_reaches_the_cluster_whole() 
         "not json".to_owned(),
         json!({"query": format!("SELECT 1 {}", " ".repeat(70_000))}).to_string(),
     ] {
-        let (status, answer) = status_and_body(as_caller(
+        let (status, answer) = send(as_caller(
             app.client
                 .post(proxy(&app, "prod", "/_plugins/_sql"))
                 .header("content-type", "application/json")
@@ -405,7 +397,7 @@ async fn sql_is_read_only_for_a_select_and_its_body_reaches_the_cluster_whole() 
         assert_eq!(status, 403, "{answer}");
         assert_eq!(answer["error"]["code"], "forbidden");
     }
-    let (status, _) = status_and_body(as_caller(
+    let (status, _) = send(as_caller(
         app.client
             .post(proxy(&app, "prod", "/_sql?sql=DELETE%20FROM%20logs"))
             .header("content-type", "application/json")
@@ -419,7 +411,7 @@ async fn sql_is_read_only_for_a_select_and_its_body_reaches_the_cluster_whole() 
         "nothing refused reached the node"
     );
     // An admin's SQL is not read by the console at all.
-    let (status, body) = status_and_body(as_caller(
+    let (status, body) = send(as_caller(
         app.client
             .post(proxy(&app, "prod", "/_plugins/_sql"))
             .body(json!({"query": "DELETE FROM logs"}).to_string()),
@@ -444,7 +436,7 @@ async fn path_tricks_never_pass_as_read_only() {
         "/x/_search/extra",
         "/_cluster/_search",
     ] {
-        let (status, body) = status_and_body(as_caller(
+        let (status, body) = send(as_caller(
             app.client.post(proxy(&app, "prod", tail)),
             &VIEWER,
         ))
@@ -492,7 +484,7 @@ async fn the_allocation_lock_needs_operator() {
             caller,
         )
     };
-    let (status, body) = status_and_body(put(&VIEWER)).await;
+    let (status, body) = send(put(&VIEWER)).await;
     assert_eq!(status, 403);
     assert_eq!(
         body["error"]["message"],
@@ -500,11 +492,11 @@ async fn the_allocation_lock_needs_operator() {
     );
     assert_eq!(lock_changes(&recorder), 0);
     recorder.set_unavailable(true);
-    let (status, body) = status_and_body(put(&OPERATOR)).await;
+    let (status, body) = send(put(&OPERATOR)).await;
     recorder.set_unavailable(false);
     assert_eq!(status, 502, "passed the role check, sent: {body}");
     assert_eq!(lock_changes(&recorder), 1);
-    let (status, _) = status_and_body(as_caller(
+    let (status, _) = send(as_caller(
         app.client.get(app.url("/api/clusters/prod/allocation")),
         &VIEWER,
     ))
@@ -529,8 +521,7 @@ async fn open_mode_is_admin_except_on_read_only_clusters() {
                "roles": {"prod": "admin", "archive": "viewer"}})
     );
     // Identity headers mean nothing in open mode.
-    let (_, body) =
-        status_and_body(as_caller(app.client.get(app.url("/api/whoami")), &ADMIN)).await;
+    let (_, body) = send(as_caller(app.client.get(app.url("/api/whoami")), &ADMIN)).await;
     assert_eq!(body["user"], Value::Null);
     let lock = |cluster: &str| {
         app.client
@@ -538,17 +529,17 @@ async fn open_mode_is_admin_except_on_read_only_clusters() {
             .json(&json!({"enable": "all"}))
     };
     recorder.set_unavailable(true);
-    assert_eq!(status_and_body(lock("prod")).await.0, 502, "sent");
+    assert_eq!(send(lock("prod")).await.0, 502, "sent");
     recorder.set_unavailable(false);
     assert_eq!(lock_changes(&recorder), 1);
-    let (status, body) = status_and_body(lock("archive")).await;
+    let (status, body) = send(lock("archive")).await;
     assert_eq!(status, 403);
     assert_eq!(
         body["error"]["message"],
         "This needs the operator role on cluster archive; you have viewer."
     );
     assert_eq!(lock_changes(&recorder), 1, "the archive's was not sent");
-    let (status, _) = status_and_body(
+    let (status, _) = send(
         app.client
             .post(proxy(&app, "archive", "/_search"))
             .json(&json!({})),
@@ -570,11 +561,11 @@ async fn only_an_admin_may_make_the_console_call_a_metrics_server() {
         )
     };
     for caller in [&VIEWER, &OPERATOR] {
-        let (status, body) = status_and_body(validate(caller)).await;
+        let (status, body) = send(validate(caller)).await;
         assert_eq!(status, 403, "{}: {body}", caller.user);
         assert_eq!(body["error"]["code"], "forbidden");
     }
-    let (status, body) = status_and_body(validate(&ADMIN)).await;
+    let (status, body) = send(validate(&ADMIN)).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["reachable"], false);
 }

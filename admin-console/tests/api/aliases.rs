@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use test_support::Distribution;
 
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller, trusted_yaml};
-use crate::indices_manage::send;
 use crate::support::real::{REAL, real, real_with};
+use crate::support::send;
 
 #[tokio::test]
 async fn a_batch_is_one_aliases_call_and_the_list_shows_filter_routing_and_write_index() {

@@ -10,10 +10,10 @@ use test_support::{Distribution, TempDir};
 
 use crate::access::{VIEWER, as_caller, trusted_yaml};
 use crate::app::{cluster_yaml, spawn_app};
-use crate::indices_manage::send;
 use crate::support::real::{
     REAL, Real, direct, direct_json, proxy_before, real, real_with, shared,
 };
+use crate::support::send;
 
 /// An index `name` with a `title` field analysed by `whitespace` and an analyzer `h6_lower` of
 /// its own (standard tokenizer, lowercase filter); made directly on the node, kept if it is

@@ -11,7 +11,8 @@ use test_support::{Distribution, TempDir};
 
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller, trusted_yaml};
 use crate::support::real::{REAL, real, real_with};
-use crate::templates::{audit_lines, send};
+use crate::support::send;
+use crate::templates::audit_lines;
 
 #[tokio::test]
 async fn settings_are_read_flat_set_one_at_a_time_and_reset_with_null() {

@@ -10,12 +10,7 @@ use test_support::Distribution;
 use crate::access::{VIEWER, as_caller, trusted_yaml};
 use crate::app::{TestApp, cluster_yaml, spawn_app};
 use crate::support::real::{proxy_before, shared};
-
-async fn answer(request: reqwest::RequestBuilder) -> (u16, Value) {
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
-}
+use crate::support::send;
 
 /// `PUT` (or `DELETE` with no body) straight to a node through its proxy.
 async fn on_node(
@@ -29,7 +24,7 @@ async fn on_node(
     if let Some(body) = body {
         request = request.json(&body);
     }
-    let (status, body) = answer(request).await;
+    let (status, body) = send(request).await;
     assert!(status == 200 || status == 404, "{path}: {status} {body}");
 }
 
@@ -99,7 +94,7 @@ async fn two_clusters_side_by_side_with_their_differences_first() {
     left.clear_requests();
     right.clear_requests();
 
-    let (status, comparison) = answer(app.client.get(app.url("/api/clusters/os/compare/es"))).await;
+    let (status, comparison) = send(app.client.get(app.url("/api/clusters/os/compare/es"))).await;
     assert_eq!(status, 200, "{comparison}");
     assert_eq!(
         (&comparison["left"], &comparison["right"]),
@@ -191,25 +186,25 @@ async fn a_second_cluster_the_caller_may_not_see_is_unknown() {
     );
     let app = spawn_app(&trusted_yaml(&clusters)).await;
     let get = |path: &str| as_caller(app.client.get(app.url(path)), &VIEWER);
-    let (status, body) = answer(get("/api/clusters/shared/compare/hidden")).await;
+    let (status, body) = send(get("/api/clusters/shared/compare/hidden")).await;
     assert_eq!(
         (status, &body["error"]["code"]),
         (404, &json!("unknown_cluster")),
         "{body}"
     );
-    let (status, body) = answer(get("/api/clusters/shared/compare/nowhere")).await;
+    let (status, body) = send(get("/api/clusters/shared/compare/nowhere")).await;
     assert_eq!(
         (status, &body["error"]["code"]),
         (404, &json!("unknown_cluster")),
         "{body}"
     );
     node.clear_requests();
-    let (status, body) = answer(get("/api/clusters/hidden/compare/shared")).await;
+    let (status, body) = send(get("/api/clusters/hidden/compare/shared")).await;
     assert_eq!(status, 404, "{body}");
     assert!(
         node.requests().is_empty(),
         "nothing was read for a refused comparison"
     );
-    let (status, body) = answer(get("/api/clusters/shared/compare/shared")).await;
+    let (status, body) = send(get("/api/clusters/shared/compare/shared")).await;
     assert_eq!(status, 200, "a cluster compared with itself: {body}");
 }

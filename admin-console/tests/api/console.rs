@@ -13,18 +13,12 @@ use test_support::{Distribution, TempDir};
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller, trusted_yaml};
 use crate::app::TestApp;
 use crate::support::real::{real, real_with};
-use crate::support::{seed_indices, wait_until};
+use crate::support::{seed_indices, send, wait_until};
 
 const METHOD_HEADER: &str = "x-console-method";
 
 fn proxy(app: &TestApp, cluster: &str, tail: &str) -> String {
     app.url(&format!("/api/clusters/{cluster}/proxy{tail}"))
-}
-
-async fn status_and_body(request: RequestBuilder) -> (u16, Value) {
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
 }
 
 /// `POST tail` with the method header and a JSON body.
@@ -54,7 +48,7 @@ async fn the_cluster_receives_a_get_with_the_body() {
     seed_indices(&f.cluster.url, "console-books", 1, |_| 3).await;
     let app = &f.app;
     let query = json!({"query": {"term": {"n": 1}}});
-    let (status, found) = status_and_body(get_with_body(
+    let (status, found) = send(get_with_body(
         app,
         "main",
         "/console-books-0000/_search?size=1",
@@ -79,7 +73,7 @@ async fn the_cluster_receives_a_get_with_the_body() {
 
     // NDJSON (a GET _msearch) keeps its content type.
     let ndjson = "{}\n{\"query\":{\"match_all\":{}}}\n";
-    let (status, answer) = status_and_body(
+    let (status, answer) = send(
         app.client
             .post(proxy(app, "main", "/console-books-0000/_msearch"))
             .header(METHOD_HEADER, "GET")
@@ -95,7 +89,7 @@ async fn the_cluster_receives_a_get_with_the_body() {
     assert_eq!(sent[0].header("content-type"), Some("application/x-ndjson"));
     // Without the header a POST stays a POST.
     f.proxy.clear_requests();
-    status_and_body(
+    send(
         app.client
             .post(proxy(app, "main", "/console-books-0000/_search"))
             .json(&query),
@@ -120,7 +114,7 @@ async fn other_values_and_other_methods_are_refused_and_nothing_is_relayed() {
         (reqwest::Method::PUT, "GET", "only on a POST"),
         (reqwest::Method::DELETE, "GET", "only on a POST"),
     ] {
-        let (status, body) = status_and_body(
+        let (status, body) = send(
             app.client
                 .request(method.clone(), proxy(app, "main", "/console-victim"))
                 .header(METHOD_HEADER, value)
@@ -180,7 +174,7 @@ async fn a_viewer_gains_nothing_with_the_header_and_the_audit_log_records_the_ge
     ];
     for tail in operator_calls {
         let (status, body) =
-            status_and_body(as_caller(get_with_body(app, "main", tail, &empty), &VIEWER)).await;
+            send(as_caller(get_with_body(app, "main", tail, &empty), &VIEWER)).await;
         assert_eq!(status, 403, "{tail}: {body}");
         assert_eq!(
             body["error"]["message"],
@@ -194,7 +188,7 @@ async fn a_viewer_gains_nothing_with_the_header_and_the_audit_log_records_the_ge
         "/_bulk",
         "/console-guarded-0000/_delete_by_query",
     ] {
-        let (status, body) = status_and_body(as_caller(
+        let (status, body) = send(as_caller(
             get_with_body(
                 app,
                 "main",
@@ -218,7 +212,7 @@ async fn a_viewer_gains_nothing_with_the_header_and_the_audit_log_records_the_ge
         .unwrap();
     assert_eq!(count["count"], 2, "nothing was written or deleted: {count}");
     // SQL stays judged by its body.
-    let (status, _) = status_and_body(as_caller(
+    let (status, _) = send(as_caller(
         get_with_body(
             app,
             "main",
@@ -237,7 +231,7 @@ async fn a_viewer_gains_nothing_with_the_header_and_the_audit_log_records_the_ge
         .collect();
     assert!(denied_sent.is_empty(), "denied, yet sent: {denied_sent:?}");
     // A viewer's read with a body passes; an operator's GET /_refresh passes and is audited.
-    let (status, found) = status_and_body(as_caller(
+    let (status, found) = send(as_caller(
         get_with_body(
             app,
             "main",
@@ -249,7 +243,7 @@ async fn a_viewer_gains_nothing_with_the_header_and_the_audit_log_records_the_ge
     .await;
     assert_eq!(status, 200);
     assert_eq!(found["hits"]["total"]["value"], 1);
-    let (status, body) = status_and_body(as_caller(
+    let (status, body) = send(as_caller(
         get_with_body(app, "main", "/console-guarded-0000/_refresh", &empty),
         &OPERATOR,
     ))
@@ -305,11 +299,11 @@ async fn the_header_means_nothing_outside_the_relay_and_the_same_origin_rule_hol
         )
     };
     // Judged as the PUT it is: a viewer is refused, an operator's PUT is sent.
-    let (status, body) = status_and_body(allocation(&VIEWER)).await;
+    let (status, body) = send(allocation(&VIEWER)).await;
     assert_eq!(status, 403, "{body}");
     assert!(f.sent("/_cluster/settings").is_empty());
     f.proxy.set_unavailable(true);
-    let (status, body) = status_and_body(allocation(&OPERATOR)).await;
+    let (status, body) = send(allocation(&OPERATOR)).await;
     f.proxy.set_unavailable(false);
     assert_ne!(status, 403, "{body}");
     let sent: Vec<_> = f
@@ -328,7 +322,7 @@ async fn the_header_means_nothing_outside_the_relay_and_the_same_origin_rule_hol
             .contains("primaries"),
         "{sent:?}"
     );
-    let (status, _) = status_and_body(as_caller(
+    let (status, _) = send(as_caller(
         app.client
             .post(app.url("/api/clusters/main/indices/_actions/close"))
             .header(METHOD_HEADER, "GET")

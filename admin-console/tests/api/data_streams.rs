@@ -14,8 +14,8 @@ use test_support::{Distribution, TempDir};
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller, trusted_yaml};
 use crate::app::{cluster_yaml, spawn_app};
 use crate::audit::lines_of;
-use crate::indices_manage::send;
 use crate::support::real::{Real, direct, proxy_before, real, real_with, shared};
+use crate::support::send;
 use crate::support::wait_until;
 
 /// An index template `name` for `pattern` with `data_stream`, made through the console's

@@ -11,9 +11,9 @@ use test_support::{Distribution, SearchNodes};
 use tokio::sync::MutexGuard;
 
 use crate::app::{TestApp, cluster_yaml, spawn_app};
-use crate::indices_manage::send;
 use crate::support::real::{proxy_to, real, shared};
 use crate::support::seed_indices;
+use crate::support::send;
 
 /// The calls of the console's statistics sampler, which runs beside every route (at start, then
 /// every minute).

@@ -15,9 +15,9 @@ use test_support::{Distribution, SearchNodes, TempDir};
 
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller};
 use crate::app::{TestApp, cluster_yaml, spawn_app};
-use crate::indices_manage::send;
 use crate::real_shards::TURN;
 use crate::support::real::{direct, proxy_before, proxy_to, sent, shared};
+use crate::support::send;
 use crate::templates::{audit_lines, trusted_app};
 
 /// How long a task or a target's shards may take on a busy machine.

@@ -12,7 +12,7 @@ use test_support::{Distribution, SearchCluster, TempDir};
 
 use crate::app::{TestApp, spawn_app};
 use crate::audit::lines_of;
-use crate::indices_manage::send;
+use crate::support::send;
 use crate::support::wait_until;
 
 const REASON: &str = "x-change-reason";

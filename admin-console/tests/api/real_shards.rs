@@ -14,7 +14,7 @@ use tokio::sync::{Mutex, MutexGuard};
 use tokio::time::Instant;
 
 use crate::app::{TestApp, cluster_yaml, spawn_app};
-use crate::indices_manage::send;
+use crate::support::send;
 
 /// Each test runs against each.
 const DISTRIBUTIONS: [Distribution; 3] = [

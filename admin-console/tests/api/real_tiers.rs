@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use test_support::{Distribution, SearchNodes, eventually_with};
 
 use crate::app::{TestApp, cluster_yaml, spawn_app};
-use crate::indices_manage::send;
+use crate::support::send;
 
 /// How long an index may take to be allocated where its tier preference says.
 const SETTLE: Duration = Duration::from_secs(120);

@@ -17,7 +17,8 @@ use test_support::{Distribution, SearchCluster, TempDir};
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller};
 use crate::app::{TestApp, cluster_yaml, spawn_app};
 use crate::support::real::{direct, direct_json, proxy_before, sent, shared};
-use crate::templates::{audit_lines, send, trusted_app};
+use crate::support::send;
+use crate::templates::{audit_lines, trusted_app};
 
 struct Fixture {
     app: TestApp,

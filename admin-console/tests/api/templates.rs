@@ -7,20 +7,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use reqwest::RequestBuilder;
 use serde_json::{Value, json};
 use test_support::{Distribution, TempDir};
 
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller, trusted_yaml};
 use crate::app::{TestApp, cluster_yaml, spawn_app};
 use crate::support::real::{REAL, Real, real, real_with};
-use crate::support::wait_until;
-
-pub(crate) async fn send(request: RequestBuilder) -> (u16, Value) {
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
-}
+use crate::support::{send, wait_until};
 
 fn api(f: &Real, tail: &str) -> String {
     f.url(&format!("/templates{tail}"))

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use test_support::{Distribution, SearchCluster};
 
 use crate::app::{TestApp, cluster_yaml, spawn_app};
-use crate::indices_manage::send;
+use crate::support::send;
 
 /// Each test runs against each.
 const DISTRIBUTIONS: [Distribution; 4] = [

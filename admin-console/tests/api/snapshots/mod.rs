@@ -12,14 +12,13 @@ mod rules;
 
 use std::time::Duration;
 
-use reqwest::RequestBuilder;
 use search_test_server::Recorded;
 use serde_json::{Value, json};
 use test_support::{Distribution, TempDir};
 
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller, trusted_yaml};
 use crate::support::real::{REAL, Real, real_with};
-use crate::support::{get_json_blocking, seed_indices, wait_until};
+use crate::support::{get_json_blocking, seed_indices, send, wait_until};
 
 struct Fixture {
     real: Real,
@@ -62,12 +61,6 @@ async fn fixture(
         .display()
         .to_string();
     Fixture { real, location }
-}
-
-async fn send(request: RequestBuilder) -> (u16, Value) {
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
 }
 
 impl Fixture {

@@ -6,7 +6,14 @@ pub mod echo;
 pub mod exporter;
 pub mod real;
 
-use serde_json::json;
+use serde_json::{Value, json};
+
+/// Sends `request`; its status and JSON body (`null` when the body is not JSON).
+pub async fn send(request: reqwest::RequestBuilder) -> (u16, Value) {
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
 
 /// Creates `count` indices `<prefix>-NNNN` (1 primary, 1 replica) with `docs(n)` documents each.
 pub async fn seed_indices(
