@@ -170,7 +170,9 @@ ${extraClusters.replaceAll("$CLUSTER_URL", clusterUrl)}`,
   // Both listeners bind port 0 (no port is chosen before it is bound, and a stack still going
   // away cannot hold it); the binary says which it got in its `listening` log line.
   Object.assign(env, { ADMIN_CONSOLE_SERVER__PORT: "0", ADMIN_CONSOLE_SERVER__INTERNAL_PORT: "0" });
-  const child = spawn(adminConsoleBinary(), ["--config", config], { stdio: ["ignore", "pipe", "pipe"], env });
+  // In the stack's own folder: what the binary writes by a relative path (the saved queries'
+  // default file, .cache/admin-console/) goes there and is removed with it, not into web/.
+  const child = spawn(adminConsoleBinary(), ["--config", config], { stdio: ["ignore", "pipe", "pipe"], env, cwd: dir });
   child.stderr.on("data", (d) => stderr.push(d));
   let port = null;
   createInterface({ input: child.stdout }).on("line", (line) => {
