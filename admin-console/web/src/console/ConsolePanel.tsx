@@ -34,6 +34,7 @@ import { CONSOLE_HEADERS, isErrorBody } from "../api/client";
 import { CodeEditor } from "./CodeEditor";
 import { SavedPanel } from "./SavedPanel";
 import { ConsoleTabStrip } from "./ConsoleTabStrip";
+import { useServerTabs } from "./useServerTabs";
 import {
   OPEN_EVENT,
   activeTab,
@@ -130,17 +131,23 @@ export function ConsolePanel({ clusterId, clusterName = clusterId, store, tabSto
   }, [tabsStorage, clusterId, tabs]);
 
   // "Open in console" from a view: each waiting request in a new tab, now and while mounted.
+  const openedHere = useMemo(() => new Set<string>(), []);
   useEffect(() => {
     const drain = () => {
       const requests = takePending();
       if (requests.length === 0) return;
-      setTabs((state) => withRequests(state, requests));
+      setTabs((state) => {
+        const next = withRequests(state, requests);
+        for (const tab of next.tabs.slice(-requests.length)) openedHere.add(tab.id);
+        return next;
+      });
       setTab("request");
     };
     drain();
     window.addEventListener(OPEN_EVENT, drain);
     return () => window.removeEventListener(OPEN_EVENT, drain);
-  }, []);
+  }, [openedHere]);
+  const serverNotice = useServerTabs(clusterId, tabs, setTabs, openedHere);
 
   useEffect(() => () => inFlight.current?.abort(), []);
 
@@ -411,7 +418,11 @@ export function ConsolePanel({ clusterId, clusterName = clusterId, store, tabSto
       {tab === "request" ? (
         <div className="request-pane">
           <ConsoleTabStrip tabs={tabs} onChange={setTabs} defaultText={DEFAULT_TEXT} />
-          {tabsNotice && <div className="hint hint-warn" role="note">{tabsNotice}</div>}
+          {(serverNotice ?? tabsNotice) && (
+            <div className="hint hint-warn" role="note" data-testid="tabs-notice">
+              {serverNotice ?? tabsNotice}
+            </div>
+          )}
           <div className="body-editor">
             <CodeEditor
               ariaLabel="Console requests"
