@@ -27,7 +27,8 @@ beforeAll(() => {
 });
 
 beforeEach(() => {
-  fetchMock = vi.fn<(...args: FetchArgs) => Promise<Response>>();
+  // What a test does not serve is a 404 (the console also asks for its tabs when it mounts).
+  fetchMock = vi.fn<(...args: FetchArgs) => Promise<Response>>(async (input) => json(404, { error: { code: "not_found", message: String(input) } }));
   vi.stubGlobal("fetch", fetchMock);
 });
 
