@@ -294,7 +294,7 @@ async fn start_authproxy(mode: &str, upstream_port: u16) -> u16 {
     // Cost 10: what `htpasswd -B` writes by default; only the first request pays it.
     let hash = bcrypt::hash(PASSWORD, 10).unwrap();
     let yaml = format!(
-        "server: {{host: 127.0.0.1, port: 0, mode: {mode}, trusted_proxies: [127.0.0.1]}}\n\
+        "server: {{host: 127.0.0.1, port: 0, internal_port: 0, mode: {mode}, trusted_proxies: [127.0.0.1]}}\n\
          observability: {{metrics_enabled: true}}\n\
          search: {{url: \"http://127.0.0.1:{upstream_port}\", admin_user: admin, admin_password: x}}\n\
          basic_auth:\n  users: [{{username: bench, password_hash: \"{hash}\", groups: [ops]}}]\n"
@@ -304,7 +304,12 @@ async fn start_authproxy(mode: &str, upstream_port: u16) -> u16 {
         .load_str(&yaml)
         .unwrap_or_else(|problems| panic!("{problems}"));
     let app = Application::build(settings).await.unwrap();
-    let port = app.port();
+    // forward_auth's check is on the internal listener only (the public port answers 404).
+    let port = if mode == "forward_auth" {
+        app.internal_port().expect("the internal listener is bound")
+    } else {
+        app.port()
+    };
     tokio::spawn(app.run_until_stopped());
     port
 }
