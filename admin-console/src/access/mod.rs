@@ -136,6 +136,16 @@ impl AccessPolicy {
             .max()
             .unwrap_or(Role::None)
     }
+
+    /// The caller's lowest role over every configured cluster (`none` when there are none):
+    /// what they may do on all clusters at once.
+    pub(crate) fn lowest_role(&self, identity: &Identity) -> Role {
+        self.clusters
+            .keys()
+            .map(|cluster| self.role(cluster, identity))
+            .min()
+            .unwrap_or(Role::None)
+    }
 }
 
 /// The 403 message: which role the call needs where, and which the caller has.

@@ -116,19 +116,30 @@ impl<'a> Rights<'a> {
         }
     }
 
+    /// Admin's rights over the queries of `cluster`: admin on it; for `all`, admin on every
+    /// cluster (admin of one cluster is no admin of the others the query is also for).
+    fn is_admin_of(&self, cluster: &str) -> bool {
+        let role = if cluster == ALL_CLUSTERS {
+            self.policy.lowest_role(self.identity)
+        } else {
+            self.policy.role(cluster, self.identity)
+        };
+        role == Role::Admin
+    }
+
     fn member_of(&self, group: &str) -> bool {
         self.identity.groups.iter().any(|own| own == group)
     }
 
     /// Owners see their own; members of the group see a shared query; admins of its cluster
-    /// see all; nobody sees a query of a cluster hidden from them.
+    /// (of every cluster, for a query for `all`) see all; nobody sees a query of a cluster hidden from them.
     pub(crate) fn may_read(&self, query: &SavedQuery) -> bool {
         let role = self.role_on(&query.cluster);
         if role == Role::None {
             return false;
         }
         query.owner == self.owner
-            || role == Role::Admin
+            || self.is_admin_of(&query.cluster)
             || matches!(&query.visibility, Visibility::Group(group) if self.member_of(group))
     }
 
@@ -140,7 +151,7 @@ impl<'a> Rights<'a> {
             return false;
         }
         query.owner == self.owner
-            || role == Role::Admin
+            || self.is_admin_of(&query.cluster)
             || (role >= Role::Operator
                 && matches!(&query.visibility, Visibility::Group(group) if self.member_of(group)))
     }
@@ -150,9 +161,7 @@ impl<'a> Rights<'a> {
     pub(crate) fn may_share_with(&self, visibility: &Visibility, cluster: &str) -> bool {
         match visibility {
             Visibility::Private => true,
-            Visibility::Group(group) => {
-                self.member_of(group) || self.role_on(cluster) == Role::Admin
-            }
+            Visibility::Group(group) => self.member_of(group) || self.is_admin_of(cluster),
         }
     }
 }

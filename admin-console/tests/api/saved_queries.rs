@@ -2,12 +2,12 @@
 //! (409 with the current query), search, export and import, data kept across a killed process
 //! (embedded store) and shared by two replicas on the real Redis the harness starts.
 
-use reqwest::RequestBuilder;
 use serde_json::{Value, json};
 use test_support::TempDir;
 
 use crate::access::{ADMIN, Caller, OPERATOR, VIEWER, as_caller, trusted_yaml};
 use crate::app::{TestApp, cluster_yaml, console_client, spawn_app};
+use crate::support::send;
 
 /// Another member of `staff` who is no operator, and one outside it.
 const VIEWER_TOO: Caller = Caller {
@@ -41,14 +41,8 @@ pub(crate) async fn app_with(store: &str) -> TestApp {
     spawn_app(&format!("{}{store}", trusted_yaml(&clusters))).await
 }
 
-pub(crate) async fn answer(request: RequestBuilder) -> (u16, Value) {
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
-}
-
 async fn create(app: &TestApp, caller: &Caller, body: Value) -> (u16, Value) {
-    answer(as_caller(app.client.post(app.url("/api/saved-queries")), caller).json(&body)).await
+    send(as_caller(app.client.post(app.url("/api/saved-queries")), caller).json(&body)).await
 }
 
 async fn created(app: &TestApp, caller: &Caller, body: Value) -> Value {
@@ -58,12 +52,12 @@ async fn created(app: &TestApp, caller: &Caller, body: Value) -> Value {
 }
 
 async fn get(app: &TestApp, caller: &Caller, path: &str) -> (u16, Value) {
-    answer(as_caller(app.client.get(app.url(path)), caller)).await
+    send(as_caller(app.client.get(app.url(path)), caller)).await
 }
 
 async fn put(app: &TestApp, caller: &Caller, id: &str, body: Value) -> (u16, Value) {
     let url = app.url(&format!("/api/saved-queries/{id}"));
-    answer(as_caller(app.client.put(url), caller).json(&body)).await
+    send(as_caller(app.client.put(url), caller).json(&body)).await
 }
 
 fn health(visibility: &str) -> Value {
@@ -140,6 +134,39 @@ async fn a_private_query_is_hidden_from_others_but_not_from_admins() {
     );
 }
 
+/// Admin of one cluster only: no admin's rights over the queries for `all` clusters, whose
+/// other clusters they do not administer (an admin of a sandbox read every private `all` query).
+#[tokio::test]
+async fn an_admin_of_one_cluster_gets_no_admin_rights_over_queries_for_all() {
+    const SANDBOX_ADMIN: Caller = Caller {
+        user: "sam",
+        groups: "sandbox-team",
+    };
+    let dir = TempDir::new("saved-all");
+    let clusters = format!(
+        "{}{}    access:\n      roles: [{{group: sandbox-team, role: admin}}, {{group: dba, role: admin}}]\n",
+        cluster_yaml("prod", "http://127.0.0.1:9"),
+        cluster_yaml("sandbox", "http://127.0.0.1:9")
+    );
+    let app = spawn_app(&format!("{}{}", trusted_yaml(&clusters), store_yaml(&dir))).await;
+    let mut private = health("private");
+    private["cluster"] = json!("all");
+    let query = created(&app, &VIEWER, private).await;
+    let id = query["id"].as_str().unwrap();
+    let path = format!("/api/saved-queries/{id}");
+    assert_eq!(get(&app, &SANDBOX_ADMIN, &path).await.0, 404);
+    let (_, list) = get(&app, &SANDBOX_ADMIN, "/api/saved-queries").await;
+    assert!(names(&list).is_empty(), "{list}");
+    let edit = json!({"name": "taken", "text": "GET /", "cluster": "all", "version": 1});
+    assert_eq!(put(&app, &SANDBOX_ADMIN, id, edit).await.0, 404);
+    // Nor may they share a query for all with a group they are not in.
+    let mut shared = health("group:dba");
+    shared["cluster"] = json!("all");
+    assert_eq!(create(&app, &SANDBOX_ADMIN, shared).await.0, 403);
+    // An admin of every cluster keeps them.
+    assert_eq!(get(&app, &ADMIN, &path).await.0, 200);
+}
+
 #[tokio::test]
 async fn a_shared_query_is_read_by_its_group_and_edited_only_by_operators_in_it() {
     let dir = TempDir::new("saved-shared");
@@ -201,7 +228,7 @@ async fn an_edit_from_a_stale_version_is_a_409_with_the_current_query() {
             &OPERATOR,
         )
     };
-    assert_eq!(answer(delete(1)).await.0, 409);
+    assert_eq!(send(delete(1)).await.0, 409);
     assert_eq!(delete(2).send().await.unwrap().status(), 204);
     assert_eq!(get(&app, &OPERATOR, &path).await.0, 404);
 }
@@ -280,7 +307,7 @@ async fn names_tags_and_text_are_capped_with_the_common_error_body() {
         .post(app.url("/api/saved-queries"))
         .header("content-type", "application/json")
         .body(huge);
-    let (status, answer) = answer(as_caller(request, &VIEWER)).await;
+    let (status, answer) = send(as_caller(request, &VIEWER)).await;
     assert_eq!(
         (status, answer["error"]["code"].as_str()),
         (413, Some("too_large"))
@@ -303,7 +330,7 @@ async fn an_export_imports_as_another_users_queries_and_a_second_import_skips_th
     assert_eq!(export["kind"], "admin-console/saved-queries");
     assert_eq!(export["queries"].as_array().unwrap().len(), 2);
     let import = |caller: &'static Caller, body: Value| {
-        answer(as_caller(app.client.post(app.url("/api/saved-queries")), caller).json(&body))
+        send(as_caller(app.client.post(app.url("/api/saved-queries")), caller).json(&body))
     };
     // VIEWER_TOO is in staff: both come in as theirs.
     let (status, report) = import(&VIEWER_TOO, export.clone()).await;
