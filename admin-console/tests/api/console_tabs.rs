@@ -7,16 +7,17 @@ use test_support::TempDir;
 
 use crate::access::{ADMIN, Caller, OPERATOR, as_caller};
 use crate::app::TestApp;
-use crate::saved_queries::{answer, app_with, redis_yaml, store_yaml};
+use crate::saved_queries::{app_with, redis_yaml, store_yaml};
+use crate::support::send;
 
 async fn get(app: &TestApp, caller: &Caller, cluster: &str) -> (u16, Value) {
     let url = app.url(&format!("/api/console/tabs?cluster={cluster}"));
-    answer(as_caller(app.client.get(url), caller)).await
+    send(as_caller(app.client.get(url), caller)).await
 }
 
 async fn put(app: &TestApp, caller: &Caller, cluster: &str, body: &Value) -> (u16, Value) {
     let url = app.url(&format!("/api/console/tabs?cluster={cluster}"));
-    answer(as_caller(app.client.put(url), caller).json(body)).await
+    send(as_caller(app.client.put(url), caller).json(body)).await
 }
 
 fn two_tabs(version: u64) -> Value {
@@ -119,10 +120,7 @@ async fn caps_and_rules_answer_in_the_common_error_body() {
     );
     assert_eq!(get(&app, &OPERATOR, "nowhere").await.0, 404);
     let url = app.url("/api/console/tabs");
-    assert_eq!(
-        answer(as_caller(app.client.get(url), &OPERATOR)).await.0,
-        400
-    );
+    assert_eq!(send(as_caller(app.client.get(url), &OPERATOR)).await.0, 400);
 }
 
 #[tokio::test]
