@@ -163,8 +163,16 @@ async fn a_provider_down_past_a_retry_ends_the_session_cleanly() {
             .await
             >= unavailable + 1.0
     );
-    // The session is gone, not retried at every request.
+    // The session is gone, not retried at every request: no further refresh is tried.
+    let after_end = app
+        .counter("proxy_session_refreshes_total{outcome=\"unavailable\"}")
+        .await;
     assert_api_401(&browser, &app.url("/_cat/indices")).await;
+    assert_eq!(
+        app.counter("proxy_session_refreshes_total{outcome=\"unavailable\"}")
+            .await,
+        after_end
+    );
 }
 
 /// `url` as an API client with `browser`'s cookies: the JSON 401.
