@@ -12,21 +12,22 @@ use crate::records::{Backend, IngressRecord, PathRule, RecordKind, Rule, Service
 /// The match a TLSRoute's rule stands for in the table and the Hosts view: the SNI hostname.
 pub const TLS_MATCH: &str = "SNI";
 
-/// A gRPC match in words: `gRPC shop.Cart/AddItem`, `gRPC ~shop\..*/Get.*` for a regular
-/// expression, `*` for a left-out service or method, then `header name=value` (a value named
-/// like a credential `<redacted>`).
-fn describe_grpc_match(matched: &GrpcRouteMatch, redaction: &Redaction) -> String {
+/// A gRPC match: its method path, and in words `gRPC shop.Cart/AddItem`, `gRPC ~shop\..*/Get.*`
+/// for a regular expression, `*` for a left-out service or method, then `header name=value` (a
+/// value named like a credential `<redacted>`).
+fn describe_grpc_match(matched: &GrpcRouteMatch, redaction: &Redaction) -> GrpcMatch {
     let method = matched.method.clone().unwrap_or_default();
     let regex = if method.type_.as_deref() == Some("RegularExpression") {
         "~"
     } else {
         ""
     };
-    let mut words = vec![format!(
-        "gRPC {regex}{}/{}",
+    let path = format!(
+        "{regex}{}/{}",
         method.service.as_deref().unwrap_or("*"),
         method.method.as_deref().unwrap_or("*")
-    )];
+    );
+    let mut words = vec![format!("gRPC {path}")];
     for header in &matched.headers {
         let regex = if header.type_.as_deref() == Some("RegularExpression") {
             "~"
@@ -36,13 +37,26 @@ fn describe_grpc_match(matched: &GrpcRouteMatch, redaction: &Redaction) -> Strin
         let value = httproute::shown_value(&header.name, &header.value, redaction);
         words.push(format!("header {}={regex}{value}", header.name));
     }
-    words.join(" ")
+    GrpcMatch {
+        path,
+        words: words.join(" "),
+    }
 }
 
-/// A rule's matches in words (no match: every method, `gRPC */*`).
-fn grpc_matches(rule: &GrpcRouteRule, redaction: &Redaction) -> Vec<String> {
+/// One gRPC match: the method path the table and the conflict check read (headers left out,
+/// as an HTTPRoute's path leaves them out), and the whole match in words.
+struct GrpcMatch {
+    path: String,
+    words: String,
+}
+
+/// A rule's matches (no match: every method, `gRPC */*`).
+fn grpc_matches(rule: &GrpcRouteRule, redaction: &Redaction) -> Vec<GrpcMatch> {
     if rule.matches.is_empty() {
-        return vec!["gRPC */*".to_owned()];
+        return vec![GrpcMatch {
+            path: "*/*".to_owned(),
+            words: "gRPC */*".to_owned(),
+        }];
     }
     rule.matches
         .iter()
@@ -88,7 +102,7 @@ pub fn grpc_record_of(route: &GrpcRoute, redaction: &Redaction) -> IngressRecord
     record.kind = RecordKind::GrpcRoute;
     // gRPC is not browsed: no links.
     record.links = Vec::new();
-    let matches: Vec<Vec<String>> = route
+    let matches: Vec<Vec<GrpcMatch>> = route
         .spec
         .rules
         .iter()
@@ -99,9 +113,9 @@ pub fn grpc_record_of(route: &GrpcRoute, redaction: &Redaction) -> IngressRecord
         .iter()
         .zip(&services)
         .flat_map(|(words, backend)| {
-            words.iter().filter_map(move |words| {
+            words.iter().filter_map(move |matched| {
                 backend.clone().map(|backend| PathRule {
-                    path: words.strip_prefix("gRPC ").map(str::to_owned),
+                    path: Some(matched.path.clone()),
                     path_type: "gRPC".to_owned(),
                     backend,
                 })
@@ -110,8 +124,8 @@ pub fn grpc_record_of(route: &GrpcRoute, redaction: &Redaction) -> IngressRecord
         .collect();
     record.rules = table_rules(&record.hosts, paths);
     if let Some(detail) = record.route.as_mut() {
-        for (rule, words) in detail.rules.iter_mut().zip(matches) {
-            rule.matches = words;
+        for (rule, matched) in detail.rules.iter_mut().zip(matches) {
+            rule.matches = matched.into_iter().map(|matched| matched.words).collect();
         }
     }
     record
