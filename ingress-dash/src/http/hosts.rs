@@ -71,41 +71,48 @@ pub(crate) async fn report(
 const MAX_GATEWAY_NAMESPACES: usize = 16;
 
 /// The Gateways of `namespaces` (those the caller may see and the dashboard watches, at most
-/// [`MAX_GATEWAY_NAMESPACES`]), or why a namespace's were not read, through the retries and
-/// breaker. A Gateway that does not decode (hostile input) is left out.
+/// [`MAX_GATEWAY_NAMESPACES`] of them, read at once), or why a namespace's were not read,
+/// through the retries and breaker. A namespace the caller may not see does not use up the
+/// budget. A Gateway that does not decode (hostile input) is left out.
 async fn read_gateways(
     state: &AppState,
     viewer: &Viewer,
     namespaces: std::collections::BTreeSet<String>,
 ) -> KnownGateways {
     let mut known = KnownGateways::default();
-    let api = state.api.as_ref();
-    for (index, namespace) in namespaces.into_iter().enumerate() {
-        let read = if index >= MAX_GATEWAY_NAMESPACES {
-            Err("more Gateway namespaces than are read at once".to_owned())
-        } else if let Some(reason) = super::objects::unreadable_namespace(state, viewer, &namespace)
-        {
-            Err(reason.to_owned())
+    let mut readable = Vec::new();
+    for namespace in namespaces {
+        if let Some(reason) = super::objects::unreadable_namespace(state, viewer, &namespace) {
+            known.namespaces.insert(namespace, Err(reason.to_owned()));
+        } else if readable.len() >= MAX_GATEWAY_NAMESPACES {
+            let reason = "more Gateway namespaces than are read at once".to_owned();
+            known.namespaces.insert(namespace, Err(reason));
         } else {
-            (state.resilience)
-                .call("list_gateways", || {
-                    object_reads::list_gateways(api, &namespace)
-                })
-                .await
-                .map(|items| {
-                    items
-                        .into_iter()
-                        .filter_map(|item| serde_json::from_value::<Gateway>(item).ok())
-                        .collect()
-                })
-                .map_err(|error| {
-                    super::objects::list_failure(
-                        &error,
-                        "gateways.gateway.networking.k8s.io",
-                        "gateway.networking.k8s.io/v1 gateways",
-                    )
-                })
-        };
+            readable.push(namespace);
+        }
+    }
+    let api = state.api.as_ref();
+    let reads = futures_util::future::join_all(readable.iter().map(|namespace| {
+        (state.resilience).call("list_gateways", move || {
+            object_reads::list_gateways(api, namespace)
+        })
+    }))
+    .await;
+    for (namespace, read) in readable.into_iter().zip(reads) {
+        let read = read
+            .map(|items| {
+                items
+                    .into_iter()
+                    .filter_map(|item| serde_json::from_value::<Gateway>(item).ok())
+                    .collect()
+            })
+            .map_err(|error| {
+                super::objects::list_failure(
+                    &error,
+                    "gateways.gateway.networking.k8s.io",
+                    "gateway.networking.k8s.io/v1 gateways",
+                )
+            });
         known.namespaces.insert(namespace, read);
     }
     known
