@@ -11,6 +11,7 @@ use deadpool_redis::{Config, Pool, PoolConfig, Runtime, Timeouts};
 use futures_util::FutureExt;
 use futures_util::future::{BoxFuture, ready};
 use moka::Expiry;
+use moka::ops::compute::{CompResult, Op};
 use moka::sync::Cache;
 
 /// Why the store could not be used, with the cause it came from (shared, so the error can be
@@ -47,7 +48,24 @@ pub trait ByteStore: Send + Sync + 'static {
         value: Vec<u8>,
         ttl: Duration,
     ) -> BoxFuture<'a, Result<bool, ByteStoreError>>;
+    /// Replaces the value of `key` only when it holds one (Redis `SET XX PX`), with a new time
+    /// to live: `true` when this call stored it. An update that must not bring back a key
+    /// deleted meanwhile.
+    fn set_if_present<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, ByteStoreError>>;
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), ByteStoreError>>;
+    /// Deletes `key` only while it holds `value`, atomically (compare-and-delete): `true` when
+    /// this call deleted it. Releases a lease taken with a value of the holder's own, never one
+    /// another caller took after it expired.
+    fn delete_if_equals<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a [u8],
+    ) -> BoxFuture<'a, Result<bool, ByteStoreError>>;
     /// Whether the store answers (for health checks).
     fn ping(&self) -> BoxFuture<'_, Result<(), ByteStoreError>>;
 }
@@ -136,9 +154,43 @@ impl ByteStore for MemoryStore {
         ready(Ok(entry.is_fresh())).boxed()
     }
 
+    fn set_if_present<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, ByteStoreError>> {
+        let result = self
+            .entries
+            .entry_by_ref(key)
+            .and_compute_with(|current| match current {
+                Some(_) => Op::Put(Entry {
+                    value: Arc::new(value),
+                    ttl,
+                }),
+                None => Op::Nop,
+            });
+        ready(Ok(matches!(result, CompResult::ReplacedWith(_)))).boxed()
+    }
+
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), ByteStoreError>> {
         self.entries.invalidate(key);
         ready(Ok(())).boxed()
+    }
+
+    fn delete_if_equals<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a [u8],
+    ) -> BoxFuture<'a, Result<bool, ByteStoreError>> {
+        let result = self
+            .entries
+            .entry_by_ref(key)
+            .and_compute_with(|current| match current {
+                Some(entry) if entry.value().value.as_slice() == value => Op::Remove,
+                _ => Op::Nop,
+            });
+        ready(Ok(matches!(result, CompResult::Removed(_)))).boxed()
     }
 
     fn ping(&self) -> BoxFuture<'_, Result<(), ByteStoreError>> {
@@ -148,6 +200,9 @@ impl ByteStore for MemoryStore {
 
 /// Longest a single Redis operation (including getting a connection) may take.
 const OPERATION_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Compare-and-delete in one step on the server (`EVAL`, no script cache needed).
+const DELETE_IF_EQUALS: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
 
 /// Connections to Redis kept at most.
 const POOL_SIZE: usize = 32;
@@ -246,9 +301,48 @@ impl ByteStore for RedisStore {
         .boxed()
     }
 
+    fn set_if_present<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, ByteStoreError>> {
+        let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+        self.run(move |mut connection| async move {
+            let stored: Option<String> = deadpool_redis::redis::cmd("SET")
+                .arg(key)
+                .arg(value)
+                .arg("XX")
+                .arg("PX")
+                .arg(millis)
+                .query_async(&mut connection)
+                .await?;
+            Ok(stored.is_some())
+        })
+        .boxed()
+    }
+
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), ByteStoreError>> {
         self.run(move |mut connection| async move { connection.del::<_, ()>(key).await })
             .boxed()
+    }
+
+    fn delete_if_equals<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a [u8],
+    ) -> BoxFuture<'a, Result<bool, ByteStoreError>> {
+        self.run(move |mut connection| async move {
+            let deleted: u64 = deadpool_redis::redis::cmd("EVAL")
+                .arg(DELETE_IF_EQUALS)
+                .arg(1)
+                .arg(key)
+                .arg(value)
+                .query_async(&mut connection)
+                .await?;
+            Ok(deleted == 1)
+        })
+        .boxed()
     }
 
     fn ping(&self) -> BoxFuture<'_, Result<(), ByteStoreError>> {

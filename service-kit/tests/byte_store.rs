@@ -69,9 +69,96 @@ async fn stores_expire_each_key_by_its_own_ttl(store: &dyn ByteStore) {
     store.ping().await.unwrap();
 }
 
+/// What both stores must do for a lease of one holder and a record that may have been deleted.
+async fn stores_release_only_their_own_lease_and_update_only_present_keys(store: &dyn ByteStore) {
+    // Compare-and-delete: another value (a lease taken after ours expired) stays.
+    let ttl = Duration::from_secs(60);
+    assert!(
+        store
+            .set_if_absent("held", b"mine".to_vec(), ttl)
+            .await
+            .unwrap()
+    );
+    assert!(!store.delete_if_equals("held", b"theirs").await.unwrap());
+    assert_eq!(
+        store.get("held").await.unwrap().as_deref(),
+        Some(&b"mine".to_vec())
+    );
+    assert!(store.delete_if_equals("held", b"mine").await.unwrap());
+    assert_eq!(store.get("held").await.unwrap(), None);
+    assert!(
+        !store.delete_if_equals("held", b"mine").await.unwrap(),
+        "gone"
+    );
+
+    // Set-if-present: an update of a deleted key does not bring it back.
+    assert!(
+        !store
+            .set_if_present("record", b"a".to_vec(), ttl)
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.get("record").await.unwrap(), None);
+    store.set("record", b"a".to_vec(), ttl).await.unwrap();
+    assert!(
+        store
+            .set_if_present("record", b"b".to_vec(), Duration::from_millis(50))
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.get("record").await.unwrap().as_deref(),
+        Some(&b"b".to_vec())
+    );
+    // With the new (short) time to live.
+    test_support::eventually("the updated key to expire", DEADLINE, async || {
+        store.get("record").await.unwrap().is_none()
+    })
+    .await;
+    store.set("record", b"c".to_vec(), ttl).await.unwrap();
+    store.delete("record").await.unwrap();
+    assert!(
+        !store
+            .set_if_present("record", b"d".to_vec(), ttl)
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.get("record").await.unwrap(), None);
+}
+
 #[tokio::test]
 async fn memory_store_keeps_values_for_their_own_time() {
     stores_expire_each_key_by_its_own_ttl(&MemoryStore::default()).await;
+}
+
+#[tokio::test]
+async fn memory_store_compares_before_deleting_and_updates_only_present_keys() {
+    stores_release_only_their_own_lease_and_update_only_present_keys(&MemoryStore::default()).await;
+}
+
+#[tokio::test]
+async fn redis_store_compares_before_deleting_and_updates_only_present_keys() {
+    let server = test_support::RedisServer::start();
+    let store = RedisStore::new(&server.url()).unwrap();
+    stores_release_only_their_own_lease_and_update_only_present_keys(&store).await;
+    // SET XX keeps the per-key expiry semantics of SET PX.
+    store
+        .set("kept", b"1".to_vec(), Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert!(
+        store
+            .set_if_present("kept", b"2".to_vec(), Duration::from_secs(30))
+            .await
+            .unwrap()
+    );
+    let mut raw = redis::Client::open(server.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let ttl: i64 = raw.pttl("kept").await.unwrap();
+    assert!(ttl > 0 && ttl <= 30_000, "per-key TTL, got {ttl}");
 }
 
 #[tokio::test]
