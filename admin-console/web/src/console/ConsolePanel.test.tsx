@@ -8,9 +8,9 @@ import { ConsolePanel } from "./ConsolePanel";
 import { HistoryStore } from "./history";
 import { memoryStorage } from "../lib/storage";
 import type { ErrorBody } from "../api/wire";
+import { type FetchArgs, type FetchMock, json, mockFetch } from "../test/fetch";
 
-type FetchArgs = [input: RequestInfo | URL, init?: RequestInit];
-let fetchMock: ReturnType<typeof vi.fn<(...args: FetchArgs) => Promise<Response>>>;
+let fetchMock: FetchMock;
 
 // jsdom has no layout: CodeMirror measures text ranges, which report no boxes here.
 beforeAll(() => {
@@ -21,8 +21,7 @@ beforeAll(() => {
 });
 
 beforeEach(() => {
-  fetchMock = vi.fn<(...args: FetchArgs) => Promise<Response>>();
-  vi.stubGlobal("fetch", fetchMock);
+  fetchMock = mockFetch();
 });
 
 /** Every call to the relay, leaving out the completion's own look-ups (dialect, names). */
@@ -34,9 +33,9 @@ function relayCalls(): FetchArgs[] {
 function serve(relay: () => Response | Promise<Response>) {
   fetchMock.mockImplementation(async (input) => {
     const url = String(input);
-    if (url.endsWith("/dialect")) return answer(200, { distribution: "opensearch", major: 2 });
-    if (url.includes("/indices?")) return answer(200, { total: 1, page: 1, size: 500, sort: "name", order: "asc", indices: [] });
-    if (url.includes("_cat/aliases")) return answer(200, []);
+    if (url.endsWith("/dialect")) return json(200, { distribution: "opensearch", major: 2 });
+    if (url.includes("/indices?")) return json(200, { total: 1, page: 1, size: 500, sort: "name", order: "asc", indices: [] });
+    if (url.includes("_cat/aliases")) return json(200, []);
     return relay();
   });
 }
@@ -58,13 +57,6 @@ afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
 });
-
-function answer(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "Content-Type": "application/json", ...headers },
-  });
-}
 
 function renderPanel(clusterId: string) {
   const store = new HistoryStore(memoryStorage());
@@ -108,7 +100,7 @@ function headersOf(init: RequestInit | undefined): Headers {
 
 describe("ConsolePanel", () => {
   it("runs only the request under the cursor, with its method, path, body and the console header, and shows the answer", async () => {
-    serve(() => answer(200, { took: 3, hits: { total: { value: 2 } } }, { "Server-Timing": "upstream;dur=12.5" }));
+    serve(() => json(200, { took: 3, hits: { total: { value: 2 } } }, { "Server-Timing": "upstream;dur=12.5" }));
     const { store } = renderPanel("prod");
     const body = '{ "query": { "match_all": {} } }';
     typeInEditor("request-editor", `GET /_cluster/health\n\n# search\nPOST /logs-*/_search?size=5\n${body}\n`);
@@ -137,7 +129,7 @@ describe("ConsolePanel", () => {
   });
 
   it("runs the request under the cursor on Ctrl+Enter (Cmd+Enter on a Mac) inside the editor", async () => {
-    serve(() => answer(200, {}));
+    serve(() => json(200, {}));
     renderPanel("keys");
     typeInEditor("request-editor", "PUT /first-not-run\n\nGET /_cat/indices\n");
     cursorAt("_cat/indices");
@@ -150,7 +142,7 @@ describe("ConsolePanel", () => {
   });
 
   it("sends a GET with a body as POST with X-Console-Method: GET, and a bodiless GET as GET", async () => {
-    serve(() => answer(200, { hits: { hits: [] } }));
+    serve(() => json(200, { hits: { hits: [] } }));
     renderPanel("get-body");
     typeInEditor("request-editor", 'GET /logs/_search\n{ "query": { "term": { "n": 1 } } }\n\nGET /_cat/health');
     cursorAt("term");
@@ -174,7 +166,7 @@ describe("ConsolePanel", () => {
   });
 
   it("sends NDJSON for _bulk, one document a line", async () => {
-    serve(() => answer(200, { errors: false, items: [] }));
+    serve(() => json(200, { errors: false, items: [] }));
     renderPanel("bulk");
     typeInEditor("request-editor", 'POST /_bulk\n{ "index": { "_index": "logs" } }\n{\n  "message": "hi"\n}\n');
     cursorAt("_bulk");
@@ -186,7 +178,7 @@ describe("ConsolePanel", () => {
   });
 
   it("does not send a body that is not JSON, and says why", async () => {
-    serve(() => answer(200, {}));
+    serve(() => json(200, {}));
     renderPanel("bad-body");
     typeInEditor("request-editor", "POST /x/_search\n{ nope\n");
     fireEvent.click(screen.getByTestId("run-request"));
@@ -201,7 +193,7 @@ describe("ConsolePanel", () => {
         message: "The console path is refused: it contains a . or .. segment. Give a path on the cluster, such as /_cluster/health.",
       },
     };
-    serve(() => answer(403, refusal));
+    serve(() => json(403, refusal));
     renderPanel("refused");
     typeInEditor("request-editor", "GET a/../../etc");
     fireEvent.click(screen.getByTestId("run-request"));
@@ -213,7 +205,7 @@ describe("ConsolePanel", () => {
   });
 
   it("shows a cluster's own error answer as it came, without the console's alert", async () => {
-    serve(() => answer(404, { error: { type: "index_not_found_exception", reason: "no such index [x]" }, status: 404 }));
+    serve(() => json(404, { error: { type: "index_not_found_exception", reason: "no such index [x]" }, status: 404 }));
     renderPanel("cluster-error");
     typeInEditor("request-editor", "GET x");
     fireEvent.click(screen.getByTestId("run-request"));
@@ -234,7 +226,7 @@ describe("ConsolePanel", () => {
   });
 
   it("adds a history entry to the editor and imports a history file, refusing a bad one with a message", async () => {
-    serve(() => answer(200, {}));
+    serve(() => json(200, {}));
     const { store } = renderPanel("hist");
     store.add("hist", { method: "POST", path: "/books/_search", body: '{"size":0}', executedAt: 1 });
     cleanup();

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { SavedPanel } from "./SavedPanel";
 import type { SavedQuery } from "../api/savedQueries";
+import { type FetchMock, json, mockFetch } from "../test/fetch";
 
 const STORED: SavedQuery = {
   id: "q1",
@@ -17,21 +18,17 @@ const STORED: SavedQuery = {
   updated_at: "2026-11-28T12:00:00Z",
 };
 
-function answer(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
-}
-
-let fetchMock: ReturnType<typeof vi.fn>;
+let fetchMock: FetchMock;
 beforeEach(() => {
-  fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+  fetchMock = mockFetch();
+  fetchMock.mockImplementation(async (input, init) => {
     const url = String(input);
     if (init?.method === "PUT") {
-      return answer(409, { error: { code: "version_conflict", message: "changed" }, current: { ...STORED, version: 3 } });
+      return json(409, { error: { code: "version_conflict", message: "changed" }, current: { ...STORED, version: 3 } });
     }
-    if (url.startsWith("/api/saved-queries/q1")) return answer(200, { ...STORED, version: 3, owner: "vic" });
-    return answer(200, { queries: [STORED] });
+    if (url.startsWith("/api/saved-queries/q1")) return json(200, { ...STORED, version: 3, owner: "vic" });
+    return json(200, { queries: [STORED] });
   });
-  vi.stubGlobal("fetch", fetchMock);
 });
 afterEach(() => {
   cleanup();

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { pendingReasonHeaders, reasonHeaders, reasonProblem, runWithReason, setReasonPrompter } from "./changeReason";
 import { request } from "../api/client";
+import { json, mockFetch } from "../test/fetch";
 
 afterEach(() => {
   vi.unstubAllGlobals();
@@ -25,26 +26,19 @@ describe("the change reason", () => {
   });
 
   it("is asked for when the server refuses a change without one, then the call is sent again", async () => {
-    const fetch = vi
-      .fn()
-      .mockResolvedValueOnce(
-        new Response(JSON.stringify({ error: { code: "change_reason_required", message: "prod is a production cluster" } }), { status: 428 }),
-      )
-      .mockResolvedValueOnce(new Response(JSON.stringify({ enable: "all" }), { status: 200 }));
-    vi.stubGlobal("fetch", fetch);
+    const fetch = mockFetch()
+      .mockResolvedValueOnce(json(428, { error: { code: "change_reason_required", message: "prod is a production cluster" } }))
+      .mockResolvedValueOnce(json(200, { enable: "all" }));
     const asked: string[] = [];
     setReasonPrompter(async (message) => (asked.push(message), "INC-9 rebalance"));
     await expect(request("/api/clusters/prod/allocation", { method: "PUT" })).resolves.toEqual({ enable: "all" });
     expect(asked).toEqual(["prod is a production cluster"]);
-    expect(new Headers(fetch.mock.calls[0][1].headers).get("X-Change-Reason")).toBeNull();
-    expect(new Headers(fetch.mock.calls[1][1].headers).get("X-Change-Reason")).toBe("INC-9%20rebalance");
+    expect(new Headers(fetch.mock.calls[0][1]?.headers).get("X-Change-Reason")).toBeNull();
+    expect(new Headers(fetch.mock.calls[1][1]?.headers).get("X-Change-Reason")).toBe("INC-9%20rebalance");
   });
 
   it("cancelling the prompt leaves the refusal as the error", async () => {
-    vi.stubGlobal(
-      "fetch",
-      vi.fn().mockResolvedValue(new Response(JSON.stringify({ error: { code: "change_reason_required", message: "say why" } }), { status: 428 })),
-    );
+    mockFetch().mockResolvedValue(json(428, { error: { code: "change_reason_required", message: "say why" } }));
     setReasonPrompter(async () => null);
     await expect(request("/api/clusters/prod/allocation", { method: "PUT" })).rejects.toMatchObject({ status: 428, code: "change_reason_required" });
   });

@@ -7,6 +7,7 @@ import { cleanup, render, screen } from "@testing-library/react";
 import type { DataStreamList, WhoAmI } from "../api/wire";
 import { WhoAmIProvider } from "../lib/whoami";
 import { DataStreamsView } from "./DataStreamsView";
+import { json, mockFetch } from "../test/fetch";
 
 const LIST: DataStreamList = {
   dataStreams: [
@@ -29,10 +30,7 @@ const LIST: DataStreamList = {
 };
 
 beforeEach(() => {
-  vi.stubGlobal(
-    "fetch",
-    vi.fn(async () => new Response(JSON.stringify(LIST), { status: 200, headers: { "Content-Type": "application/json" } })),
-  );
+  mockFetch().mockImplementation(async () => json(200, LIST));
 });
 
 afterEach(() => {

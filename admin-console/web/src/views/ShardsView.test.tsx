@@ -8,13 +8,12 @@ import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/re
 import type { GridCopy, ShardExplanation, ShardGrid, WhoAmI } from "../api/wire";
 import { WhoAmIProvider } from "../lib/whoami";
 import { ShardsView } from "./ShardsView";
+import { type FetchMock, json, mockFetch, notServed } from "../test/fetch";
 
-type FetchArgs = [input: RequestInfo | URL, init?: RequestInit];
-let fetchMock: ReturnType<typeof vi.fn<(...args: FetchArgs) => Promise<Response>>>;
+let fetchMock: FetchMock;
 
 beforeEach(() => {
-  fetchMock = vi.fn<(...args: FetchArgs) => Promise<Response>>();
-  vi.stubGlobal("fetch", fetchMock);
+  fetchMock = mockFetch();
   Object.defineProperty(HTMLElement.prototype, "clientWidth", { configurable: true, get: () => 1200 });
   Object.defineProperty(HTMLElement.prototype, "clientHeight", { configurable: true, get: () => 640 });
 });
@@ -25,8 +24,6 @@ afterEach(() => {
   delete (HTMLElement.prototype as { clientWidth?: number }).clientWidth;
   delete (HTMLElement.prototype as { clientHeight?: number }).clientHeight;
 });
-
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 
 const started = (shard: number, primary: boolean, node: number): GridCopy => ({ shard, primary, state: "started", node });
 
@@ -70,7 +67,7 @@ function answer(grid: ShardGrid) {
     if (url.endsWith("/shards")) return json(200, grid);
     if (url.includes("/shards/explain?")) return json(200, EXPLAINED);
     if (url.endsWith("/shards/move") && init?.method === "POST") return json(200, { acknowledged: true });
-    return json(404, { error: { code: "not_found", message: url } });
+    return notServed(url);
   });
 }
 

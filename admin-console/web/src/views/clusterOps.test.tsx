@@ -10,21 +10,18 @@ import { WhoAmIProvider } from "../lib/whoami";
 import { TasksView } from "./TasksView";
 import { TemplatesView } from "./TemplatesView";
 import { SettingsView } from "./SettingsView";
+import { type FetchMock, json, mockFetch } from "../test/fetch";
 
-type FetchArgs = [input: RequestInfo | URL, init?: RequestInit];
-let fetchMock: ReturnType<typeof vi.fn<(...args: FetchArgs) => Promise<Response>>>;
+let fetchMock: FetchMock;
 
 beforeEach(() => {
-  fetchMock = vi.fn<(...args: FetchArgs) => Promise<Response>>();
-  vi.stubGlobal("fetch", fetchMock);
+  fetchMock = mockFetch();
 });
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
 });
 
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 const who = (role: "viewer" | "operator" | "admin"): WhoAmI => ({ mode: "trusted_headers", user: "vera", email: null, groups: [], roles: { prod: role } });
 const withRole = (role: "viewer" | "operator" | "admin", node: ReactNode) => render(<WhoAmIProvider value={who(role)}>{node}</WhoAmIProvider>);
 const calls = (method: string) => fetchMock.mock.calls.filter(([, init]) => (init?.method ?? "GET") === method);

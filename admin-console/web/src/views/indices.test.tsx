@@ -8,21 +8,18 @@ import type { AliasList, IndexPage, WhoAmI } from "../api/wire";
 import { WhoAmIProvider } from "../lib/whoami";
 import { IndicesView } from "./IndicesView";
 import { AliasesView } from "./AliasesView";
+import { type FetchMock, json, mockFetch, notServed } from "../test/fetch";
 
-type FetchArgs = [input: RequestInfo | URL, init?: RequestInit];
-let fetchMock: ReturnType<typeof vi.fn<(...args: FetchArgs) => Promise<Response>>>;
+let fetchMock: FetchMock;
 
 beforeEach(() => {
-  fetchMock = vi.fn<(...args: FetchArgs) => Promise<Response>>();
-  vi.stubGlobal("fetch", fetchMock);
+  fetchMock = mockFetch();
 });
 
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
 });
-
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 
 const who = (role: "viewer" | "operator" | "admin"): WhoAmI => ({ mode: "trusted_headers", user: "u", email: null, groups: [], roles: { prod: role } });
 
@@ -48,7 +45,7 @@ function serve(routes: Record<string, (init?: RequestInit) => Response>) {
     }
     if (url.startsWith("/api/clusters/prod/dialect")) return json(200, { distribution: "opensearch", major: 2 });
     if (method === "GET" && url.startsWith("/api/clusters/prod/indices?")) return json(200, PAGE);
-    return json(404, { error: { code: "not_found", message: `${method} ${url}` } });
+    return notServed(`${method} ${url}`);
   });
 }
 

@@ -15,9 +15,9 @@ import { drainState } from "./NodeDrain";
 import { ConsolePanel } from "../console/ConsolePanel";
 import { HistoryStore } from "../console/history";
 import { memoryStorage } from "../lib/storage";
+import { type FetchMock, json, mockFetch, notServed } from "../test/fetch";
 
-type FetchArgs = [input: RequestInfo | URL, init?: RequestInit];
-let fetchMock: ReturnType<typeof vi.fn<(...args: FetchArgs) => Promise<Response>>>;
+let fetchMock: FetchMock;
 
 beforeAll(() => {
   // jsdom has no layout; CodeMirror measures text ranges.
@@ -28,18 +28,13 @@ beforeAll(() => {
 
 beforeEach(() => {
   // What a test does not serve is a 404 (the console also asks for its tabs when it mounts).
-  fetchMock = vi.fn<(...args: FetchArgs) => Promise<Response>>(async (input) => json(404, { error: { code: "not_found", message: String(input) } }));
-  vi.stubGlobal("fetch", fetchMock);
+  fetchMock = mockFetch();
 });
 
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
 });
-
-function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
-}
 
 function who(role: "viewer" | "operator" | "admin", mode: WhoAmI["mode"] = "trusted_headers"): WhoAmI {
   return mode === "open"
@@ -69,7 +64,7 @@ function serveIndices(action: () => Response) {
     const url = String(input);
     if (url.startsWith("/api/clusters/prod/indices/_actions/")) return action();
     if (url.startsWith("/api/clusters/prod/indices")) return json(200, PAGE);
-    return json(404, { error: { code: "not_found", message: url } });
+    return notServed(url);
   });
 }
 

@@ -6,12 +6,9 @@ import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/re
 import type { RepositoryList, SnapshotDetail, SnapshotList, SnapshotRow, WhoAmI } from "../../api/wire";
 import { WhoAmIProvider } from "../../lib/whoami";
 import { SnapshotsView } from "../SnapshotsView";
+import { type FetchMock, json, mockFetch, notServed } from "../../test/fetch";
 
-type FetchArgs = [input: RequestInfo | URL, init?: RequestInit];
-let fetchMock: ReturnType<typeof vi.fn<(...args: FetchArgs) => Promise<Response>>>;
-
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+let fetchMock: FetchMock;
 
 const who = (role: "viewer" | "operator" | "admin"): WhoAmI => ({
   mode: "trusted_headers",
@@ -63,13 +60,12 @@ function serve(snapshots: SnapshotList, restore: () => Response = () => json(200
         },
       });
     if (url.endsWith("/restore") && init?.method === "POST") return restore();
-    return json(404, { error: { code: "not_found", message: url } });
+    return notServed(url);
   });
 }
 
 beforeEach(() => {
-  fetchMock = vi.fn<(...args: FetchArgs) => Promise<Response>>();
-  vi.stubGlobal("fetch", fetchMock);
+  fetchMock = mockFetch();
   window.history.replaceState(null, "", "/clusters/prod/snapshots");
 });
 
