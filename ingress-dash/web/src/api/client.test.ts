@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { jsonResponse, stubFetch } from "../test/fetch";
 import { fetchWhoAmI } from "./client";
 
-const answer = (body: unknown) =>
-  vi.stubGlobal("fetch", async () => new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } }));
+const answer = (body: unknown) => stubFetch(() => jsonResponse(body));
 
 describe("fetchWhoAmI", () => {
   afterEach(() => vi.unstubAllGlobals());

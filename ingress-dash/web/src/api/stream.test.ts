@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { jsonResponse, stubFetch } from "../test/fetch";
 import { ingress } from "../test/fixtures";
 import { openIngressStream, preopenIngressStream, RECONNECT_QUIET_MS, STALE_AFTER_MS, streamUrl, type ConnectionStatus } from "./stream";
 import type { StreamEvent } from "./events";
@@ -42,7 +43,7 @@ describe("stream client", () => {
     vi.useFakeTimers();
     vi.stubGlobal("EventSource", FakeEventSource);
     // The snapshot fetch and the refusal probe find nothing unless a test says otherwise.
-    vi.stubGlobal("fetch", vi.fn(async () => Promise.reject(new TypeError("network down"))));
+    stubFetch(() => Promise.reject(new TypeError("network down")));
     FakeEventSource.instances = [];
     events = [];
     statuses = [];
@@ -146,14 +147,8 @@ describe("stream client", () => {
   });
 
   it("says why the server refused the stream and honours Retry-After", async () => {
-    vi.stubGlobal(
-      "fetch",
-      vi.fn(async () =>
-        Response.json(
-          { error: { code: "rate_limited", message: "Too many requests." } },
-          { status: 429, headers: { "retry-after": "5" } },
-        ),
-      ),
+    stubFetch(() =>
+      Response.json({ error: { code: "rate_limited", message: "Too many requests." } }, { status: 429, headers: { "retry-after": "5" } }),
     );
     source().open();
     source().fail(FakeEventSource.CLOSED);
@@ -180,7 +175,7 @@ describe("stream opened before the app mounts", () => {
   beforeEach(() => {
     vi.useFakeTimers();
     vi.stubGlobal("EventSource", FakeEventSource);
-    vi.stubGlobal("fetch", vi.fn(async () => Promise.reject(new TypeError("network down"))));
+    stubFetch(() => Promise.reject(new TypeError("network down")));
     FakeEventSource.instances = [];
   });
   afterEach(() => {
@@ -250,7 +245,7 @@ describe("snapshot delivery", () => {
     vi.stubGlobal("EventSource", FakeEventSource);
     FakeEventSource.instances = [];
     const events: StreamEvent[][] = [];
-    vi.stubGlobal("fetch", vi.fn(async () => Promise.reject(new TypeError("network down"))));
+    stubFetch(() => Promise.reject(new TypeError("network down")));
     const close = openIngressStream("/api/ingresses/stream", { onEvents: (b) => events.push(b), onStatus: () => {} });
     await vi.advanceTimersByTimeAsync(0);
     const source = FakeEventSource.instances[0]!;
@@ -281,13 +276,10 @@ describe("start-up: the snapshot fetched, then the stream from its eventId", () 
 
   /** `GET /api/ingresses` answers `body` (a snapshot) with `status`. */
   const serve = (body: unknown, status = 200) =>
-    vi.stubGlobal(
-      "fetch",
-      vi.fn(async (url: string) => {
-        requests.push(url);
-        return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-      }),
-    );
+    stubFetch((url) => {
+      requests.push(url);
+      return jsonResponse(body, status);
+    });
   const fetched = (name: string, eventId?: number) => ({
     items: [ingress({ name })],
     errors: [],
@@ -359,7 +351,7 @@ describe("start-up: the snapshot fetched, then the stream from its eventId", () 
   it("ignores a body that is not JSON or an eventId that is not an id", async () => {
     for (const body of ["<html>proxy</html>", JSON.stringify(fetched("web", -1)), JSON.stringify({ ...fetched("web"), eventId: "9" })]) {
       FakeEventSource.instances = [];
-      vi.stubGlobal("fetch", vi.fn(async () => new Response(body, { status: 200 })));
+      stubFetch(() => new Response(body, { status: 200 }));
       const { events, close } = open();
       await vi.advanceTimersByTimeAsync(300);
       expect(FakeEventSource.instances.map((s) => s.url)).toEqual(["/api/ingresses/stream"]);

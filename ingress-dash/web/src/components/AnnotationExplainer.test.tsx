@@ -62,7 +62,7 @@ let calls: string[];
 beforeEach(() => {
   calls = stubFetch((url) => {
     if (url.includes("/gone/")) {
-      return new Response(JSON.stringify({ error: { code: "not_found", message: "Ingress team-a/gone was not found." } }), { status: 404 });
+      return jsonResponse({ error: { code: "not_found", message: "Ingress team-a/gone was not found." } }, 404);
     }
     return jsonResponse(ANSWER);
   });

@@ -6,13 +6,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { IngressRecord } from "../api/wire";
 import { DAY_MS } from "../state/health";
 import { backend, certificate, condition, httpRoute, ingress } from "../test/fixtures";
+import { jsonResponse, stubFetch } from "../test/fetch";
 import { DetailsPanel } from "./DetailsPanel";
 
 const NOW = Date.parse("2026-03-01T12:00:00Z");
 
 beforeEach(() => {
-  // Parts of the panel that load on demand (events, YAML) get an empty answer.
-  vi.stubGlobal("fetch", vi.fn(async () => new Response(JSON.stringify({ events: [] }), { status: 404 })));
+  // Parts of the panel that load on demand (events, YAML, annotations) get a 404.
+  stubFetch();
 });
 
 afterEach(() => {
@@ -192,25 +193,16 @@ describe("DetailsPanel", () => {
   });
 
   it("adds a cross-namespace backendRef without a ReferenceGrant, read when the panel opens", async () => {
-    const fetched: string[] = [];
-    vi.stubGlobal(
-      "fetch",
-      vi.fn(async (url: string) => {
-        fetched.push(url);
-        if (url.endsWith("/diagnosis")) {
-          return new Response(
-            JSON.stringify({
-              findings: [
-                { severity: "error", code: "cross_namespace_without_grant", message: "Service shared/api is in another namespace and no ReferenceGrant in shared allows HTTPRoutes from team-000 to refer to it" },
-                { parent: "gateway-system/public", severity: "error", code: "never_attached", message: "already in the record" },
-              ],
-              notRead: [{ namespace: "hidden", reason: "not a namespace this dashboard shows you" }],
-            }),
-            { status: 200 },
-          );
-        }
-        return new Response(JSON.stringify({ events: [] }), { status: 404 });
-      }),
+    const fetched = stubFetch((url) =>
+      url.endsWith("/diagnosis")
+        ? jsonResponse({
+            findings: [
+              { severity: "error", code: "cross_namespace_without_grant", message: "Service shared/api is in another namespace and no ReferenceGrant in shared allows HTTPRoutes from team-000 to refer to it" },
+              { parent: "gateway-system/public", severity: "error", code: "never_attached", message: "already in the record" },
+            ],
+            notRead: [{ namespace: "hidden", reason: "not a namespace this dashboard shows you" }],
+          })
+        : undefined,
     );
     const base = httpRoute({ name: "cross", namespace: "team-000" });
     const panel = show({
@@ -232,10 +224,8 @@ describe("DetailsPanel", () => {
   });
 
   it("does not ask for ReferenceGrants when every backendRef stays in the route's namespace", () => {
-    const fetchMock = vi.fn(async () => new Response(JSON.stringify({ events: [] }), { status: 404 }));
-    vi.stubGlobal("fetch", fetchMock);
+    const urls = stubFetch();
     show(httpRoute({ name: "local", namespace: "team-000" }));
-    const urls = fetchMock.mock.calls.map((call) => String((call as unknown[])[0]));
     expect(urls.some((url) => url.endsWith("/diagnosis"))).toBe(false);
   });
 

@@ -63,30 +63,25 @@ describe("ObjectEvents", () => {
   });
 
   it("says so when there are no warning events", async () => {
-    vi.stubGlobal("fetch", vi.fn(async () => jsonResponse({ events: [] })));
+    stubFetch(() => jsonResponse({ events: [] }));
     render(<ObjectEvents target={{ kind: "httproutes", namespace: "team-000", name: "storefront" }} now={NOW} />);
     expect(await screen.findByText("No warning events")).toBeTruthy();
   });
 
   it("shows the server's message when the read fails, and reloads on request", async () => {
     const message = "The service account may not list events in team-001: grant it with a Role and RoleBinding in team-001.";
-    vi.stubGlobal("fetch", vi.fn(async () => jsonResponse({ error: { code: "kubernetes_forbidden", message } }, 403)));
+    stubFetch(() => jsonResponse({ error: { code: "kubernetes_forbidden", message } }, 403));
     render(<ObjectEvents target={TARGET} now={NOW} />);
     expect((await screen.findByRole("alert")).textContent).toBe(message);
-    vi.stubGlobal("fetch", vi.fn(async () => jsonResponse({ events: WARNINGS })));
+    stubFetch(() => jsonResponse({ events: WARNINGS }));
     fireEvent.click(screen.getByRole("button", { name: "Reload" }));
     expect(await screen.findAllByTestId("object-event")).toHaveLength(2);
   });
 
   it("reads the events of the new object when the selection changes, ignoring the old answer", async () => {
     let release: (r: Response) => void = () => {};
-    vi.stubGlobal(
-      "fetch",
-      vi.fn((url: string) => {
-        calls.push(url);
-        if (url.includes("/slow/")) return new Promise<Response>((resolve) => (release = resolve));
-        return Promise.resolve(jsonResponse({ events: [] }));
-      }),
+    calls = stubFetch((url) =>
+      url.includes("/slow/") ? new Promise<Response>((resolve) => (release = resolve)) : jsonResponse({ events: [] }),
     );
     const { rerender } = render(<ObjectEvents target={{ ...TARGET, name: "slow" }} now={NOW} />);
     rerender(<ObjectEvents target={TARGET} now={NOW} />);

@@ -2,7 +2,7 @@
 // The YAML section against a stubbed fetch and clipboard.
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { stubFetch } from "../test/fetch";
+import { jsonResponse, stubFetch } from "../test/fetch";
 import { COPIED_FOR_MS, ObjectYaml, copyToClipboard } from "./ObjectYaml";
 
 const TARGET = { kind: "ingresses", namespace: "team-000", name: "web" } as const;
@@ -70,10 +70,7 @@ describe("ObjectYaml", () => {
   });
 
   it("shows the server's message when the object is gone", async () => {
-    vi.stubGlobal(
-      "fetch",
-      vi.fn(async () => new Response(JSON.stringify({ error: { code: "not_found", message: "Ingress team-000/web was not found." } }), { status: 404 })),
-    );
+    stubFetch(() => jsonResponse({ error: { code: "not_found", message: "Ingress team-000/web was not found." } }, 404));
     render(<ObjectYaml target={TARGET} />);
     fireEvent.click(screen.getByRole("button", { name: "Show YAML" }));
     expect((await screen.findByRole("alert")).textContent).toBe("Ingress team-000/web was not found.");

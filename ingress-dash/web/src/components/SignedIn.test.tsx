@@ -3,6 +3,7 @@
 import { act, cleanup, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { WhoAmI } from "../api/wire";
+import { jsonResponse, stubFetch } from "../test/fetch";
 import { SignedIn } from "./SignedIn";
 
 afterEach(() => {
@@ -10,14 +11,9 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-function answer(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-}
-
 function serve(status: number, body: unknown) {
-  const fetch = vi.fn(async (_url: string) => answer(status, body));
-  vi.stubGlobal("fetch", fetch);
-  return fetch;
+  stubFetch(() => jsonResponse(body, status));
+  return vi.mocked(fetch);
 }
 
 const ANN: WhoAmI = {

@@ -5,17 +5,25 @@ export function jsonResponse(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 }
 
+/** The server's 404 for what a test does not serve. */
+export function notServed(url: string): Response {
+  return jsonResponse({ error: { code: "not_found", message: url } }, 404);
+}
+
 /**
- * Stubs the global `fetch` with `answer` for each URL asked; returns the URLs asked, in order.
- * `vi.unstubAllGlobals()` puts the real one back.
+ * Stubs the global `fetch` with `answer` for each URL asked (nothing, or no answer: a 404);
+ * returns the URLs asked, in order. `vi.mocked(fetch)` is the stub; `vi.unstubAllGlobals()`
+ * puts the real one back.
  */
-export function stubFetch(answer: (url: string) => Response): string[] {
+export function stubFetch(
+  answer: (url: string) => Response | Promise<Response> | undefined = () => undefined,
+): string[] {
   const calls: string[] = [];
   vi.stubGlobal(
     "fetch",
     vi.fn(async (url: string) => {
       calls.push(url);
-      return answer(url);
+      return (await answer(url)) ?? notServed(url);
     }),
   );
   return calls;
