@@ -167,7 +167,9 @@ pub(super) fn serving_object(record: &IngressRecord) -> ServingObject {
             .flat_map(|route| &route.parent_refs)
             .filter(|parent| parent.kind == "Gateway")
     };
-    let attachments = gateways().map(super::listeners::attachment).collect();
+    let attachments = gateways()
+        .map(|parent| super::listeners::attachment(record, parent))
+        .collect();
     let listeners = gateways()
         .map(|parent| {
             let mut label = format!("{}/{}", parent.namespace, parent.name);

@@ -1,6 +1,8 @@
 //! The Gateway listeners each route of a Hosts answer attaches to: its parentRefs (with their
-//! `sectionName` and `port`) joined to the listeners of the Gateways read for the answer, or in
-//! words why none: no such Gateway, no such listener, or the Gateways of that namespace not read.
+//! `sectionName` and `port`) joined to the listeners of the Gateways read for the answer that
+//! accept it (`admission`: allowed kinds and namespaces, hostnames), or in words why none: no
+//! such Gateway, no such listener, a listener that does not accept the route and why, or the
+//! Gateways of that namespace not read.
 //!
 //! Plain functions over the answer and the Gateways read ([`KnownGateways`]); `http::hosts`
 //! reads the Gateways (on demand, like a route diagnosis's ReferenceGrants) and calls [`attach`].
@@ -10,8 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::HostsReport;
+use super::admission::{self, Admission, RouteSide};
 use crate::kube::kind_types::{Gateway, GatewayListener};
-use crate::records::{ParentRef, RecordKind};
+use crate::records::{IngressRecord, ParentRef, RecordKind};
 
 /// One Gateway parentRef of a route and the listeners it attaches to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -24,12 +27,18 @@ pub struct Attachment {
     pub section_name: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,
-    /// The listeners the parentRef selects (empty: see `problem`, or the Gateways not read).
+    /// The listeners the parentRef selects that accept the route (empty: see `problem`, or
+    /// the Gateways not read).
     pub listeners: Vec<AttachedListener>,
-    /// Why no listener: `no such Gateway`, `no such listener`, or why the Gateways of its
-    /// namespace were not read.
+    /// Why no listener: `no such Gateway`, `no such listener`, why each listener it selects
+    /// does not accept the route, or why the Gateways of its namespace were not read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+    /// The route's namespace and hostnames, which the listeners judge.
+    #[serde(skip)]
+    route_namespace: String,
+    #[serde(skip)]
+    route_hostnames: Vec<String>,
 }
 
 /// A Gateway listener as the Hosts view shows it.
@@ -47,6 +56,9 @@ pub struct AttachedListener {
     pub tls_mode: Option<String>,
     /// The Secrets (or other objects) its TLS certificates come from, `namespace/name`.
     pub certificate_refs: Vec<String>,
+    /// What was not checked: `namespace selector not checked`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// The Gateways read per namespace, or why that namespace's were not.
@@ -55,8 +67,8 @@ pub(crate) struct KnownGateways {
     pub namespaces: BTreeMap<String, Result<Vec<Gateway>, String>>,
 }
 
-/// An attachment of `parent` (a Gateway parentRef), before the Gateways are read.
-pub(super) fn attachment(parent: &ParentRef) -> Attachment {
+/// An attachment of `parent` (a Gateway parentRef of `record`), before the Gateways are read.
+pub(super) fn attachment(record: &IngressRecord, parent: &ParentRef) -> Attachment {
     Attachment {
         gateway_namespace: parent.namespace.clone(),
         gateway: parent.name.clone(),
@@ -64,6 +76,8 @@ pub(super) fn attachment(parent: &ParentRef) -> Attachment {
         port: parent.port,
         listeners: Vec::new(),
         problem: None,
+        route_namespace: record.namespace.clone(),
+        route_hostnames: record.hosts.clone(),
     }
 }
 
@@ -78,17 +92,11 @@ pub(crate) fn gateway_namespaces(report: &HostsReport) -> BTreeSet<String> {
         .collect()
 }
 
-/// Whether a listener of `protocol` takes routes of `kind` (used when a parentRef names
-/// neither a section nor a port: the route attaches to every listener that takes its kind).
-fn takes(protocol: &str, kind: RecordKind) -> bool {
-    match kind {
-        RecordKind::HttpRoute | RecordKind::GrpcRoute => matches!(protocol, "HTTP" | "HTTPS"),
-        RecordKind::TlsRoute => protocol == "TLS",
-        RecordKind::Ingress => false,
-    }
-}
-
-fn shown(listener: &GatewayListener, gateway_namespace: &str) -> AttachedListener {
+fn shown(
+    listener: &GatewayListener,
+    gateway_namespace: &str,
+    note: Option<String>,
+) -> AttachedListener {
     let tls = listener.tls.clone().unwrap_or_default();
     AttachedListener {
         name: listener.name.clone(),
@@ -107,6 +115,7 @@ fn shown(listener: &GatewayListener, gateway_namespace: &str) -> AttachedListene
                 format!("{namespace}/{}", reference.name)
             })
             .collect(),
+        note,
     }
 }
 
@@ -131,33 +140,52 @@ fn resolve(attachment: &mut Attachment, kind: RecordKind, gateways: &KnownGatewa
         attachment.problem = Some(format!("no such Gateway: {label} does not exist"));
         return;
     };
-    let selects = |listener: &&GatewayListener| match (&attachment.section_name, attachment.port) {
-        (None, None) => takes(&listener.protocol, kind),
-        (section, port) => {
-            section.as_ref().is_none_or(|name| *name == listener.name)
-                && port.is_none_or(|port| port == listener.port)
-        }
-    };
-    attachment.listeners = gateway
+    // Without a section or a port the parentRef selects every listener that takes its kind.
+    let selected: Vec<&GatewayListener> = gateway
         .spec
         .listeners
         .iter()
-        .filter(selects)
-        .map(|listener| shown(listener, &attachment.gateway_namespace))
+        .filter(
+            |listener| match (&attachment.section_name, attachment.port) {
+                (None, None) => admission::allows_kind(listener, kind),
+                (section, port) => {
+                    section.as_ref().is_none_or(|name| *name == listener.name)
+                        && port.is_none_or(|port| port == listener.port)
+                }
+            },
+        )
         .collect();
-    if attachment.listeners.is_empty() {
+    if selected.is_empty() {
         let wanted = match (&attachment.section_name, attachment.port) {
             (Some(section), Some(port)) => format!("named {section} on port {port}"),
             (Some(section), None) => format!("named {section}"),
             (None, Some(port)) => format!("on port {port}"),
-            (None, None) => {
-                "that takes this kind of route (protocol HTTP, HTTPS or TLS)".to_owned()
-            }
+            (None, None) => format!("that allows {}", kind.as_str()),
         };
         attachment.problem = Some(format!(
             "no such listener: Gateway {label} has no listener {wanted}"
         ));
+        return;
     }
+    let route = RouteSide {
+        kind,
+        namespace: &attachment.route_namespace,
+        hostnames: &attachment.route_hostnames,
+    };
+    let mut accepted = Vec::new();
+    let mut refusals = Vec::new();
+    for listener in selected {
+        match admission::admit(listener, &attachment.gateway_namespace, route) {
+            Admission::Accepted { note } => {
+                accepted.push(shown(listener, &attachment.gateway_namespace, note));
+            }
+            Admission::Refused(why) => refusals.push(why),
+        }
+    }
+    if accepted.is_empty() {
+        attachment.problem = Some(refusals.join("; "));
+    }
+    attachment.listeners = accepted;
 }
 
 /// Joins every route of `report` to its Gateways' listeners.
@@ -202,14 +230,30 @@ mod tests {
         section: Option<&str>,
         port: Option<i32>,
     ) -> Attachment {
-        let mut attachment = attachment(&ParentRef {
-            group: "gateway.networking.k8s.io".into(),
-            kind: "Gateway".into(),
-            namespace: namespace.into(),
-            name: "public".into(),
+        resolved_from(kind, "infra", &[], namespace, "public", section, port)
+    }
+
+    /// A route of `kind` in `route_namespace` with `hostnames` and its parentRef to Gateway
+    /// `namespace/name`, resolved.
+    fn resolved_from(
+        kind: RecordKind,
+        route_namespace: &str,
+        hostnames: &[&str],
+        namespace: &str,
+        name: &str,
+        section: Option<&str>,
+        port: Option<i32>,
+    ) -> Attachment {
+        let mut attachment = Attachment {
+            gateway_namespace: namespace.into(),
+            gateway: name.into(),
             section_name: section.map(str::to_owned),
             port,
-        });
+            listeners: Vec::new(),
+            problem: None,
+            route_namespace: route_namespace.into(),
+            route_hostnames: hostnames.iter().map(|host| (*host).to_owned()).collect(),
+        };
         resolve(&mut attachment, kind, &gateways());
         attachment
     }
@@ -235,6 +279,7 @@ mod tests {
                 protocol: "HTTPS".into(),
                 tls_mode: Some("Terminate".into()),
                 certificate_refs: vec!["infra/wildcard-tls".into()],
+                note: None,
             }]
         );
         assert_eq!(
@@ -261,15 +306,15 @@ mod tests {
 
     #[test]
     fn no_such_gateway_or_listener_and_unread_namespaces_are_said_in_words() {
-        let mut missing = attachment(&ParentRef {
-            group: "gateway.networking.k8s.io".into(),
-            kind: "Gateway".into(),
-            namespace: "infra".into(),
-            name: "private".into(),
-            section_name: None,
-            port: None,
-        });
-        resolve(&mut missing, RecordKind::HttpRoute, &gateways());
+        let missing = resolved_from(
+            RecordKind::HttpRoute,
+            "infra",
+            &[],
+            "infra",
+            "private",
+            None,
+            None,
+        );
         assert_eq!(
             missing.problem.as_deref(),
             Some("no such Gateway: infra/private does not exist")
@@ -292,5 +337,56 @@ mod tests {
             Some("the Gateways of edge were not read: not a namespace this dashboard shows you")
         );
         assert!(unread.listeners.is_empty());
+    }
+
+    #[test]
+    fn a_listener_that_does_not_accept_the_route_says_why() {
+        let grpc = resolved(RecordKind::GrpcRoute, "infra", Some("tls"), None);
+        assert!(grpc.listeners.is_empty());
+        assert_eq!(
+            grpc.problem.as_deref(),
+            Some("listener tls does not allow GRPCRoute")
+        );
+        let elsewhere = resolved_from(
+            RecordKind::HttpRoute,
+            "shop",
+            &[],
+            "infra",
+            "public",
+            None,
+            None,
+        );
+        let problem = elsewhere.problem.unwrap_or_default();
+        assert!(
+            problem.starts_with("listener http: namespace not allowed")
+                && problem.contains("; listener https: namespace not allowed"),
+            "{problem}"
+        );
+        let other_host = resolved_from(
+            RecordKind::HttpRoute,
+            "infra",
+            &["shop.example.org"],
+            "infra",
+            "public",
+            None,
+            None,
+        );
+        assert_eq!(names(&other_host), ["http"], "http has no hostname");
+        let only_https = resolved_from(
+            RecordKind::HttpRoute,
+            "infra",
+            &["shop.example.org"],
+            "infra",
+            "public",
+            Some("https"),
+            None,
+        );
+        assert_eq!(
+            only_https.problem.as_deref(),
+            Some(
+                "not accepted by listener https: hostname (no hostname of the route matches \
+                 *.example.com)"
+            )
+        );
     }
 }

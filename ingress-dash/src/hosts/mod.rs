@@ -9,6 +9,7 @@
 //! Computed on request from the hub's records (nothing kept between requests): plain types and
 //! functions, called by `http::hosts` and by the unit tests.
 
+mod admission;
 mod build;
 pub(crate) mod listeners;
 mod scan;

@@ -376,13 +376,41 @@ pub struct GatewaySpec {
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
+#[serde(rename_all = "camelCase", default)]
 pub struct GatewayListener {
     pub name: String,
     pub hostname: Option<String>,
     pub port: i32,
     pub protocol: String,
     pub tls: Option<ListenerTls>,
+    /// Absent: the CRD's default, routes of every kind the protocol takes from the Gateway's
+    /// own namespace.
+    pub allowed_routes: Option<AllowedRoutes>,
+}
+
+/// A listener's `allowedRoutes`: which kinds of route, from which namespaces.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct AllowedRoutes {
+    /// Empty: the kinds the listener's protocol takes.
+    pub kinds: Vec<RouteGroupKind>,
+    pub namespaces: Option<RouteNamespaces>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct RouteGroupKind {
+    /// Absent: `gateway.networking.k8s.io`.
+    pub group: Option<String>,
+    pub kind: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct RouteNamespaces {
+    /// `Same` (absent too), `All` or `Selector` (a label selector on the route's namespace,
+    /// which the dashboard does not read: namespace labels are not among what it watches).
+    pub from: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

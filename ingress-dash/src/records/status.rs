@@ -22,6 +22,18 @@ pub enum RecordKind {
     TlsRoute,
 }
 
+impl RecordKind {
+    /// The kind as the API server names it (`Ingress`, `HTTPRoute`, `GRPCRoute`, `TLSRoute`).
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Ingress => "Ingress",
+            Self::HttpRoute => "HTTPRoute",
+            Self::GrpcRoute => "GRPCRoute",
+            Self::TlsRoute => "TLSRoute",
+        }
+    }
+}
+
 /// One distinct (service namespace, service name, port) a record routes to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]

@@ -67,7 +67,7 @@ describe("the Hosts page", () => {
     );
     const objects = await detail.getByTestId("host-objects").textContent();
     expect(objects).toContain("via listener gateway-system/public/https: https HTTPS :443 TLS Terminate (gateway-system/public-tls)");
-    expect(objects).toContain("via listener gateway-system/public/grpc: grpc HTTP :80");
+    expect(objects).toContain("via listener gateway-system/public/grpc: listener grpc does not allow GRPCRoute");
     expect(await detail.getByTestId("host-paths").textContent()).toMatch(/app-00020:80 \d+\/\d+ ready/);
     await browser.screenshot("hosts-expanded");
 

@@ -366,12 +366,13 @@ attachments: Array<Attachment>, };
 
 export type Attachment = { gatewayNamespace: string, gateway: string, sectionName: string | null, port: number | null, 
 /**
- * The listeners the parentRef selects (empty: see `problem`, or the Gateways not read).
+ * The listeners the parentRef selects that accept the route (empty: see `problem`, or
+ * the Gateways not read).
  */
 listeners: Array<AttachedListener>, 
 /**
- * Why no listener: `no such Gateway`, `no such listener`, or why the Gateways of its
- * namespace were not read.
+ * Why no listener: `no such Gateway`, `no such listener`, why each listener it selects
+ * does not accept the route, or why the Gateways of its namespace were not read.
  */
 problem: string | null, };
 
@@ -383,7 +384,11 @@ tlsMode: string | null,
 /**
  * The Secrets (or other objects) its TLS certificates come from, `namespace/name`.
  */
-certificateRefs: Array<string>, };
+certificateRefs: Array<string>, 
+/**
+ * What was not checked: `namespace selector not checked`.
+ */
+note: string | null, };
 
 export type HostPath = { 
 /**

@@ -24,7 +24,7 @@ const REPORT: HostsReport = {
               gateway: "public",
               sectionName: "https",
               port: null,
-              listeners: [{ name: "https", hostname: "*.example.com", port: 443, protocol: "HTTPS", tlsMode: "Terminate", certificateRefs: ["gateway-system/wildcard-tls"] }],
+              listeners: [{ name: "https", hostname: "*.example.com", port: 443, protocol: "HTTPS", tlsMode: "Terminate", certificateRefs: ["gateway-system/wildcard-tls"], note: "namespace selector not checked" }],
               problem: null,
             },
             { gatewayNamespace: "gateway-system", gateway: "private", sectionName: null, port: null, listeners: [], problem: "no such Gateway: gateway-system/private does not exist" },
@@ -87,7 +87,7 @@ describe("HostsPage", () => {
     expect(route.getAttribute("href")).toBe("./?namespaces=shop&route=shop/web-v2");
     const attachments = within(detail).getAllByTestId("host-attachments")[0]!.querySelectorAll("li");
     expect([...attachments].map((li) => li.textContent)).toEqual([
-      "via listener gateway-system/public/https: https HTTPS :443 *.example.com TLS Terminate (gateway-system/wildcard-tls)",
+      "via listener gateway-system/public/https: https HTTPS :443 *.example.com TLS Terminate (gateway-system/wildcard-tls) [namespace selector not checked]",
       "via listener gateway-system/private: no such Gateway: gateway-system/private does not exist",
     ]);
     expect(attachments[1]!.className).toBe("explained-warning");

@@ -103,6 +103,7 @@ function describeListener(listener: AttachedListener): string {
   if (listener.hostname) words.push(listener.hostname);
   if (listener.tlsMode) words.push(`TLS ${listener.tlsMode}`);
   if (listener.certificateRefs.length) words.push(`(${listener.certificateRefs.join(", ")})`);
+  if (listener.note) words.push(`[${listener.note}]`);
   return words.join(" ");
 }
 
