@@ -112,6 +112,10 @@ pub enum Error {
     /// The saved-query store cannot be used (file, Redis).
     #[error("{0}")]
     StoreUnavailable(String),
+    /// A change the console refuses before reaching the cluster because of the target's state:
+    /// a reserved (built-in) security entry, a name that already exists on create.
+    #[error("{0}")]
+    Conflict(String),
 }
 
 impl Error {
@@ -194,6 +198,7 @@ impl ResponseError for Error {
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::VersionConflict { .. } => StatusCode::CONFLICT,
             Self::StoreUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Conflict(_) => StatusCode::CONFLICT,
         }
     }
 
@@ -232,6 +237,7 @@ impl ApiError for Error {
             Self::NotFound(_) => "not_found",
             Self::VersionConflict { .. } => "version_conflict",
             Self::StoreUnavailable(_) => "store_unavailable",
+            Self::Conflict(_) => "conflict",
         }
     }
 }

@@ -65,6 +65,8 @@ impl RelayCall<'_> {
 /// The role a request to a view or a management route (`/api/clusters/{id}/…` other than the
 /// relay) needs, from its method and path segments (docs/access-control.md, "Roles"):
 ///
+/// - the cluster's own security (`/security…`: users, roles, role mappings) is admin, reads
+///   included;
 /// - reading (`GET`, `HEAD`) and the read-only `POST`s (a template simulation, an `_analyze`
 ///   test) are viewer;
 /// - what an operator does to keep a cluster running and which loses no data is operator: the
@@ -78,6 +80,12 @@ impl RelayCall<'_> {
 ///   templates, repositories, restore and delete snapshots, cluster settings) and any route not
 ///   listed is admin.
 pub(crate) fn view_needs(method: &Method, path_in_cluster: &str) -> Role {
+    // The cluster's own users, roles and role mappings: reading them is admin too.
+    // Judged on the decoded path, as the router matches it (`/%73ecurity` is `/security`).
+    let decoded = percent_decode(path_in_cluster);
+    if decoded.split('/').find(|part| !part.is_empty()) == Some("security") {
+        return Role::Admin;
+    }
     if matches!(*method, Method::GET | Method::HEAD) {
         return Role::Viewer;
     }
@@ -375,6 +383,14 @@ mod tests {
     #[test]
     fn views() {
         assert_eq!(view_needs(&Method::GET, "/overview"), Role::Viewer);
+        for path in [
+            "/security",
+            "/security/users",
+            "/%73ecurity/roles/x",
+            "//security/x",
+        ] {
+            assert_eq!(view_needs(&Method::GET, path), Role::Admin, "{path}");
+        }
         assert_eq!(view_needs(&Method::PUT, "/allocation"), Role::Operator);
         assert_eq!(view_needs(&Method::PUT, "/nodes/n1/drain"), Role::Operator);
         assert_eq!(

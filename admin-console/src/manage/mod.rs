@@ -6,6 +6,7 @@
 
 pub(crate) mod aliases;
 pub(crate) mod analysis;
+pub(crate) mod cluster_security;
 pub(crate) mod compare;
 pub(crate) mod data_streams;
 pub(crate) mod indices;
@@ -34,6 +35,7 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
     snapshots::routes(config);
     settings::routes(config);
     compare::routes(config);
+    cluster_security::routes(config);
 }
 
 /// Every management wire type, for `web/src/api/wire.ts`.
@@ -52,6 +54,7 @@ pub(crate) fn wire_declarations() -> Vec<test_support::wire_types::Declaration> 
         snapshots::WIRE,
         settings::WIRE,
         compare::WIRE,
+        cluster_security::WIRE,
     ]
     .concat()
 }

@@ -1,5 +1,5 @@
 //! The names a caller gives (indices, aliases, data streams, templates, tasks, nodes,
-//! repositories, snapshots, setting keys), parsed by the rules of their kind before any of them
+//! repositories, snapshots, setting keys, security users and roles), parsed by the rules of their kind before any of them
 //! reaches a cluster path or body: "parse, don't validate". Each kind is a type whose only
 //! constructor is its `parse`, with the exact rules and messages of the cluster it talks to; its
 //! `segment()` is the only way to its path form, so a `String` from the browser cannot reach a
@@ -12,6 +12,7 @@
 
 mod index;
 mod node;
+mod security;
 mod setting;
 mod snapshot;
 mod template;
@@ -20,6 +21,7 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
 pub(crate) use index::{AliasName, DataStreamName, IndexName};
 pub(crate) use node::{NodeId, TaskId};
+pub(crate) use security::SecurityName;
 pub(crate) use setting::SettingKey;
 pub(crate) use snapshot::{RepositoryName, SnapshotName, index_patterns};
 pub(crate) use template::TemplateName;

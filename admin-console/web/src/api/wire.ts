@@ -675,3 +675,92 @@ export type CompareSectionKind = "persistentSettings" | "transientSettings" | "i
 export type CompareEntry = { name: string, state: CompareState, left: unknown, right: unknown, };
 
 export type CompareState = "onlyLeft" | "onlyRight" | "different" | "same";
+
+export type SecurityUser = { name: string, 
+/**
+ * The security roles the user has directly (OpenSearch `opendistro_security_roles`,
+ * Elasticsearch `roles`).
+ */
+roles: Array<string>, 
+/**
+ * OpenSearch backend roles (role mappings match them); empty on Elasticsearch.
+ */
+backendRoles: Array<string>, 
+/**
+ * Elasticsearch only.
+ */
+fullName: string | null, 
+/**
+ * Elasticsearch only.
+ */
+email: string | null, 
+/**
+ * Always true on OpenSearch (internal users cannot be disabled).
+ */
+enabled: boolean, 
+/**
+ * OpenSearch `attributes`; Elasticsearch's text `metadata` (keys not starting with `_`).
+ */
+attributes: { [key in string]: string }, 
+/**
+ * Built in (OpenSearch `reserved`/`static`/`hidden`, Elasticsearch `metadata._reserved`):
+ * shown, never changed through the console.
+ */
+reserved: boolean, };
+
+export type IndexPermission = { 
+/**
+ * OpenSearch `index_patterns`, Elasticsearch `names`.
+ */
+indexPatterns: Array<string>, 
+/**
+ * OpenSearch `allowed_actions`, Elasticsearch `privileges`.
+ */
+actions: Array<string>, };
+
+export type SecurityRole = { name: string, description: string | null, 
+/**
+ * OpenSearch `cluster_permissions`, Elasticsearch `cluster`.
+ */
+clusterPermissions: Array<string>, indexPermissions: Array<IndexPermission>, reserved: boolean, };
+
+export type SecurityRoleMapping = { 
+/**
+ * OpenSearch: the role's own name; Elasticsearch: the mapping's name.
+ */
+name: string, 
+/**
+ * The roles given (OpenSearch: the one role the mapping is named after).
+ */
+roles: Array<string>, 
+/**
+ * The user names matched (Elasticsearch: the `username` fields of its rules).
+ */
+users: Array<string>, 
+/**
+ * The backend roles (Elasticsearch: the `groups` fields of its rules).
+ */
+backendRoles: Array<string>, enabled: boolean, 
+/**
+ * Elasticsearch: its rules use more than user names and groups (shown, not editable
+ * here: the console keeps to `any` of `username` and `groups` fields).
+ */
+otherRules: boolean, reserved: boolean, };
+
+export type SecurityOverview = { distribution: "elasticsearch" | "opensearch", users: Array<SecurityUser>, roles: Array<SecurityRole>, roleMappings: Array<SecurityRoleMapping>, };
+
+export type UserChange = { password?: string | null, roles: Array<string>, backendRoles: Array<string>, fullName: string | null, email: string | null, enabled: boolean | null, attributes: { [key in string]: string }, };
+
+export type RoleChange = { description: string | null, clusterPermissions: Array<string>, indexPermissions: Array<IndexPermission>, };
+
+export type RoleMappingChange = { roles: Array<string>, users: Array<string>, backendRoles: Array<string>, enabled: boolean | null, };
+
+export type SecurityWritten = { 
+/**
+ * `users`, `roles` or `role_mappings`.
+ */
+kind: string, name: string, 
+/**
+ * True when the entry did not exist before (a write), false on a delete or an edit.
+ */
+created: boolean, deleted: boolean, };
