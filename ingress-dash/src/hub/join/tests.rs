@@ -3,7 +3,9 @@
 
 use serde_json::{Value, json};
 
+use super::holders::Holders;
 use super::*;
+use crate::kube::watched_kinds::Object;
 
 fn ingress(name: &str, version: u32, service: &str) -> Object {
     Object::Ingress(Box::new(
