@@ -65,6 +65,37 @@ pub struct AttachedListener {
 #[derive(Debug, Default)]
 pub(crate) struct KnownGateways {
     pub namespaces: BTreeMap<String, Result<Vec<Gateway>, String>>,
+    /// (namespace, name) of each Gateway read that does not decode, with why.
+    undecodable: BTreeMap<(String, String), String>,
+}
+
+/// At most this much of a decoding error is shown (it may quote the object).
+const MAX_REASON_CHARS: usize = 160;
+
+impl KnownGateways {
+    /// The Gateways of `namespace` among `items` (as listed); those that do not decode are
+    /// kept by name with why.
+    pub(crate) fn decode(
+        &mut self,
+        namespace: &str,
+        items: Vec<serde_json::Value>,
+    ) -> Vec<Gateway> {
+        let mut gateways = Vec::with_capacity(items.len());
+        for item in items {
+            let name = item["metadata"]["name"].as_str().map(str::to_owned);
+            match serde_json::from_value::<Gateway>(item) {
+                Ok(gateway) => gateways.push(gateway),
+                Err(error) => {
+                    if let Some(name) = name {
+                        let why: String =
+                            error.to_string().chars().take(MAX_REASON_CHARS).collect();
+                        self.undecodable.insert((namespace.to_owned(), name), why);
+                    }
+                }
+            }
+        }
+        gateways
+    }
 }
 
 /// An attachment of `parent` (a Gateway parentRef of `record`), before the Gateways are read.
@@ -137,7 +168,14 @@ fn resolve(attachment: &mut Attachment, kind: RecordKind, gateways: &KnownGatewa
         .iter()
         .find(|gateway| gateway.metadata.name.as_deref() == Some(&attachment.gateway))
     else {
-        attachment.problem = Some(format!("no such Gateway: {label} does not exist"));
+        let key = (
+            attachment.gateway_namespace.clone(),
+            attachment.gateway.clone(),
+        );
+        attachment.problem = Some(match gateways.undecodable.get(&key) {
+            Some(why) => format!("Gateway {label} could not be read: it does not decode ({why})"),
+            None => format!("no such Gateway: {label} does not exist"),
+        });
         return;
     };
     // Without a section or a port the parentRef selects every listener that takes its kind.
@@ -387,6 +425,33 @@ mod tests {
                 "not accepted by listener https: hostname (no hostname of the route matches \
                  *.example.com)"
             )
+        );
+    }
+
+    #[test]
+    fn a_gateway_that_does_not_decode_is_said_so_not_missing() {
+        let mut known = gateways();
+        let read = known.decode(
+            "broken",
+            vec![json!({"metadata": {"name": "public"}, "spec": {"listeners": "none"}})],
+        );
+        assert!(read.is_empty());
+        known.namespaces.insert("broken".into(), Ok(read));
+        let mut attachment = Attachment {
+            gateway_namespace: "broken".into(),
+            gateway: "public".into(),
+            section_name: None,
+            port: None,
+            listeners: Vec::new(),
+            problem: None,
+            route_namespace: "broken".into(),
+            route_hostnames: Vec::new(),
+        };
+        resolve(&mut attachment, RecordKind::HttpRoute, &known);
+        let problem = attachment.problem.unwrap_or_default();
+        assert!(
+            problem.starts_with("Gateway broken/public could not be read: it does not decode ("),
+            "{problem}"
         );
     }
 }

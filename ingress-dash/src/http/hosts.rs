@@ -11,8 +11,8 @@ use crate::access::Viewer;
 use crate::error::Error;
 use crate::hosts::HostQuery;
 use crate::hosts::listeners::{self, KnownGateways};
+use crate::http::objects::namespace_reads::{self, NamespaceReads, Unread};
 use crate::http::state::AppState;
-use crate::kube::kind_types::Gateway;
 use crate::kube::object_reads;
 use crate::records::IngressRecord;
 
@@ -71,52 +71,49 @@ pub(crate) async fn report(
 const MAX_GATEWAY_NAMESPACES: usize = 16;
 
 /// The Gateways of `namespaces` (those the caller may see and the dashboard watches, at most
-/// [`MAX_GATEWAY_NAMESPACES`] of them, read at once), or why a namespace's were not read,
-/// through the retries and breaker. A namespace the caller may not see does not use up the
-/// budget. A Gateway that does not decode (hostile input) is left out.
+/// [`MAX_GATEWAY_NAMESPACES`] of them, read at once, every page), or why a namespace's were
+/// not read, through the retries and breaker; none read when discovery found that the API
+/// server does not serve Gateways. A Gateway that does not decode (hostile input) is kept by
+/// name with why.
 async fn read_gateways(
     state: &AppState,
     viewer: &Viewer,
     namespaces: std::collections::BTreeSet<String>,
 ) -> KnownGateways {
     let mut known = KnownGateways::default();
-    let mut readable = Vec::new();
-    for namespace in namespaces {
-        if let Some(reason) = super::objects::unreadable_namespace(state, viewer, &namespace) {
-            known.namespaces.insert(namespace, Err(reason.to_owned()));
-        } else if readable.len() >= MAX_GATEWAY_NAMESPACES {
-            let reason = "more Gateway namespaces than are read at once".to_owned();
-            known.namespaces.insert(namespace, Err(reason));
-        } else {
-            readable.push(namespace);
+    if state.hub.serves_gateways() == Some(false) {
+        let reason = format!("the API server does not serve {GATEWAYS_SERVED}");
+        for namespace in namespaces {
+            known.namespaces.insert(namespace, Err(reason.clone()));
         }
+        return known;
     }
-    let api = state.api.as_ref();
-    let reads = futures_util::future::join_all(readable.iter().map(|namespace| {
-        (state.resilience).call("list_gateways", move || {
-            object_reads::list_gateways(api, namespace)
-        })
-    }))
+    let reads = NamespaceReads {
+        call: "list_gateways",
+        resource: "gateways.gateway.networking.k8s.io",
+        served: GATEWAYS_SERVED,
+        budget: MAX_GATEWAY_NAMESPACES,
+    };
+    let listed = namespace_reads::read(state, viewer, namespaces, reads, |api, namespace| {
+        Box::pin(object_reads::list_gateways(api, namespace))
+    })
     .await;
-    for (namespace, read) in readable.into_iter().zip(reads) {
-        let read = read
-            .map(|items| {
-                items
-                    .into_iter()
-                    .filter_map(|item| serde_json::from_value::<Gateway>(item).ok())
-                    .collect()
-            })
-            .map_err(|error| {
-                super::objects::list_failure(
-                    &error,
-                    "gateways.gateway.networking.k8s.io",
-                    "gateway.networking.k8s.io/v1 gateways",
-                )
-            });
+    for (namespace, listed) in listed {
+        let read = match listed {
+            Ok(items) => Ok(known.decode(&namespace, items)),
+            Err(Unread::NotShown(reason)) => Err(reason.to_owned()),
+            Err(Unread::OverBudget) => {
+                Err("more Gateway namespaces than are read at once".to_owned())
+            }
+            Err(Unread::ListFailed(why)) => Err(why),
+        };
         known.namespaces.insert(namespace, read);
     }
     known
 }
+
+/// Gateways as discovery serves them.
+const GATEWAYS_SERVED: &str = "gateway.networking.k8s.io/v1 gateways";
 
 #[cfg(test)]
 mod tests {

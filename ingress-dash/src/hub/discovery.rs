@@ -1,5 +1,5 @@
 //! Which optional CRDs the API server serves: gateway.networking.k8s.io/v1 `httproutes`,
-//! `grpcroutes` and `tlsroutes` (one ask, when `gateway_api.enabled`; TLSRoute is served at v1
+//! `grpcroutes`, `tlsroutes` and `gateways` (one ask, when `gateway_api.enabled`; TLSRoute is served at v1
 //! by the standard channel since Gateway API 1.5, a cluster without it just shows none) and
 //! cert-manager.io/v1 `certificates`. Asked at start-up through the
 //! retry policy's breaker, and again every `kubernetes.permanent_error_retry` (sooner after a
@@ -25,6 +25,8 @@ pub struct Discovered {
     pub grpc_routes: Option<bool>,
     /// TLSRoutes are served (v1).
     pub tls_routes: Option<bool>,
+    /// Gateways are served (v1): the Hosts view reads them on demand only then.
+    pub gateways: Option<bool>,
     pub cert_manager: Option<bool>,
     /// Discovery has been asked once (whatever it answered): watchers start after it, so the
     /// first snapshot already knows which kinds exist.
@@ -94,6 +96,7 @@ pub(super) async fn run(hub: Weak<Hub>) {
             gateway_api: gateway_api.or(previous.gateway_api),
             grpc_routes: serves(&gateway_kinds, "grpcroutes").or(previous.grpc_routes),
             tls_routes: serves(&gateway_kinds, "tlsroutes").or(previous.tls_routes),
+            gateways: serves(&gateway_kinds, "gateways").or(previous.gateways),
             cert_manager: cert_manager.or(previous.cert_manager),
             asked: true,
         };

@@ -476,6 +476,12 @@ impl Hub {
         join::Joiner::new(self.settings.redaction.clone(), &kinds).join(record)
     }
 
+    /// Whether the API server serves gateway.networking.k8s.io/v1 Gateways, as discovery last
+    /// found (`None`: not known, or the Gateway API switched off).
+    pub(crate) fn serves_gateways(&self) -> Option<bool> {
+        self.discovered.borrow().gateways
+    }
+
     /// What every snapshot carries beside its items (for snapshots made outside the hub).
     pub(crate) fn snapshot_info(&self) -> SnapshotInfo {
         self.lock().machine.info.clone()

@@ -118,8 +118,11 @@ pub async fn list_events(
     })
 }
 
-/// ReferenceGrants (and Gateways) read per namespace at most (one page).
+/// ReferenceGrants read per namespace at most (one page), and Gateways per page.
 const GRANT_PAGE_SIZE: u32 = 250;
+
+/// Pages of Gateways read per namespace at most (10,000 Gateways).
+const GATEWAY_PAGES: usize = 40;
 
 /// The gateway.networking.k8s.io/v1beta1 ReferenceGrants of `namespace` (the first
 /// [`GRANT_PAGE_SIZE`]), as JSON.
@@ -128,42 +131,59 @@ pub async fn list_reference_grants(
     namespace: &str,
 ) -> Result<Vec<serde_json::Value>, KubeError> {
     let gvk = GroupVersionKind::gvk("gateway.networking.k8s.io", "v1beta1", "ReferenceGrant");
-    list_page_of(api, namespace, &gvk, "referencegrants").await
+    let (items, _) = list_page_of(api, namespace, &gvk, "referencegrants", None).await?;
+    Ok(items)
 }
 
-/// The gateway.networking.k8s.io/v1 Gateways of `namespace` (the first [`GRANT_PAGE_SIZE`]),
-/// as JSON.
+/// The gateway.networking.k8s.io/v1 Gateways of `namespace`, page by page ([`GRANT_PAGE_SIZE`]
+/// each, following the continue token, at most [`GATEWAY_PAGES`] pages), as JSON.
 pub async fn list_gateways(
     api: &dyn KubeApi,
     namespace: &str,
 ) -> Result<Vec<serde_json::Value>, KubeError> {
     let gvk = GroupVersionKind::gvk("gateway.networking.k8s.io", "v1", "Gateway");
-    list_page_of(api, namespace, &gvk, "gateways").await
+    let mut items = Vec::new();
+    let mut continue_token = None;
+    for _ in 0..GATEWAY_PAGES {
+        let (page, next) =
+            list_page_of(api, namespace, &gvk, "gateways", continue_token.as_deref()).await?;
+        items.extend(page);
+        match next {
+            Some(next) => continue_token = Some(next),
+            None => break,
+        }
+    }
+    Ok(items)
 }
 
-/// One page ([`GRANT_PAGE_SIZE`]) of the objects of `gvk` in `namespace`, as JSON.
+/// One page ([`GRANT_PAGE_SIZE`]) of the objects of `gvk` in `namespace` from
+/// `continue_token`, as JSON, and where the next page starts (`None`: the last page).
 async fn list_page_of(
     api: &dyn KubeApi,
     namespace: &str,
     gvk: &GroupVersionKind,
     plural: &str,
-) -> Result<Vec<serde_json::Value>, KubeError> {
+    continue_token: Option<&str>,
+) -> Result<(Vec<serde_json::Value>, Option<String>), KubeError> {
     let timeout = api.request_timeout();
     let resource = ApiResource::from_gvk_with_plural(gvk, plural);
     let objects: Api<DynamicObject> =
         Api::namespaced_with(api.kube_client()?, namespace, &resource);
-    let page = timed(
-        timeout,
-        objects.list(&ListParams::default().limit(GRANT_PAGE_SIZE)),
-    )
-    .await?;
-    page.items
+    let mut params = ListParams::default().limit(GRANT_PAGE_SIZE);
+    if let Some(token) = continue_token {
+        params = params.continue_token(token);
+    }
+    let page = timed(timeout, objects.list(&params)).await?;
+    let next = page.metadata.continue_.filter(|token| !token.is_empty());
+    let items = page
+        .items
         .into_iter()
         .map(|object| {
             serde_json::to_value(object)
                 .map_err(|error| KubeError::BadAnswer(std::sync::Arc::new(error)))
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok((items, next))
 }
 
 async fn timed<T>(

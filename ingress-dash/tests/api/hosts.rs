@@ -120,10 +120,12 @@ async fn the_sample_shows_a_grpc_route_and_two_tls_routes_on_one_sni_host() {
         .find(|object| object["kind"] == "GRPCRoute")
         .unwrap_or_else(|| panic!("{shared}"));
     assert_eq!(grpc["listeners"], json!(["gateway-system/public/grpc"]));
-    // Gateway gateway-system/public of the sample, read for the answer.
+    // Gateway gateway-system/public of the sample, read for the answer: its listener grpc
+    // allows HTTPRoutes only.
+    assert_eq!(grpc["attachments"][0]["listeners"], json!([]));
     assert_eq!(
-        grpc["attachments"][0]["listeners"],
-        json!([{"name": "grpc", "port": 80, "protocol": "HTTP", "certificateRefs": []}])
+        grpc["attachments"][0]["problem"],
+        "listener grpc does not allow GRPCRoute"
     );
     let method = shared["paths"]
         .as_array()

@@ -10,6 +10,7 @@ use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 use serde::Serialize;
 
+use super::namespace_reads::{self, NamespaceReads, Unread};
 use super::{Target, check_access, get_object};
 use crate::access::Viewer;
 use crate::error::Error;
@@ -54,47 +55,43 @@ pub(crate) async fn route_diagnosis(
     // Hostile input: a route that does not decode is judged as an empty one.
     let mut route: HttpRoute = serde_json::from_value(object).unwrap_or_default();
     route.metadata.namespace = Some(namespace.clone());
-    let api = state.api.as_ref();
+    let reads = NamespaceReads {
+        call: "list_referencegrants",
+        resource: "referencegrants.gateway.networking.k8s.io",
+        served: "gateway.networking.k8s.io/v1beta1 referencegrants",
+        budget: MAX_NAMESPACES,
+    };
+    let listed = namespace_reads::read(
+        &state,
+        &viewer,
+        backend_namespaces(&route),
+        reads,
+        |api, namespace| Box::pin(object_reads::list_reference_grants(api, namespace)),
+    )
+    .await;
     let mut known = KnownGrants::default();
     let mut not_read = Vec::new();
-    for (index, target_namespace) in backend_namespaces(&route).into_iter().enumerate() {
-        let reason = if index >= MAX_NAMESPACES {
-            Some("more target namespaces than are read at once".to_owned())
-        } else if let Some(reason) = super::unreadable_namespace(&state, &viewer, &target_namespace)
-        {
-            Some(reason.to_owned())
-        } else {
-            match (state.resilience)
-                .call("list_referencegrants", || {
-                    object_reads::list_reference_grants(api, &target_namespace)
-                })
-                .await
-            {
-                Ok(items) => {
-                    known.grants.extend(items.iter().map(|item| {
-                        let mut grant: ReferenceGrant =
-                            serde_json::from_value(item["spec"].clone()).unwrap_or_default();
-                        grant.namespace = target_namespace.clone();
-                        grant
-                    }));
-                    known.namespaces.insert(target_namespace.clone());
-                    None
-                }
-                Err(error) => Some(format!(
-                    "its ReferenceGrants cannot be listed: {}",
-                    super::list_failure(
-                        &error,
-                        "referencegrants.gateway.networking.k8s.io",
-                        "gateway.networking.k8s.io/v1beta1 referencegrants"
-                    )
-                )),
+    for (target_namespace, listed) in listed {
+        match listed {
+            Ok(items) => {
+                known.grants.extend(items.iter().map(|item| {
+                    let mut grant: ReferenceGrant =
+                        serde_json::from_value(item["spec"].clone()).unwrap_or_default();
+                    grant.namespace = target_namespace.clone();
+                    grant
+                }));
+                known.namespaces.insert(target_namespace);
             }
-        };
-        if let Some(reason) = reason {
-            not_read.push(NotRead {
+            Err(unread) => not_read.push(NotRead {
                 namespace: target_namespace,
-                reason,
-            });
+                reason: match unread {
+                    Unread::NotShown(reason) => reason.to_owned(),
+                    Unread::OverBudget => "more target namespaces than are read at once".to_owned(),
+                    Unread::ListFailed(why) => {
+                        format!("its ReferenceGrants cannot be listed: {why}")
+                    }
+                },
+            }),
         }
     }
     Ok(HttpResponse::Ok()

@@ -12,6 +12,7 @@
 mod annotations;
 pub(crate) mod diagnosis;
 mod events;
+pub(crate) mod namespace_reads;
 mod yaml;
 
 pub(crate) use annotations::object_annotations;

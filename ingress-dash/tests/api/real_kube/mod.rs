@@ -15,6 +15,7 @@ mod certificates;
 mod events;
 mod expiry;
 mod gateway;
+mod gateway_reads;
 mod gateway_routes;
 mod rbac;
 mod resume;
