@@ -211,11 +211,12 @@ pub(crate) async fn authorize<B: MessageBody>(
 }
 
 /// Whether an audited call needs a reason on a production cluster: every audited management
-/// call (the views' reads are never audited), and relayed calls other than reads (`GET`,
-/// `HEAD`, `OPTIONS`; a `GET` outside the viewer set, such as reading users, changes nothing).
+/// call but a read (the only audited reads are the admin's of the cluster's own security), and
+/// relayed calls other than reads (`GET`, `HEAD`, `OPTIONS`; a `GET` outside the viewer set,
+/// such as reading users, changes nothing).
 fn changes_something(guarded: Guarded, method: &Method) -> bool {
     match guarded {
-        Guarded::Views => true,
+        Guarded::Views => !matches!(*method, Method::GET | Method::HEAD),
         Guarded::Relay => !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS),
     }
 }

@@ -5,6 +5,7 @@ mod aliases;
 mod analysis;
 mod app;
 mod audit;
+mod cluster_security;
 mod cluster_settings;
 mod clusters;
 mod compare;

@@ -95,8 +95,12 @@ pub(crate) fn user(distribution: Distribution, name: &str, entry: &Value) -> Sec
     }
 }
 
-pub(crate) fn role(distribution: Distribution, name: &str, entry: &Value) -> SecurityRole {
-    let (cluster, indices, patterns, actions) = match distribution {
+/// A role's field names: cluster permissions, index permissions, and in each of those the
+/// index patterns and the actions.
+fn role_fields(
+    distribution: Distribution,
+) -> (&'static str, &'static str, &'static str, &'static str) {
+    match distribution {
         Distribution::OpenSearch => (
             "cluster_permissions",
             "index_permissions",
@@ -104,7 +108,11 @@ pub(crate) fn role(distribution: Distribution, name: &str, entry: &Value) -> Sec
             "allowed_actions",
         ),
         Distribution::Elasticsearch => ("cluster", "indices", "names", "privileges"),
-    };
+    }
+}
+
+pub(crate) fn role(distribution: Distribution, name: &str, entry: &Value) -> SecurityRole {
+    let (cluster, indices, patterns, actions) = role_fields(distribution);
     SecurityRole {
         name: name.to_owned(),
         description: text(&entry["description"]),
@@ -279,15 +287,7 @@ pub(crate) fn role_body(
     change: &RoleChange,
     current: Option<&Value>,
 ) -> Value {
-    let (cluster, indices, patterns, actions) = match distribution {
-        Distribution::OpenSearch => (
-            "cluster_permissions",
-            "index_permissions",
-            "index_patterns",
-            "allowed_actions",
-        ),
-        Distribution::Elasticsearch => ("cluster", "indices", "names", "privileges"),
-    };
+    let (cluster, indices, patterns, actions) = role_fields(distribution);
     let mut body = base(current);
     let previous = body.remove(indices).unwrap_or(Value::Null);
     let previous = previous.as_array().cloned().unwrap_or_default();
