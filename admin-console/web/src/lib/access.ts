@@ -55,6 +55,8 @@ export const ACTION_ROLES = {
   /** Shards: move a copy, retry failed allocations. */
   moveShard: "operator",
   retryShardAllocation: "operator",
+  /** The cluster's own users, roles and role mappings: reading them too. */
+  manageSecurity: "admin",
 } as const satisfies Record<string, Role>;
 
 const READ_ONLY_ENDPOINTS = ["_search", "_msearch", "_count", "_mget", "_field_caps"];

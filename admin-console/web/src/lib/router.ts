@@ -47,6 +47,7 @@ export type ClusterView =
   | "analyze"
   | "cat"
   | "compare"
+  | "security"
   | "statistics";
 export const CLUSTER_VIEWS: ReadonlyArray<{ id: ClusterView; label: string }> = [
   { id: "overview", label: "Overview" },
@@ -62,6 +63,7 @@ export const CLUSTER_VIEWS: ReadonlyArray<{ id: ClusterView; label: string }> = 
   { id: "analyze", label: "Analyze" },
   { id: "cat", label: "Cat APIs" },
   { id: "compare", label: "Compare" },
+  { id: "security", label: "Security" },
   { id: "statistics", label: "Statistics" },
 ];
 

@@ -18,6 +18,7 @@ import { NodeDetail } from "./NodeDetail";
 import { ShardsView } from "./ShardsView";
 import { AliasesView } from "./AliasesView";
 import { DataStreamsView } from "./DataStreamsView";
+import { SecurityView } from "./SecurityView";
 import { TemplatesView } from "./TemplatesView";
 import { TasksView } from "./TasksView";
 import { SnapshotsView } from "./SnapshotsView";
@@ -120,6 +121,7 @@ export function ClusterLayout({ clusterId, view, item, search, consoleOpen, onTo
             {view === "analyze" && <AnalyzeView clusterId={clusterId} />}
             {view === "cat" && <CatView clusterId={clusterId} api={item} search={search} />}
             {view === "compare" && <CompareView clusterId={clusterId} other={item} />}
+            {view === "security" && <SecurityView clusterId={clusterId} />}
             {view === "statistics" && (
               <Suspense fallback={<Loading what="statistics" />}>
                 <StatisticsView clusterId={clusterId} search={search} theme={theme} metricsSource={cluster?.metricsSource} />
