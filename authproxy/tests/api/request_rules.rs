@@ -10,7 +10,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::app::{TestApp, spawn_app, unique};
 use crate::real_security::{Flavor, Node, node};
-use crate::support::{basic, bcrypt_hash};
+use crate::support::{basic, bcrypt_hash, sample_sum};
 
 const PASSWORD: &str = "rules-password-1";
 
@@ -89,15 +89,11 @@ fn assert_refused_by_proxy(answer: &(u16, String), what: &str) {
 
 /// `proxy_request_rule_denials_total{rule="request_rules[0]",reason}` on `/_metrics`.
 async fn denials(app: &TestApp, reason: &str) -> f64 {
-    let text = app.metrics_text().await;
-    text.lines()
-        .filter(|line| line.starts_with("proxy_request_rule_denials_total{"))
-        .filter(|line| {
-            line.contains("rule=\"request_rules[0]\"")
-                && line.contains(&format!("reason=\"{reason}\""))
-        })
-        .filter_map(|line| line.rsplit_once(' ')?.1.parse::<f64>().ok())
-        .sum()
+    sample_sum(
+        &app.metrics_text().await,
+        "proxy_request_rule_denials_total",
+        &[("rule", "request_rules[0]"), ("reason", reason)],
+    )
 }
 
 async fn a_viewer_is_refused_before_the_cluster_sees_the_request(flavor: Flavor) {

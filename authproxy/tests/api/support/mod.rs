@@ -22,3 +22,19 @@ pub fn decode_basic(value: &str) -> (String, String) {
 pub fn bcrypt_hash(password: &str) -> String {
     bcrypt::hash(password, 4).unwrap()
 }
+
+/// The sum of the samples of `name` on a `/_metrics` text whose labels include every one of
+/// `labels` (`key="value"`); 0 when there is none yet.
+pub fn sample_sum(metrics: &str, name: &str, labels: &[(&str, &str)]) -> f64 {
+    let prefix = format!("{name}{{");
+    let wanted: Vec<String> = labels
+        .iter()
+        .map(|(key, value)| format!("{key}=\"{value}\""))
+        .collect();
+    metrics
+        .lines()
+        .filter(|line| line.starts_with(&prefix))
+        .filter(|line| wanted.iter().all(|label| line.contains(label.as_str())))
+        .filter_map(|line| line.rsplit_once(' ')?.1.parse::<f64>().ok())
+        .sum()
+}
