@@ -10,16 +10,13 @@ async fn repositories_are_registered_listed_verified_and_deleted_in_both_flavors
         f.register("rv-backups").await;
         let sent = f.snapshot_calls();
         assert_eq!(sent.len(), 1, "{sent:?}");
-        assert_eq!(
-            (sent[0].method.as_str(), sent[0].path.as_str()),
-            ("PUT", "/_snapshot/rv-backups")
-        );
+        assert_eq!(call_of(&sent[0]), ("PUT", "/_snapshot/rv-backups"));
         assert_eq!(
             sent[0].body,
             Some(json!({"type": "fs", "settings": {"location": f.location, "compress": true}}))
         );
 
-        let (status, list) = f.call(reqwest::Method::GET, "/repositories", None).await;
+        let (status, list) = f.get("/repositories").await;
         assert_eq!(status, 200, "{list}");
         let repos = list["repositories"].as_array().unwrap();
         let backups = repos
@@ -45,10 +42,7 @@ async fn repositories_are_registered_listed_verified_and_deleted_in_both_flavors
         );
         assert!(verified["nodes"][0]["name"].is_string());
         let sent = f.snapshot_calls();
-        assert_eq!(
-            (sent[0].method.as_str(), sent[0].path.as_str()),
-            ("POST", "/_snapshot/rv-backups/_verify")
-        );
+        assert_eq!(call_of(&sent[0]), ("POST", "/_snapshot/rv-backups/_verify"));
 
         // A missing repository is the cluster's 404, passed on.
         let (status, missing) = f
@@ -64,29 +58,15 @@ async fn repositories_are_registered_listed_verified_and_deleted_in_both_flavors
         // Deleting needs the name typed; nothing is sent without it.
         f.proxy.clear_requests();
         for query in ["", "?confirm=rv-back", "?confirm=*"] {
-            let (status, refused) = f
-                .call(
-                    reqwest::Method::DELETE,
-                    &format!("/repositories/rv-backups{query}"),
-                    None,
-                )
-                .await;
+            let (status, refused) = f.delete(&format!("/repositories/rv-backups{query}")).await;
             assert_eq!(status, 400, "{query}: {refused}");
         }
         assert!(f.snapshot_calls().is_empty());
         let (status, deleted) = f
-            .call(
-                reqwest::Method::DELETE,
-                "/repositories/rv-backups?confirm=rv-backups",
-                None,
-            )
+            .delete("/repositories/rv-backups?confirm=rv-backups")
             .await;
-        assert_eq!(
-            (status, &deleted["acknowledged"]),
-            (200, &json!(true)),
-            "{deleted}"
-        );
-        let (_, list) = f.call(reqwest::Method::GET, "/repositories", None).await;
+        acknowledged(status, &deleted);
+        let (_, list) = f.get("/repositories").await;
         assert!(
             !list["repositories"]
                 .as_array()
@@ -118,10 +98,7 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         assert_eq!(status, 200, "{distribution:?}: {taken}");
         assert_eq!(taken, json!({"name": "snap-1", "accepted": true}));
         let sent = f.snapshot_calls();
-        assert_eq!(
-            (sent[0].method.as_str(), sent[0].path.as_str()),
-            ("PUT", "/_snapshot/st-backups/snap-1")
-        );
+        assert_eq!(call_of(&sent[0]), ("PUT", "/_snapshot/st-backups/snap-1"));
         assert_eq!(
             sent[0].param("wait_for_completion").as_deref(),
             Some("false")
@@ -146,21 +123,11 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
                 .count()
         };
         f.proxy.clear_requests();
-        let (_, detail) = f
-            .call(
-                reqwest::Method::GET,
-                "/repositories/st-backups/snapshots/snap-1",
-                None,
-            )
-            .await;
+        let (_, detail) = f.get("/repositories/st-backups/snapshots/snap-1").await;
         assert_eq!(detail["progress"], Value::Null);
         assert_eq!(statuses(&f), 0);
         let (status, sized) = f
-            .call(
-                reqwest::Method::GET,
-                "/repositories/st-backups/snapshots/snap-1?sizes=true",
-                None,
-            )
+            .get("/repositories/st-backups/snapshots/snap-1?sizes=true")
             .await;
         assert_eq!(status, 200, "{sized}");
         assert_eq!(statuses(&f), 1);
@@ -171,13 +138,7 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         assert_eq!(progress["bytesDone"], progress["bytesTotal"], "{sized}");
         assert!(progress["bytesTotal"].as_u64().unwrap() > 0, "{sized}");
 
-        let (status, list) = f
-            .call(
-                reqwest::Method::GET,
-                "/repositories/st-backups/snapshots",
-                None,
-            )
-            .await;
+        let (status, list) = f.get("/repositories/st-backups/snapshots").await;
         assert_eq!(status, 200, "{list}");
         let row = &list["snapshots"][0];
         assert_eq!(row["name"], "snap-1");
@@ -238,7 +199,7 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         assert_eq!(restored["accepted"], true);
         let sent = f.snapshot_calls();
         assert_eq!(
-            (sent[0].method.as_str(), sent[0].path.as_str()),
+            call_of(&sent[0]),
             ("POST", "/_snapshot/st-backups/snap-1/_restore")
         );
         assert_eq!(
@@ -268,41 +229,15 @@ async fn a_snapshot_is_taken_followed_restored_beside_the_live_index_and_deleted
         .await;
 
         // Deleting needs the name typed.
-        let (status, _) = f
-            .call(
-                reqwest::Method::DELETE,
-                "/repositories/st-backups/snapshots/snap-1",
-                None,
-            )
-            .await;
+        let (status, _) = f.delete("/repositories/st-backups/snapshots/snap-1").await;
         assert_eq!(status, 400);
         let (status, deleted) = f
-            .call(
-                reqwest::Method::DELETE,
-                "/repositories/st-backups/snapshots/snap-1?confirm=snap-1",
-                None,
-            )
+            .delete("/repositories/st-backups/snapshots/snap-1?confirm=snap-1")
             .await;
-        assert_eq!(
-            (status, &deleted["acknowledged"]),
-            (200, &json!(true)),
-            "{deleted}"
-        );
-        let (_, list) = f
-            .call(
-                reqwest::Method::GET,
-                "/repositories/st-backups/snapshots",
-                None,
-            )
-            .await;
+        acknowledged(status, &deleted);
+        let (_, list) = f.get("/repositories/st-backups/snapshots").await;
         assert_eq!(list["snapshots"], json!([]), "{list}");
-        let (status, gone) = f
-            .call(
-                reqwest::Method::GET,
-                "/repositories/st-backups/snapshots/snap-1",
-                None,
-            )
-            .await;
+        let (status, gone) = f.get("/repositories/st-backups/snapshots/snap-1").await;
         assert_eq!(status, 404, "{gone}");
     }
 }
@@ -315,24 +250,19 @@ async fn a_running_snapshot_is_read_with_its_progress_in_both_flavors() {
         seed_indices(&f.proxy.url, "running", 2, |_| 3000).await;
         f.register_with("run-backups", json!({"max_snapshot_bytes_per_sec": "2kb"}))
             .await;
+        // Without the global state, which on Elasticsearch 8 brings the security index's
+        // feature state along.
+        let long = json!({"name": "long-1", "indices": ["running-*"], "includeGlobalState": false});
         let (status, taken) = f
             .call(
                 reqwest::Method::POST,
                 "/repositories/run-backups/snapshots",
-                // Without the global state, which on Elasticsearch 8 brings the security
-                // index's feature state along.
-                Some(json!({"name": "long-1", "indices": ["running-*"], "includeGlobalState": false})),
+                Some(long),
             )
             .await;
         assert_eq!(status, 200, "{taken}");
         f.proxy.clear_requests();
-        let (status, detail) = f
-            .call(
-                reqwest::Method::GET,
-                "/repositories/run-backups/snapshots/long-1",
-                None,
-            )
-            .await;
+        let (status, detail) = f.get("/repositories/run-backups/snapshots/long-1").await;
         assert_eq!(status, 200, "{detail}");
         assert_eq!(
             detail["snapshot"]["state"], "IN_PROGRESS",
@@ -363,31 +293,15 @@ async fn a_running_snapshot_is_read_with_its_progress_in_both_flavors() {
                 ),
             ]
         );
-        let (_, list) = f
-            .call(
-                reqwest::Method::GET,
-                "/repositories/run-backups/snapshots",
-                None,
-            )
-            .await;
+        let (_, list) = f.get("/repositories/run-backups/snapshots").await;
         assert_eq!(list["snapshots"][0]["state"], "IN_PROGRESS", "{list}");
 
         // Deleting a running snapshot aborts it.
         let (status, deleted) = f
-            .call(
-                reqwest::Method::DELETE,
-                "/repositories/run-backups/snapshots/long-1?confirm=long-1",
-                None,
-            )
+            .delete("/repositories/run-backups/snapshots/long-1?confirm=long-1")
             .await;
         assert_eq!(status, 200, "{deleted}");
-        let (_, list) = f
-            .call(
-                reqwest::Method::GET,
-                "/repositories/run-backups/snapshots",
-                None,
-            )
-            .await;
+        let (_, list) = f.get("/repositories/run-backups/snapshots").await;
         assert_eq!(list["snapshots"], json!([]), "{list}");
     }
 }

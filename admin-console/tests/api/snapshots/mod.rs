@@ -72,6 +72,14 @@ impl Fixture {
         send(request).await
     }
 
+    async fn get(&self, path: &str) -> (u16, Value) {
+        self.call(reqwest::Method::GET, path, None).await
+    }
+
+    async fn delete(&self, path: &str) -> (u16, Value) {
+        self.call(reqwest::Method::DELETE, path, None).await
+    }
+
     /// The `_snapshot` calls the proxy received since the last clear.
     fn snapshot_calls(&self) -> Vec<Recorded> {
         self.sent("/_snapshot")
@@ -95,11 +103,7 @@ impl Fixture {
                 Some(json!({"type": "fs", "settings": settings})),
             )
             .await;
-        assert_eq!(
-            (status, &body["acknowledged"]),
-            (200, &json!(true)),
-            "{body}"
-        );
+        acknowledged(status, &body);
     }
 
     /// Waits until the snapshot's detail says it is no longer in progress; returns the detail.
@@ -119,4 +123,18 @@ impl Fixture {
         assert_eq!(status, 200, "{detail}");
         detail
     }
+}
+
+/// A call the cluster received: its method and path.
+fn call_of(recorded: &Recorded) -> (&str, &str) {
+    (recorded.method.as_str(), recorded.path.as_str())
+}
+
+/// The console's answer to a change the cluster acknowledged.
+fn acknowledged(status: u16, body: &Value) {
+    assert_eq!(
+        (status, &body["acknowledged"]),
+        (200, &json!(true)),
+        "{body}"
+    );
 }
