@@ -9,6 +9,7 @@ use k8s_openapi::ByteString;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
+use crate::gateway_defaults::{default_field, default_gateway_api};
 use crate::kind::Kind;
 use crate::{cert_manager, gateway, wire};
 
@@ -167,81 +168,12 @@ pub fn cluster_ip(namespace: &str, name: &str) -> String {
     format!("10.96.{}.{}", host / 256, host % 256)
 }
 
-/// The defaults of the HTTPRoute CRD's schema, which the API server applies on every write:
-/// parentRefs to a `gateway.networking.k8s.io` `Gateway`, one rule matching path prefix `/`,
-/// match types `PathPrefix`/`Exact`, backendRefs to a core `Service` with weight 1.
-fn default_http_route(object: &mut Value) {
-    let spec = &mut object["spec"];
-    for parent in spec
-        .get_mut("parentRefs")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
-        default_field(parent, "group", json!("gateway.networking.k8s.io"));
-        default_field(parent, "kind", json!("Gateway"));
-    }
-    let slash = json!({"path": {"type": "PathPrefix", "value": "/"}});
-    if spec.is_object() && spec["rules"].is_null() {
-        spec["rules"] = json!([{"matches": [slash.clone()]}]);
-    }
-    for rule in spec
-        .get_mut("rules")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
-        if rule.is_object() && rule["matches"].is_null() {
-            rule["matches"] = json!([slash.clone()]);
-        }
-        for matched in rule
-            .get_mut("matches")
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            if matched.is_object() && matched["path"].is_null() {
-                matched["path"] = slash["path"].clone();
-            }
-            default_field(&mut matched["path"], "type", json!("PathPrefix"));
-            default_field(&mut matched["path"], "value", json!("/"));
-            for list in ["headers", "queryParams"] {
-                for entry in matched
-                    .get_mut(list)
-                    .and_then(Value::as_array_mut)
-                    .into_iter()
-                    .flatten()
-                {
-                    default_field(entry, "type", json!("Exact"));
-                }
-            }
-        }
-        for backend in rule
-            .get_mut("backendRefs")
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            default_field(backend, "group", json!(""));
-            default_field(backend, "kind", json!("Service"));
-            default_field(backend, "weight", json!(1));
-        }
-    }
-}
-
-fn default_field(object: &mut Value, field: &str, value: Value) {
-    if let Some(fields) = object.as_object_mut() {
-        fields.entry(field).or_insert(value);
-    }
-}
-
-/// Defaults applied on create and on replace: the CRD schema's, a Service's type, traffic
-/// policy, session affinity and port protocols.
+/// Defaults applied on create and on replace: the Gateway API CRD schemas', a Service's type,
+/// traffic policy, session affinity and port protocols.
 pub(crate) fn default_on_write(kind: Kind, object: &mut Value) {
     match kind {
-        Kind::HttpRoute => default_http_route(object),
         Kind::Service => default_service(object),
-        _ => {}
+        _ => default_gateway_api(kind, object),
     }
 }
 

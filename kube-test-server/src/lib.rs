@@ -19,6 +19,7 @@ mod collection;
 mod counters;
 mod discovery;
 pub mod gateway;
+mod gateway_defaults;
 mod http;
 mod kind;
 pub mod sample;
