@@ -10,13 +10,14 @@
 use std::time::Duration;
 
 use reqwest::Method;
+use search_test_server::{Proxy, Recorded};
 use serde_json::{Value, json};
-use test_support::{Distribution, SearchNodes, TempDir};
+use test_support::{Distribution, SearchCluster, SearchNodes, TempDir};
 
 use crate::access::{ADMIN, OPERATOR, VIEWER, as_caller};
 use crate::app::{TestApp, cluster_yaml, spawn_app};
 use crate::real_shards::TURN;
-use crate::support::real::{direct, proxy_before, proxy_to, sent, shared};
+use crate::support::real::{Real, direct, proxy_before, proxy_to, real, sent, shared};
 use crate::support::send;
 use crate::templates::{audit_lines, trusted_app};
 
@@ -25,16 +26,55 @@ const SETTLE: Duration = Duration::from_secs(120);
 
 struct Console {
     app: TestApp,
-    proxy: search_test_server::Proxy,
+    proxy: Proxy,
 }
 
 impl Console {
+    /// A name of this test's own: `prefix` and the port of its proxy.
+    fn tag(&self, prefix: &str) -> String {
+        tag(prefix, &self.proxy)
+    }
+
     fn url(&self, tail: &str) -> String {
         self.app.url(&format!("/api/clusters/main{tail}"))
     }
 
     async fn post(&self, tail: &str, body: Value) -> (u16, Value) {
         send(self.app.client.post(self.url(tail)).json(&body)).await
+    }
+
+    /// `POST tail` answered `status` with an error message that contains `words`.
+    async fn refused(&self, tail: &str, body: Value, status: u16, words: &str) -> Value {
+        let (got, answer) = self.post(tail, body).await;
+        assert_eq!(got, status, "{answer}");
+        assert!(message(&answer).contains(words), "{words}: {answer}");
+        answer
+    }
+
+    /// Starts `operation` (shrink, split, clone) of `source` into `target` with `shards`
+    /// primaries (`None`: the source's) and no replicas: the 202 answer and the resize the
+    /// cluster received.
+    async fn resize(
+        &self,
+        source: &str,
+        operation: &str,
+        target: &str,
+        shards: Option<u64>,
+    ) -> (Value, Recorded) {
+        let mut request = json!({"target": target, "replicas": 0});
+        if let Some(shards) = shards {
+            request["shards"] = json!(shards);
+        }
+        let (status, started) = self
+            .post(&format!("/indices/{source}/{operation}"), request)
+            .await;
+        assert_eq!(status, 202, "{operation}: {started}");
+        assert_eq!(started["target"], target);
+        let resize = sent(&self.proxy, &format!("/{source}/_{operation}/{target}"))
+            .into_iter()
+            .next()
+            .expect("the resize reached the cluster");
+        (started, resize)
     }
 
     /// The task's detail through the console once the cluster says it completed.
@@ -56,6 +96,56 @@ async fn console_before(url: &str) -> Console {
     let proxy = proxy_to(url, None);
     let app = spawn_app(&format!("clusters:\n{}", cluster_yaml("main", &proxy.url))).await;
     Console { app, proxy }
+}
+
+/// The console before the shared node of `distribution` through a proxy of the test's own.
+async fn console_on(distribution: Distribution) -> (Console, &'static SearchCluster) {
+    let Real {
+        app,
+        proxy,
+        cluster,
+    } = real(distribution).await;
+    (Console { app, proxy }, cluster)
+}
+
+/// A name of the test's own: `prefix` and the port of its `proxy`.
+fn tag(prefix: &str, proxy: &Proxy) -> String {
+    format!(
+        "{prefix}-{}",
+        proxy.url.rsplit(':').next().unwrap_or_default()
+    )
+}
+
+/// The console before the shared three-node cluster of `distribution` (its URL beside), with
+/// `{prefix}-*` deleted and `{prefix}-src` seeded: 20 documents in `shards` primaries, every
+/// copy on `node` (as a shrink needs).
+async fn resize_source(
+    distribution: Distribution,
+    prefix: &str,
+    shards: u64,
+    node: &str,
+) -> (&'static str, Console) {
+    let nodes = tokio::task::spawn_blocking(move || SearchNodes::shared(distribution, 3))
+        .await
+        .unwrap();
+    let url = nodes.url();
+    let c = console_before(url).await;
+    delete(url, &format!("{prefix}-*")).await;
+    let settings = json!({"number_of_shards": shards, "number_of_replicas": 0,
+                          "index.routing.allocation.require._name": node});
+    seed(url, &format!("{prefix}-src"), settings, 20).await;
+    (url, c)
+}
+
+/// `GET path` on `cluster` itself, not through the console.
+async fn read(cluster: &SearchCluster, path: &str) -> Value {
+    direct(cluster, Method::GET, path)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
 }
 
 /// `count` documents into `index` (made with `settings` first), refreshed.
@@ -139,50 +229,24 @@ fn message(body: &Value) -> &str {
 #[tokio::test]
 async fn shrink_split_clone_and_force_merge_run_as_tasks_on_opensearch() {
     let _turn = TURN.lock().await;
-    let nodes = tokio::task::spawn_blocking(|| SearchNodes::shared(Distribution::OpenSearch2, 3))
-        .await
-        .unwrap();
-    let url = nodes.url();
-    let c = console_before(url).await;
-    delete(url, "ops-os-*").await;
-    // Every copy on one node, as a shrink needs.
-    seed(
-        url,
-        "ops-os-src",
-        json!({"number_of_shards": 4, "number_of_replicas": 0,
-               "index.routing.allocation.require._name": "node-0"}),
-        20,
-    )
-    .await;
+    let (url, c) = resize_source(Distribution::OpenSearch2, "ops-os", 4, "node-0").await;
 
     // Preconditions in words, before any resize reaches the cluster.
-    let (status, body) = c
-        .post(
-            "/indices/ops-os-src/shrink",
-            json!({"target": "ops-os-small", "shards": 2}),
-        )
+    let small = json!({"target": "ops-os-small", "shards": 2});
+    let must_block = "\"ops-os-src\" must be read-only before a shrink";
+    c.refused("/indices/ops-os-src/shrink", small, 409, must_block)
         .await;
-    assert_eq!(status, 409, "{body}");
-    assert!(
-        message(&body).contains("\"ops-os-src\" must be read-only before a shrink"),
-        "{body}"
-    );
-    let (status, body) = c
-        .post(
-            "/indices/ops-os-src/shrink",
-            json!({"target": "ops-os-small", "shards": 3}),
-        )
+    let odd = json!({"target": "ops-os-small", "shards": 3});
+    c.refused("/indices/ops-os-src/shrink", odd, 400, "one of 1, 2")
         .await;
-    assert_eq!(status, 400, "{body}");
-    assert!(message(&body).contains("one of 1, 2"), "{body}");
-    let (status, body) = c
-        .post(
-            "/indices/ops-os-src/split",
-            json!({"target": "ops-os-big", "shards": 6}),
-        )
-        .await;
-    assert_eq!(status, 400, "{body}");
-    assert!(message(&body).contains("larger multiple of 4"), "{body}");
+    let big = json!({"target": "ops-os-big", "shards": 6});
+    c.refused(
+        "/indices/ops-os-src/split",
+        big,
+        400,
+        "larger multiple of 4",
+    )
+    .await;
     let (status, body) = c
         .post(
             "/indices/ops-os-none/clone",
@@ -212,18 +276,9 @@ async fn shrink_split_clone_and_force_merge_run_as_tasks_on_opensearch() {
         ("split", "ops-os-big", Some(8)),
         ("clone", "ops-os-copy", None),
     ] {
-        let mut request = json!({"target": target, "replicas": 0});
-        if let Some(shards) = shards {
-            request["shards"] = json!(shards);
-        }
-        let (status, started) = c
-            .post(&format!("/indices/ops-os-src/{operation}"), request)
-            .await;
-        assert_eq!(status, 202, "{operation}: {started}");
+        let (started, resize) = c.resize("ops-os-src", operation, target, shards).await;
         assert_eq!(started["operation"], operation);
-        assert_eq!(started["target"], target);
         let task = started["taskId"].as_str().unwrap().to_owned();
-        let resize = &sent(&c.proxy, &format!("/ops-os-src/_{operation}/{target}"))[0];
         assert_eq!(
             resize.param("wait_for_completion").as_deref(),
             Some("false")
@@ -235,17 +290,14 @@ async fn shrink_split_clone_and_force_merge_run_as_tasks_on_opensearch() {
     }
     // A target that exists: said before the cluster is called.
     c.proxy.clear_requests();
-    let (status, body) = c
-        .post(
-            "/indices/ops-os-src/clone",
-            json!({"target": "ops-os-copy"}),
-        )
-        .await;
-    assert_eq!(status, 409, "{body}");
-    assert!(
-        message(&body).contains("\"ops-os-copy\" exists already"),
-        "{body}"
-    );
+    let copy = json!({"target": "ops-os-copy"});
+    c.refused(
+        "/indices/ops-os-src/clone",
+        copy,
+        409,
+        "\"ops-os-copy\" exists already",
+    )
+    .await;
     assert!(sent(&c.proxy, "/ops-os-src/_clone").is_empty());
     // What only the cluster knows comes back in the task's result, in its words.
     let (status, started) = c
@@ -286,72 +338,37 @@ async fn shrink_split_clone_and_force_merge_run_as_tasks_on_opensearch() {
 #[tokio::test]
 async fn on_elasticsearch_7_a_resize_returns_once_its_target_exists() {
     let _turn = TURN.lock().await;
-    let nodes =
-        tokio::task::spawn_blocking(|| SearchNodes::shared(Distribution::Elasticsearch7, 3))
-            .await
-            .unwrap();
-    let url = nodes.url();
-    let c = console_before(url).await;
-    delete(url, "ops-es-*").await;
-    seed(
-        url,
-        "ops-es-src",
-        json!({"number_of_shards": 2, "number_of_replicas": 0,
-               "index.routing.allocation.require._name": "node-1"}),
-        20,
-    )
-    .await;
+    let (url, c) = resize_source(Distribution::Elasticsearch7, "ops-es", 2, "node-1").await;
     block_writes(url, "ops-es-src").await;
     for (operation, target, shards) in [
         ("shrink", "ops-es-small", Some(1)),
         ("split", "ops-es-big", Some(4)),
         ("clone", "ops-es-copy", None),
     ] {
-        let mut request = json!({"target": target, "replicas": 0});
-        if let Some(shards) = shards {
-            request["shards"] = json!(shards);
-        }
-        let (status, started) = c
-            .post(&format!("/indices/ops-es-src/{operation}"), request)
-            .await;
-        assert_eq!(status, 202, "{operation}: {started}");
+        let (started, resize) = c.resize("ops-es-src", operation, target, shards).await;
         assert_eq!(started["taskId"], Value::Null, "{started}");
-        assert_eq!(started["target"], target);
-        let resize = &sent(&c.proxy, &format!("/ops-es-src/_{operation}/{target}"))[0];
         assert_eq!(resize.param("wait_for_completion"), None);
         index_until(url, target, shards.unwrap_or(2), 20).await;
     }
     // The cluster's own refusal, in the common error body: Elasticsearch 7.10 answers this
     // one 500 (an illegal_state_exception), passed on as 502 with its reason.
-    let (status, body) = c
-        .post(
-            "/indices/ops-es-src/split",
-            json!({"target": "ops-es-odd", "shards": 6}),
-        )
+    let odd = json!({"target": "ops-es-odd", "shards": 6});
+    let multiple = "must be a multiple of the target shards [6]";
+    let body = c
+        .refused("/indices/ops-es-src/split", odd, 502, multiple)
         .await;
-    assert_eq!(status, 502, "{body}");
     assert_eq!(body["error"]["code"], "upstream_error");
-    assert!(
-        message(&body).contains("must be a multiple of the target shards [6]"),
-        "{body}"
-    );
-    let (status, body) = c.post("/indices/ops-es-src/forcemerge", json!({})).await;
-    assert_eq!(status, 409, "{body}");
-    assert!(
-        message(&body).contains("Elasticsearch 7 cannot run a force merge as a task"),
-        "{body}"
-    );
+    let no_task = "Elasticsearch 7 cannot run a force merge as a task";
+    c.refused("/indices/ops-es-src/forcemerge", json!({}), 409, no_task)
+        .await;
     assert!(sent(&c.proxy, "/ops-es-src/_forcemerge").is_empty());
     delete(url, "ops-es-*").await;
 }
 
 #[tokio::test]
 async fn a_reindex_is_listed_with_its_progress_until_it_completes() {
-    let cluster = shared(Distribution::OpenSearch3).await;
-    let proxy = proxy_before(cluster);
-    let app = spawn_app(&format!("clusters:\n{}", cluster_yaml("main", &proxy.url))).await;
-    let c = Console { app, proxy };
-    let tag = format!("ops-re-{}", c.proxy.url.rsplit(':').next().unwrap());
+    let (c, cluster) = console_on(Distribution::OpenSearch3).await;
+    let tag = c.tag("ops-re");
     let (source, dest) = (format!("{tag}-src"), format!("{tag}-dst"));
     seed(
         &cluster.url,
@@ -401,13 +418,7 @@ async fn a_reindex_is_listed_with_its_progress_until_it_completes() {
         request.body.as_ref().unwrap()["dest"]["index"],
         dest.as_str()
     );
-    let count: Value = direct(cluster, Method::GET, &format!("/{dest}/_count"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let count = read(cluster, &format!("/{dest}/_count")).await;
     assert_eq!(count["count"], 3000, "{count}");
 
     // Bad input: never sent.
@@ -424,9 +435,7 @@ async fn a_reindex_is_listed_with_its_progress_until_it_completes() {
         ),
         (json!({"source": source, "dest": "Upper"}), "lowercase"),
     ] {
-        let (status, answer) = c.post("/reindex", body).await;
-        assert_eq!(status, 400, "{answer}");
-        assert!(message(&answer).contains(expected), "{expected}: {answer}");
+        c.refused("/reindex", body, 400, expected).await;
     }
     assert!(sent(&c.proxy, "/_reindex").is_empty());
     let _ = direct(cluster, Method::DELETE, &format!("/{source},{dest}"))
@@ -438,7 +447,7 @@ async fn a_reindex_is_listed_with_its_progress_until_it_completes() {
 async fn an_operator_force_merges_only_an_admin_resizes_or_reindexes_audited() {
     let cluster = shared(Distribution::OpenSearch2).await;
     let proxy = proxy_before(cluster);
-    let tag = format!("ops-roles-{}", proxy.url.rsplit(':').next().unwrap());
+    let tag = tag("ops-roles", &proxy);
     seed(
         &cluster.url,
         &tag,
@@ -517,17 +526,11 @@ async fn an_operator_force_merges_only_an_admin_resizes_or_reindexes_audited() {
 #[tokio::test]
 async fn a_reindex_on_a_cluster_without_the_reindex_module_says_so() {
     // The OpenSearch 2.19 integ-test zip (make run's cluster) has no reindex module.
-    let cluster = shared(Distribution::OpenSearch2).await;
-    let proxy = proxy_before(cluster);
-    let app = spawn_app(&format!("clusters:\n{}", cluster_yaml("main", &proxy.url))).await;
-    let c = Console { app, proxy };
-    let (status, body) = c
-        .post(
-            "/reindex",
-            json!({"source": "ops-nomodule", "dest": "ops-nomodule-2"}),
-        )
+    let (c, _) = console_on(Distribution::OpenSearch2).await;
+    let body = json!({"source": "ops-nomodule", "dest": "ops-nomodule-2"});
+    let body = c
+        .refused("/reindex", body, 405, "This cluster has no reindex API")
         .await;
-    assert_eq!(status, 405, "{body}");
     assert_eq!(body["error"]["code"], "rejected_by_cluster");
     assert!(
         message(&body).starts_with("This cluster has no reindex API"),
@@ -538,11 +541,8 @@ async fn a_reindex_on_a_cluster_without_the_reindex_module_says_so() {
 
 #[tokio::test]
 async fn an_alias_rolls_over_to_a_new_write_index() {
-    let cluster = shared(Distribution::OpenSearch2).await;
-    let proxy = proxy_before(cluster);
-    let app = spawn_app(&format!("clusters:\n{}", cluster_yaml("main", &proxy.url))).await;
-    let c = Console { app, proxy };
-    let tag = format!("ops-ro-{}", c.proxy.url.rsplit(':').next().unwrap());
+    let (c, cluster) = console_on(Distribution::OpenSearch2).await;
+    let tag = c.tag("ops-ro");
     let first = format!("{tag}-000001");
     let made = direct(cluster, Method::PUT, &format!("/{first}"))
         .json(&json!({"aliases": {tag.clone(): {"is_write_index": true}},
@@ -561,13 +561,7 @@ async fn an_alias_rolls_over_to_a_new_write_index() {
         rolled,
         json!({"name": tag, "oldIndex": first, "newIndex": second, "rolledOver": true})
     );
-    let aliases: Value = direct(cluster, Method::GET, &format!("/_alias/{tag}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let aliases = read(cluster, &format!("/_alias/{tag}")).await;
     assert_eq!(
         aliases[&second]["aliases"][&tag]["is_write_index"], true,
         "{aliases}"
@@ -579,10 +573,10 @@ async fn an_alias_rolls_over_to_a_new_write_index() {
 
     // No such alias: 404 in words, nothing rolled.
     c.proxy.clear_requests();
-    let (status, body) = c
-        .post(&format!("/aliases/{tag}-none/rollover"), json!(null))
+    let none = format!("/aliases/{tag}-none/rollover");
+    let body = c
+        .refused(&none, json!(null), 404, "No alias is named")
         .await;
-    assert_eq!(status, 404, "{body}");
     assert!(message(&body).starts_with("No alias is named"), "{body}");
     assert!(sent(&c.proxy, &format!("/{tag}-none/_rollover")).is_empty());
     let (status, body) = c.post("/aliases/a*/rollover", json!(null)).await;
