@@ -18,8 +18,10 @@ pub const AUTH_DENIALS: &str = "proxy_auth_denials_total";
 /// Requests refused by `authorization.request_rules` (labels `rule`, `reason`).
 pub const REQUEST_RULE_DENIALS: &str = "proxy_request_rule_denials_total";
 /// Session refreshes by `outcome`: `refreshed`, `shared` (another request or replica renewed
-/// it), `rejected` (the provider refused: sign in again), `unavailable` (unreachable after a
-/// retry: sign in again).
+/// it), `wait_timeout` (another replica's refresh was waited for in vain: the session as it is),
+/// `rejected` (the provider refused: sign in again), `unavailable` (unreachable after a retry,
+/// or slower than the refresh's time limit: sign in again), `incomplete` (the provider renewed
+/// the tokens but sent neither an ID token nor a userinfo answer: sign in again).
 pub const SESSION_REFRESHES: &str = "proxy_session_refreshes_total";
 /// forward_auth checks refused because the proxy's original host is not `host[:port]`.
 pub const INVALID_HOSTS: &str = "proxy_invalid_hosts_total";
@@ -51,12 +53,19 @@ pub fn request_denied(rule: usize, reason: &'static str) {
         .increment(1);
 }
 
-/// One session refresh (or the failure of one); `outcome` is one of the four above.
+/// One session refresh (or the failure of one); `outcome` is one of those above.
 pub fn refreshed(outcome: &'static str) {
     metrics::counter!(SESSION_REFRESHES, "outcome" => outcome).increment(1);
 }
 
-const REFRESH_OUTCOMES: [&str; 4] = ["refreshed", "shared", "rejected", "unavailable"];
+const REFRESH_OUTCOMES: [&str; 6] = [
+    "refreshed",
+    "shared",
+    "wait_timeout",
+    "rejected",
+    "unavailable",
+    "incomplete",
+];
 
 static DENIALS_REGISTERED: OnceLock<()> = OnceLock::new();
 

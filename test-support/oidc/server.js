@@ -22,11 +22,18 @@
 // one named by the token request's `resource` parameter, else the first.
 //
 // Refresh tokens: every client may use the refresh_token grant (its `grant_types` may say
-// otherwise); each code exchange gets a refresh token, rotated at each use (a reused one is
-// refused). `access_token_ttl` (seconds, default 3600) is the access tokens' lifetime. Test-only
-// hooks: `POST /__test/set-groups` `{"login", "groups": [...]}` changes a user's groups (the next
-// token shows them), `POST /__test/revoke-refresh-tokens` revokes every refresh token issued, and
-// `GET /__test/refresh-grants` answers `{"ok": n, "failed": m}`, refresh grants by outcome.
+// otherwise); a code exchange gets a refresh token only when the authorization asked for the
+// `offline_access` scope (oidc-provider's default `issueRefreshToken`, as Dex and Okta do), rotated
+// at each use (a reused one is refused). `access_token_ttl` (seconds, default 3600) is the access
+// tokens' lifetime. Test-only hooks: `POST /__test/set-groups` `{"login", "groups": [...]}`
+// changes a user's groups (the next token shows them), `POST /__test/revoke-refresh-tokens`
+// revokes every refresh token issued, and `GET /__test/refresh-grants` answers
+// `{"ok": n, "failed": m, "pending": p, "issued": i}`: refresh grants by outcome, refresh grants
+// answered by the provider but held back (see slow-refresh), refresh tokens issued at code
+// exchanges. `POST /__test/refresh-behaviour` `{"delay_ms": n, "id_token": bool,
+// "userinfo": bool}` changes how refreshes are answered from then on: each refresh-grant answer
+// is held back `delay_ms` after the provider made it (the token already rotated), without its ID
+// token when `id_token` is false, and userinfo answers 500 when `userinfo` is false.
 //
 // Signing key: an RSA key made at start (kid `test-rsa`), published at /jwks. The provider also
 // advertises HS256 for ID tokens, as Keycloak does, so relying parties are tested against a
@@ -71,7 +78,8 @@ const privateJwk = { ...signingKey.privateKey.export({ format: 'jwk' }), kid: KI
 let nextForgery = null;
 // Refresh tokens issued (for the revocation hook) and refresh-grant answers by outcome.
 const issuedRefreshTokens = [];
-const refreshGrants = { ok: 0, failed: 0 };
+const refreshGrants = { ok: 0, failed: 0, pending: 0, issued: 0 };
+const refreshBehaviour = { delay_ms: 0, id_token: true, userinfo: true };
 
 const b64url = (data) => Buffer.from(data).toString('base64url');
 
@@ -142,10 +150,9 @@ server.listen(Number(listenPort), listenHost, () => {
     scopes: ['openid', 'offline_access', 'email', 'profile', 'groups'],
     // Put the claims in the ID token too, as many providers (Dex, Keycloak) do.
     conformIdTokenClaims: false,
-    // Refresh tokens for every client allowed the grant (as Keycloak does; no offline_access
-    // with prompt=consent needed), rotated at each use: a spent one is refused (invalid_grant)
-    // and its grant revoked, so a relying party that spends one twice is caught.
-    issueRefreshToken: async (ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // Refresh tokens only for an authorization that asked for offline_access (the default
+    // issueRefreshToken, as Dex and Okta do), rotated at each use: a spent one is refused
+    // (invalid_grant) and its grant revoked, so a relying party that spends one twice is caught.
     rotateRefreshToken: true,
     ttl: {
       AccessToken: config.access_token_ttl ?? 3600,
@@ -193,7 +200,8 @@ server.listen(Number(listenPort), listenHost, () => {
             email_verified: user.email_verified ?? true,
             name: user.name ?? accountId,
             preferred_username: accountId,
-            groups: user.groups ?? [],
+            // No `groups` claim at all for a user in none, as Keycloak and Okta do.
+            ...(user.groups?.length ? { groups: user.groups } : {}),
           };
         },
       };
@@ -203,10 +211,27 @@ server.listen(Number(listenPort), listenHost, () => {
   provider.use(async (ctx, next) => {
     await next();
     if (ctx.path === '/token') {
-      if (ctx.oidc?.params?.grant_type === 'refresh_token') {
+      const grantType = ctx.oidc?.params?.grant_type;
+      if (grantType === 'refresh_token') {
         refreshGrants[ctx.status === 200 ? 'ok' : 'failed'] += 1;
+        if (ctx.status === 200 && !refreshBehaviour.id_token) {
+          const { id_token: _, ...rest } = ctx.body;
+          ctx.body = rest;
+        }
+        if (refreshBehaviour.delay_ms > 0) {
+          refreshGrants.pending += 1;
+          await new Promise((resolve) => { setTimeout(resolve, refreshBehaviour.delay_ms); });
+          refreshGrants.pending -= 1;
+        }
       }
-      if (ctx.status === 200 && ctx.body?.refresh_token) issuedRefreshTokens.push(ctx.body.refresh_token);
+      if (ctx.status === 200 && ctx.body?.refresh_token) {
+        issuedRefreshTokens.push(ctx.body.refresh_token);
+        if (grantType === 'authorization_code') refreshGrants.issued += 1;
+      }
+    }
+    if (ctx.path === '/me' && !refreshBehaviour.userinfo) {
+      ctx.status = 500;
+      ctx.body = { error: 'server_error' };
     }
     if (nextForgery && ctx.path === '/token' && ctx.status === 200) {
       const kind = nextForgery;
@@ -266,10 +291,27 @@ server.listen(Number(listenPort), listenHost, () => {
       res.end();
       return;
     }
+    if (req.url === '/__test/refresh-behaviour' && req.method === 'POST') {
+      Object.assign(refreshBehaviour, await readJson(req));
+      res.statusCode = 204;
+      res.end();
+      return;
+    }
     if (req.url === '/__test/refresh-grants' && req.method === 'GET') {
       res.setHeader('Content-Type', 'application/json');
       res.end(JSON.stringify(refreshGrants));
       return;
+    }
+    // offline_access without prompt=consent, as Dex, Okta and Keycloak take it: oidc-provider
+    // follows OIDC Core 11 strictly and drops the scope unless the prompt includes consent, so
+    // such a request gets prompt=consent (granted without a form, as every consent here).
+    if (req.method === 'GET' && (req.url === '/auth' || req.url.startsWith('/auth?'))) {
+      const url = new URL(req.url, 'http://provider');
+      const scopes = (url.searchParams.get('scope') ?? '').split(' ');
+      if (scopes.includes('offline_access') && !url.searchParams.has('prompt')) {
+        url.searchParams.set('prompt', 'consent');
+        req.url = `${url.pathname}${url.search}`;
+      }
     }
     if (req.url.startsWith('/interaction/')) {
       try {

@@ -5,22 +5,37 @@
 //! flight, across replicas a short lease in the store (Redis `SET NX PX`); whoever does not
 //! hold it waits for the lease to go and reuses the renewed session, so no two replicas spend
 //! one refresh token (providers that rotate them refuse a reused one and may revoke the grant).
-//! A refused refresh (`invalid_grant`, a token that does not verify, another user) or a
-//! provider still unreachable after one more try ends the session: the caller signs in again.
+//! A refused refresh (`invalid_grant`, a token that does not verify, another user), a provider
+//! still unreachable after one more try, or a refresh without fresh claims ends the session:
+//! the caller signs in again.
+//!
+//! The races this closes: the refresh runs in a task of its own, so a request that goes away
+//! (its client disconnected) does not take the rotated token with it; the lease holds a random
+//! token and is released by compare-and-delete, and the refresh is bounded well inside the
+//! lease's time, so no replica deletes another's lease; the renewed record is written only while
+//! the session exists (`SET XX`), so a sign-out during the refresh stays signed out.
 
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use service_kit::single_flight::SingleFlight;
+use tokio::time::Instant;
 
 use crate::authn::oidc::{OidcProvider, RefreshFailure, Refreshed, identity_from_claims};
 use crate::authn::session::{SessionRecord, Sessions, unix_now};
 use crate::error::Error;
 use crate::metrics;
-use crate::store::StoreError;
+use crate::store::{KeyValueStore, StoreError};
 
-/// How long one replica may hold a session's refresh: more than two token requests
-/// (`CALL_TIMEOUT` each), so it never runs out while the refresh is still going.
+/// How long one replica may hold a session's refresh.
 const LEASE_TTL: Duration = Duration::from_secs(25);
+/// The longest a refresh under the lease may take (two token requests and userinfo included);
+/// then it counts as `unavailable` and the session ends. Below [`LEASE_TTL`] with room for
+/// ending the session and releasing the lease (one store operation of at most 2 s each), so the
+/// lease never runs out while its holder still works.
+const REFRESH_LIMIT: Duration = Duration::from_secs(18);
 /// How often a replica without the lease looks whether it is gone.
 const LEASE_POLL: Duration = Duration::from_millis(50);
 
@@ -49,61 +64,90 @@ impl SessionRefresher {
 
     /// The session holds a refresh token and its access token expires within the margin.
     pub(crate) fn is_due(&self, record: &SessionRecord, now: u64) -> bool {
-        record.refresh_token.is_some()
-            && record
-                .access_expires_at
-                .is_some_and(|at| at <= now.saturating_add(self.before_expiry.as_secs()))
+        is_due(self.before_expiry, record, now)
     }
 
     /// Renews the session under `key` (its record `record`, due) once, however many requests
-    /// and replicas ask at the same time.
+    /// and replicas ask at the same time. The refresh runs in a task of its own: it completes
+    /// and stores its result even when every request waiting for it went away.
     pub(crate) async fn renew(
         &self,
         sessions: &Sessions,
-        provider: &OidcProvider,
+        provider: &Arc<OidcProvider>,
         key: &str,
     ) -> Result<Renewal, Error> {
         self.flights
-            .run(key.to_owned(), || self.renew_once(sessions, provider, key))
+            .run(key.to_owned(), || {
+                let refresh = Refresh {
+                    sessions: sessions.clone(),
+                    provider: provider.clone(),
+                    key: key.to_owned(),
+                    before_expiry: self.before_expiry,
+                };
+                let task = tokio::spawn(refresh.run());
+                // A waiter that leads after this request went away spawns its own, which finds
+                // the lease taken and waits for this task's result in the store.
+                async move { task.await.unwrap_or(Ok(Renewal::Ended)) }
+            })
             .await
             .map_err(Error::StoreUnavailable)
     }
+}
 
-    async fn renew_once(
-        &self,
-        sessions: &Sessions,
-        provider: &OidcProvider,
-        key: &str,
-    ) -> Result<Renewal, StoreError> {
-        let lease = lease_key(key);
-        let store = sessions.store();
+fn is_due(before_expiry: Duration, record: &SessionRecord, now: u64) -> bool {
+    record.refresh_token.is_some()
+        && record
+            .access_expires_at
+            .is_some_and(|at| at <= now.saturating_add(before_expiry.as_secs()))
+}
+
+/// One refresh of one session, owning what it needs so that it runs in a task of its own.
+struct Refresh {
+    sessions: Sessions,
+    provider: Arc<OidcProvider>,
+    key: String,
+    before_expiry: Duration,
+}
+
+impl Refresh {
+    async fn run(self) -> Result<Renewal, StoreError> {
+        let lease = lease_key(&self.key);
+        let holder = lease_holder();
+        let store = self.sessions.store().clone();
         if !store
-            .set_if_absent(&lease, b"1".to_vec(), LEASE_TTL)
+            .set_if_absent(&lease, holder.clone().into_bytes(), LEASE_TTL)
             .await?
         {
             // Another replica is refreshing this session: reuse what it stores.
-            let deadline = Instant::now() + LEASE_TTL;
-            while store.get(&lease).await?.is_some() && Instant::now() < deadline {
-                tokio::time::sleep(LEASE_POLL).await;
-            }
-            metrics::refreshed("shared");
-            return Ok(match sessions.read(key).await? {
+            let waited = wait_for_lease(store.as_ref(), &lease, LEASE_TTL).await?;
+            metrics::refreshed(waited.outcome());
+            return Ok(match self.sessions.read(&self.key).await? {
                 Some(record) => Renewal::Current(Box::new(record)),
                 None => Renewal::Ended,
             });
         }
-        let outcome = self.refresh_holding_lease(sessions, provider, key).await;
-        // Released whatever happened; if this fails the lease expires by itself.
-        let _ = store.delete(&lease).await;
+        let outcome = match tokio::time::timeout(REFRESH_LIMIT, self.holding_lease()).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                metrics::refreshed("unavailable");
+                tracing::warn!(
+                    limit_secs = REFRESH_LIMIT.as_secs(),
+                    "session refresh took too long; the session ends"
+                );
+                self.sessions
+                    .delete(&self.key)
+                    .await
+                    .map(|()| Renewal::Ended)
+            }
+        };
+        // Released whatever happened, only while it is still ours; if this fails the lease
+        // expires by itself.
+        let _ = store.delete_if_equals(&lease, holder.as_bytes()).await;
         outcome
     }
 
-    async fn refresh_holding_lease(
-        &self,
-        sessions: &Sessions,
-        provider: &OidcProvider,
-        key: &str,
-    ) -> Result<Renewal, StoreError> {
+    async fn holding_lease(&self) -> Result<Renewal, StoreError> {
+        let (sessions, provider, key) = (&self.sessions, &self.provider, self.key.as_str());
         // Read again under the lease: another replica may have renewed it a moment ago.
         let Some(mut record) = sessions.read(key).await? else {
             return Ok(Renewal::Ended);
@@ -111,7 +155,7 @@ impl SessionRefresher {
         let Some(refresh_token) = record.refresh_token.clone() else {
             return Ok(Renewal::Current(Box::new(record)));
         };
-        if !self.is_due(&record, unix_now()) {
+        if !is_due(self.before_expiry, &record, unix_now()) {
             metrics::refreshed("shared");
             return Ok(Renewal::Current(Box::new(record)));
         }
@@ -125,7 +169,13 @@ impl SessionRefresher {
         );
         let failure = match result.and_then(|refreshed| apply(&mut record, refreshed, claims)) {
             Ok(()) => {
-                sessions.write(key, &record).await?;
+                if !sessions.update(key, &record).await? {
+                    tracing::info!(
+                        username = %record.username,
+                        "the session ended during its refresh; not stored again"
+                    );
+                    return Ok(Renewal::Ended);
+                }
                 metrics::refreshed("refreshed");
                 tracing::info!(
                     username = %record.username,
@@ -136,10 +186,7 @@ impl SessionRefresher {
             }
             Err(failure) => failure,
         };
-        metrics::refreshed(match failure {
-            RefreshFailure::Rejected(_) => "rejected",
-            RefreshFailure::Unavailable(_) => "unavailable",
-        });
+        metrics::refreshed(failure.outcome());
         tracing::warn!(
             username = %record.username,
             reason = %failure,
@@ -148,6 +195,46 @@ impl SessionRefresher {
         sessions.delete(key).await?;
         Ok(Renewal::Ended)
     }
+}
+
+/// How waiting for another replica's lease ended.
+#[derive(Debug, PartialEq, Eq)]
+enum LeaseWait {
+    /// It went: the other replica's refresh is done (or gave up).
+    Released,
+    /// Still there at the deadline.
+    TimedOut,
+}
+
+impl LeaseWait {
+    /// Its `outcome` in `proxy_session_refreshes_total`.
+    fn outcome(&self) -> &'static str {
+        match self {
+            Self::Released => "shared",
+            Self::TimedOut => "wait_timeout",
+        }
+    }
+}
+
+/// Waits, at most `deadline`, for the lease `lease` to go.
+async fn wait_for_lease(
+    store: &dyn KeyValueStore,
+    lease: &str,
+    deadline: Duration,
+) -> Result<LeaseWait, StoreError> {
+    let until = Instant::now() + deadline;
+    while store.get(lease).await?.is_some() {
+        if Instant::now() >= until {
+            return Ok(LeaseWait::TimedOut);
+        }
+        tokio::time::sleep(LEASE_POLL).await;
+    }
+    Ok(LeaseWait::Released)
+}
+
+/// A random value naming this lease's holder, so that only it releases the lease.
+fn lease_holder() -> String {
+    URL_SAFE_NO_PAD.encode(rand::random::<[u8; 16]>())
 }
 
 /// The renewed tokens and identity in `record`; another user (a changed user name claim) is
@@ -261,6 +348,31 @@ mod tests {
         ));
         assert_eq!(session.username, "alice");
         assert!(session.groups.is_empty(), "unchanged");
+    }
+
+    #[tokio::test]
+    async fn a_waiter_sees_the_lease_go_or_times_out_as_its_own_outcome() {
+        let store = service_kit::byte_store::MemoryStore::default();
+        let wait = Duration::from_millis(200);
+        assert_eq!(
+            wait_for_lease(&store, "lease", wait).await.unwrap(),
+            LeaseWait::Released
+        );
+        store
+            .set_if_absent("lease", b"theirs".to_vec(), Duration::from_secs(60))
+            .await
+            .unwrap();
+        let timed_out = wait_for_lease(&store, "lease", wait).await.unwrap();
+        assert_eq!(timed_out, LeaseWait::TimedOut);
+        assert_eq!(timed_out.outcome(), "wait_timeout");
+        assert_eq!(LeaseWait::Released.outcome(), "shared");
+    }
+
+    #[test]
+    fn each_lease_holder_is_named_apart_and_the_refresh_ends_inside_the_lease() {
+        assert_ne!(lease_holder(), lease_holder());
+        assert!(lease_holder().len() >= 22, "128 random bits");
+        assert!(REFRESH_LIMIT + Duration::from_secs(4) < LEASE_TTL);
     }
 
     #[test]

@@ -81,6 +81,8 @@ pub enum SessionLookup {
     Ended,
 }
 
+/// Cloned into a session refresh's own task (the store is shared, the rest is small).
+#[derive(Clone)]
 pub struct Sessions {
     store: Arc<dyn KeyValueStore>,
     cipher: CredentialCipher,
@@ -138,17 +140,35 @@ impl Sessions {
     /// Stores `record` under `key` (encrypted) for the rest of its life; an expired one is
     /// removed instead.
     pub(crate) async fn write(&self, key: &str, record: &SessionRecord) -> Result<(), StoreError> {
+        match self.sealed(key, record) {
+            Some((sealed, ttl)) => self.store.set(key, sealed, ttl).await,
+            None => self.store.delete(key).await,
+        }
+    }
+
+    /// Replaces the record under `key` like [`Self::write`], but only while the session still
+    /// exists (`SET XX`): a sign-out in the meantime is not undone. `false` when it had ended.
+    pub(crate) async fn update(
+        &self,
+        key: &str,
+        record: &SessionRecord,
+    ) -> Result<bool, StoreError> {
+        match self.sealed(key, record) {
+            Some((sealed, ttl)) => self.store.set_if_present(key, sealed, ttl).await,
+            None => self.store.delete(key).await.map(|()| false),
+        }
+    }
+
+    /// The encrypted record and the time it has left (never beyond `session.ttl`); `None` once
+    /// it expired.
+    fn sealed(&self, key: &str, record: &SessionRecord) -> Option<(Vec<u8>, Duration)> {
         let left = record.expires_at.saturating_sub(unix_now());
         if left == 0 {
-            self.store.delete(key).await?;
-            return Ok(());
+            return None;
         }
         let plaintext = serde_json::to_vec(record).expect("a session serializes");
         let sealed = self.cipher.seal(key, &plaintext);
-        self.store
-            .set(key, sealed, Duration::from_secs(left).min(self.ttl))
-            .await?;
-        Ok(())
+        Some((sealed, Duration::from_secs(left).min(self.ttl)))
     }
 
     /// The store key of the session a cookie value names, when its signature verifies.

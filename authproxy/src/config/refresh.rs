@@ -1,5 +1,5 @@
 //! `oidc.refresh:` — renewing a browser session's tokens with its refresh token shortly before
-//! the access token expires, and its validation.
+//! the access token expires, its validation, and the `offline_access` scope it needs.
 
 use std::time::Duration;
 
@@ -48,16 +48,24 @@ pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
     );
 }
 
-/// Refresh is on, but the provider may issue no refresh token without `offline_access`.
-pub(super) fn warnings(settings: &Settings, warnings: &mut ConfigProblems) {
-    let oidc = &settings.oidc;
-    if oidc.enabled && oidc.refresh.enabled && !oidc.scopes.iter().any(|s| s == "offline_access") {
-        warnings.push(
-            "oidc.scopes",
-            "has no offline_access: many providers (Dex, Okta, Auth0) then issue no refresh \
-             token, and sessions keep their sign-in's groups for session.ttl",
-        );
-    }
+/// The scope under which Dex, Okta and Auth0 issue a refresh token (OIDC Core 11).
+pub(crate) const OFFLINE_ACCESS: &str = "offline_access";
+
+/// Whether sign-in asks for `offline_access` besides `oidc.scopes`: refresh is on and the
+/// scopes lack it. It is asked only from a provider whose metadata lists it (or lists no scopes):
+/// Google, for one, refuses a scope it does not know.
+pub(crate) fn adds_offline_access(oidc: &super::OidcSettings) -> bool {
+    oidc.refresh.enabled && !oidc.scopes.iter().any(|scope| scope == OFFLINE_ACCESS)
+}
+
+/// Whether a provider whose metadata lists `scopes_supported` (if any) may be asked for
+/// `offline_access`.
+pub(crate) fn offers_offline_access<'a>(
+    mut scopes_supported: Option<impl Iterator<Item = &'a str>>,
+) -> bool {
+    scopes_supported
+        .as_mut()
+        .is_none_or(|scopes| scopes.any(|scope| scope == OFFLINE_ACCESS))
 }
 
 #[cfg(test)]
@@ -98,5 +106,26 @@ mod tests {
         let defaults = RefreshSettings::default();
         assert!(defaults.enabled);
         assert_eq!(defaults.before_expiry, Duration::from_secs(60));
+    }
+
+    #[test]
+    fn offline_access_is_asked_for_refresh_when_missing_and_offered() {
+        let mut oidc = super::super::OidcSettings::default();
+        assert!(adds_offline_access(&oidc), "refresh is on by default");
+        oidc.scopes.push(OFFLINE_ACCESS.to_owned());
+        assert!(!adds_offline_access(&oidc), "already asked for");
+        oidc.scopes.pop();
+        oidc.refresh.enabled = false;
+        assert!(!adds_offline_access(&oidc), "refresh off");
+
+        assert!(offers_offline_access(
+            None::<std::slice::Iter<'_, &str>>.map(|it| it.copied())
+        ));
+        assert!(offers_offline_access(Some(
+            ["openid", OFFLINE_ACCESS].into_iter()
+        )));
+        assert!(!offers_offline_access(Some(
+            ["openid", "email"].into_iter()
+        )));
     }
 }

@@ -37,7 +37,6 @@ pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
 /// Valid settings that are probably a mistake; `--validate-config` prints them as warnings.
 pub(super) fn warnings(settings: &Settings, warnings: &mut ConfigProblems) {
     super::authorization::warnings(settings, warnings);
-    super::refresh::warnings(settings, warnings);
     let server = &settings.server;
     if server.mode == ServerMode::ForwardAuth && server.trusted_proxies.is_empty() {
         let message = match server.forward_auth_callers {

@@ -35,6 +35,7 @@ pub use http::ProviderHttp;
 pub(crate) use refresh::{RefreshFailure, Refreshed};
 
 use crate::config::OidcSettings;
+use crate::config::refresh::{OFFLINE_ACCESS, adds_offline_access, offers_offline_access};
 use crate::error::{Error, ProviderFailure};
 
 /// Keys are fetched again because of an ID token at most this often, whatever ID tokens claim,
@@ -114,6 +115,8 @@ pub struct OidcProvider {
     client_secret: Option<ClientSecret>,
     redirect: RedirectUrl,
     scopes: Vec<String>,
+    /// Ask for `offline_access` too (`oidc.refresh` needs a refresh token), when offered.
+    adds_offline_access: bool,
     post_logout: String,
     pub username_claim: String,
     pub groups_claim: String,
@@ -145,6 +148,7 @@ impl OidcProvider {
                 .map(|secret| ClientSecret::new(secret.expose_secret().to_owned())),
             redirect,
             scopes: settings.scopes.clone(),
+            adds_offline_access: adds_offline_access(settings),
             post_logout,
             username_claim: settings.username_claim.clone(),
             groups_claim: settings.groups_claim.clone(),
@@ -315,6 +319,12 @@ impl OidcProvider {
         for scope in self.scopes.iter().filter(|scope| *scope != "openid") {
             request = request.add_scope(Scope::new(scope.clone()));
         }
+        let supported = discovered.metadata.scopes_supported();
+        if self.adds_offline_access
+            && offers_offline_access(supported.map(|s| s.iter().map(|s| s.as_str())))
+        {
+            request = request.add_scope(Scope::new(OFFLINE_ACCESS.to_owned()));
+        }
         if let Some(hint) = login_hint
             .filter(|hint| !hint.is_empty() && hint.len() <= MAX_LOGIN_HINT_LEN)
             .filter(|hint| !hint.chars().any(char::is_control))
@@ -403,6 +413,27 @@ impl OidcProvider {
         access_token: &str,
         claims: &mut Map<String, Value>,
     ) {
+        match self
+            .userinfo(endpoint, access_token, claims.get("sub"))
+            .await
+        {
+            Ok(userinfo) => {
+                for (name, value) in userinfo {
+                    claims.entry(name).or_insert(value);
+                }
+            }
+            Err(reason) => tracing::warn!("{reason}; using the ID token alone"),
+        }
+    }
+
+    /// The userinfo answer for `access_token`, when it is a success for the subject `sub`
+    /// (OIDC Core 5.3.2: userinfo for another subject must not be used); else why not.
+    async fn userinfo(
+        &self,
+        endpoint: &UserInfoUrl,
+        access_token: &str,
+        sub: Option<&Value>,
+    ) -> Result<Map<String, Value>, &'static str> {
         let response = self
             .http
             .client()
@@ -410,22 +441,19 @@ impl OidcProvider {
             .bearer_auth(access_token)
             .header("accept", "application/json")
             .send()
-            .await;
-        let Ok(response) = response else {
-            tracing::warn!("the userinfo endpoint could not be reached; using the ID token alone");
-            return;
-        };
-        let Ok(userinfo) = response.json::<Map<String, Value>>().await else {
-            return;
-        };
-        // OIDC Core 5.3.2: userinfo for another subject must not be used.
-        if userinfo.get("sub") != claims.get("sub") {
-            tracing::warn!("the userinfo response names another subject; ignored");
-            return;
+            .await
+            .map_err(|_| "the userinfo endpoint could not be reached")?;
+        if !response.status().is_success() {
+            return Err("the userinfo endpoint answered an error");
         }
-        for (name, value) in userinfo {
-            claims.entry(name).or_insert(value);
+        let userinfo = response
+            .json::<Map<String, Value>>()
+            .await
+            .map_err(|_| "the userinfo answer cannot be read")?;
+        if userinfo.get("sub") != sub {
+            return Err("the userinfo response names another subject");
         }
+        Ok(userinfo)
     }
 
     /// Where to send the browser at logout: the provider's `end_session_endpoint` with

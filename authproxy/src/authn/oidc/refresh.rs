@@ -1,6 +1,9 @@
 //! The refresh-token grant (RFC 6749 §6, OIDC Core 12): new tokens for a signed-in session, and
 //! its claims read again from the new ID token (verified like the sign-in's, without a nonce,
-//! for the same `sub`) and userinfo, so group changes at the provider reach the session.
+//! for the same `sub`) and userinfo, so group changes at the provider reach the session. The
+//! claims are replaced, never merged over the old ones: a group the user left goes. Without a
+//! new ID token the userinfo answer alone is the fresh source; without that either, nothing is
+//! fresh and the refresh fails (`Incomplete`).
 
 use openidconnect::{Nonce, OAuth2TokenResponse, RefreshToken, RequestTokenError};
 use serde_json::{Map, Value};
@@ -27,6 +30,21 @@ pub(crate) enum RefreshFailure {
     Rejected(String),
     /// The provider could not be reached or answered nonsense: worth one more try.
     Unavailable(String),
+    /// The token endpoint answered (the refresh token is spent, maybe rotated) but the new
+    /// claims could not be read: no ID token and no userinfo answer, or the keys to verify the
+    /// ID token could not be fetched. Not tried again (that would spend the old token twice).
+    Incomplete(String),
+}
+
+impl RefreshFailure {
+    /// Its `outcome` in `proxy_session_refreshes_total`.
+    pub(crate) fn outcome(&self) -> &'static str {
+        match self {
+            Self::Rejected(_) => "rejected",
+            Self::Unavailable(_) => "unavailable",
+            Self::Incomplete(_) => "incomplete",
+        }
+    }
 }
 
 impl std::fmt::Display for RefreshFailure {
@@ -34,14 +52,14 @@ impl std::fmt::Display for RefreshFailure {
         match self {
             Self::Rejected(reason) => write!(f, "refused: {reason}"),
             Self::Unavailable(reason) => write!(f, "provider unavailable: {reason}"),
+            Self::Incomplete(reason) => write!(f, "no fresh claims: {reason}"),
         }
     }
 }
 
 impl OidcProvider {
     /// Spends `refresh_token` at the token endpoint. `previous` are the session's claims: their
-    /// `sub` must be the new ID token's, and without a new ID token they are the base that
-    /// userinfo updates.
+    /// `sub` must be the new ID token's and the userinfo answer's; nothing else of them is kept.
     pub(crate) async fn refresh(
         &self,
         refresh_token: &str,
@@ -71,7 +89,12 @@ impl OidcProvider {
                 RequestTokenError::Other(message) => RefreshFailure::Unavailable(message),
             })?;
         let sub = previous.get("sub");
-        let (mut claims, id_token) = match token.extra_fields().id_token() {
+        let access_token = token.access_token().secret();
+        let userinfo = match &discovered.userinfo {
+            Some(endpoint) => Some(self.userinfo(endpoint, access_token, sub).await),
+            None => None,
+        };
+        let (claims, id_token) = match token.extra_fields().id_token() {
             Some(id_token) => {
                 self.with_current_keys(discovered.clone(), |keys| {
                     // OIDC Core 12.2: no nonce is asked for; the other checks are the sign-in's.
@@ -80,10 +103,10 @@ impl OidcProvider {
                         .map(drop)
                 })
                 .await
-                .map_err(|error| RefreshFailure::Unavailable(error.to_string()))?
+                .map_err(|error| RefreshFailure::Incomplete(error.to_string()))?
                 .map_err(|error| RefreshFailure::Rejected(refusal(&error).to_owned()))?;
                 let raw = id_token.to_string();
-                let claims = claims::payload_of(&raw).ok_or_else(|| {
+                let mut claims = claims::payload_of(&raw).ok_or_else(|| {
                     RefreshFailure::Rejected("the ID token's claims cannot be read".into())
                 })?;
                 if claims.get("sub") != sub {
@@ -91,26 +114,29 @@ impl OidcProvider {
                         "the new ID token names another subject".into(),
                     ));
                 }
+                // As at sign-in: userinfo adds what the ID token lacks, best effort.
+                match userinfo {
+                    Some(Ok(userinfo)) => {
+                        for (name, value) in userinfo {
+                            claims.entry(name).or_insert(value);
+                        }
+                    }
+                    Some(Err(reason)) => tracing::warn!("{reason}; using the ID token alone"),
+                    None => {}
+                }
                 (claims, Some(raw))
             }
-            None => (previous.clone(), None),
-        };
-        if let Some(userinfo) = &discovered.userinfo {
-            let access_token = token.access_token().secret();
-            if id_token.is_some() {
-                self.merge_userinfo(userinfo, access_token, &mut claims)
-                    .await;
-            } else {
-                // The old claims are stale: what userinfo says now wins.
-                let mut fresh = Map::new();
-                if let Some(sub) = sub {
-                    fresh.insert("sub".to_owned(), sub.clone());
+            // No new ID token: the userinfo answer is the only fresh source, taken whole.
+            None => match userinfo {
+                Some(Ok(userinfo)) => (userinfo, None),
+                Some(Err(reason)) => return Err(RefreshFailure::Incomplete(reason.to_owned())),
+                None => {
+                    return Err(RefreshFailure::Incomplete(
+                        "no new ID token and no userinfo endpoint".to_owned(),
+                    ));
                 }
-                self.merge_userinfo(userinfo, access_token, &mut fresh)
-                    .await;
-                claims.extend(fresh);
-            }
-        }
+            },
+        };
         Ok(Refreshed {
             claims,
             id_token,

@@ -7,6 +7,7 @@
 //! removed by the answer, and the provider accepts its authorization code once, so a callback
 //! cannot be replayed or completed in another browser.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use actix_web::cookie::Cookie;
@@ -85,7 +86,8 @@ impl From<Error> for Failed {
 }
 
 pub struct SignInFlow {
-    pub provider: OidcProvider,
+    /// Shared with the session refreshes' own tasks.
+    pub provider: Arc<OidcProvider>,
     signer: CookieSigner,
     state_cookie: String,
     /// The callback path: the only one the sign-in cookie is sent to.
@@ -96,7 +98,7 @@ impl SignInFlow {
     pub(crate) fn new(provider: OidcProvider, signer: CookieSigner, session_cookie: &str) -> Self {
         let cookie_path = provider.callback_path();
         Self {
-            provider,
+            provider: Arc::new(provider),
             signer,
             state_cookie: format!("{session_cookie}_csrf"),
             cookie_path,

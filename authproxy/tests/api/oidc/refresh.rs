@@ -3,7 +3,9 @@
 //! spends one twice fails here): the session stays while its access token is renewed before
 //! expiry, a group changed at the provider changes the managed user's roles on the real
 //! cluster, two replicas on one Redis spend each refresh token once, and a revoked refresh token
-//! sends the browser to sign in again (an API client gets the JSON 401).
+//! sends the browser to sign in again (an API client gets the JSON 401). The races: a request
+//! that goes away mid-refresh, a sign-out during one, a refresh answered without an ID token or
+//! a working userinfo, and a provider that issues refresh tokens only for `offline_access`.
 
 use std::time::{Duration, Instant};
 
@@ -16,6 +18,7 @@ const REFRESHED: &str = "proxy_session_refreshes_total{outcome=\"refreshed\"}";
 /// Any user may ask the cluster who they are, whatever their roles.
 const WHO: &str = "/_security/_authenticate";
 const REJECTED: &str = "proxy_session_refreshes_total{outcome=\"rejected\"}";
+const INCOMPLETE: &str = "proxy_session_refreshes_total{outcome=\"incomplete\"}";
 
 /// A stack whose provider's access tokens live `access_ttl` seconds, refreshed `before` seconds
 /// before they expire (more than `access_ttl`: at every request), with `extra_yaml` appended.
@@ -183,4 +186,179 @@ async fn assert_api_401(browser: &Browser, url: &str) {
     assert_eq!(response.status(), 401);
     let body: serde_json::Value = response.json().await.unwrap();
     assert_eq!(body["error"]["code"], "unauthenticated", "{body}");
+}
+
+/// Changes how the provider answers refreshes from now on (`delay_ms`, `id_token`, `userinfo`:
+/// see test-support/oidc/server.js).
+async fn refresh_behaviour(stack: &OidcStack, behaviour: serde_json::Value) {
+    let response = reqwest::Client::new()
+        .post(format!(
+            "{}/__test/refresh-behaviour",
+            stack.provider.issuer
+        ))
+        .json(&behaviour)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 204);
+}
+
+/// The provider's counts: `ok`, `failed`, `pending` (answers held back), `issued` (refresh
+/// tokens issued at sign-in).
+async fn provider_counts(stack: &OidcStack) -> serde_json::Value {
+    reqwest::Client::new()
+        .get(format!("{}/__test/refresh-grants", stack.provider.issuer))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// Waits until the provider holds a refresh's answer back (the token already rotated there).
+async fn until_a_refresh_is_held_back(stack: &OidcStack) {
+    test_support::eventually(
+        "the provider to hold a refresh's answer back",
+        Duration::from_secs(20),
+        async || provider_counts(stack).await["pending"] == 1,
+    )
+    .await;
+}
+
+/// A stack whose sessions are due at every request (2 s access tokens, refreshed 30 s before
+/// expiry), alice signed in with the browser returned.
+async fn alice_due_at_every_request() -> (OidcStack, Browser) {
+    let stack = stack(2, 30, "").await;
+    let browser = Browser::new();
+    stack.sign_in(&browser, "/", &stack.alice).await;
+    (stack, browser)
+}
+
+#[tokio::test]
+async fn a_refresh_whose_request_went_away_still_stores_the_rotated_token() {
+    let (stack, browser) = alice_due_at_every_request().await;
+    let app = &stack.app;
+    assert!(provider_counts(&stack).await["issued"].as_u64() >= Some(1));
+    refresh_behaviour(&stack, json!({"delay_ms": 2000})).await;
+    let who = app.url(WHO);
+    // The client goes away in the middle of the refresh: its request is dropped.
+    tokio::select! {
+        _ = browser.get(&who) => panic!("the request ended before its refresh was held back"),
+        () = until_a_refresh_is_held_back(&stack) => {}
+    }
+    refresh_behaviour(&stack, json!({"delay_ms": 0})).await;
+
+    // The provider rotated the token for a request nobody waits for any more; the refresh still
+    // stored it, so the next refresh spends the new one (a lost one would be refused).
+    test_support::eventually(
+        "a second refresh with the rotated token",
+        Duration::from_secs(40),
+        async || {
+            let response = browser.get(&app.url(WHO)).await;
+            assert_eq!(response.status(), 200, "the session is kept");
+            stack.provider.refresh_grants().await.0 >= 2
+        },
+    )
+    .await;
+    assert_eq!(
+        stack.provider.refresh_grants().await.1,
+        0,
+        "a token was lost"
+    );
+}
+
+#[tokio::test]
+async fn signing_out_during_a_refresh_does_not_bring_the_session_back() {
+    let (stack, browser) = alice_due_at_every_request().await;
+    let app = &stack.app;
+    let cookie = browser.cookie(super::COOKIE).unwrap();
+    refresh_behaviour(&stack, json!({"delay_ms": 2000})).await;
+
+    let who = app.url(WHO);
+    let (during, ()) = tokio::join!(browser.get(&who), async {
+        until_a_refresh_is_held_back(&stack).await;
+        let response = browser
+            .request(
+                reqwest::Method::GET,
+                &app.url("/auth/logout"),
+                &[("sec-fetch-site", "same-origin")],
+            )
+            .await;
+        assert_eq!(response.status(), 302);
+    });
+    assert_eq!(during.status(), 302, "the refresh found the session ended");
+    assert_eq!(stack.provider.refresh_grants().await, (1, 0));
+
+    // The old cookie names no session: the refresh did not write it again.
+    let replay = Browser::new();
+    replay.set_cookie(super::COOKIE, &cookie);
+    assert_api_401(&replay, &app.url(WHO)).await;
+    assert_eq!(
+        stack.provider.refresh_grants().await,
+        (1, 0),
+        "not refreshed again"
+    );
+}
+
+#[tokio::test]
+async fn a_refresh_without_an_id_token_takes_the_groups_from_userinfo_alone() {
+    let (stack, browser) = alice_due_at_every_request().await;
+    let app = &stack.app;
+    assert_eq!(browser.get(&app.url(WHO)).await.status(), 200);
+    let alice = stack.cluster_user(&stack.alice).await.unwrap();
+    assert_eq!(alice["roles"], json!(["superuser", "kibana_user"]));
+
+    // alice leaves every group: the provider then sends no `groups` claim at all.
+    refresh_behaviour(&stack, json!({"id_token": false})).await;
+    stack.provider.set_groups(&stack.alice, &[]).await;
+    let refreshed = app.counter(REFRESHED).await;
+    let who: serde_json::Value = browser.get(&app.url(WHO)).await.json().await.unwrap();
+    assert!(app.counter(REFRESHED).await > refreshed);
+    // The default roles alone: `superuser` went with `admins`.
+    assert_eq!(
+        who["roles"],
+        json!(["kibana_user"]),
+        "the old groups survived: {who}"
+    );
+}
+
+#[tokio::test]
+async fn a_refresh_without_an_id_token_or_userinfo_ends_the_session_unrefreshed() {
+    let (stack, browser) = alice_due_at_every_request().await;
+    let app = &stack.app;
+    refresh_behaviour(&stack, json!({"id_token": false, "userinfo": false})).await;
+    let (refreshed, incomplete) = (app.counter(REFRESHED).await, app.counter(INCOMPLETE).await);
+
+    let response = browser.get(&app.url("/_cat/indices")).await;
+    assert_eq!(response.status(), 302, "signed out, to sign in again");
+    assert_eq!(app.counter(REFRESHED).await, refreshed);
+    assert_eq!(app.counter(INCOMPLETE).await, incomplete + 1.0);
+    assert_eq!(
+        stack.provider.refresh_grants().await,
+        (1, 0),
+        "spent once, not retried"
+    );
+    assert_api_401(&browser, &app.url("/_cat/indices")).await;
+}
+
+#[tokio::test]
+async fn without_refresh_no_offline_access_is_asked_and_no_refresh_token_is_issued() {
+    let stack = spawn_oidc_stack_ttl(
+        "standalone",
+        ", ttl: 4s",
+        "",
+        ("  refresh: {enabled: false}\n", 1),
+    )
+    .await;
+    let app = &stack.app;
+    let browser = Browser::new();
+    stack.sign_in(&browser, "/", &stack.alice).await;
+    assert_eq!(provider_counts(&stack).await["issued"], 0);
+    // The session lasts `session.ttl`, past its access token, and then ends: never refreshed.
+    test_support::eventually("the session to end", Duration::from_secs(30), async || {
+        browser.get(&app.url(WHO)).await.status() == 302
+    })
+    .await;
+    assert_eq!(stack.provider.refresh_grants().await, (0, 0));
 }
