@@ -7,7 +7,7 @@
 use crate::access::redaction::Redaction;
 use crate::kube::kind_types::{GrpcRouteMatch, GrpcRouteRule};
 use crate::kube::watched_kinds::{GrpcRoute, TlsRoute};
-use crate::records::{Backend, IngressRecord, PathRule, RecordKind, Rule, ServicePort, httproute};
+use crate::records::{Backend, IngressRecord, PathRule, RecordKind, httproute};
 
 /// The match a TLSRoute's rule stands for in the table and the Hosts view: the SNI hostname.
 pub const TLS_MATCH: &str = "SNI";
@@ -64,35 +64,13 @@ fn grpc_matches(rule: &GrpcRouteRule, redaction: &Redaction) -> Vec<GrpcMatch> {
         .collect()
 }
 
-/// The table's rules: per hostname (none: `*`), each match to the rule's first Service.
-fn table_rules(hosts: &[String], paths: Vec<PathRule>) -> Vec<Rule> {
-    if hosts.is_empty() {
-        return vec![Rule { host: None, paths }];
-    }
-    hosts
-        .iter()
-        .map(|host| Rule {
-            host: Some(host.clone()),
-            paths: paths.clone(),
-        })
-        .collect()
-}
-
 /// The first Service backend of each rule of `record` (built from the shared shape).
 fn first_services(record: &IngressRecord) -> Vec<Option<Backend>> {
     record
         .route
         .iter()
         .flat_map(|route| &route.rules)
-        .map(|rule| {
-            rule.backend_refs
-                .iter()
-                .find(|backend| backend.kind == "Service")
-                .map(|backend| Backend::Service {
-                    name: backend.name.clone(),
-                    port: ServicePort::Number(backend.port.unwrap_or(0)),
-                })
-        })
+        .map(|rule| httproute::first_service(&rule.backend_refs))
         .collect()
 }
 
@@ -122,7 +100,7 @@ pub fn grpc_record_of(route: &GrpcRoute, redaction: &Redaction) -> IngressRecord
             })
         })
         .collect();
-    record.rules = table_rules(&record.hosts, paths);
+    record.rules = httproute::table_rules(&record.hosts, paths);
     if let Some(detail) = record.route.as_mut() {
         for (rule, matched) in detail.rules.iter_mut().zip(matches) {
             rule.matches = matched.into_iter().map(|matched| matched.words).collect();
@@ -147,7 +125,7 @@ pub fn tls_record_of(route: &TlsRoute, redaction: &Redaction) -> IngressRecord {
             backend,
         })
         .collect();
-    record.rules = table_rules(&record.hosts, paths);
+    record.rules = httproute::table_rules(&record.hosts, paths);
     if let Some(detail) = record.route.as_mut() {
         for rule in &mut detail.rules {
             rule.matches = vec![TLS_MATCH.to_owned()];

@@ -82,6 +82,31 @@ pub(crate) fn shown_value<'a>(name: &str, value: &'a str, redaction: &Redaction)
     }
 }
 
+/// The first Service among a rule's backendRefs, as the table shows it.
+pub(super) fn first_service(backend_refs: &[RouteBackendRef]) -> Option<Backend> {
+    backend_refs
+        .iter()
+        .find(|backend| backend.kind == "Service")
+        .map(|backend| Backend::Service {
+            name: backend.name.clone(),
+            port: ServicePort::Number(backend.port.unwrap_or(0)),
+        })
+}
+
+/// The table's rules: per hostname (none: `*`), each match to its rule's first Service.
+pub(super) fn table_rules(hosts: &[String], paths: Vec<PathRule>) -> Vec<Rule> {
+    if hosts.is_empty() {
+        return vec![Rule { host: None, paths }];
+    }
+    hosts
+        .iter()
+        .map(|host| Rule {
+            host: Some(host.clone()),
+            paths: paths.clone(),
+        })
+        .collect()
+}
+
 /// The record of `route`, its annotations redacted like an ingress's and the values of its
 /// credential-named header and query matches redacted.
 pub fn record_of(route: &HttpRoute, redaction: &Redaction) -> IngressRecord {
@@ -141,14 +166,7 @@ pub fn record_of(route: &HttpRoute, redaction: &Redaction) -> IngressRecord {
         .iter()
         .zip(&rules)
         .flat_map(|(rule, detail)| {
-            let backend = detail
-                .backend_refs
-                .iter()
-                .find(|backend| backend.kind == "Service")
-                .map(|backend| Backend::Service {
-                    name: backend.name.clone(),
-                    port: ServicePort::Number(backend.port.unwrap_or(0)),
-                });
+            let backend = first_service(&detail.backend_refs);
             let matches: Vec<(Option<String>, String)> = if rule.matches.is_empty() {
                 vec![(Some("/".to_owned()), "PathPrefix".to_owned())]
             } else {
@@ -172,20 +190,7 @@ pub fn record_of(route: &HttpRoute, redaction: &Redaction) -> IngressRecord {
             })
         })
         .collect();
-    let table_rules = if hosts.is_empty() {
-        vec![Rule {
-            host: None,
-            paths: path_rules,
-        }]
-    } else {
-        hosts
-            .iter()
-            .map(|host| Rule {
-                host: Some(host.clone()),
-                paths: path_rules.clone(),
-            })
-            .collect()
-    };
+    let table_rules = table_rules(&hosts, path_rules);
     let mut annotations: BTreeMap<String, String> = metadata
         .annotations
         .clone()
