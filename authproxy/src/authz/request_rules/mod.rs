@@ -189,5 +189,4 @@ fn path_matches(paths: &[PathPattern], segments: &[String]) -> bool {
 }
 
 #[cfg(test)]
-#[path = "request_rules_tests.rs"]
 mod tests;
