@@ -310,5 +310,4 @@ pub fn set_missing_services(findings: &mut Vec<RouteFinding>, backends: &[Backen
 }
 
 #[cfg(test)]
-#[path = "route_diagnosis_tests.rs"]
 mod tests;
