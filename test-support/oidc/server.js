@@ -31,9 +31,10 @@
 // `{"ok": n, "failed": m, "pending": p, "issued": i}`: refresh grants by outcome, refresh grants
 // answered by the provider but held back (see slow-refresh), refresh tokens issued at code
 // exchanges. `POST /__test/refresh-behaviour` `{"delay_ms": n, "id_token": bool,
-// "userinfo": bool}` changes how refreshes are answered from then on: each refresh-grant answer
-// is held back `delay_ms` after the provider made it (the token already rotated), without its ID
-// token when `id_token` is false, and userinfo answers 500 when `userinfo` is false.
+// "userinfo": bool, "userinfo_delay_ms": n}` changes how refreshes are answered from then on:
+// each refresh-grant answer is held back `delay_ms` after the provider made it (the token already
+// rotated), without its ID token when `id_token` is false; userinfo answers 500 when `userinfo`
+// is false, and `userinfo_delay_ms` late.
 //
 // Signing key: an RSA key made at start (kid `test-rsa`), published at /jwks. The provider also
 // advertises HS256 for ID tokens, as Keycloak does, so relying parties are tested against a
@@ -79,7 +80,7 @@ let nextForgery = null;
 // Refresh tokens issued (for the revocation hook) and refresh-grant answers by outcome.
 const issuedRefreshTokens = [];
 const refreshGrants = { ok: 0, failed: 0, pending: 0, issued: 0 };
-const refreshBehaviour = { delay_ms: 0, id_token: true, userinfo: true };
+const refreshBehaviour = { delay_ms: 0, id_token: true, userinfo: true, userinfo_delay_ms: 0 };
 
 const b64url = (data) => Buffer.from(data).toString('base64url');
 
@@ -228,6 +229,9 @@ server.listen(Number(listenPort), listenHost, () => {
         issuedRefreshTokens.push(ctx.body.refresh_token);
         if (grantType === 'authorization_code') refreshGrants.issued += 1;
       }
+    }
+    if (ctx.path === '/me' && refreshBehaviour.userinfo_delay_ms > 0) {
+      await new Promise((resolve) => { setTimeout(resolve, refreshBehaviour.userinfo_delay_ms); });
     }
     if (ctx.path === '/me' && !refreshBehaviour.userinfo) {
       ctx.status = 500;

@@ -375,6 +375,85 @@ mod tests {
         assert!(REFRESH_LIMIT + Duration::from_secs(4) < LEASE_TTL);
     }
 
+    /// A provider that takes connections and answers none until `release` is sent, then refuses
+    /// them: a refresh against it hangs, then fails (twice, so the session ends).
+    async fn silent_provider() -> (String, tokio::sync::oneshot::Sender<()>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let issuer = format!("http://{}", listener.local_addr().unwrap());
+        let (release, mut released) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            loop {
+                tokio::select! {
+                    Ok((socket, _)) = listener.accept() => held.push(socket),
+                    _ = &mut released => break,
+                }
+            }
+        });
+        (issuer, release)
+    }
+
+    #[tokio::test]
+    async fn a_refresh_whose_request_is_dropped_still_runs_to_its_end() {
+        use futures_util::poll;
+
+        use crate::authn::cookies::CookieSigner;
+        use crate::authn::session::store_key;
+        use crate::crypto::CredentialCipher;
+
+        const DEADLINE: Duration = Duration::from_secs(10);
+        let (issuer, release) = silent_provider().await;
+        let callback = "http://127.0.0.1:1/auth/callback";
+        let provider = Arc::new(
+            OidcProvider::new(&crate::config::OidcSettings {
+                enabled: true,
+                issuer_url: issuer,
+                client_id: "c".to_owned(),
+                redirect_url: callback.to_owned(),
+                ..Default::default()
+            })
+            .unwrap(),
+        );
+        let store: Arc<dyn KeyValueStore> =
+            Arc::new(service_kit::byte_store::MemoryStore::default());
+        let signer = CookieSigner::new(&[7; 32], "", callback).unwrap();
+        let sessions = Sessions::new(
+            store.clone(),
+            CredentialCipher::ephemeral(),
+            signer,
+            "s",
+            Duration::from_secs(3600),
+        );
+        let key = store_key("the-session-id");
+        let mut due = record(Some("r"), Some(unix_now()));
+        due.expires_at = unix_now() + 3600;
+        sessions.write(&key, &due).await.unwrap();
+        let lease = lease_key(&key);
+        let refresher = SessionRefresher::new(Duration::from_secs(60));
+
+        let mut request = Box::pin(refresher.renew(&sessions, &provider, &key));
+        test_support::eventually("the refresh to take its lease", DEADLINE, async || {
+            assert!(
+                poll!(request.as_mut()).is_pending(),
+                "the provider answers nothing"
+            );
+            store.get(&lease).await.unwrap().is_some()
+        })
+        .await;
+        // The request's client goes away; then the provider fails the refresh.
+        drop(request);
+        release.send(()).unwrap();
+        test_support::eventually(
+            "the refresh to end the session and release its lease",
+            DEADLINE,
+            async || {
+                store.get(&lease).await.unwrap().is_none()
+                    && sessions.read(&key).await.unwrap().is_none()
+            },
+        )
+        .await;
+    }
+
     #[test]
     fn the_lease_sits_beside_the_session_key() {
         assert_eq!(
