@@ -19,6 +19,7 @@ const REFRESHED: &str = "proxy_session_refreshes_total{outcome=\"refreshed\"}";
 const WHO: &str = "/_security/_authenticate";
 const REJECTED: &str = "proxy_session_refreshes_total{outcome=\"rejected\"}";
 const UNAVAILABLE: &str = "proxy_session_refreshes_total{outcome=\"unavailable\"}";
+const WAIT_TIMEOUT: &str = "proxy_session_refreshes_total{outcome=\"wait_timeout\"}";
 const INCOMPLETE: &str = "proxy_session_refreshes_total{outcome=\"incomplete\"}";
 
 /// A stack whose provider's access tokens live `access_ttl` seconds, refreshed `before` seconds
@@ -111,6 +112,47 @@ async fn two_replicas_on_one_redis_spend_each_refresh_token_once() {
     assert_eq!(
         browser.get(&stack.app.url("/_cat/indices")).await.status(),
         200
+    );
+}
+
+#[tokio::test]
+async fn a_wait_for_a_lease_that_never_goes_counts_as_a_wait_timeout() {
+    use deadpool_redis::redis::AsyncCommands;
+
+    let redis = test_support::RedisServer::start();
+    let cache = format!(
+        "cache: {{backend: redis, redis_url: \"{}\", encryption_key: 0123456789abcdef0123456789abcdef}}\n",
+        redis.url()
+    );
+    let stack = stack(2, 30, &cache).await;
+    let app = &stack.app;
+    let browser = Browser::new();
+    stack.sign_in(&browser, "/", &stack.alice).await;
+    // Another replica's lease on this session, stuck well past the 25 s a waiter waits.
+    let mut raw = deadpool_redis::redis::Client::open(redis.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let sessions: Vec<String> = raw.keys("authproxy:session:*").await.unwrap();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let lease = sessions[0].replace("authproxy:session:", "authproxy:session-refresh:");
+    let _: () = raw.set_ex(&lease, "another-replica", 120).await.unwrap();
+    let timed_out = app.counter(WAIT_TIMEOUT).await;
+
+    // The session goes on as stored; the wait is counted as such, not as `shared`.
+    assert_eq!(browser.get(&app.url(WHO)).await.status(), 200);
+    assert!(app.counter(WAIT_TIMEOUT).await >= timed_out + 1.0);
+    assert_eq!(
+        stack.provider.refresh_grants().await,
+        (0, 0),
+        "not spent here"
+    );
+    let holder: Option<String> = raw.get(&lease).await.unwrap();
+    assert_eq!(
+        holder.as_deref(),
+        Some("another-replica"),
+        "not ours to release"
     );
 }
 
