@@ -30,6 +30,8 @@ pub enum Error {
     TooManyWatchers { max: usize, retry_after: Duration },
     #[error("\"{0}\" is not a kind of object the dashboard shows: use ingresses or httproutes.")]
     UnknownKind(String),
+    #[error("\"{0}\" are not routes: a diagnosis is of httproutes, grpcroutes or tlsroutes.")]
+    NotARoute(String),
     #[error("\"{0}\" is not a valid object name (a DNS-1123 subdomain).")]
     InvalidObjectName(String),
     #[error("type must be warning, normal or all, not \"{0}\".")]
@@ -92,6 +94,7 @@ impl ResponseError for Error {
         match self {
             Self::InvalidNamespace(_) | Self::TooManyNamespaces { .. } => StatusCode::BAD_REQUEST,
             Self::UnknownKind(_)
+            | Self::NotARoute(_)
             | Self::InvalidObjectName(_)
             | Self::InvalidEventType(_)
             | Self::InvalidFormat(_)
@@ -140,7 +143,7 @@ impl ApiError for Error {
             Self::RateLimited { .. } => "rate_limited",
             Self::TooManyStreams => "too_many_streams",
             Self::TooManyWatchers { .. } => "too_many_watchers",
-            Self::UnknownKind(_) => "invalid_kind",
+            Self::UnknownKind(_) | Self::NotARoute(_) => "invalid_kind",
             Self::InvalidObjectName(_) => "invalid_name",
             Self::InvalidEventType(_) | Self::InvalidFormat(_) | Self::InvalidFlag(_) => {
                 "invalid_parameter"

@@ -60,7 +60,7 @@ pub fn configure(config: &mut web::ServiceConfig, static_dir: Option<std::path::
                     web::get().to(objects::object_annotations),
                 )
                 .route(
-                    "/objects/httproutes/{namespace}/{name}/diagnosis",
+                    "/objects/{kind}/{namespace}/{name}/diagnosis",
                     web::get().to(objects::route_diagnosis),
                 )
                 .route("/migration", web::get().to(migration::report))

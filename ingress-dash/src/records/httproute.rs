@@ -233,7 +233,7 @@ pub fn record_of(route: &HttpRoute, redaction: &Redaction) -> IngressRecord {
             parent_refs,
             conditions,
             rules,
-            diagnosis: route_diagnosis::diagnose(route, None),
+            diagnosis: route_diagnosis::diagnose(route, RecordKind::HttpRoute, None),
         }),
     }
 }

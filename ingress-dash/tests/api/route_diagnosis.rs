@@ -17,8 +17,8 @@ use test_support::eventually_with;
 use test_support::kube_cluster::KubeCluster;
 
 use crate::real_kube::{
-    Cluster, GATEWAY, HTTP_ROUTE, RealApp, Resource, SERVICE, WAIT, reader_token, scoped, service,
-    spawn_real, spawn_shared,
+    Cluster, GATEWAY, GRPC_ROUTE, HTTP_ROUTE, RealApp, Resource, SERVICE, TLS_ROUTE, WAIT,
+    reader_token, scoped, service, spawn_real, spawn_shared,
 };
 
 const REFERENCE_GRANT: Resource = Resource {
@@ -383,6 +383,82 @@ async fn the_diagnosis_endpoint_reads_reference_grants_on_demand() {
         ))
         .await;
     assert_eq!(status, 404);
+}
+
+/// GRPCRoutes and TLSRoutes are diagnosed by the same endpoint: a cross-namespace backendRef
+/// needs a ReferenceGrant `from` the route's own kind (a grant from HTTPRoute does not cover a
+/// GRPCRoute), read from the real API server at each request.
+#[tokio::test]
+async fn grpc_and_tls_routes_need_a_grant_from_their_own_kind() {
+    KubeCluster::shared().install_gateway_api_crds();
+    let app = spawn_shared("", "").await;
+    let kube = &app.kube;
+    let (routes, shared) = ("rd-kinds-routes", "rd-kinds-shared");
+    kube.namespaces(&[routes, shared]).await;
+    kube.put(SERVICE, service(shared, "api")).await;
+    let backend = json!([{"backendRefs": [{"name": "api", "namespace": shared, "port": 80}]}]);
+    for kind in [GRPC_ROUTE, TLS_ROUTE] {
+        kube.put(
+            kind,
+            json!({
+                "metadata": {"name": "cross", "namespace": routes},
+                "spec": {"parentRefs": [parent_ref()], "hostnames": ["api.rd-kinds.example"],
+                         "rules": backend},
+            }),
+        )
+        .await;
+    }
+    let grant = |name: &str, from_kind: &str| {
+        json!({
+            "metadata": {"name": name, "namespace": shared},
+            "spec": {
+                "from": [{"group": "gateway.networking.k8s.io", "kind": from_kind, "namespace": routes}],
+                "to": [{"group": "", "kind": "Service", "name": "api"}],
+            },
+        })
+    };
+    let findings_now = async |plural: &str| {
+        let path = format!("/api/objects/{plural}/{routes}/cross/diagnosis");
+        let (status, body) = app.get_json(&path).await;
+        assert_eq!(status, 200, "{path}: {body}");
+        assert_eq!(body["notRead"], json!([]), "{body}");
+        body["findings"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{body}"))
+            .iter()
+            .filter(|finding| finding["code"] == "cross_namespace_without_grant")
+            .map(|finding| finding["message"].as_str().unwrap_or("").to_owned())
+            .collect::<Vec<_>>()
+    };
+    let without = |kind: &str| {
+        vec![format!(
+            "Service rd-kinds-shared/api is in another namespace and no ReferenceGrant in \
+             rd-kinds-shared allows {kind}s from rd-kinds-routes to refer to it"
+        )]
+    };
+
+    assert_eq!(findings_now("grpcroutes").await, without("GRPCRoute"));
+    assert_eq!(findings_now("tlsroutes").await, without("TLSRoute"));
+    // A grant from HTTPRoutes only covers neither.
+    kube.put(REFERENCE_GRANT, grant("from-httproutes", "HTTPRoute"))
+        .await;
+    assert_eq!(findings_now("grpcroutes").await, without("GRPCRoute"));
+    assert_eq!(findings_now("tlsroutes").await, without("TLSRoute"));
+    // A grant from GRPCRoutes covers the GRPCRoute only; one from TLSRoutes the TLSRoute.
+    kube.put(REFERENCE_GRANT, grant("from-grpcroutes", "GRPCRoute"))
+        .await;
+    assert_eq!(findings_now("grpcroutes").await, Vec::<String>::new());
+    assert_eq!(findings_now("tlsroutes").await, without("TLSRoute"));
+    kube.put(REFERENCE_GRANT, grant("from-tlsroutes", "TLSRoute"))
+        .await;
+    assert_eq!(findings_now("tlsroutes").await, Vec::<String>::new());
+
+    // An Ingress has no diagnosis: the common error body, not a route's answer.
+    let (status, body) = app
+        .get_json(&format!("/api/objects/ingresses/{routes}/cross/diagnosis"))
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"]["code"], "invalid_kind", "{body}");
 }
 
 /// A service account that may not list ReferenceGrants in the target namespace (real RBAC: it

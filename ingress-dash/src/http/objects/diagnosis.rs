@@ -1,4 +1,5 @@
-//! `GET /api/objects/httproutes/{namespace}/{name}/diagnosis`: why the route does not work, with
+//! `GET /api/objects/{httproutes|grpcroutes|tlsroutes}/{namespace}/{name}/diagnosis`: why the
+//! route does not work, with
 //! the ReferenceGrants of the namespaces its backendRefs point to read on demand (the watchers do
 //! not watch them: a grant lives in the target namespace, which the route's watcher may not
 //! watch). The live route is read as the YAML view reads it (same checks, access rules,
@@ -15,10 +16,10 @@ use super::{Target, check_access, get_object};
 use crate::access::Viewer;
 use crate::error::Error;
 use crate::http::state::AppState;
-use crate::kube::object_reads;
-use crate::kube::watched_kinds::HttpRoute;
-use crate::records::RouteFinding;
+use crate::kube::object_reads::{self, ObjectKind};
+use crate::kube::watched_kinds::{GrpcRoute, HttpRoute, TlsRoute};
 use crate::records::route_diagnosis::{KnownGrants, ReferenceGrant, backend_namespaces, diagnose};
+use crate::records::{RecordKind, RouteFinding};
 
 /// Target namespaces read per request at most.
 const MAX_NAMESPACES: usize = 16;
@@ -45,15 +46,36 @@ pub struct NotRead {
 /// The handler.
 pub(crate) async fn route_diagnosis(
     state: web::Data<AppState>,
-    path: web::Path<(String, String)>,
+    path: web::Path<(String, String, String)>,
     viewer: web::ReqData<Viewer>,
 ) -> Result<HttpResponse, Error> {
-    let (namespace, name) = path.into_inner();
-    let target = Target::parse("httproutes", &namespace, &name)?;
+    let (kind, namespace, name) = path.into_inner();
+    let target = Target::parse(&kind, &namespace, &name)?;
+    // Only routes are diagnosed: an Ingress is no kind of this endpoint's.
+    if target.kind == ObjectKind::Ingress {
+        return Err(Error::NotARoute(kind));
+    }
     check_access(&state, &target, &viewer)?;
     let object = get_object(&state, &target).await?;
     // Hostile input: a route that does not decode is judged as an empty one.
-    let mut route: HttpRoute = serde_json::from_value(object).unwrap_or_default();
+    let (route_kind, mut route) = match target.kind {
+        ObjectKind::GrpcRoute => (
+            RecordKind::GrpcRoute,
+            serde_json::from_value::<GrpcRoute>(object)
+                .unwrap_or_default()
+                .shared_shape(),
+        ),
+        ObjectKind::TlsRoute => (
+            RecordKind::TlsRoute,
+            serde_json::from_value::<TlsRoute>(object)
+                .unwrap_or_default()
+                .shared_shape(),
+        ),
+        ObjectKind::HttpRoute | ObjectKind::Ingress => (
+            RecordKind::HttpRoute,
+            serde_json::from_value::<HttpRoute>(object).unwrap_or_default(),
+        ),
+    };
     route.metadata.namespace = Some(namespace.clone());
     let reads = NamespaceReads {
         call: "list_referencegrants",
@@ -97,7 +119,7 @@ pub(crate) async fn route_diagnosis(
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(RouteDiagnosis {
-            findings: diagnose(&route, Some(&known)),
+            findings: diagnose(&route, route_kind, Some(&known)),
             not_read,
         }))
 }

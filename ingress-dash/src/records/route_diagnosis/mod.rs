@@ -1,5 +1,6 @@
-//! "Why a route does not work": an HTTPRoute's parents' `Accepted` and `ResolvedRefs`
-//! conditions and its own spec turned into findings in plain words, per parent.
+//! "Why a route does not work": a route's (HTTPRoute, GRPCRoute, TLSRoute, in HTTPRoute's
+//! shape) parents' `Accepted` and `ResolvedRefs` conditions and its own spec turned into
+//! findings in plain words, per parent.
 //!
 //! Everything here comes from the cluster and is hostile: a controller's reason and message are
 //! quoted bounded (`MAX_REASON`, `MAX_MESSAGE` characters) with control characters dropped, and
@@ -9,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::kube::kind_types::{Condition, ParentReference};
 use crate::kube::watched_kinds::HttpRoute;
-use crate::records::{BackendState, BackendStatus};
+use crate::records::{BackendState, BackendStatus, RecordKind};
 
 const GATEWAY_GROUP: &str = "gateway.networking.k8s.io";
 /// A reason is a CamelCase word; longer is cut.
@@ -86,12 +87,20 @@ pub struct KnownGrants {
 }
 
 impl ReferenceGrant {
-    /// Whether this grant lets an HTTPRoute in `from_namespace` refer to `kind` `name` (group
-    /// `group`) in the grant's namespace.
-    fn allows(&self, from_namespace: &str, group: &str, kind: &str, name: &str) -> bool {
+    /// Whether this grant lets a route of kind `from_kind` (`HTTPRoute`, `GRPCRoute`,
+    /// `TLSRoute`) in `from_namespace` refer to `kind` `name` (group `group`) in the grant's
+    /// namespace.
+    fn allows(
+        &self,
+        from_kind: &str,
+        from_namespace: &str,
+        group: &str,
+        kind: &str,
+        name: &str,
+    ) -> bool {
         let from = self.from.iter().any(|peer| {
             peer.group == GATEWAY_GROUP
-                && peer.kind == "HTTPRoute"
+                && peer.kind == from_kind
                 && peer.namespace.as_deref() == Some(from_namespace)
         });
         let to = self.to.iter().any(|peer| {
@@ -197,10 +206,15 @@ pub fn backend_namespaces(route: &HttpRoute) -> std::collections::BTreeSet<Strin
         .collect()
 }
 
-/// The findings of `route` from its spec and status. `grants`: the ReferenceGrants of the
-/// namespaces its backendRefs point to, where they were read (`None`: not known, no finding
-/// about them from the spec; a parent's `RefNotPermitted` still says so).
-pub fn diagnose(route: &HttpRoute, grants: Option<&KnownGrants>) -> Vec<RouteFinding> {
+/// The findings of `route` (of kind `route_kind`, in HTTPRoute's shape) from its spec and
+/// status. `grants`: the ReferenceGrants of the namespaces its backendRefs point to, where they
+/// were read (`None`: not known, no finding about them from the spec; a parent's
+/// `RefNotPermitted` still says so); a grant allows a backendRef only `from` the route's kind.
+pub fn diagnose(
+    route: &HttpRoute,
+    route_kind: RecordKind,
+    grants: Option<&KnownGrants>,
+) -> Vec<RouteFinding> {
     let namespace = route.metadata.namespace.as_deref().unwrap_or_default();
     let statuses = route
         .status
@@ -270,7 +284,8 @@ pub fn diagnose(route: &HttpRoute, grants: Option<&KnownGrants>) -> Vec<RouteFin
             let group = backend.group.as_deref().unwrap_or("");
             let kind = backend.kind.as_deref().unwrap_or("Service");
             let allowed = grants.grants.iter().any(|grant| {
-                grant.namespace == target && grant.allows(namespace, group, kind, &backend.name)
+                grant.namespace == target
+                    && grant.allows(route_kind.as_str(), namespace, group, kind, &backend.name)
             });
             let finding = RouteFinding {
                 parent: None,
@@ -278,8 +293,9 @@ pub fn diagnose(route: &HttpRoute, grants: Option<&KnownGrants>) -> Vec<RouteFin
                 code: FindingCode::CrossNamespaceWithoutGrant,
                 message: format!(
                     "{kind} {target}/{} is in another namespace and no ReferenceGrant in {target} \
-                     allows HTTPRoutes from {namespace} to refer to it",
-                    backend.name
+                     allows {}s from {namespace} to refer to it",
+                    backend.name,
+                    route_kind.as_str()
                 ),
             };
             if !allowed && !findings.contains(&finding) {

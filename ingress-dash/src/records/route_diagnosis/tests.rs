@@ -1,7 +1,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::records::ServicePort;
+use crate::records::{RecordKind, ServicePort};
 
 /// A route in `team-a` attached to `gateway-system/public` (section `https`), sending to
 /// `web` and to `shared/api`, with `parents` as its status.
@@ -36,13 +36,13 @@ fn an_accepted_and_resolved_route_has_no_finding() {
         {"type": "Accepted", "status": "True", "reason": "Accepted"},
         {"type": "ResolvedRefs", "status": "True", "reason": "ResolvedRefs"},
     ])));
-    assert_eq!(diagnose(&route, None), vec![]);
+    assert_eq!(diagnose(&route, RecordKind::HttpRoute, None), vec![]);
 }
 
 #[test]
 fn a_parent_without_a_status_entry_was_never_attached() {
     let route = route(json!([]));
-    let findings = diagnose(&route, None);
+    let findings = diagnose(&route, RecordKind::HttpRoute, None);
     assert_eq!(codes(&findings), [FindingCode::NeverAttached]);
     assert_eq!(
         findings[0].parent.as_deref(),
@@ -56,7 +56,7 @@ fn a_parent_without_a_status_entry_was_never_attached() {
 fn a_status_for_another_section_does_not_count_as_attached() {
     let mut parents = parent_status(json!([{"type": "Accepted", "status": "True"}]));
     parents[0]["parentRef"]["sectionName"] = json!("http");
-    let findings = diagnose(&route(parents), None);
+    let findings = diagnose(&route(parents), RecordKind::HttpRoute, None);
     assert_eq!(codes(&findings), [FindingCode::NeverAttached]);
 }
 
@@ -72,7 +72,7 @@ fn each_not_accepted_reason_is_said_in_words() {
         let route = route(parent_status(json!([
             {"type": "Accepted", "status": "False", "reason": reason, "message": "from the controller"},
         ])));
-        let findings = diagnose(&route, None);
+        let findings = diagnose(&route, RecordKind::HttpRoute, None);
         assert_eq!(codes(&findings), [FindingCode::NotAccepted], "{reason}");
         assert_eq!(findings[0].severity, FindingSeverity::Error);
         let message = &findings[0].message;
@@ -91,7 +91,7 @@ fn pending_is_a_warning() {
         let route = route(parent_status(json!([
             {"type": "Accepted", "status": status, "reason": reason},
         ])));
-        let findings = diagnose(&route, None);
+        let findings = diagnose(&route, RecordKind::HttpRoute, None);
         assert_eq!(codes(&findings), [FindingCode::NotAccepted]);
         assert_eq!(findings[0].severity, FindingSeverity::Warning);
         assert!(findings[0].message.contains("not decided yet"));
@@ -111,7 +111,7 @@ fn each_unresolved_reason_is_said_in_words() {
             {"type": "Accepted", "status": "True", "reason": "Accepted"},
             {"type": "ResolvedRefs", "status": "False", "reason": reason},
         ])));
-        let findings = diagnose(&route, None);
+        let findings = diagnose(&route, RecordKind::HttpRoute, None);
         assert_eq!(codes(&findings), [FindingCode::RefsNotResolved], "{reason}");
         assert!(findings[0].message.starts_with("ResolvedRefs: "));
         assert!(findings[0].message.contains(words), "{reason}");
@@ -126,7 +126,7 @@ fn hostile_reasons_and_messages_are_bounded_and_lose_control_characters() {
         "reason": "R".repeat(1000),
         "message": format!("<script>alert(1)</script>\u{1b}[31m\n{}", "m".repeat(10_000)),
     }])));
-    let findings = diagnose(&route, None);
+    let findings = diagnose(&route, RecordKind::HttpRoute, None);
     let message = &findings[0].message;
     assert!(message.chars().count() < 500, "{}", message.len());
     assert!(!message.chars().any(char::is_control));
@@ -157,7 +157,7 @@ fn a_cross_namespace_backend_needs_a_reference_grant_when_grants_are_known() {
         }],
     };
     assert_eq!(
-        diagnose(&route, None),
+        diagnose(&route, RecordKind::HttpRoute, None),
         vec![],
         "grants not known: no finding"
     );
@@ -166,9 +166,13 @@ fn a_cross_namespace_backend_needs_a_reference_grant_when_grants_are_known() {
         grants,
     };
     let unread = KnownGrants::default();
-    assert_eq!(diagnose(&route, Some(&unread)), vec![], "shared not read");
+    assert_eq!(
+        diagnose(&route, RecordKind::HttpRoute, Some(&unread)),
+        vec![],
+        "shared not read"
+    );
     assert_eq!(backend_namespaces(&route), ["shared".to_owned()].into());
-    let findings = diagnose(&route, Some(&known(vec![])));
+    let findings = diagnose(&route, RecordKind::HttpRoute, Some(&known(vec![])));
     assert_eq!(codes(&findings), [FindingCode::CrossNamespaceWithoutGrant]);
     assert_eq!(
         findings[0].message,
@@ -176,14 +180,75 @@ fn a_cross_namespace_backend_needs_a_reference_grant_when_grants_are_known() {
          HTTPRoutes from team-a to refer to it"
     );
     for allowing in [grant("team-a", None), grant("team-a", Some("api"))] {
-        assert_eq!(diagnose(&route, Some(&known(vec![allowing]))), vec![]);
+        assert_eq!(
+            diagnose(&route, RecordKind::HttpRoute, Some(&known(vec![allowing]))),
+            vec![]
+        );
     }
     for refusing in [grant("team-b", None), grant("team-a", Some("other"))] {
         assert_eq!(
-            codes(&diagnose(&route, Some(&known(vec![refusing])))),
+            codes(&diagnose(
+                &route,
+                RecordKind::HttpRoute,
+                Some(&known(vec![refusing]))
+            )),
             [FindingCode::CrossNamespaceWithoutGrant]
         );
     }
+}
+
+#[test]
+fn a_grant_allows_only_the_route_kind_it_names_from() {
+    let route = route(parent_status(
+        json!([{"type": "Accepted", "status": "True"}]),
+    ));
+    let from = |kind: &str| ReferenceGrant {
+        namespace: "shared".into(),
+        from: vec![GrantPeer {
+            group: GATEWAY_GROUP.into(),
+            kind: kind.into(),
+            namespace: Some("team-a".into()),
+            name: None,
+        }],
+        to: vec![GrantPeer {
+            group: String::new(),
+            kind: "Service".into(),
+            namespace: None,
+            name: None,
+        }],
+    };
+    let known = |kind: &str| KnownGrants {
+        namespaces: ["shared".to_owned()].into(),
+        grants: vec![from(kind)],
+    };
+    for route_kind in [RecordKind::GrpcRoute, RecordKind::TlsRoute] {
+        let findings = diagnose(&route, route_kind, Some(&known("HTTPRoute")));
+        assert_eq!(
+            codes(&findings),
+            [FindingCode::CrossNamespaceWithoutGrant],
+            "a grant from HTTPRoute does not cover a {route_kind:?}"
+        );
+        assert_eq!(
+            findings[0].message,
+            format!(
+                "Service shared/api is in another namespace and no ReferenceGrant in shared \
+                 allows {}s from team-a to refer to it",
+                route_kind.as_str()
+            )
+        );
+        assert_eq!(
+            diagnose(&route, route_kind, Some(&known(route_kind.as_str()))),
+            vec![]
+        );
+    }
+    assert_eq!(
+        codes(&diagnose(
+            &route,
+            RecordKind::HttpRoute,
+            Some(&known("GRPCRoute"))
+        )),
+        [FindingCode::CrossNamespaceWithoutGrant]
+    );
 }
 
 #[test]
@@ -197,7 +262,7 @@ fn missing_services_are_replaced_on_each_join() {
         total_endpoints: 0,
         error: None,
     };
-    let mut findings = diagnose(&route(json!([])), None);
+    let mut findings = diagnose(&route(json!([])), RecordKind::HttpRoute, None);
     set_missing_services(
         &mut findings,
         &[

@@ -12,21 +12,8 @@ use test_support::eventually_with;
 use test_support::kube_cluster::KubeCluster;
 
 use super::{
-    ENDPOINT_SLICE, GATEWAY, HTTP_ROUTE, RealApp, Resource, SERVICE, WAIT, endpoint_slice, record,
-    service, spawn_shared,
-};
-
-const GRPC_ROUTE: Resource = Resource {
-    api_version: "gateway.networking.k8s.io/v1",
-    kind: "GRPCRoute",
-    plural: "grpcroutes",
-    namespaced: true,
-};
-const TLS_ROUTE: Resource = Resource {
-    api_version: "gateway.networking.k8s.io/v1",
-    kind: "TLSRoute",
-    plural: "tlsroutes",
-    namespaced: true,
+    ENDPOINT_SLICE, GATEWAY, GRPC_ROUTE, HTTP_ROUTE, RealApp, SERVICE, TLS_ROUTE, WAIT,
+    endpoint_slice, record, service, spawn_shared,
 };
 
 const NS: &str = "rk-grpc-tls";

@@ -93,6 +93,18 @@ pub const HTTP_ROUTE: Resource = Resource {
     plural: "httproutes",
     namespaced: true,
 };
+pub const GRPC_ROUTE: Resource = Resource {
+    api_version: "gateway.networking.k8s.io/v1",
+    kind: "GRPCRoute",
+    plural: "grpcroutes",
+    namespaced: true,
+};
+pub const TLS_ROUTE: Resource = Resource {
+    api_version: "gateway.networking.k8s.io/v1",
+    kind: "TLSRoute",
+    plural: "tlsroutes",
+    namespaced: true,
+};
 pub const CERTIFICATE: Resource = Resource {
     api_version: "cert-manager.io/v1",
     kind: "Certificate",

@@ -104,10 +104,15 @@ export async function fetchObjectYaml(ref: ObjectRef, signal?: AbortSignal): Pro
   return response.text();
 }
 
-/** `GET /api/objects/httproutes/{namespace}/{name}/diagnosis`: the route's findings with the
- * ReferenceGrants of its backendRefs' namespaces read on demand. */
-export async function fetchRouteDiagnosis(namespace: string, name: string, signal?: AbortSignal): Promise<RouteDiagnosis> {
-  const path = `/api/objects/httproutes/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/diagnosis`;
+/** `GET /api/objects/{httproutes|grpcroutes|tlsroutes}/{namespace}/{name}/diagnosis`: the route's
+ * findings with the ReferenceGrants of its backendRefs' namespaces read on demand. */
+export async function fetchRouteDiagnosis(
+  kind: Exclude<ObjectKindPath, "ingresses">,
+  namespace: string,
+  name: string,
+  signal?: AbortSignal,
+): Promise<RouteDiagnosis> {
+  const path = `/api/objects/${kind}/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/diagnosis`;
   const response = await fetch(path, { signal, headers: { Accept: "application/json" } });
   if (!response.ok) throw await failure(response);
   const body = (await response.json()) as Partial<RouteDiagnosis>;

@@ -223,6 +223,28 @@ describe("DetailsPanel", () => {
     );
   });
 
+  it("reads a GRPCRoute's ReferenceGrants at its own kind's path", async () => {
+    const fetched = stubFetch((url) =>
+      url.endsWith("/diagnosis")
+        ? jsonResponse({
+            findings: [{ severity: "error", code: "cross_namespace_without_grant", message: "no ReferenceGrant in shared allows GRPCRoutes from team-000 to refer to it" }],
+            notRead: [],
+          })
+        : undefined,
+    );
+    const base = httpRoute({ name: "cart", namespace: "team-000" });
+    const panel = show({
+      ...base,
+      kind: "GRPCRoute",
+      route: {
+        ...base.route!,
+        rules: [{ matches: [], backendRefs: [{ kind: "Service", name: "api", namespace: "shared", port: 80, weight: 1 }] }],
+      },
+    });
+    await within(panel).findByText(/allows GRPCRoutes from team-000/);
+    expect(fetched).toContain("/api/objects/grpcroutes/team-000/cart/diagnosis");
+  });
+
   it("does not ask for ReferenceGrants when every backendRef stays in the route's namespace", () => {
     const urls = stubFetch();
     show(httpRoute({ name: "local", namespace: "team-000" }));

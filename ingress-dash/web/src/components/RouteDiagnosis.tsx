@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { fetchRouteDiagnosis } from "../api/objects";
+import { fetchRouteDiagnosis, kindPath } from "../api/objects";
 import type { IngressRecord, NotRead, RouteFinding } from "../api/wire";
 
 const FINDING_LABELS: Record<RouteFinding["code"], string> = {
@@ -24,15 +24,16 @@ function crossesNamespaces(record: IngressRecord): boolean {
  */
 export function RouteDiagnosis({ record }: { record: IngressRecord }) {
   const [grants, setGrants] = useState<Grants>(null);
-  // The grants are read on demand for HTTPRoutes only.
-  const crosses = record.kind === "HTTPRoute" && crossesNamespaces(record);
+  // The grants are read on demand for routes (HTTPRoute, GRPCRoute, TLSRoute), not Ingresses.
+  const kind = kindPath(record.kind);
+  const crosses = kind !== "ingresses" && crossesNamespaces(record);
   const { namespace, name } = record;
 
   useEffect(() => {
     setGrants(null);
     if (!crosses) return;
     const controller = new AbortController();
-    fetchRouteDiagnosis(namespace, name, controller.signal).then(
+    fetchRouteDiagnosis(kind, namespace, name, controller.signal).then(
       (answer) => {
         if (!controller.signal.aborted) setGrants({ findings: answer.findings.filter((f) => f.code === "cross_namespace_without_grant"), notRead: answer.notRead });
       },
@@ -41,7 +42,7 @@ export function RouteDiagnosis({ record }: { record: IngressRecord }) {
       },
     );
     return () => controller.abort();
-  }, [namespace, name, crosses]);
+  }, [kind, namespace, name, crosses]);
 
   const findings = [...(record.route?.diagnosis ?? []), ...(grants && "findings" in grants ? grants.findings : [])];
   const notes = grants && "notRead" in grants ? grants.notRead.map((n) => `ReferenceGrants of ${n.namespace} not checked: ${n.reason}`) : [];
