@@ -16,8 +16,9 @@ const MAX_BEFORE_EXPIRY: Duration = Duration::from_secs(30 * 60);
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RefreshSettings {
-    /// Refresh sessions that hold a refresh token (the provider issues one, often only for the
-    /// `offline_access` scope). Off: a session lasts `session.ttl` with its sign-in's groups.
+    /// Refresh sessions that hold a refresh token; sign-in then asks for `offline_access` (Dex,
+    /// Okta and Auth0 issue one only for it) unless the provider's metadata leaves it out. Off: a
+    /// session lasts `session.ttl` with its sign-in's groups.
     pub enabled: bool,
     /// A request of a session whose access token expires within this margin refreshes it.
     #[serde(with = "humantime_serde")]
