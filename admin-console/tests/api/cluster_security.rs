@@ -5,7 +5,8 @@
 //! deleted; the new user's password is checked by the node itself (it authenticates them). The
 //! attacks: a viewer or an operator is refused 403 and nothing reaches the node, no answer
 //! carries a hash, reserved entries are refused 409 before the node is asked. The shared plain
-//! OpenSearch 2 node has no security: its answer says so.
+//! OpenSearch 2 node and Elasticsearch 7.10 OSS have no security: their answer says so, and
+//! nothing is written to them.
 
 use reqwest::RequestBuilder;
 use serde_json::{Value, json};
@@ -48,6 +49,21 @@ fn call(f: &Real, method: reqwest::Method, tail: &str, caller: &Caller) -> Reque
         caller,
     )
     .header("x-change-reason", "security test")
+}
+
+/// The admin's `GET /security`, once the node answers it: on Elasticsearch the `.security-7`
+/// index is created by the first write (of this suite's other test, or the node's own at
+/// start), and until its shards start the node answers searches of it 503 (the console's 502).
+async fn lists(f: &Real) -> Value {
+    eventually_with(
+        "the security lists",
+        Duration::from_secs(60),
+        async || match send(call(f, reqwest::Method::GET, "", &ADMIN)).await {
+            (200, overview) => Ok(overview),
+            (status, body) => Err(format!("{status} {body}")),
+        },
+    )
+    .await
 }
 
 /// The paths of the node's security API the proxy saw, with their methods.
@@ -140,6 +156,8 @@ async fn admin_manages_security(distribution: Distribution) {
     let mapping = if opensearch { role } else { "sec-mapping" };
     use reqwest::Method;
 
+    lists(&f).await;
+
     // A role, then a user who has it.
     let role_body = json!({
         "description": "reads sec indices",
@@ -158,6 +176,7 @@ async fn admin_manages_security(distribution: Distribution) {
     .await;
     assert_eq!(status, 200, "{distribution:?}: {body}");
     assert_eq!(body["created"], true, "{body}");
+    lists(&f).await;
     let user_body =
         json!({"password": PASSWORD, "roles": [role], "attributes": {"team": "search"}});
     let (status, body) = send(
@@ -364,18 +383,7 @@ async fn attacks(distribution: Distribution) {
 
     // 2. The admin: reserved entries are shown read-only, and refused 409 before the node is
     //    asked to change them.
-    // The other test's first write creates Elasticsearch's `.security-7` index: until its
-    // primary starts, the node answers reads 503 (the console's 502).
-    let overview =
-        eventually_with(
-            "the security lists",
-            Duration::from_secs(30),
-            async || match send(call(&f, Method::GET, "", &ADMIN)).await {
-                (200, overview) => Ok(overview),
-                (status, body) => Err(format!("{status} {body}")),
-            },
-        )
-        .await;
+    let overview = lists(&f).await;
     assert_no_secret(&overview);
     let shown = overview["users"]
         .as_array()
@@ -448,20 +456,24 @@ async fn attacks(distribution: Distribution) {
     assert!(!text.contains(PASSWORD));
 }
 
+/// The shared plain OpenSearch 2 node (no security plugin) and Elasticsearch 7.10 OSS (no
+/// x-pack): each answers 404 `not_found` saying so, and nothing is written.
 #[tokio::test]
 async fn a_cluster_without_security_says_it_has_none() {
-    let dir = TempDir::new("cluster-security-none");
-    let f = console(Distribution::OpenSearch2, &dir).await;
-    let (status, body) = send(call(&f, reqwest::Method::GET, "", &ADMIN)).await;
-    assert_eq!(status, 404, "{body}");
-    assert_eq!(body["error"]["code"], "not_found");
-    let message = body["error"]["message"].as_str().unwrap_or_default();
-    assert!(message.starts_with("Security is not enabled"), "{message}");
-    let (status, body) = send(
-        call(&f, reqwest::Method::PUT, "/users/sec-x?create=true", &ADMIN)
-            .json(&json!({"password": PASSWORD})),
-    )
-    .await;
-    assert_eq!(status, 404, "{body}");
-    assert_eq!(f.writes(), Vec::new());
+    for distribution in [Distribution::OpenSearch2, Distribution::Elasticsearch7] {
+        let dir = TempDir::new("cluster-security-none");
+        let f = console(distribution, &dir).await;
+        let (status, body) = send(call(&f, reqwest::Method::GET, "", &ADMIN)).await;
+        assert_eq!(status, 404, "{distribution:?}: {body}");
+        assert_eq!(body["error"]["code"], "not_found");
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with("Security is not enabled"), "{message}");
+        let (status, body) = send(
+            call(&f, reqwest::Method::PUT, "/users/sec-x?create=true", &ADMIN)
+                .json(&json!({"password": PASSWORD})),
+        )
+        .await;
+        assert_eq!(status, 404, "{distribution:?}: {body}");
+        assert_eq!(f.writes(), Vec::new());
+    }
 }

@@ -108,7 +108,13 @@ async fn current(
             .into_iter()
             .find(|(key, _)| key == name.as_str())
             .map(|(_, entry)| entry)),
-        Err(Error::RejectedByCluster { status, .. }) if status == StatusCode::NOT_FOUND => Ok(None),
+        // The security API's own 404, not a cluster without one reading the path as an index
+        // (then nothing, a password least of all, may be written there).
+        Err(Error::RejectedByCluster { status, message })
+            if status == StatusCode::NOT_FOUND && !means_not_enabled(&message) =>
+        {
+            Ok(None)
+        }
         Err(error) => Err(explained(error, distribution, kind, Some(name.as_str()))),
     }
 }

@@ -324,10 +324,13 @@ pub(crate) fn not_enabled(distribution: Distribution) -> Error {
 }
 
 /// Whether a cluster's refusal means it has no security API: the path read as an index name
-/// or matched by no handler (no plugin, an OSS build), or x-pack saying security is off.
-fn means_not_enabled(message: &str) -> bool {
+/// (Elasticsearch 7.10 OSS answers a `GET _security/user/<name>` with 404 `no such index
+/// [_security]`) or matched by no handler (no plugin, an OSS build), or x-pack saying security
+/// is off.
+pub(crate) fn means_not_enabled(message: &str) -> bool {
     let lower = message.to_lowercase();
     lower.contains("no handler found")
+        || lower.contains("no such index [_")
         || lower.contains("invalid index name [_")
         || lower.contains("invalid_index_name_exception")
         || lower.contains("security must be explicitly enabled")

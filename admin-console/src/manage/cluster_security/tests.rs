@@ -253,8 +253,16 @@ fn a_cluster_without_security_is_said_to_have_none() {
                 message: "Invalid index name [_security], must not start with '_'.".to_owned(),
             },
         ),
+        (
+            Elasticsearch,
+            Error::RejectedByCluster {
+                status: StatusCode::NOT_FOUND,
+                message: "The cluster refused the call (404 Not Found): no such index [_security]"
+                    .to_owned(),
+            },
+        ),
     ] {
-        let explained = explained(error, distribution, SecurityKind::Users, None);
+        let explained = explained(error, distribution, SecurityKind::Users, Some("x"));
         assert!(
             matches!(&explained, Error::NotFound(message) if message.starts_with("Security is not enabled")),
             "{explained:?}"
