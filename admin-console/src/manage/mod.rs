@@ -13,6 +13,7 @@ pub(crate) mod indices;
 pub(crate) mod names;
 pub(crate) mod nodes;
 pub(crate) mod operations;
+pub(crate) mod recovery;
 pub(crate) mod settings;
 pub(crate) mod shards;
 pub(crate) mod snapshots;
@@ -30,6 +31,7 @@ pub(crate) fn routes(config: &mut web::ServiceConfig) {
     analysis::routes(config);
     templates::routes(config);
     shards::routes(config);
+    recovery::routes(config);
     nodes::routes(config);
     tasks::routes(config);
     snapshots::routes(config);
@@ -49,6 +51,7 @@ pub(crate) fn wire_declarations() -> Vec<test_support::wire_types::Declaration> 
         analysis::WIRE,
         templates::WIRE,
         shards::WIRE,
+        recovery::WIRE,
         nodes::WIRE,
         tasks::WIRE,
         snapshots::WIRE,

@@ -7,6 +7,7 @@
 //! for seconds because recoveries are throttled (`indices.recovery.max_bytes_per_sec`).
 
 mod moves;
+mod recovery;
 mod rules;
 
 use std::time::Duration;
@@ -109,6 +110,31 @@ impl Stack {
             "{method} {path} {body:?}: {status} {answer}"
         );
         answer
+    }
+
+    /// Indexes `bulk` (NDJSON) into `index`, flushes it to segments and throttles recoveries to
+    /// `rate` (`indices.recovery.max_bytes_per_sec`): moving a copy then takes seconds.
+    async fn fill_and_throttle(&self, index: &str, bulk: String, rate: &str) {
+        let indexed = test_support::http_client()
+            .post(format!("{}/_bulk?refresh=true", self.cluster.url()))
+            .header("content-type", "application/x-ndjson")
+            .body(bulk)
+            .send()
+            .await
+            .unwrap();
+        assert!(indexed.status().is_success());
+        self.ok("POST", &format!("/{index}/_flush"), None).await;
+        self.throttle(json!(rate)).await;
+    }
+
+    /// Sets `indices.recovery.max_bytes_per_sec` (transient; `null` resets it).
+    async fn throttle(&self, rate: Value) {
+        self.ok(
+            "PUT",
+            "/_cluster/settings",
+            Some(json!({"transient": {"indices.recovery.max_bytes_per_sec": rate}})),
+        )
+        .await;
     }
 
     /// Deletes the test's indices.

@@ -190,22 +190,7 @@ async fn a_moved_copy_relocates_then_lands_on_the_target_in_both_flavors() {
         let bulk: String = (0..300)
             .map(|n| format!("{{\"index\":{{\"_index\":\"{index}\",\"_id\":\"{n}\"}}}}\n{{\"n\":{n},\"text\":\"document {n} of the index that moves\"}}\n"))
             .collect();
-        let indexed = test_support::http_client()
-            .post(format!("{}/_bulk?refresh=true", stack.cluster.url()))
-            .header("content-type", "application/x-ndjson")
-            .body(bulk)
-            .send()
-            .await
-            .unwrap();
-        assert!(indexed.status().is_success());
-        stack.ok("POST", &format!("/{index}/_flush"), None).await;
-        stack
-            .ok(
-                "PUT",
-                "/_cluster/settings",
-                Some(json!({"transient": {"indices.recovery.max_bytes_per_sec": "2kb"}})),
-            )
-            .await;
+        stack.fill_and_throttle(index, bulk, "2kb").await;
         stack.warm().await;
         let grid = stack.grid().await;
         let copies_before = copies(&grid, index).clone();
@@ -274,13 +259,7 @@ async fn a_moved_copy_relocates_then_lands_on_the_target_in_both_flavors() {
             },
         )
         .await;
-        stack
-            .ok(
-                "PUT",
-                "/_cluster/settings",
-                Some(json!({"transient": {"indices.recovery.max_bytes_per_sec": null}})),
-            )
-            .await;
+        stack.throttle(Value::Null).await;
         stack.delete("shmoving-*").await;
     }
 }

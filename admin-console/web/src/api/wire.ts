@@ -491,6 +491,43 @@ shard: number, fromNode: string, toNode: string, };
 
 export type Rerouted = { acknowledged: boolean, };
 
+export type Progress = { recovered: number, total: number, 
+/**
+ * 0 to 100: the cluster's own figure (which leaves out what the target reuses), or, when
+ * the cluster gives none, recovered over total.
+ */
+percent: number, };
+
+export type Recovery = { index: string, shard: number, primary: boolean, 
+/**
+ * Lowercase: `peer`, `snapshot`, `existing_store`, `empty_store`, `local_shards`, or
+ * whatever else the cluster says (empty when it says nothing).
+ */
+kind: string, 
+/**
+ * Lowercase: `init`, `index`, `verify_index`, `translog`, `finalize`, `done`, or whatever
+ * else the cluster says.
+ */
+stage: string, 
+/**
+ * The node the data comes from (peer recoveries only).
+ */
+sourceNodeId: string | null, sourceNode: string | null, 
+/**
+ * For a snapshot recovery: `repository/snapshot`.
+ */
+sourceSnapshot: string | null, targetNodeId: string | null, targetNode: string | null, bytes: Progress, files: Progress, translogOps: Progress, elapsedMillis: number, };
+
+export type Recoveries = { 
+/**
+ * By index name, shard, primary first; at most [`MAX_RECOVERIES`].
+ */
+recoveries: Array<Recovery>, 
+/**
+ * How many the cluster listed (more than `recoveries` holds when cut).
+ */
+total: number, truncated: boolean, };
+
 export type DataTier = "hot" | "warm" | "cold" | "frozen" | "content";
 
 export type GcCollector = { name: string, count: number, timeMs: number, };

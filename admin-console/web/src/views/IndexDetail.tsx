@@ -18,6 +18,7 @@ import { INDEX_ACTIONS } from "./indexForms";
 import { settingsEdit, showValue } from "./indexSettings";
 import { OperationsMenu } from "./OperationsMenu";
 import { sourceFacts } from "../manage/operations";
+import { RecoveriesPanel } from "./RecoveriesPanel";
 import "../styles/indices.css";
 
 export function IndexDetail({ clusterId, index }: { clusterId: string; index: string }) {
@@ -103,6 +104,7 @@ export function IndexDetail({ clusterId, index }: { clusterId: string; index: st
       {flow.dialog}
       {detail.error && <ErrorState error={detail.error} onRetry={detail.reload} />}
       {!data && !detail.error && <Loading what={`index ${index}`} />}
+      {data && <RecoveriesPanel clusterId={clusterId} scope={{ index }} />}
       {data && <DetailBody clusterId={clusterId} data={data} onSaved={detail.reload} />}
     </div>
   );

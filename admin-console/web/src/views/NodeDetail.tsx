@@ -1,6 +1,7 @@
 // One node's page (`/clusters/:id/nodes/:node`): JVM heap and GC, OS CPU and memory, file
 // systems per path, thread pools (rejections highlighted), circuit breakers and the node's
-// shards, from `GET /api/clusters/:id/nodes/:nodeId` (refreshed every 10 s).
+// shards, from `GET /api/clusters/:id/nodes/:nodeId` (refreshed every 10 s), and the copies
+// leaving and arriving while recoveries run (`RecoveriesPanel`).
 import { useMemo, useRef, useState } from "react";
 import { OpenInConsole } from "../components/OpenInConsole";
 import { pathOf } from "../console/tabs";
@@ -12,6 +13,7 @@ import { formatBytes, formatCount } from "../lib/format";
 import { clusterPath, useTitle } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { NodeDrain } from "./NodeDrain";
+import { RecoveriesPanel } from "./RecoveriesPanel";
 import { visibleFixed } from "./shardGridModel";
 import "../styles/shards.css";
 
@@ -36,6 +38,7 @@ export function NodeDetail({ clusterId, nodeId }: { clusterId: string; nodeId: s
       </div>
       {detail.error && <ErrorState error={detail.error} onRetry={detail.reload} />}
       {!data && !detail.error && <Loading what="the node" />}
+      {data && <RecoveriesPanel clusterId={clusterId} scope={{ nodeId: data.id }} />}
       {data && <NodeBody clusterId={clusterId} node={data} />}
     </div>
   );

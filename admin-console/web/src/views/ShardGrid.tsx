@@ -2,8 +2,10 @@
 // when the cluster has tiers) × columns (indices), with
 // only the window in view in the DOM, in both directions, so 2,000 indices × 30 nodes renders
 // as a few hundred cells. The column headers and the row headers stay in place while scrolling.
+// A recovering copy's chip carries its progress (a thin bar, and percent, stage and bytes in its
+// tooltip).
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
-import type { GridNode } from "../api/wire";
+import type { GridNode, Recovery } from "../api/wire";
 import { Link } from "../components/Link";
 import { StarIcon } from "../components/icons";
 import { clusterPath } from "../lib/router";
@@ -18,6 +20,7 @@ import {
   type GridLayout,
   type Row,
 } from "./shardGridModel";
+import { recoveryLine, recoveryOf } from "./recoveryModel";
 
 export interface SelectedCopy {
   index: string;
@@ -36,9 +39,11 @@ interface Props {
   nodes: GridNode[];
   selected: SelectedCopy | null;
   onSelect: (chip: CellCopy) => void;
+  /** Recoveries in progress by copy (`recoveriesByCopy`): shown on relocating and initialising chips. */
+  recoveries?: ReadonlyMap<string, Recovery>;
 }
 
-export function ShardGrid({ clusterId, layout, nodes, selected, onSelect }: Props) {
+export function ShardGrid({ clusterId, layout, nodes, selected, onSelect, recoveries }: Props) {
   const scroller = useRef<HTMLDivElement>(null);
   const [view, setView] = useState({ top: 0, left: 0, width: 1200, height: 640 });
   const frame = useRef(0);
@@ -134,6 +139,8 @@ export function ShardGrid({ clusterId, layout, nodes, selected, onSelect }: Prop
             selected={selected}
             onSelect={onSelect}
             nodeName={nodeName}
+            nodes={nodes}
+            recoveries={recoveries}
           />
         ))}
       </div>
@@ -153,9 +160,11 @@ interface RowProps {
   selected: SelectedCopy | null;
   onSelect: (chip: CellCopy) => void;
   nodeName: (position: number | undefined) => string;
+  nodes: readonly GridNode[];
+  recoveries?: ReadonlyMap<string, Recovery>;
 }
 
-const GridRow = memo(function GridRow({ clusterId, row, rowIndex, top, height, width, columns, layout, selected, onSelect, nodeName }: RowProps) {
+const GridRow = memo(function GridRow({ clusterId, row, rowIndex, top, height, width, columns, layout, selected, onSelect, nodeName, nodes, recoveries }: RowProps) {
   const byColumn = layout.cells.get(row.key);
   if (row.kind === "tier")
     return (
@@ -209,7 +218,14 @@ const GridRow = memo(function GridRow({ clusterId, row, rowIndex, top, height, w
             style={{ left: SIZES.rowHeader + c * SIZES.columnWidth, width: SIZES.columnWidth, height }}
           >
             {chips?.map((chip) => (
-              <Chip key={`${chip.copy.shard}-${chip.copy.primary}-${chip.incoming}-${chip.nodeId}`} chip={chip} selected={sameCopy(selected, chip)} onSelect={onSelect} nodeName={nodeName} />
+              <Chip
+                key={`${chip.copy.shard}-${chip.copy.primary}-${chip.incoming}-${chip.nodeId}`}
+                chip={chip}
+                selected={sameCopy(selected, chip)}
+                onSelect={onSelect}
+                nodeName={nodeName}
+                recovery={recoveries && recoveryOf(recoveries, chip.index, chip.copy, nodes)}
+              />
             ))}
           </div>
         );
@@ -218,10 +234,18 @@ const GridRow = memo(function GridRow({ clusterId, row, rowIndex, top, height, w
   );
 });
 
-function Chip({ chip, selected, onSelect, nodeName }: { chip: CellCopy; selected: boolean; onSelect: (chip: CellCopy) => void; nodeName: (position: number | undefined) => string }) {
+interface ChipProps {
+  chip: CellCopy;
+  selected: boolean;
+  onSelect: (chip: CellCopy) => void;
+  nodeName: (position: number | undefined) => string;
+  recovery: Recovery | undefined;
+}
+
+function Chip({ chip, selected, onSelect, nodeName, recovery }: ChipProps) {
   const { copy } = chip;
   const state = chip.incoming ? "incoming" : copy.state;
-  const label = describeCopy(chip, nodeName);
+  const label = recovery ? `${describeCopy(chip, nodeName)} (${recoveryLine(recovery)})` : describeCopy(chip, nodeName);
   return (
     <button
       type="button"
@@ -234,10 +258,12 @@ function Chip({ chip, selected, onSelect, nodeName }: { chip: CellCopy; selected
       data-shard={copy.shard}
       data-primary={copy.primary}
       data-state={state}
+      data-progress={recovery ? recovery.bytes.percent.toFixed(1) : undefined}
       onClick={() => onSelect(chip)}
     >
       {copy.shard}
       {(copy.state === "relocating" || chip.incoming) && <span aria-hidden>{chip.incoming ? "←" : "→"}</span>}
+      {recovery && <span className="chip-progress" aria-hidden style={{ width: `${Math.min(100, Math.max(0, recovery.bytes.percent))}%` }} />}
     </button>
   );
 }

@@ -1,7 +1,10 @@
 // Shards: the grid of nodes × indices (one routing-table read per load, `GET /shards`), with
 // filters, a copy's detail and move beside it, and "retry failed allocations". The grid is
-// virtualised in both directions; it refreshes every 15 s, every 2 s while copies move.
+// virtualised in both directions; it refreshes every 15 s, every 2 s while copies move, and
+// while they move the recoveries (`GET /recoveries`) are read at the same pace for the chips'
+// progress (not read at all otherwise).
 import { useEffect, useMemo, useState } from "react";
+import { recoveryApi } from "../api/recovery";
 import { shardsApi } from "../api/shards";
 import { ACTION_ROLES } from "../lib/access";
 import { formatCount } from "../lib/format";
@@ -11,6 +14,7 @@ import { useClusterAccess } from "../lib/whoami";
 import { EmptyState, ErrorState, Loading } from "../components/common";
 import { ShardGrid, type SelectedCopy } from "./ShardGrid";
 import { ShardPanel } from "./ShardPanel";
+import { recoveriesByCopy } from "./recoveryModel";
 import type { DataTier } from "../api/wire";
 import { TIERS, failedCount, hasTiers, inMotion, layoutGrid, readShardFilters, readTier, tierLabel, writeShardFilters, type GridFilters, type StateFilter } from "./shardGridModel";
 import "../styles/shards.css";
@@ -29,6 +33,8 @@ export function ShardsView({ clusterId, search }: { clusterId: string; search: s
   const [fastUntil, setFastUntil] = useState(0);
   const grid = useAsync((signal) => shardsApi.grid(clusterId, signal), [clusterId], motion || Date.now() < fastUntil ? 2_000 : 15_000);
   const acted = () => setFastUntil(Date.now() + 10_000);
+  const recoveries = useAsync((signal) => (motion ? recoveryApi.all(clusterId, signal) : Promise.resolve(null)), [clusterId, motion], motion ? 2_000 : undefined);
+  const progress = useMemo(() => (motion && recoveries.data ? recoveriesByCopy(recoveries.data.recoveries) : undefined), [motion, recoveries.data]);
   // The filters start from the URL and are written back to it (replacing the entry).
   const [filters, setFilters] = useState<GridFilters>(() => readShardFilters(search));
   useEffect(() => {
@@ -129,6 +135,7 @@ export function ShardsView({ clusterId, search }: { clusterId: string; search: s
               layout={layout}
               nodes={data.nodes}
               selected={selected}
+              recoveries={progress}
               onSelect={(chip) => setSelected({ index: chip.index, shard: chip.copy.shard, primary: chip.copy.primary, node: chip.nodeId })}
             />
           )}
