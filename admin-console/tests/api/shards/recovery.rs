@@ -1,14 +1,14 @@
 //! Recovery progress (issue 34): a drained node's copy leaves as a peer recovery, which
 //! `GET /recoveries` and `GET /indices/{index}/recoveries` report with its stage, nodes and
 //! bytes while it runs (recoveries throttled to 100 kB/s over some megabytes), and no more once
-//! it is done. OpenSearch 2.19, the shared three-node cluster.
+//! it is done. The shared three-node clusters, OpenSearch 2.19 and Elasticsearch 7.10.
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use test_support::{Distribution, eventually};
 
-use super::{cluster_calls, copies, node_id, stack};
+use super::{DISTRIBUTIONS, cluster_calls, copies, node_id, stack};
 use crate::support::{get_json_blocking, wait_until};
 
 /// About 2.4 MB of stored text that does not compress much (hex of a pseudo-random sequence).
@@ -43,7 +43,9 @@ fn of_index<'a>(answer: &'a Value, index: &str) -> Vec<&'a Value> {
 
 #[tokio::test]
 async fn a_draining_nodes_copy_is_reported_as_a_peer_recovery_until_it_lands() {
-    drain_and_watch(Distribution::OpenSearch2).await;
+    for distribution in DISTRIBUTIONS {
+        drain_and_watch(distribution).await;
+    }
 }
 
 async fn drain_and_watch(distribution: Distribution) {
