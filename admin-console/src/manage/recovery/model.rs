@@ -2,13 +2,14 @@
 //!
 //! OpenSearch 2 and Elasticsearch 7/8 answer the same shape: an object by index name, each with
 //! `shards`, a list of one entry per recovering copy (`id`, `type`, `stage`, `primary`,
-//! `total_time_in_millis`, `source`/`target` nodes, `index.size`, `index.files`, `translog`).
-//! Differences seen: a snapshot recovery's `source` names a repository and snapshot, not a
-//! node; an existing-store or empty-store recovery has no source node; Elasticsearch 8 adds
-//! `index.size.recovered_from_snapshot_in_bytes` (not read); a translog total is `-1` while
-//! unknown. The answer is the cluster's and is treated as hostile: an entry without a whole shard
-//! number is skipped, a missing or odd number counts as zero, a percent outside 0–100 is
-//! clamped, and at most [`MAX_RECOVERIES`] entries are answered.
+//! `total_time_in_millis`, `source`/`target` nodes, `index.size`, `index.files`, `translog`);
+//! checked on the real OpenSearch 2.19 and Elasticsearch 7.10 three-node clusters (a drain's
+//! peer recovery). Documented differences: a snapshot recovery's `source` names a repository
+//! and snapshot, not a node; an existing-store or empty-store recovery has no source node;
+//! Elasticsearch 8 adds `index.size.recovered_from_snapshot_in_bytes` (not read); a translog
+//! total is `-1` while unknown. The answer is the cluster's and is treated as hostile: an entry
+//! without a whole shard number is skipped, a missing or odd number counts as zero, a percent
+//! outside 0–100 is clamped, and at most [`MAX_RECOVERIES`] entries are answered.
 
 use serde::Serialize;
 use serde_json::Value;
