@@ -92,6 +92,7 @@ describe("recovery progress", () => {
     // The copy leaving node-0 and the one arriving on node-2 both carry it.
     expect(chips.map((chip) => chip.getAttribute("data-progress"))).toEqual(["25.0", "25.0"]);
     expect(chips[0].querySelector(".chip-progress")?.getAttribute("style")).toContain("width: 25%");
+    expect(chips[0].textContent).toBe("0→25%");
 
     moving = false;
     const recoveryReads = () => fetchMock.mock.calls.filter(([url]) => String(url).endsWith("/recoveries")).length;

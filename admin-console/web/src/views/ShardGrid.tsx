@@ -2,8 +2,8 @@
 // when the cluster has tiers) × columns (indices), with
 // only the window in view in the DOM, in both directions, so 2,000 indices × 30 nodes renders
 // as a few hundred cells. The column headers and the row headers stay in place while scrolling.
-// A recovering copy's chip carries its progress (a thin bar, and percent, stage and bytes in its
-// tooltip).
+// A recovering copy's chip carries its progress (its percent of bytes and a thin bar; percent,
+// stage, bytes and files in its tooltip).
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import type { GridNode, Recovery } from "../api/wire";
 import { Link } from "../components/Link";
@@ -263,7 +263,14 @@ function Chip({ chip, selected, onSelect, nodeName, recovery }: ChipProps) {
     >
       {copy.shard}
       {(copy.state === "relocating" || chip.incoming) && <span aria-hidden>{chip.incoming ? "←" : "→"}</span>}
-      {recovery && <span className="chip-progress" aria-hidden style={{ width: `${Math.min(100, Math.max(0, recovery.bytes.percent))}%` }} />}
+      {recovery && (
+        <>
+          <span className="chip-percent" aria-hidden>
+            {Math.floor(recovery.bytes.percent)}%
+          </span>
+          <span className="chip-progress" aria-hidden style={{ width: `${Math.min(100, Math.max(0, recovery.bytes.percent))}%` }} />
+        </>
+      )}
     </button>
   );
 }
