@@ -10,21 +10,20 @@ import { ShardsView } from "./ShardsView";
 import { RecoveriesPanel } from "./RecoveriesPanel";
 import { recoveryLine } from "./recoveryModel";
 import { type FetchMock, json, mockFetch, notServed } from "../test/fetch";
+import { stubElementSize, unstubElementSize } from "../test/layout";
 
 let fetchMock: FetchMock;
 
 beforeEach(() => {
   fetchMock = mockFetch();
-  Object.defineProperty(HTMLElement.prototype, "clientWidth", { configurable: true, get: () => 1200 });
-  Object.defineProperty(HTMLElement.prototype, "clientHeight", { configurable: true, get: () => 640 });
+  stubElementSize();
 });
 
 afterEach(() => {
   cleanup();
   vi.useRealTimers();
   vi.unstubAllGlobals();
-  delete (HTMLElement.prototype as { clientWidth?: number }).clientWidth;
-  delete (HTMLElement.prototype as { clientHeight?: number }).clientHeight;
+  unstubElementSize();
 });
 
 const MB = 1024 * 1024;

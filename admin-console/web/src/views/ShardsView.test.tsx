@@ -9,20 +9,19 @@ import type { GridCopy, ShardExplanation, ShardGrid, WhoAmI } from "../api/wire"
 import { WhoAmIProvider } from "../lib/whoami";
 import { ShardsView } from "./ShardsView";
 import { type FetchMock, json, mockFetch, notServed } from "../test/fetch";
+import { stubElementSize, unstubElementSize } from "../test/layout";
 
 let fetchMock: FetchMock;
 
 beforeEach(() => {
   fetchMock = mockFetch();
-  Object.defineProperty(HTMLElement.prototype, "clientWidth", { configurable: true, get: () => 1200 });
-  Object.defineProperty(HTMLElement.prototype, "clientHeight", { configurable: true, get: () => 640 });
+  stubElementSize();
 });
 
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
-  delete (HTMLElement.prototype as { clientWidth?: number }).clientWidth;
-  delete (HTMLElement.prototype as { clientHeight?: number }).clientHeight;
+  unstubElementSize();
 });
 
 const started = (shard: number, primary: boolean, node: number): GridCopy => ({ shard, primary, state: "started", node });
