@@ -129,9 +129,13 @@ pub(crate) async fn authorize<B: MessageBody>(
     };
     let needed = match guarded {
         Guarded::Views => {
+            // `cluster` is the router's decoded segment; a path that spells it otherwise
+            // (`/api/clusters/m%61in/…`) has no rest to judge, so it needs admin (fail closed).
             let prefix = format!("/api/clusters/{cluster}");
-            let rest = request.path().strip_prefix(&prefix).unwrap_or("?");
-            view_needs(&method, rest)
+            match request.path().strip_prefix(&prefix) {
+                Some(rest) => view_needs(&method, rest),
+                None => Role::Admin,
+            }
         }
         Guarded::Relay => relay_needs(&mut request, &cluster, role, &method).await,
     };

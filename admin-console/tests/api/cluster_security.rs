@@ -378,6 +378,18 @@ async fn attacks(distribution: Distribution) {
         ))
         .await;
         assert_eq!(status, 403, "nor through the console relay");
+        // The cluster id percent-encoded: the router decodes it, the raw path does not match
+        // `/api/clusters/main`, and the guard must not fall back to a viewer's read.
+        let (status, body) = send(as_caller(
+            f.app.client.get(f.app.url("/api/clusters/m%61in/security")),
+            caller,
+        ))
+        .await;
+        assert_eq!(
+            status, 403,
+            "{} with an encoded cluster id: {body}",
+            caller.user
+        );
     }
     assert_eq!(security_calls(&f), Vec::<(String, String)>::new());
 
