@@ -96,6 +96,10 @@ pub fn register() {
         "Requests refused by authorization.request_rules before the cluster saw them"
     );
     metrics::describe_counter!(
+        LIFECYCLE_ACTIONS,
+        "Managed search-cluster users the lifecycle sweep disabled, deleted or failed on"
+    );
+    metrics::describe_counter!(
         SESSION_REFRESHES,
         "Session refreshes with the refresh token, by outcome"
     );
@@ -106,6 +110,9 @@ pub fn register() {
         }
         for outcome in REFRESH_OUTCOMES {
             metrics::counter!(SESSION_REFRESHES, "outcome" => outcome).increment(0);
+        }
+        for action in LIFECYCLE_LABELS {
+            metrics::counter!(LIFECYCLE_ACTIONS, "action" => action).increment(0);
         }
     });
 }
@@ -118,4 +125,14 @@ pub fn increment(name: &'static str) {
         Some((_, counter)) => counter.increment(1),
         None => metrics::counter!(name).increment(1),
     }
+}
+
+/// Actions of the managed-user lifecycle sweep (label `action`).
+pub const LIFECYCLE_ACTIONS: &str = "proxy_managed_users_lifecycle_total";
+
+const LIFECYCLE_LABELS: [&str; 4] = ["disabled", "deleted", "repaired", "failed"];
+
+/// One action of the lifecycle sweep: `disabled`, `deleted`, `repaired` or `failed`.
+pub fn lifecycle_action(action: &'static str) {
+    metrics::counter!(LIFECYCLE_ACTIONS, "action" => action).increment(1);
 }

@@ -23,6 +23,7 @@ use crate::request::forwarded::{FrontProxy, TrustedProxies};
 use crate::request::redirect::RedirectPolicy;
 use crate::store::{KeyValueStore, MemoryStore, RedisStore};
 use crate::upstream::cluster::{SearchClusterClient, SearchUsers};
+use crate::upstream::managed::lifecycle::{Lifecycle, LifecycleCounts, LifecycleTask};
 use crate::upstream::managed::{ManagedOptions, ManagedUsers};
 
 /// Time to open a connection to the search cluster before it counts as unreachable.
@@ -57,6 +58,8 @@ pub struct AppState {
     pub(crate) tracing_enabled: bool,
     /// Who may enter once authenticated (`authorization`).
     pub(crate) authorizer: Authorizer,
+    /// The managed-user lifecycle sweep, when `user_management.lifecycle.enabled`.
+    lifecycle: Option<LifecycleTask>,
 }
 
 /// What OIDC brings, all or nothing: the provider's issuer (for its health check), the sign-in
@@ -169,9 +172,21 @@ impl AppState {
                         .iter()
                         .map(|user| user.username.clone())
                         .collect(),
+                    lifecycle: users.lifecycle.enabled.then(|| users.lifecycle.clone()),
                 },
             )
         });
+        let lifecycle = (users.enabled && users.lifecycle.enabled)
+            .then(|| {
+                Lifecycle::new(
+                    store.clone(),
+                    cluster.clone(),
+                    users.lifecycle.clone(),
+                    settings.search.flavor,
+                )
+                .spawn()
+            })
+            .flatten();
         Ok(Self {
             mode: settings.server.mode,
             basic: settings
@@ -201,6 +216,13 @@ impl AppState {
                 settings.server.mode,
                 settings.identity_sources(),
             ),
+            lifecycle,
         })
+    }
+
+    /// What this replica's lifecycle sweep did (for tests); `None` when it is off.
+    #[doc(hidden)]
+    pub fn lifecycle_counts(&self) -> Option<&LifecycleCounts> {
+        self.lifecycle.as_ref().map(|task| &task.lifecycle.counts)
     }
 }

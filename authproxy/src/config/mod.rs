@@ -4,6 +4,7 @@
 pub(crate) mod authorization;
 pub(crate) mod bearer;
 pub(crate) mod glob;
+pub(crate) mod lifecycle;
 pub(crate) mod path_pattern;
 mod personal_tokens;
 pub(crate) mod refresh;

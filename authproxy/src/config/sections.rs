@@ -177,6 +177,8 @@ pub struct UserManagementSettings {
     /// Least time between two refreshes of one managed user after the cluster answered 401.
     #[serde(with = "humantime_serde")]
     pub min_refresh_interval: Duration,
+    /// Disabling and deleting managed users nobody used for a while (off by default).
+    pub lifecycle: super::lifecycle::LifecycleSettings,
 }
 
 impl Default for UserManagementSettings {
@@ -188,6 +190,7 @@ impl Default for UserManagementSettings {
             role_mappings: Vec::new(),
             default_search_roles: Vec::new(),
             min_refresh_interval: Duration::from_secs(30),
+            lifecycle: super::lifecycle::LifecycleSettings::default(),
         }
     }
 }

@@ -24,6 +24,7 @@ pub(super) fn validate(settings: &Settings, problems: &mut ConfigProblems) {
     validate_oidc(settings, problems);
     super::bearer::validate(settings, problems);
     super::refresh::validate(settings, problems);
+    super::lifecycle::validate(settings, problems);
     super::personal_tokens::validate(settings, problems);
     validate_session(settings, problems);
     validate_cache(settings, problems);

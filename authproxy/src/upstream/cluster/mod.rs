@@ -30,11 +30,33 @@ pub struct UserSpec<'a> {
     pub roles: &'a [String],
     pub email: &'a str,
     pub full_name: &'a str,
+    /// Whether a user of this source that is disabled on the cluster may be enabled again: only
+    /// when the lifecycle sweep disabled it (an operator's lock-out stays).
+    pub reenable: bool,
+}
+
+/// A user this proxy created (`managed_by`), as the cluster lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterUser {
+    pub name: String,
+    /// The `managed_source` mark (`None` from versions that did not set it).
+    pub source: Option<String>,
+    /// `false` when disabled (Elasticsearch only; OpenSearch users are always enabled).
+    pub enabled: bool,
+    pub roles: Vec<String>,
 }
 
 pub trait SearchUsers: Send + Sync + 'static {
     /// Creates the user, or updates it when this proxy created it; refuses a foreign user.
     fn upsert_user<'a>(&'a self, user: UserSpec<'a>) -> BoxFuture<'a, Result<(), ClusterError>>;
+    /// Every user this proxy created (the `managed_by` mark); all others are left out.
+    fn managed_users(&self) -> BoxFuture<'_, Result<Vec<ClusterUser>, ClusterError>>;
+    /// Disables a user this proxy created (Elasticsearch's `_disable`; OpenSearch has none and
+    /// answers an error); a user without the mark is refused, never touched.
+    fn disable_user<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>>;
+    /// Deletes a user this proxy created; a user without the mark is refused, never touched; an
+    /// absent user is no error.
+    fn delete_user<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>>;
     /// For `/_health`: the cluster answers its health endpoint.
     fn health(&self) -> BoxFuture<'_, Result<(), ClusterError>>;
 }

@@ -1,5 +1,7 @@
 //! [`SearchUsers`] over HTTP with the administrative credentials, in both products' formats.
 
+mod lifecycle;
+
 use std::time::Duration;
 
 use backon::{BackoffBuilder, ExponentialBuilder};
@@ -10,7 +12,8 @@ use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Value, json};
 
 use super::{
-    ClusterError, MANAGED_BY_KEY, MANAGED_BY_VALUE, MANAGED_SOURCE_KEY, SearchUsers, UserSpec,
+    ClusterError, ClusterUser, MANAGED_BY_KEY, MANAGED_BY_VALUE, MANAGED_SOURCE_KEY, SearchUsers,
+    UserSpec,
 };
 use crate::config::{SearchFlavor, SearchSettings};
 
@@ -46,6 +49,11 @@ impl SearchClusterClient {
     }
 
     fn user_url(&self, username: &str) -> Url {
+        self.users_url(&[username])
+    }
+
+    /// The user API's URL followed by the segments `tail` (none: the list of all users).
+    fn users_url(&self, tail: &[&str]) -> Url {
         let mut url = self.base.clone();
         {
             let mut segments = url.path_segments_mut().expect("http(s) URLs have a path");
@@ -56,7 +64,7 @@ impl SearchClusterClient {
                     segments.extend(["_plugins", "_security", "api", "internalusers"])
                 }
             };
-            segments.push(username);
+            segments.extend(tail);
         }
         url
     }
@@ -109,7 +117,9 @@ impl SearchClusterClient {
                 // Elasticsearch users have `enabled`; OpenSearch internal users have none.
                 let user = body.get(username);
                 if user.and_then(|user| user.get("enabled")) == Some(&Value::Bool(false)) {
-                    return Ok(Existing::Disabled);
+                    return Ok(Existing::Disabled {
+                        source: mark(MANAGED_SOURCE_KEY),
+                    });
                 }
                 Ok(Existing::Managed {
                     source: mark(MANAGED_SOURCE_KEY),
@@ -160,7 +170,10 @@ impl SearchClusterClient {
         match self.existing_user(name).await? {
             Existing::Absent => {}
             Existing::Foreign => return Err(ClusterError::ForeignUser(name.to_owned())),
-            Existing::Disabled => return Err(ClusterError::DisabledUser(name.to_owned())),
+            // Disabled by the lifecycle sweep (the caller knows from its record): enabled again.
+            Existing::Disabled { source }
+                if user.reenable && source.as_deref() == Some(user.user.source().as_str()) => {}
+            Existing::Disabled { .. } => return Err(ClusterError::DisabledUser(name.to_owned())),
             Existing::Managed {
                 source: Some(owner),
             } if owner != user.user.source().as_str() => {
@@ -247,6 +260,18 @@ impl SearchUsers for SearchClusterClient {
         .boxed()
     }
 
+    fn managed_users(&self) -> BoxFuture<'_, Result<Vec<ClusterUser>, ClusterError>> {
+        self.list_managed().boxed()
+    }
+
+    fn disable_user<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>> {
+        self.disable(name).boxed()
+    }
+
+    fn delete_user<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>> {
+        self.delete(name).boxed()
+    }
+
     fn health(&self) -> BoxFuture<'_, Result<(), ClusterError>> {
         async move {
             let mut url = self.base.clone();
@@ -272,8 +297,10 @@ enum Existing {
     /// Not created by this proxy: never overwritten.
     Foreign,
     /// Created by this proxy and disabled on the cluster since (an operator's lock-out): never
-    /// overwritten, as the upsert would enable it again.
-    Disabled,
+    /// overwritten, as the upsert would enable it again, unless the lifecycle sweep disabled it.
+    Disabled {
+        source: Option<String>,
+    },
     /// Created by this proxy; `source` is the `managed_source` mark (`None` from versions
     /// that did not set it).
     Managed {

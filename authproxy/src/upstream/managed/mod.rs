@@ -29,6 +29,12 @@ use crate::metrics;
 use crate::store::{KeyValueStore, StoreError};
 use crate::upstream::cluster::{SearchUsers, UserSpec};
 
+pub(crate) mod lifecycle;
+mod usage;
+
+use crate::config::lifecycle::LifecycleSettings;
+use usage::Usage;
+
 /// The credential the proxy uses towards the search cluster for one identity.
 #[derive(Clone)]
 pub struct ManagedCredential {
@@ -89,6 +95,8 @@ pub struct ManagedUsers {
     /// credential is noticed at once; only when the sealed value is byte for byte the one
     /// opened before is the decryption skipped (it was a third of a cache hit's CPU).
     opened: moka::sync::Cache<String, Arc<OpenedCredential>>,
+    /// Records each managed user's last use when `user_management.lifecycle` is on.
+    usage: Option<Usage>,
 }
 
 struct OpenedCredential {
@@ -112,6 +120,8 @@ pub struct ManagedOptions {
     pub min_refresh_interval: Duration,
     /// The configured local (Basic) user names.
     pub local_names: HashSet<String>,
+    /// `user_management.lifecycle` when enabled: last use is recorded for its sweep.
+    pub lifecycle: Option<LifecycleSettings>,
 }
 
 impl ManagedUsers {
@@ -132,7 +142,7 @@ impl ManagedUsers {
             .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
             .allow_burst(NonZeroU32::MIN);
         Self {
-            store,
+            store: store.clone(),
             cipher,
             cluster,
             roles,
@@ -141,6 +151,10 @@ impl ManagedUsers {
             local_names: options.local_names,
             refreshes: RateLimiter::keyed(quota),
             upserts: SingleFlight::new(),
+            usage: options
+                .lifecycle
+                .as_ref()
+                .map(|lifecycle| Usage::new(store.clone(), lifecycle)),
             opened: moka::sync::Cache::builder()
                 .max_capacity(OPENED_CAPACITY)
                 .time_to_live(options.ttl)
@@ -161,6 +175,9 @@ impl ManagedUsers {
             && credential.roles == roles
         {
             metrics::increment(metrics::CRED_CACHE_HITS);
+            if let Some(usage) = &self.usage {
+                usage.touch(&user).await;
+            }
             return Ok(credential);
         }
         metrics::increment(metrics::CRED_CACHE_MISSES);
@@ -248,8 +265,16 @@ impl ManagedUsers {
             AuthMethod::Basic => true,
             AuthMethod::Oidc | AuthMethod::Bearer => !self.local_names.contains(user.name()),
         };
+        let reenable = match &self.usage {
+            Some(usage) => {
+                usage.used(user).await;
+                usage.disabled_by_sweep(user).await?
+            }
+            None => false,
+        };
         self.cluster
             .upsert_user(UserSpec {
+                reenable,
                 user,
                 adopt_unmarked,
                 password: &password,
@@ -294,6 +319,11 @@ impl ManagedUsers {
         let plaintext = serde_json::to_vec(&stored).expect("a credential serializes");
         let sealed = self.cipher.seal(&key, &plaintext);
         self.store.set(&key, sealed, self.ttl).await?;
+        if let Some(usage) = &self.usage
+            && reenable
+        {
+            usage.enabled(user).await;
+        }
         Ok(credential)
     }
 

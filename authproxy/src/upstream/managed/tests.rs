@@ -33,6 +33,20 @@ impl SearchUsers for CountingCluster {
         .boxed()
     }
 
+    fn managed_users(
+        &self,
+    ) -> BoxFuture<'_, Result<Vec<crate::upstream::cluster::ClusterUser>, ClusterError>> {
+        async { Ok(Vec::new()) }.boxed()
+    }
+
+    fn disable_user<'a>(&'a self, _name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>> {
+        async { Ok(()) }.boxed()
+    }
+
+    fn delete_user<'a>(&'a self, _name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>> {
+        async { Ok(()) }.boxed()
+    }
+
     fn health(&self) -> BoxFuture<'_, Result<(), ClusterError>> {
         async { Ok(()) }.boxed()
     }
@@ -57,6 +71,7 @@ fn managed(store: Arc<dyn KeyValueStore>, cluster: Arc<CountingCluster>) -> Mana
             password_length: 32,
             min_refresh_interval: Duration::from_secs(60),
             local_names: HashSet::new(),
+            lifecycle: None,
         },
     )
 }

@@ -15,6 +15,7 @@
 //! per flavour is shared by the tests; each keeps to user and index names of its own.
 
 mod elasticsearch;
+mod lifecycle;
 mod opensearch;
 mod suite;
 

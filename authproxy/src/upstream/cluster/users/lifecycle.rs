@@ -1,0 +1,158 @@
+//! The calls of the lifecycle sweep: list the users this proxy created, disable one, delete one.
+//! Each disable or delete looks the user up first and refuses one without the `managed_by`
+//! mark, so a user an operator made meanwhile under the same name is never touched.
+
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+use super::{
+    ClusterError, ClusterUser, Existing, MANAGED_BY_KEY, MANAGED_BY_VALUE, MANAGED_SOURCE_KEY,
+    SearchClusterClient, UPSERT_ATTEMPTS, admin_call_outcome,
+};
+use crate::config::SearchFlavor;
+
+/// The pause before a call the OpenSearch security API refused with 409 is made again.
+const CONFLICT_PAUSE: Duration = Duration::from_millis(100);
+
+impl SearchClusterClient {
+    pub(super) async fn list_managed(&self) -> Result<Vec<ClusterUser>, ClusterError> {
+        let response = self
+            .request(Method::GET, self.users_url(&[]))
+            .send()
+            .await
+            .map_err(|error| ClusterError::from_transport(&error))?;
+        admin_call_outcome(response.status(), "the user API", "a user listing")?;
+        let body: Value = response.json().await.map_err(|_| {
+            ClusterError::BadResponse("the user API answered with invalid JSON".to_owned())
+        })?;
+        Ok(managed_users(self.flavor, &body))
+    }
+
+    pub(super) async fn disable(&self, name: &str) -> Result<(), ClusterError> {
+        if self.flavor == SearchFlavor::Opensearch {
+            return Err(ClusterError::BadResponse(
+                "OpenSearch internal users cannot be disabled".to_owned(),
+            ));
+        }
+        match self.existing_user(name).await? {
+            Existing::Managed { .. } => {}
+            Existing::Disabled { .. } | Existing::Absent => return Ok(()),
+            Existing::Foreign => return Err(ClusterError::ForeignUser(name.to_owned())),
+        }
+        let response = self
+            .request(Method::PUT, self.users_url(&[name, "_disable"]))
+            .send()
+            .await
+            .map_err(|error| ClusterError::from_transport(&error))?;
+        admin_call_outcome(response.status(), "the user API", "a disable")
+    }
+
+    pub(super) async fn delete(&self, name: &str) -> Result<(), ClusterError> {
+        for _ in 0..UPSERT_ATTEMPTS {
+            match self.existing_user(name).await? {
+                Existing::Managed { .. } | Existing::Disabled { .. } => {}
+                Existing::Absent => return Ok(()),
+                Existing::Foreign => return Err(ClusterError::ForeignUser(name.to_owned())),
+            }
+            let response = self
+                .request(Method::DELETE, self.user_url(name))
+                .send()
+                .await
+                .map_err(|error| ClusterError::from_transport(&error))?;
+            match response.status() {
+                StatusCode::NOT_FOUND => return Ok(()),
+                // OpenSearch: another change of the security configuration came first.
+                StatusCode::CONFLICT => tokio::time::sleep(CONFLICT_PAUSE).await,
+                status => return admin_call_outcome(status, "the user API", "a delete"),
+            }
+        }
+        Err(ClusterError::BadResponse(format!(
+            "the user API answered 409 Conflict to {UPSERT_ATTEMPTS} deletes in a row"
+        )))
+    }
+}
+
+/// The users of a listing (an object by user name) that carry the `managed_by` mark; anything
+/// else in the answer, of any shape, is left out.
+fn managed_users(flavor: SearchFlavor, body: &Value) -> Vec<ClusterUser> {
+    let (marks_key, roles_key) = match flavor {
+        SearchFlavor::Elasticsearch => ("metadata", "roles"),
+        SearchFlavor::Opensearch => ("attributes", "opendistro_security_roles"),
+    };
+    let Some(users) = body.as_object() else {
+        return Vec::new();
+    };
+    users
+        .iter()
+        .filter_map(|(name, user)| {
+            let marks = user.get(marks_key)?;
+            let mark = |key: &str| marks.get(key).and_then(Value::as_str);
+            (mark(MANAGED_BY_KEY) == Some(MANAGED_BY_VALUE)).then(|| ClusterUser {
+                name: name.clone(),
+                source: mark(MANAGED_SOURCE_KEY).map(str::to_owned),
+                enabled: user.get("enabled") != Some(&Value::Bool(false)),
+                roles: user
+                    .get(roles_key)
+                    .and_then(Value::as_array)
+                    .map(|roles| {
+                        roles
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn only_users_with_the_mark_are_listed() {
+        let body = json!({
+            "ann": {"roles": ["r"], "enabled": false,
+                    "metadata": {"managed_by": "authproxy", "managed_source": "basic"}},
+            "eve": {"roles": ["superuser"], "metadata": {"managed_by": "someone"}},
+            "elastic": {"roles": ["superuser"], "metadata": {"_reserved": true}},
+            "odd": "not an object",
+            "old": {"roles": 3, "metadata": {"managed_by": "authproxy"}}
+        });
+        let mut users = managed_users(SearchFlavor::Elasticsearch, &body);
+        users.sort_by(|a, b| a.name.cmp(&b.name));
+        assert_eq!(
+            users,
+            [
+                ClusterUser {
+                    name: "ann".to_owned(),
+                    source: Some("basic".to_owned()),
+                    enabled: false,
+                    roles: vec!["r".to_owned()],
+                },
+                ClusterUser {
+                    name: "old".to_owned(),
+                    source: None,
+                    enabled: true,
+                    roles: Vec::new(),
+                },
+            ]
+        );
+        let opensearch = json!({
+            "bob": {"opendistro_security_roles": ["readall"],
+                    "attributes": {"managed_by": "authproxy", "managed_source": "oidc"}},
+            "admin": {"attributes": {}}
+        });
+        let users = managed_users(SearchFlavor::Opensearch, &opensearch);
+        assert_eq!(users.len(), 1);
+        assert_eq!(users[0].roles, ["readall"]);
+        assert!(users[0].enabled);
+        assert!(managed_users(SearchFlavor::Opensearch, &json!([1, 2])).is_empty());
+    }
+}

@@ -1,0 +1,241 @@
+//! The lifecycle sweep: every `user_management.lifecycle.interval` one replica (the holder of a
+//! lease in the store) lists the cluster users this proxy created and, for those with a usage
+//! record of their own ([`super::usage`]), disables the ones unused for `disable_after`
+//! (Elasticsearch; OpenSearch cannot disable an internal user, so there they are deleted then)
+//! and deletes the ones unused for `delete_after`. Each action drops the user's cached
+//! credential, so its next request upserts (creates or enables) it again. A user without the
+//! `managed_by` mark or without a record is never touched.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use rand::RngExt;
+use rand::distr::Alphanumeric;
+
+use super::usage::{self, credential_key, disabled_key, now_secs, usage_key};
+use crate::config::SearchFlavor;
+use crate::config::lifecycle::LifecycleSettings;
+#[cfg(test)]
+use crate::error::ClusterError;
+use crate::error::Error;
+use crate::metrics;
+use crate::store::KeyValueStore;
+use crate::upstream::cluster::{ClusterUser, SearchUsers};
+
+/// The store key of the lease one sweep at a time holds.
+const LEASE_KEY: &str = "authproxy:lifecycle:lease";
+/// The longest a sweep may take; it is abandoned after.
+const SWEEP_TIMEOUT: Duration = Duration::from_secs(300);
+/// The lease outlives the sweep's time limit, so it never expires under a running sweep.
+const LEASE_TTL: Duration = Duration::from_secs(360);
+
+/// What the sweep does with one managed user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Action {
+    Keep,
+    Disable,
+    Delete,
+}
+
+impl Action {
+    fn label(self) -> &'static str {
+        match self {
+            Self::Keep => "kept",
+            Self::Disable => "disabled",
+            Self::Delete => "deleted",
+        }
+    }
+}
+
+/// The decision for a user unused for `idle`, `enabled` on a cluster that `can_disable`.
+pub(crate) fn decide(
+    settings: &LifecycleSettings,
+    idle: Duration,
+    enabled: bool,
+    can_disable: bool,
+) -> Action {
+    if idle >= settings.delete_after || (idle >= settings.disable_after && !can_disable) {
+        Action::Delete
+    } else if idle >= settings.disable_after && enabled {
+        Action::Disable
+    } else {
+        Action::Keep
+    }
+}
+
+/// The actions this replica took (for tests and logs; the metric counts all replicas').
+#[derive(Debug, Default)]
+pub struct LifecycleCounts {
+    pub disabled: AtomicU64,
+    pub deleted: AtomicU64,
+    pub failed: AtomicU64,
+    /// Sweeps this replica made (it held the lease).
+    pub sweeps: AtomicU64,
+}
+
+pub(crate) struct Lifecycle {
+    store: Arc<dyn KeyValueStore>,
+    cluster: Arc<dyn SearchUsers>,
+    settings: LifecycleSettings,
+    flavor: SearchFlavor,
+    pub(crate) counts: LifecycleCounts,
+}
+
+/// The sweeping task; it stops when this is dropped (with the application's state).
+pub(crate) struct LifecycleTask {
+    pub(crate) lifecycle: Arc<Lifecycle>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for LifecycleTask {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Lifecycle {
+    pub(crate) fn new(
+        store: Arc<dyn KeyValueStore>,
+        cluster: Arc<dyn SearchUsers>,
+        settings: LifecycleSettings,
+        flavor: SearchFlavor,
+    ) -> Self {
+        Self {
+            store,
+            cluster,
+            settings,
+            flavor,
+            counts: LifecycleCounts::default(),
+        }
+    }
+
+    /// Sweeps every `interval` on the current Tokio runtime; `None` outside one.
+    pub(crate) fn spawn(self) -> Option<LifecycleTask> {
+        let runtime = tokio::runtime::Handle::try_current().ok()?;
+        let lifecycle = Arc::new(self);
+        let sweeper = lifecycle.clone();
+        let task = runtime.spawn(async move {
+            let mut ticks = tokio::time::interval(sweeper.settings.interval);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticks.tick().await;
+            loop {
+                ticks.tick().await;
+                sweeper.sweep_leased().await;
+            }
+        });
+        Some(LifecycleTask { lifecycle, task })
+    }
+
+    /// One sweep if this replica takes the lease; released after with compare-and-delete.
+    pub(crate) async fn sweep_leased(&self) {
+        let token: String = rand::rng()
+            .sample_iter(Alphanumeric)
+            .take(32)
+            .map(char::from)
+            .collect();
+        match self
+            .store
+            .set_if_absent(LEASE_KEY, token.clone().into_bytes(), LEASE_TTL)
+            .await
+        {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(error) => {
+                tracing::warn!(%error, "managed-user lifecycle: the lease could not be taken");
+                return;
+            }
+        }
+        self.counts.sweeps.fetch_add(1, Ordering::Relaxed);
+        if tokio::time::timeout(SWEEP_TIMEOUT, self.sweep())
+            .await
+            .is_err()
+        {
+            tracing::warn!("managed-user lifecycle: a sweep took too long and was abandoned");
+        }
+        if let Err(error) = self
+            .store
+            .delete_if_equals(LEASE_KEY, token.as_bytes())
+            .await
+        {
+            tracing::warn!(%error, "managed-user lifecycle: the lease could not be released");
+        }
+    }
+
+    async fn sweep(&self) {
+        let users = match self.cluster.managed_users().await {
+            Ok(users) => users,
+            Err(error) => {
+                tracing::warn!(%error, "managed-user lifecycle: the users could not be listed");
+                return;
+            }
+        };
+        let now = now_secs();
+        for user in users {
+            if let Err(error) = self.sweep_user(&user, now).await {
+                self.counted("failed", &self.counts.failed);
+                tracing::warn!(
+                    username = %user.name,
+                    %error,
+                    "managed-user lifecycle: the user was not swept"
+                );
+            }
+        }
+    }
+
+    async fn sweep_user(&self, user: &ClusterUser, now: u64) -> Result<(), Error> {
+        // Only users of a known source, with a record of this proxy's own.
+        let Some(source) = user
+            .source
+            .as_deref()
+            .filter(|source| ["basic", "oidc", "bearer"].contains(source))
+        else {
+            return Ok(());
+        };
+        let key = usage_key(source, &user.name);
+        let Some(record) = usage::read(self.store.as_ref(), &key).await? else {
+            return Ok(());
+        };
+        let idle = Duration::from_secs(now.saturating_sub(record.last_used));
+        let can_disable = self.flavor == SearchFlavor::Elasticsearch;
+        let action = decide(&self.settings, idle, user.enabled, can_disable);
+        let disabled = disabled_key(source, &user.name);
+        let count = match action {
+            Action::Keep => return Ok(()),
+            Action::Disable => {
+                self.cluster.disable_user(&user.name).await?;
+                let ttl = usage::record_ttl(&self.settings);
+                self.store.set(&disabled, b"1".to_vec(), ttl).await?;
+                &self.counts.disabled
+            }
+            Action::Delete => {
+                self.cluster.delete_user(&user.name).await?;
+                self.store.delete(&key).await?;
+                self.store.delete(&disabled).await?;
+                &self.counts.deleted
+            }
+        };
+        // The next request makes (or enables) the user again with a new password.
+        self.store
+            .delete(&credential_key(source, &user.name))
+            .await?;
+        self.counted(action.label(), count);
+        tracing::info!(
+            username = %user.name,
+            method = source,
+            action = action.label(),
+            idle_seconds = idle.as_secs(),
+            "managed-user lifecycle: search-cluster user {}",
+            action.label()
+        );
+        Ok(())
+    }
+
+    fn counted(&self, action: &'static str, count: &AtomicU64) {
+        count.fetch_add(1, Ordering::Relaxed);
+        metrics::lifecycle_action(action);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,195 @@
+use std::sync::Mutex;
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+
+use super::*;
+use crate::identity::{Identity, ManagedUser};
+use crate::store::MemoryStore;
+use crate::upstream::cluster::UserSpec;
+use crate::upstream::managed::usage::UsageRecord;
+
+fn settings() -> LifecycleSettings {
+    LifecycleSettings {
+        enabled: true,
+        interval: Duration::from_secs(1),
+        disable_after: Duration::from_secs(10),
+        delete_after: Duration::from_secs(100),
+    }
+}
+
+#[test]
+fn decisions_follow_the_idle_time_and_the_flavor() {
+    let settings = settings();
+    let secs = Duration::from_secs;
+    assert_eq!(decide(&settings, secs(9), true, true), Action::Keep);
+    assert_eq!(decide(&settings, secs(10), true, true), Action::Disable);
+    // Already disabled (by the sweep or an operator): kept until delete_after.
+    assert_eq!(decide(&settings, secs(50), false, true), Action::Keep);
+    assert_eq!(decide(&settings, secs(100), false, true), Action::Delete);
+    assert_eq!(decide(&settings, secs(100), true, true), Action::Delete);
+    // OpenSearch cannot disable: deleted once past disable_after.
+    assert_eq!(decide(&settings, secs(9), true, false), Action::Keep);
+    assert_eq!(decide(&settings, secs(10), true, false), Action::Delete);
+}
+
+#[test]
+fn the_credential_key_is_the_managed_users_store_key() {
+    let user = ManagedUser::of(&Identity::local("ann", "", "", &[]));
+    assert_eq!(credential_key("basic", "ann"), user.store_key());
+}
+
+/// Lists `users`, records what it was asked to do and does it.
+#[derive(Default)]
+struct FakeCluster {
+    users: Mutex<Vec<ClusterUser>>,
+    calls: Mutex<Vec<String>>,
+}
+
+impl SearchUsers for FakeCluster {
+    fn upsert_user<'a>(&'a self, _: UserSpec<'a>) -> BoxFuture<'a, Result<(), ClusterError>> {
+        async { Ok(()) }.boxed()
+    }
+    fn managed_users(&self) -> BoxFuture<'_, Result<Vec<ClusterUser>, ClusterError>> {
+        let users = self.users.lock().unwrap().clone();
+        async move { Ok(users) }.boxed()
+    }
+    fn disable_user<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>> {
+        self.calls.lock().unwrap().push(format!("disable {name}"));
+        for user in self.users.lock().unwrap().iter_mut() {
+            if user.name == name {
+                user.enabled = false;
+            }
+        }
+        async { Ok(()) }.boxed()
+    }
+    fn delete_user<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>> {
+        self.calls.lock().unwrap().push(format!("delete {name}"));
+        self.users.lock().unwrap().retain(|user| user.name != name);
+        async { Ok(()) }.boxed()
+    }
+    fn health(&self) -> BoxFuture<'_, Result<(), ClusterError>> {
+        async { Ok(()) }.boxed()
+    }
+}
+
+fn user(name: &str, source: Option<&str>) -> ClusterUser {
+    ClusterUser {
+        name: name.to_owned(),
+        source: source.map(str::to_owned),
+        enabled: true,
+        roles: Vec::new(),
+    }
+}
+
+async fn record(store: &dyn KeyValueStore, source: &str, name: &str, idle: u64) {
+    let record = UsageRecord {
+        last_used: now_secs() - idle,
+    };
+    let key = usage_key(source, name);
+    usage::write(store, &key, record, Duration::from_secs(600))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn only_recorded_users_of_a_known_source_are_swept() {
+    let store: Arc<dyn KeyValueStore> = Arc::new(MemoryStore::default());
+    let cluster = Arc::new(FakeCluster {
+        users: Mutex::new(vec![
+            user("idle", Some("basic")),
+            user("gone", Some("oidc")),
+            user("fresh", Some("basic")),
+            user("unrecorded", Some("basic")),
+            user("old", None),
+            user("odd", Some("other")),
+        ]),
+        ..FakeCluster::default()
+    });
+    for (source, name, idle) in [
+        ("basic", "idle", 20),
+        ("oidc", "gone", 200),
+        ("basic", "fresh", 1),
+        ("basic", "old", 500),
+        ("other", "odd", 500),
+    ] {
+        record(store.as_ref(), source, name, idle).await;
+    }
+    store
+        .set(
+            &credential_key("basic", "idle"),
+            b"x".to_vec(),
+            Duration::from_secs(60),
+        )
+        .await
+        .unwrap();
+    let lifecycle = Lifecycle::new(
+        store.clone(),
+        cluster.clone(),
+        settings(),
+        SearchFlavor::Elasticsearch,
+    );
+    lifecycle.sweep_leased().await;
+    assert_eq!(
+        *cluster.calls.lock().unwrap(),
+        ["disable idle", "delete gone"]
+    );
+    assert_eq!(lifecycle.counts.disabled.load(Ordering::Relaxed), 1);
+    assert_eq!(lifecycle.counts.deleted.load(Ordering::Relaxed), 1);
+    // The disabled user's record says so (its next upsert enables it), its credential is gone;
+    // the deleted user's record is gone.
+    let disabled = store.get(&disabled_key("basic", "idle")).await.unwrap();
+    assert!(disabled.is_some());
+    assert!(
+        store
+            .get(&credential_key("basic", "idle"))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        usage::read(store.as_ref(), &usage_key("oidc", "gone"))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // The lease was released.
+    assert!(store.get(LEASE_KEY).await.unwrap().is_none());
+
+    // A second sweep: the disabled user is kept (not disabled again).
+    lifecycle.sweep_leased().await;
+    assert_eq!(cluster.calls.lock().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn no_sweep_while_another_replica_holds_the_lease() {
+    let store: Arc<dyn KeyValueStore> = Arc::new(MemoryStore::default());
+    let cluster = Arc::new(FakeCluster {
+        users: Mutex::new(vec![user("idle", Some("basic"))]),
+        ..FakeCluster::default()
+    });
+    record(store.as_ref(), "basic", "idle", 20).await;
+    store
+        .set(LEASE_KEY, b"another".to_vec(), Duration::from_secs(60))
+        .await
+        .unwrap();
+    let lifecycle = Lifecycle::new(
+        store.clone(),
+        cluster.clone(),
+        settings(),
+        SearchFlavor::Opensearch,
+    );
+    lifecycle.sweep_leased().await;
+    assert!(cluster.calls.lock().unwrap().is_empty());
+    assert_eq!(lifecycle.counts.sweeps.load(Ordering::Relaxed), 0);
+    // The other replica's lease is left alone.
+    assert_eq!(
+        store.get(LEASE_KEY).await.unwrap().as_deref(),
+        Some(&b"another".to_vec())
+    );
+
+    store.delete(LEASE_KEY).await.unwrap();
+    lifecycle.sweep_leased().await;
+    // OpenSearch: deleted, as it cannot be disabled.
+    assert_eq!(*cluster.calls.lock().unwrap(), ["delete idle"]);
+}

@@ -1,0 +1,213 @@
+//! The managed-user lifecycle (`user_management.lifecycle`) against the real secured clusters:
+//! an idle user is disabled then deleted (Elasticsearch) or deleted (OpenSearch, which cannot
+//! disable), and comes back on its next request; users the proxy did not make, or has no record
+//! of, are never touched; two replicas on one Redis take turns (one sweep at a time).
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::json;
+use test_support::eventually;
+
+use super::{Flavor, Node, node, proxy, through};
+use crate::app::TestApp;
+
+/// Sweeps every second; idle for 2 s: disabled, for 5 s: deleted.
+const LIFECYCLE: &str = "{enabled: true, interval: 1s, disable_after: 2s, delete_after: 5s}";
+/// Long enough for a few sweeps past `delete_after`.
+const WITHIN: Duration = Duration::from_secs(30);
+
+/// A standalone proxy towards `node` with the local users `(name, group)` and the lifecycle on;
+/// `cache` (YAML of the `cache:` section, or empty) for replicas sharing a store.
+async fn lifecycle_proxy(node: &Node, users: &[(&str, &str)], cache: &str) -> TestApp {
+    // Appended to `user_management.role_mappings`: the lifecycle beside it, and at the top
+    // level the cache section.
+    let mappings = format!(
+        "{}\n  lifecycle: {LIFECYCLE}\n{cache}",
+        node.flavor.mappings()
+    );
+    proxy(node, "standalone", users, &mappings).await
+}
+
+/// Removes `name` from the cluster (a run before may have left it).
+async fn clean(node: &Node, name: &str) {
+    let (status, body) = node
+        .admin(Method::DELETE, &node.flavor.user_path(name), None)
+        .await;
+    assert!([200, 404].contains(&status), "{body}");
+}
+
+async fn use_once(app: &TestApp, node: &Node, name: &str) {
+    let (status, info) = through(app, name, Method::GET, node.flavor.who_path(), None).await;
+    assert_eq!(
+        (status, node.flavor.who_name(&info)),
+        (200, json!(name)),
+        "{info}"
+    );
+}
+
+async fn wait_until_gone(node: &Node, name: &str) {
+    eventually(&format!("{name} is deleted"), WITHIN, async || {
+        node.user(name).await.0 == 404
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_idle_user_is_disabled_then_deleted_on_elasticsearch() {
+    let node = node(Flavor::Elasticsearch).await;
+    let name = "lc-idle-es";
+    clean(&node, name).await;
+    let app = lifecycle_proxy(&node, &[(name, "readers")], "").await;
+    use_once(&app, &node, name).await;
+
+    let counts = app.state.lifecycle_counts().unwrap();
+    // Counted once the sweep also dropped the credential.
+    eventually("the idle user's disable is counted", WITHIN, async || {
+        counts.disabled.load(Ordering::Relaxed) == 1
+    })
+    .await;
+    let (_, user) = node.user(name).await;
+    assert_eq!(user["enabled"], false, "{user}");
+    // Its next request enables it again (the sweep disabled it, not an operator).
+    use_once(&app, &node, name).await;
+    let (_, user) = node.user(name).await;
+    assert_eq!(user["enabled"], true, "{user}");
+
+    wait_until_gone(&node, name).await;
+    // Counted once the sweep also dropped the user's record.
+    eventually("the delete is counted", WITHIN, async || {
+        counts.deleted.load(Ordering::Relaxed) == 1
+    })
+    .await;
+    assert_eq!(counts.disabled.load(Ordering::Relaxed), 2, "{counts:?}");
+    assert_eq!(counts.failed.load(Ordering::Relaxed), 0, "{counts:?}");
+    // And after the delete the next request creates it again.
+    use_once(&app, &node, name).await;
+    assert_eq!(node.user(name).await.0, 200);
+}
+
+#[tokio::test]
+async fn an_idle_user_is_deleted_on_opensearch() {
+    let node = node(Flavor::OpenSearch).await;
+    let name = "lc-idle-os";
+    clean(&node, name).await;
+    let app = lifecycle_proxy(&node, &[(name, "readers")], "").await;
+    use_once(&app, &node, name).await;
+
+    wait_until_gone(&node, name).await;
+    let counts = app.state.lifecycle_counts().unwrap();
+    eventually("the delete is counted", WITHIN, async || {
+        counts.deleted.load(Ordering::Relaxed) == 1
+    })
+    .await;
+    assert_eq!(counts.disabled.load(Ordering::Relaxed), 0, "{counts:?}");
+    use_once(&app, &node, name).await;
+    assert_eq!(node.user(name).await.0, 200);
+}
+
+/// An attacker (or an operator) makes users under the names the proxy uses: one without the
+/// mark under the name of a local user who then signs in (so the proxy has a record of the
+/// name: its upsert is refused, 409), one that forges the mark but that the proxy has no record
+/// of. Neither is disabled or deleted, however long idle, while the proxy's own idle user in
+/// the same sweeps is deleted.
+async fn users_the_proxy_did_not_make_are_never_touched(flavor: Flavor, suffix: &str) {
+    let node = node(flavor).await;
+    let own = format!("lc-own-{suffix}");
+    let taken = format!("lc-taken-{suffix}");
+    let forged = format!("lc-forged-{suffix}");
+    for name in [&own, &taken, &forged] {
+        clean(&node, name).await;
+    }
+    for (name, metadata) in [
+        (&taken, json!({"team": "ops"})),
+        (
+            &forged,
+            json!({"managed_by": "authproxy", "managed_source": "basic"}),
+        ),
+    ] {
+        let (status, body) = node
+            .admin(
+                Method::PUT,
+                &flavor.user_path(name),
+                Some(flavor.user_body(
+                    "Quiet-Harbor-Lamp-2931",
+                    json!([flavor.admin_role()]),
+                    metadata,
+                )),
+            )
+            .await;
+        assert_eq!(status, flavor.user_created(), "{body}");
+    }
+    let app = lifecycle_proxy(&node, &[(&own, "readers"), (&taken, "readers")], "").await;
+    use_once(&app, &node, &own).await;
+    let (status, body) = through(&app, &taken, Method::GET, flavor.who_path(), None).await;
+    assert_eq!(status, 409, "{body}");
+
+    wait_until_gone(&node, &own).await;
+    let counts = app.state.lifecycle_counts().unwrap();
+    eventually("the delete is counted", WITHIN, async || {
+        counts.deleted.load(Ordering::Relaxed) == 1
+    })
+    .await;
+    // Sweeps keep running past delete_after.
+    let start = counts.sweeps.load(Ordering::Relaxed);
+    eventually("six more sweeps", WITHIN, async || {
+        counts.sweeps.load(Ordering::Relaxed) >= start + 6
+    })
+    .await;
+    for name in [&taken, &forged] {
+        let (status, user) = node.user(name).await;
+        assert_eq!(status, 200, "{name}: {user}");
+        assert_ne!(user["enabled"], false, "{name}: {user}");
+        assert_eq!(flavor.user_roles(&user), json!([flavor.admin_role()]));
+    }
+    assert_eq!(counts.deleted.load(Ordering::Relaxed), 1, "{counts:?}");
+    assert_eq!(counts.failed.load(Ordering::Relaxed), 0, "{counts:?}");
+    for name in [&taken, &forged] {
+        clean(&node, name).await;
+    }
+}
+
+#[tokio::test]
+async fn users_the_proxy_did_not_make_are_never_touched_on_elasticsearch() {
+    users_the_proxy_did_not_make_are_never_touched(Flavor::Elasticsearch, "es").await;
+}
+
+#[tokio::test]
+async fn users_the_proxy_did_not_make_are_never_touched_on_opensearch() {
+    users_the_proxy_did_not_make_are_never_touched(Flavor::OpenSearch, "os").await;
+}
+
+#[tokio::test]
+async fn two_replicas_on_one_redis_act_once() {
+    let node = node(Flavor::Elasticsearch).await;
+    let redis = test_support::RedisServer::start();
+    let cache = format!(
+        "cache: {{backend: redis, redis_url: \"{}\", \
+         encryption_key: 0123456789abcdef0123456789abcdef}}",
+        redis.url()
+    );
+    let names = ["lc-pair-a", "lc-pair-b", "lc-pair-c"];
+    for name in names {
+        clean(&node, name).await;
+    }
+    let users: Vec<(&str, &str)> = names.iter().map(|name| (*name, "readers")).collect();
+    let first = lifecycle_proxy(&node, &users, &cache).await;
+    let second = lifecycle_proxy(&node, &users, &cache).await;
+    for name in names {
+        use_once(&first, &node, name).await;
+    }
+    for name in names {
+        wait_until_gone(&node, name).await;
+    }
+    let first = first.state.lifecycle_counts().unwrap();
+    let second = second.state.lifecycle_counts().unwrap();
+    let deleted = || first.deleted.load(Ordering::Relaxed) + second.deleted.load(Ordering::Relaxed);
+    // Counted once the sweep also dropped the users' records.
+    eventually("the deletes are counted", WITHIN, async || deleted() >= 3).await;
+    let disabled = first.disabled.load(Ordering::Relaxed) + second.disabled.load(Ordering::Relaxed);
+    let deleted = first.deleted.load(Ordering::Relaxed) + second.deleted.load(Ordering::Relaxed);
+    assert_eq!((disabled, deleted), (3, 3), "{first:?} {second:?}");
+}
