@@ -78,6 +78,8 @@ describe("recovery progress", () => {
   });
 
   it("shows a relocating chip's progress and stops reading recoveries once nothing moves", async () => {
+    // Timers run at real pace, and the quiet window at the end is skipped, not waited for.
+    vi.useFakeTimers({ shouldAdvanceTime: true });
     let moving = true;
     fetchMock.mockImplementation(async (input) => {
       const url = String(input);
@@ -98,7 +100,7 @@ describe("recovery progress", () => {
     await waitFor(() => expect(screen.queryAllByRole("button", { name: /\(25\.0%/ })).toEqual([]), { timeout: 5_000 });
     const after = recoveryReads();
     // Absence over a window needs the window: longer than the 2-second poll it would have made.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await vi.advanceTimersByTimeAsync(2_500);
     expect(recoveryReads()).toBe(after);
   }, 15_000);
 
