@@ -34,3 +34,28 @@ describe("security forms", () => {
     expect(securityNameProblem("alice")).toBeNull();
   });
 });
+
+describe("index permission lines", () => {
+  it("split at the first ` : `, so `indices:` actions and `cluster:` permissions survive a round trip", () => {
+    const saved = {
+      name: "logs_reader",
+      description: null,
+      clusterPermissions: ["cluster:monitor/main", "cluster:admin/xpack/security/user/get"],
+      indexPermissions: [
+        { indexPatterns: ["logs-*", "remote:web-*"], actions: ["indices:data/read/search", "indices:admin/mappings/get"] },
+        { indexPatterns: ["metrics-*"], actions: ["read"] },
+      ],
+      reserved: false,
+    };
+    const form = roleForm(saved);
+    expect(form.indexPermissions).toBe("logs-*, remote:web-* : indices:data/read/search, indices:admin/mappings/get\nmetrics-* : read");
+    expect(roleChange(form)).toEqual({
+      change: { description: null, clusterPermissions: saved.clusterPermissions, indexPermissions: saved.indexPermissions },
+    });
+    expect(parseIndexPermissions("logs-* : indices:data/read/search").permissions).toEqual([
+      { indexPatterns: ["logs-*"], actions: ["indices:data/read/search"] },
+    ]);
+    // Without the spaced separator the line is refused, never guessed at.
+    expect(parseIndexPermissions("logs-*:indices:data/read/search").problem).toContain("index patterns : actions");
+  });
+});

@@ -34,14 +34,19 @@ export const formatAttributes = (attributes: Record<string, string>) =>
     .map(([key, value]) => `${key}=${value}`)
     .join("\n");
 
-/** `logs-*, web-* : read, search` lines → index permissions. */
+/** The separator of an index-permission line: a `:` with space on both sides (patterns such as
+ * `remote:logs-*` and actions such as `indices:data/read/search` hold a bare `:`). */
+const PERMISSION_SEPARATOR = /\s+:\s+/;
+
+/** `logs-*, web-* : read, indices:data/read/search` lines → index permissions, split at the
+ * first ` : `. */
 export function parseIndexPermissions(text: string): { permissions: IndexPermission[]; problem: string | null } {
   const permissions: IndexPermission[] = [];
   for (const line of text.split("\n")) {
     if (line.trim() === "") continue;
-    const at = line.lastIndexOf(":");
-    const indexPatterns = at < 0 ? [] : splitList(line.slice(0, at));
-    const actions = at < 0 ? [] : splitList(line.slice(at + 1));
+    const separator = PERMISSION_SEPARATOR.exec(line);
+    const indexPatterns = separator ? splitList(line.slice(0, separator.index)) : [];
+    const actions = separator ? splitList(line.slice(separator.index + separator[0].length)) : [];
     if (indexPatterns.length === 0 || actions.length === 0) {
       return { permissions, problem: `"${line.trim()}" is not "index patterns : actions".` };
     }

@@ -51,7 +51,7 @@ describe("SecurityView", () => {
     expect(rows[0].querySelector("[data-testid=security-edit]")).toBeNull();
     expect(rows[1].textContent).toContain("readall");
     fireEvent.click(screen.getByTestId("security-tab-roles"));
-    expect(screen.getByTestId("security-table-roles").textContent).toContain("*: read");
+    expect(screen.getByTestId("security-table-roles").textContent).toContain("* : read");
     fireEvent.click(screen.getByTestId("security-tab-role_mappings"));
     expect(screen.getByTestId("security-table-role_mappings").textContent).toContain("alice");
   });

@@ -163,7 +163,7 @@ function SecurityTables({ clusterId }: { clusterId: string }) {
                   <tr key={role.name} data-testid="security-row" data-name={role.name}>
                     <td className="mono">{role.name}</td>
                     <td className="mono ops-ellipsis">{joinList(role.clusterPermissions)}</td>
-                    <td className="mono ops-ellipsis">{role.indexPermissions.map((p) => `${joinList(p.indexPatterns)}: ${joinList(p.actions)}`).join("; ")}</td>
+                    <td className="mono ops-ellipsis">{role.indexPermissions.map((p) => `${joinList(p.indexPatterns)} : ${joinList(p.actions)}`).join("; ")}</td>
                     <td className="row-actions">{actions("roles", role, () => setEditing({ kind: "roles", creating: false, form: roleForm(role) }))}</td>
                   </tr>
                 ))}
