@@ -6,7 +6,9 @@ use crate::error::Error;
 
 /// A user, role or role mapping name: what both clusters accept (1 to 507 printable
 /// characters, no leading or trailing space) minus what must never reach a URL path or a
-/// listing unescaped: control characters, `/`, `\`, `.` and `..`.
+/// listing unescaped: control characters, `/`, `\`, `.` and `..`; and `,` and `*`, which
+/// Elasticsearch reads in `_security/user/<names>` as a list or a wildcard (such an entry could
+/// be created and then never be viewed or deleted one by one).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct SecurityName(String);
 
@@ -32,7 +34,7 @@ impl SecurityName {
         }
         if let Some(c) = name
             .chars()
-            .find(|c| c.is_control() || matches!(c, '/' | '\\'))
+            .find(|c| c.is_control() || matches!(c, '/' | '\\' | ',' | '*'))
         {
             return bad(&format!("it must not contain {c:?}"));
         }
@@ -72,6 +74,8 @@ mod tests {
             ("a/b", "'/'"),
             ("a\\b", "'\\\\'"),
             ("a\nb", "'\\n'"),
+            ("a,b", "','"),
+            ("ops*", "'*'"),
         ] {
             let message = SecurityName::parse(bad).unwrap_err().to_string();
             assert!(message.contains(why), "{bad:?}: {message}");

@@ -31,6 +31,8 @@ describe("security forms", () => {
     expect(mappingChange({ name: "readall", roles: "", users: "bob", backendRoles: "g" }, "opensearch")).toEqual({ change: { users: ["bob"], backendRoles: ["g"] } });
     expect(securityNameProblem("a/b")).toContain("/");
     expect(securityNameProblem(" a")).toContain("space");
+    expect(securityNameProblem("a,b")).toContain("comma");
+    expect(securityNameProblem("ops*")).toContain("*");
     expect(securityNameProblem("alice")).toBeNull();
   });
 });

@@ -144,11 +144,12 @@ export function mappingChange(form: MappingForm, distribution: Distribution): { 
   return { change: { roles, users, backendRoles } };
 }
 
-/** Why `name` cannot name a new entry, or null (the server's rules: printable, no / or \). */
+/** Why `name` cannot name a new entry, or null (the server's rules: printable, no / or \, and
+ * no , or * — Elasticsearch reads those in a path as a list or a wildcard). */
 export function securityNameProblem(name: string): string | null {
   if (name === "") return "A name is needed.";
   if (name !== name.trim()) return "The name must not start or end with a space.";
   if (name === "." || name === "..") return "The name cannot be . or ..";
-  if (/[/\\\u0000-\u001f\u007f]/.test(name)) return "The name must not contain /, \\ or control characters.";
+  if (/[/\\,*\u0000-\u001f\u007f]/.test(name)) return "The name must not contain /, \\, a comma, * or control characters.";
   return null;
 }
