@@ -75,7 +75,7 @@ pub(super) fn allows_kind(listener: &GatewayListener, kind: RecordKind) -> bool 
 }
 
 /// Whether hostname `a` and `b` (either may be a wildcard `*.suffix`) name a host in common.
-fn intersects(a: &str, b: &str) -> bool {
+pub(super) fn intersects(a: &str, b: &str) -> bool {
     let fold = |host: &str| host.trim().trim_end_matches('.').to_ascii_lowercase();
     let (a, b) = (fold(a), fold(b));
     match (a.strip_prefix("*."), b.strip_prefix("*.")) {

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::listeners::{self, Attachment, KnownGateways};
 use super::{
     ANY_HOST, Conflict, Duplicate, HostEntry, HostPath, HostTls, PathBackend, ServingObject,
 };
@@ -11,12 +12,14 @@ use crate::records::{
     ServicePort,
 };
 
-/// The full entries of the chosen hosts, gathered from the records that serve them.
+/// The full entries of the chosen hosts, gathered from the records that serve them, each
+/// route joined to the listeners of the Gateways read.
 #[derive(Debug)]
-pub(super) struct HostIndex {
+pub(super) struct HostIndex<'a> {
     hosts: BTreeMap<String, Gathered>,
     /// The object of the record being added.
     object: Option<ServingObject>,
+    gateways: &'a KnownGateways,
 }
 
 #[derive(Debug, Default)]
@@ -158,19 +161,35 @@ pub(super) trait Claims {
     fn tls(&mut self, host: &str, secret_name: &str, tls: &dyn Fn() -> HostTls);
 }
 
+/// A route's Gateway parentRefs.
+fn gateway_parents(record: &IngressRecord) -> impl Iterator<Item = &crate::records::ParentRef> {
+    record
+        .route
+        .iter()
+        .flat_map(|route| &route.parent_refs)
+        .filter(|parent| parent.kind == "Gateway")
+}
+
+/// A route's Gateway parentRefs as attachments, before the Gateways are read.
+pub(super) fn gateway_attachments(record: &IngressRecord) -> Vec<Attachment> {
+    gateway_parents(record)
+        .map(|parent| listeners::attachment(record, parent))
+        .collect()
+}
+
+/// The hosts a route serves, folded (`*` when it has no hostnames).
+pub(super) fn route_hosts(record: &IngressRecord) -> Vec<String> {
+    if record.hosts.is_empty() {
+        vec![ANY_HOST.to_owned()]
+    } else {
+        record.hosts.iter().map(|host| fold_host(host)).collect()
+    }
+}
+
 /// The record's object as a host lists it.
 pub(super) fn serving_object(record: &IngressRecord) -> ServingObject {
-    let gateways = || {
-        record
-            .route
-            .iter()
-            .flat_map(|route| &route.parent_refs)
-            .filter(|parent| parent.kind == "Gateway")
-    };
-    let attachments = gateways()
-        .map(|parent| super::listeners::attachment(record, parent))
-        .collect();
-    let listeners = gateways()
+    let attachments = gateway_attachments(record);
+    let listeners = gateway_parents(record)
         .map(|parent| {
             let mut label = format!("{}/{}", parent.namespace, parent.name);
             if let Some(section) = &parent.section_name {
@@ -269,6 +288,7 @@ fn visit_ingress(record: &IngressRecord, sink: &mut impl Claims) {
                     .filter(|c| c.source == CertificateSource::CertManager)
                     .map(|c| c.error.is_none()),
                 error: certificate.and_then(|c| c.error.clone()),
+                listener: None,
             }
         };
         for host in &entry.hosts {
@@ -278,21 +298,45 @@ fn visit_ingress(record: &IngressRecord, sink: &mut impl Claims) {
     }
 }
 
-impl HostIndex {
-    /// An index of `hosts` (folded) only.
-    pub(super) fn of(hosts: impl IntoIterator<Item = String>) -> Self {
+impl<'a> HostIndex<'a> {
+    /// An index of `hosts` (folded) only, its routes joined to `gateways`.
+    pub(super) fn of(hosts: impl IntoIterator<Item = String>, gateways: &'a KnownGateways) -> Self {
         Self {
             hosts: hosts
                 .into_iter()
                 .map(|host| (host, Gathered::default()))
                 .collect(),
             object: None,
+            gateways,
         }
     }
 
-    /// Adds what `record` serves on the index's hosts.
+    /// Adds what `record` serves on the index's hosts: with a route's listeners, and the
+    /// Secrets of those that terminate TLS for its hosts among its TLS.
     pub(super) fn add(&mut self, record: &IngressRecord) {
-        self.object = Some(serving_object(record));
+        let mut object = serving_object(record);
+        listeners::resolve_all(&mut object.attachments, object.kind, self.gateways);
+        if !object.attachments.is_empty() {
+            for host in route_hosts(record) {
+                let secrets = listeners::listener_secrets(&object.attachments, &host);
+                let Some(gathered) = self.hosts.get_mut(&host) else {
+                    continue;
+                };
+                gathered
+                    .tls
+                    .extend(secrets.into_iter().map(|secret| HostTls {
+                        namespace: secret.namespace,
+                        secret_name: secret.name,
+                        object: object.key.clone(),
+                        source: CertificateSource::NotRead,
+                        not_after: None,
+                        cert_manager_ready: None,
+                        error: None,
+                        listener: Some(secret.listener),
+                    }));
+            }
+        }
+        self.object = Some(object);
         visit(record, self);
     }
 
@@ -309,7 +353,7 @@ impl HostIndex {
     }
 }
 
-impl Claims for HostIndex {
+impl Claims for HostIndex<'_> {
     fn serves(&mut self, host: &str) {
         let Some(object) = self.object.clone() else {
             return;

@@ -4,14 +4,18 @@
 //! such Gateway, no such listener, a listener that does not accept the route and why, or the
 //! Gateways of that namespace not read.
 //!
-//! Plain functions over the answer and the Gateways read ([`KnownGateways`]); `http::hosts`
-//! reads the Gateways (on demand, like a route diagnosis's ReferenceGrants) and calls [`attach`].
+//! A listener that terminates TLS brings its certificates' Secrets to the hosts of the routes it
+//! accepts ([`listener_secrets`]): they count in a host's TLS overlap like an Ingress's.
+//!
+//! Plain functions over the routes and the Gateways read ([`KnownGateways`]); `http::hosts`
+//! reads the Gateways (on demand, like a route diagnosis's ReferenceGrants) between the answer's
+//! scan and its flags (`hosts::scan`, `hosts::finish`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::HostsReport;
+use super::ANY_HOST;
 use super::admission::{self, Admission, RouteSide};
 use crate::kube::kind_types::{Gateway, GatewayListener};
 use crate::records::{IngressRecord, ParentRef, RecordKind};
@@ -59,6 +63,18 @@ pub struct AttachedListener {
     /// What was not checked: `namespace selector not checked`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// (namespace, name) of each Secret its certificateRefs name when it terminates TLS.
+    #[serde(skip)]
+    secrets: Vec<(String, String)>,
+}
+
+/// A Secret a listener that accepts a route terminates TLS for one of its hosts with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ListenerSecret {
+    pub namespace: String,
+    pub name: String,
+    /// `namespace/gateway/listener`.
+    pub listener: String,
 }
 
 /// The Gateways read per namespace, or why that namespace's were not.
@@ -112,15 +128,49 @@ pub(super) fn attachment(record: &IngressRecord, parent: &ParentRef) -> Attachme
     }
 }
 
-/// The namespaces of the Gateways the answer's routes name.
-pub(crate) fn gateway_namespaces(report: &HostsReport) -> BTreeSet<String> {
-    report
-        .hosts
-        .iter()
-        .flat_map(|entry| &entry.objects)
-        .flat_map(|object| &object.attachments)
+/// The namespaces of the Gateways `attachments` name.
+pub(super) fn gateway_namespaces<'a>(
+    attachments: impl IntoIterator<Item = &'a Attachment>,
+) -> BTreeSet<String> {
+    attachments
+        .into_iter()
         .map(|attachment| attachment.gateway_namespace.clone())
         .collect()
+}
+
+/// The Secrets the listeners `attachments` resolved to (a route's) terminate TLS with for
+/// `host` (folded; `*`: the route has no hostnames and takes the listener's): each listener
+/// without a hostname, or whose hostname `host` intersects; each Secret once.
+pub(super) fn listener_secrets(attachments: &[Attachment], host: &str) -> Vec<ListenerSecret> {
+    let mut found: Vec<ListenerSecret> = Vec::new();
+    for attachment in attachments {
+        for listener in &attachment.listeners {
+            let covers = host == ANY_HOST
+                || listener
+                    .hostname
+                    .as_deref()
+                    .is_none_or(|hostname| admission::intersects(hostname, host));
+            if !covers {
+                continue;
+            }
+            for (namespace, name) in &listener.secrets {
+                if !found
+                    .iter()
+                    .any(|known| known.namespace == *namespace && known.name == *name)
+                {
+                    found.push(ListenerSecret {
+                        namespace: namespace.clone(),
+                        name: name.clone(),
+                        listener: format!(
+                            "{}/{}/{}",
+                            attachment.gateway_namespace, attachment.gateway, listener.name
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    found
 }
 
 fn shown(
@@ -129,6 +179,16 @@ fn shown(
     note: Option<String>,
 ) -> AttachedListener {
     let tls = listener.tls.clone().unwrap_or_default();
+    let terminates = listener.tls.is_some() && tls.mode.as_deref().is_none_or(|m| m == "Terminate");
+    let secrets = tls
+        .certificate_refs
+        .iter()
+        .filter(|reference| terminates && reference.kind.as_deref().is_none_or(|k| k == "Secret"))
+        .map(|reference| {
+            let namespace = reference.namespace.as_deref().unwrap_or(gateway_namespace);
+            (namespace.to_owned(), reference.name.clone())
+        })
+        .collect();
     AttachedListener {
         name: listener.name.clone(),
         hostname: listener.hostname.clone(),
@@ -147,6 +207,7 @@ fn shown(
             })
             .collect(),
         note,
+        secrets,
     }
 }
 
@@ -226,13 +287,14 @@ fn resolve(attachment: &mut Attachment, kind: RecordKind, gateways: &KnownGatewa
     attachment.listeners = accepted;
 }
 
-/// Joins every route of `report` to its Gateways' listeners.
-pub(crate) fn attach(report: &mut HostsReport, gateways: &KnownGateways) {
-    for object in report.hosts.iter_mut().flat_map(|entry| &mut entry.objects) {
-        let kind = object.kind;
-        for attachment in &mut object.attachments {
-            resolve(attachment, kind, gateways);
-        }
+/// Joins each of `attachments` (a route of `kind`'s) to its Gateway's listeners.
+pub(super) fn resolve_all(
+    attachments: &mut [Attachment],
+    kind: RecordKind,
+    gateways: &KnownGateways,
+) {
+    for attachment in attachments {
+        resolve(attachment, kind, gateways);
     }
 }
 
@@ -318,6 +380,7 @@ mod tests {
                 tls_mode: Some("Terminate".into()),
                 certificate_refs: vec!["infra/wildcard-tls".into()],
                 note: None,
+                secrets: vec![("infra".into(), "wildcard-tls".into())],
             }]
         );
         assert_eq!(

@@ -2,9 +2,11 @@
 //! entry per host (case-folded; a wildcard is a host of its own; a rule without a host, an
 //! Gateway API route without hostnames and an Ingress's default backend are under `*`), with every
 //! object that serves it, each path with its backends and their ready/total endpoints, the TLS
-//! Secrets that cover it with their leaf certificate's expiry and cert-manager's Ready status,
-//! and three flags: `conflict` (two objects claim the same host and match), `tls_overlap` (two
-//! different Secrets for the host) and `duplicate` (one object claims the same match twice).
+//! Secrets that cover it with their leaf certificate's expiry and cert-manager's Ready status
+//! (an Ingress's TLS entries, and the certificateRefs of the Gateway listeners that terminate
+//! TLS for a route's host), and three flags: `conflict` (two objects claim the same host and
+//! match), `tls_overlap` (two different Secrets for the host) and `duplicate` (one object claims
+//! the same match twice).
 //!
 //! Computed on request from the hub's records (nothing kept between requests): plain types and
 //! functions, called by `http::hosts` and by the unit tests.
@@ -22,7 +24,7 @@ use crate::hub::NamespaceError;
 use crate::records::{BackendState, CertificateSource, IngressRecord, RecordKind, ServicePort};
 
 use build::HostIndex;
-use listeners::Attachment;
+use listeners::{Attachment, KnownGateways};
 use scan::HostScan;
 
 /// At most this many hosts in one answer (then `truncated`); a search narrows the rest.
@@ -128,14 +130,16 @@ pub struct PathBackend {
     pub total_endpoints: u32,
 }
 
-/// A TLS Secret that covers the host (an Ingress's TLS entry listing it).
+/// A TLS Secret that covers the host: an Ingress's TLS entry listing it, or a certificateRef of
+/// a Gateway listener that terminates TLS for a route serving it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = false))]
 #[serde(rename_all = "camelCase")]
 pub struct HostTls {
     pub namespace: String,
     pub secret_name: String,
-    /// The [`ServingObject::key`] of the object whose TLS entry names it.
+    /// The [`ServingObject::key`] of the object whose TLS entry names it (a route: whose
+    /// listener does).
     pub object: String,
     pub source: CertificateSource,
     /// The leaf certificate's notAfter (RFC 3339), when known.
@@ -146,6 +150,10 @@ pub struct HostTls {
     pub cert_manager_ready: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The listener whose certificateRefs name it, `namespace/gateway/listener` (its
+    /// certificate is not read: `source` is `not_read`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listener: Option<String>,
 }
 
 /// A match claimed by two or more objects.
@@ -173,22 +181,49 @@ pub(crate) struct HostQuery {
     pub flagged_only: bool,
 }
 
-/// The answer for `query` over `items`, each read into its record by `read` (twice for the
-/// records that serve a host the answer holds, once for the others).
-pub(crate) fn report<T>(
+/// The first pass of an answer over `items` (each read into its record by `read`): enough to
+/// know which Gateways to read ([`Scanned::gateway_namespaces`]) before [`finish`] flags.
+pub(crate) fn scan<T>(
     items: &[T],
     read: impl Fn(&T) -> Option<IngressRecord>,
     query: &HostQuery,
-    errors: Vec<NamespaceError>,
-) -> HostsReport {
+) -> Scanned {
     let mut scan = HostScan::new(query.search.clone());
     for (number, item) in items.iter().enumerate() {
         if let (Ok(number), Some(record)) = (u32::try_from(number), read(item)) {
             scan.add(number, &record);
         }
     }
+    Scanned(scan)
+}
+
+/// An answer scanned, its Gateways not yet read.
+#[derive(Debug)]
+pub(crate) struct Scanned(HostScan);
+
+impl Scanned {
+    /// The namespaces of the Gateways the routes serving a host the search finds name (those
+    /// whose listeners' certificates can flag a host the answer may hold).
+    pub(crate) fn gateway_namespaces(&self) -> std::collections::BTreeSet<String> {
+        self.0.gateway_namespaces()
+    }
+}
+
+/// The answer for `query` over `items` (the same `items` and `read` as [`scan`]'s): the routes
+/// joined to `gateways`' listeners, whose certificates count in the TLS overlap before the
+/// hosts are flagged, filtered and counted, so that flags, filter and counts agree.
+pub(crate) fn finish<T>(
+    scanned: Scanned,
+    items: &[T],
+    read: impl Fn(&T) -> Option<IngressRecord>,
+    query: &HostQuery,
+    gateways: &KnownGateways,
+    errors: Vec<NamespaceError>,
+) -> HostsReport {
+    let mut scan = scanned.0;
+    scan.add_listener_certificates(gateways);
     let chosen = scan.choose(query.flagged_only);
-    let mut index = HostIndex::of(chosen.hosts);
+    let mut index = HostIndex::of(chosen.hosts, gateways);
     for number in chosen.records {
         if let Some(record) = items.get(number as usize).and_then(&read) {
             index.add(&record);

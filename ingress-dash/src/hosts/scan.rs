@@ -6,9 +6,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::build::{Claims, fold_host};
+use super::build::{Claims, fold_host, gateway_attachments, route_hosts};
+use super::listeners::{self, Attachment, KnownGateways};
 use super::{HostCounts, HostTls, MAX_HOSTS, PathBackend};
-use crate::records::IngressRecord;
+use crate::records::{IngressRecord, RecordKind};
 
 /// Hosts in short, as the records are scanned.
 #[derive(Debug, Default)]
@@ -25,6 +26,17 @@ pub(super) struct HostScan {
     record: u32,
     namespace: String,
     record_found: bool,
+    /// The routes with Gateway parentRefs, whose listeners' certificates are added once the
+    /// Gateways are read.
+    routes: Vec<ScannedRoute>,
+}
+
+/// A route's Gateway parentRefs and the hosts it serves (folded).
+#[derive(Debug)]
+struct ScannedRoute {
+    kind: RecordKind,
+    hosts: Vec<String>,
+    attachments: Vec<Attachment>,
 }
 
 #[derive(Debug, Default)]
@@ -76,6 +88,54 @@ impl HostScan {
             .as_deref()
             .is_some_and(|term| record.name.contains(term) || record.namespace.contains(term));
         super::build::visit(record, self);
+        if record.route.is_some() {
+            let attachments = gateway_attachments(record);
+            if !attachments.is_empty() {
+                self.routes.push(ScannedRoute {
+                    kind: record.kind,
+                    hosts: route_hosts(record),
+                    attachments,
+                });
+            }
+        }
+    }
+
+    /// The namespaces of the Gateways the routes name that serve a host the search finds
+    /// (every host without a search).
+    pub(super) fn gateway_namespaces(&self) -> BTreeSet<String> {
+        let found = |route: &&ScannedRoute| {
+            self.term.is_none()
+                || route
+                    .hosts
+                    .iter()
+                    .any(|host| self.hosts.get(host).is_some_and(|brief| brief.found))
+        };
+        listeners::gateway_namespaces(
+            self.routes
+                .iter()
+                .filter(found)
+                .flat_map(|route| &route.attachments),
+        )
+    }
+
+    /// Joins the routes to `gateways`' listeners: the Secrets of those that terminate TLS
+    /// count for the routes' hosts as an Ingress's TLS Secrets do.
+    pub(super) fn add_listener_certificates(&mut self, gateways: &KnownGateways) {
+        for mut route in std::mem::take(&mut self.routes) {
+            listeners::resolve_all(&mut route.attachments, route.kind, gateways);
+            for host in &route.hosts {
+                for secret in listeners::listener_secrets(&route.attachments, host) {
+                    let id = self.secret_id(secret.namespace, secret.name);
+                    self.brief(host).secrets.push(id);
+                }
+            }
+        }
+    }
+
+    /// The number of Secret `namespace/name`.
+    fn secret_id(&mut self, namespace: String, name: String) -> u32 {
+        let next = u32::try_from(self.secrets.len()).unwrap_or(u32::MAX);
+        *self.secrets.entry((namespace, name)).or_insert(next)
     }
 
     fn brief(&mut self, host: &str) -> &mut Brief {
@@ -153,9 +213,7 @@ impl Claims for HostScan {
     }
 
     fn tls(&mut self, host: &str, secret_name: &str, _tls: &dyn Fn() -> HostTls) {
-        let next = u32::try_from(self.secrets.len()).unwrap_or(u32::MAX);
-        let key = (self.namespace.clone(), secret_name.to_owned());
-        let id = *self.secrets.entry(key).or_insert(next);
+        let id = self.secret_id(self.namespace.clone(), secret_name.to_owned());
         self.brief(host).secrets.push(id);
     }
 }

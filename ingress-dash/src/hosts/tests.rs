@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::*;
+use crate::records::CertificateSource;
 
 fn record(value: Value) -> crate::records::IngressRecord {
     serde_json::from_value(value).expect("a record")
@@ -34,16 +35,23 @@ fn route(namespace: &str, name: &str, hostnames: Value, rules: Value) -> Value {
 }
 
 fn report(records: &[Value], query: &HostQuery) -> HostsReport {
-    let report = super::report(
-        records,
-        |value| Some(record(value.clone())),
-        query,
-        Vec::new(),
-    );
+    report_with(records, query, &KnownGateways::default())
+}
+
+/// The answer with `gateways` read between the scan and the flags.
+fn report_with(records: &[Value], query: &HostQuery, gateways: &KnownGateways) -> HostsReport {
+    let read = |value: &Value| Some(record(value.clone()));
+    let scanned = super::scan(records, read, query);
+    let report = super::finish(scanned, records, read, query, gateways, Vec::new());
     // Every entry as the scan chose and counted it.
-    let flagged = report.hosts.iter().filter(|entry| entry.conflict).count() as u64;
+    let count = |flag: fn(&HostEntry) -> bool| report.hosts.iter().filter(|e| flag(e)).count();
     if !report.truncated {
-        assert_eq!(report.counts.conflicts, flagged, "{report:#?}");
+        assert_eq!(
+            report.counts.conflicts,
+            count(|e| e.conflict) as u64,
+            "{report:#?}"
+        );
+        assert_eq!(report.counts.tls_overlaps, count(|e| e.tls_overlap) as u64);
         assert_eq!(report.counts.hosts, report.hosts.len() as u64);
     }
     report
@@ -439,4 +447,133 @@ fn two_tls_routes_on_one_sni_host_and_two_grpc_routes_on_one_method_conflict() {
             ],
         }]
     );
+}
+
+/// `gateway-system/public`: listener `https` terminating TLS for `*.example.com` with
+/// `shop-tls`, `other` for `*.example.org` with `org-tls`, `passthrough` (no certificate).
+fn public_gateway() -> KnownGateways {
+    let mut known = KnownGateways::default();
+    let gateways = known.decode(
+        "gateway-system",
+        vec![json!({
+            "metadata": {"name": "public", "namespace": "gateway-system"},
+            "spec": {"listeners": [
+                {"name": "https", "port": 443, "protocol": "HTTPS", "hostname": "*.example.com",
+                 "allowedRoutes": {"namespaces": {"from": "All"}},
+                 "tls": {"certificateRefs": [{"name": "shop-tls"}]}},
+                {"name": "other", "port": 443, "protocol": "HTTPS", "hostname": "*.example.org",
+                 "allowedRoutes": {"namespaces": {"from": "All"}},
+                 "tls": {"certificateRefs": [{"kind": "Secret", "name": "org-tls"}]}},
+                {"name": "passthrough", "port": 8443, "protocol": "TLS",
+                 "allowedRoutes": {"namespaces": {"from": "All"}},
+                 "tls": {"mode": "Passthrough", "certificateRefs": [{"name": "ignored"}]}},
+            ]},
+        })],
+    );
+    known
+        .namespaces
+        .insert("gateway-system".into(), Ok(gateways));
+    known
+}
+
+#[test]
+fn a_listener_certificate_counts_in_the_tls_overlap_before_the_flags() {
+    let host_rules = json!([{"host": "shop.example.com", "paths": [prefix("/", "web")]}]);
+    let tls = |secret: &str| json!([{"hosts": ["shop.example.com"], "secretName": secret}]);
+    let https_route = route(
+        "shop",
+        "checkout",
+        json!(["shop.example.com"]),
+        json!([{"matches": ["PathPrefix /pay"], "backendRefs": []}]),
+    );
+    let records = [
+        ingress("shop", "web", host_rules.clone(), tls("web-tls")),
+        https_route.clone(),
+    ];
+    let flagged_only = HostQuery {
+        search: None,
+        flagged_only: true,
+    };
+    // Without the Gateway read, one Secret: nothing flagged.
+    assert!(report(&records, &flagged_only).hosts.is_empty());
+
+    let gateways = public_gateway();
+    let answer = report_with(&records, &flagged_only, &gateways);
+    assert_eq!(answer.counts.tls_overlaps, 1, "{answer:#?}");
+    let entry = host(&answer, "shop.example.com");
+    assert!(entry.tls_overlap);
+    let secrets: Vec<(&str, &str, Option<&str>)> = entry
+        .tls
+        .iter()
+        .map(|t| {
+            (
+                t.namespace.as_str(),
+                t.secret_name.as_str(),
+                t.listener.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        secrets,
+        [
+            ("shop", "web-tls", None),
+            (
+                "gateway-system",
+                "shop-tls",
+                Some("gateway-system/public/https")
+            ),
+        ]
+    );
+    assert_eq!(entry.tls[1].object, "httproute/shop/checkout");
+    assert_eq!(entry.tls[1].source, CertificateSource::NotRead);
+    assert_eq!(
+        entry.objects[1].attachments[0].listeners[0].certificate_refs,
+        ["gateway-system/shop-tls"]
+    );
+
+    // The same Secret on both sides is one Secret.
+    let same = [
+        ingress("gateway-system", "web", host_rules.clone(), tls("shop-tls")),
+        https_route,
+    ];
+    let answer = report_with(&same, &HostQuery::default(), &gateways);
+    assert!(!host(&answer, "shop.example.com").tls_overlap);
+    assert_eq!(answer.counts.tls_overlaps, 0);
+}
+
+#[test]
+fn only_a_terminating_listener_whose_hostname_covers_the_host_brings_its_certificate() {
+    let on = |kind: &str, name: &str, section: &str| {
+        let mut value = route(
+            "shop",
+            name,
+            json!(["shop.example.com", "shop.example.org"]),
+            json!([{"matches": [format!("PathPrefix /{name}")], "backendRefs": []}]),
+        );
+        value["kind"] = json!(kind);
+        value["route"]["parentRefs"][0]["sectionName"] = json!(section);
+        value
+    };
+    let records = [
+        ingress(
+            "shop",
+            "web",
+            json!([]),
+            json!([{"hosts": ["shop.example.com"], "secretName": "web-tls"}]),
+        ),
+        // Accepted for shop.example.org only: *.example.org does not cover shop.example.com.
+        on("HTTPRoute", "org", "other"),
+        // TLS passthrough: the backend holds the certificate.
+        on("TLSRoute", "raw", "passthrough"),
+    ];
+    let answer = report_with(&records, &HostQuery::default(), &public_gateway());
+    let entry = host(&answer, "shop.example.com");
+    assert!(!entry.tls_overlap, "{entry:#?}");
+    assert_eq!(entry.tls.len(), 1);
+    let org = host(&answer, "shop.example.org");
+    let secrets: Vec<&str> = org.tls.iter().map(|t| t.secret_name.as_str()).collect();
+    assert_eq!(secrets, ["org-tls"], "{org:#?}");
+    let raw = &org.objects[1];
+    assert_eq!(raw.key, "tlsroute/shop/raw");
+    assert_eq!(raw.attachments[0].listeners[0].name, "passthrough");
 }

@@ -10,7 +10,7 @@ use actix_web::{HttpResponse, web};
 use crate::access::Viewer;
 use crate::error::Error;
 use crate::hosts::HostQuery;
-use crate::hosts::listeners::{self, KnownGateways};
+use crate::hosts::listeners::KnownGateways;
 use crate::http::objects::namespace_reads::{self, NamespaceReads, Unread};
 use crate::http::state::AppState;
 use crate::kube::object_reads;
@@ -22,6 +22,11 @@ fn flagged(value: Option<&str>) -> Result<bool, Error> {
         Some("true") => Ok(true),
         Some(other) => Err(Error::InvalidFlag(other.chars().take(64).collect())),
     }
+}
+
+/// A record as the hub stored it (the service's own serialisation of a record).
+fn read_stored(stored: &std::sync::Arc<crate::records::StoredRecord>) -> Option<IngressRecord> {
+    serde_json::from_str::<IngressRecord>(&stored.json()).ok()
 }
 
 /// `GET /api/hosts`.
@@ -41,17 +46,27 @@ pub(crate) async fn report(
     // Every record of the selection: a conflict with a record the search leaves out is one.
     let snapshot = state.snapshot(&selection, None).await?;
     // Tens of thousands of records are unpacked and regrouped: off the connection's thread.
-    let mut report = tokio::task::spawn_blocking(move || {
-        // The stored JSON is the service's own serialisation of a record.
-        let read = |stored: &std::sync::Arc<crate::records::StoredRecord>| {
-            serde_json::from_str::<IngressRecord>(&stored.json()).ok()
-        };
-        crate::hosts::report(&snapshot.items, read, &host_query, snapshot.errors)
+    // First the scan, then the Gateways its routes name, then the flags, which count the
+    // listeners' certificates (so the flags, the filter and the counts agree).
+    let (snapshot, host_query, scanned) = tokio::task::spawn_blocking(move || {
+        let scanned = crate::hosts::scan(&snapshot.items, read_stored, &host_query);
+        (snapshot, host_query, scanned)
     })
     .await
     .map_err(Error::SnapshotEncoding)?;
-    let gateways = read_gateways(&state, &viewer, listeners::gateway_namespaces(&report)).await;
-    listeners::attach(&mut report, &gateways);
+    let gateways = read_gateways(&state, &viewer, scanned.gateway_namespaces()).await;
+    let report = tokio::task::spawn_blocking(move || {
+        crate::hosts::finish(
+            scanned,
+            &snapshot.items,
+            read_stored,
+            &host_query,
+            &gateways,
+            snapshot.errors,
+        )
+    })
+    .await
+    .map_err(Error::SnapshotEncoding)?;
     let body = tokio::task::spawn_blocking(move || {
         let body = serde_json::to_vec(&report).expect("a report serialises");
         drop(report);

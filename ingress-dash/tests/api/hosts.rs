@@ -105,7 +105,28 @@ async fn the_sample_shows_an_ingress_and_an_httproute_in_conflict_on_one_host() 
     );
     assert!(backend["totalEndpoints"].as_u64().unwrap() > 0);
     assert_eq!(backend["readyEndpoints"], backend["totalEndpoints"]);
-    assert_eq!(shared["tlsOverlap"], false);
+    // The Ingress's own Secret and the certificate of listener `https` the HTTPRoute comes
+    // through: two Secrets, a TLS overlap.
+    assert_eq!(shared["tlsOverlap"], true);
+    let secrets: Vec<String> = shared["tls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tls| {
+            format!(
+                "{}/{} {}",
+                tls["namespace"], tls["secretName"], tls["listener"]
+            )
+        })
+        .collect();
+    assert_eq!(
+        secrets,
+        [
+            r#""team-000"/"app-00020-tls" null"#,
+            r#""gateway-system"/"public-tls" "gateway-system/public/https""#,
+        ],
+        "{shared}"
+    );
 }
 
 #[tokio::test]

@@ -40,7 +40,8 @@ describe("the Hosts page", () => {
     const { page } = browser;
     await page.goto(`${stack.url}/?view=hosts&namespaces=team-000`);
     await hostRow(page, SHARED).waitFor({ timeout: 60_000 });
-    expect(await flags(page, SHARED)).toEqual(["conflict", "duplicate"]);
+    // The Ingress's Secret and listener https's certificate: a TLS overlap too.
+    expect(await flags(page, SHARED)).toEqual(["conflict", "tls_overlap", "duplicate"]);
     expect(await flags(page, WILDCARD)).toEqual(["conflict", "tls_overlap"]);
     expect(await flags(page, SNI)).toEqual(["conflict"]);
     expect(await hostRow(page, SNI).textContent()).toContain("2 objects");

@@ -417,7 +417,8 @@ state: BackendState | null, readyEndpoints: number, totalEndpoints: number, };
 
 export type HostTls = { namespace: string, secretName: string, 
 /**
- * The [`ServingObject::key`] of the object whose TLS entry names it.
+ * The [`ServingObject::key`] of the object whose TLS entry names it (a route: whose
+ * listener does).
  */
 object: string, source: CertificateSource, 
 /**
@@ -427,7 +428,12 @@ notAfter: string | null,
 /**
  * cert-manager's `Ready` condition, when the certificate is known from its Certificate.
  */
-certManagerReady: boolean | null, error: string | null, };
+certManagerReady: boolean | null, error: string | null, 
+/**
+ * The listener whose certificateRefs name it, `namespace/gateway/listener` (its
+ * certificate is not read: `source` is `not_read`).
+ */
+listener: string | null, };
 
 export type Conflict = { matched: string, 
 /**

@@ -35,7 +35,10 @@ const REPORT: HostsReport = {
         { matched: "PathPrefix /api", object: "shop/web", backends: [{ kind: "Service", namespace: "shop", name: "api", port: 80, weight: null, state: "degraded", readyEndpoints: 1, totalEndpoints: 3 }] },
         { matched: "PathPrefix /api", object: "httproute/shop/web-v2", backends: [] },
       ],
-      tls: [{ namespace: "shop", secretName: "shop-tls", object: "shop/web", source: "cert_manager", notAfter: "2999-01-01T00:00:00Z", certManagerReady: true, error: null }],
+      tls: [
+        { namespace: "shop", secretName: "shop-tls", object: "shop/web", source: "cert_manager", notAfter: "2999-01-01T00:00:00Z", certManagerReady: true, error: null, listener: null },
+        { namespace: "gateway-system", secretName: "public-tls", object: "httproute/shop/web-v2", source: "not_read", notAfter: null, certManagerReady: null, error: null, listener: "gateway-system/public/https" },
+      ],
       conflict: true,
       tlsOverlap: false,
       duplicate: false,
@@ -93,6 +96,10 @@ describe("HostsPage", () => {
     expect(attachments[1]!.className).toBe("explained-warning");
     expect(within(detail).getByTestId("host-paths").textContent).toContain("api:80 1/3 ready");
     expect(within(detail).getByTestId("host-tls").textContent).toContain("cert-manager Ready");
+    // A listener's certificate says which listener names it.
+    expect(within(detail).getByTestId("host-tls").textContent).toContain(
+      "Secret gateway-system/public-tls (shop/web-v2 (HTTPRoute)) via listener gateway-system/public/https",
+    );
     expect(window.location.search).toContain("host=shop.example.com");
   });
 

@@ -268,6 +268,12 @@ function HostDetail({ entry, now }: { entry: HostEntry; now: number }) {
               return (
                 <li key={i}>
                   Secret <span className="mono">{t.namespace}/{t.secretName}</span> ({objectLabel(t.object)})
+                  {t.listener && (
+                    <span>
+                      {" "}
+                      via listener <span className="mono">{t.listener}</span>
+                    </span>
+                  )}
                   {expiry.text && <span className={expiry.className}> {expiry.text}</span>}
                   {t.certManagerReady === true && <span> · cert-manager Ready</span>}
                   {t.certManagerReady === false && <span className="host-expiry-gone"> · cert-manager not Ready</span>}

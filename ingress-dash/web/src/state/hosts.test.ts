@@ -80,7 +80,7 @@ describe("a host in words", () => {
     expect(daysLeft("2026-12-03T12:00:00Z", now)).toBe(5);
     expect(daysLeft("not a date", now)).toBeNull();
     expect(daysLeft(undefined, now)).toBeNull();
-    const tls = (notAfter: string | null) => ({ namespace: "a", secretName: "s", object: "a/x", source: "secret" as const, notAfter, certManagerReady: null, error: null });
+    const tls = (notAfter: string | null) => ({ namespace: "a", secretName: "s", object: "a/x", source: "secret" as const, notAfter, certManagerReady: null, error: null, listener: null });
     expect(soonestExpiry(entry({ tls: [tls("2027-01-01T00:00:00Z"), tls("2026-11-20T00:00:00Z"), tls(null)] }), now)).toBe(-8);
     expect(soonestExpiry(entry({}), now)).toBeNull();
   });
