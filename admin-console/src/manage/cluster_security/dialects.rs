@@ -217,6 +217,14 @@ fn base(current: Option<&Value>) -> Map<String, Value> {
     }
 }
 
+/// The `enabled` of an Elasticsearch write: the change's, else the entry's current value (an
+/// edit that leaves it out must not re-enable a disabled user or mapping), else true (new).
+fn enabled(change: Option<bool>, current: Option<&Value>) -> bool {
+    change
+        .or_else(|| current.and_then(|entry| entry["enabled"].as_bool()))
+        .unwrap_or(true)
+}
+
 fn bad(message: &str) -> Error {
     Error::BadRequest(message.to_owned())
 }
@@ -257,7 +265,7 @@ pub(crate) fn user_body(
             body.insert("roles".into(), json!(change.roles));
             body.insert("full_name".into(), json!(change.full_name));
             body.insert("email".into(), json!(change.email));
-            body.insert("enabled".into(), json!(change.enabled.unwrap_or(true)));
+            body.insert("enabled".into(), json!(enabled(change.enabled, current)));
             // The text metadata is the attributes; other metadata (not text, or the
             // cluster's own `_…` keys) is kept.
             let mut metadata = match body.remove("metadata") {
@@ -354,7 +362,7 @@ pub(crate) fn role_mapping_body(
                 ));
             }
             body.insert("roles".into(), json!(change.roles));
-            body.insert("enabled".into(), json!(change.enabled.unwrap_or(true)));
+            body.insert("enabled".into(), json!(enabled(change.enabled, current)));
             body.insert("rules".into(), json!({ "any": any }));
         }
     }

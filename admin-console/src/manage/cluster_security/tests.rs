@@ -309,3 +309,39 @@ fn kinds_have_their_paths_and_reserved_entries_a_clear_refusal() {
         "{refusal}"
     );
 }
+
+#[test]
+fn an_omitted_enabled_keeps_the_current_value() {
+    let disabled_user = json!({"username": "bob", "roles": ["x"], "enabled": false,
+        "metadata": {}});
+    let edit = user_change(json!({"roles": ["viewer"]}));
+    let body = user_body(Elasticsearch, &edit, Some(&disabled_user)).unwrap();
+    assert_eq!(
+        body["enabled"], false,
+        "an edit without enabled keeps it disabled"
+    );
+    let body = user_body(
+        Elasticsearch,
+        &user_change(json!({"enabled": true})),
+        Some(&disabled_user),
+    )
+    .unwrap();
+    assert_eq!(body["enabled"], true, "an explicit enabled is sent");
+    let new = user_change(json!({"password": "S3cret-Passw0rd!"}));
+    assert_eq!(
+        user_body(Elasticsearch, &new, None).unwrap()["enabled"],
+        true
+    );
+
+    let disabled_mapping = json!({"enabled": false, "roles": ["viewer"],
+        "rules": {"any": [{"field": {"username": ["alice"]}}]}, "metadata": {}});
+    let edit: RoleMappingChange =
+        serde_json::from_value(json!({"roles": ["viewer"], "users": ["bob"]})).unwrap();
+    let body = role_mapping_body(Elasticsearch, "ops", &edit, Some(&disabled_mapping)).unwrap();
+    assert_eq!(
+        body["enabled"], false,
+        "an edit without enabled keeps it disabled"
+    );
+    let body = role_mapping_body(Elasticsearch, "ops", &edit, None).unwrap();
+    assert_eq!(body["enabled"], true, "a new mapping is enabled");
+}
