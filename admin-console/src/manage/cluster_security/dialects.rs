@@ -40,16 +40,21 @@ fn text(value: &Value) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// The `(name, entry)` pairs of a list answer, secrets stripped, sorted by name.
-pub(crate) fn entries(mut answer: Value) -> Result<Vec<(String, Value)>, Error> {
-    strip_secrets(&mut answer);
+/// The `(name, entry)` pairs of a list answer, each entry's secrets stripped, sorted by name.
+pub(crate) fn entries(answer: Value) -> Result<Vec<(String, Value)>, Error> {
     let Value::Object(map) = answer else {
         return Err(Error::upstream(
             "The security API answered something else than an object of entries.".to_owned(),
         ));
     };
     // A Map iterates in key order (serde_json without preserve_order).
-    Ok(map.into_iter().collect())
+    Ok(map
+        .into_iter()
+        .map(|(name, mut entry)| {
+            strip_secrets(&mut entry);
+            (name, entry)
+        })
+        .collect())
 }
 
 /// The attributes of a user: OpenSearch's `attributes`, Elasticsearch's text metadata not
@@ -196,9 +201,15 @@ pub(crate) fn role_mapping(
 
 /// The entry as it is now, without its read-only flags and secrets: what a write starts from.
 fn base(current: Option<&Value>) -> Map<String, Value> {
-    let mut base = match current {
-        Some(Value::Object(map)) => map.clone(),
-        _ => Map::new(),
+    let mut base = match current.cloned() {
+        Some(mut entry) => {
+            strip_secrets(&mut entry);
+            match entry {
+                Value::Object(map) => map,
+                _ => Map::new(),
+            }
+        }
+        None => Map::new(),
     };
     for read_only in [
         "reserved",
@@ -209,12 +220,7 @@ fn base(current: Option<&Value>) -> Map<String, Value> {
     ] {
         base.remove(read_only);
     }
-    let mut value = Value::Object(base);
-    strip_secrets(&mut value);
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
+    base
 }
 
 /// The `enabled` of an Elasticsearch write: the change's, else the entry's current value (an

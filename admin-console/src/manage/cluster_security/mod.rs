@@ -5,7 +5,7 @@
 //! of them admin, reads included (`access::action::view_needs`), audits them and asks for a
 //! reason on a production cluster.
 //!
-//! No answer carries a password or its hash (`model::strip_secrets` on everything the cluster
+//! No answer carries a password or its hash (`model::strip_secrets` on every entry the cluster
 //! answers, then the neutral types, which have no such field); a password is accepted write-only
 //! and never logged. Reserved entries are refused 409 before anything reaches the cluster; a
 //! cluster without security answers 404 `not_found` saying so.

@@ -3,8 +3,9 @@
 //! which entries are reserved, and the refusals of a cluster without security in words a
 //! newcomer can act on. The per-dialect translation is in `dialects.rs`.
 //!
-//! Everything the cluster answers goes through [`strip_secrets`] first: no `hash` or `password`
-//! field of any depth survives into a translation, so none can reach an answer or a log.
+//! Every entry the cluster answers goes through [`strip_secrets`] first: its `hash`, `password`
+//! and `password_hash` never reach a translation, a write's base, an answer or a log; the
+//! neutral types have no such field.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -273,18 +274,16 @@ pub(crate) struct SecurityWritten {
     pub(crate) deleted: bool,
 }
 
-/// The fields that hold a password or its hash, removed wherever they are.
-const SECRET_FIELDS: &[&str] = &["hash", "password", "password_hash", "passwordHash"];
+/// The top-level fields of an entry that hold a password or its hash: OpenSearch's `hash` (and
+/// `password` of a write), Elasticsearch's `password` and `password_hash`.
+const SECRET_FIELDS: &[&str] = &["hash", "password", "password_hash"];
 
-/// Removes every secret field ([`SECRET_FIELDS`]) at any depth of a cluster's answer.
-pub(crate) fn strip_secrets(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            map.retain(|key, _| !SECRET_FIELDS.contains(&key.as_str()));
-            map.values_mut().for_each(strip_secrets);
-        }
-        Value::Array(items) => items.iter_mut().for_each(strip_secrets),
-        _ => {}
+/// Removes the secret fields ([`SECRET_FIELDS`]) of one entry as the cluster has it: its top
+/// level only, so that an attribute or metadata key of the same name (the user's own data) is
+/// shown and kept by an edit.
+pub(crate) fn strip_secrets(entry: &mut Value) {
+    if let Value::Object(map) = entry {
+        map.retain(|key, _| !SECRET_FIELDS.contains(&key.as_str()));
     }
 }
 

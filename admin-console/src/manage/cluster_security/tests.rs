@@ -14,19 +14,38 @@ fn user_change(body: Value) -> UserChange {
 }
 
 #[test]
-fn secrets_are_stripped_at_every_depth() {
-    let mut answer = json!({
-        "alice": {"hash": "$2y$12$abc", "password": "p", "attributes": {"x": "1"},
-                  "nested": [{"password_hash": "h", "keep": true}]}
-    });
-    strip_secrets(&mut answer);
+fn secrets_are_stripped_from_each_entry_and_nothing_else() {
+    let listed = entries(json!({
+        "alice": {"hash": "$2y$12$abc", "password": "p", "password_hash": "h",
+                  "attributes": {"password": "rotated monthly", "hash": "git sha"},
+                  "nested": [{"password_hash": "kept", "keep": true}]},
+        "bob": {"hash": "$2y$12$xyz", "backend_roles": []}
+    }))
+    .unwrap();
     assert_eq!(
-        answer,
-        json!({"alice": {"attributes": {"x": "1"}, "nested": [{"keep": true}]}})
+        listed[0].1,
+        json!({"attributes": {"password": "rotated monthly", "hash": "git sha"},
+               "nested": [{"password_hash": "kept", "keep": true}]}),
+        "only the entry's own secret fields go"
     );
-    let listed = entries(json!({"bob": {"hash": "$2y$12$xyz", "backend_roles": []}})).unwrap();
-    assert!(!listed[0].1.to_string().contains("hash"), "{listed:?}");
+    assert_eq!(listed[1].1, json!({"backend_roles": []}));
     assert!(entries(json!(["not", "an", "object"])).is_err());
+    // The attribute named password is the user's data: shown, and kept by an edit.
+    let user = user(OpenSearch, "alice", &listed[0].1);
+    assert_eq!(user.attributes["password"], "rotated monthly");
+    let shown = serde_json::to_string(&user).unwrap();
+    assert!(!shown.contains("$2y$"), "{shown}");
+    let current = json!({"username": "bob", "roles": [], "enabled": true,
+        "metadata": {"hash": {"algorithm": "sha"}, "password": "in vault"}});
+    let user = self::user(Elasticsearch, "bob", &current);
+    assert_eq!(user.attributes["password"], "in vault");
+    let change = user_change(json!({"roles": [], "attributes": user.attributes}));
+    let body = user_body(Elasticsearch, &change, Some(&current)).unwrap();
+    assert_eq!(
+        body["metadata"],
+        json!({"hash": {"algorithm": "sha"}, "password": "in vault"})
+    );
+    assert!(body.get("password").is_none(), "{body}");
 }
 
 #[test]
