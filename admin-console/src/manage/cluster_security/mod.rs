@@ -63,7 +63,7 @@ async fn list_raw(
     let answer = cluster
         .call(Method::GET, kind.api_path(distribution), None)
         .await
-        .map_err(|error| explained(error, distribution, kind, None))?;
+        .map_err(|error| explained(error, distribution, kind, SecurityCall::List))?;
     dialects::entries(answer)
 }
 
@@ -115,7 +115,12 @@ async fn current(
         {
             Ok(None)
         }
-        Err(error) => Err(explained(error, distribution, kind, Some(name.as_str()))),
+        Err(error) => Err(explained(
+            error,
+            distribution,
+            kind,
+            SecurityCall::Entry(name.as_str()),
+        )),
     }
 }
 
@@ -128,7 +133,7 @@ pub(crate) async fn security_entry(
 ) -> Result<Value, Error> {
     let entry = current(cluster, distribution, kind, name)
         .await?
-        .ok_or_else(|| missing(kind, name))?;
+        .ok_or_else(|| no_such(kind, name.as_str()))?;
     let name = name.as_str();
     let neutral = match kind {
         SecurityKind::Users => serde_json::to_value(dialects::user(distribution, name, &entry)),
@@ -138,14 +143,6 @@ pub(crate) async fn security_entry(
         }
     };
     neutral.map_err(|error| Error::upstream_because("Unreadable entry.".to_owned(), error))
-}
-
-fn missing(kind: SecurityKind, name: &SecurityName) -> Error {
-    Error::NotFound(format!(
-        "The cluster has no {} named \"{}\".",
-        kind.noun(),
-        name.as_str().escape_debug()
-    ))
 }
 
 /// Creates (`create`: refused 409 when it exists) or replaces the entry `name` with `body`
@@ -226,7 +223,14 @@ pub(crate) async fn write_entry(
     cluster
         .call(Method::PUT, &path, Some(&payload))
         .await
-        .map_err(|error| explained(error, distribution, kind, None))?;
+        .map_err(|error| {
+            explained(
+                error,
+                distribution,
+                kind,
+                SecurityCall::Write(name.as_str()),
+            )
+        })?;
     Ok(SecurityWritten {
         kind: kind_segment(kind).to_owned(),
         name: name.as_str().to_owned(),
@@ -265,7 +269,7 @@ pub(crate) async fn delete_entry(
     }
     let entry = current(cluster, distribution, kind, name)
         .await?
-        .ok_or_else(|| missing(kind, name))?;
+        .ok_or_else(|| no_such(kind, name.as_str()))?;
     if is_reserved(distribution, &entry) {
         return Err(reserved_refusal(kind, name.as_str()));
     }
@@ -273,7 +277,14 @@ pub(crate) async fn delete_entry(
     cluster
         .call(Method::DELETE, &path, None)
         .await
-        .map_err(|error| explained(error, distribution, kind, Some(name.as_str())))?;
+        .map_err(|error| {
+            explained(
+                error,
+                distribution,
+                kind,
+                SecurityCall::Entry(name.as_str()),
+            )
+        })?;
     Ok(SecurityWritten {
         kind: kind_segment(kind).to_owned(),
         name: name.as_str().to_owned(),

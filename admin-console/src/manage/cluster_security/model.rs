@@ -337,13 +337,35 @@ pub(crate) fn means_not_enabled(message: &str) -> bool {
         || lower.contains("security is disabled")
 }
 
+/// What a failed security call was for: its 404 means something different for each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SecurityCall<'a> {
+    /// The list of a kind: a 404 means the cluster has no security API.
+    List,
+    /// A read or a delete of the entry named so: a 404 means there is no such entry.
+    Entry(&'a str),
+    /// A write of the entry named so: a 404 is about something it refers to (OpenSearch: a
+    /// role a mapping gives that does not exist), said in the cluster's words.
+    Write(&'a str),
+}
+
+/// The 404 of an entry that does not exist.
+pub(crate) fn no_such(kind: SecurityKind, name: &str) -> Error {
+    Error::NotFound(format!(
+        "The cluster has no {} named \"{}\".",
+        kind.noun(),
+        name.escape_debug()
+    ))
+}
+
 /// A failed security call in words a newcomer can act on: no security on the cluster (404
-/// `not_found`), no such entry (404), anything else as it was.
+/// `not_found`), no such entry or something a write refers to not found (404), anything else as
+/// it was.
 pub(crate) fn explained(
     error: Error,
     distribution: Distribution,
     kind: SecurityKind,
-    name: Option<&str>,
+    call: SecurityCall<'_>,
 ) -> Error {
     match error {
         Error::RejectedByCluster { ref message, .. } | Error::Upstream { ref message, .. }
@@ -354,13 +376,18 @@ pub(crate) fn explained(
         Error::RejectedByCluster { status, .. } if status == StatusCode::METHOD_NOT_ALLOWED => {
             not_enabled(distribution)
         }
-        Error::RejectedByCluster { status, .. } if status == StatusCode::NOT_FOUND => match name {
-            Some(name) => Error::NotFound(format!(
-                "The cluster has no {} named \"{}\".",
+        Error::RejectedByCluster {
+            status,
+            ref message,
+        } if status == StatusCode::NOT_FOUND => match call {
+            SecurityCall::List => not_enabled(distribution),
+            SecurityCall::Entry(name) => no_such(kind, name),
+            SecurityCall::Write(name) => Error::NotFound(format!(
+                "The cluster could not write the {} \"{}\": something it refers to was not \
+                 found (does each role it names exist?). {message}",
                 kind.noun(),
                 name.escape_debug()
             )),
-            None => not_enabled(distribution),
         },
         other => other,
     }

@@ -281,7 +281,12 @@ fn a_cluster_without_security_is_said_to_have_none() {
             },
         ),
     ] {
-        let explained = explained(error, distribution, SecurityKind::Users, Some("x"));
+        let explained = explained(
+            error,
+            distribution,
+            SecurityKind::Users,
+            SecurityCall::Entry("x"),
+        );
         assert!(
             matches!(&explained, Error::NotFound(message) if message.starts_with("Security is not enabled")),
             "{explained:?}"
@@ -291,7 +296,12 @@ fn a_cluster_without_security_is_said_to_have_none() {
         status: StatusCode::NOT_FOUND,
         message: "Resource 'x' not found.".to_owned(),
     };
-    let explained = explained(missing, OpenSearch, SecurityKind::Roles, Some("x"));
+    let explained = explained(
+        missing,
+        OpenSearch,
+        SecurityKind::Roles,
+        SecurityCall::Entry("x"),
+    );
     assert_eq!(
         explained.to_string(),
         "The cluster has no role named \"x\"."
@@ -301,7 +311,12 @@ fn a_cluster_without_security_is_said_to_have_none() {
         message: "Weak password".to_owned(),
     };
     assert!(matches!(
-        super::model::explained(refused, OpenSearch, SecurityKind::Users, Some("a")),
+        super::model::explained(
+            refused,
+            OpenSearch,
+            SecurityKind::Users,
+            SecurityCall::Write("a")
+        ),
         Error::RejectedByCluster { .. }
     ));
 }
@@ -363,4 +378,34 @@ fn an_omitted_enabled_keeps_the_current_value() {
     );
     let body = role_mapping_body(Elasticsearch, "ops", &edit, None).unwrap();
     assert_eq!(body["enabled"], true, "a new mapping is enabled");
+}
+
+#[test]
+fn a_404_to_a_write_is_not_read_as_no_security() {
+    let refused = Error::RejectedByCluster {
+        status: StatusCode::NOT_FOUND,
+        message: "The cluster refused the call (404 Not Found): Role 'sec-x' is not available \
+                  for role-mapping."
+            .to_owned(),
+    };
+    let explained = explained(
+        refused,
+        OpenSearch,
+        SecurityKind::RoleMappings,
+        SecurityCall::Write("sec-x"),
+    );
+    let message = explained.to_string();
+    assert!(matches!(explained, Error::NotFound(_)), "{explained:?}");
+    assert!(!message.contains("Security is not enabled"), "{message}");
+    assert!(
+        message.contains("role mapping \"sec-x\"") && message.contains("is not available"),
+        "{message}"
+    );
+    let listed = Error::RejectedByCluster {
+        status: StatusCode::NOT_FOUND,
+        message: "Not Found".to_owned(),
+    };
+    let explained =
+        super::model::explained(listed, OpenSearch, SecurityKind::Users, SecurityCall::List);
+    assert!(explained.to_string().starts_with("Security is not enabled"));
 }
