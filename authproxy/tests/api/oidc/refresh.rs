@@ -14,13 +14,19 @@ use serde_json::json;
 use super::{OidcStack, spawn_oidc_stack_ttl};
 use crate::support::browser::Browser;
 
-const REFRESHED: &str = "proxy_session_refreshes_total{outcome=\"refreshed\"}";
 /// Any user may ask the cluster who they are, whatever their roles.
 const WHO: &str = "/_security/_authenticate";
 const REJECTED: &str = "proxy_session_refreshes_total{outcome=\"rejected\"}";
 const UNAVAILABLE: &str = "proxy_session_refreshes_total{outcome=\"unavailable\"}";
 const WAIT_TIMEOUT: &str = "proxy_session_refreshes_total{outcome=\"wait_timeout\"}";
 const INCOMPLETE: &str = "proxy_session_refreshes_total{outcome=\"incomplete\"}";
+
+/// The counters are the process's (one metrics recorder for every app of this test binary), so a
+/// test reads only counts no concurrent test can add to. Only the tests holding this make the
+/// failure outcomes (`unavailable`, `rejected`, `incomplete`, `wait_timeout`): one at a time,
+/// each asserts its own count exactly. `refreshed` is every test's: a test proves its refreshes
+/// with its own provider's counts ([`test_support::OidcProvider::refresh_grants`]) instead.
+static COUNTED: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// A stack whose provider's access tokens live `access_ttl` seconds, refreshed `before` seconds
 /// before they expire (more than `access_ttl`: at every request), with `extra_yaml` appended.
@@ -60,7 +66,6 @@ async fn a_session_refreshes_before_expiry_and_takes_new_groups_to_the_cluster()
     .await;
     let (_, refused) = stack.provider.refresh_grants().await;
     assert_eq!(refused, 0);
-    assert!(app.counter(REFRESHED).await >= 1.0);
     let alice = stack.cluster_user(&stack.alice).await.unwrap();
     assert_eq!(
         alice["roles"],
@@ -138,11 +143,12 @@ async fn a_wait_for_a_lease_that_never_goes_counts_as_a_wait_timeout() {
     assert_eq!(sessions.len(), 1, "{sessions:?}");
     let lease = sessions[0].replace("authproxy:session:", "authproxy:session-refresh:");
     let _: () = raw.set_ex(&lease, "another-replica", 120).await.unwrap();
+    let _counted = COUNTED.lock().await;
     let timed_out = app.counter(WAIT_TIMEOUT).await;
 
     // The session goes on as stored; the wait is counted as such, not as `shared`.
     assert_eq!(browser.get(&app.url(WHO)).await.status(), 200);
-    assert!(app.counter(WAIT_TIMEOUT).await >= timed_out + 1.0);
+    assert_eq!(app.counter(WAIT_TIMEOUT).await, timed_out + 1.0);
     assert_eq!(
         stack.provider.refresh_grants().await,
         (0, 0),
@@ -163,6 +169,7 @@ async fn a_revoked_refresh_token_ends_the_session_and_sign_in_starts_again() {
     let (browser, script) = (Browser::new(), Browser::new());
     stack.sign_in(&browser, "/", &stack.alice).await;
     stack.sign_in(&script, "/", &stack.bob).await;
+    let _counted = COUNTED.lock().await;
     let rejected = app.counter(REJECTED).await;
     stack.provider.revoke_refresh_tokens().await;
 
@@ -176,7 +183,7 @@ async fn a_revoked_refresh_token_ends_the_session_and_sign_in_starts_again() {
     // An API client gets the JSON 401.
     assert_api_401(&script, &app.url("/_cat/indices")).await;
     assert_eq!(stack.provider.refresh_grants().await, (0, 2));
-    assert!(app.counter(REJECTED).await >= rejected + 2.0);
+    assert_eq!(app.counter(REJECTED).await, rejected + 2.0);
 
     // The sessions are gone: no second attempt with the dead token.
     assert_eq!(browser.get(&app.url("/_cat/indices")).await.status(), 302);
@@ -192,9 +199,8 @@ async fn a_provider_down_past_a_retry_ends_the_session_cleanly() {
     let app = &stack.app;
     let browser = Browser::new();
     stack.sign_in(&browser, "/", &stack.alice).await;
-    let unavailable = app
-        .counter("proxy_session_refreshes_total{outcome=\"unavailable\"}")
-        .await;
+    let _counted = COUNTED.lock().await;
+    let unavailable = app.counter(UNAVAILABLE).await;
     drop(stack.provider);
 
     // The refresh cannot reach the provider, twice: sign in again, not a 500 or a 503.
@@ -204,21 +210,10 @@ async fn a_provider_down_past_a_retry_ends_the_session_cleanly() {
         response.headers()["location"],
         "/auth/start?rd=%2F_cat%2Findices"
     );
-    assert!(
-        app.counter("proxy_session_refreshes_total{outcome=\"unavailable\"}")
-            .await
-            >= unavailable + 1.0
-    );
+    assert_eq!(app.counter(UNAVAILABLE).await, unavailable + 1.0);
     // The session is gone, not retried at every request: no further refresh is tried.
-    let after_end = app
-        .counter("proxy_session_refreshes_total{outcome=\"unavailable\"}")
-        .await;
     assert_api_401(&browser, &app.url("/_cat/indices")).await;
-    assert_eq!(
-        app.counter("proxy_session_refreshes_total{outcome=\"unavailable\"}")
-            .await,
-        after_end
-    );
+    assert_eq!(app.counter(UNAVAILABLE).await, unavailable + 1.0);
 }
 
 /// `url` as an API client with `browser`'s cookies: the JSON 401.
@@ -315,6 +310,7 @@ async fn a_refresh_whose_request_went_away_still_stores_the_rotated_token() {
 async fn a_refresh_slower_than_its_limit_ends_the_session_inside_the_lease() {
     let (stack, browser) = alice_due_at_every_request().await;
     let app = &stack.app;
+    let _counted = COUNTED.lock().await;
     let unavailable = app.counter(UNAVAILABLE).await;
     // Each call within the provider client's own 10 s, together over the refresh's 18 s limit
     // (and near the lease's 25 s).
@@ -326,8 +322,7 @@ async fn a_refresh_slower_than_its_limit_ends_the_session_inside_the_lease() {
 
     let response = browser.get(&app.url("/_cat/indices")).await;
     assert_eq!(response.status(), 302, "the session ends, not renewed late");
-    // The counters are the process's, shared with the other tests running meanwhile.
-    assert!(app.counter(UNAVAILABLE).await >= unavailable + 1.0);
+    assert_eq!(app.counter(UNAVAILABLE).await, unavailable + 1.0);
     assert_api_401(&browser, &app.url("/_cat/indices")).await;
 }
 
@@ -375,9 +370,13 @@ async fn a_refresh_without_an_id_token_takes_the_groups_from_userinfo_alone() {
     // alice leaves every group: the provider then sends no `groups` claim at all.
     refresh_behaviour(&stack, json!({"id_token": false})).await;
     stack.provider.set_groups(&stack.alice, &[]).await;
-    let refreshed = app.counter(REFRESHED).await;
+    let (spent, refused) = stack.provider.refresh_grants().await;
     let who: serde_json::Value = browser.get(&app.url(WHO)).await.json().await.unwrap();
-    assert!(app.counter(REFRESHED).await > refreshed);
+    assert_eq!(
+        stack.provider.refresh_grants().await,
+        (spent + 1, refused),
+        "refreshed once"
+    );
     // The default roles alone: `superuser` went with `admins`.
     assert_eq!(
         who["roles"],
@@ -391,13 +390,13 @@ async fn a_refresh_without_an_id_token_or_userinfo_ends_the_session_unrefreshed(
     let (stack, browser) = alice_due_at_every_request().await;
     let app = &stack.app;
     refresh_behaviour(&stack, json!({"id_token": false, "userinfo": false})).await;
+    let _counted = COUNTED.lock().await;
     let incomplete = app.counter(INCOMPLETE).await;
 
     let response = browser.get(&app.url("/_cat/indices")).await;
     assert_eq!(response.status(), 302, "signed out, to sign in again");
-    // Counted `incomplete`, not `refreshed` (the counters are the process's: only this test
-    // makes `incomplete`).
-    assert!(app.counter(INCOMPLETE).await >= incomplete + 1.0);
+    // Counted `incomplete`, not `refreshed`.
+    assert_eq!(app.counter(INCOMPLETE).await, incomplete + 1.0);
     assert_eq!(
         stack.provider.refresh_grants().await,
         (1, 0),
