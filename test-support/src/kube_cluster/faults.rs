@@ -32,6 +32,8 @@ pub struct Faults {
     cut_events: AtomicU64,
     latency_ms: AtomicU64,
     list_requests: AtomicU64,
+    /// The path of each list request, in order.
+    list_paths: Mutex<Vec<String>>,
     watch_requests: AtomicU64,
     open_watches: AtomicU64,
     /// Bumped to drop every watch open at the time.
@@ -49,6 +51,7 @@ impl Default for Faults {
             cut_events: AtomicU64::default(),
             latency_ms: AtomicU64::default(),
             list_requests: AtomicU64::default(),
+            list_paths: Mutex::default(),
             watch_requests: AtomicU64::default(),
             open_watches: AtomicU64::default(),
             drops: tokio::sync::watch::Sender::new(0),
@@ -94,6 +97,16 @@ impl Faults {
     /// Collection reads without `watch` seen so far.
     pub fn list_requests(&self) -> u64 {
         self.list_requests.load(Ordering::SeqCst)
+    }
+
+    /// Collection reads without `watch` seen so far whose path ends in the collection
+    /// `resource` (`gateways`: `/apis/gateway.networking.k8s.io/v1/namespaces/x/gateways`).
+    pub fn list_requests_of(&self, resource: &str) -> u64 {
+        let paths = self.list_paths.lock().unwrap_or_else(|e| e.into_inner());
+        paths
+            .iter()
+            .filter(|path| path.trim_end_matches('/').rsplit('/').next() == Some(resource))
+            .count() as u64
     }
 
     /// Watch requests seen so far.
@@ -336,6 +349,13 @@ async fn forward(
             false => &faults.list_requests,
         }
         .fetch_add(1, Ordering::SeqCst);
+        if !watch {
+            faults
+                .list_paths
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(request.path().to_owned());
+        }
     }
     // Counted as it comes: a client that gives up during the latency has still asked.
     let latency = faults.latency_ms.load(Ordering::SeqCst);
