@@ -57,6 +57,13 @@ pub trait SearchUsers: Send + Sync + 'static {
     /// Deletes a user this proxy created; a user without the mark is refused, never touched; an
     /// absent user is no error.
     fn delete_user<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>>;
+    /// Gives a user this proxy created exactly `roles` (drift repair), its password and the
+    /// rest unchanged; a user without the mark is refused, never touched.
+    fn set_roles<'a>(
+        &'a self,
+        name: &'a str,
+        roles: &'a [String],
+    ) -> BoxFuture<'a, Result<(), ClusterError>>;
     /// For `/_health`: the cluster answers its health endpoint.
     fn health(&self) -> BoxFuture<'_, Result<(), ClusterError>>;
 }

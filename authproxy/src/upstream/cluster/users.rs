@@ -272,6 +272,14 @@ impl SearchUsers for SearchClusterClient {
         self.delete(name).boxed()
     }
 
+    fn set_roles<'a>(
+        &'a self,
+        name: &'a str,
+        roles: &'a [String],
+    ) -> BoxFuture<'a, Result<(), ClusterError>> {
+        self.repair_roles(name, roles).boxed()
+    }
+
     fn health(&self) -> BoxFuture<'_, Result<(), ClusterError>> {
         async move {
             let mut url = self.base.clone();

@@ -13,7 +13,7 @@ use std::time::Duration;
 use rand::RngExt;
 use rand::distr::Alphanumeric;
 
-use super::usage::{self, credential_key, disabled_key, now_secs, usage_key};
+use super::usage::{self, credential_key, disabled_key, now_secs, roles_key, usage_key};
 use crate::config::SearchFlavor;
 use crate::config::lifecycle::LifecycleSettings;
 #[cfg(test)]
@@ -69,6 +69,7 @@ pub(crate) fn decide(
 pub struct LifecycleCounts {
     pub disabled: AtomicU64,
     pub deleted: AtomicU64,
+    pub repaired: AtomicU64,
     pub failed: AtomicU64,
     /// Sweeps this replica made (it held the lease).
     pub sweeps: AtomicU64,
@@ -199,6 +200,14 @@ impl Lifecycle {
         let idle = Duration::from_secs(now.saturating_sub(record.last_used));
         let can_disable = self.flavor == SearchFlavor::Elasticsearch;
         let action = decide(&self.settings, idle, user.enabled, can_disable);
+        if action == Action::Keep {
+            if user.enabled
+                && let Some(roles) = self.drifted(source, user).await?
+            {
+                self.repair(source, user, &roles).await?;
+            }
+            return Ok(());
+        }
         let disabled = disabled_key(source, &user.name);
         let count = match action {
             Action::Keep => return Ok(()),
@@ -231,10 +240,56 @@ impl Lifecycle {
         Ok(())
     }
 
+    /// The roles of the user's last upsert when the cluster user's differ (in any order);
+    /// `None` when they agree or there is no record of them.
+    async fn drifted(
+        &self,
+        source: &str,
+        user: &ClusterUser,
+    ) -> Result<Option<Vec<String>>, Error> {
+        let recorded: Option<Vec<String>> = self
+            .store
+            .get(&roles_key(source, &user.name))
+            .await?
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+        Ok(recorded.filter(|roles| roles_differ(roles, &user.roles)))
+    }
+
+    /// Restores `roles` (edited by hand in the cluster).
+    async fn repair(
+        &self,
+        source: &str,
+        user: &ClusterUser,
+        roles: &[String],
+    ) -> Result<(), Error> {
+        self.cluster.set_roles(&user.name, roles).await?;
+        self.counted("repaired", &self.counts.repaired);
+        tracing::info!(
+            username = %user.name,
+            method = source,
+            action = "repaired",
+            found = %user.roles.join(","),
+            roles = %roles.join(","),
+            "managed-user lifecycle: search-cluster user's roles repaired"
+        );
+        Ok(())
+    }
+
     fn counted(&self, action: &'static str, count: &AtomicU64) {
         count.fetch_add(1, Ordering::Relaxed);
         metrics::lifecycle_action(action);
     }
+}
+
+/// Whether two role lists differ as sets.
+pub(crate) fn roles_differ(wanted: &[String], found: &[String]) -> bool {
+    let mut wanted: Vec<&String> = wanted.iter().collect();
+    let mut found: Vec<&String> = found.iter().collect();
+    wanted.sort();
+    wanted.dedup();
+    found.sort();
+    found.dedup();
+    wanted != found
 }
 
 #[cfg(test)]

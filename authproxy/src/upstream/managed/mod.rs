@@ -319,10 +319,8 @@ impl ManagedUsers {
         let plaintext = serde_json::to_vec(&stored).expect("a credential serializes");
         let sealed = self.cipher.seal(&key, &plaintext);
         self.store.set(&key, sealed, self.ttl).await?;
-        if let Some(usage) = &self.usage
-            && reenable
-        {
-            usage.enabled(user).await;
+        if let Some(usage) = &self.usage {
+            usage.upserted(user, &credential.roles, reenable).await;
         }
         Ok(credential)
     }

@@ -47,6 +47,14 @@ impl SearchUsers for CountingCluster {
         async { Ok(()) }.boxed()
     }
 
+    fn set_roles<'a>(
+        &'a self,
+        _name: &'a str,
+        _roles: &'a [String],
+    ) -> BoxFuture<'a, Result<(), ClusterError>> {
+        async { Ok(()) }.boxed()
+    }
+
     fn health(&self) -> BoxFuture<'_, Result<(), ClusterError>> {
         async { Ok(()) }.boxed()
     }

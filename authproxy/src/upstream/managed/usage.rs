@@ -5,6 +5,8 @@
 //! a record is at most that much older than the user's last request. A second key,
 //! `authproxy:idle-disabled:<source>:<name>`, says the sweep disabled the user; the next upsert
 //! enables it again and removes the key (an operator's lock-out has no such key and stays).
+//! A third, `authproxy:managed-roles:<source>:<name>`, keeps the roles of the user's last upsert
+//! for drift repair.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -34,6 +36,11 @@ pub(crate) fn usage_key(source: &str, name: &str) -> String {
 /// The key that says the sweep disabled the cluster user `name` of `source`.
 pub(crate) fn disabled_key(source: &str, name: &str) -> String {
     format!("authproxy:idle-disabled:{source}:{name}")
+}
+
+/// The key of the roles the user `name` of `source` was last upserted with.
+pub(crate) fn roles_key(source: &str, name: &str) -> String {
+    format!("authproxy:managed-roles:{source}:{name}")
 }
 
 /// The cached credential's key, as [`ManagedUser::store_key`] makes it, for a cluster user the
@@ -108,10 +115,19 @@ impl Usage {
         self.used(user).await;
     }
 
-    /// `user` was upserted (so it is enabled): no longer disabled by the sweep.
-    pub(crate) async fn enabled(&self, user: &ManagedUser) {
-        let key = disabled_key(user.source().as_str(), user.name());
-        if let Err(error) = self.store.delete(&key).await {
+    /// `user` was upserted with `roles` (and so is enabled): the roles kept for drift repair,
+    /// and no longer disabled by the sweep.
+    pub(crate) async fn upserted(&self, user: &ManagedUser, roles: &[String], reenabled: bool) {
+        let (source, name) = (user.source().as_str(), user.name());
+        let roles = serde_json::to_vec(roles).unwrap_or_default();
+        if let Err(error) = self
+            .store
+            .set(&roles_key(source, name), roles, self.ttl)
+            .await
+        {
+            tracing::warn!(username = %user, %error, "the managed user's roles were not recorded");
+        }
+        if reenabled && let Err(error) = self.store.delete(&disabled_key(source, name)).await {
             tracing::warn!(username = %user, %error, "the managed user's idle mark was not removed");
         }
     }

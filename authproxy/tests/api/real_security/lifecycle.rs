@@ -1,7 +1,8 @@
 //! The managed-user lifecycle (`user_management.lifecycle`) against the real secured clusters:
 //! an idle user is disabled then deleted (Elasticsearch) or deleted (OpenSearch, which cannot
 //! disable), and comes back on its next request; users the proxy did not make, or has no record
-//! of, are never touched; two replicas on one Redis take turns (one sweep at a time).
+//! of, are never touched; two replicas on one Redis take turns (one sweep at a time); roles
+//! edited by hand in the cluster are restored.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -15,16 +16,23 @@ use crate::app::TestApp;
 
 /// Sweeps every second; idle for 2 s: disabled, for 5 s: deleted.
 const LIFECYCLE: &str = "{enabled: true, interval: 1s, disable_after: 2s, delete_after: 5s}";
+/// Sweeps every second, nobody idle for long: only drift repair.
+const REPAIR_ONLY: &str = "{enabled: true, interval: 1s, disable_after: 1h, delete_after: 2h}";
 /// Long enough for a few sweeps past `delete_after`.
 const WITHIN: Duration = Duration::from_secs(30);
 
-/// A standalone proxy towards `node` with the local users `(name, group)` and the lifecycle on;
+/// A standalone proxy towards `node` with the local users `(name, group)` and `lifecycle`;
 /// `cache` (YAML of the `cache:` section, or empty) for replicas sharing a store.
-async fn lifecycle_proxy(node: &Node, users: &[(&str, &str)], cache: &str) -> TestApp {
+async fn lifecycle_proxy(
+    node: &Node,
+    lifecycle: &str,
+    users: &[(&str, &str)],
+    cache: &str,
+) -> TestApp {
     // Appended to `user_management.role_mappings`: the lifecycle beside it, and at the top
     // level the cache section.
     let mappings = format!(
-        "{}\n  lifecycle: {LIFECYCLE}\n{cache}",
+        "{}\n  lifecycle: {lifecycle}\n{cache}",
         node.flavor.mappings()
     );
     proxy(node, "standalone", users, &mappings).await
@@ -36,6 +44,21 @@ async fn clean(node: &Node, name: &str) {
         .admin(Method::DELETE, &node.flavor.user_path(name), None)
         .await;
     assert!([200, 404].contains(&status), "{body}");
+}
+
+/// `PUT`s the user `name` by hand with the admin role and `metadata`: the status.
+async fn by_hand(node: &Node, name: &str, metadata: serde_json::Value) -> u16 {
+    let flavor = node.flavor;
+    let body = flavor.user_body(
+        "Quiet-Harbor-Lamp-2931",
+        json!([flavor.admin_role()]),
+        metadata,
+    );
+    let (status, answer) = node
+        .admin(Method::PUT, &flavor.user_path(name), Some(body))
+        .await;
+    assert!(status < 300, "{answer}");
+    status
 }
 
 async fn use_once(app: &TestApp, node: &Node, name: &str) {
@@ -59,7 +82,7 @@ async fn an_idle_user_is_disabled_then_deleted_on_elasticsearch() {
     let node = node(Flavor::Elasticsearch).await;
     let name = "lc-idle-es";
     clean(&node, name).await;
-    let app = lifecycle_proxy(&node, &[(name, "readers")], "").await;
+    let app = lifecycle_proxy(&node, LIFECYCLE, &[(name, "readers")], "").await;
     use_once(&app, &node, name).await;
 
     let counts = app.state.lifecycle_counts().unwrap();
@@ -93,7 +116,7 @@ async fn an_idle_user_is_deleted_on_opensearch() {
     let node = node(Flavor::OpenSearch).await;
     let name = "lc-idle-os";
     clean(&node, name).await;
-    let app = lifecycle_proxy(&node, &[(name, "readers")], "").await;
+    let app = lifecycle_proxy(&node, LIFECYCLE, &[(name, "readers")], "").await;
     use_once(&app, &node, name).await;
 
     wait_until_gone(&node, name).await;
@@ -127,20 +150,15 @@ async fn users_the_proxy_did_not_make_are_never_touched(flavor: Flavor, suffix: 
             json!({"managed_by": "authproxy", "managed_source": "basic"}),
         ),
     ] {
-        let (status, body) = node
-            .admin(
-                Method::PUT,
-                &flavor.user_path(name),
-                Some(flavor.user_body(
-                    "Quiet-Harbor-Lamp-2931",
-                    json!([flavor.admin_role()]),
-                    metadata,
-                )),
-            )
-            .await;
-        assert_eq!(status, flavor.user_created(), "{body}");
+        assert_eq!(by_hand(&node, name, metadata).await, flavor.user_created());
     }
-    let app = lifecycle_proxy(&node, &[(&own, "readers"), (&taken, "readers")], "").await;
+    let app = lifecycle_proxy(
+        &node,
+        LIFECYCLE,
+        &[(&own, "readers"), (&taken, "readers")],
+        "",
+    )
+    .await;
     use_once(&app, &node, &own).await;
     let (status, body) = through(&app, &taken, Method::GET, flavor.who_path(), None).await;
     assert_eq!(status, 409, "{body}");
@@ -194,8 +212,8 @@ async fn two_replicas_on_one_redis_act_once() {
         clean(&node, name).await;
     }
     let users: Vec<(&str, &str)> = names.iter().map(|name| (*name, "readers")).collect();
-    let first = lifecycle_proxy(&node, &users, &cache).await;
-    let second = lifecycle_proxy(&node, &users, &cache).await;
+    let first = lifecycle_proxy(&node, LIFECYCLE, &users, &cache).await;
+    let second = lifecycle_proxy(&node, LIFECYCLE, &users, &cache).await;
     for name in names {
         use_once(&first, &node, name).await;
     }
@@ -210,4 +228,42 @@ async fn two_replicas_on_one_redis_act_once() {
     let disabled = first.disabled.load(Ordering::Relaxed) + second.disabled.load(Ordering::Relaxed);
     let deleted = first.deleted.load(Ordering::Relaxed) + second.deleted.load(Ordering::Relaxed);
     assert_eq!((disabled, deleted), (3, 3), "{first:?} {second:?}");
+}
+
+/// An operator (or an intruder with the admin credential) gives a managed user other roles by
+/// hand; the next sweep gives it back the roles of its last upsert.
+async fn roles_edited_by_hand_are_restored(flavor: Flavor, name: &str) {
+    let node = node(flavor).await;
+    clean(&node, name).await;
+    let app = lifecycle_proxy(&node, REPAIR_ONLY, &[(name, "readers")], "").await;
+    use_once(&app, &node, name).await;
+    let marks = json!({"managed_by": "authproxy", "managed_source": "basic"});
+    assert_eq!(by_hand(&node, name, marks).await, 200);
+    let counts = app.state.lifecycle_counts().unwrap();
+    eventually("the roles are restored", WITHIN, async || {
+        flavor.user_roles(&node.user(name).await.1) == json!([flavor.reader()])
+            && counts.repaired.load(Ordering::Relaxed) >= 1
+    })
+    .await;
+    assert_eq!(counts.disabled.load(Ordering::Relaxed), 0, "{counts:?}");
+    assert_eq!(counts.deleted.load(Ordering::Relaxed), 0, "{counts:?}");
+    // The user is still the proxy's, and its next request works.
+    let (_, user) = node.user(name).await;
+    assert_eq!(
+        flavor.user_metadata(&user)["managed_by"],
+        "authproxy",
+        "{user}"
+    );
+    use_once(&app, &node, name).await;
+    clean(&node, name).await;
+}
+
+#[tokio::test]
+async fn roles_edited_by_hand_are_restored_on_elasticsearch() {
+    roles_edited_by_hand_are_restored(Flavor::Elasticsearch, "lc-drift-es").await;
+}
+
+#[tokio::test]
+async fn roles_edited_by_hand_are_restored_on_opensearch() {
+    roles_edited_by_hand_are_restored(Flavor::OpenSearch, "lc-drift-os").await;
 }

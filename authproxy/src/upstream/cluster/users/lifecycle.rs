@@ -1,11 +1,11 @@
-//! The calls of the lifecycle sweep: list the users this proxy created, disable one, delete one.
-//! Each disable or delete looks the user up first and refuses one without the `managed_by`
+//! The calls of the lifecycle sweep: list the users this proxy created, disable one, delete one,
+//! restore one's roles. Each change looks the user up first and refuses one without the `managed_by`
 //! mark, so a user an operator made meanwhile under the same name is never touched.
 
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::{
     ClusterError, ClusterUser, Existing, MANAGED_BY_KEY, MANAGED_BY_VALUE, MANAGED_SOURCE_KEY,
@@ -18,16 +18,21 @@ const CONFLICT_PAUSE: Duration = Duration::from_millis(100);
 
 impl SearchClusterClient {
     pub(super) async fn list_managed(&self) -> Result<Vec<ClusterUser>, ClusterError> {
+        let body = self.get_users(&[], "a user listing").await?;
+        Ok(managed_users(self.flavor, &body))
+    }
+
+    /// `GET` of the user API at `tail` (no segment: all users), as JSON.
+    async fn get_users(&self, tail: &[&str], call: &str) -> Result<Value, ClusterError> {
         let response = self
-            .request(Method::GET, self.users_url(&[]))
+            .request(Method::GET, self.users_url(tail))
             .send()
             .await
             .map_err(|error| ClusterError::from_transport(&error))?;
-        admin_call_outcome(response.status(), "the user API", "a user listing")?;
-        let body: Value = response.json().await.map_err(|_| {
+        admin_call_outcome(response.status(), "the user API", call)?;
+        response.json().await.map_err(|_| {
             ClusterError::BadResponse("the user API answered with invalid JSON".to_owned())
-        })?;
-        Ok(managed_users(self.flavor, &body))
+        })
     }
 
     pub(super) async fn disable(&self, name: &str) -> Result<(), ClusterError> {
@@ -70,6 +75,50 @@ impl SearchClusterClient {
         }
         Err(ClusterError::BadResponse(format!(
             "the user API answered 409 Conflict to {UPSERT_ATTEMPTS} deletes in a row"
+        )))
+    }
+
+    /// Elasticsearch: the user as it is, with `roles` replaced, `PUT` without a password (which
+    /// keeps it). OpenSearch: a JSON patch of `opendistro_security_roles` alone.
+    pub(super) async fn repair_roles(
+        &self,
+        name: &str,
+        roles: &[String],
+    ) -> Result<(), ClusterError> {
+        for _ in 0..UPSERT_ATTEMPTS {
+            let body = self.get_users(&[name], "a user look-up").await?;
+            let Some(user) = body.get(name).filter(|_| {
+                managed_users(self.flavor, &body)
+                    .iter()
+                    .any(|user| user.name == name)
+            }) else {
+                return Err(ClusterError::ForeignUser(name.to_owned()));
+            };
+            let request = match self.flavor {
+                SearchFlavor::Elasticsearch => {
+                    let mut update = json!({"roles": roles});
+                    for key in ["full_name", "email", "metadata", "enabled"] {
+                        if let Some(value) = user.get(key) {
+                            update[key] = value.clone();
+                        }
+                    }
+                    self.request(Method::PUT, self.user_url(name)).json(&update)
+                }
+                SearchFlavor::Opensearch => self.request(Method::PATCH, self.user_url(name)).json(
+                    &json!([{"op": "replace", "path": "/opendistro_security_roles", "value": roles}]),
+                ),
+            };
+            let response = request
+                .send()
+                .await
+                .map_err(|error| ClusterError::from_transport(&error))?;
+            match response.status() {
+                StatusCode::CONFLICT => tokio::time::sleep(CONFLICT_PAUSE).await,
+                status => return admin_call_outcome(status, "the user API", "a role repair"),
+            }
+        }
+        Err(ClusterError::BadResponse(format!(
+            "the user API answered 409 Conflict to {UPSERT_ATTEMPTS} role repairs in a row"
         )))
     }
 }

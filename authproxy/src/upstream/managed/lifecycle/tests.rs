@@ -68,6 +68,17 @@ impl SearchUsers for FakeCluster {
         self.users.lock().unwrap().retain(|user| user.name != name);
         async { Ok(()) }.boxed()
     }
+    fn set_roles<'a>(
+        &'a self,
+        name: &'a str,
+        roles: &'a [String],
+    ) -> BoxFuture<'a, Result<(), ClusterError>> {
+        self.calls
+            .lock()
+            .unwrap()
+            .push(format!("roles {name} {}", roles.join(",")));
+        async { Ok(()) }.boxed()
+    }
     fn health(&self) -> BoxFuture<'_, Result<(), ClusterError>> {
         async { Ok(()) }.boxed()
     }
@@ -80,6 +91,25 @@ fn user(name: &str, source: Option<&str>) -> ClusterUser {
         enabled: true,
         roles: Vec::new(),
     }
+}
+
+async fn put(store: &dyn KeyValueStore, key: &str, value: &[u8]) {
+    store
+        .set(key, value.to_vec(), Duration::from_secs(60))
+        .await
+        .unwrap();
+}
+
+/// An Elasticsearch sweep over `store` and `cluster`, after it.
+async fn swept(store: &Arc<dyn KeyValueStore>, cluster: &Arc<FakeCluster>) -> Lifecycle {
+    let lifecycle = Lifecycle::new(
+        store.clone(),
+        cluster.clone(),
+        settings(),
+        SearchFlavor::Elasticsearch,
+    );
+    lifecycle.sweep_leased().await;
+    lifecycle
 }
 
 async fn record(store: &dyn KeyValueStore, source: &str, name: &str, idle: u64) {
@@ -115,21 +145,8 @@ async fn only_recorded_users_of_a_known_source_are_swept() {
     ] {
         record(store.as_ref(), source, name, idle).await;
     }
-    store
-        .set(
-            &credential_key("basic", "idle"),
-            b"x".to_vec(),
-            Duration::from_secs(60),
-        )
-        .await
-        .unwrap();
-    let lifecycle = Lifecycle::new(
-        store.clone(),
-        cluster.clone(),
-        settings(),
-        SearchFlavor::Elasticsearch,
-    );
-    lifecycle.sweep_leased().await;
+    put(store.as_ref(), &credential_key("basic", "idle"), b"x").await;
+    let lifecycle = swept(&store, &cluster).await;
     assert_eq!(
         *cluster.calls.lock().unwrap(),
         ["disable idle", "delete gone"]
@@ -192,4 +209,43 @@ async fn no_sweep_while_another_replica_holds_the_lease() {
     lifecycle.sweep_leased().await;
     // OpenSearch: deleted, as it cannot be disabled.
     assert_eq!(*cluster.calls.lock().unwrap(), ["delete idle"]);
+}
+
+#[test]
+fn roles_differ_as_sets() {
+    let roles = |list: &[&str]| {
+        list.iter()
+            .map(|role| (*role).to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert!(!roles_differ(&roles(&["a", "b"]), &roles(&["b", "a"])));
+    assert!(!roles_differ(&roles(&[]), &roles(&[])));
+    assert!(roles_differ(&roles(&["a"]), &roles(&["a", "superuser"])));
+    assert!(roles_differ(&roles(&["a"]), &roles(&[])));
+}
+
+#[tokio::test]
+async fn roles_edited_by_hand_are_restored_when_recorded() {
+    let store: Arc<dyn KeyValueStore> = Arc::new(MemoryStore::default());
+    let edited = |name: &str| ClusterUser {
+        roles: vec!["superuser".to_owned()],
+        ..user(name, Some("basic"))
+    };
+    let cluster = Arc::new(FakeCluster {
+        users: Mutex::new(vec![
+            edited("drifted"),
+            edited("unrecorded"),
+            user("same", Some("basic")),
+        ]),
+        ..FakeCluster::default()
+    });
+    for name in ["drifted", "unrecorded", "same"] {
+        record(store.as_ref(), "basic", name, 1).await;
+    }
+    for (name, roles) in [("drifted", r#"["reader"]"#), ("same", "[]")] {
+        put(store.as_ref(), &roles_key("basic", name), roles.as_bytes()).await;
+    }
+    let lifecycle = swept(&store, &cluster).await;
+    assert_eq!(*cluster.calls.lock().unwrap(), ["roles drifted reader"]);
+    assert_eq!(lifecycle.counts.repaired.load(Ordering::Relaxed), 1);
 }
