@@ -76,13 +76,16 @@ fn security_calls(f: &Real) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Every key of `value`, at any depth.
+/// Every key of `value`, at any depth, but those of a user's `attributes` (their own data: an
+/// attribute may be named `password`).
 fn keys(value: &Value, into: &mut Vec<String>) {
     match value {
         Value::Object(map) => {
             for (key, value) in map {
                 into.push(key.clone());
-                keys(value, into);
+                if key != "attributes" {
+                    keys(value, into);
+                }
             }
         }
         Value::Array(items) => items.iter().for_each(|item| keys(item, into)),
@@ -215,10 +218,12 @@ async fn admin_manages_security(distribution: Distribution) {
     assert_eq!(body["error"]["code"], "conflict");
     assert_eq!(f.writes().len(), writes_before);
 
-    // Edited without a password: the node keeps it.
+    // Edited without a password: the node keeps it. An attribute named hash is the user's
+    // data: kept and shown (OpenSearch itself masks an attribute named password as ******).
+    let attributes = json!({"team": "storage", "hash": "0f3c9a1"});
     let (status, body) = send(
         call(&f, Method::PUT, &format!("/users/{user}"), &ADMIN)
-            .json(&json!({"roles": [role], "attributes": {"team": "storage"}})),
+            .json(&json!({"roles": [role], "attributes": attributes})),
     )
     .await;
     assert_eq!(status, 200, "{body}");
@@ -230,9 +235,42 @@ async fn admin_manages_security(distribution: Distribution) {
     let (status, shown) = send(call(&f, Method::GET, &format!("/users/{user}"), &ADMIN)).await;
     assert_eq!(status, 200, "{shown}");
     assert_eq!(shown["roles"], json!([role]), "{shown}");
-    assert_eq!(shown["attributes"]["team"], "storage", "{shown}");
+    assert_eq!(shown["attributes"], attributes, "{shown}");
     assert_eq!(shown["reserved"], false, "{shown}");
     assert_no_secret(&shown);
+
+    if !opensearch {
+        // Disabled, then edited without `enabled`: the user stays disabled.
+        for change in [
+            json!({"roles": [role], "enabled": false, "attributes": attributes}),
+            json!({"roles": [role], "attributes": attributes}),
+        ] {
+            let (status, body) =
+                send(call(&f, Method::PUT, &format!("/users/{user}"), &ADMIN).json(&change)).await;
+            assert_eq!(status, 200, "{body}");
+        }
+        let (_, shown) = send(call(&f, Method::GET, &format!("/users/{user}"), &ADMIN)).await;
+        assert_eq!(shown["enabled"], false, "{shown}");
+        assert_eq!(shown["attributes"], attributes, "{shown}");
+        assert_eq!(
+            signed_in_roles(f.cluster, user, PASSWORD).await,
+            Err(401),
+            "the node keeps the user disabled"
+        );
+    } else {
+        // A mapping of a role that does not exist: the node's 404 is not "no security".
+        let (status, body) = send(
+            call(&f, Method::PUT, "/role_mappings/sec-no-such-role", &ADMIN)
+                .json(&json!({"users": [user]})),
+        )
+        .await;
+        assert_eq!(status, 404, "{body}");
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("\"sec-no-such-role\"") && !message.contains("not enabled"),
+            "{message}"
+        );
+    }
 
     // A mapping of the user to the role.
     let (status, body) = send(
@@ -454,7 +492,25 @@ async fn attacks(distribution: Distribution) {
     );
     assert_eq!(f.writes(), Vec::new());
 
-    // 4. Every refusal is audited as denied, the password nowhere.
+    // 4. A name Elasticsearch would read as a list or a wildcard is refused before the node is
+    //    asked: such an entry could never be viewed or deleted one by one.
+    for name in ["sec-a,b", "sec-*"] {
+        let (status, body) = send(
+            call(
+                &f,
+                Method::PUT,
+                &format!("/users/{name}?create=true"),
+                &ADMIN,
+            )
+            .json(&json!({"password": PASSWORD, "roles": []})),
+        )
+        .await;
+        assert_eq!(status, 400, "{name}: {body}");
+        assert_eq!(body["error"]["code"], "bad_request", "{body}");
+    }
+    assert_eq!(f.writes(), Vec::new());
+
+    // 5. Every refusal is audited as denied, the password nowhere.
     let lines = audit_lines(&dir.path().join("audit.log"), 10).await;
     assert!(
         lines
