@@ -97,7 +97,7 @@ pub fn register() {
     );
     metrics::describe_counter!(
         LIFECYCLE_ACTIONS,
-        "Managed search-cluster users the lifecycle sweep disabled, deleted or failed on"
+        "Managed search-cluster users the lifecycle sweep disabled, deleted, repaired or failed on"
     );
     metrics::describe_counter!(
         SESSION_REFRESHES,
