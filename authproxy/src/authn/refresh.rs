@@ -6,8 +6,9 @@
 //! hold it waits for the lease to go and reuses the renewed session, so no two replicas spend
 //! one refresh token (providers that rotate them refuse a reused one and may revoke the grant).
 //! A refused refresh (`invalid_grant`, a token that does not verify, another user), a provider
-//! still unreachable after one more try, or a refresh without fresh claims ends the session:
-//! the caller signs in again.
+//! still unreachable after one more try, a token request without a usable answer (never tried
+//! again: the provider may have rotated the token), or a refresh without fresh claims ends the
+//! session: the caller signs in again.
 //!
 //! The races this closes: the refresh runs in a task of its own, so a request that goes away
 //! (its client disconnected) does not take the rotated token with it; the lease holds a random
@@ -160,7 +161,12 @@ impl Refresh {
             return Ok(Renewal::Current(Box::new(record)));
         }
         let mut result = provider.refresh(&refresh_token, &record.claims).await;
-        if matches!(result, Err(RefreshFailure::Unavailable(_))) {
+        // Once more only if the request never reached the provider: one that may have reached
+        // it may have spent (rotated) the token, and spending it again can revoke the grant.
+        if result
+            .as_ref()
+            .is_err_and(RefreshFailure::worth_another_try)
+        {
             result = provider.refresh(&refresh_token, &record.claims).await;
         }
         let claims = (

@@ -3,11 +3,17 @@
 //! for the same `sub`) and userinfo, so group changes at the provider reach the session. The
 //! claims are replaced, never merged over the old ones: a group the user left goes. Without a
 //! new ID token the userinfo answer alone is the fresh source; without that either, nothing is
-//! fresh and the refresh fails (`Incomplete`).
+//! fresh and the refresh fails (`Incomplete`). A token request is worth another try only when
+//! it never reached the provider (`Unreached`): one that may have (timed out, cut off, answered
+//! unreadably) may have rotated the token there, and a second spend can get the grant revoked.
 
-use openidconnect::{Nonce, OAuth2TokenResponse, RefreshToken, RequestTokenError};
+use openidconnect::core::CoreErrorResponseType;
+use openidconnect::{
+    Nonce, OAuth2TokenResponse, RefreshToken, RequestTokenError, StandardErrorResponse,
+};
 use serde_json::{Map, Value};
 
+use super::http::ProviderHttpError;
 use super::{OidcProvider, claims, refusal};
 use crate::authn::session::unix_now;
 
@@ -28,7 +34,11 @@ pub(crate) enum RefreshFailure {
     /// The provider refused the refresh token (`invalid_grant`: revoked, expired, already
     /// spent) or sent tokens that do not verify: the session ends.
     Rejected(String),
-    /// The provider could not be reached or answered nonsense: worth one more try.
+    /// The token request never reached the provider (its metadata could not be fetched, the
+    /// connection was not made): the refresh token is unspent, worth one more try.
+    Unreached(String),
+    /// The token request may have reached the provider but no usable answer came back (timed
+    /// out, cut off, unreadable): the token may be spent, so it is not tried again.
     Unavailable(String),
     /// The token endpoint answered (the refresh token is spent, maybe rotated) but the new
     /// claims could not be read: no ID token and no userinfo answer, or the keys to verify the
@@ -41,9 +51,14 @@ impl RefreshFailure {
     pub(crate) fn outcome(&self) -> &'static str {
         match self {
             Self::Rejected(_) => "rejected",
-            Self::Unavailable(_) => "unavailable",
+            Self::Unreached(_) | Self::Unavailable(_) => "unavailable",
             Self::Incomplete(_) => "incomplete",
         }
+    }
+
+    /// Only a request that never reached the provider: its refresh token is surely unspent.
+    pub(crate) fn worth_another_try(&self) -> bool {
+        matches!(self, Self::Unreached(_))
     }
 }
 
@@ -51,6 +66,7 @@ impl std::fmt::Display for RefreshFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Rejected(reason) => write!(f, "refused: {reason}"),
+            Self::Unreached(reason) => write!(f, "provider unreached: {reason}"),
             Self::Unavailable(reason) => write!(f, "provider unavailable: {reason}"),
             Self::Incomplete(reason) => write!(f, "no fresh claims: {reason}"),
         }
@@ -68,26 +84,14 @@ impl OidcProvider {
         let discovered = self
             .discovered()
             .await
-            .map_err(|error| RefreshFailure::Unavailable(error.to_string()))?;
+            .map_err(|error| RefreshFailure::Unreached(error.to_string()))?;
         let token = discovered
             .client
             .exchange_refresh_token(&RefreshToken::new(refresh_token.to_owned()))
             .map_err(|_| RefreshFailure::Rejected("the provider has no token endpoint".into()))?
             .request_async(&self.http)
             .await
-            .map_err(|error| match error {
-                RequestTokenError::ServerResponse(response) => RefreshFailure::Rejected(format!(
-                    "the provider answered {}",
-                    response.error().as_ref()
-                )),
-                RequestTokenError::Request(error) => {
-                    RefreshFailure::Unavailable(format!("token request failed: {error}"))
-                }
-                RequestTokenError::Parse(..) => {
-                    RefreshFailure::Unavailable("the token response cannot be read".into())
-                }
-                RequestTokenError::Other(message) => RefreshFailure::Unavailable(message),
-            })?;
+            .map_err(token_request_failure)?;
         let sub = previous.get("sub");
         let access_token = token.access_token().secret();
         let userinfo = match &discovered.userinfo {
@@ -145,5 +149,81 @@ impl OidcProvider {
                 .expires_in()
                 .map(|lifetime| unix_now().saturating_add(lifetime.as_secs())),
         })
+    }
+}
+
+type TokenRequestError =
+    RequestTokenError<ProviderHttpError, StandardErrorResponse<CoreErrorResponseType>>;
+
+/// What a failed token request means for the refresh token: refused by the provider, never sent
+/// (no connection: unspent), or sent without a usable answer (maybe spent and rotated).
+fn token_request_failure(error: TokenRequestError) -> RefreshFailure {
+    match error {
+        RequestTokenError::ServerResponse(response) => RefreshFailure::Rejected(format!(
+            "the provider answered {}",
+            response.error().as_ref()
+        )),
+        RequestTokenError::Request(ProviderHttpError::Transport(error)) if error.is_connect() => {
+            RefreshFailure::Unreached(format!("token request not sent: {error}"))
+        }
+        RequestTokenError::Request(error) => {
+            RefreshFailure::Unavailable(format!("token request failed: {error}"))
+        }
+        RequestTokenError::Parse(..) => {
+            RefreshFailure::Unavailable("the token response cannot be read".into())
+        }
+        RequestTokenError::Other(message) => RefreshFailure::Unavailable(message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    /// The transport error of a request to `url` with a client giving up after `timeout`.
+    async fn transport_error(url: &str, timeout: Duration) -> TokenRequestError {
+        service_kit::install_crypto_provider();
+        let client = reqwest::Client::builder().timeout(timeout).build().unwrap();
+        let error = client.post(url).send().await.unwrap_err();
+        RequestTokenError::Request(ProviderHttpError::Transport(error))
+    }
+
+    #[tokio::test]
+    async fn only_a_token_request_that_never_reached_the_provider_is_tried_again() {
+        // Nobody listens: the connection is refused, the token is unspent.
+        let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/token", closed.local_addr().unwrap());
+        drop(closed);
+        let refused = token_request_failure(transport_error(&url, Duration::from_secs(5)).await);
+        assert!(matches!(refused, RefreshFailure::Unreached(_)), "{refused}");
+        assert!(refused.worth_another_try());
+        assert_eq!(refused.outcome(), "unavailable");
+
+        // The provider took the request and answered too late: it may have rotated the token.
+        let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/token", silent.local_addr().unwrap());
+        let holding = tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((socket, _)) = silent.accept().await {
+                held.push(socket);
+            }
+        });
+        let late = token_request_failure(transport_error(&url, Duration::from_millis(300)).await);
+        holding.abort();
+        assert!(matches!(late, RefreshFailure::Unavailable(_)), "{late}");
+        assert!(!late.worth_another_try());
+        assert_eq!(late.outcome(), "unavailable");
+
+        // An answer that cannot be used: spent, maybe.
+        let unreadable = token_request_failure(RequestTokenError::Other("no JSON".into()));
+        assert!(!unreadable.worth_another_try());
+        for settled in [
+            RefreshFailure::Rejected(String::new()),
+            RefreshFailure::Incomplete(String::new()),
+        ] {
+            assert!(!settled.worth_another_try(), "{settled}");
+        }
     }
 }
