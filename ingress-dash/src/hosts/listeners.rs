@@ -18,6 +18,7 @@ use serde::Serialize;
 use super::ANY_HOST;
 use super::admission::{self, Admission, RouteSide};
 use crate::kube::kind_types::{Gateway, GatewayListener};
+use crate::kube::object_reads::MAX_GATEWAYS;
 use crate::records::{IngressRecord, ParentRef, RecordKind};
 
 /// One Gateway parentRef of a route and the listeners it attaches to.
@@ -83,6 +84,8 @@ pub(crate) struct KnownGateways {
     pub namespaces: BTreeMap<String, Result<Vec<Gateway>, String>>,
     /// (namespace, name) of each Gateway read that does not decode, with why.
     undecodable: BTreeMap<(String, String), String>,
+    /// The namespaces with more Gateways than are read: one not among those read may exist.
+    not_all_read: BTreeSet<String>,
 }
 
 /// At most this much of a decoding error is shown (it may quote the object).
@@ -111,6 +114,12 @@ impl KnownGateways {
             }
         }
         gateways
+    }
+
+    /// Says that `namespace` has more Gateways than were read: a Gateway not among them is
+    /// not said to be missing.
+    pub(crate) fn not_all_read(&mut self, namespace: &str) {
+        self.not_all_read.insert(namespace.to_owned());
     }
 }
 
@@ -235,6 +244,11 @@ fn resolve(attachment: &mut Attachment, kind: RecordKind, gateways: &KnownGatewa
         );
         attachment.problem = Some(match gateways.undecodable.get(&key) {
             Some(why) => format!("Gateway {label} could not be read: it does not decode ({why})"),
+            None if gateways.not_all_read.contains(&key.0) => format!(
+                "more than {} Gateways in {}: not all read, and {label} is not among those read",
+                thousands(MAX_GATEWAYS),
+                key.0
+            ),
             None => format!("no such Gateway: {label} does not exist"),
         });
         return;
@@ -285,6 +299,19 @@ fn resolve(attachment: &mut Attachment, kind: RecordKind, gateways: &KnownGatewa
         attachment.problem = Some(refusals.join("; "));
     }
     attachment.listeners = accepted;
+}
+
+/// `n` with a `,` between thousands (`10,000`).
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (at, digit) in digits.chars().enumerate() {
+        if at > 0 && (digits.len() - at).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// Joins each of `attachments` (a route of `kind`'s) to its Gateway's listeners.
@@ -516,5 +543,35 @@ mod tests {
             problem.starts_with("Gateway broken/public could not be read: it does not decode ("),
             "{problem}"
         );
+    }
+
+    #[test]
+    fn a_gateway_past_those_read_is_not_said_missing() {
+        let mut known = gateways();
+        known.not_all_read("infra");
+        let mut attachment = Attachment {
+            gateway_namespace: "infra".into(),
+            gateway: "private".into(),
+            section_name: None,
+            port: None,
+            listeners: Vec::new(),
+            problem: None,
+            route_namespace: "infra".into(),
+            route_hostnames: Vec::new(),
+        };
+        resolve(&mut attachment, RecordKind::HttpRoute, &known);
+        assert_eq!(
+            attachment.problem.as_deref(),
+            Some(
+                "more than 10,000 Gateways in infra: not all read, and infra/private is not \
+                 among those read"
+            )
+        );
+        let mut read = attachment.clone();
+        read.gateway = "public".into();
+        read.problem = None;
+        resolve(&mut read, RecordKind::HttpRoute, &known);
+        assert_eq!(read.problem, None);
+        assert_eq!(names(&read), ["http", "https"]);
     }
 }

@@ -86,10 +86,11 @@ pub(crate) async fn report(
 const MAX_GATEWAY_NAMESPACES: usize = 16;
 
 /// The Gateways of `namespaces` (those the caller may see and the dashboard watches, at most
-/// [`MAX_GATEWAY_NAMESPACES`] of them, read at once, every page), or why a namespace's were
-/// not read, through the retries and breaker; none read when discovery found that the API
-/// server does not serve Gateways. A Gateway that does not decode (hostile input) is kept by
-/// name with why.
+/// [`MAX_GATEWAY_NAMESPACES`] of them, read at once, every page up to
+/// [`object_reads::MAX_GATEWAYS`]), or why a namespace's were not read, through the retries and
+/// breaker; none read when discovery found that the API server does not serve Gateways. A
+/// namespace with more Gateways than that is marked not all read (no Gateway past them is said
+/// missing). A Gateway that does not decode (hostile input) is kept by name with why.
 async fn read_gateways(
     state: &AppState,
     viewer: &Viewer,
@@ -115,7 +116,12 @@ async fn read_gateways(
     .await;
     for (namespace, listed) in listed {
         let read = match listed {
-            Ok(items) => Ok(known.decode(&namespace, items)),
+            Ok(list) => {
+                if list.not_all_read {
+                    known.not_all_read(&namespace);
+                }
+                Ok(known.decode(&namespace, list.items))
+            }
             Err(Unread::NotShown(reason)) => Err(reason.to_owned()),
             Err(Unread::OverBudget) => {
                 Err("more Gateway namespaces than are read at once".to_owned())

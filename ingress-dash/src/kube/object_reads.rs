@@ -121,8 +121,20 @@ pub async fn list_events(
 /// ReferenceGrants read per namespace at most (one page), and Gateways per page.
 const GRANT_PAGE_SIZE: u32 = 250;
 
-/// Pages of Gateways read per namespace at most (10,000 Gateways).
+/// Pages of Gateways read per namespace at most.
 const GATEWAY_PAGES: usize = 40;
+
+/// Gateways read per namespace at most ([`GATEWAY_PAGES`] pages of [`GRANT_PAGE_SIZE`]).
+pub const MAX_GATEWAYS: usize = GATEWAY_PAGES * GRANT_PAGE_SIZE as usize;
+
+/// The Gateways of one namespace as read.
+#[derive(Debug, Default)]
+pub struct GatewayList {
+    pub items: Vec<serde_json::Value>,
+    /// A `continue` token remained after the last page read: the namespace has more than
+    /// [`MAX_GATEWAYS`] Gateways and those past them were not read.
+    pub not_all_read: bool,
+}
 
 /// The gateway.networking.k8s.io/v1beta1 ReferenceGrants of `namespace` (the first
 /// [`GRANT_PAGE_SIZE`]), as JSON.
@@ -136,24 +148,36 @@ pub async fn list_reference_grants(
 }
 
 /// The gateway.networking.k8s.io/v1 Gateways of `namespace`, page by page ([`GRANT_PAGE_SIZE`]
-/// each, following the continue token, at most [`GATEWAY_PAGES`] pages), as JSON.
-pub async fn list_gateways(
-    api: &dyn KubeApi,
-    namespace: &str,
-) -> Result<Vec<serde_json::Value>, KubeError> {
+/// each, following the continue token, at most [`GATEWAY_PAGES`] pages), as JSON, and whether
+/// some were left unread.
+pub async fn list_gateways(api: &dyn KubeApi, namespace: &str) -> Result<GatewayList, KubeError> {
     let gvk = GroupVersionKind::gvk("gateway.networking.k8s.io", "v1", "Gateway");
-    let mut items = Vec::new();
+    let gvk = &gvk;
+    read_pages(GATEWAY_PAGES, |token: Option<String>| async move {
+        list_page_of(api, namespace, gvk, "gateways", token.as_deref()).await
+    })
+    .await
+}
+
+/// At most `pages` pages from `page` (called with the continue token of the page before,
+/// `None` first), and whether a continue token remained after the last one read.
+async fn read_pages<F, Fut>(pages: usize, mut page: F) -> Result<GatewayList, KubeError>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: Future<Output = Result<(Vec<serde_json::Value>, Option<String>), KubeError>>,
+{
+    let mut list = GatewayList::default();
     let mut continue_token = None;
-    for _ in 0..GATEWAY_PAGES {
-        let (page, next) =
-            list_page_of(api, namespace, &gvk, "gateways", continue_token.as_deref()).await?;
-        items.extend(page);
+    for _ in 0..pages {
+        let (items, next) = page(continue_token.take()).await?;
+        list.items.extend(items);
         match next {
             Some(next) => continue_token = Some(next),
-            None => break,
+            None => return Ok(list),
         }
     }
-    Ok(items)
+    list.not_all_read = continue_token.is_some();
+    Ok(list)
 }
 
 /// One page ([`GRANT_PAGE_SIZE`]) of the objects of `gvk` in `namespace` from
@@ -193,5 +217,45 @@ async fn timed<T>(
     match tokio::time::timeout(timeout, call).await {
         Ok(result) => result.map_err(|error| KubeError::from_kube(error, timeout)),
         Err(_) => Err(KubeError::Timeout(timeout)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// Pages of one item each, `total` of them, through [`read_pages`] with at most `pages`.
+    async fn paged(total: usize, pages: usize) -> (GatewayList, usize) {
+        let mut calls = 0;
+        let list = read_pages(pages, |token: Option<String>| {
+            calls += 1;
+            let at: usize = token
+                .as_deref()
+                .map_or(0, |t| t.parse().unwrap_or(usize::MAX));
+            async move {
+                let next = (at + 1 < total).then(|| (at + 1).to_string());
+                Ok((vec![json!({"at": at})], next))
+            }
+        })
+        .await
+        .expect("no error");
+        (list, calls)
+    }
+
+    #[tokio::test]
+    async fn gateways_past_the_last_page_read_are_said_not_all_read() {
+        let (all, calls) = paged(3, 40).await;
+        assert_eq!((all.items.len(), calls, all.not_all_read), (3, 3, false));
+        let (exactly, calls) = paged(40, 40).await;
+        assert_eq!(
+            (exactly.items.len(), calls, exactly.not_all_read),
+            (40, 40, false)
+        );
+        let (cut, calls) = paged(41, 40).await;
+        assert_eq!((cut.items.len(), calls, cut.not_all_read), (40, 40, true));
+        assert_eq!(cut.items[39], json!({"at": 39}), "each token followed");
+        assert_eq!(MAX_GATEWAYS, 10_000);
     }
 }

@@ -12,11 +12,9 @@ use crate::access::Viewer;
 use crate::http::state::AppState;
 use crate::kube::client::{KubeApi, KubeError};
 
-/// One namespace's list call.
-pub(crate) type ListCall = for<'a> fn(
-    &'a dyn KubeApi,
-    &'a str,
-) -> BoxFuture<'a, Result<Vec<serde_json::Value>, KubeError>>;
+/// One namespace's list call, answering `T` (the objects as JSON, or more).
+pub(crate) type ListCall<T> =
+    for<'a> fn(&'a dyn KubeApi, &'a str) -> BoxFuture<'a, Result<T, KubeError>>;
 
 /// What is read, and how it is named when it fails.
 #[derive(Debug, Clone, Copy)]
@@ -42,14 +40,14 @@ pub(crate) enum Unread {
     ListFailed(String),
 }
 
-/// Each of `namespaces` with its objects as JSON, or why they were not read.
-pub(crate) async fn read(
+/// Each of `namespaces` with what its list call answered, or why its objects were not read.
+pub(crate) async fn read<T>(
     state: &AppState,
     viewer: &Viewer,
     namespaces: impl IntoIterator<Item = String>,
     reads: NamespaceReads,
-    list: ListCall,
-) -> BTreeMap<String, Result<Vec<serde_json::Value>, Unread>> {
+    list: ListCall<T>,
+) -> BTreeMap<String, Result<T, Unread>> {
     let mut answers = BTreeMap::new();
     let mut readable = Vec::new();
     for namespace in namespaces {
