@@ -1,6 +1,7 @@
 //! Whether a Gateway listener accepts a route, as the Gateway API says a controller decides it:
-//! its `allowedRoutes.kinds` (empty: the kinds of its protocol, HTTPRoute and GRPCRoute for
-//! HTTP and HTTPS, TLSRoute for TLS), its `allowedRoutes.namespaces.from` (`Same` by default,
+//! the kinds of its protocol (HTTPRoute and GRPCRoute for HTTP and HTTPS, TLSRoute for TLS),
+//! narrowed by its `allowedRoutes.kinds` when it lists some (a listed kind its protocol does not
+//! take is `InvalidRouteKinds`: not accepted), its `allowedRoutes.namespaces.from` (`Same` by default,
 //! `All`, or `Selector`, which is not checked: the dashboard does not read namespace labels)
 //! and its `hostname` intersected with the route's hostnames (a wildcard `*.example.com`
 //! matches every name below `example.com`). Plain functions, called by `listeners`.
@@ -52,26 +53,37 @@ fn from_of(listener: &GatewayListener) -> From<'_> {
     }
 }
 
-/// Whether `listener` takes routes of `kind`, by its `allowedRoutes.kinds` or its protocol.
+/// Whether a listener of `protocol` can take routes of `kind` at all: HTTPRoute and GRPCRoute
+/// on HTTP and HTTPS, TLSRoute on TLS.
+fn protocol_takes(protocol: &str, kind: RecordKind) -> bool {
+    match kind {
+        RecordKind::HttpRoute | RecordKind::GrpcRoute => matches!(protocol, "HTTP" | "HTTPS"),
+        RecordKind::TlsRoute => protocol == "TLS",
+        RecordKind::Ingress => false,
+    }
+}
+
+/// Whether `listener`'s `allowedRoutes.kinds` lists `kind` (in the Gateway API group).
+fn lists_kind(listener: &GatewayListener, kind: RecordKind) -> bool {
+    listener
+        .allowed_routes
+        .iter()
+        .flat_map(|allowed| &allowed.kinds)
+        .any(|allowed| {
+            allowed.group.as_deref().unwrap_or(GATEWAY_GROUP) == GATEWAY_GROUP
+                && allowed.kind == kind.as_str()
+        })
+}
+
+/// Whether `listener` takes routes of `kind`: one its protocol takes and, when it lists
+/// `allowedRoutes.kinds`, one it lists (a listed kind its protocol does not take is an
+/// `InvalidRouteKinds`, not accepted).
 pub(super) fn allows_kind(listener: &GatewayListener, kind: RecordKind) -> bool {
-    let kinds = listener
+    let lists_kinds = listener
         .allowed_routes
         .as_ref()
-        .map(|allowed| allowed.kinds.as_slice())
-        .unwrap_or_default();
-    if kinds.is_empty() {
-        return match kind {
-            RecordKind::HttpRoute | RecordKind::GrpcRoute => {
-                matches!(listener.protocol.as_str(), "HTTP" | "HTTPS")
-            }
-            RecordKind::TlsRoute => listener.protocol == "TLS",
-            RecordKind::Ingress => false,
-        };
-    }
-    kinds.iter().any(|allowed| {
-        allowed.group.as_deref().unwrap_or(GATEWAY_GROUP) == GATEWAY_GROUP
-            && allowed.kind == kind.as_str()
-    })
+        .is_some_and(|allowed| !allowed.kinds.is_empty());
+    protocol_takes(&listener.protocol, kind) && (!lists_kinds || lists_kind(listener, kind))
 }
 
 /// Whether hostname `a` and `b` (either may be a wildcard `*.suffix`) name a host in common.
@@ -100,10 +112,15 @@ pub(super) fn admit(
 ) -> Admission {
     let name = &listener.name;
     if !allows_kind(listener, route.kind) {
-        return Admission::Refused(format!(
-            "listener {name} does not allow {}",
-            route.kind.as_str()
-        ));
+        let kind = route.kind.as_str();
+        if lists_kind(listener, route.kind) {
+            let protocol: String = listener.protocol.chars().take(64).collect();
+            return Admission::Refused(format!(
+                "listener {name} does not allow {kind}: InvalidRouteKinds ({kind} is listed but \
+                 a {protocol} listener does not take it)"
+            ));
+        }
+        return Admission::Refused(format!("listener {name} does not allow {kind}"));
     }
     let mut note = None;
     match from_of(listener) {
@@ -261,5 +278,26 @@ mod tests {
             Admission::Accepted { note: None },
             "a route without hostnames takes the listener's"
         );
+    }
+
+    #[test]
+    fn a_listed_kind_the_protocol_does_not_take_is_invalid_not_accepted() {
+        let tls = listener(json!({"name": "db", "port": 8443, "protocol": "TLS",
+            "allowedRoutes": {"kinds": [{"kind": "HTTPRoute"}, {"kind": "TLSRoute"}]}}));
+        assert!(!allows_kind(&tls, RecordKind::HttpRoute));
+        assert!(allows_kind(&tls, RecordKind::TlsRoute));
+        assert_eq!(
+            admit(&tls, "infra", route(RecordKind::HttpRoute, "infra", &[])),
+            Admission::Refused(
+                "listener db does not allow HTTPRoute: InvalidRouteKinds (HTTPRoute is listed \
+                 but a TLS listener does not take it)"
+                    .into()
+            )
+        );
+        let https = listener(json!({"name": "web", "port": 443, "protocol": "HTTPS",
+            "allowedRoutes": {"kinds": [{"kind": "GRPCRoute"}, {"kind": "TLSRoute"}]}}));
+        assert!(allows_kind(&https, RecordKind::GrpcRoute));
+        assert!(!allows_kind(&https, RecordKind::TlsRoute));
+        assert!(!allows_kind(&https, RecordKind::HttpRoute), "not listed");
     }
 }
