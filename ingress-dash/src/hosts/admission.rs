@@ -10,7 +10,7 @@ use crate::kube::kind_types::GatewayListener;
 use crate::records::RecordKind;
 
 /// The Gateway API group, what a `RouteGroupKind` without a group means.
-const GATEWAY_GROUP: &str = "gateway.networking.k8s.io";
+pub(super) const GATEWAY_GROUP: &str = "gateway.networking.k8s.io";
 
 /// What a listener says to a route.
 #[derive(Debug, Clone, PartialEq, Eq)]

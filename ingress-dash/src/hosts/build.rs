@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::admission;
 use super::listeners::{self, Attachment, KnownGateways};
 use super::{
     ANY_HOST, Conflict, Duplicate, HostEntry, HostPath, HostTls, PathBackend, ServingObject,
@@ -161,13 +162,14 @@ pub(super) trait Claims {
     fn tls(&mut self, host: &str, secret_name: &str, tls: &dyn Fn() -> HostTls);
 }
 
-/// A route's Gateway parentRefs.
+/// A route's Gateway parentRefs: kind `Gateway` in the Gateway API group (the record gives an
+/// absent group its default, that group); a `Gateway` of another group is another API's.
 fn gateway_parents(record: &IngressRecord) -> impl Iterator<Item = &crate::records::ParentRef> {
     record
         .route
         .iter()
         .flat_map(|route| &route.parent_refs)
-        .filter(|parent| parent.kind == "Gateway")
+        .filter(|parent| parent.kind == "Gateway" && parent.group == admission::GATEWAY_GROUP)
 }
 
 /// A route's Gateway parentRefs as attachments, before the Gateways are read.

@@ -1,6 +1,7 @@
 //! One entry per host, conflicts, duplicates, TLS overlaps, search and the flagged filter.
 
 use super::*;
+
 #[test]
 fn one_entry_per_host_case_folded_with_wildcards_and_hostless_rules_apart() {
     let report = all(&[ingress(

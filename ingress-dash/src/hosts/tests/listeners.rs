@@ -2,6 +2,7 @@
 //! accept a route counted in its host's TLS overlap.
 
 use super::*;
+
 /// The record the service builds of a GRPCRoute or TLSRoute (`kind`) written as the API has it.
 fn gateway_route(kind: &str, namespace: &str, name: &str, spec: Value) -> Value {
     use crate::records::gateway_routes::{grpc_record_of, tls_record_of};
@@ -239,4 +240,34 @@ fn only_a_terminating_listener_whose_hostname_covers_the_host_brings_its_certifi
     let raw = &org.objects[1];
     assert_eq!(raw.key, "tlsroute/shop/raw");
     assert_eq!(raw.attachments[0].listeners[0].name, "passthrough");
+}
+
+#[test]
+fn only_a_gateway_of_the_gateway_api_group_is_a_gateway_parent() {
+    let parents = json!([
+        {"name": "public", "namespace": "infra", "sectionName": "grpc"},
+        {"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "edge",
+         "namespace": "infra"},
+        {"group": "example.com", "kind": "Gateway", "name": "other", "namespace": "infra"},
+    ]);
+    let grpc = gateway_route(
+        "GRPCRoute",
+        "shop",
+        "cart",
+        json!({"parentRefs": parents, "hostnames": ["api.example.com"],
+               "rules": [{"backendRefs": [{"name": "cart", "port": 9000}]}]}),
+    );
+    let report = all(&[grpc]);
+    let object = &host(&report, "api.example.com").objects[0];
+    assert_eq!(object.listeners, ["infra/public/grpc", "infra/edge"]);
+    let gateways: Vec<&str> = object
+        .attachments
+        .iter()
+        .map(|attachment| attachment.gateway.as_str())
+        .collect();
+    assert_eq!(
+        gateways,
+        ["public", "edge"],
+        "example.com's Gateway is none"
+    );
 }
