@@ -23,15 +23,7 @@ use serde_json::{Map, Value, json};
 use super::model::*;
 use crate::cluster::dialect::Distribution;
 use crate::error::Error;
-
-fn texts(value: &Value) -> Vec<String> {
-    value
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|item| item.as_str().map(str::to_owned))
-        .collect()
-}
+use crate::manage::templates::strings;
 
 fn text(value: &Value) -> Option<String> {
     value
@@ -79,8 +71,8 @@ pub(crate) fn user(distribution: Distribution, name: &str, entry: &Value) -> Sec
     match distribution {
         Distribution::OpenSearch => SecurityUser {
             name: name.to_owned(),
-            roles: texts(&entry["opendistro_security_roles"]),
-            backend_roles: texts(&entry["backend_roles"]),
+            roles: strings(&entry["opendistro_security_roles"]),
+            backend_roles: strings(&entry["backend_roles"]),
             full_name: None,
             email: None,
             enabled: true,
@@ -89,7 +81,7 @@ pub(crate) fn user(distribution: Distribution, name: &str, entry: &Value) -> Sec
         },
         Distribution::Elasticsearch => SecurityUser {
             name: name.to_owned(),
-            roles: texts(&entry["roles"]),
+            roles: strings(&entry["roles"]),
             backend_roles: Vec::new(),
             full_name: text(&entry["full_name"]),
             email: text(&entry["email"]),
@@ -121,14 +113,14 @@ pub(crate) fn role(distribution: Distribution, name: &str, entry: &Value) -> Sec
     SecurityRole {
         name: name.to_owned(),
         description: text(&entry["description"]),
-        cluster_permissions: texts(&entry[cluster]),
+        cluster_permissions: strings(&entry[cluster]),
         index_permissions: entry[indices]
             .as_array()
             .into_iter()
             .flatten()
             .map(|permission| IndexPermission {
-                index_patterns: texts(&permission[patterns]),
-                actions: texts(&permission[actions]),
+                index_patterns: strings(&permission[patterns]),
+                actions: strings(&permission[actions]),
             })
             .collect(),
         reserved: is_reserved(distribution, entry),
@@ -155,7 +147,7 @@ fn rule_names(rules: &Value, users: &mut Vec<String>, groups: &mut Vec<String>) 
             };
             match value {
                 Value::String(name) => target.push(name.clone()),
-                Value::Array(_) => target.extend(texts(value)),
+                Value::Array(_) => target.extend(strings(value)),
                 _ => other = true,
             }
         }
@@ -175,11 +167,11 @@ pub(crate) fn role_mapping(
         Distribution::OpenSearch => SecurityRoleMapping {
             name: name.to_owned(),
             roles: vec![name.to_owned()],
-            users: texts(&entry["users"]),
-            backend_roles: texts(&entry["backend_roles"]),
+            users: strings(&entry["users"]),
+            backend_roles: strings(&entry["backend_roles"]),
             enabled: true,
-            other_rules: !texts(&entry["hosts"]).is_empty()
-                || !texts(&entry["and_backend_roles"]).is_empty(),
+            other_rules: !strings(&entry["hosts"]).is_empty()
+                || !strings(&entry["and_backend_roles"]).is_empty(),
             reserved,
         },
         Distribution::Elasticsearch => {
@@ -188,7 +180,7 @@ pub(crate) fn role_mapping(
                 || entry["role_templates"].is_array();
             SecurityRoleMapping {
                 name: name.to_owned(),
-                roles: texts(&entry["roles"]),
+                roles: strings(&entry["roles"]),
                 users,
                 backend_roles: groups,
                 enabled: entry["enabled"].as_bool().unwrap_or(true),
@@ -311,7 +303,7 @@ pub(crate) fn role_body(
         .map(|permission| {
             let mut entry = previous
                 .iter()
-                .find(|old| texts(&old[patterns]) == permission.index_patterns)
+                .find(|old| strings(&old[patterns]) == permission.index_patterns)
                 .and_then(Value::as_object)
                 .cloned()
                 .unwrap_or_default();

@@ -232,7 +232,7 @@ pub(crate) async fn write_entry(
             )
         })?;
     Ok(SecurityWritten {
-        kind: kind_segment(kind).to_owned(),
+        kind: kind.segment().to_owned(),
         name: name.as_str().to_owned(),
         created: current.is_none(),
         deleted: false,
@@ -243,14 +243,6 @@ enum Change {
     User(UserChange),
     Role(RoleChange),
     Mapping(RoleMappingChange),
-}
-
-fn kind_segment(kind: SecurityKind) -> &'static str {
-    match kind {
-        SecurityKind::Users => "users",
-        SecurityKind::Roles => "roles",
-        SecurityKind::RoleMappings => "role_mappings",
-    }
 }
 
 /// Deletes `name`; `confirm` must repeat it (the web app has the user type it).
@@ -286,7 +278,7 @@ pub(crate) async fn delete_entry(
             )
         })?;
     Ok(SecurityWritten {
-        kind: kind_segment(kind).to_owned(),
+        kind: kind.segment().to_owned(),
         name: name.as_str().to_owned(),
         created: false,
         deleted: true,

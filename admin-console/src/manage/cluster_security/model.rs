@@ -27,15 +27,24 @@ pub(crate) enum SecurityKind {
 }
 
 impl SecurityKind {
-    /// From the path segment: `users`, `roles`, `role_mappings`.
+    const ALL: [Self; 3] = [Self::Users, Self::Roles, Self::RoleMappings];
+
+    /// From the path segment ([`Self::segment`]).
     pub(crate) fn parse(segment: &str) -> Result<Self, Error> {
-        match segment {
-            "users" => Ok(Self::Users),
-            "roles" => Ok(Self::Roles),
-            "role_mappings" => Ok(Self::RoleMappings),
-            _ => Err(Error::NotFound(
-                "Security entries are users, roles or role_mappings.".to_owned(),
-            )),
+        Self::ALL
+            .into_iter()
+            .find(|kind| kind.segment() == segment)
+            .ok_or_else(|| {
+                Error::NotFound("Security entries are users, roles or role_mappings.".to_owned())
+            })
+    }
+
+    /// The path segment of this kind: `users`, `roles`, `role_mappings`.
+    pub(crate) fn segment(self) -> &'static str {
+        match self {
+            Self::Users => "users",
+            Self::Roles => "roles",
+            Self::RoleMappings => "role_mappings",
         }
     }
 

@@ -335,6 +335,9 @@ fn kinds_have_their_paths_and_reserved_entries_a_clear_refusal() {
             .api_path(Elasticsearch),
         "_security/user"
     );
+    for segment in ["users", "roles", "role_mappings"] {
+        assert_eq!(SecurityKind::parse(segment).unwrap().segment(), segment);
+    }
     assert!(SecurityKind::parse("tenants").is_err());
     let refusal = reserved_refusal(SecurityKind::Users, "admin");
     assert!(matches!(refusal, Error::Conflict(_)));

@@ -231,7 +231,7 @@ fn patterns(value: &Value) -> Vec<String> {
     }
 }
 
-fn strings(value: &Value) -> Vec<String> {
+pub(crate) fn strings(value: &Value) -> Vec<String> {
     value
         .as_array()
         .map(|items| {
