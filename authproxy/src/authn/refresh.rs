@@ -26,7 +26,7 @@ use tokio::time::Instant;
 
 use crate::authn::oidc::{OidcProvider, RefreshFailure, Refreshed, identity_from_claims};
 use crate::authn::session::{SessionRecord, Sessions, unix_now};
-use crate::error::Error;
+use crate::error::{Error, ProviderFailure};
 use crate::metrics;
 use crate::store::{KeyValueStore, StoreError};
 
@@ -52,7 +52,15 @@ pub(crate) enum Renewal {
 pub(crate) struct SessionRefresher {
     before_expiry: Duration,
     /// Requests of one session in this replica share one refresh, keyed by the store key.
-    flights: SingleFlight<String, Renewal, StoreError>,
+    flights: SingleFlight<String, Renewal, RenewFailure>,
+}
+
+/// Why a refresh gave no renewal to go on with.
+#[derive(Clone, Debug)]
+enum RenewFailure {
+    Store(StoreError),
+    /// Its task panicked (a bug): whether the token was spent or the session ended is unknown.
+    Panicked,
 }
 
 impl SessionRefresher {
@@ -88,10 +96,25 @@ impl SessionRefresher {
                 let task = tokio::spawn(refresh.run());
                 // A waiter that leads after this request went away spawns its own, which finds
                 // the lease taken and waits for this task's result in the store.
-                async move { task.await.unwrap_or(Ok(Renewal::Ended)) }
+                async move {
+                    match task.await {
+                        Ok(outcome) => outcome.map_err(RenewFailure::Store),
+                        Err(error) => {
+                            // The session is neither renewed nor known to be ended: this
+                            // request fails (503); the task's lease went with it (`Lease`).
+                            tracing::error!(%error, "the session refresh task failed");
+                            Err(RenewFailure::Panicked)
+                        }
+                    }
+                }
             })
             .await
-            .map_err(Error::StoreUnavailable)
+            .map_err(|failure| match failure {
+                RenewFailure::Store(error) => Error::StoreUnavailable(error),
+                RenewFailure::Panicked => Error::ProviderUnavailable(ProviderFailure::Other(
+                    "the session refresh failed".to_owned(),
+                )),
+            })
     }
 }
 
@@ -112,21 +135,16 @@ struct Refresh {
 
 impl Refresh {
     async fn run(self) -> Result<Renewal, StoreError> {
-        let lease = lease_key(&self.key);
-        let holder = lease_holder();
-        let store = self.sessions.store().clone();
-        if !store
-            .set_if_absent(&lease, holder.clone().into_bytes(), LEASE_TTL)
-            .await?
-        {
+        let store = self.sessions.store();
+        let Some(lease) = Lease::take(store, &self.key).await? else {
             // Another replica is refreshing this session: reuse what it stores.
-            let waited = wait_for_lease(store.as_ref(), &lease, LEASE_TTL).await?;
+            let waited = wait_for_lease(store.as_ref(), &lease_key(&self.key), LEASE_TTL).await?;
             metrics::refreshed(waited.outcome());
             return Ok(match self.sessions.read(&self.key).await? {
                 Some(record) => Renewal::Current(Box::new(record)),
                 None => Renewal::Ended,
             });
-        }
+        };
         let outcome = match tokio::time::timeout(REFRESH_LIMIT, self.holding_lease()).await {
             Ok(outcome) => outcome,
             Err(_) => {
@@ -141,9 +159,7 @@ impl Refresh {
                     .map(|()| Renewal::Ended)
             }
         };
-        // Released whatever happened, only while it is still ours; if this fails the lease
-        // expires by itself.
-        let _ = store.delete_if_equals(&lease, holder.as_bytes()).await;
+        lease.release().await;
         outcome
     }
 
@@ -238,6 +254,62 @@ async fn wait_for_lease(
     Ok(LeaseWait::Released)
 }
 
+/// This replica's lease on a session's refresh: released by compare-and-delete (only while it
+/// is still ours; if that fails it expires by itself) when the refresh ends, and when its task
+/// panics or is aborted too, then from a task of its own (`Drop` cannot wait), so a failed
+/// refresh never leaves other requests waiting out the lease's 25 s.
+struct Lease {
+    store: Arc<dyn KeyValueStore>,
+    key: String,
+    holder: String,
+    released: bool,
+}
+
+impl Lease {
+    /// The lease of the session under `session_key`, unless someone else holds it.
+    async fn take(
+        store: &Arc<dyn KeyValueStore>,
+        session_key: &str,
+    ) -> Result<Option<Self>, StoreError> {
+        let (key, holder) = (lease_key(session_key), lease_holder());
+        let taken = store
+            .set_if_absent(&key, holder.clone().into_bytes(), LEASE_TTL)
+            .await?;
+        Ok(taken.then(|| Self {
+            store: store.clone(),
+            key,
+            holder,
+            released: false,
+        }))
+    }
+
+    async fn release(mut self) {
+        let _ = self
+            .store
+            .delete_if_equals(&self.key, self.holder.as_bytes())
+            .await;
+        self.released = true;
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        if self.released {
+            return;
+        }
+        let store = self.store.clone();
+        let (key, holder) = (
+            std::mem::take(&mut self.key),
+            std::mem::take(&mut self.holder),
+        );
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = store.delete_if_equals(&key, holder.as_bytes()).await;
+            });
+        }
+    }
+}
+
 /// A random value naming this lease's holder, so that only it releases the lease.
 fn lease_holder() -> String {
     URL_SAFE_NO_PAD.encode(rand::random::<[u8; 16]>())
@@ -278,201 +350,4 @@ fn lease_key(session_key: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::Map;
-
-    use super::*;
-
-    fn record(refresh_token: Option<&str>, access_expires_at: Option<u64>) -> SessionRecord {
-        SessionRecord {
-            username: "alice".to_owned(),
-            email: String::new(),
-            name: String::new(),
-            groups: Vec::new(),
-            claims: Map::new(),
-            id_token: None,
-            expires_at: 10_000,
-            refresh_token: refresh_token.map(str::to_owned),
-            access_expires_at,
-        }
-    }
-
-    #[test]
-    fn only_a_session_with_a_refresh_token_near_its_expiry_is_due() {
-        let refresher = SessionRefresher::new(Duration::from_secs(60));
-        let now = 1_000;
-        assert!(refresher.is_due(&record(Some("r"), Some(1_060)), now));
-        assert!(
-            refresher.is_due(&record(Some("r"), Some(900)), now),
-            "expired"
-        );
-        assert!(!refresher.is_due(&record(Some("r"), Some(1_061)), now));
-        assert!(!refresher.is_due(&record(None, Some(900)), now), "no token");
-        assert!(
-            !refresher.is_due(&record(Some("r"), None), now),
-            "no expiry"
-        );
-    }
-
-    fn refreshed(claims: serde_json::Value, refresh_token: Option<&str>) -> Refreshed {
-        Refreshed {
-            claims: claims.as_object().cloned().unwrap_or_default(),
-            id_token: Some("new-id-token".to_owned()),
-            refresh_token: refresh_token.map(str::to_owned),
-            access_expires_at: Some(2_000),
-        }
-    }
-
-    const CLAIMS: (&str, &str) = ("preferred_username", "groups");
-
-    #[test]
-    fn a_refresh_brings_new_groups_and_keeps_an_unrotated_token() {
-        let mut session = record(Some("old-refresh"), Some(1_000));
-        let new =
-            serde_json::json!({"sub": "1", "preferred_username": "alice", "groups": ["staff"]});
-        apply(&mut session, refreshed(new.clone(), None), CLAIMS).unwrap();
-        assert_eq!(session.groups, ["staff"]);
-        assert_eq!(session.refresh_token.as_deref(), Some("old-refresh"));
-        assert_eq!(session.id_token.as_deref(), Some("new-id-token"));
-        assert_eq!(session.access_expires_at, Some(2_000));
-        apply(&mut session, refreshed(new, Some("rotated")), CLAIMS).unwrap();
-        assert_eq!(session.refresh_token.as_deref(), Some("rotated"));
-    }
-
-    #[test]
-    fn a_refresh_naming_another_user_or_none_is_refused() {
-        let mut session = record(Some("r"), Some(1_000));
-        let other = serde_json::json!({"sub": "1", "preferred_username": "mallory"});
-        assert!(matches!(
-            apply(&mut session, refreshed(other, None), CLAIMS),
-            Err(RefreshFailure::Rejected(_))
-        ));
-        let nobody = serde_json::json!({"groups": ["admins"]});
-        assert!(matches!(
-            apply(&mut session, refreshed(nobody, None), CLAIMS),
-            Err(RefreshFailure::Rejected(_))
-        ));
-        assert_eq!(session.username, "alice");
-        assert!(session.groups.is_empty(), "unchanged");
-    }
-
-    #[tokio::test]
-    async fn a_waiter_sees_the_lease_go_or_times_out_as_its_own_outcome() {
-        let store = service_kit::byte_store::MemoryStore::default();
-        let wait = Duration::from_millis(200);
-        assert_eq!(
-            wait_for_lease(&store, "lease", wait).await.unwrap(),
-            LeaseWait::Released
-        );
-        store
-            .set_if_absent("lease", b"theirs".to_vec(), Duration::from_secs(60))
-            .await
-            .unwrap();
-        let timed_out = wait_for_lease(&store, "lease", wait).await.unwrap();
-        assert_eq!(timed_out, LeaseWait::TimedOut);
-        assert_eq!(timed_out.outcome(), "wait_timeout");
-        assert_eq!(LeaseWait::Released.outcome(), "shared");
-    }
-
-    #[test]
-    fn each_lease_holder_is_named_apart_and_the_refresh_ends_inside_the_lease() {
-        assert_ne!(lease_holder(), lease_holder());
-        assert!(lease_holder().len() >= 22, "128 random bits");
-        assert!(REFRESH_LIMIT + Duration::from_secs(4) < LEASE_TTL);
-    }
-
-    /// A provider that takes connections and answers none until `release` is sent, then refuses
-    /// them: a refresh against it hangs, then fails (twice, so the session ends).
-    async fn silent_provider() -> (String, tokio::sync::oneshot::Sender<()>) {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let issuer = format!("http://{}", listener.local_addr().unwrap());
-        let (release, mut released) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let mut held = Vec::new();
-            loop {
-                tokio::select! {
-                    Ok((socket, _)) = listener.accept() => held.push(socket),
-                    _ = &mut released => break,
-                }
-            }
-        });
-        (issuer, release)
-    }
-
-    #[tokio::test]
-    async fn a_refresh_whose_request_is_dropped_still_runs_to_its_end() {
-        use futures_util::poll;
-
-        use crate::authn::cookies::CookieSigner;
-        use crate::authn::session::store_key;
-        use crate::crypto::CredentialCipher;
-
-        const DEADLINE: Duration = Duration::from_secs(10);
-        let (issuer, release) = silent_provider().await;
-        let callback = "http://127.0.0.1:1/auth/callback";
-        let provider = Arc::new(
-            OidcProvider::new(&crate::config::OidcSettings {
-                enabled: true,
-                issuer_url: issuer,
-                client_id: "c".to_owned(),
-                redirect_url: callback.to_owned(),
-                ..Default::default()
-            })
-            .unwrap(),
-        );
-        let store: Arc<dyn KeyValueStore> =
-            Arc::new(service_kit::byte_store::MemoryStore::default());
-        let signer = CookieSigner::new(&[7; 32], "", callback).unwrap();
-        let sessions = Sessions::new(
-            store.clone(),
-            CredentialCipher::ephemeral(),
-            signer,
-            "s",
-            Duration::from_secs(3600),
-        );
-        let key = store_key("the-session-id");
-        let mut due = record(Some("r"), Some(unix_now()));
-        due.expires_at = unix_now() + 3600;
-        sessions.write(&key, &due).await.unwrap();
-        let lease = lease_key(&key);
-        let refresher = SessionRefresher::new(Duration::from_secs(60));
-
-        let mut request = Box::pin(refresher.renew(&sessions, &provider, &key));
-        test_support::eventually("the refresh to take its lease", DEADLINE, async || {
-            assert!(
-                poll!(request.as_mut()).is_pending(),
-                "the provider answers nothing"
-            );
-            store.get(&lease).await.unwrap().is_some()
-        })
-        .await;
-        // The request's client goes away; then the provider fails the refresh.
-        drop(request);
-        release.send(()).unwrap();
-        test_support::eventually(
-            "the refresh to end the session and release its lease",
-            DEADLINE,
-            async || {
-                store.get(&lease).await.unwrap().is_none()
-                    && sessions.read(&key).await.unwrap().is_none()
-            },
-        )
-        .await;
-    }
-
-    #[test]
-    fn the_lease_sits_beside_the_session_key() {
-        assert_eq!(
-            lease_key("authproxy:session:abc123"),
-            "authproxy:session-refresh:abc123"
-        );
-    }
-
-    #[test]
-    fn the_record_never_shows_its_tokens() {
-        let mut record = record(Some("the-refresh-token"), Some(1));
-        record.id_token = Some("the-id-token".to_owned());
-        let shown = format!("{record:?}");
-        assert!(!shown.contains("the-refresh-token") && !shown.contains("the-id-token"));
-    }
-}
+mod tests;
