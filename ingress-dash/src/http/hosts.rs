@@ -100,7 +100,7 @@ async fn read_gateways(
     if state.hub.serves_gateways() == Some(false) {
         let reason = format!("the API server does not serve {GATEWAYS_SERVED}");
         for namespace in namespaces {
-            known.namespaces.insert(namespace, Err(reason.clone()));
+            known.insert(namespace, Err(reason.clone()));
         }
         return known;
     }
@@ -128,7 +128,7 @@ async fn read_gateways(
             }
             Err(Unread::ListFailed(why)) => Err(why),
         };
-        known.namespaces.insert(namespace, read);
+        known.insert(namespace, read);
     }
     known
 }

@@ -134,9 +134,7 @@ fn public_gateway() -> KnownGateways {
             ]},
         })],
     );
-    known
-        .namespaces
-        .insert("gateway-system".into(), Ok(gateways));
+    known.insert("gateway-system".into(), Ok(gateways));
     known
 }
 
