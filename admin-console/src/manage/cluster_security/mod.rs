@@ -94,6 +94,37 @@ pub(crate) async fn security_overview(
     })
 }
 
+/// The cluster's path of the entry `name` of `kind` (no leading `/`).
+fn entry_path(distribution: Distribution, kind: SecurityKind, name: &SecurityName) -> String {
+    format!("{}/{}", kind.api_path(distribution), name.segment())
+}
+
+/// Sends a write or a delete of the entry `name` (`payload`: the write's body) and says what
+/// was done.
+async fn change_entry(
+    cluster: &impl ClusterApi,
+    distribution: Distribution,
+    kind: SecurityKind,
+    name: &SecurityName,
+    payload: Option<&Value>,
+    created: bool,
+) -> Result<SecurityWritten, Error> {
+    let (method, call) = match payload {
+        Some(_) => (Method::PUT, SecurityCall::Write(name.as_str())),
+        None => (Method::DELETE, SecurityCall::Entry(name.as_str())),
+    };
+    cluster
+        .call(method, &entry_path(distribution, kind, name), payload)
+        .await
+        .map_err(|error| explained(error, distribution, kind, call))?;
+    Ok(SecurityWritten {
+        kind: kind.segment().to_owned(),
+        name: name.as_str().to_owned(),
+        created,
+        deleted: payload.is_none(),
+    })
+}
+
 /// The entry `name` of `kind` as the cluster has it (secrets stripped), None when there is
 /// none.
 async fn current(
@@ -102,7 +133,7 @@ async fn current(
     kind: SecurityKind,
     name: &SecurityName,
 ) -> Result<Option<Value>, Error> {
-    let path = format!("{}/{}", kind.api_path(distribution), name.segment());
+    let path = entry_path(distribution, kind, name);
     match cluster.call(Method::GET, &path, None).await {
         Ok(answer) => Ok(dialects::entries(answer)?
             .into_iter()
@@ -219,24 +250,15 @@ pub(crate) async fn write_entry(
             dialects::role_mapping_body(distribution, name.as_str(), change, current)?
         }
     };
-    let path = format!("{}/{}", kind.api_path(distribution), name.segment());
-    cluster
-        .call(Method::PUT, &path, Some(&payload))
-        .await
-        .map_err(|error| {
-            explained(
-                error,
-                distribution,
-                kind,
-                SecurityCall::Write(name.as_str()),
-            )
-        })?;
-    Ok(SecurityWritten {
-        kind: kind.segment().to_owned(),
-        name: name.as_str().to_owned(),
-        created: current.is_none(),
-        deleted: false,
-    })
+    change_entry(
+        cluster,
+        distribution,
+        kind,
+        name,
+        Some(&payload),
+        current.is_none(),
+    )
+    .await
 }
 
 enum Change {
@@ -265,24 +287,7 @@ pub(crate) async fn delete_entry(
     if is_reserved(distribution, &entry) {
         return Err(reserved_refusal(kind, name.as_str()));
     }
-    let path = format!("{}/{}", kind.api_path(distribution), name.segment());
-    cluster
-        .call(Method::DELETE, &path, None)
-        .await
-        .map_err(|error| {
-            explained(
-                error,
-                distribution,
-                kind,
-                SecurityCall::Entry(name.as_str()),
-            )
-        })?;
-    Ok(SecurityWritten {
-        kind: kind.segment().to_owned(),
-        name: name.as_str().to_owned(),
-        created: false,
-        deleted: true,
-    })
+    change_entry(cluster, distribution, kind, name, None, false).await
 }
 
 async fn distribution(cluster: &RequestedCluster) -> Result<Distribution, Error> {
