@@ -58,6 +58,23 @@ fn resolved_from(
     attachment
 }
 
+/// A route of HTTPRoute kind in `namespace` without hostnames and its parentRef to Gateway
+/// `namespace/name`, resolved against `known`.
+fn resolved_in(known: &KnownGateways, namespace: &str, name: &str) -> Attachment {
+    let mut attachment = Attachment {
+        gateway_namespace: namespace.into(),
+        gateway: name.into(),
+        section_name: None,
+        port: None,
+        listeners: Vec::new(),
+        problem: None,
+        route_namespace: namespace.into(),
+        route_hostnames: Vec::new(),
+    };
+    resolve(&mut attachment, RecordKind::HttpRoute, known);
+    attachment
+}
+
 fn names(attachment: &Attachment) -> Vec<&str> {
     attachment
         .listeners
@@ -200,17 +217,7 @@ fn a_gateway_that_does_not_decode_is_said_so_not_missing() {
     );
     assert!(read.is_empty());
     known.insert("broken".into(), Ok(read));
-    let mut attachment = Attachment {
-        gateway_namespace: "broken".into(),
-        gateway: "public".into(),
-        section_name: None,
-        port: None,
-        listeners: Vec::new(),
-        problem: None,
-        route_namespace: "broken".into(),
-        route_hostnames: Vec::new(),
-    };
-    resolve(&mut attachment, RecordKind::HttpRoute, &known);
+    let attachment = resolved_in(&known, "broken", "public");
     let problem = attachment.problem.unwrap_or_default();
     assert!(
         problem.starts_with("Gateway broken/public could not be read: it does not decode ("),
@@ -222,17 +229,7 @@ fn a_gateway_that_does_not_decode_is_said_so_not_missing() {
 fn a_gateway_past_those_read_is_not_said_missing() {
     let mut known = gateways();
     known.not_all_read("infra");
-    let mut attachment = Attachment {
-        gateway_namespace: "infra".into(),
-        gateway: "private".into(),
-        section_name: None,
-        port: None,
-        listeners: Vec::new(),
-        problem: None,
-        route_namespace: "infra".into(),
-        route_hostnames: Vec::new(),
-    };
-    resolve(&mut attachment, RecordKind::HttpRoute, &known);
+    let attachment = resolved_in(&known, "infra", "private");
     assert_eq!(
         attachment.problem.as_deref(),
         Some(
@@ -240,10 +237,7 @@ fn a_gateway_past_those_read_is_not_said_missing() {
              among those read"
         )
     );
-    let mut read = attachment.clone();
-    read.gateway = "public".into();
-    read.problem = None;
-    resolve(&mut read, RecordKind::HttpRoute, &known);
+    let read = resolved_in(&known, "infra", "public");
     assert_eq!(read.problem, None);
     assert_eq!(names(&read), ["http", "https"]);
 }
@@ -262,21 +256,7 @@ fn a_gateway_is_found_by_its_namespace_and_name_the_first_of_a_name_kept() {
         "shop".into(),
         Ok(vec![gateway("shop", "first"), gateway("shop", "second")]),
     );
-    let shop = |known: &KnownGateways| {
-        let mut attachment = Attachment {
-            gateway_namespace: "shop".into(),
-            gateway: "public".into(),
-            section_name: None,
-            port: None,
-            listeners: Vec::new(),
-            problem: None,
-            route_namespace: "shop".into(),
-            route_hostnames: Vec::new(),
-        };
-        resolve(&mut attachment, RecordKind::HttpRoute, known);
-        attachment
-    };
-    assert_eq!(names(&shop(&known)), ["first"]);
+    assert_eq!(names(&resolved_in(&known, "shop", "public")), ["first"]);
     assert_eq!(
         names(&resolved(RecordKind::HttpRoute, "infra", None, None)),
         ["http", "https"],
