@@ -28,9 +28,9 @@
 // tokens' lifetime. Test-only hooks: `POST /__test/set-groups` `{"login", "groups": [...]}`
 // changes a user's groups (the next token shows them), `POST /__test/revoke-refresh-tokens`
 // revokes every refresh token issued, and `GET /__test/refresh-grants` answers
-// `{"ok": n, "failed": m, "pending": p, "issued": i}`: refresh grants by outcome, refresh grants
-// answered by the provider but held back (see slow-refresh), refresh tokens issued at code
-// exchanges. `POST /__test/refresh-behaviour` `{"delay_ms": n, "id_token": bool,
+// `{"ok": n, "failed": m, "pending": p, "issued": i, "userinfo": u}`: refresh grants by outcome,
+// refresh grants answered by the provider but held back (see slow-refresh), refresh tokens issued
+// at code exchanges, userinfo requests (sign-ins' and refreshes'). `POST /__test/refresh-behaviour` `{"delay_ms": n, "id_token": bool,
 // "userinfo": bool, "userinfo_delay_ms": n}` changes how refreshes are answered from then on:
 // each refresh-grant answer is held back `delay_ms` after the provider made it (the token already
 // rotated), without its ID token when `id_token` is false; userinfo answers 500 when `userinfo`
@@ -79,7 +79,7 @@ const privateJwk = { ...signingKey.privateKey.export({ format: 'jwk' }), kid: KI
 let nextForgery = null;
 // Refresh tokens issued (for the revocation hook) and refresh-grant answers by outcome.
 const issuedRefreshTokens = [];
-const refreshGrants = { ok: 0, failed: 0, pending: 0, issued: 0 };
+const refreshGrants = { ok: 0, failed: 0, pending: 0, issued: 0, userinfo: 0 };
 const refreshBehaviour = { delay_ms: 0, id_token: true, userinfo: true, userinfo_delay_ms: 0 };
 
 const b64url = (data) => Buffer.from(data).toString('base64url');
@@ -230,6 +230,7 @@ server.listen(Number(listenPort), listenHost, () => {
         if (grantType === 'authorization_code') refreshGrants.issued += 1;
       }
     }
+    if (ctx.path === '/me') refreshGrants.userinfo += 1;
     if (ctx.path === '/me' && refreshBehaviour.userinfo_delay_ms > 0) {
       await new Promise((resolve) => { setTimeout(resolve, refreshBehaviour.userinfo_delay_ms); });
     }

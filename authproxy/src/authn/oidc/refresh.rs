@@ -93,12 +93,9 @@ impl OidcProvider {
             .await
             .map_err(token_request_failure)?;
         let sub = previous.get("sub");
-        let access_token = token.access_token().secret();
-        let userinfo = match &discovered.userinfo {
-            Some(endpoint) => Some(self.userinfo(endpoint, access_token, sub).await),
-            None => None,
-        };
-        let (claims, id_token) = match token.extra_fields().id_token() {
+        // The new ID token verifies (and names the same subject) before the new access token is
+        // used for anything: a forged answer gets no request in its name.
+        let verified = match token.extra_fields().id_token() {
             Some(id_token) => {
                 self.with_current_keys(discovered.clone(), |keys| {
                     // OIDC Core 12.2: no nonce is asked for; the other checks are the sign-in's.
@@ -110,7 +107,7 @@ impl OidcProvider {
                 .map_err(|error| RefreshFailure::Incomplete(error.to_string()))?
                 .map_err(|error| RefreshFailure::Rejected(refusal(&error).to_owned()))?;
                 let raw = id_token.to_string();
-                let mut claims = claims::payload_of(&raw).ok_or_else(|| {
+                let claims = claims::payload_of(&raw).ok_or_else(|| {
                     RefreshFailure::Rejected("the ID token's claims cannot be read".into())
                 })?;
                 if claims.get("sub") != sub {
@@ -118,6 +115,17 @@ impl OidcProvider {
                         "the new ID token names another subject".into(),
                     ));
                 }
+                Some((claims, raw))
+            }
+            None => None,
+        };
+        let access_token = token.access_token().secret();
+        let userinfo = match &discovered.userinfo {
+            Some(endpoint) => Some(self.userinfo(endpoint, access_token, sub).await),
+            None => None,
+        };
+        let (claims, id_token) = match verified {
+            Some((mut claims, raw)) => {
                 // As at sign-in: userinfo adds what the ID token lacks, best effort.
                 match userinfo {
                     Some(Ok(userinfo)) => {

@@ -242,7 +242,7 @@ async fn refresh_behaviour(stack: &OidcStack, behaviour: serde_json::Value) {
 }
 
 /// The provider's counts: `ok`, `failed`, `pending` (answers held back), `issued` (refresh
-/// tokens issued at sign-in).
+/// tokens issued at sign-in), `userinfo` (requests).
 async fn provider_counts(stack: &OidcStack) -> serde_json::Value {
     reqwest::Client::new()
         .get(format!("{}/__test/refresh-grants", stack.provider.issuer))
@@ -271,6 +271,27 @@ async fn alice_due_at_every_request() -> (OidcStack, Browser) {
     let browser = Browser::new();
     stack.sign_in(&browser, "/", &stack.alice).await;
     (stack, browser)
+}
+
+#[tokio::test]
+async fn a_refresh_whose_id_token_does_not_verify_asks_userinfo_nothing() {
+    let (stack, browser) = alice_due_at_every_request().await;
+    let app = &stack.app;
+    let _counted = COUNTED.lock().await;
+    let rejected = app.counter(REJECTED).await;
+    let asked = provider_counts(&stack).await["userinfo"].clone();
+    stack.provider.forge_next_id_token("wrong_aud").await;
+
+    let response = browser.get(&app.url("/_cat/indices")).await;
+    assert_eq!(
+        response.status(),
+        302,
+        "the forged ID token ends the session"
+    );
+    assert_eq!(stack.provider.refresh_grants().await, (1, 0));
+    assert_eq!(app.counter(REJECTED).await, rejected + 1.0);
+    // The new access token was not used before its ID token verified.
+    assert_eq!(provider_counts(&stack).await["userinfo"], asked);
 }
 
 #[tokio::test]
