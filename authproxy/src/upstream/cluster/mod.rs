@@ -57,9 +57,10 @@ pub trait SearchUsers: Send + Sync + 'static {
     /// Deletes a user this proxy created; a user without the mark is refused, never touched; an
     /// absent user is no error.
     fn delete_user<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>>;
-    /// Gives a user this proxy created exactly `roles` (drift repair), its password and the
-    /// rest unchanged; a user without the mark is refused, never touched.
-    fn set_roles<'a>(
+    /// Takes `roles` away from a user this proxy created (drift repair), its other roles, its
+    /// password and the rest unchanged; never adds a role. A user without the mark is refused,
+    /// never touched.
+    fn remove_roles<'a>(
         &'a self,
         name: &'a str,
         roles: &'a [String],

@@ -272,12 +272,12 @@ impl SearchUsers for SearchClusterClient {
         self.delete(name).boxed()
     }
 
-    fn set_roles<'a>(
+    fn remove_roles<'a>(
         &'a self,
         name: &'a str,
         roles: &'a [String],
     ) -> BoxFuture<'a, Result<(), ClusterError>> {
-        self.repair_roles(name, roles).boxed()
+        self.remove_roles(name, roles).boxed()
     }
 
     fn health(&self) -> BoxFuture<'_, Result<(), ClusterError>> {

@@ -202,9 +202,9 @@ impl Lifecycle {
         let action = decide(&self.settings, idle, user.enabled, can_disable);
         if action == Action::Keep {
             if user.enabled
-                && let Some(roles) = self.drifted(source, user).await?
+                && let Some(extra) = self.extra_roles(source, user).await?
             {
-                self.repair(source, user, &roles).await?;
+                self.repair(source, user, &extra).await?;
             }
             return Ok(());
         }
@@ -240,9 +240,10 @@ impl Lifecycle {
         Ok(())
     }
 
-    /// The roles of the user's last upsert when the cluster user's differ (in any order);
-    /// `None` when they agree or there is no record of them.
-    async fn drifted(
+    /// The roles the cluster user has beyond those of its last upsert (added by hand);
+    /// `None` when there are none or there is no record of them. A role it lacks is never
+    /// given back: an operator's cut stands, and a record may be older than a revocation.
+    async fn extra_roles(
         &self,
         source: &str,
         user: &ClusterUser,
@@ -252,25 +253,27 @@ impl Lifecycle {
             .get(&roles_key(source, &user.name))
             .await?
             .and_then(|bytes| serde_json::from_slice(&bytes).ok());
-        Ok(recorded.filter(|roles| roles_differ(roles, &user.roles)))
+        Ok(recorded
+            .map(|recorded| extra_roles(&recorded, &user.roles))
+            .filter(|extra| !extra.is_empty()))
     }
 
-    /// Restores `roles` (edited by hand in the cluster).
+    /// Takes `extra` (added by hand in the cluster) away.
     async fn repair(
         &self,
         source: &str,
         user: &ClusterUser,
-        roles: &[String],
+        extra: &[String],
     ) -> Result<(), Error> {
-        self.cluster.set_roles(&user.name, roles).await?;
+        self.cluster.remove_roles(&user.name, extra).await?;
         self.counted("repaired", &self.counts.repaired);
         tracing::info!(
             username = %user.name,
             method = source,
             action = "repaired",
             found = %user.roles.join(","),
-            roles = %roles.join(","),
-            "managed-user lifecycle: search-cluster user's roles repaired"
+            removed = %extra.join(","),
+            "managed-user lifecycle: roles added by hand removed from a search-cluster user"
         );
         Ok(())
     }
@@ -281,15 +284,16 @@ impl Lifecycle {
     }
 }
 
-/// Whether two role lists differ as sets.
-pub(crate) fn roles_differ(wanted: &[String], found: &[String]) -> bool {
-    let mut wanted: Vec<&String> = wanted.iter().collect();
-    let mut found: Vec<&String> = found.iter().collect();
-    wanted.sort();
-    wanted.dedup();
-    found.sort();
-    found.dedup();
-    wanted != found
+/// The roles in `found` that are not in `recorded`, each once.
+pub(crate) fn extra_roles(recorded: &[String], found: &[String]) -> Vec<String> {
+    let mut extra: Vec<String> = found
+        .iter()
+        .filter(|role| !recorded.contains(role))
+        .cloned()
+        .collect();
+    extra.sort();
+    extra.dedup();
+    extra
 }
 
 #[cfg(test)]

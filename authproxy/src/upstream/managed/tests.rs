@@ -47,7 +47,7 @@ impl SearchUsers for CountingCluster {
         async { Ok(()) }.boxed()
     }
 
-    fn set_roles<'a>(
+    fn remove_roles<'a>(
         &'a self,
         _name: &'a str,
         _roles: &'a [String],

@@ -6,7 +6,7 @@
 //! `authproxy:idle-disabled:<source>:<name>`, says the sweep disabled the user; the next upsert
 //! enables it again and removes the key (an operator's lock-out has no such key and stays).
 //! A third, `authproxy:managed-roles:<source>:<name>`, keeps the roles of the user's last upsert
-//! for drift repair.
+//! for drift repair, which only takes away roles added beyond them by hand.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -120,12 +120,14 @@ impl Usage {
     pub(crate) async fn upserted(&self, user: &ManagedUser, roles: &[String], reenabled: bool) {
         let (source, name) = (user.source().as_str(), user.name());
         let roles = serde_json::to_vec(roles).unwrap_or_default();
-        if let Err(error) = self
-            .store
-            .set(&roles_key(source, name), roles, self.ttl)
-            .await
-        {
+        let key = roles_key(source, name);
+        if let Err(error) = self.store.set(&key, roles, self.ttl).await {
+            // The old roles must not stay: they may be ones the user's groups just lost. With
+            // no record the user's roles are not repaired (nor the user swept).
             tracing::warn!(username = %user, %error, "the managed user's roles were not recorded");
+            if let Err(error) = self.store.delete(&key).await {
+                tracing::warn!(username = %user, %error, "the managed user's old roles were not removed");
+            }
         }
         if reenabled && let Err(error) = self.store.delete(&disabled_key(source, name)).await {
             tracing::warn!(username = %user, %error, "the managed user's idle mark was not removed");

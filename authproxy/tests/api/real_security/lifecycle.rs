@@ -2,7 +2,7 @@
 //! an idle user is disabled then deleted (Elasticsearch) or deleted (OpenSearch, which cannot
 //! disable), and comes back on its next request; users the proxy did not make, or has no record
 //! of, are never touched; two replicas on one Redis take turns (one sweep at a time); roles
-//! edited by hand in the cluster are restored.
+//! added by hand in the cluster are removed, none taken away by hand is given back.
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -230,9 +230,10 @@ async fn two_replicas_on_one_redis_act_once() {
     assert_eq!((disabled, deleted), (3, 3), "{first:?} {second:?}");
 }
 
-/// An operator (or an intruder with the admin credential) gives a managed user other roles by
-/// hand; the next sweep gives it back the roles of its last upsert.
-async fn roles_edited_by_hand_are_restored(flavor: Flavor, name: &str) {
+/// An operator (or an intruder with the admin credential) replaces a managed user's roles by
+/// hand: the role added (the admin role) is taken away by the next sweep, the role taken away
+/// (the mapped reader role: an operator's emergency cut) is not given back by any sweep.
+async fn roles_added_by_hand_are_removed_none_restored(flavor: Flavor, name: &str) {
     let node = node(flavor).await;
     clean(&node, name).await;
     let app = lifecycle_proxy(&node, REPAIR_ONLY, &[(name, "readers")], "").await;
@@ -240,15 +241,22 @@ async fn roles_edited_by_hand_are_restored(flavor: Flavor, name: &str) {
     let marks = json!({"managed_by": "authproxy", "managed_source": "basic"});
     assert_eq!(by_hand(&node, name, marks).await, 200);
     let counts = app.state.lifecycle_counts().unwrap();
-    eventually("the roles are restored", WITHIN, async || {
-        flavor.user_roles(&node.user(name).await.1) == json!([flavor.reader()])
+    eventually("the added role is removed", WITHIN, async || {
+        flavor.user_roles(&node.user(name).await.1) == json!([])
             && counts.repaired.load(Ordering::Relaxed) >= 1
     })
     .await;
+    // Later sweeps leave the cut as it is.
+    let start = counts.sweeps.load(Ordering::Relaxed);
+    eventually("three more sweeps", WITHIN, async || {
+        counts.sweeps.load(Ordering::Relaxed) >= start + 3
+    })
+    .await;
+    let (_, user) = node.user(name).await;
+    assert_eq!(flavor.user_roles(&user), json!([]), "{user}");
     assert_eq!(counts.disabled.load(Ordering::Relaxed), 0, "{counts:?}");
     assert_eq!(counts.deleted.load(Ordering::Relaxed), 0, "{counts:?}");
-    // The user is still the proxy's, and its next request works.
-    let (_, user) = node.user(name).await;
+    // The user is still the proxy's, and its next request works (upserted with its roles).
     assert_eq!(
         flavor.user_metadata(&user)["managed_by"],
         "authproxy",
@@ -259,11 +267,11 @@ async fn roles_edited_by_hand_are_restored(flavor: Flavor, name: &str) {
 }
 
 #[tokio::test]
-async fn roles_edited_by_hand_are_restored_on_elasticsearch() {
-    roles_edited_by_hand_are_restored(Flavor::Elasticsearch, "lc-drift-es").await;
+async fn roles_added_by_hand_are_removed_none_restored_on_elasticsearch() {
+    roles_added_by_hand_are_removed_none_restored(Flavor::Elasticsearch, "lc-drift-es").await;
 }
 
 #[tokio::test]
-async fn roles_edited_by_hand_are_restored_on_opensearch() {
-    roles_edited_by_hand_are_restored(Flavor::OpenSearch, "lc-drift-os").await;
+async fn roles_added_by_hand_are_removed_none_restored_on_opensearch() {
+    roles_added_by_hand_are_removed_none_restored(Flavor::OpenSearch, "lc-drift-os").await;
 }

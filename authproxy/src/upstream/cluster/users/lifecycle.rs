@@ -1,6 +1,7 @@
 //! The calls of the lifecycle sweep: list the users this proxy created, disable one, delete one,
-//! restore one's roles. Each change looks the user up first and refuses one without the `managed_by`
-//! mark, so a user an operator made meanwhile under the same name is never touched.
+//! take roles added by hand away from one. Each change looks the user up first and refuses one
+//! without the `managed_by` mark, so a user an operator made meanwhile under the same name is
+//! never touched.
 
 use std::time::Duration;
 
@@ -78,22 +79,34 @@ impl SearchClusterClient {
         )))
     }
 
-    /// Elasticsearch: the user as it is, with `roles` replaced, `PUT` without a password (which
-    /// keeps it). OpenSearch: a JSON patch of `opendistro_security_roles` alone.
-    pub(super) async fn repair_roles(
+    /// Takes `remove` away from the user's roles as the cluster has them now (a role an
+    /// operator cut meanwhile stays cut; none is ever added). Elasticsearch: the user as it is,
+    /// with the remaining roles, `PUT` without a password (which keeps it). OpenSearch: a JSON
+    /// patch of `opendistro_security_roles` alone.
+    pub(super) async fn remove_roles(
         &self,
         name: &str,
-        roles: &[String],
+        remove: &[String],
     ) -> Result<(), ClusterError> {
         for _ in 0..UPSERT_ATTEMPTS {
             let body = self.get_users(&[name], "a user look-up").await?;
-            let Some(user) = body.get(name).filter(|_| {
-                managed_users(self.flavor, &body)
-                    .iter()
-                    .any(|user| user.name == name)
-            }) else {
+            let Some(listed) = managed_users(self.flavor, &body)
+                .into_iter()
+                .find(|user| user.name == name)
+            else {
                 return Err(ClusterError::ForeignUser(name.to_owned()));
             };
+            let Some(user) = body.get(name) else {
+                return Err(ClusterError::ForeignUser(name.to_owned()));
+            };
+            let roles: Vec<&String> = listed
+                .roles
+                .iter()
+                .filter(|role| !remove.contains(role))
+                .collect();
+            if roles.len() == listed.roles.len() {
+                return Ok(());
+            }
             let request = match self.flavor {
                 SearchFlavor::Elasticsearch => {
                     let mut update = json!({"roles": roles});

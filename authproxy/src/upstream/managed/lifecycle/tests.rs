@@ -68,7 +68,7 @@ impl SearchUsers for FakeCluster {
         self.users.lock().unwrap().retain(|user| user.name != name);
         async { Ok(()) }.boxed()
     }
-    fn set_roles<'a>(
+    fn remove_roles<'a>(
         &'a self,
         name: &'a str,
         roles: &'a [String],
@@ -76,7 +76,7 @@ impl SearchUsers for FakeCluster {
         self.calls
             .lock()
             .unwrap()
-            .push(format!("roles {name} {}", roles.join(",")));
+            .push(format!("remove {name} {}", roles.join(",")));
         async { Ok(()) }.boxed()
     }
     fn health(&self) -> BoxFuture<'_, Result<(), ClusterError>> {
@@ -212,40 +212,53 @@ async fn no_sweep_while_another_replica_holds_the_lease() {
 }
 
 #[test]
-fn roles_differ_as_sets() {
+fn extra_roles_are_those_beyond_the_recorded_ones() {
     let roles = |list: &[&str]| {
         list.iter()
             .map(|role| (*role).to_owned())
             .collect::<Vec<_>>()
     };
-    assert!(!roles_differ(&roles(&["a", "b"]), &roles(&["b", "a"])));
-    assert!(!roles_differ(&roles(&[]), &roles(&[])));
-    assert!(roles_differ(&roles(&["a"]), &roles(&["a", "superuser"])));
-    assert!(roles_differ(&roles(&["a"]), &roles(&[])));
+    assert!(extra_roles(&roles(&["a", "b"]), &roles(&["b", "a"])).is_empty());
+    assert!(extra_roles(&roles(&[]), &roles(&[])).is_empty());
+    assert_eq!(
+        extra_roles(&roles(&["a"]), &roles(&["superuser", "a", "superuser"])),
+        ["superuser"]
+    );
+    // A role the user lacks is no drift to repair.
+    assert!(extra_roles(&roles(&["a"]), &roles(&[])).is_empty());
 }
 
+/// Roles added by hand are taken away; a role taken away by hand (an operator's emergency cut,
+/// or a record older than a revocation) is never given back.
 #[tokio::test]
-async fn roles_edited_by_hand_are_restored_when_recorded() {
+async fn drift_repair_only_removes_roles_added_by_hand() {
     let store: Arc<dyn KeyValueStore> = Arc::new(MemoryStore::default());
-    let edited = |name: &str| ClusterUser {
-        roles: vec!["superuser".to_owned()],
+    let with = |name: &str, roles: &[&str]| ClusterUser {
+        roles: roles.iter().map(|role| (*role).to_owned()).collect(),
         ..user(name, Some("basic"))
     };
     let cluster = Arc::new(FakeCluster {
         users: Mutex::new(vec![
-            edited("drifted"),
-            edited("unrecorded"),
-            user("same", Some("basic")),
+            with("added", &["reader", "superuser"]),
+            with("unrecorded", &["superuser"]),
+            with("same", &[]),
+            with("cut", &[]),
+            with("partly", &["writer"]),
         ]),
         ..FakeCluster::default()
     });
-    for name in ["drifted", "unrecorded", "same"] {
+    for name in ["added", "unrecorded", "same", "cut", "partly"] {
         record(store.as_ref(), "basic", name, 1).await;
     }
-    for (name, roles) in [("drifted", r#"["reader"]"#), ("same", "[]")] {
+    for (name, roles) in [
+        ("added", r#"["reader"]"#),
+        ("same", "[]"),
+        ("cut", r#"["reader"]"#),
+        ("partly", r#"["reader","writer"]"#),
+    ] {
         put(store.as_ref(), &roles_key("basic", name), roles.as_bytes()).await;
     }
     let lifecycle = swept(&store, &cluster).await;
-    assert_eq!(*cluster.calls.lock().unwrap(), ["roles drifted reader"]);
+    assert_eq!(*cluster.calls.lock().unwrap(), ["remove added superuser"]);
     assert_eq!(lifecycle.counts.repaired.load(Ordering::Relaxed), 1);
 }
