@@ -16,12 +16,14 @@
 //! lease's time, so no replica deletes another's lease; the renewed record is written only while
 //! the session exists (`SET XX`), so a sign-out during the refresh stays signed out.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use service_kit::single_flight::SingleFlight;
+use futures_util::FutureExt;
+use futures_util::future::{BoxFuture, Shared};
 use tokio::time::Instant;
 
 use crate::authn::oidc::{OidcProvider, RefreshFailure, Refreshed, identity_from_claims};
@@ -51,9 +53,14 @@ pub(crate) enum Renewal {
 
 pub(crate) struct SessionRefresher {
     before_expiry: Duration,
-    /// Requests of one session in this replica share one refresh, keyed by the store key.
-    flights: SingleFlight<String, Renewal, RenewFailure>,
+    /// Requests of one session in this replica share one refresh, keyed by the store key: its
+    /// task, joined by every request that comes while it runs (also after all those that came
+    /// before went away); the task removes its entry as it ends.
+    flights: Arc<Flights>,
 }
+
+type Flights = Mutex<HashMap<String, Running>>;
+type Running = Shared<BoxFuture<'static, Result<Renewal, RenewFailure>>>;
 
 /// Why a refresh gave no renewal to go on with.
 #[derive(Clone, Debug)]
@@ -67,7 +74,7 @@ impl SessionRefresher {
     pub(crate) fn new(before_expiry: Duration) -> Self {
         Self {
             before_expiry,
-            flights: SingleFlight::new(),
+            flights: Arc::default(),
         }
     }
 
@@ -78,43 +85,77 @@ impl SessionRefresher {
 
     /// Renews the session under `key` (its record `record`, due) once, however many requests
     /// and replicas ask at the same time. The refresh runs in a task of its own: it completes
-    /// and stores its result even when every request waiting for it went away.
+    /// and stores its result even when every request waiting for it went away; a request that
+    /// comes while it runs joins it (never a second task waiting for the first one's lease).
     pub(crate) async fn renew(
         &self,
         sessions: &Sessions,
         provider: &Arc<OidcProvider>,
         key: &str,
     ) -> Result<Renewal, Error> {
-        self.flights
-            .run(key.to_owned(), || {
-                let refresh = Refresh {
-                    sessions: sessions.clone(),
-                    provider: provider.clone(),
-                    key: key.to_owned(),
-                    before_expiry: self.before_expiry,
-                };
-                let task = tokio::spawn(refresh.run());
-                // A waiter that leads after this request went away spawns its own, which finds
-                // the lease taken and waits for this task's result in the store.
-                async move {
-                    match task.await {
-                        Ok(outcome) => outcome.map_err(RenewFailure::Store),
-                        Err(error) => {
-                            // The session is neither renewed nor known to be ended: this
-                            // request fails (503); the task's lease went with it (`Lease`).
-                            tracing::error!(%error, "the session refresh task failed");
-                            Err(RenewFailure::Panicked)
-                        }
-                    }
+        let running = {
+            let mut flights = self.flights.lock().unwrap_or_else(PoisonError::into_inner);
+            match flights.get(key) {
+                Some(running) => running.clone(),
+                None => {
+                    let refresh = Refresh {
+                        sessions: sessions.clone(),
+                        provider: provider.clone(),
+                        key: key.to_owned(),
+                        before_expiry: self.before_expiry,
+                    };
+                    let entry = FlightEntry {
+                        flights: self.flights.clone(),
+                        key: key.to_owned(),
+                    };
+                    // The entry goes as the task ends (a panic included), after it is inserted
+                    // below: the task waits for this lock.
+                    let task = tokio::spawn(async move {
+                        let _entry = entry;
+                        refresh.run().await
+                    });
+                    let running = joined(task).boxed().shared();
+                    flights.insert(key.to_owned(), running.clone());
+                    running
                 }
-            })
-            .await
-            .map_err(|failure| match failure {
-                RenewFailure::Store(error) => Error::StoreUnavailable(error),
-                RenewFailure::Panicked => Error::ProviderUnavailable(ProviderFailure::Other(
-                    "the session refresh failed".to_owned(),
-                )),
-            })
+            }
+        };
+        running.await.map_err(|failure| match failure {
+            RenewFailure::Store(error) => Error::StoreUnavailable(error),
+            RenewFailure::Panicked => Error::ProviderUnavailable(ProviderFailure::Other(
+                "the session refresh failed".to_owned(),
+            )),
+        })
+    }
+}
+
+/// The outcome of a refresh's task.
+async fn joined(
+    task: tokio::task::JoinHandle<Result<Renewal, StoreError>>,
+) -> Result<Renewal, RenewFailure> {
+    match task.await {
+        Ok(outcome) => outcome.map_err(RenewFailure::Store),
+        Err(error) => {
+            // The session is neither renewed nor known to be ended: the requests fail (503);
+            // the task's lease went with it (`Lease`).
+            tracing::error!(%error, "the session refresh task failed");
+            Err(RenewFailure::Panicked)
+        }
+    }
+}
+
+/// A running refresh's entry in the flights, removed when its task ends or unwinds.
+struct FlightEntry {
+    flights: Arc<Flights>,
+    key: String,
+}
+
+impl Drop for FlightEntry {
+    fn drop(&mut self) {
+        self.flights
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.key);
     }
 }
 

@@ -208,31 +208,32 @@ fn the_record_never_shows_its_tokens() {
     assert!(!shown.contains("the-refresh-token") && !shown.contains("the-id-token"));
 }
 
-/// A memory store in which reading a session panics: a bug inside the refresh, under its lease.
-struct PanickingSessionReads(Arc<service_kit::byte_store::MemoryStore>);
+/// A memory store that counts the reads of refresh leases (a waiter's polls) and, when told
+/// to, panics on reading a session: a bug inside the refresh, under its lease.
+#[derive(Default)]
+struct WatchedStore {
+    inner: service_kit::byte_store::MemoryStore,
+    panic_on_session_reads: bool,
+    lease_reads: std::sync::atomic::AtomicUsize,
+}
 
-impl KeyValueStore for PanickingSessionReads {
-    fn get<'a>(
-        &'a self,
-        key: &'a str,
-    ) -> futures_util::future::BoxFuture<
-        'a,
-        Result<Option<service_kit::byte_store::Bytes>, StoreError>,
-    > {
+type StoreFuture<'a, T> = futures_util::future::BoxFuture<'a, Result<T, StoreError>>;
+
+impl KeyValueStore for WatchedStore {
+    fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<service_kit::byte_store::Bytes>> {
         assert!(
-            !key.starts_with("authproxy:session:"),
+            !(self.panic_on_session_reads && key.starts_with("authproxy:session:")),
             "a bug in the refresh"
         );
-        self.0.get(key)
+        if key.starts_with("authproxy:session-refresh:") {
+            self.lease_reads
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        self.inner.get(key)
     }
 
-    fn set<'a>(
-        &'a self,
-        key: &'a str,
-        value: Vec<u8>,
-        ttl: Duration,
-    ) -> futures_util::future::BoxFuture<'a, Result<(), StoreError>> {
-        self.0.set(key, value, ttl)
+    fn set<'a>(&'a self, key: &'a str, value: Vec<u8>, ttl: Duration) -> StoreFuture<'a, ()> {
+        self.inner.set(key, value, ttl)
     }
 
     fn set_if_absent<'a>(
@@ -240,8 +241,8 @@ impl KeyValueStore for PanickingSessionReads {
         key: &'a str,
         value: Vec<u8>,
         ttl: Duration,
-    ) -> futures_util::future::BoxFuture<'a, Result<bool, StoreError>> {
-        self.0.set_if_absent(key, value, ttl)
+    ) -> StoreFuture<'a, bool> {
+        self.inner.set_if_absent(key, value, ttl)
     }
 
     fn set_if_present<'a>(
@@ -249,35 +250,30 @@ impl KeyValueStore for PanickingSessionReads {
         key: &'a str,
         value: Vec<u8>,
         ttl: Duration,
-    ) -> futures_util::future::BoxFuture<'a, Result<bool, StoreError>> {
-        self.0.set_if_present(key, value, ttl)
+    ) -> StoreFuture<'a, bool> {
+        self.inner.set_if_present(key, value, ttl)
     }
 
-    fn delete<'a>(
-        &'a self,
-        key: &'a str,
-    ) -> futures_util::future::BoxFuture<'a, Result<(), StoreError>> {
-        self.0.delete(key)
+    fn delete<'a>(&'a self, key: &'a str) -> StoreFuture<'a, ()> {
+        self.inner.delete(key)
     }
 
-    fn delete_if_equals<'a>(
-        &'a self,
-        key: &'a str,
-        value: &'a [u8],
-    ) -> futures_util::future::BoxFuture<'a, Result<bool, StoreError>> {
-        self.0.delete_if_equals(key, value)
+    fn delete_if_equals<'a>(&'a self, key: &'a str, value: &'a [u8]) -> StoreFuture<'a, bool> {
+        self.inner.delete_if_equals(key, value)
     }
 
-    fn ping(&self) -> futures_util::future::BoxFuture<'_, Result<(), StoreError>> {
-        self.0.ping()
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        self.inner.ping()
     }
 }
 
 #[tokio::test]
 async fn a_refresh_task_that_panics_fails_the_request_and_releases_its_lease() {
-    let inner = Arc::new(service_kit::byte_store::MemoryStore::default());
-    let store: Arc<dyn KeyValueStore> = Arc::new(PanickingSessionReads(inner.clone()));
-    let (sessions, key) = one_due_session(store).await;
+    let watched = Arc::new(WatchedStore {
+        panic_on_session_reads: true,
+        ..WatchedStore::default()
+    });
+    let (sessions, key) = one_due_session(watched.clone()).await;
     let refresher = SessionRefresher::new(Duration::from_secs(60));
     let provider = provider_at("http://127.0.0.1:1".to_owned());
 
@@ -289,6 +285,7 @@ async fn a_refresh_task_that_panics_fails_the_request_and_releases_its_lease() {
         "{renewal:?}"
     );
     // The lease goes at once, not after its 25 s; the session is still stored.
+    let inner = &watched.inner;
     test_support::eventually(
         "the panicked refresh's lease to be released",
         Duration::from_secs(5),
@@ -296,4 +293,41 @@ async fn a_refresh_task_that_panics_fails_the_request_and_releases_its_lease() {
     )
     .await;
     assert!(inner.get(&key).await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn a_request_after_the_others_went_away_joins_the_running_refresh() {
+    use futures_util::poll;
+
+    const DEADLINE: Duration = Duration::from_secs(10);
+    let (issuer, release) = silent_provider().await;
+    let provider = provider_at(issuer);
+    let watched = Arc::new(WatchedStore::default());
+    let (sessions, key) = one_due_session(watched.clone()).await;
+    let refresher = SessionRefresher::new(Duration::from_secs(60));
+
+    let mut first = Box::pin(refresher.renew(&sessions, &provider, &key));
+    test_support::eventually("the refresh to take its lease", DEADLINE, async || {
+        assert!(poll!(first.as_mut()).is_pending());
+        watched.inner.get(&lease_key(&key)).await.unwrap().is_some()
+    })
+    .await;
+    drop(first);
+    // A request of the same session while the refresh still runs: it gets that refresh's
+    // outcome (the provider fails it twice: the session ends), and never waits for the lease.
+    let second = refresher.renew(&sessions, &provider, &key);
+    release.send(()).unwrap();
+    let renewal = tokio::time::timeout(DEADLINE, second).await.unwrap();
+    assert!(matches!(renewal, Ok(Renewal::Ended)), "{renewal:?}");
+    assert_eq!(
+        watched
+            .lease_reads
+            .load(std::sync::atomic::Ordering::Relaxed),
+        0,
+        "a second task polled the first one's lease"
+    );
+    assert!(
+        refresher.flights.lock().unwrap().is_empty(),
+        "the ended refresh is forgotten"
+    );
 }
