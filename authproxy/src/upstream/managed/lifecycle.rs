@@ -4,7 +4,8 @@
 //! (Elasticsearch; OpenSearch cannot disable an internal user, so there they are deleted then)
 //! and deletes the ones unused for `delete_after`. Each action drops the user's cached
 //! credential, so its next request upserts (creates or enables) it again. A user without the
-//! `managed_by` mark or without a record is never touched.
+//! `managed_by` mark, without a record of use or without the roles record this proxy writes
+//! only after the cluster took its upsert (the mark alone can be copied) is never touched.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -193,6 +194,11 @@ impl Lifecycle {
         else {
             return Ok(());
         };
+        // And only users this proxy wrote: the roles key is set only after the cluster took an
+        // upsert, while the mark can be copied onto a user made by hand.
+        let Some(recorded_roles) = self.recorded_roles(source, &user.name).await? else {
+            return Ok(());
+        };
         let key = usage_key(source, &user.name);
         let Some(record) = usage::read(self.store.as_ref(), &key).await? else {
             return Ok(());
@@ -201,9 +207,8 @@ impl Lifecycle {
         let can_disable = self.flavor == SearchFlavor::Elasticsearch;
         let action = decide(&self.settings, idle, user.enabled, can_disable);
         if action == Action::Keep {
-            if user.enabled
-                && let Some(extra) = self.extra_roles(source, user).await?
-            {
+            let extra = extra_roles(&recorded_roles, &user.roles);
+            if user.enabled && !extra.is_empty() {
                 self.repair(source, user, &extra).await?;
             }
             return Ok(());
@@ -221,6 +226,7 @@ impl Lifecycle {
                 self.cluster.delete_user(&user.name).await?;
                 self.store.delete(&key).await?;
                 self.store.delete(&disabled).await?;
+                self.store.delete(&roles_key(source, &user.name)).await?;
                 &self.counts.deleted
             }
         };
@@ -240,22 +246,14 @@ impl Lifecycle {
         Ok(())
     }
 
-    /// The roles the cluster user has beyond those of its last upsert (added by hand);
-    /// `None` when there are none or there is no record of them. A role it lacks is never
-    /// given back: an operator's cut stands, and a record may be older than a revocation.
-    async fn extra_roles(
-        &self,
-        source: &str,
-        user: &ClusterUser,
-    ) -> Result<Option<Vec<String>>, Error> {
-        let recorded: Option<Vec<String>> = self
+    /// The roles of the user's last upsert, `None` when there is no (readable) record of
+    /// them: then this proxy never wrote the user, or the record was lost.
+    async fn recorded_roles(&self, source: &str, name: &str) -> Result<Option<Vec<String>>, Error> {
+        Ok(self
             .store
-            .get(&roles_key(source, &user.name))
+            .get(&roles_key(source, name))
             .await?
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok());
-        Ok(recorded
-            .map(|recorded| extra_roles(&recorded, &user.roles))
-            .filter(|extra| !extra.is_empty()))
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok()))
     }
 
     /// Takes `extra` (added by hand in the cluster) away.

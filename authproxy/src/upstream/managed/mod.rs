@@ -265,11 +265,10 @@ impl ManagedUsers {
             AuthMethod::Basic => true,
             AuthMethod::Oidc | AuthMethod::Bearer => !self.local_names.contains(user.name()),
         };
+        // Last use is recorded only after the cluster took the upsert (below): a refused
+        // request (a user the proxy did not make) leaves no record the sweep would act on.
         let reenable = match &self.usage {
-            Some(usage) => {
-                usage.used(user).await;
-                usage.disabled_by_sweep(user).await?
-            }
+            Some(usage) => usage.disabled_by_sweep(user).await?,
             None => false,
         };
         self.cluster

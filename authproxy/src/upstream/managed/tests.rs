@@ -281,3 +281,31 @@ async fn a_request_that_goes_away_does_not_stop_the_upsert_others_wait_for() {
     assert_eq!(credential.roles, ["reader"]);
     assert_eq!(cluster.upserts.load(Ordering::SeqCst), 1);
 }
+
+/// The sweep acts on a user only with a record of use and of roles: a refused upsert (a user
+/// the proxy did not make, with a copied mark) must leave neither; a taken one leaves both.
+#[tokio::test]
+async fn only_an_upsert_the_cluster_took_leaves_records_for_the_sweep() {
+    let cluster = Arc::new(CountingCluster::default());
+    cluster.failing.store(true, Ordering::SeqCst);
+    let store: Arc<dyn KeyValueStore> = Arc::new(MemoryStore::default());
+    let mut users = managed(store.clone(), cluster.clone());
+    users.usage = Some(Usage::new(
+        store.clone(),
+        &crate::config::lifecycle::LifecycleSettings::default(),
+    ));
+    let identity = Identity::local("eve", "", "", &[]);
+    let keys = [
+        usage::usage_key("basic", "eve"),
+        usage::roles_key("basic", "eve"),
+    ];
+    users.credential_for(&identity).await.unwrap_err();
+    for key in &keys {
+        assert!(store.get(key).await.unwrap().is_none(), "{key}");
+    }
+    cluster.failing.store(false, Ordering::SeqCst);
+    users.credential_for(&identity).await.unwrap();
+    for key in &keys {
+        assert!(store.get(key).await.unwrap().is_some(), "{key}");
+    }
+}

@@ -1,11 +1,12 @@
 //! When each managed user was last used, as the lifecycle sweep reads it: a small record in the
-//! store per managed user, `authproxy:last-used:<source>:<name>`. It is written when a
-//! credential is upserted and, for a cached credential, at most once per
+//! store per managed user, `authproxy:last-used:<source>:<name>`. It is written after the
+//! cluster took an upsert (never for a refused one) and, for a cached credential, at most once per
 //! [`LifecycleSettings::touch_every`] per user and replica (not a store write per request), so
 //! a record is at most that much older than the user's last request. A second key,
 //! `authproxy:idle-disabled:<source>:<name>`, says the sweep disabled the user; the next upsert
 //! enables it again and removes the key (an operator's lock-out has no such key and stays).
 //! A third, `authproxy:managed-roles:<source>:<name>`, keeps the roles of the user's last upsert
+//! (written only after the cluster took it: the sweep acts only on users that have one)
 //! for drift repair, which only takes away roles added beyond them by hand.
 
 use std::sync::Arc;
@@ -115,9 +116,12 @@ impl Usage {
         self.used(user).await;
     }
 
-    /// `user` was upserted with `roles` (and so is enabled): the roles kept for drift repair,
-    /// and no longer disabled by the sweep.
+    /// The cluster took an upsert of `user` with `roles` (so it is enabled, and this proxy's):
+    /// used now; the roles kept, which is also the sweep's proof that this proxy wrote the user
+    /// (the `managed_by` mark alone can be copied by anyone who may write users); no longer
+    /// disabled by the sweep.
     pub(crate) async fn upserted(&self, user: &ManagedUser, roles: &[String], reenabled: bool) {
+        self.used(user).await;
         let (source, name) = (user.source().as_str(), user.name());
         let roles = serde_json::to_vec(roles).unwrap_or_default();
         let key = roles_key(source, name);
@@ -134,9 +138,8 @@ impl Usage {
         }
     }
 
-    /// `user` is used now (recorded before an upsert, so that a sweep that starts meanwhile
-    /// does not disable it again after the upsert enabled it).
-    pub(crate) async fn used(&self, user: &ManagedUser) {
+    /// `user` is used now.
+    async fn used(&self, user: &ManagedUser) {
         let key = usage_key(user.source().as_str(), user.name());
         self.touched.insert(key.clone(), ());
         let record = UsageRecord {

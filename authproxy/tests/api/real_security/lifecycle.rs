@@ -132,9 +132,11 @@ async fn an_idle_user_is_deleted_on_opensearch() {
 
 /// An attacker (or an operator) makes users under the names the proxy uses: one without the
 /// mark under the name of a local user who then signs in (so the proxy has a record of the
-/// name: its upsert is refused, 409), one that forges the mark but that the proxy has no record
-/// of. Neither is disabled or deleted, however long idle, while the proxy's own idle user in
-/// the same sweeps is deleted.
+/// name: its upsert is refused, 409), one that copies the mark. On Elasticsearch the copy is
+/// also disabled and its name signs in too (refused, 403: the proxy never enables a user an
+/// operator disabled), so that sign-in leaves the proxy a record of use for it; on OpenSearch
+/// (no disabling) the proxy would adopt it, so its name does not sign in. Neither is disabled
+/// or deleted, however long idle, while the proxy's own idle user in the same sweeps is.
 async fn users_the_proxy_did_not_make_are_never_touched(flavor: Flavor, suffix: &str) {
     let node = node(flavor).await;
     let own = format!("lc-own-{suffix}");
@@ -152,16 +154,31 @@ async fn users_the_proxy_did_not_make_are_never_touched(flavor: Flavor, suffix: 
     ] {
         assert_eq!(by_hand(&node, name, metadata).await, flavor.user_created());
     }
+    let signs_in_forged = flavor == Flavor::Elasticsearch;
+    if signs_in_forged {
+        let (status, body) = node
+            .admin(
+                Method::PUT,
+                &format!("/_security/user/{forged}/_disable"),
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+    }
     let app = lifecycle_proxy(
         &node,
         LIFECYCLE,
-        &[(&own, "readers"), (&taken, "readers")],
+        &[(&own, "readers"), (&taken, "readers"), (&forged, "readers")],
         "",
     )
     .await;
     use_once(&app, &node, &own).await;
     let (status, body) = through(&app, &taken, Method::GET, flavor.who_path(), None).await;
     assert_eq!(status, 409, "{body}");
+    if signs_in_forged {
+        let (status, body) = through(&app, &forged, Method::GET, flavor.who_path(), None).await;
+        assert_eq!(status, 403, "{body}");
+    }
 
     wait_until_gone(&node, &own).await;
     let counts = app.state.lifecycle_counts().unwrap();
@@ -175,10 +192,10 @@ async fn users_the_proxy_did_not_make_are_never_touched(flavor: Flavor, suffix: 
         counts.sweeps.load(Ordering::Relaxed) >= start + 6
     })
     .await;
-    for name in [&taken, &forged] {
+    for (name, enabled) in [(&taken, true), (&forged, !signs_in_forged)] {
         let (status, user) = node.user(name).await;
         assert_eq!(status, 200, "{name}: {user}");
-        assert_ne!(user["enabled"], false, "{name}: {user}");
+        assert_eq!(user["enabled"] != false, enabled, "{name}: {user}");
         assert_eq!(flavor.user_roles(&user), json!([flavor.admin_role()]));
     }
     assert_eq!(counts.deleted.load(Ordering::Relaxed), 1, "{counts:?}");

@@ -122,6 +122,12 @@ async fn record(store: &dyn KeyValueStore, source: &str, name: &str, idle: u64) 
         .unwrap();
 }
 
+/// A user this proxy upserted (its roles recorded, none) and last used `idle` seconds ago.
+async fn upserted(store: &dyn KeyValueStore, source: &str, name: &str, idle: u64) {
+    record(store, source, name, idle).await;
+    put(store, &roles_key(source, name), b"[]").await;
+}
+
 #[tokio::test]
 async fn only_recorded_users_of_a_known_source_are_swept() {
     let store: Arc<dyn KeyValueStore> = Arc::new(MemoryStore::default());
@@ -133,6 +139,7 @@ async fn only_recorded_users_of_a_known_source_are_swept() {
             user("unrecorded", Some("basic")),
             user("old", None),
             user("odd", Some("other")),
+            user("forged", Some("basic")),
         ]),
         ..FakeCluster::default()
     });
@@ -143,8 +150,10 @@ async fn only_recorded_users_of_a_known_source_are_swept() {
         ("basic", "old", 500),
         ("other", "odd", 500),
     ] {
-        record(store.as_ref(), source, name, idle).await;
+        upserted(store.as_ref(), source, name, idle).await;
     }
+    // A copied mark and a record of use, but this proxy never wrote the user (no roles key).
+    record(store.as_ref(), "basic", "forged", 500).await;
     put(store.as_ref(), &credential_key("basic", "idle"), b"x").await;
     let lifecycle = swept(&store, &cluster).await;
     assert_eq!(
@@ -185,7 +194,7 @@ async fn no_sweep_while_another_replica_holds_the_lease() {
         users: Mutex::new(vec![user("idle", Some("basic"))]),
         ..FakeCluster::default()
     });
-    record(store.as_ref(), "basic", "idle", 20).await;
+    upserted(store.as_ref(), "basic", "idle", 20).await;
     store
         .set(LEASE_KEY, b"another".to_vec(), Duration::from_secs(60))
         .await
