@@ -51,18 +51,29 @@ pub trait SearchUsers: Send + Sync + 'static {
     fn upsert_user<'a>(&'a self, user: UserSpec<'a>) -> BoxFuture<'a, Result<(), ClusterError>>;
     /// Every user this proxy created (the `managed_by` mark); all others are left out.
     fn managed_users(&self) -> BoxFuture<'_, Result<Vec<ClusterUser>, ClusterError>>;
-    /// Disables a user this proxy created (Elasticsearch's `_disable`; OpenSearch has none and
-    /// answers an error); a user without the mark is refused, never touched.
-    fn disable_user<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>>;
-    /// Deletes a user this proxy created; a user without the mark is refused, never touched; an
-    /// absent user is no error.
-    fn delete_user<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>>;
-    /// Takes `roles` away from a user this proxy created (drift repair), its other roles, its
-    /// password and the rest unchanged; never adds a role. A user without the mark is refused,
-    /// never touched.
+    /// Disables `user`, a user this proxy created as listed (Elasticsearch's `_disable`;
+    /// OpenSearch has none and answers an error): `true` when this call disabled it, `false`
+    /// when it was disabled already (an operator's lock-out) or is gone. A user without the
+    /// mark, or now of another `managed_source` than listed, is refused, never touched.
+    fn disable_user<'a>(
+        &'a self,
+        user: &'a ClusterUser,
+    ) -> BoxFuture<'a, Result<bool, ClusterError>>;
+    /// Deletes `user`, a user this proxy created as listed; a disabled one only when
+    /// `disabled_by_sweep` (an operator's lock-out is refused). A user without the mark, or now
+    /// of another `managed_source` than listed, is refused, never touched; an absent user is
+    /// no error.
+    fn delete_user<'a>(
+        &'a self,
+        user: &'a ClusterUser,
+        disabled_by_sweep: bool,
+    ) -> BoxFuture<'a, Result<(), ClusterError>>;
+    /// Takes `roles` away from `user`, a user this proxy created as listed (drift repair), its
+    /// other roles, its password and the rest unchanged; never adds a role. A user without the
+    /// mark, or now of another `managed_source` than listed, is refused, never touched.
     fn remove_roles<'a>(
         &'a self,
-        name: &'a str,
+        user: &'a ClusterUser,
         roles: &'a [String],
     ) -> BoxFuture<'a, Result<(), ClusterError>>;
     /// For `/_health`: the cluster answers its health endpoint.

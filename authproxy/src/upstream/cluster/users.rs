@@ -264,20 +264,27 @@ impl SearchUsers for SearchClusterClient {
         self.list_managed().boxed()
     }
 
-    fn disable_user<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>> {
-        self.disable(name).boxed()
+    fn disable_user<'a>(
+        &'a self,
+        user: &'a ClusterUser,
+    ) -> BoxFuture<'a, Result<bool, ClusterError>> {
+        self.disable(user).boxed()
     }
 
-    fn delete_user<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>> {
-        self.delete(name).boxed()
+    fn delete_user<'a>(
+        &'a self,
+        user: &'a ClusterUser,
+        disabled_by_sweep: bool,
+    ) -> BoxFuture<'a, Result<(), ClusterError>> {
+        self.delete(user, disabled_by_sweep).boxed()
     }
 
     fn remove_roles<'a>(
         &'a self,
-        name: &'a str,
+        user: &'a ClusterUser,
         roles: &'a [String],
     ) -> BoxFuture<'a, Result<(), ClusterError>> {
-        self.remove_roles(name, roles).boxed()
+        self.remove_roles(user, roles).boxed()
     }
 
     fn health(&self) -> BoxFuture<'_, Result<(), ClusterError>> {

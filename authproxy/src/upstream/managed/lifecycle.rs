@@ -17,9 +17,7 @@ use rand::distr::Alphanumeric;
 use super::usage::{self, credential_key, disabled_key, now_secs, roles_key, usage_key};
 use crate::config::SearchFlavor;
 use crate::config::lifecycle::LifecycleSettings;
-#[cfg(test)]
-use crate::error::ClusterError;
-use crate::error::Error;
+use crate::error::{ClusterError, Error};
 use crate::metrics;
 use crate::store::KeyValueStore;
 use crate::upstream::cluster::{ClusterUser, SearchUsers};
@@ -217,13 +215,38 @@ impl Lifecycle {
         let count = match action {
             Action::Keep => return Ok(()),
             Action::Disable => {
-                self.cluster.disable_user(&user.name).await?;
+                // The key first: a failure (or a crash) after it leaves a key without a
+                // disable, which the next upsert simply removes, never a disable without a key
+                // (which would count as an operator's lock-out).
                 let ttl = usage::record_ttl(&self.settings);
                 self.store.set(&disabled, b"1".to_vec(), ttl).await?;
+                match self.cluster.disable_user(user).await {
+                    Ok(true) => {}
+                    // Disabled meanwhile (an operator's lock-out, which stays) or gone.
+                    Ok(false) => {
+                        self.store.delete(&disabled).await?;
+                        return Ok(());
+                    }
+                    Err(error) => {
+                        if matches!(
+                            error,
+                            ClusterError::ForeignUser(_) | ClusterError::OtherSource { .. }
+                        ) {
+                            self.store.delete(&disabled).await?;
+                        }
+                        return Err(error.into());
+                    }
+                }
                 &self.counts.disabled
             }
             Action::Delete => {
-                self.cluster.delete_user(&user.name).await?;
+                // A disabled user is deleted only when the sweep disabled it: an operator's
+                // lock-out would be undone by the next sign-in making the user anew.
+                let by_sweep = !user.enabled && self.store.get(&disabled).await?.is_some();
+                if !user.enabled && !by_sweep {
+                    return Ok(());
+                }
+                self.cluster.delete_user(user, by_sweep).await?;
                 self.store.delete(&key).await?;
                 self.store.delete(&disabled).await?;
                 self.store.delete(&roles_key(source, &user.name)).await?;
@@ -263,7 +286,7 @@ impl Lifecycle {
         user: &ClusterUser,
         extra: &[String],
     ) -> Result<(), Error> {
-        self.cluster.remove_roles(&user.name, extra).await?;
+        self.cluster.remove_roles(user, extra).await?;
         self.counted("repaired", &self.counts.repaired);
         tracing::info!(
             username = %user.name,

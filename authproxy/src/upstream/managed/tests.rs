@@ -9,6 +9,7 @@ use super::*;
 use crate::config::RoleMapping;
 use crate::error::ClusterError;
 use crate::store::MemoryStore;
+use crate::upstream::cluster::ClusterUser;
 
 /// Counts upserts and answers slowly, so concurrent callers overlap; fails them while
 /// `failing` is set.
@@ -33,24 +34,26 @@ impl SearchUsers for CountingCluster {
         .boxed()
     }
 
-    fn managed_users(
-        &self,
-    ) -> BoxFuture<'_, Result<Vec<crate::upstream::cluster::ClusterUser>, ClusterError>> {
+    fn managed_users(&self) -> BoxFuture<'_, Result<Vec<ClusterUser>, ClusterError>> {
         async { Ok(Vec::new()) }.boxed()
     }
 
-    fn disable_user<'a>(&'a self, _name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>> {
-        async { Ok(()) }.boxed()
+    fn disable_user<'a>(&'a self, _: &'a ClusterUser) -> BoxFuture<'a, Result<bool, ClusterError>> {
+        async { Ok(true) }.boxed()
     }
 
-    fn delete_user<'a>(&'a self, _name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>> {
+    fn delete_user<'a>(
+        &'a self,
+        _: &'a ClusterUser,
+        _: bool,
+    ) -> BoxFuture<'a, Result<(), ClusterError>> {
         async { Ok(()) }.boxed()
     }
 
     fn remove_roles<'a>(
         &'a self,
-        _name: &'a str,
-        _roles: &'a [String],
+        _: &'a ClusterUser,
+        _: &'a [String],
     ) -> BoxFuture<'a, Result<(), ClusterError>> {
         async { Ok(()) }.boxed()
     }

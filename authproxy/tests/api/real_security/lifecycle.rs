@@ -61,6 +61,13 @@ async fn by_hand(node: &Node, name: &str, metadata: serde_json::Value) -> u16 {
     status
 }
 
+/// Disables the Elasticsearch user `name` by hand, as an operator locking it out.
+async fn disable_by_hand(node: &Node, name: &str) {
+    let path = format!("/_security/user/{name}/_disable");
+    let (status, body) = node.admin(Method::PUT, &path, None).await;
+    assert_eq!(status, 200, "{body}");
+}
+
 async fn use_once(app: &TestApp, node: &Node, name: &str) {
     let (status, info) = through(app, name, Method::GET, node.flavor.who_path(), None).await;
     assert_eq!(
@@ -156,14 +163,7 @@ async fn users_the_proxy_did_not_make_are_never_touched(flavor: Flavor, suffix: 
     }
     let signs_in_forged = flavor == Flavor::Elasticsearch;
     if signs_in_forged {
-        let (status, body) = node
-            .admin(
-                Method::PUT,
-                &format!("/_security/user/{forged}/_disable"),
-                None,
-            )
-            .await;
-        assert_eq!(status, 200, "{body}");
+        disable_by_hand(&node, &forged).await;
     }
     let app = lifecycle_proxy(
         &node,
@@ -213,6 +213,35 @@ async fn users_the_proxy_did_not_make_are_never_touched_on_elasticsearch() {
 #[tokio::test]
 async fn users_the_proxy_did_not_make_are_never_touched_on_opensearch() {
     users_the_proxy_did_not_make_are_never_touched(Flavor::OpenSearch, "os").await;
+}
+
+/// An operator disables a managed user: the sweep neither deletes it (the next sign-in would
+/// make it anew, enabled) nor marks it, however long idle; its sign-in stays refused.
+#[tokio::test]
+async fn an_operators_lock_out_stays_on_elasticsearch() {
+    let node = node(Flavor::Elasticsearch).await;
+    let (own, locked) = ("lc-own-lock", "lc-locked");
+    for name in [own, locked] {
+        clean(&node, name).await;
+    }
+    let users = [(own, "readers"), (locked, "readers")];
+    let app = lifecycle_proxy(&node, LIFECYCLE, &users, "").await;
+    use_once(&app, &node, own).await;
+    use_once(&app, &node, locked).await;
+    disable_by_hand(&node, locked).await;
+    // The proxy's own idle user is deleted meanwhile, and sweeps go on past delete_after.
+    wait_until_gone(&node, own).await;
+    let counts = app.state.lifecycle_counts().unwrap();
+    let start = counts.sweeps.load(Ordering::Relaxed);
+    eventually("six more sweeps", WITHIN, async || {
+        counts.sweeps.load(Ordering::Relaxed) >= start + 6
+    })
+    .await;
+    let (status, user) = node.user(locked).await;
+    assert_eq!((status, &user["enabled"]), (200, &json!(false)), "{user}");
+    let (status, body) = through(&app, locked, Method::GET, "/_security/_authenticate", None).await;
+    assert!([401, 403].contains(&status), "{status} {body}");
+    clean(&node, locked).await;
 }
 
 #[tokio::test]

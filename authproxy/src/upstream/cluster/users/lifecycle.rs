@@ -36,15 +36,17 @@ impl SearchClusterClient {
         })
     }
 
-    pub(super) async fn disable(&self, name: &str) -> Result<(), ClusterError> {
+    /// `_disable` of `user` when it is enabled now: `false` when it is disabled already or gone.
+    pub(super) async fn disable(&self, user: &ClusterUser) -> Result<bool, ClusterError> {
         if self.flavor == SearchFlavor::Opensearch {
             return Err(ClusterError::BadResponse(
                 "OpenSearch internal users cannot be disabled".to_owned(),
             ));
         }
+        let name = user.name.as_str();
         match self.existing_user(name).await? {
-            Existing::Managed { .. } => {}
-            Existing::Disabled { .. } | Existing::Absent => return Ok(()),
+            Existing::Managed { source } => same_source(user, source)?,
+            Existing::Disabled { .. } | Existing::Absent => return Ok(false),
             Existing::Foreign => return Err(ClusterError::ForeignUser(name.to_owned())),
         }
         let response = self
@@ -52,13 +54,24 @@ impl SearchClusterClient {
             .send()
             .await
             .map_err(|error| ClusterError::from_transport(&error))?;
-        admin_call_outcome(response.status(), "the user API", "a disable")
+        admin_call_outcome(response.status(), "the user API", "a disable")?;
+        Ok(true)
     }
 
-    pub(super) async fn delete(&self, name: &str) -> Result<(), ClusterError> {
+    pub(super) async fn delete(
+        &self,
+        user: &ClusterUser,
+        disabled_by_sweep: bool,
+    ) -> Result<(), ClusterError> {
+        let name = user.name.as_str();
         for _ in 0..UPSERT_ATTEMPTS {
             match self.existing_user(name).await? {
-                Existing::Managed { .. } | Existing::Disabled { .. } => {}
+                Existing::Managed { source } => same_source(user, source)?,
+                Existing::Disabled { source } if disabled_by_sweep => same_source(user, source)?,
+                // An operator's lock-out: the next sign-in would make the user anew, enabled.
+                Existing::Disabled { .. } => {
+                    return Err(ClusterError::DisabledUser(name.to_owned()));
+                }
                 Existing::Absent => return Ok(()),
                 Existing::Foreign => return Err(ClusterError::ForeignUser(name.to_owned())),
             }
@@ -85,9 +98,10 @@ impl SearchClusterClient {
     /// patch of `opendistro_security_roles` alone.
     pub(super) async fn remove_roles(
         &self,
-        name: &str,
+        swept: &ClusterUser,
         remove: &[String],
     ) -> Result<(), ClusterError> {
+        let name = swept.name.as_str();
         for _ in 0..UPSERT_ATTEMPTS {
             let body = self.get_users(&[name], "a user look-up").await?;
             let Some(listed) = managed_users(self.flavor, &body)
@@ -96,6 +110,7 @@ impl SearchClusterClient {
             else {
                 return Err(ClusterError::ForeignUser(name.to_owned()));
             };
+            same_source(swept, listed.source.clone())?;
             let Some(user) = body.get(name) else {
                 return Err(ClusterError::ForeignUser(name.to_owned()));
             };
@@ -134,6 +149,18 @@ impl SearchClusterClient {
             "the user API answered 409 Conflict to {UPSERT_ATTEMPTS} role repairs in a row"
         )))
     }
+}
+
+/// Refuses a user whose `managed_source` is now `found`, not the one it was listed with (made
+/// again meanwhile, by another kind of sign-in or by hand).
+fn same_source(listed: &ClusterUser, found: Option<String>) -> Result<(), ClusterError> {
+    if found == listed.source {
+        return Ok(());
+    }
+    Err(ClusterError::OtherSource {
+        name: listed.name.clone(),
+        owner: "other",
+    })
 }
 
 /// The users of a listing (an object by user name) that carry the `managed_by` mark; anything

@@ -44,6 +44,10 @@ fn the_credential_key_is_the_managed_users_store_key() {
 struct FakeCluster {
     users: Mutex<Vec<ClusterUser>>,
     calls: Mutex<Vec<String>>,
+    /// Disabled by an operator after the listing: a disable finds them disabled.
+    disabled_meanwhile: Mutex<Vec<String>>,
+    /// A disable of these times out.
+    unreachable: Mutex<Vec<String>>,
 }
 
 impl SearchUsers for FakeCluster {
@@ -54,29 +58,46 @@ impl SearchUsers for FakeCluster {
         let users = self.users.lock().unwrap().clone();
         async move { Ok(users) }.boxed()
     }
-    fn disable_user<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>> {
+    fn disable_user<'a>(
+        &'a self,
+        user: &'a ClusterUser,
+    ) -> BoxFuture<'a, Result<bool, ClusterError>> {
+        let name = &user.name;
         self.calls.lock().unwrap().push(format!("disable {name}"));
+        if self.unreachable.lock().unwrap().contains(name) {
+            return async { Err(ClusterError::Timeout) }.boxed();
+        }
+        let mut disabled = false;
         for user in self.users.lock().unwrap().iter_mut() {
-            if user.name == name {
+            if &user.name == name && !self.disabled_meanwhile.lock().unwrap().contains(name) {
+                disabled = user.enabled;
                 user.enabled = false;
             }
         }
-        async { Ok(()) }.boxed()
+        async move { Ok(disabled) }.boxed()
     }
-    fn delete_user<'a>(&'a self, name: &'a str) -> BoxFuture<'a, Result<(), ClusterError>> {
-        self.calls.lock().unwrap().push(format!("delete {name}"));
-        self.users.lock().unwrap().retain(|user| user.name != name);
+    fn delete_user<'a>(
+        &'a self,
+        user: &'a ClusterUser,
+        disabled_by_sweep: bool,
+    ) -> BoxFuture<'a, Result<(), ClusterError>> {
+        let name = &user.name;
+        self.calls
+            .lock()
+            .unwrap()
+            .push(format!("delete {name} {disabled_by_sweep}"));
+        self.users.lock().unwrap().retain(|user| &user.name != name);
         async { Ok(()) }.boxed()
     }
     fn remove_roles<'a>(
         &'a self,
-        name: &'a str,
+        user: &'a ClusterUser,
         roles: &'a [String],
     ) -> BoxFuture<'a, Result<(), ClusterError>> {
         self.calls
             .lock()
             .unwrap()
-            .push(format!("remove {name} {}", roles.join(",")));
+            .push(format!("remove {} {}", user.name, roles.join(",")));
         async { Ok(()) }.boxed()
     }
     fn health(&self) -> BoxFuture<'_, Result<(), ClusterError>> {
@@ -158,7 +179,7 @@ async fn only_recorded_users_of_a_known_source_are_swept() {
     let lifecycle = swept(&store, &cluster).await;
     assert_eq!(
         *cluster.calls.lock().unwrap(),
-        ["disable idle", "delete gone"]
+        ["disable idle", "delete gone false"]
     );
     assert_eq!(lifecycle.counts.disabled.load(Ordering::Relaxed), 1);
     assert_eq!(lifecycle.counts.deleted.load(Ordering::Relaxed), 1);
@@ -217,7 +238,7 @@ async fn no_sweep_while_another_replica_holds_the_lease() {
     store.delete(LEASE_KEY).await.unwrap();
     lifecycle.sweep_leased().await;
     // OpenSearch: deleted, as it cannot be disabled.
-    assert_eq!(*cluster.calls.lock().unwrap(), ["delete idle"]);
+    assert_eq!(*cluster.calls.lock().unwrap(), ["delete idle false"]);
 }
 
 #[test]
@@ -270,4 +291,44 @@ async fn drift_repair_only_removes_roles_added_by_hand() {
     let lifecycle = swept(&store, &cluster).await;
     assert_eq!(*cluster.calls.lock().unwrap(), ["remove added superuser"]);
     assert_eq!(lifecycle.counts.repaired.load(Ordering::Relaxed), 1);
+}
+
+/// An operator's lock-out is never taken over: a user disabled meanwhile gets no idle key (its
+/// next sign-in must not enable it), one disabled without the key is not deleted; a disable
+/// that fails after the key was written leaves the key (never a disable without one).
+#[tokio::test]
+async fn an_operators_lock_out_is_neither_marked_nor_deleted() {
+    let store: Arc<dyn KeyValueStore> = Arc::new(MemoryStore::default());
+    let disabled = |name: &str| ClusterUser {
+        enabled: false,
+        ..user(name, Some("basic"))
+    };
+    let cluster = Arc::new(FakeCluster {
+        users: Mutex::new(vec![
+            user("meanwhile", Some("basic")),
+            user("timeout", Some("basic")),
+            disabled("locked"),
+            disabled("swept"),
+        ]),
+        disabled_meanwhile: Mutex::new(vec!["meanwhile".to_owned()]),
+        unreachable: Mutex::new(vec!["timeout".to_owned()]),
+        ..FakeCluster::default()
+    });
+    upserted(store.as_ref(), "basic", "meanwhile", 20).await;
+    upserted(store.as_ref(), "basic", "timeout", 20).await;
+    upserted(store.as_ref(), "basic", "locked", 200).await;
+    upserted(store.as_ref(), "basic", "swept", 200).await;
+    put(store.as_ref(), &disabled_key("basic", "swept"), b"1").await;
+    let lifecycle = swept(&store, &cluster).await;
+    assert_eq!(
+        *cluster.calls.lock().unwrap(),
+        ["disable meanwhile", "disable timeout", "delete swept true"]
+    );
+    let key = |name: &str| disabled_key("basic", name);
+    assert!(store.get(&key("meanwhile")).await.unwrap().is_none());
+    assert!(store.get(&key("timeout")).await.unwrap().is_some());
+    assert!(store.get(&key("swept")).await.unwrap().is_none());
+    assert_eq!(lifecycle.counts.disabled.load(Ordering::Relaxed), 0);
+    assert_eq!(lifecycle.counts.deleted.load(Ordering::Relaxed), 1);
+    assert_eq!(lifecycle.counts.failed.load(Ordering::Relaxed), 1);
 }
