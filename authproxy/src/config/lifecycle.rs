@@ -76,8 +76,16 @@ mod tests {
 
     use super::*;
 
+    /// The cache section the lifecycle needs (a store all replicas share).
+    const REDIS: &str = "cache: {backend: redis, redis_url: \"redis://127.0.0.1:6379\", \
+                         encryption_key: 0123456789abcdef0123456789abcdef}";
+
     fn problems(lifecycle: &str) -> Vec<String> {
-        let yaml = format!("user_management: {{lifecycle: {lifecycle}}}\n");
+        problems_with(lifecycle, REDIS)
+    }
+
+    fn problems_with(lifecycle: &str, cache: &str) -> Vec<String> {
+        let yaml = format!("user_management: {{lifecycle: {lifecycle}}}\n{cache}\n");
         match ConfigLoader::new("AUTHPROXY_LIFECYCLE_TEST").load_str::<Settings>(&yaml) {
             Ok(_) => Vec::new(),
             Err(problems) => problems
@@ -126,9 +134,26 @@ mod tests {
 
     #[test]
     fn a_duration_that_does_not_parse_is_named() {
-        let loaded = ConfigLoader::new("AUTHPROXY_LIFECYCLE_TEST").load_str::<Settings>(
-            "user_management: {lifecycle: {enabled: true, interval: soon}}\n",
+        let loaded = ConfigLoader::new("AUTHPROXY_LIFECYCLE_TEST").load_str::<Settings>(&format!(
+            "user_management: {{lifecycle: {{enabled: true, interval: soon}}}}\n{REDIS}\n"
+        ));
+        let Err(problems) = loaded else {
+            panic!("an interval of \"soon\" was accepted");
+        };
+        let named = problems
+            .iter()
+            .any(|problem| format!("{} {}", problem.key, problem.message).contains("interval"));
+        assert!(named, "{problems:?}");
+    }
+
+    /// Each replica would keep its own records of use in memory and sweep users busy on
+    /// another one.
+    #[test]
+    fn the_memory_store_is_refused() {
+        assert_eq!(
+            problems_with("{enabled: true}", ""),
+            ["user_management.lifecycle.enabled"]
         );
-        assert!(loaded.is_err());
+        assert!(problems_with("{enabled: false}", "").is_empty());
     }
 }

@@ -155,6 +155,13 @@ fn validate_cache(settings: &Settings, problems: &mut ConfigProblems) {
             "is required with the redis backend, so every replica can read the entries (or set CACHE_ENCRYPTION_KEY)",
         ),
     }
+    let lifecycle = settings.user_management.enabled && settings.user_management.lifecycle.enabled;
+    problems.check(
+        !lifecycle || cache.backend == CacheBackend::Redis,
+        "user_management.lifecycle.enabled",
+        "needs cache.backend redis: with the memory backend each replica keeps its own records \
+         of use and its sweep would disable or delete users busy on another replica",
+    );
     if cache.backend == CacheBackend::Redis {
         if cache.redis_url.is_empty() {
             problems.push(

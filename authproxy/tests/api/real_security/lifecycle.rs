@@ -21,19 +21,21 @@ const REPAIR_ONLY: &str = "{enabled: true, interval: 1s, disable_after: 1h, dele
 /// Long enough for a few sweeps past `delete_after`.
 const WITHIN: Duration = Duration::from_secs(30);
 
-/// A standalone proxy towards `node` with the local users `(name, group)` and `lifecycle`;
-/// `cache` (YAML of the `cache:` section, or empty) for replicas sharing a store.
+/// A standalone proxy towards `node` with the local users `(name, group)` and `lifecycle`, its
+/// store on `redis` (the lifecycle refuses the memory store; replicas share one Redis).
 async fn lifecycle_proxy(
     node: &Node,
     lifecycle: &str,
     users: &[(&str, &str)],
-    cache: &str,
+    redis: &test_support::RedisServer,
 ) -> TestApp {
     // Appended to `user_management.role_mappings`: the lifecycle beside it, and at the top
     // level the cache section.
     let mappings = format!(
-        "{}\n  lifecycle: {lifecycle}\n{cache}",
-        node.flavor.mappings()
+        "{}\n  lifecycle: {lifecycle}\ncache: {{backend: redis, redis_url: \"{}\", \
+         encryption_key: 0123456789abcdef0123456789abcdef}}",
+        node.flavor.mappings(),
+        redis.url()
     );
     proxy(node, "standalone", users, &mappings).await
 }
@@ -89,7 +91,8 @@ async fn an_idle_user_is_disabled_then_deleted_on_elasticsearch() {
     let node = node(Flavor::Elasticsearch).await;
     let name = "lc-idle-es";
     clean(&node, name).await;
-    let app = lifecycle_proxy(&node, LIFECYCLE, &[(name, "readers")], "").await;
+    let redis = test_support::RedisServer::start();
+    let app = lifecycle_proxy(&node, LIFECYCLE, &[(name, "readers")], &redis).await;
     use_once(&app, &node, name).await;
 
     let counts = app.state.lifecycle_counts().unwrap();
@@ -123,7 +126,8 @@ async fn an_idle_user_is_deleted_on_opensearch() {
     let node = node(Flavor::OpenSearch).await;
     let name = "lc-idle-os";
     clean(&node, name).await;
-    let app = lifecycle_proxy(&node, LIFECYCLE, &[(name, "readers")], "").await;
+    let redis = test_support::RedisServer::start();
+    let app = lifecycle_proxy(&node, LIFECYCLE, &[(name, "readers")], &redis).await;
     use_once(&app, &node, name).await;
 
     wait_until_gone(&node, name).await;
@@ -165,11 +169,12 @@ async fn users_the_proxy_did_not_make_are_never_touched(flavor: Flavor, suffix: 
     if signs_in_forged {
         disable_by_hand(&node, &forged).await;
     }
+    let redis = test_support::RedisServer::start();
     let app = lifecycle_proxy(
         &node,
         LIFECYCLE,
         &[(&own, "readers"), (&taken, "readers"), (&forged, "readers")],
-        "",
+        &redis,
     )
     .await;
     use_once(&app, &node, &own).await;
@@ -225,7 +230,8 @@ async fn an_operators_lock_out_stays_on_elasticsearch() {
         clean(&node, name).await;
     }
     let users = [(own, "readers"), (locked, "readers")];
-    let app = lifecycle_proxy(&node, LIFECYCLE, &users, "").await;
+    let redis = test_support::RedisServer::start();
+    let app = lifecycle_proxy(&node, LIFECYCLE, &users, &redis).await;
     use_once(&app, &node, own).await;
     use_once(&app, &node, locked).await;
     disable_by_hand(&node, locked).await;
@@ -248,18 +254,13 @@ async fn an_operators_lock_out_stays_on_elasticsearch() {
 async fn two_replicas_on_one_redis_act_once() {
     let node = node(Flavor::Elasticsearch).await;
     let redis = test_support::RedisServer::start();
-    let cache = format!(
-        "cache: {{backend: redis, redis_url: \"{}\", \
-         encryption_key: 0123456789abcdef0123456789abcdef}}",
-        redis.url()
-    );
     let names = ["lc-pair-a", "lc-pair-b", "lc-pair-c"];
     for name in names {
         clean(&node, name).await;
     }
     let users: Vec<(&str, &str)> = names.iter().map(|name| (*name, "readers")).collect();
-    let first = lifecycle_proxy(&node, LIFECYCLE, &users, &cache).await;
-    let second = lifecycle_proxy(&node, LIFECYCLE, &users, &cache).await;
+    let first = lifecycle_proxy(&node, LIFECYCLE, &users, &redis).await;
+    let second = lifecycle_proxy(&node, LIFECYCLE, &users, &redis).await;
     for name in names {
         use_once(&first, &node, name).await;
     }
@@ -282,7 +283,8 @@ async fn two_replicas_on_one_redis_act_once() {
 async fn roles_added_by_hand_are_removed_none_restored(flavor: Flavor, name: &str) {
     let node = node(flavor).await;
     clean(&node, name).await;
-    let app = lifecycle_proxy(&node, REPAIR_ONLY, &[(name, "readers")], "").await;
+    let redis = test_support::RedisServer::start();
+    let app = lifecycle_proxy(&node, REPAIR_ONLY, &[(name, "readers")], &redis).await;
     use_once(&app, &node, name).await;
     let marks = json!({"managed_by": "authproxy", "managed_source": "basic"});
     assert_eq!(by_hand(&node, name, marks).await, 200);
