@@ -19,8 +19,9 @@ pub const AUTH_DENIALS: &str = "proxy_auth_denials_total";
 pub const REQUEST_RULE_DENIALS: &str = "proxy_request_rule_denials_total";
 /// Session refreshes by `outcome`: `refreshed`, `shared` (another request or replica renewed
 /// it), `wait_timeout` (another replica's refresh was waited for in vain: the session as it is),
-/// `rejected` (the provider refused: sign in again), `unavailable` (unreachable after a retry,
-/// or slower than the refresh's time limit: sign in again), `incomplete` (the provider renewed
+/// `rejected` (the provider refused: sign in again), `unavailable` (not reached after a retry,
+/// a token answer that timed out or could not be read, which is never retried since the token
+/// may be spent, or slower than the refresh's time limit: sign in again), `incomplete` (the provider renewed
 /// the tokens but sent neither an ID token nor a userinfo answer: sign in again).
 pub const SESSION_REFRESHES: &str = "proxy_session_refreshes_total";
 /// forward_auth checks refused because the proxy's original host is not `host[:port]`.
