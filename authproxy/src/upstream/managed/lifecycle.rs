@@ -26,8 +26,13 @@ use crate::upstream::cluster::{ClusterUser, SearchUsers};
 const LEASE_KEY: &str = "authproxy:lifecycle:lease";
 /// The longest a sweep may take; it is abandoned after.
 const SWEEP_TIMEOUT: Duration = Duration::from_secs(300);
-/// The lease outlives the sweep's time limit, so it never expires under a running sweep.
+/// The lease outlives the sweep's time limit, so it never expires under a running sweep; after
+/// the sweep it is kept for the rest of the interval.
 const LEASE_TTL: Duration = Duration::from_secs(360);
+/// After a sweep the lease is kept for the interval less a tenth of it, at most this much
+/// less: the holder's next tick finds it free, another replica's tick within the interval
+/// finds it held.
+const LEASE_SLACK: Duration = Duration::from_secs(5);
 
 /// What the sweep does with one managed user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,7 +132,10 @@ impl Lifecycle {
         Some(LifecycleTask { lifecycle, task })
     }
 
-    /// One sweep if this replica takes the lease; released after with compare-and-delete.
+    /// One sweep if this replica takes the lease. The lease is kept until about `interval` after
+    /// it was taken (so replicas, whose ticks are not aligned, make one sweep per interval among
+    /// them, not one each); released at once (compare-and-delete) only when the sweep failed
+    /// to finish, so another replica may try.
     pub(crate) async fn sweep_leased(&self) {
         let token: String = rand::rng()
             .sample_iter(Alphanumeric)
@@ -146,17 +154,33 @@ impl Lifecycle {
                 return;
             }
         }
+        let taken = tokio::time::Instant::now();
         self.counts.sweeps.fetch_add(1, Ordering::Relaxed);
-        if tokio::time::timeout(SWEEP_TIMEOUT, self.sweep())
+        let finished = tokio::time::timeout(SWEEP_TIMEOUT, self.sweep())
             .await
-            .is_err()
-        {
+            .is_ok();
+        if !finished {
             tracing::warn!("managed-user lifecycle: a sweep took too long and was abandoned");
         }
-        if let Err(error) = self
-            .store
-            .delete_if_equals(LEASE_KEY, token.as_bytes())
-            .await
+        // Expiring a little before this replica's next tick, so that tick finds it free.
+        let slack = (self.settings.interval / 10).min(LEASE_SLACK);
+        let rest = self
+            .settings
+            .interval
+            .saturating_sub(slack)
+            .saturating_sub(taken.elapsed());
+        let kept = finished
+            && !rest.is_zero()
+            && self
+                .store
+                .set_if_present(LEASE_KEY, token.clone().into_bytes(), rest)
+                .await
+                .is_ok_and(|kept| kept);
+        if !kept
+            && let Err(error) = self
+                .store
+                .delete_if_equals(LEASE_KEY, token.as_bytes())
+                .await
         {
             tracing::warn!(%error, "managed-user lifecycle: the lease could not be released");
         }

@@ -251,7 +251,7 @@ async fn an_operators_lock_out_stays_on_elasticsearch() {
 }
 
 #[tokio::test]
-async fn two_replicas_on_one_redis_act_once() {
+async fn two_replicas_on_one_redis_sweep_once_per_interval() {
     let node = node(Flavor::Elasticsearch).await;
     let redis = test_support::RedisServer::start();
     let names = ["lc-pair-a", "lc-pair-b", "lc-pair-c"];
@@ -259,11 +259,19 @@ async fn two_replicas_on_one_redis_act_once() {
         clean(&node, name).await;
     }
     let users: Vec<(&str, &str)> = names.iter().map(|name| (*name, "readers")).collect();
+    let started = std::time::Instant::now();
     let first = lifecycle_proxy(&node, LIFECYCLE, &users, &redis).await;
-    let second = lifecycle_proxy(&node, LIFECYCLE, &users, &redis).await;
     for name in names {
         use_once(&first, &node, name).await;
     }
+    // The second replica starts once the first has swept, so their ticks are apart by more
+    // than a sweep takes (else the second would always find the first one's sweep running).
+    let counts = first.state.lifecycle_counts().unwrap();
+    eventually("the first replica sweeps", WITHIN, async || {
+        counts.sweeps.load(Ordering::Relaxed) >= 1
+    })
+    .await;
+    let second = lifecycle_proxy(&node, LIFECYCLE, &users, &redis).await;
     for name in names {
         wait_until_gone(&node, name).await;
     }
@@ -275,6 +283,11 @@ async fn two_replicas_on_one_redis_act_once() {
     let disabled = first.disabled.load(Ordering::Relaxed) + second.disabled.load(Ordering::Relaxed);
     let deleted = first.deleted.load(Ordering::Relaxed) + second.deleted.load(Ordering::Relaxed);
     assert_eq!((disabled, deleted), (3, 3), "{first:?} {second:?}");
+    // One sweep per interval (1 s, the lease kept for 0.9 s of it) among both, not one each.
+    let sweeps = || first.sweeps.load(Ordering::Relaxed) + second.sweeps.load(Ordering::Relaxed);
+    eventually("twelve sweeps", WITHIN, async || sweeps() >= 12).await;
+    let most = started.elapsed().as_secs() * 10 / 9 + 2;
+    assert!(sweeps() <= most, "{} sweeps, at most {most}", sweeps());
 }
 
 /// An operator (or an intruder with the admin credential) replaces a managed user's roles by

@@ -200,11 +200,15 @@ async fn only_recorded_users_of_a_known_source_are_swept() {
             .unwrap()
             .is_none()
     );
-    // The lease was released.
-    assert!(store.get(LEASE_KEY).await.unwrap().is_none());
-
-    // A second sweep: the disabled user is kept (not disabled again).
+    // The lease is kept for the interval: no second sweep within it, by any replica.
+    assert!(store.get(LEASE_KEY).await.unwrap().is_some());
     lifecycle.sweep_leased().await;
+    assert_eq!(lifecycle.counts.sweeps.load(Ordering::Relaxed), 1);
+
+    // A sweep of the next interval: the disabled user is kept (not disabled again).
+    store.delete(LEASE_KEY).await.unwrap();
+    lifecycle.sweep_leased().await;
+    assert_eq!(lifecycle.counts.sweeps.load(Ordering::Relaxed), 2);
     assert_eq!(cluster.calls.lock().unwrap().len(), 2);
 }
 
@@ -331,4 +335,27 @@ async fn an_operators_lock_out_is_neither_marked_nor_deleted() {
     assert_eq!(lifecycle.counts.disabled.load(Ordering::Relaxed), 0);
     assert_eq!(lifecycle.counts.deleted.load(Ordering::Relaxed), 1);
     assert_eq!(lifecycle.counts.failed.load(Ordering::Relaxed), 1);
+}
+
+/// The lease is kept for the rest of the interval after a sweep, then expires.
+#[tokio::test]
+async fn the_lease_is_kept_for_the_interval() {
+    let store: Arc<dyn KeyValueStore> = Arc::new(MemoryStore::default());
+    let cluster = Arc::new(FakeCluster::default());
+    let lifecycle = swept(&store, &cluster).await;
+    let other = Lifecycle::new(
+        store.clone(),
+        cluster.clone(),
+        settings(),
+        SearchFlavor::Elasticsearch,
+    );
+    other.sweep_leased().await;
+    assert_eq!(other.counts.sweeps.load(Ordering::Relaxed), 0);
+    // settings().interval is 1 s.
+    test_support::eventually("the lease expires", Duration::from_secs(5), async || {
+        other.sweep_leased().await;
+        other.counts.sweeps.load(Ordering::Relaxed) == 1
+    })
+    .await;
+    assert_eq!(lifecycle.counts.sweeps.load(Ordering::Relaxed), 1);
 }
