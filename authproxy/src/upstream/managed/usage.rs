@@ -121,7 +121,9 @@ impl Usage {
     /// (the `managed_by` mark alone can be copied by anyone who may write users); no longer
     /// disabled by the sweep.
     pub(crate) async fn upserted(&self, user: &ManagedUser, roles: &[String], reenabled: bool) {
-        self.used(user).await;
+        // Throttled like a cached credential's use: many upserts of one user (its groups
+        // changing, 401s) within touch_every are one store write of its last use.
+        self.touch(user).await;
         let (source, name) = (user.source().as_str(), user.name());
         let roles = serde_json::to_vec(roles).unwrap_or_default();
         let key = roles_key(source, name);
