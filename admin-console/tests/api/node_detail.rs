@@ -32,6 +32,7 @@ async fn three_nodes() -> Target {
     let cluster = tokio::task::spawn_blocking(|| SearchNodes::shared(Distribution::OpenSearch2, 3))
         .await
         .unwrap();
+    crate::real_shards::fresh_allocation(cluster.url()).await;
     let proxy = proxy_to(cluster.url(), None);
     let app = spawn_app(&format!("clusters:\n{}", cluster_yaml("main", &proxy.url))).await;
     Target {

@@ -129,6 +129,7 @@ async fn resize_source(
         .await
         .unwrap();
     let url = nodes.url();
+    crate::real_shards::fresh_allocation(url).await;
     let c = console_before(url).await;
     delete(url, &format!("{prefix}-*")).await;
     let settings = json!({"number_of_shards": shards, "number_of_replicas": 0,

@@ -37,11 +37,37 @@ struct Fixture {
 /// moves every copy.
 pub(crate) static TURN: Mutex<()> = Mutex::const_new(());
 
+/// Clears what a test that failed half-way may have left on a shared cluster and every other
+/// test would inherit: allocation filters (a drain not undone), the allocation lock and the
+/// recovery throttle. Called in the turn, before each test's own setup.
+pub(crate) async fn fresh_allocation(url: &str) {
+    let reset = json!({
+        "cluster.routing.allocation.exclude._name": null,
+        "cluster.routing.allocation.exclude._ip": null,
+        "cluster.routing.allocation.exclude._host": null,
+        "cluster.routing.allocation.enable": null,
+        "indices.recovery.max_bytes_per_sec": null,
+    });
+    let response = test_support::http_client()
+        .put(format!("{url}/_cluster/settings"))
+        .json(&json!({"persistent": reset, "transient": reset}))
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    assert!(
+        status.is_success(),
+        "resetting the allocation settings: {status} {}",
+        response.text().await.unwrap_or_default()
+    );
+}
+
 async fn fixture(distribution: Distribution) -> Fixture {
     let turn = TURN.lock().await;
     let cluster = tokio::task::spawn_blocking(move || SearchNodes::shared(distribution, NODES))
         .await
         .unwrap();
+    fresh_allocation(cluster.url()).await;
     let app = spawn_app(&format!(
         "clusters:\n{}",
         cluster_yaml("three", cluster.url())
@@ -397,7 +423,8 @@ async fn draining_a_node_empties_it_until_the_drain_is_undone() {
         assert_eq!(settings["persistent"][key], victim, "{settings}");
         let drained = fixture
             .grid_until("every copy off the excluded node", |grid| {
-                on(grid, victim) == 0 && all_started(grid, "drained", 3)
+                // Every copy, system indices' too (`.tasks` of other tests' operations).
+                on(grid, victim) == 0 && all_started(grid, "drained", 3) && grid["relocating"] == 0
             })
             .await;
         assert_eq!(drained["relocating"], 0, "{drained}");

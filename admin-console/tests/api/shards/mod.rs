@@ -48,6 +48,7 @@ async fn stack_with(
     let cluster = tokio::task::spawn_blocking(move || SearchNodes::shared(distribution, 3))
         .await
         .unwrap();
+    crate::real_shards::fresh_allocation(cluster.url()).await;
     let proxy = Proxy::start(Upstream {
         url: cluster.url().to_owned(),
         ..Upstream::default()
