@@ -142,8 +142,9 @@ async function startStack() {
       users: { viewer: user(["viewers"]), operator: user(["operators"]), shop: user(["shop-team"]) },
     }),
   });
-  // The provider binds port 0 and prints its issuer.
-  const { issuer } = await firstJsonLine("the OpenID provider", oidc);
+  // The provider binds port 0 and prints its issuer. Its start (loading oidc-provider) took
+  // over 30 s once in a cold CI run, right after the browser tests: it gets the servers' time.
+  const { issuer } = await firstJsonLine("the OpenID provider", oidc, SERVERS_START_MS);
   await waitFor("the OpenID provider", async () => (await fetch(`${issuer}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(5000) })).ok, oidc);
 
   writeFileSync(join(dir, "authproxy.yaml"), `server: {host: 127.0.0.1, port: ${ports.authproxy}, internal_port: ${ports.authproxyInternal}, mode: forward_auth, front_proxy: nginx, trusted_proxies: [127.0.0.1]}
