@@ -316,6 +316,9 @@ server.listen(Number(listenPort), listenHost, () => {
       if (scopes.includes('offline_access') && !url.searchParams.has('prompt')) {
         url.searchParams.set('prompt', 'consent');
         req.url = `${url.pathname}${url.search}`;
+        // oidc-provider finds its mount path as what originalUrl has before url: keep the two
+        // in step, or an issuer with a path (the container test's http://dex:5556/dex) loses it.
+        if (prefix) req.originalUrl = `${prefix}${req.url}`;
       }
     }
     if (req.url.startsWith('/interaction/')) {
