@@ -249,6 +249,30 @@ impl RedisStore {
             .await
             .map_err(|_| ByteStoreError::Timeout)?
     }
+
+    /// `SET key value <condition> PX ttl` (`NX`: only if absent, `XX`: only if present): whether
+    /// it was written.
+    fn set_on_condition<'a>(
+        &'a self,
+        key: &'a str,
+        value: Vec<u8>,
+        ttl: Duration,
+        condition: &'static str,
+    ) -> BoxFuture<'a, Result<bool, ByteStoreError>> {
+        let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+        self.run(move |mut connection| async move {
+            let stored: Option<String> = deadpool_redis::redis::cmd("SET")
+                .arg(key)
+                .arg(value)
+                .arg(condition)
+                .arg("PX")
+                .arg(millis)
+                .query_async(&mut connection)
+                .await?;
+            Ok(stored.is_some())
+        })
+        .boxed()
+    }
 }
 
 impl ByteStore for RedisStore {
@@ -286,19 +310,7 @@ impl ByteStore for RedisStore {
         value: Vec<u8>,
         ttl: Duration,
     ) -> BoxFuture<'a, Result<bool, ByteStoreError>> {
-        let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
-        self.run(move |mut connection| async move {
-            let stored: Option<String> = deadpool_redis::redis::cmd("SET")
-                .arg(key)
-                .arg(value)
-                .arg("NX")
-                .arg("PX")
-                .arg(millis)
-                .query_async(&mut connection)
-                .await?;
-            Ok(stored.is_some())
-        })
-        .boxed()
+        self.set_on_condition(key, value, ttl, "NX")
     }
 
     fn set_if_present<'a>(
@@ -307,19 +319,7 @@ impl ByteStore for RedisStore {
         value: Vec<u8>,
         ttl: Duration,
     ) -> BoxFuture<'a, Result<bool, ByteStoreError>> {
-        let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
-        self.run(move |mut connection| async move {
-            let stored: Option<String> = deadpool_redis::redis::cmd("SET")
-                .arg(key)
-                .arg(value)
-                .arg("XX")
-                .arg("PX")
-                .arg(millis)
-                .query_async(&mut connection)
-                .await?;
-            Ok(stored.is_some())
-        })
-        .boxed()
+        self.set_on_condition(key, value, ttl, "XX")
     }
 
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), ByteStoreError>> {
